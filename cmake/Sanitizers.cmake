@@ -1,0 +1,15 @@
+# -DAA_SANITIZE=ON builds everything with AddressSanitizer (LeakSanitizer included)
+# and UndefinedBehaviorSanitizer; any report aborts the process, so a test fails.
+option(AA_SANITIZE "Build with ASan + UBSan" OFF)
+option(AA_COVERAGE "Build with gcov instrumentation" OFF)
+option(AA_FUZZ "Build libFuzzer harnesses (needs clang)" OFF)
+
+if(AA_SANITIZE)
+    add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all
+                        -fno-omit-frame-pointer)
+    add_link_options(-fsanitize=address,undefined -fno-sanitize-recover=all)
+endif()
+if(AA_COVERAGE)
+    add_compile_options(--coverage -O0)
+    add_link_options(--coverage)
+endif()

@@ -1,0 +1,15 @@
+/* core/include/dc/embedded.h -- files compiled into the binary (cmake/Embed.cmake). */
+#ifndef DC_EMBEDDED_H
+#define DC_EMBEDDED_H
+
+#include <stddef.h>
+
+/* One embedded file. Tables end with an entry whose name is NULL. `data` is
+ * followed by a NUL byte that `len` does not count. */
+struct aa_embedded_file {
+    const char *name;
+    const char *data;
+    size_t len;
+};
+
+#endif
