@@ -1,0 +1,63 @@
+/* core/include/dc/logic.h -- JSONLogic (jsonlogic.com): compile once, evaluate many.
+ *
+ * A rule is compiled from a cJSON tree into an immutable program. Unknown
+ * operators, wrong arities of fixed-arity operators and over-deep rules are
+ * compile errors. Evaluation follows JavaScript semantics (truthiness, loose
+ * equality, number/string coercion) as jsonlogic.com's reference
+ * implementation does, is reentrant (a compiled rule may be evaluated from many
+ * threads at once), bounded in depth and steps, and does not allocate on the
+ * common path (var, comparisons, logic, arithmetic, in over literals). */
+#ifndef DC_LOGIC_H
+#define DC_LOGIC_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "dc/common.h"
+
+typedef struct dc_logic dc_logic; /* opaque, immutable once compiled */
+
+/* Named limits on untrusted rule content and on evaluation work. */
+#define DC_LOGIC_MAX_DEPTH_DEFAULT 64      /* nesting of operators in one rule */
+#define DC_LOGIC_MAX_NODES_DEFAULT 4096    /* operator and literal nodes in one rule */
+#define DC_LOGIC_MAX_STEPS_DEFAULT 1000000 /* operator applications per evaluation */
+
+struct dc_logic_limits {
+    unsigned max_depth; /* 0 means DC_LOGIC_MAX_DEPTH_DEFAULT */
+    unsigned max_nodes; /* 0 means DC_LOGIC_MAX_NODES_DEFAULT */
+    unsigned max_steps; /* 0 means DC_LOGIC_MAX_STEPS_DEFAULT */
+};
+
+/* Compile `rule` (borrowed; not referenced after the call). `limits` may be
+ * NULL for the defaults. On DC_OK *out is owned by the caller (dc_logic_free).
+ * Errors: DC_EINVAL (NULL argument), DC_EPARSE (unknown operator, bad arity,
+ * an operator object with more than one key), DC_ELIMIT (depth or node count),
+ * DC_ENOMEM. err->where holds the JSON Pointer of the offending node inside
+ * the rule ("/and/1/var"). Thread-safe. */
+DC_API DC_NODISCARD enum dc_status dc_logic_compile(const cJSON *rule,
+                                                   const struct dc_logic_limits *limits,
+                                                   dc_logic **out, struct dc_error *err);
+
+/* Evaluate and return the full result as a new cJSON tree (owned by the caller,
+ * cJSON_Delete). `data` (borrowed) may be NULL, meaning null. Errors: DC_EINVAL,
+ * DC_ELIMIT (step limit), DC_ENOMEM. Thread-safe and reentrant. */
+DC_API DC_NODISCARD enum dc_status dc_logic_eval(const dc_logic *logic, const cJSON *data,
+                                                cJSON **out, struct dc_error *err);
+
+/* Evaluate and return only the JavaScript truthiness of the result. Does not
+ * allocate unless the rule builds strings or arrays (cat, merge, map, ...).
+ * Errors as dc_logic_eval. Thread-safe and reentrant. */
+DC_API DC_NODISCARD enum dc_status dc_logic_eval_truthy(const dc_logic *logic, const cJSON *data,
+                                                       bool *out, struct dc_error *err);
+
+/* Every `var` path the rule reads, for linting rules against the workload
+ * schema: calls fn(path, ctx) once per distinct literal path ("model.parameters").
+ * Dynamic paths (a var whose argument is itself an operation) are skipped. */
+DC_API void dc_logic_foreach_var(const dc_logic *logic, void (*fn)(const char *path, void *ctx),
+                                 void *ctx);
+
+/* Release a compiled rule. NULL is a no-op. */
+DC_API void dc_logic_free(dc_logic *logic);
+
+#endif /* DC_LOGIC_H */
