@@ -1,0 +1,65 @@
+/* core/src/names.c -- the vocabulary shared by rules, catalog and workloads. */
+#include <string.h>
+
+#include "dc/ruleset.h"
+
+static const char *const family_names[DC_FAMILY_COUNT] = {"gpu", "tpu", "cpu"};
+static const char *const precision_names[DC_PREC_COUNT] = {"fp64", "fp32", "bf16", "fp16",
+                                                           "fp8",  "fp4",  "int8", "int4"};
+static const char *const provider_names[DC_PROVIDER_COUNT] = {"aws", "gcp", "azure", "oci",
+                                                              "neocloud"};
+
+static bool lookup(const char *s, const char *const *names, size_t n, size_t *out)
+{
+    if (s == NULL)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *out = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *dc_family_name(enum dc_family f)
+{
+    return (unsigned)f < DC_FAMILY_COUNT ? family_names[f] : "unknown";
+}
+
+const char *dc_precision_name(enum dc_precision p)
+{
+    return (unsigned)p < DC_PREC_COUNT ? precision_names[p] : "unknown";
+}
+
+const char *dc_provider_name(enum dc_provider p)
+{
+    return (unsigned)p < DC_PROVIDER_COUNT ? provider_names[p] : "unknown";
+}
+
+bool dc_family_parse(const char *s, enum dc_family *out)
+{
+    size_t i = 0;
+    if (!lookup(s, family_names, DC_FAMILY_COUNT, &i))
+        return false;
+    *out = (enum dc_family)i;
+    return true;
+}
+
+bool dc_precision_parse(const char *s, enum dc_precision *out)
+{
+    size_t i = 0;
+    if (!lookup(s, precision_names, DC_PREC_COUNT, &i))
+        return false;
+    *out = (enum dc_precision)i;
+    return true;
+}
+
+bool dc_provider_parse(const char *s, enum dc_provider *out)
+{
+    size_t i = 0;
+    if (!lookup(s, provider_names, DC_PROVIDER_COUNT, &i))
+        return false;
+    *out = (enum dc_provider)i;
+    return true;
+}

@@ -1,0 +1,43 @@
+/* core/src/ruleset_internal.h -- the compiled rule set, shared by the loader
+ * (ruleset.c) and the engine (engine.c). Not part of the public API. */
+#ifndef DC_RULESET_INTERNAL_H
+#define DC_RULESET_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "dc/logic.h"
+#include "dc/ruleset.h"
+
+struct dc__acc_impact {
+    size_t acc; /* index into the catalog */
+    int impact;
+};
+
+struct dc__rule {
+    struct dc_rule_info info;
+    dc_logic *cond;
+    int family_impact[DC_FAMILY_COUNT];
+    unsigned family_mask;   /* families with an impact */
+    unsigned exclude_families; /* bit per enum dc_family */
+    struct dc__acc_impact *acc_impacts;
+    size_t n_acc_impacts;
+    size_t *exclude_accs;
+    size_t n_exclude_accs;
+};
+
+struct dc_ruleset {
+    atomic_uint refs;
+    char version[65];
+    char *origin;
+    cJSON **trees; /* parsed files; every string view points into them */
+    size_t n_trees;
+    char **file_names;
+    struct dc_accelerator *accs;
+    uint16_t *pci_pool; /* device ids of every accelerator */
+    size_t n_accs;
+    struct dc__rule *rules;
+    size_t n_rules;
+    struct dc_sizing_params sizing;
+};
+
+#endif

@@ -1,0 +1,99 @@
+/* tests/support/mini_rules.h -- a small, hand-checkable rule set shared by the
+ * core unit tests: two accelerators, the standard sizing parameters and two rules.
+ * Sizing numbers in the tests are computed by hand from these values. */
+#ifndef AA_TEST_MINI_RULES_H
+#define AA_TEST_MINI_RULES_H
+
+#include <string.h>
+
+#include "dc/ruleset.h"
+
+static const char catalog_ok[] =
+    "accelerators:\n"                                            /* 1 */
+    "  - id: gpu-a\n"                                            /* 2 */
+    "    name: Test GPU A\n"                                     /* 3 */
+    "    vendor: nvidia\n"                                       /* 4 */
+    "    family: gpu\n"                                          /* 5 */
+    "    source: https://example.com/gpu-a\n"                    /* 6 */
+    "    pci: {vendor: 0x10de, devices: [0x2330, 0x2331]}\n"     /* 7 */
+    "    memory_gb: 80\n"                                        /* 8 */
+    "    memory_bandwidth_gbps: 3350\n"                          /* 9 */
+    "    peak_tflops: {bf16: 989, fp8: 1979, fp64: 67}\n"        /* 10 */
+    "    precisions: [fp64, fp32, bf16, fp16, fp8, int8]\n"      /* 11 */
+    "    interconnect: {name: NVLink, bandwidth_gbps: 900, domain: 8}\n"
+    "    max_chips: 256\n"
+    "    providers: [aws, gcp]\n"
+    "    on_prem: true\n"
+    "    price: {usd_per_chip_hour: 4.9, as_of: \"2024-12\", basis: test, "
+    "source: https://example.com/p, confidence: high}\n"
+    "  - id: tpu-b\n"
+    "    name: Test TPU B\n"
+    "    vendor: google\n"
+    "    family: tpu\n"
+    "    source: https://example.com/tpu-b\n"
+    "    memory_gb: 32\n"
+    "    peak_tflops: {bf16: 918}\n"
+    "    precisions: [bf16, int8]\n"
+    "    max_chips: 256\n"
+    "    providers: [gcp]\n"
+    "    on_prem: false\n"
+    "    price: null\n";
+
+static const char sizing_ok[] =
+    "sizing:\n"
+    "  memory_usable_fraction: 0.9\n"
+    "  training:\n"
+    "    bytes_per_parameter: 16\n"
+    "    bytes_per_parameter_source: https://arxiv.org/abs/1910.02054\n"
+    "    activation_overhead: 0.2\n"
+    "    tokens_per_parameter: 20\n"
+    "    tokens_per_parameter_source: https://arxiv.org/abs/2203.15556\n"
+    "    fine_tuning_tokens: 100000000\n"
+    "  inference:\n"
+    "    bytes_per_parameter: {fp64: 8, fp32: 4, bf16: 2, fp16: 2, fp8: 1, int8: 1, fp4: 0.5, "
+    "int4: 0.5}\n"
+    "    overhead_factor: 1.2\n"
+    "    overhead_source: https://blog.eleuther.ai/transformer-math/\n"
+    "    context_tokens: 2048\n"
+    "    kv_source: https://arxiv.org/abs/2309.06180\n"
+    "    hours_per_month: 730\n"
+    "  mfu:\n"
+    "    training: {gpu: 0.4, tpu: 0.5, cpu: 0.2}\n"
+    "    inference: {gpu: 0.3, tpu: 0.3, cpu: 0.1}\n"
+    "    source: https://arxiv.org/abs/2204.02311\n"
+    "scoring:\n"
+    "  base: 50\n"
+    "  rule_weight: 0.6\n"
+    "  objective_weight: 0.4\n"
+    "  unknown_objective: 50\n"
+    "  availability_bonus: 10\n"
+    "  price_stale_after_days: 540\n";
+
+static const char rules_ok[] =
+    "rules:\n"
+    "  - id: no-fp64-tpu\n"
+    "    description: TPUs have no FP64.\n"
+    "    source: https://docs.cloud.google.com/tpu/docs/intro-to-tpu\n"
+    "    fact: F1.4\n"
+    "    when: {\"==\": [{\"var\": \"precision\"}, \"fp64\"]}\n"
+    "    effect:\n"
+    "      exclude: {families: [tpu]}\n"
+    "  - id: jax-likes-tpu\n"
+    "    description: JAX compiles through XLA.\n"
+    "    source: https://cloud.google.com/tpu/docs/runtimes\n"
+    "    when: {\"==\": [{\"var\": \"framework\"}, \"jax\"]}\n"
+    "    effect: {families: {tpu: 15}, accelerators: {gpu-a: -5}}\n"
+    "    message: JAX runs natively on TPUs.\n";
+
+static inline enum dc_status load3(const char *catalog, const char *sizing, const char *rules,
+                                   dc_ruleset **rs, struct dc_diags *d)
+{
+    struct dc_source_file files[3] = {
+        {"rules.yaml", rules, strlen(rules)},
+        {"catalog.yaml", catalog, strlen(catalog)},
+        {"sizing.yaml", sizing, strlen(sizing)},
+    };
+    return dc_ruleset_load_files(files, 3, rs, d);
+}
+
+#endif

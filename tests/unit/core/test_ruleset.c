@@ -1,0 +1,363 @@
+/* tests/unit/core/test_ruleset.c -- core/src/ruleset.c: loading, every check the
+ * loader makes (down to file and line), the digest, and the default rule set. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "dc/ruleset.h"
+
+#include "mini_rules.h"
+
+/* Load `rules` with the good catalog and sizing and expect exactly one
+ * diagnostic equal to `expected` ("file:line: id: message" prefix). */
+static void expect_rules_diag(const char *rules, const char *expected)
+{
+    dc_ruleset *rs = NULL;
+    struct dc_diags d;
+    dc_diags_init(&d);
+    enum dc_status rc = load3(catalog_ok, sizing_ok, rules, &rs, &d);
+    assert_int_equal(rc, DC_EVALIDATE);
+    assert_null(rs);
+    char line[768];
+    bool found = false;
+    for (size_t i = 0; i < d.count; i++) {
+        dc_diag_format(&d.items[i], line, sizeof(line));
+        if (strncmp(line, expected, strlen(expected)) == 0)
+            found = true;
+    }
+    if (!found) {
+        for (size_t i = 0; i < d.count; i++) {
+            dc_diag_format(&d.items[i], line, sizeof(line));
+            print_message("got: %s\n", line);
+        }
+        fail_msg("expected diagnostic \"%s\"", expected);
+    }
+    dc_diags_cleanup(&d);
+}
+
+static void test_load_ok(void **state)
+{
+    (void)state;
+    dc_ruleset *rs = NULL;
+    struct dc_diags d;
+    dc_diags_init(&d);
+    assert_int_equal(load3(catalog_ok, sizing_ok, rules_ok, &rs, &d), DC_OK);
+    assert_int_equal(d.count, 0);
+    assert_int_equal(dc_ruleset_rule_count(rs), 2);
+    assert_int_equal(dc_ruleset_accelerator_count(rs), 2);
+    assert_int_equal(strlen(dc_ruleset_version(rs)), 64);
+    assert_string_equal(dc_ruleset_origin(rs), "embedded");
+    const struct dc_rule_info *r = dc_ruleset_rule(rs, 0);
+    assert_string_equal(r->id, "no-fp64-tpu");
+    assert_string_equal(r->file, "rules.yaml");
+    assert_int_equal(r->line, 2);
+    assert_true(r->excludes);
+    assert_string_equal(r->message, r->description); /* message defaults */
+    assert_string_equal(dc_ruleset_rule(rs, 1)->message, "JAX runs natively on TPUs.");
+    assert_null(dc_ruleset_rule(rs, 2));
+    const struct dc_accelerator *a = dc_ruleset_find_accelerator(rs, "gpu-a");
+    assert_non_null(a);
+    assert_int_equal(a->family, DC_FAMILY_GPU);
+    assert_int_equal(a->pci_vendor, 0x10de);
+    assert_int_equal(a->n_pci_devices, 2);
+    assert_true(a->has_price);
+    assert_true(a->peak_tflops[DC_PREC_BF16] == 989);
+    assert_true(isnan(a->peak_tflops[DC_PREC_INT4]));
+    assert_true(a->providers & (1u << DC_PROVIDER_GCP));
+    assert_int_equal(a->domain, 8);
+    assert_ptr_equal(dc_ruleset_find_pci(rs, 0x10de, 0x2331), a);
+    assert_null(dc_ruleset_find_pci(rs, 0x10de, 0x9999));
+    assert_null(dc_ruleset_find_accelerator(rs, "nope"));
+    assert_null(dc_ruleset_find_accelerator(rs, NULL));
+    const struct dc_accelerator *b = dc_ruleset_find_accelerator(rs, "tpu-b");
+    assert_false(b->has_price);
+    assert_null(dc_ruleset_accelerator(rs, 5));
+    assert_true(dc_ruleset_sizing(rs)->mfu_training[DC_FAMILY_TPU] == 0.5);
+    /* Reference counting: two releases free it (ASan would catch a leak or
+     * a double free). */
+    assert_ptr_equal(dc_ruleset_retain(rs), rs);
+    dc_ruleset_release(rs);
+    dc_ruleset_release(rs);
+    dc_ruleset_release(NULL);
+    assert_null(dc_ruleset_retain(NULL));
+    dc_diags_cleanup(&d);
+}
+
+static void test_version_is_canonical(void **state)
+{
+    (void)state;
+    dc_ruleset *a = NULL, *b = NULL, *c = NULL;
+    assert_int_equal(load3(catalog_ok, sizing_ok, rules_ok, &a, NULL), DC_OK);
+    /* Same content, other formatting and comments: same version. */
+    char *reformatted = malloc(sizeof(rules_ok) + 64);
+    snprintf(reformatted, sizeof(rules_ok) + 64, "# a comment\n%s\n\n", rules_ok);
+    assert_int_equal(load3(catalog_ok, sizing_ok, reformatted, &b, NULL), DC_OK);
+    assert_string_equal(dc_ruleset_version(a), dc_ruleset_version(b));
+    /* Different content: different version. */
+    char *changed = strdup(rules_ok);
+    char *p = strstr(changed, "tpu: 15");
+    p[6] = '6';
+    assert_int_equal(load3(catalog_ok, sizing_ok, changed, &c, NULL), DC_OK);
+    assert_string_not_equal(dc_ruleset_version(a), dc_ruleset_version(c));
+    dc_ruleset_release(a);
+    dc_ruleset_release(b);
+    dc_ruleset_release(c);
+    free(reformatted);
+    free(changed);
+}
+
+static void test_rule_errors(void **state)
+{
+    (void)state;
+    static const char head[] = "rules:\n  - id: r1\n    description: d\n"
+                               "    source: https://example.com/x\n";
+    char buf[2048];
+#define RULE(tail) (snprintf(buf, sizeof(buf), "%s%s", head, tail), buf)
+    expect_rules_diag(RULE("    when: {\"nope\": [1]}\n    effect: {families: {gpu: 1}}\n"),
+                      "rules.yaml:5: r1: condition");
+    expect_rules_diag(RULE("    effect: {families: {gpu: 1}}\n"),
+                      "rules.yaml:2: r1: missing required field \"when\"");
+    expect_rules_diag(RULE("    when: true\n"), "rules.yaml:2: r1: missing required field "
+                                                "\"effect\"");
+    expect_rules_diag(RULE("    when: true\n    effect: {families: {fpga: 1}}\n"),
+                      "rules.yaml:6: r1: unknown family \"fpga\"");
+    expect_rules_diag(RULE("    when: true\n    effect: {accelerators: {h999: 1}}\n"),
+                      "rules.yaml:6: r1: unknown accelerator \"h999\"");
+    expect_rules_diag(RULE("    when: true\n    effect: {families: {gpu: 101}}\n"),
+                      "rules.yaml:6: r1: impact on \"gpu\" must be an integer");
+    expect_rules_diag(RULE("    when: true\n    effect: {families: {gpu: 1.5}}\n"),
+                      "rules.yaml:6: r1: impact on \"gpu\" must be an integer");
+    expect_rules_diag(RULE("    when: true\n    effect: {}\n"),
+                      "rules.yaml:6: r1: effect needs at least one of");
+    expect_rules_diag(RULE("    when: true\n    effect: {exclude: {accelerators: [zz]}}\n"),
+                      "rules.yaml:6: r1: unknown accelerator \"zz\" in exclude");
+    expect_rules_diag(RULE("    when: true\n    effect: {exclude: {}}\n"),
+                      "rules.yaml:6: r1: exclude needs families or accelerators");
+    expect_rules_diag(RULE("    when: true\n    effect: {families: {gpu: 1}}\n    colour: red\n"),
+                      "rules.yaml:7: r1: unknown key \"colour\" in rule");
+    expect_rules_diag(RULE("    when: true\n    effect: {families: {gpu: 1}}\n"
+                           "  - id: r1\n    description: d\n    source: https://example.com/y\n"
+                           "    when: true\n    effect: {families: {gpu: 1}}\n"),
+                      "rules.yaml:7: r1: duplicate rule id (first at rules.yaml:2)");
+    expect_rules_diag("rules:\n  - id: Bad_Id\n    description: d\n    source: "
+                      "https://example.com/x\n    when: true\n    effect: {families: {gpu: 1}}\n",
+                      "rules.yaml:2: Bad_Id: id must be");
+    expect_rules_diag("rules:\n  - id: r2\n    description: d\n    source: not-a-url\n"
+                      "    when: true\n    effect: {families: {gpu: 1}}\n",
+                      "rules.yaml:4: r2: \"source\" must be a public http(s) URL");
+    expect_rules_diag("rules:\n  - id: r3\n    description: 7\n    source: https://example.com/"
+                      "\n    when: true\n    effect: {families: {gpu: 1}}\n",
+                      "rules.yaml:3: r3: \"description\" must be a non-empty string");
+    expect_rules_diag("rules: {}\n", "rules.yaml:1: \"rules\" must be a list");
+    expect_rules_diag("- 1\n", "rules.yaml:1: a rule file must be a mapping");
+    expect_rules_diag("rules:\n  - 42\n", "rules.yaml:2: each rule must be a mapping");
+    expect_rules_diag("rules: [\n", "rules.yaml:2: YAML syntax error");
+#undef RULE
+}
+
+static void test_catalog_and_sizing_errors(void **state)
+{
+    (void)state;
+    dc_ruleset *rs = NULL;
+    struct dc_diags d;
+    dc_diags_init(&d);
+    char *cat = strdup(catalog_ok);
+    /* Break several things at once: every problem must be reported. */
+    char *p = strstr(cat, "family: gpu");
+    memcpy(p, "family: npu", 11);
+    p = strstr(cat, "memory_gb: 80");
+    memcpy(p, "memory_gb: -1", 13);
+    p = strstr(cat, "confidence: high");
+    memcpy(p, "confidence: meh ", 16);
+    assert_int_equal(load3(cat, sizing_ok, "rules: []\n", &rs, &d), DC_EVALIDATE);
+    char line[768];
+    const char *want[] = {"catalog.yaml:5: gpu-a: family must be gpu, tpu or cpu",
+                          "catalog.yaml:8: gpu-a: \"memory_gb\" must be between",
+                          "catalog.yaml:16: gpu-a: \"confidence\" must be high or low"};
+    for (size_t k = 0; k < 3; k++) {
+        bool found = false;
+        for (size_t i = 0; i < d.count; i++) {
+            dc_diag_format(&d.items[i], line, sizeof(line));
+            found = found || strncmp(line, want[k], strlen(want[k])) == 0;
+        }
+        if (!found)
+            fail_msg("missing diagnostic: %s", want[k]);
+    }
+    dc_diags_cleanup(&d);
+    free(cat);
+
+    /* Duplicate ids and PCI ids claimed twice. */
+    dc_diags_init(&d);
+    /* The catalog followed by a second copy of gpu-a's entry. */
+    const char *a_start = strstr(catalog_ok, "  - id: gpu-a");
+    const char *a_end = strstr(catalog_ok, "  - id: tpu-b");
+    char dup[sizeof(catalog_ok) * 2 + 16];
+    snprintf(dup, sizeof(dup), "%s%.*s", catalog_ok, (int)(a_end - a_start), a_start);
+    assert_int_equal(load3(dup, sizing_ok, "rules: []\n", &rs, &d), DC_EVALIDATE);
+    bool dup_id = false, dup_pci = false;
+    for (size_t i = 0; i < d.count; i++) {
+        dc_diag_format(&d.items[i], line, sizeof(line));
+        dup_id = dup_id || strstr(line, "duplicate accelerator id") != NULL;
+        dup_pci = dup_pci || strstr(line, "is also claimed by") != NULL;
+    }
+    assert_true(dup_id);
+    assert_true(dup_pci);
+    dc_diags_cleanup(&d);
+
+    /* Sizing: weights must add up; a missing section is reported. */
+    dc_diags_init(&d);
+    char *sz = strdup(sizing_ok);
+    p = strstr(sz, "rule_weight: 0.6");
+    memcpy(p, "rule_weight: 0.7", 16);
+    assert_int_equal(load3(catalog_ok, sz, rules_ok, &rs, &d), DC_EVALIDATE);
+    dc_diag_format(&d.items[0], line, sizeof(line));
+    assert_non_null(strstr(line, "rule_weight and objective_weight must add up to 1"));
+    dc_diags_cleanup(&d);
+    free(sz);
+
+    dc_diags_init(&d);
+    assert_int_equal(load3(catalog_ok, "sizing: {}\n", rules_ok, &rs, &d), DC_EVALIDATE);
+    assert_true(d.count >= 2);
+    dc_diags_cleanup(&d);
+
+    /* No catalog at all. */
+    dc_diags_init(&d);
+    struct dc_source_file only[1] = {{"rules.yaml", rules_ok, strlen(rules_ok)}};
+    assert_int_equal(dc_ruleset_load_files(only, 1, &rs, &d), DC_EVALIDATE);
+    dc_diag_format(&d.items[0], line, sizeof(line));
+    assert_non_null(strstr(line, "no catalog.yaml"));
+    dc_diags_cleanup(&d);
+}
+
+static void test_bad_arguments_and_limits(void **state)
+{
+    (void)state;
+    dc_ruleset *rs = NULL;
+    assert_int_equal(dc_ruleset_load_files(NULL, 1, &rs, NULL), DC_EINVAL);
+    assert_int_equal(dc_ruleset_load_files(NULL, 0, NULL, NULL), DC_EINVAL);
+    assert_int_equal(dc_ruleset_load_dir(NULL, &rs, NULL), DC_EINVAL);
+    struct dc_source_file many[DC_RULESET_MAX_FILES + 1];
+    for (size_t i = 0; i < DC_RULESET_MAX_FILES + 1; i++)
+        many[i] = (struct dc_source_file){"x.yaml", "", 0};
+    struct dc_diags d;
+    dc_diags_init(&d);
+    assert_int_equal(dc_ruleset_load_files(many, DC_RULESET_MAX_FILES + 1, &rs, &d), DC_ELIMIT);
+    assert_int_equal(d.count, 1);
+    dc_diags_cleanup(&d);
+    /* The diagnostics list is bounded. */
+    dc_diags_init(&d);
+    size_t cap = 400 * 120 + 64;
+    char *rules = malloc(cap);
+    size_t off = (size_t)snprintf(rules, cap, "rules:\n");
+    for (int i = 0; i < 400; i++)
+        off += (size_t)snprintf(rules + off, cap - off, "  - {id: r%d}\n", i);
+    assert_int_equal(load3(catalog_ok, sizing_ok, rules, &rs, &d), DC_EVALIDATE);
+    assert_int_equal(d.count, DC_RULESET_MAX_DIAGS);
+    assert_true(d.truncated);
+    dc_diags_cleanup(&d);
+    free(rules);
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+static void test_load_dir(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/aa-rules-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_file(dir, "catalog.yaml", catalog_ok);
+    write_file(dir, "sizing.yaml", sizing_ok);
+    write_file(dir, "rules.yaml", rules_ok);
+    write_file(dir, ".hidden.yaml", "garbage: [");   /* ignored: dotfile */
+    write_file(dir, "notes.txt", "not yaml at all"); /* ignored: not .yaml */
+    dc_ruleset *rs = NULL;
+    struct dc_diags d;
+    dc_diags_init(&d);
+    assert_int_equal(dc_ruleset_load_dir(dir, &rs, &d), DC_OK);
+    assert_string_equal(dc_ruleset_origin(rs), dir);
+    dc_ruleset *mem = NULL;
+    assert_int_equal(load3(catalog_ok, sizing_ok, rules_ok, &mem, NULL), DC_OK);
+    assert_string_equal(dc_ruleset_version(rs), dc_ruleset_version(mem));
+    dc_ruleset_release(mem);
+    dc_ruleset_release(rs);
+    /* A second rules file with a broken rule names its own file. */
+    write_file(dir, "zz-extra.yaml", "rules:\n  - id: x\n");
+    assert_int_equal(dc_ruleset_load_dir(dir, &rs, &d), DC_EVALIDATE);
+    char line[768];
+    dc_diag_format(&d.items[0], line, sizeof(line));
+    assert_string_equal(line, "zz-extra.yaml:2: x: missing required field \"description\"");
+    dc_diags_cleanup(&d);
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    dc_diags_init(&d);
+    assert_int_equal(dc_ruleset_load_dir("/nonexistent/rules", &rs, &d), DC_EIO);
+    assert_int_equal(d.count, 1);
+    dc_diags_cleanup(&d);
+}
+
+static void test_default_rules(void **state)
+{
+    (void)state;
+    dc_ruleset *rs = NULL;
+    struct dc_diags d;
+    dc_diags_init(&d);
+    enum dc_status rc = dc_ruleset_load_dir(AA_SOURCE_DIR "/rules", &rs, &d);
+    char line[768];
+    for (size_t i = 0; i < d.count; i++) {
+        dc_diag_format(&d.items[i], line, sizeof(line));
+        print_message("%s\n", line);
+    }
+    assert_int_equal(rc, DC_OK);
+    /* The floor: at least 30 rules, each citing a public URL and a fact. */
+    assert_true(dc_ruleset_rule_count(rs) >= 30);
+    for (size_t i = 0; i < dc_ruleset_rule_count(rs); i++) {
+        const struct dc_rule_info *r = dc_ruleset_rule(rs, i);
+        assert_non_null(r->fact);
+        assert_null(strstr(r->source, "domain-facts"));
+    }
+    static const char *const required[] = {"h100", "h200", "b200",  "a100", "l4",  "t4",
+                                           "mi300x", "tpu-v4", "tpu-v5e", "tpu-v5p",
+                                           "tpu-v6e", "tpu7x"};
+    for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+        if (dc_ruleset_find_accelerator(rs, required[i]) == NULL)
+            fail_msg("catalog lacks %s", required[i]);
+    }
+    bool cpu = false;
+    for (size_t i = 0; i < dc_ruleset_accelerator_count(rs); i++)
+        cpu = cpu || dc_ruleset_accelerator(rs, i)->family == DC_FAMILY_CPU;
+    assert_true(cpu);
+    dc_ruleset_release(rs);
+    dc_diags_cleanup(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_load_ok),
+        cmocka_unit_test(test_version_is_canonical),
+        cmocka_unit_test(test_rule_errors),
+        cmocka_unit_test(test_catalog_and_sizing_errors),
+        cmocka_unit_test(test_bad_arguments_and_limits),
+        cmocka_unit_test(test_load_dir),
+        cmocka_unit_test(test_default_rules),
+    };
+    return cmocka_run_group_tests_name("ruleset", tests, NULL, NULL);
+}
