@@ -1,0 +1,381 @@
+/* core/src/workload.c -- a workload JSON object to struct dc_workload, with
+ * every default applied, and back to the JSON document rule conditions read.
+ *
+ * The HTTP layer validates bodies against openapi.yaml first; this code still
+ * checks every field it reads (type, enum, range) because the core is also
+ * called from the CLI and from tests, and must never trust its caller. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dc/engine.h"
+#include "workload_internal.h"
+
+static const char *const tasks[] = {"training", "fine-tuning", "inference", NULL};
+static const char *const frameworks[] = {"pytorch", "jax",  "tensorflow", "pytorch-xla",
+                                         "onnx",    "other", NULL};
+static const char *const stages[] = {"prototype", "development", "production", NULL};
+static const char *const architectures[] = {"transformer", "cnn", "rnn",       "mlp",
+                                            "recommender", "gnn", "diffusion", "moe",
+                                            "other",       NULL};
+static const char *const patterns[] = {"matmul", "elementwise", "branching", NULL};
+static const char *const precisions[] = {"fp64", "fp32", "bf16", "fp16", "fp8",
+                                         "fp4",  "int8", "int4", NULL};
+static const char *const deployments[] = {"cloud", "on-prem", "hybrid", NULL};
+static const char *const experiences[] = {"none", "some", "expert", NULL};
+static const char *const objectives[] = {"cost", "time", "balanced", NULL};
+
+static const char *const top_keys[] = {"name",       "task",        "framework",
+                                       "stage",      "model",       "precision",
+                                       "training",   "inference",   "constraints",
+                                       "team",       "objective",   "prefer_available",
+                                       NULL};
+static const char *const model_keys[] = {"architecture",   "parameters",        "custom_ops",
+                                         "dynamic_shapes", "sparse_embeddings", "compute_pattern",
+                                         "layers",         "hidden_size",       NULL};
+static const char *const training_keys[] = {"tokens", "global_batch_size", "deadline_hours",
+                                            NULL};
+static const char *const inference_keys[] = {"requests_per_second", "latency_ms_p99",
+                                             "context_tokens", "batch_size", NULL};
+static const char *const constraint_keys[] = {"deployment", "providers", "budget_usd",
+                                              "max_accelerators", NULL};
+static const char *const team_keys[] = {"cuda_experience", "xla_experience", NULL};
+
+static enum dc_status bad(struct dc_error *err, const char *section, const char *key,
+                          const char *fmt, ...) DC_PRINTF(4, 5);
+
+static enum dc_status bad(struct dc_error *err, const char *section, const char *key,
+                          const char *fmt, ...)
+{
+    char where[DC_ERROR_WHERE_MAX];
+    char msg[DC_ERROR_MSG_MAX];
+    if (section != NULL)
+        snprintf(where, sizeof(where), "/%s/%s", section, key);
+    else
+        snprintf(where, sizeof(where), "/%s", key);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return dc_error_set(err, DC_EINVAL, where, "%s", msg);
+}
+
+static enum dc_status check_keys(const cJSON *obj, const char *section, const char *const *keys,
+                                 struct dc_error *err)
+{
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, obj)
+    {
+        bool ok = false;
+        for (size_t i = 0; keys[i] != NULL && !ok; i++)
+            ok = strcmp(it->string, keys[i]) == 0;
+        if (!ok)
+            return bad(err, section, it->string, "unknown field \"%s\"", it->string);
+    }
+    return DC_OK;
+}
+
+/* The section object, or NULL when absent; an error when it is not an object. */
+static enum dc_status section(const cJSON *json, const char *name, const char *const *keys,
+                              const cJSON **out, struct dc_error *err)
+{
+    *out = cJSON_GetObjectItemCaseSensitive(json, name);
+    if (*out == NULL)
+        return DC_OK;
+    if (!cJSON_IsObject(*out))
+        return bad(err, NULL, name, "%s must be an object", name);
+    return check_keys(*out, name, keys, err);
+}
+
+static enum dc_status get_enum(const cJSON *obj, const char *sec, const char *key,
+                               const char *const *allowed, const char *dflt, const char **out,
+                               struct dc_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = dflt;
+    if (v == NULL)
+        return dflt != NULL ? DC_OK : bad(err, sec, key, "required field \"%s\" is missing", key);
+    if (!cJSON_IsString(v))
+        return bad(err, sec, key, "%s must be a string", key);
+    for (size_t i = 0; allowed[i] != NULL; i++) {
+        if (strcmp(v->valuestring, allowed[i]) == 0) {
+            *out = allowed[i];
+            return DC_OK;
+        }
+    }
+    return bad(err, sec, key, "unknown value for %s", key);
+}
+
+static size_t enum_index(const char *const *list, const char *v)
+{
+    for (size_t i = 0; list[i] != NULL; i++) {
+        if (list[i] == v)
+            return i;
+    }
+    return 0;
+}
+
+/* A number in (lo, hi] (exclusive_lo) or [lo, hi]; NAN default when absent. */
+static enum dc_status get_num(const cJSON *obj, const char *sec, const char *key, double lo,
+                              bool exclusive_lo, double hi, bool integer, double dflt, double *out,
+                              struct dc_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = dflt;
+    if (v == NULL)
+        return DC_OK;
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return bad(err, sec, key, "%s must be a number", key);
+    double d = v->valuedouble;
+    if ((exclusive_lo ? d <= lo : d < lo) || d > hi)
+        return bad(err, sec, key, "%s is out of range", key);
+    if (integer && d != floor(d))
+        return bad(err, sec, key, "%s must be an integer", key);
+    *out = d;
+    return DC_OK;
+}
+
+static enum dc_status get_bool(const cJSON *obj, const char *sec, const char *key, bool *out,
+                               struct dc_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = false;
+    if (v == NULL)
+        return DC_OK;
+    if (!cJSON_IsBool(v))
+        return bad(err, sec, key, "%s must be true or false", key);
+    *out = cJSON_IsTrue(v);
+    return DC_OK;
+}
+
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        enum dc_status rc_ = (expr);                                                               \
+        if (rc_ != DC_OK)                                                                          \
+            return rc_;                                                                            \
+    } while (0)
+
+enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct dc_workload *out,
+                                 struct dc_error *err)
+{
+    if (rs == NULL || out == NULL)
+        return dc_error_set(err, DC_EINVAL, NULL, "dc_workload_parse: NULL argument");
+    memset(out, 0, sizeof(*out));
+    if (!cJSON_IsObject(json))
+        return dc_error_set(err, DC_EINVAL, "", "the workload must be a JSON object");
+    const struct dc_sizing_params *sz = dc_ruleset_sizing(rs);
+    struct dc_workload *w = out;
+    const char *s = NULL;
+    TRY(check_keys(json, NULL, top_keys, err));
+
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(json, "name");
+    if (name != NULL) {
+        if (!cJSON_IsString(name) || name->valuestring[0] == '\0' ||
+            strlen(name->valuestring) > DC_WORKLOAD_NAME_MAX)
+            return bad(err, NULL, "name", "%s must be a string of 1 to 128 characters", "name");
+        w->name = name->valuestring;
+    }
+    TRY(get_enum(json, NULL, "task", tasks, NULL, &s, err));
+    w->task = (enum dc_task)enum_index(tasks, s);
+    TRY(get_enum(json, NULL, "framework", frameworks, "pytorch", &w->framework, err));
+    TRY(get_enum(json, NULL, "stage", stages, "development", &w->stage, err));
+    TRY(get_enum(json, NULL, "precision", precisions, "bf16", &s, err));
+    w->precision = (enum dc_precision)enum_index(precisions, s);
+    TRY(get_enum(json, NULL, "objective", objectives, "balanced", &s, err));
+    w->objective = (enum dc_objective)enum_index(objectives, s);
+    TRY(get_bool(json, NULL, "prefer_available", &w->prefer_available, err));
+
+    const cJSON *m = NULL;
+    TRY(section(json, "model", model_keys, &m, err));
+    if (m == NULL)
+        return bad(err, NULL, "model", "required field \"%s\" is missing", "model");
+    TRY(get_enum(m, "model", "architecture", architectures, "transformer", &w->architecture,
+                 err));
+    if (cJSON_GetObjectItemCaseSensitive(m, "parameters") == NULL)
+        return bad(err, "model", "parameters", "required field \"%s\" is missing", "parameters");
+    TRY(get_num(m, "model", "parameters", 0, true, DC_WORKLOAD_MAX_PARAMETERS, false, NAN,
+                &w->parameters, err));
+    TRY(get_bool(m, "model", "custom_ops", &w->custom_ops, err));
+    TRY(get_bool(m, "model", "dynamic_shapes", &w->dynamic_shapes, err));
+    TRY(get_bool(m, "model", "sparse_embeddings", &w->sparse_embeddings, err));
+    TRY(get_enum(m, "model", "compute_pattern", patterns, "matmul", &w->compute_pattern, err));
+    TRY(get_num(m, "model", "layers", 1, false, 10000, true, NAN, &w->layers, err));
+    TRY(get_num(m, "model", "hidden_size", 1, false, 1e6, true, NAN, &w->hidden_size, err));
+
+    const cJSON *t = NULL;
+    TRY(section(json, "training", training_keys, &t, err));
+    double dflt_tokens = 0;
+    if (w->task == DC_TASK_TRAINING)
+        dflt_tokens = sz->tokens_per_param * w->parameters;
+    else if (w->task == DC_TASK_FINE_TUNING)
+        dflt_tokens = sz->fine_tuning_tokens;
+    TRY(get_num(t, "training", "tokens", 0, true, 1e16, false, dflt_tokens, &w->tokens, err));
+    w->tokens_defaulted = cJSON_GetObjectItemCaseSensitive(t, "tokens") == NULL;
+    TRY(get_num(t, "training", "global_batch_size", 1, false, 1e7, true, 256,
+                &w->global_batch_size, err));
+    TRY(get_num(t, "training", "deadline_hours", 0, true, 1e6, false, NAN, &w->deadline_hours,
+                err));
+
+    const cJSON *inf = NULL;
+    TRY(section(json, "inference", inference_keys, &inf, err));
+    TRY(get_num(inf, "inference", "requests_per_second", 0, true, 1e7, false, 1,
+                &w->requests_per_second, err));
+    TRY(get_num(inf, "inference", "latency_ms_p99", 0, true, 3.6e6, false, NAN,
+                &w->latency_ms_p99, err));
+    TRY(get_num(inf, "inference", "context_tokens", 1, false, 1e7, true,
+                sz->default_context_tokens, &w->context_tokens, err));
+    TRY(get_num(inf, "inference", "batch_size", 1, false, 1e5, true, 1, &w->batch_size, err));
+
+    const cJSON *c = NULL;
+    TRY(section(json, "constraints", constraint_keys, &c, err));
+    TRY(get_enum(c, "constraints", "deployment", deployments, "cloud", &s, err));
+    w->deployment = (enum dc_deployment)enum_index(deployments, s);
+    const cJSON *prov = cJSON_GetObjectItemCaseSensitive(c, "providers");
+    if (prov != NULL) {
+        if (!cJSON_IsArray(prov))
+            return bad(err, "constraints", "providers", "%s must be an array", "providers");
+        const cJSON *it = NULL;
+        cJSON_ArrayForEach(it, prov)
+        {
+            enum dc_provider p;
+            if (!cJSON_IsString(it) || !dc_provider_parse(it->valuestring, &p))
+                return bad(err, "constraints", "providers", "%s lists an unknown provider",
+                           "providers");
+            if (w->providers & (1u << p))
+                return bad(err, "constraints", "providers", "%s lists a provider twice",
+                           "providers");
+            w->providers |= 1u << p;
+        }
+    }
+    TRY(get_num(c, "constraints", "budget_usd", 0, true, 1e12, false, NAN, &w->budget_usd, err));
+    TRY(get_num(c, "constraints", "max_accelerators", 1, false, 1e5, true, NAN,
+                &w->max_accelerators, err));
+
+    const cJSON *team = NULL;
+    TRY(section(json, "team", team_keys, &team, err));
+    TRY(get_enum(team, "team", "cuda_experience", experiences, "some", &w->cuda_experience, err));
+    TRY(get_enum(team, "team", "xla_experience", experiences, "some", &w->xla_experience, err));
+    return DC_OK;
+}
+
+/* ---- the document conditions read -------------------------------------------- */
+
+static const char *const task_names[] = {"training", "fine-tuning", "inference"};
+static const char *const deploy_names[] = {"cloud", "on-prem", "hybrid"};
+static const char *const objective_names[] = {"cost", "time", "balanced"};
+
+const char *dc__task_name(enum dc_task t)
+{
+    return task_names[t];
+}
+
+const char *dc__deployment_name(enum dc_deployment d)
+{
+    return deploy_names[d];
+}
+
+const char *dc__objective_name(enum dc_objective o)
+{
+    return objective_names[o];
+}
+
+static cJSON *num_or_null(double d)
+{
+    return isfinite(d) ? cJSON_CreateNumber(d) : cJSON_CreateNull();
+}
+
+/* cJSON_Add* return NULL on OOM; one flag collects them so the builder reads
+ * as the shape it builds. */
+struct builder {
+    bool oom;
+};
+
+static cJSON *obj(struct builder *b, cJSON *parent, const char *key)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL || !cJSON_AddItemToObjectCS(parent, key, o)) {
+        cJSON_Delete(o);
+        b->oom = true;
+        return parent; /* keep building into something valid; the result is discarded */
+    }
+    return o;
+}
+
+static void put(struct builder *b, cJSON *parent, const char *key, cJSON *v)
+{
+    if (v == NULL || !cJSON_AddItemToObjectCS(parent, key, v)) {
+        cJSON_Delete(v);
+        b->oom = true;
+    }
+}
+
+static cJSON *str(const char *s)
+{
+    return cJSON_CreateStringReference(s);
+}
+
+enum dc_status dc__facts_build(const struct dc_workload *w, const struct dc__derived *d,
+                               cJSON **out)
+{
+    struct builder b = {false};
+    *out = NULL;
+    cJSON *root = cJSON_CreateObject();
+    if (root == NULL)
+        return DC_ENOMEM;
+    put(&b, root, "task", str(task_names[w->task]));
+    put(&b, root, "framework", str(w->framework));
+    put(&b, root, "stage", str(w->stage));
+    put(&b, root, "precision", str(dc_precision_name(w->precision)));
+    put(&b, root, "objective", str(objective_names[w->objective]));
+    put(&b, root, "prefer_available", cJSON_CreateBool(w->prefer_available));
+    cJSON *m = obj(&b, root, "model");
+    put(&b, m, "architecture", str(w->architecture));
+    put(&b, m, "parameters", cJSON_CreateNumber(w->parameters));
+    put(&b, m, "custom_ops", cJSON_CreateBool(w->custom_ops));
+    put(&b, m, "dynamic_shapes", cJSON_CreateBool(w->dynamic_shapes));
+    put(&b, m, "sparse_embeddings", cJSON_CreateBool(w->sparse_embeddings));
+    put(&b, m, "compute_pattern", str(w->compute_pattern));
+    put(&b, m, "layers", num_or_null(w->layers));
+    put(&b, m, "hidden_size", num_or_null(w->hidden_size));
+    cJSON *t = obj(&b, root, "training");
+    put(&b, t, "tokens", cJSON_CreateNumber(w->tokens));
+    put(&b, t, "global_batch_size", cJSON_CreateNumber(w->global_batch_size));
+    put(&b, t, "deadline_hours", num_or_null(w->deadline_hours));
+    cJSON *i = obj(&b, root, "inference");
+    put(&b, i, "requests_per_second", cJSON_CreateNumber(w->requests_per_second));
+    put(&b, i, "latency_ms_p99", num_or_null(w->latency_ms_p99));
+    put(&b, i, "context_tokens", cJSON_CreateNumber(w->context_tokens));
+    put(&b, i, "batch_size", cJSON_CreateNumber(w->batch_size));
+    cJSON *c = obj(&b, root, "constraints");
+    put(&b, c, "deployment", str(deploy_names[w->deployment]));
+    cJSON *prov = cJSON_CreateArray();
+    for (unsigned p = 0; prov != NULL && p < DC_PROVIDER_COUNT; p++) {
+        if (w->providers & (1u << p)) {
+            cJSON *s = str(dc_provider_name((enum dc_provider)p));
+            if (s == NULL)
+                b.oom = true;
+            else
+                cJSON_AddItemToArray(prov, s);
+        }
+    }
+    put(&b, c, "providers", prov);
+    put(&b, c, "budget_usd", num_or_null(w->budget_usd));
+    put(&b, c, "max_accelerators", num_or_null(w->max_accelerators));
+    cJSON *team = obj(&b, root, "team");
+    put(&b, team, "cuda_experience", str(w->cuda_experience));
+    put(&b, team, "xla_experience", str(w->xla_experience));
+    cJSON *dv = obj(&b, root, "derived");
+    put(&b, dv, "training_flops", cJSON_CreateNumber(d->training_flops));
+    put(&b, dv, "h100_days", num_or_null(d->h100_days));
+    put(&b, dv, "memory_gb", cJSON_CreateNumber(d->memory_gb));
+    put(&b, dv, "weights_gb", cJSON_CreateNumber(d->weights_gb));
+    put(&b, dv, "kv_cache_gb", cJSON_CreateNumber(d->kv_cache_gb));
+    put(&b, dv, "precision_bits", cJSON_CreateNumber(d->precision_bits));
+    if (b.oom) {
+        cJSON_Delete(root);
+        return DC_ENOMEM;
+    }
+    *out = root;
+    return DC_OK;
+}

@@ -1,0 +1,483 @@
+/* tests/unit/core/test_engine.c -- core/src/engine.c and workload.c: workload
+ * checking, sizing arithmetic (checked by hand against tests/support/mini_rules.h),
+ * scoring, exclusions, warnings, explanation text and reentrancy. */
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dc/engine.h"
+#include "mini_rules.h"
+
+static dc_ruleset *mini;
+
+static int setup(void **state)
+{
+    (void)state;
+    return load3(catalog_ok, sizing_ok, rules_ok, &mini, NULL) == DC_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    dc_ruleset_release(mini);
+    return 0;
+}
+
+static struct dc_result *run(const char *json)
+{
+    cJSON *w = cJSON_Parse(json);
+    assert_non_null(w);
+    struct dc_result *res = NULL;
+    struct dc_error err;
+    dc_error_clear(&err);
+    enum dc_status rc = dc_recommend(mini, w, NULL, &res, &err);
+    if (rc != DC_OK)
+        fail_msg("dc_recommend: %s: %s", err.where, err.msg);
+    /* The result keeps views into the workload JSON: keep it alive with the
+     * result by parking it in the result's name slot owner (tests free both). */
+    res->workload.name = NULL;
+    cJSON_Delete(w);
+    return res;
+}
+
+static void expect_invalid(const char *json, const char *pointer, const char *msg_part)
+{
+    cJSON *w = cJSON_Parse(json);
+    assert_non_null(w);
+    struct dc_result *res = NULL;
+    struct dc_error err;
+    dc_error_clear(&err);
+    assert_int_equal(dc_recommend(mini, w, NULL, &res, &err), DC_EINVAL);
+    assert_null(res);
+    assert_string_equal(err.where, pointer);
+    if (strstr(err.msg, msg_part) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", err.msg, msg_part);
+    cJSON_Delete(w);
+}
+
+static const struct dc_candidate *find(const struct dc_result *r, const char *id, bool *excluded)
+{
+    for (size_t i = 0; i < r->n_recommendations; i++) {
+        if (strcmp(r->recommendations[i].acc->id, id) == 0) {
+            *excluded = false;
+            return &r->recommendations[i];
+        }
+    }
+    for (size_t i = 0; i < r->n_excluded; i++) {
+        if (strcmp(r->excluded[i].acc->id, id) == 0) {
+            *excluded = true;
+            return &r->excluded[i];
+        }
+    }
+    fail_msg("candidate %s not in result", id);
+    return NULL;
+}
+
+static bool has_warning(const struct dc_result *r, const char *code)
+{
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        if (strcmp(r->warnings[i].code, code) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void test_invalid_workloads(void **state)
+{
+    (void)state;
+    expect_invalid("[]", "", "must be a JSON object");
+    expect_invalid("{\"model\":{\"parameters\":1}}", "/task", "required field \"task\"");
+    expect_invalid("{\"task\":\"baking\",\"model\":{\"parameters\":1}}", "/task", "unknown value");
+    expect_invalid("{\"task\":\"training\"}", "/model", "required field \"model\"");
+    expect_invalid("{\"task\":\"training\",\"model\":{}}", "/model/parameters", "required");
+    expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":0}}", "/model/parameters",
+                   "out of range");
+    expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":\"7B\"}}",
+                   "/model/parameters", "must be a number");
+    expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":1,\"layers\":2.5}}",
+                   "/model/layers", "integer");
+    expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":1},\"colour\":1}", "/colour",
+                   "unknown field");
+    expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":1,\"x\":1}}", "/model/x",
+                   "unknown field");
+    expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":1},\"training\":[]}",
+                   "/training", "must be an object");
+    expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":1},"
+                   "\"constraints\":{\"providers\":[\"gcp\",\"gcp\"]}}",
+                   "/constraints/providers", "twice");
+    expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":1},"
+                   "\"constraints\":{\"providers\":[\"ibm\"]}}",
+                   "/constraints/providers", "unknown provider");
+    expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":1},"
+                   "\"prefer_available\":1}",
+                   "/prefer_available", "true or false");
+    expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":1},\"name\":\"\"}", "/name",
+                   "1 to 128");
+    expect_invalid("{\"task\":\"inference\",\"model\":{\"parameters\":1},"
+                   "\"inference\":{\"batch_size\":0}}",
+                   "/inference/batch_size", "out of range");
+    struct dc_result *res = NULL;
+    assert_int_equal(dc_recommend(NULL, NULL, NULL, &res, NULL), DC_EINVAL);
+    assert_int_equal(dc_recommend(mini, NULL, NULL, NULL, NULL), DC_EINVAL);
+    dc_result_free(NULL);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    cJSON *j = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e9}}");
+    struct dc_workload w;
+    assert_int_equal(dc_workload_parse(mini, j, &w, NULL), DC_OK);
+    assert_string_equal(w.framework, "pytorch");
+    assert_string_equal(w.stage, "development");
+    assert_string_equal(w.architecture, "transformer");
+    assert_string_equal(w.compute_pattern, "matmul");
+    assert_int_equal(w.precision, DC_PREC_BF16);
+    assert_true(w.tokens == 20e9); /* Chinchilla default: 20 tokens per parameter */
+    assert_true(w.tokens_defaulted);
+    assert_true(w.global_batch_size == 256);
+    assert_true(isnan(w.deadline_hours));
+    assert_int_equal(w.deployment, DC_DEPLOY_CLOUD);
+    assert_int_equal(w.providers, 0);
+    assert_string_equal(w.cuda_experience, "some");
+    assert_int_equal(w.objective, DC_OBJECTIVE_BALANCED);
+    assert_false(w.prefer_available);
+    cJSON_Delete(j);
+    j = cJSON_Parse("{\"task\":\"fine-tuning\",\"model\":{\"parameters\":1e9}}");
+    assert_int_equal(dc_workload_parse(mini, j, &w, NULL), DC_OK);
+    assert_true(w.tokens == 1e8);
+    cJSON_Delete(j);
+    j = cJSON_Parse("{\"task\":\"inference\",\"model\":{\"parameters\":1e9}}");
+    assert_int_equal(dc_workload_parse(mini, j, &w, NULL), DC_OK);
+    assert_true(w.tokens == 0);
+    assert_true(w.context_tokens == 2048);
+    assert_true(w.requests_per_second == 1);
+    cJSON_Delete(j);
+    assert_int_equal(dc_workload_parse(NULL, NULL, &w, NULL), DC_EINVAL);
+}
+
+static void test_training_sizing(void **state)
+{
+    (void)state;
+    /* 7B, 1e8 tokens: memory 7e9 x 16 x 1.2 = 134.4 GB -> 2 chips of 72 GB usable.
+     * FLOPs 6 x 7e9 x 1e8 = 4.2e18; rate 2 x 989e12 x 0.4 -> 5308 s = 1.474 h;
+     * cost 1.474 h x 2 chips x $4.9 = $14.45. */
+    struct dc_result *r = run("{\"task\":\"training\",\"model\":{\"parameters\":7e9},"
+                              "\"training\":{\"tokens\":1e8}}");
+    bool ex = true;
+    const struct dc_candidate *g = find(r, "gpu-a", &ex);
+    assert_false(ex);
+    assert_true(fabs(g->sizing.memory_need_gb - 134.4) < 1e-6);
+    assert_true(fabs(g->sizing.memory_per_chip_gb - 72) < 1e-9);
+    assert_int_equal(g->sizing.chips_for_memory, 2);
+    assert_int_equal(g->sizing.chips, 2);
+    assert_true(fabs(g->sizing.hours - 4.2e18 / (2 * 989e12 * 0.4) / 3600) < 1e-9);
+    assert_true(fabs(g->sizing.cost_usd - g->sizing.hours * 2 * 4.9) < 1e-9);
+    assert_true(g->sizing.meets_deadline);
+    /* TPU B: 134.4 / (32 x 0.9) -> 5 chips; no price -> cost unknown. */
+    const struct dc_candidate *t = find(r, "tpu-b", &ex);
+    assert_false(ex);
+    assert_int_equal(t->sizing.chips_for_memory, 5);
+    assert_true(isnan(t->sizing.cost_usd));
+    /* Assumptions name their sources. */
+    assert_true(r->n_assumptions > 5);
+    for (size_t i = 0; i < r->n_assumptions; i++)
+        assert_non_null(strstr(r->assumptions[i].source, "https://"));
+    assert_string_equal(r->rules_version, dc_ruleset_version(mini));
+    dc_result_free(r);
+}
+
+static void test_deadline_and_time_objective(void **state)
+{
+    (void)state;
+    /* Same job with a 0.5 h deadline needs ceil(4.2e18 / (1800 x 395.6e12)) = 6 chips. */
+    struct dc_result *r = run("{\"task\":\"training\",\"model\":{\"parameters\":7e9},"
+                              "\"training\":{\"tokens\":1e8,\"deadline_hours\":0.5}}");
+    bool ex;
+    const struct dc_candidate *g = find(r, "gpu-a", &ex);
+    assert_int_equal(g->sizing.chips, 6);
+    assert_true(g->sizing.meets_deadline);
+    assert_true(g->sizing.hours <= 0.5);
+    dc_result_free(r);
+    /* Deadline impossible within max_accelerators: deadline_not_met for the top. */
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":7e9},"
+            "\"training\":{\"tokens\":1e8,\"deadline_hours\":0.1},"
+            "\"constraints\":{\"max_accelerators\":4}}");
+    g = find(r, "gpu-a", &ex);
+    assert_int_equal(g->sizing.chips, 4);
+    assert_false(g->sizing.meets_deadline);
+    assert_true(has_warning(r, "deadline_not_met"));
+    dc_result_free(r);
+    /* Time objective without a deadline fills one NVLink domain (8). */
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":7e9},\"objective\":\"time\"}");
+    g = find(r, "gpu-a", &ex);
+    assert_int_equal(g->sizing.chips, 8);
+    dc_result_free(r);
+}
+
+static void test_inference_sizing(void **state)
+{
+    (void)state;
+    /* 13B fp16 with layers 40, hidden 5120: KV per token 2 x 40 x 5120 x 2 = 819200 B
+     * (vLLM's 800 KB for OPT-13B); 2048 tokens x batch 1 -> 1.678 GB; weights 26 GB x
+     * 1.2 = 31.2 -> 32.878 GB -> 1 chip of 72 GB. */
+    struct dc_result *r = run("{\"task\":\"inference\",\"precision\":\"fp16\","
+                              "\"model\":{\"parameters\":13e9,\"layers\":40,"
+                              "\"hidden_size\":5120}}");
+    bool ex;
+    const struct dc_candidate *g = find(r, "gpu-a", &ex);
+    double kv = 819200.0 * 2048 / 1e9;
+    assert_true(fabs(g->sizing.memory_need_gb - (26 * 1.2 + kv)) < 1e-6);
+    assert_int_equal(g->sizing.chips_for_memory, 1);
+    /* Decode step: (26 + kv) GB / 3350 GB/s. */
+    assert_true(fabs(g->sizing.decode_ms - (26 + kv) / 3350 * 1000) < 1e-9);
+    /* Monthly cost for 1 chip at $4.9: 730 x 4.9. */
+    assert_true(fabs(g->sizing.cost_usd - 730 * 4.9) < 1e-6);
+    /* fp16 is not in tpu-b's precisions: excluded by the catalog. */
+    const struct dc_candidate *t = find(r, "tpu-b", &ex);
+    assert_true(ex);
+    assert_string_equal(t->excluded_by->rule_id, "catalog.precision");
+    dc_result_free(r);
+    /* Estimated shape when layers/hidden are absent: hidden = cbrt(N x 128 / 12). */
+    r = run("{\"task\":\"inference\",\"model\":{\"parameters\":13e9}}");
+    g = find(r, "gpu-a", &ex);
+    double h = cbrt(13e9 * 128.0 / 12.0);
+    double kv2 = 2.0 * (h / 128) * h * 2 * 2048 / 1e9;
+    assert_true(fabs(g->sizing.memory_need_gb - (26 * 1.2 + kv2)) < 1e-6);
+    dc_result_free(r);
+    /* Latency target below one decode step: latency_not_met. */
+    r = run("{\"task\":\"inference\",\"model\":{\"parameters\":13e9},"
+            "\"inference\":{\"latency_ms_p99\":1}}");
+    g = find(r, "gpu-a", &ex);
+    assert_false(g->sizing.meets_latency);
+    assert_true(has_warning(r, "latency_not_met"));
+    dc_result_free(r);
+    /* Throughput: many requests need replicas. */
+    r = run("{\"task\":\"inference\",\"model\":{\"parameters\":13e9},"
+            "\"inference\":{\"requests_per_second\":500,\"context_tokens\":4096}}");
+    g = find(r, "gpu-a", &ex);
+    double per_replica = 989e12 * 0.3 / (2 * 13e9 * 4096);
+    assert_int_equal(g->sizing.replicas, (unsigned)ceil(500 / per_replica));
+    assert_int_equal(g->sizing.chips, g->sizing.replicas * g->sizing.chips_for_memory);
+    dc_result_free(r);
+}
+
+static void test_rules_and_exclusions(void **state)
+{
+    (void)state;
+    /* fp64: the rule excludes the TPU family and names itself. */
+    struct dc_result *r = run("{\"task\":\"training\",\"precision\":\"fp64\","
+                              "\"model\":{\"parameters\":1e8}}");
+    bool ex;
+    const struct dc_candidate *t = find(r, "tpu-b", &ex);
+    assert_true(ex);
+    assert_string_equal(t->excluded_by->rule_id, "no-fp64-tpu");
+    assert_non_null(strstr(t->excluded_by->source, "https://"));
+    assert_int_equal(r->families[0].family, DC_FAMILY_GPU);
+    bool tpu_excluded = false;
+    for (size_t i = 0; i < DC_FAMILY_COUNT; i++) {
+        if (r->families[i].family == DC_FAMILY_TPU)
+            tpu_excluded = r->families[i].excluded;
+    }
+    assert_true(tpu_excluded);
+    dc_result_free(r);
+    /* jax: +15 TPU family, -5 gpu-a; both show as signed reasons. */
+    r = run("{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":1e8}}");
+    const struct dc_candidate *g = find(r, "gpu-a", &ex);
+    t = find(r, "tpu-b", &ex);
+    assert_int_equal(g->rule_score, 45);
+    assert_int_equal(t->rule_score, 65);
+    assert_string_equal(t->reasons[0].rule_id, "jax-likes-tpu");
+    assert_int_equal(t->reasons[0].impact, 15);
+    assert_string_equal(t->reasons[0].message, "JAX runs natively on TPUs.");
+    assert_int_equal(g->reasons[0].impact, -5);
+    dc_result_free(r);
+    /* On-prem: the TPU is not sold on premises. */
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+            "\"constraints\":{\"deployment\":\"on-prem\"}}");
+    t = find(r, "tpu-b", &ex);
+    assert_true(ex);
+    assert_string_equal(t->excluded_by->rule_id, "catalog.on-prem");
+    dc_result_free(r);
+    /* Providers: aws only leaves the GPU. */
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+            "\"constraints\":{\"providers\":[\"aws\"]}}");
+    t = find(r, "tpu-b", &ex);
+    assert_true(ex);
+    assert_string_equal(t->excluded_by->rule_id, "catalog.providers");
+    dc_result_free(r);
+}
+
+static void test_warnings_nothing_fits(void **state)
+{
+    (void)state;
+    /* 1T parameters x 19.2 B within 4 chips: nothing fits. */
+    struct dc_result *r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e12},"
+                              "\"constraints\":{\"max_accelerators\":4}}");
+    assert_int_equal(r->n_recommendations, 0);
+    assert_true(has_warning(r, "nothing_fits_memory"));
+    assert_true(has_warning(r, "no_candidates"));
+    bool ex;
+    const struct dc_candidate *g = find(r, "gpu-a", &ex);
+    assert_string_equal(g->excluded_by->rule_id, "sizing.memory");
+    char buf[512];
+    const char *text = dc_reason_text(r, g, g->excluded_by, buf, sizeof(buf));
+    assert_non_null(strstr(text, "constraints.max_accelerators"));
+    dc_result_free(r);
+    /* Budget: $1 cannot pay for 7B training: excluded by budget, warning. */
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":7e9},"
+            "\"training\":{\"tokens\":1e8},\"constraints\":{\"budget_usd\":1,"
+            "\"providers\":[\"aws\"]}}");
+    g = find(r, "gpu-a", &ex);
+    assert_true(ex);
+    assert_string_equal(g->excluded_by->rule_id, "sizing.budget");
+    assert_true(has_warning(r, "nothing_within_budget"));
+    dc_result_free(r);
+    /* Unknown price at the top: price_unknown. */
+    r = run("{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":1e8}}");
+    assert_string_equal(r->recommendations[0].acc->id, "tpu-b");
+    assert_true(has_warning(r, "price_unknown"));
+    dc_result_free(r);
+}
+
+static void test_reason_texts(void **state)
+{
+    (void)state;
+    struct dc_result *r = run("{\"task\":\"training\",\"model\":{\"parameters\":7e9},"
+                              "\"training\":{\"tokens\":1e8}}");
+    bool ex;
+    const struct dc_candidate *g = find(r, "gpu-a", &ex);
+    char buf[512];
+    size_t seen = 0;
+    for (size_t i = 0; i < g->n_reasons; i++) {
+        const char *t = dc_reason_text(r, g, &g->reasons[i], buf, sizeof(buf));
+        assert_true(strlen(t) > 10);
+        if (strcmp(g->reasons[i].rule_id, "sizing.memory") == 0) {
+            assert_non_null(strstr(t, "134.4 GB"));
+            seen++;
+        } else if (strcmp(g->reasons[i].rule_id, "sizing.time") == 0) {
+            assert_non_null(strstr(t, "1.5 hours on 2 chips"));
+            seen++;
+        } else if (strcmp(g->reasons[i].rule_id, "sizing.cost") == 0) {
+            assert_non_null(strstr(t, "$14.45"));
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 3);
+    dc_result_free(r);
+}
+
+static void test_availability(void **state)
+{
+    (void)state;
+    cJSON *w = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+                           "\"prefer_available\":true}");
+    struct dc_availability av[1] = {{"tpu-b", 4, 2, 64}};
+    struct dc_recommend_opts o = {av, 1, true, "probe", false, "req-1"};
+    struct dc_result *r = NULL;
+    assert_int_equal(dc_recommend(mini, w, &o, &r, NULL), DC_OK);
+    bool ex;
+    const struct dc_candidate *t = find(r, "tpu-b", &ex);
+    assert_true(t->availability.known);
+    assert_int_equal(t->availability.free, 2);
+    bool bonus = false;
+    for (size_t i = 0; i < t->n_reasons; i++)
+        bonus = bonus || (strcmp(t->reasons[i].rule_id, "probe.available") == 0 &&
+                          t->reasons[i].impact == 10);
+    assert_true(bonus);
+    assert_string_equal(r->request_id, "req-1");
+    const struct dc_candidate *g = find(r, "gpu-a", &ex);
+    assert_int_equal(g->availability.attached, 0);
+    dc_result_free(r);
+    cJSON_Delete(w);
+}
+
+static void test_deterministic(void **state)
+{
+    (void)state;
+    const char *j = "{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":3e9}}";
+    struct dc_result *a = run(j);
+    struct dc_result *b = run(j);
+    assert_int_equal(a->n_recommendations, b->n_recommendations);
+    for (size_t i = 0; i < a->n_recommendations; i++) {
+        assert_string_equal(a->recommendations[i].acc->id, b->recommendations[i].acc->id);
+        assert_int_equal(a->recommendations[i].score, b->recommendations[i].score);
+    }
+    dc_result_free(a);
+    dc_result_free(b);
+}
+
+static void *worker(void *arg)
+{
+    const char *j = arg;
+    cJSON *w = cJSON_Parse(j);
+    int bad = 0;
+    for (int i = 0; i < 2000 && w != NULL; i++) {
+        struct dc_result *r = NULL;
+        if (dc_recommend(mini, w, NULL, &r, NULL) != DC_OK || r->n_recommendations == 0)
+            bad++;
+        dc_result_free(r);
+    }
+    cJSON_Delete(w);
+    return (void *)(intptr_t)bad;
+}
+
+static void test_reentrant(void **state)
+{
+    (void)state;
+    pthread_t t[2];
+    const char *j1 = "{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":3e9}}";
+    const char *j2 = "{\"task\":\"inference\",\"model\":{\"parameters\":7e9}}";
+    assert_int_equal(pthread_create(&t[0], NULL, worker, (void *)(uintptr_t)j1), 0);
+    assert_int_equal(pthread_create(&t[1], NULL, worker, (void *)(uintptr_t)j2), 0);
+    void *r0 = NULL, *r1 = NULL;
+    pthread_join(t[0], &r0);
+    pthread_join(t[1], &r1);
+    assert_int_equal((intptr_t)r0, 0);
+    assert_int_equal((intptr_t)r1, 0);
+}
+
+static void test_result_outlives_ruleset_handle(void **state)
+{
+    (void)state;
+    dc_ruleset *rs = NULL;
+    assert_int_equal(load3(catalog_ok, sizing_ok, rules_ok, &rs, NULL), DC_OK);
+    cJSON *w = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8}}");
+    struct dc_result *r = NULL;
+    assert_int_equal(dc_recommend(rs, w, NULL, &r, NULL), DC_OK);
+    /* A reload drops the server's reference; the result still reads rule strings. */
+    dc_ruleset_release(rs);
+    assert_non_null(r->recommendations[0].acc->name);
+    char buf[256];
+    assert_non_null(dc_reason_text(r, &r->recommendations[0], &r->recommendations[0].reasons[0],
+                                   buf, sizeof(buf)));
+    dc_result_free(r);
+    cJSON_Delete(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_invalid_workloads),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_training_sizing),
+        cmocka_unit_test(test_deadline_and_time_objective),
+        cmocka_unit_test(test_inference_sizing),
+        cmocka_unit_test(test_rules_and_exclusions),
+        cmocka_unit_test(test_warnings_nothing_fits),
+        cmocka_unit_test(test_reason_texts),
+        cmocka_unit_test(test_availability),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_reentrant),
+        cmocka_unit_test(test_result_outlives_ruleset_handle),
+    };
+    return cmocka_run_group_tests_name("engine", tests, setup, teardown);
+}
