@@ -1,0 +1,43 @@
+/* api/include/api/convert.h -- the contract's JSON shapes for core objects:
+ * the recommendation result, the catalog and the rules (the bodies of
+ * POST /v1/recommendations, GET /v1/accelerators and GET /v1/rules). */
+#ifndef API_CONVERT_H
+#define API_CONVERT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "dc/engine.h"
+#include "dc/ruleset.h"
+
+/* The Recommendation body for `res` (borrowed). On DC_OK *out is owned by the
+ * caller (cJSON_Delete). Errors: DC_EINVAL, DC_ENOMEM. */
+DC_API DC_NODISCARD enum dc_status api_result_to_json(const struct dc_result *res, cJSON **out);
+
+/* One catalog entry as the Accelerator schema. */
+DC_API DC_NODISCARD enum dc_status api_accelerator_to_json(const struct dc_accelerator *acc,
+                                                          cJSON **out);
+
+/* Catalog filter for GET /v1/accelerators; NULL members match everything. */
+struct api_catalog_filter {
+    const char *family;
+    const char *vendor;
+    const char *provider;
+};
+
+/* {"rules_version": ..., "accelerators": [...]} filtered. */
+DC_API DC_NODISCARD enum dc_status api_catalog_to_json(const dc_ruleset *rs,
+                                                      const struct api_catalog_filter *filter,
+                                                      cJSON **out);
+
+/* {"rules_version": ..., "origin": ..., "count": n, "rules": [{id, description, message,
+ * source, fact, file, line, when}]}. */
+DC_API DC_NODISCARD enum dc_status api_rules_to_json(const dc_ruleset *rs, cJSON **out);
+
+/* Print `res` as a human table: the considered candidates with a marker on the
+ * chosen one and its top reasons underneath (CLI --format table). */
+DC_API void api_result_print_table(const struct dc_result *res, FILE *fp);
+
+#endif /* API_CONVERT_H */
