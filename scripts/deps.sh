@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages accel-advisor needs, only those missing.
+#   scripts/deps.sh build   -- to build and run the service
+#   scripts/deps.sh test    -- also what the test suite needs
+set -euo pipefail
+want=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev libyaml-dev libssl-dev)
+if [ "${1:-build}" = test ]; then
+    # cmocka: unit tests; libcurl: integration tests; prometheus: promtool check metrics;
+    # nodejs/npm: the pinned OpenAPI linter; gcovr: coverage; clang + its runtime: fuzzers.
+    want+=(libcmocka-dev libcurl4-openssl-dev prometheus nodejs npm gcovr clang libclang-rt-14-dev)
+fi
+missing=()
+for p in "${want[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

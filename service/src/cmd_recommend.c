@@ -1,0 +1,133 @@
+/* service/src/cmd_recommend.c -- `accel-advisor recommend FILE|-`: the body
+ * POST /v1/recommendations would return, or a table for people. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/convert.h"
+#include "commands.h"
+#include "dc/engine.h"
+#include "rulesrc.h"
+
+static void help(FILE *fp)
+{
+    fprintf(fp,
+            "usage: accel-advisor recommend [--rules DIR] [--format json|table] [--pretty] "
+            "FILE|-\n\n"
+            "Reads one workload (JSON, at most 1 MiB) and prints the recommendation.\n\n"
+            "  --rules DIR      use the rule set in DIR instead of the embedded default\n"
+            "  --format FORMAT  json (default: the POST /v1/recommendations body) or table\n"
+            "  --pretty         indent the JSON\n"
+            "  --prefer-available  give attached, free accelerators a bonus (with a probe)\n"
+            "  -h, --help       this help\n\n"
+            "exit status: 0 ok, 1 invalid workload, 2 usage, I/O or rule set error\n");
+}
+
+int cmd_recommend(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"rules", required_argument, NULL, 'r'}, {"format", required_argument, NULL, 'f'},
+        {"pretty", no_argument, NULL, 'p'},      {"prefer-available", no_argument, NULL, 'a'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
+    const char *rules = NULL;
+    bool table = false, pretty = false, prefer = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            rules = optarg;
+            break;
+        case 'f':
+            if (strcmp(optarg, "table") == 0) {
+                table = true;
+            } else if (strcmp(optarg, "json") != 0) {
+                fprintf(stderr, "recommend: --format must be json or table\n");
+                return 2;
+            }
+            break;
+        case 'p':
+            pretty = true;
+            break;
+        case 'a':
+            prefer = true;
+            break;
+        case 'h':
+            help(stdout);
+            return 0;
+        default:
+            help(stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        help(stderr);
+        return 2;
+    }
+    int status = 2;
+    char *text = NULL;
+    size_t len = 0;
+    cJSON *workload = NULL, *body = NULL;
+    dc_ruleset *rs = NULL;
+    struct dc_result *res = NULL;
+    struct dc_diags diags;
+    dc_diags_init(&diags);
+    char why[512];
+    if (svc_read_input(argv[optind], SVC_MAX_INPUT_BYTES, &text, &len, why, sizeof(why)) != 0) {
+        fprintf(stderr, "recommend: %s\n", why);
+        goto out;
+    }
+    if (svc_ruleset_load(rules, &rs, &diags) != DC_OK) {
+        fprintf(stderr, "recommend: the rule set %s does not load:\n",
+                rules != NULL ? rules : "(embedded)");
+        svc_print_diags(stderr, &diags);
+        goto out;
+    }
+    const char *end = NULL;
+    workload = cJSON_ParseWithLengthOpts(text, len, &end, true);
+    if (workload == NULL) {
+        fprintf(stderr, "recommend: %s: malformed JSON at byte %td\n", argv[optind],
+                end != NULL ? end - text : 0);
+        status = 1;
+        goto out;
+    }
+    struct dc_error err;
+    dc_error_clear(&err);
+    struct dc_recommend_opts ropts = {.prefer_available = prefer};
+    enum dc_status rc = dc_recommend(rs, workload, &ropts, &res, &err);
+    if (rc == DC_EINVAL) {
+        fprintf(stderr, "recommend: %s: %s: %s\n", argv[optind],
+                err.where[0] != '\0' ? err.where : "/", err.msg);
+        status = 1;
+        goto out;
+    }
+    if (rc != DC_OK) {
+        fprintf(stderr, "recommend: %s\n", err.msg);
+        goto out;
+    }
+    if (table) {
+        api_result_print_table(res, stdout);
+    } else {
+        if (api_result_to_json(res, &body) != DC_OK) {
+            fprintf(stderr, "recommend: out of memory\n");
+            goto out;
+        }
+        char *s = pretty ? cJSON_Print(body) : cJSON_PrintUnformatted(body);
+        if (s == NULL) {
+            fprintf(stderr, "recommend: out of memory\n");
+            goto out;
+        }
+        printf("%s\n", s);
+        cJSON_free(s);
+    }
+    status = fflush(stdout) == 0 ? 0 : 2;
+out:
+    dc_result_free(res);
+    cJSON_Delete(body);
+    cJSON_Delete(workload);
+    dc_ruleset_release(rs);
+    dc_diags_cleanup(&diags);
+    free(text);
+    return status;
+}

@@ -1,0 +1,72 @@
+/* service/src/rulesrc.c -- the embedded default rule set and bounded input reading. */
+#include "rulesrc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dc/embedded.h"
+
+extern const struct aa_embedded_file aa_embedded_files[];
+
+enum dc_status svc_ruleset_load(const char *dir, dc_ruleset **out, struct dc_diags *diags)
+{
+    if (dir != NULL)
+        return dc_ruleset_load_dir(dir, out, diags);
+    struct dc_source_file files[DC_RULESET_MAX_FILES];
+    size_t n = 0;
+    for (const struct aa_embedded_file *f = aa_embedded_files; f->name != NULL; f++) {
+        if (strncmp(f->name, "rules/", 6) != 0 || n == DC_RULESET_MAX_FILES)
+            continue;
+        files[n].name = f->name + 6;
+        files[n].data = f->data;
+        files[n].len = f->len;
+        n++;
+    }
+    return dc_ruleset_load_files(files, n, out, diags);
+}
+
+void svc_print_diags(FILE *fp, const struct dc_diags *diags)
+{
+    char line[768];
+    for (size_t i = 0; diags != NULL && i < diags->count; i++) {
+        dc_diag_format(&diags->items[i], line, sizeof(line));
+        fprintf(fp, "%s\n", line);
+    }
+    if (diags != NULL && diags->truncated)
+        fprintf(fp, "(more problems not shown: limit of %d reached)\n", DC_RULESET_MAX_DIAGS);
+}
+
+int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *why,
+                   size_t whylen)
+{
+    *out = NULL;
+    *len = 0;
+    bool is_stdin = strcmp(path, "-") == 0;
+    FILE *fp = is_stdin ? stdin : fopen(path, "rb");
+    if (fp == NULL) {
+        snprintf(why, whylen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *buf = malloc(max + 2);
+    if (buf == NULL) {
+        if (!is_stdin)
+            fclose(fp);
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    size_t n = fread(buf, 1, max + 1, fp);
+    bool err = ferror(fp) != 0;
+    if (!is_stdin)
+        fclose(fp);
+    if (err || n > max) {
+        free(buf);
+        snprintf(why, whylen, err ? "%s: read error" : "%s: input is over the limit of %zu bytes",
+                 path, max);
+        return -1;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return 0;
+}

@@ -1,0 +1,26 @@
+/* service/src/rulesrc.h -- where the service gets its rule set and its inputs. */
+#ifndef SVC_RULESRC_H
+#define SVC_RULESRC_H
+
+#include <stdio.h>
+
+#include "dc/ruleset.h"
+
+/* Largest file or stdin document a CLI command reads (the server's default
+ * body limit, so the CLI accepts exactly what the server would). */
+#define SVC_MAX_INPUT_BYTES (1u << 20)
+
+/* Load the rule set from `dir`, or the embedded default when `dir` is NULL.
+ * Same contract as dc_ruleset_load_dir. */
+enum dc_status svc_ruleset_load(const char *dir, dc_ruleset **out, struct dc_diags *diags);
+
+/* Print every diagnostic as "file:line: id: message", one per line. */
+void svc_print_diags(FILE *fp, const struct dc_diags *diags);
+
+/* Read `path` ("-" is stdin) up to `max` bytes into a NUL-terminated buffer
+ * (owned by the caller, free()). On failure returns non-zero and writes a
+ * message to `why`. */
+int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *why,
+                   size_t whylen);
+
+#endif

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# CLI behaviour of the accel-advisor executable: exit statuses, outputs, errors.
+# usage: test_cli.sh BINARY SOURCE_DIR
+set -u
+bin=$1
+src=$2
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+check() { # name, expected status, command...
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local got=$?
+    if [ "$got" -eq "$want" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL $name: exit $got, want $want"
+        sed 's/^/  stdout: /' "$tmp/out" | head -5
+        sed 's/^/  stderr: /' "$tmp/err" | head -5
+    fi
+}
+expect_out() { # name, file, pattern
+    if grep -q -- "$3" "$tmp/$2"; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL $1: $2 lacks: $3"; head -5 "$tmp/$2" | sed 's/^/  /'; fi
+}
+
+check help 0 "$bin" --help
+expect_out help out "recommend"
+check no-args 2 "$bin"
+check unknown-command 2 "$bin" frobnicate
+check version 0 "$bin" version
+expect_out version out "embedded rules [0-9a-f]\{64\}"
+
+# check: the embedded default and the source tree's rules/ are valid and identical.
+check check-embedded 0 "$bin" check
+expect_out check-embedded out "embedded: ok: [0-9]* rules"
+emb=$(sed -n 's/.*version \([0-9a-f]*\)$/\1/p' "$tmp/out")
+check check-dir 0 "$bin" check "$src/rules"
+dir=$(sed -n 's/.*version \([0-9a-f]*\)$/\1/p' "$tmp/out")
+[ "$emb" = "$dir" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL embedded != rules/ ($emb vs $dir)"; }
+check check-help 0 "$bin" check --help
+check check-usage 2 "$bin" check a b
+check check-missing 1 "$bin" check /nonexistent
+expect_out check-missing err "cannot open rules directory"
+# A broken rule set: every problem, each with file:line: id.
+cp "$src/rules/catalog.yaml" "$src/rules/sizing.yaml" "$tmp/" 2>/dev/null
+mkdir -p "$tmp/broken" && cp "$src/rules/catalog.yaml" "$src/rules/sizing.yaml" "$src/tests/fixtures/rulesets/broken/rules.yaml" "$tmp/broken/"
+check check-broken 1 "$bin" check "$tmp/broken"
+expect_out check-broken err "rules.yaml:6: unknown-operator: condition"
+expect_out check-broken err "rules.yaml:12: unknown-target: unknown accelerator \"h999\""
+expect_out check-broken err "rules.yaml:13: unknown-target: duplicate rule id (first at rules.yaml:8)"
+expect_out check-broken err "rules.yaml:18: no-source: missing required field \"source\""
+expect_out check-broken err "4 problems"
+
+# recommend: JSON body, table, stdin, and every error path.
+for f in "$src"/examples/*.json; do
+    check "recommend-$(basename "$f")" 0 "$bin" recommend "$f"
+    expect_out "recommend-$(basename "$f")" out '"recommendations":\[{"accelerator"'
+done
+check recommend-table 0 "$bin" recommend --format table "$src/examples/llm-pretraining.json"
+expect_out recommend-table out "CHOSEN"
+expect_out recommend-table out "Why "
+check recommend-stdin 0 sh -c "\"$bin\" recommend --pretty - < \"$src/examples/llm-serving.json\""
+expect_out recommend-stdin out '"rules_version"'
+check recommend-rules-dir 0 "$bin" recommend --rules "$src/rules" "$src/examples/llm-serving.json"
+check recommend-broken-rules 2 "$bin" recommend --rules "$tmp/broken" "$src/examples/llm-serving.json"
+expect_out recommend-broken-rules err "unknown-operator"
+echo '{"task":"training"' >"$tmp/bad.json"
+check recommend-malformed 1 "$bin" recommend "$tmp/bad.json"
+expect_out recommend-malformed err "malformed JSON"
+echo '{"task":"training","model":{"parameters":-1}}' >"$tmp/neg.json"
+check recommend-invalid 1 "$bin" recommend "$tmp/neg.json"
+expect_out recommend-invalid err "/model/parameters"
+check recommend-missing-file 2 "$bin" recommend /nonexistent.json
+check recommend-bad-format 2 "$bin" recommend --format xml "$src/examples/llm-serving.json"
+check recommend-no-file 2 "$bin" recommend
+head -c 1100000 /dev/zero | tr '\0' ' ' >"$tmp/huge.json"
+check recommend-too-large 2 "$bin" recommend "$tmp/huge.json"
+expect_out recommend-too-large err "over the limit"
+
+# logic: one expression, and JSON Lines in bulk.
+check logic-one 0 "$bin" logic '{"+":[1,2]}'
+expect_out logic-one out "^3$"
+check logic-data 0 "$bin" logic '{"var":"a.b"}' '{"a":{"b":"x"}}'
+expect_out logic-data out '^"x"$'
+check logic-unknown-op 1 "$bin" logic '{"nope":[1]}'
+expect_out logic-unknown-op out '"error"'
+check logic-bad-json 2 "$bin" logic '{'
+printf '%s\n' '[{"==":[1,1]}, null]' '[{"var":"x"}, {"x":5}]' 'not json' '[{"bogus":1}]' '' '[{"cat":["a","b"]}]' >"$tmp/in.jsonl"
+check logic-jsonl 1 sh -c "\"$bin\" logic --jsonl < \"$tmp/in.jsonl\""
+[ "$(sed -n 1p "$tmp/out")" = "true" ] && [ "$(sed -n 2p "$tmp/out")" = "5" ] && [ "$(sed -n 5p "$tmp/out")" = '"ab"' ] \
+    && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL logic-jsonl output:"; cat "$tmp/out"; }
+expect_out logic-jsonl out 'line 3: expected a JSON array'
+expect_out logic-jsonl out 'line 4: '
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
