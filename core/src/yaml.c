@@ -397,7 +397,8 @@ enum dc_status dc_yaml_parse(const char *data, size_t len, const char *name, dc_
         parser_cleanup(&p);
         return rc;
     }
-    qsort(p.marks, p.n_marks, sizeof(*p.marks), mark_cmp);
+    if (p.n_marks > 1)
+        qsort(p.marks, p.n_marks, sizeof(*p.marks), mark_cmp);
     doc->root = p.root;
     doc->marks = p.marks;
     doc->n_marks = p.n_marks;
