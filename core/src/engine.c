@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "arena.h"
 #include "dc/engine.h"
@@ -208,6 +209,24 @@ static void size_candidate(const dc_ruleset *rs, const struct dc_workload *w,
         z->within_budget = z->cost_usd <= w->budget_usd;
 }
 
+/* Age in days of a catalog price dated "YYYY-MM" or "YYYY-MM-DD" (a month-only
+ * date counts from the first of that month), at `now`; NAN when unparseable. */
+static double price_age_days(const char *as_of, time_t now)
+{
+    int y = 0, m = 0, d = 1;
+    if (as_of == NULL || sscanf(as_of, "%4d-%2d-%2d", &y, &m, &d) < 2 || m < 1 || m > 12 ||
+        d < 1 || d > 31)
+        return NAN;
+    /* Days from civil date (Howard Hinnant's algorithm), to avoid timegm(). */
+    int yy = y - (m <= 2);
+    int era = (yy >= 0 ? yy : yy - 399) / 400;
+    int yoe = yy - era * 400;
+    int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    double days = (double)era * 146097.0 + doe - 719468.0;
+    return (double)now / 86400.0 - days;
+}
+
 /* ---- result building -------------------------------------------------------------- */
 
 struct matched {
@@ -351,7 +370,6 @@ static enum dc_status build_warnings(const dc_ruleset *rs, struct dc_result *res
             smallest = c;
         }
     }
-    (void)rs;
     if (allowed > 0 && fit_mem == 0 && smallest != NULL) {
         rc = add_warning(res, MAX_WARNINGS, "nothing_fits_memory",
                          fmt(ar,
@@ -394,6 +412,16 @@ static enum dc_status build_warnings(const dc_ruleset *rs, struct dc_result *res
                              "No public list price is known for %s, so its cost is not "
                              "estimated.",
                              top->acc->id));
+    if (rc == DC_OK && top->acc->has_price) {
+        double age = price_age_days(top->acc->price_as_of, time(NULL));
+        if (isfinite(age) && age > rs->sizing.price_stale_after_days)
+            rc = add_warning(res, MAX_WARNINGS, "price_stale",
+                             fmt(ar,
+                                 "The list price of %s dates from %s, over %.0f days ago; "
+                                 "its cost estimate may be out of date.",
+                                 top->acc->id, top->acc->price_as_of,
+                                 rs->sizing.price_stale_after_days));
+    }
     if (rc == DC_OK && w->task != DC_TASK_INFERENCE && !isfinite(w->deadline_hours) &&
         isfinite(top->sizing.hours) && top->sizing.hours > 24.0 * 30)
         rc = add_warning(res, MAX_WARNINGS, "long_run",

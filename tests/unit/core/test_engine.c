@@ -341,6 +341,12 @@ static void test_warnings_nothing_fits(void **state)
     assert_string_equal(g->excluded_by->rule_id, "sizing.budget");
     assert_true(has_warning(r, "nothing_within_budget"));
     dc_result_free(r);
+    /* A price dated 2024-12 is over 540 days old by now: price_stale. */
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+            "\"constraints\":{\"providers\":[\"aws\"]}}");
+    assert_string_equal(r->recommendations[0].acc->id, "gpu-a");
+    assert_true(has_warning(r, "price_stale"));
+    dc_result_free(r);
     /* Unknown price at the top: price_unknown. */
     r = run("{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":1e8}}");
     assert_string_equal(r->recommendations[0].acc->id, "tpu-b");
