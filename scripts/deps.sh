@@ -6,8 +6,12 @@ set -euo pipefail
 want=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev libyaml-dev libssl-dev)
 if [ "${1:-build}" = test ]; then
     # cmocka: unit tests; libcurl: integration tests; prometheus: promtool check metrics;
-    # nodejs/npm: the pinned OpenAPI linter; gcovr: coverage; clang + its runtime: fuzzers.
-    want+=(libcmocka-dev libcurl4-openssl-dev prometheus nodejs npm gcovr clang libclang-rt-14-dev)
+    # gcovr: coverage; clang + its runtime: fuzzers.
+    want+=(libcmocka-dev libcurl4-openssl-dev prometheus gcovr clang libclang-rt-14-dev)
+    # npm runs the pinned OpenAPI linter. A machine may already have Node.js from
+    # another source (NodeSource's nodejs bundles npm and conflicts with Debian's npm
+    # package), so ask for Debian's npm only when there is no npm command at all.
+    command -v npm >/dev/null 2>&1 || want+=(npm)
 fi
 missing=()
 for p in "${want[@]}"; do
