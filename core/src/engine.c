@@ -865,10 +865,12 @@ const char *dc_reason_text(const struct dc_result *res, const struct dc_candidat
                      dc_precision_name(w->precision));
     } else if (strcmp(id, R_COST) == 0) {
         if (w->task == DC_TASK_INFERENCE)
-            snprintf(buf, len, "About %s per month (%s/hour for %u chips) at %s/chip-hour, %s%s.",
+            snprintf(buf, len,
+                     "About %s per month (%s/hour for %u chip%s) at $%.3f/chip-hour (%s, %s)%s.",
                      money(z->cost_usd, m1, sizeof(m1)), money(z->cost_per_hour_usd, m2, sizeof(m2)),
-                     z->chips, a->price_as_of, a->price_basis,
-                     a->price_low_confidence ? " (low-confidence price)" : "");
+                     z->chips, z->chips == 1 ? "" : "s", a->price_usd_per_chip_hour,
+                     a->price_basis, a->price_as_of,
+                     a->price_low_confidence ? "; low-confidence price" : "");
         else
             snprintf(buf, len, "About %s in total at $%.3f/chip-hour (%s, %s)%s.",
                      money(z->cost_usd, m1, sizeof(m1)), a->price_usd_per_chip_hour,

@@ -121,6 +121,19 @@ static void test_invalid_workloads(void **state)
                    "/prefer_available", "true or false");
     expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":1},\"name\":\"\"}", "/name",
                    "1 to 128");
+    /* maxLength counts characters, as JSON Schema does: 128 two-byte "é" fit. */
+    char name[64 + 129 * 2 + 64], *p = name;
+    p += sprintf(p, "{\"task\":\"training\",\"model\":{\"parameters\":1},\"name\":\"");
+    for (int i = 0; i < 128; i++)
+        p += sprintf(p, "\xc3\xa9");
+    sprintf(p, "\"}");
+    cJSON *w = cJSON_Parse(name);
+    struct dc_result *ok = NULL;
+    assert_int_equal(dc_recommend(mini, w, NULL, &ok, NULL), DC_OK);
+    dc_result_free(ok);
+    cJSON_Delete(w);
+    sprintf(p, "\xc3\xa9\"}");
+    expect_invalid(name, "/name", "1 to 128");
     expect_invalid("{\"task\":\"inference\",\"model\":{\"parameters\":1},"
                    "\"inference\":{\"batch_size\":0}}",
                    "/inference/batch_size", "out of range");
