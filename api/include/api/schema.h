@@ -3,8 +3,8 @@
  * A schema document is compiled once into an immutable object; validation is
  * reentrant (many threads may validate against one compiled schema at once)
  * and reports every violation, up to a limit, with the instance's JSON Pointer
- * and the failing keyword. Supported keywords are listed in README.md
- * ("JSON Schema support"); `format` is an annotation only. Only local $ref
+ * and the failing keyword. Supported keywords, conformance and exclusions are
+ * in docs/json-schema.md; `format` is an annotation only. Only local $ref
  * (JSON Pointer fragments with ~0/~1 and percent escapes, $defs,
  * #/components/schemas/...) is resolved; a remote $ref is a compile error. */
 #ifndef API_SCHEMA_H
