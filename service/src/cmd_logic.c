@@ -78,7 +78,7 @@ static int run_jsonl(void)
             continue;
         char label[64];
         snprintf(label, sizeof(label), "line %lu: ", lineno);
-        cJSON *pair = cJSON_ParseWithLengthOpts(line, n, NULL, true);
+        cJSON *pair = cJSON_ParseWithLengthOpts(line, n + 1, NULL, true); /* NUL inside */
         if (!cJSON_IsArray(pair) || cJSON_GetArraySize(pair) < 1 || cJSON_GetArraySize(pair) > 2) {
             printf("{\"error\":\"line %lu: expected a JSON array [rule, data]\"}\n", lineno);
             cJSON_Delete(pair);

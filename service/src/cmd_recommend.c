@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/convert.h"
+#include "api/openapi.h"
 #include "commands.h"
 #include "dc/engine.h"
 #include "rulesrc.h"
@@ -15,13 +16,59 @@ static void help(FILE *fp)
     fprintf(fp,
             "usage: accel-advisor recommend [--rules DIR] [--format json|table] [--pretty] "
             "FILE|-\n\n"
-            "Reads one workload (JSON, at most 1 MiB) and prints the recommendation.\n\n"
+            "Reads one workload (JSON, at most 1 MiB), checks it against the Workload\n"
+            "schema of the built-in contract exactly as the server does, and prints the\n"
+            "recommendation.\n\n"
             "  --rules DIR      use the rule set in DIR instead of the embedded default\n"
             "  --format FORMAT  json (default: the POST /v1/recommendations body) or table\n"
             "  --pretty         indent the JSON\n"
             "  --prefer-available  give attached, free accelerators a bonus (with a probe)\n"
             "  -h, --help       this help\n\n"
             "exit status: 0 ok, 1 invalid workload, 2 usage, I/O or rule set error\n");
+}
+
+/* Parse `text` strictly and validate it against the contract's Workload schema,
+ * as POST /v1/recommendations does; print every problem as "name: pointer: what".
+ * Returns 0 with *out owned by the caller, or 1. */
+static int check_workload(const char *name, const char *text, size_t len, cJSON **out)
+{
+    struct dc_error err;
+    dc_error_clear(&err);
+    cJSON *root = NULL;
+    enum api_json_error jrc = api_json_parse(text, len, 0, &root, &err);
+    if (jrc != API_JSON_OK) {
+        fprintf(stderr, "recommend: %s: %s: %s\n", name, api_json_error_name(jrc), err.msg);
+        return 1;
+    }
+    api_contract *contract = NULL;
+    struct api_schema_result vr = {0};
+    int status = 1;
+    if (api_contract_load_embedded(aa_embedded_files, &contract, &err) != DC_OK) {
+        fprintf(stderr, "recommend: the built-in contract does not load: %s\n", err.msg);
+        goto out;
+    }
+    if (api_schema_validate(api_contract_workload_schema(contract), root,
+                            API_VALIDATION_MAX_ERRORS, &vr, &err) != DC_OK) {
+        fprintf(stderr, "recommend: %s: cannot validate: %s\n", name, err.msg);
+        goto out;
+    }
+    for (size_t i = 0; i < vr.count; i++)
+        fprintf(stderr, "recommend: %s: %s: %s\n", name,
+                vr.items[i].pointer[0] != '\0' ? vr.items[i].pointer : "/",
+                vr.items[i].message);
+    if (vr.truncated)
+        fprintf(stderr, "recommend: %s: more than %d problems; the rest are not listed\n", name,
+                API_VALIDATION_MAX_ERRORS);
+    if (vr.valid) {
+        *out = root;
+        root = NULL;
+        status = 0;
+    }
+out:
+    api_schema_result_cleanup(&vr);
+    api_contract_free(contract);
+    cJSON_Delete(root);
+    return status;
 }
 
 int cmd_recommend(int argc, char **argv)
@@ -84,11 +131,7 @@ int cmd_recommend(int argc, char **argv)
         svc_print_diags(stderr, &diags);
         goto out;
     }
-    const char *end = NULL;
-    workload = cJSON_ParseWithLengthOpts(text, len, &end, true);
-    if (workload == NULL) {
-        fprintf(stderr, "recommend: %s: malformed JSON at byte %td\n", argv[optind],
-                end != NULL ? end - text : 0);
+    if (check_workload(argv[optind], text, len, &workload) != 0) {
         status = 1;
         goto out;
     }

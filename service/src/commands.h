@@ -8,5 +8,7 @@ int cmd_recommend(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_logic(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 #endif

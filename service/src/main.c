@@ -15,6 +15,8 @@ static const struct command commands[] = {
     {"check", cmd_check, "lint a rule set and catalog directory"},
     {"logic", cmd_logic, "evaluate JSONLogic expressions (one, or --jsonl in bulk)"},
     {"version", cmd_version, "print the version and the embedded rule set version"},
+    {"serve", cmd_serve, "serve the HTTP API (openapi.yaml) on libmicrohttpd"},
+    {"validate", cmd_validate, "check a workload against the contract's Workload schema"},
 };
 
 static void usage(FILE *fp)

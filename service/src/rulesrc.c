@@ -7,7 +7,6 @@
 
 #include "dc/embedded.h"
 
-extern const struct aa_embedded_file aa_embedded_files[];
 
 enum dc_status svc_ruleset_load(const char *dir, dc_ruleset **out, struct dc_diags *diags)
 {

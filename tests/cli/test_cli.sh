@@ -71,7 +71,17 @@ check recommend-broken-rules 2 "$bin" recommend --rules "$tmp/broken" "$src/exam
 expect_out recommend-broken-rules err "unknown-operator"
 echo '{"task":"training"' >"$tmp/bad.json"
 check recommend-malformed 1 "$bin" recommend "$tmp/bad.json"
-expect_out recommend-malformed err "malformed JSON"
+expect_out recommend-malformed err "malformed-json: unexpected end of input"
+# The same contract as the server: unknown fields, duplicate keys, bad UTF-8.
+echo '{"task":"training","model":{"parameters":1e9},"colour":"red"}' >"$tmp/extra.json"
+check recommend-unknown-field 1 "$bin" recommend "$tmp/extra.json"
+expect_out recommend-unknown-field err 'extra.json: /colour: '
+echo '{"task":"training","task":"inference"}' >"$tmp/dup.json"
+check recommend-duplicate-key 1 "$bin" recommend "$tmp/dup.json"
+expect_out recommend-duplicate-key err "duplicate-key"
+printf '{"task":"training","name":"\xff"}' >"$tmp/utf8.json"
+check recommend-bad-utf8 1 "$bin" recommend "$tmp/utf8.json"
+expect_out recommend-bad-utf8 err "invalid-utf8"
 echo '{"task":"training","model":{"parameters":-1}}' >"$tmp/neg.json"
 check recommend-invalid 1 "$bin" recommend "$tmp/neg.json"
 expect_out recommend-invalid err "/model/parameters"

@@ -12,4 +12,8 @@ struct aa_embedded_file {
     size_t len;
 };
 
+/* The binary's own table (the rule files and openapi.yaml), generated at build
+ * time into the aa_embedded library. */
+extern const struct aa_embedded_file aa_embedded_files[];
+
 #endif

@@ -1,0 +1,40 @@
+/* service/src/auth.h -- optional API keys, stored only as SHA-256 digests.
+ *
+ * The keys file holds one lowercase hex SHA-256 digest (64 characters) per line;
+ * blank lines and lines starting with '#' are ignored. Make one with
+ *     printf %s "$KEY" | sha256sum | cut -d' ' -f1 >> keys
+ * A request is authenticated by `Authorization: Bearer KEY`: the key is hashed
+ * (OpenSSL EVP) and the digest compared with every stored digest with
+ * CRYPTO_memcmp, all of them every time, so timing reveals neither which digest
+ * matched nor how much of it. */
+#ifndef SVC_AUTH_H
+#define SVC_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SVC_AUTH_MAX_KEYS 1024        /* digests in one keys file */
+#define SVC_AUTH_MAX_FILE_BYTES 262144 /* size of the keys file */
+#define SVC_AUTH_MAX_TOKEN 4096       /* longest bearer token hashed */
+
+typedef struct svc_auth svc_auth; /* opaque, immutable once loaded */
+
+/* Load the keys file at `path` (borrowed). On success returns 0 and *out is owned
+ * by the caller (svc_auth_free). On failure returns -1 and writes
+ * "path:line: what is wrong" to why. A file with no digest is an error: it
+ * would lock every client out. */
+int svc_auth_load(const char *path, svc_auth **out, char *why, size_t whylen);
+
+/* Build from digests already parsed (tests): `hex` holds n digests. */
+int svc_auth_from_digests(const char *const *hex, size_t n, svc_auth **out, char *why,
+                          size_t whylen);
+
+/* True when `authorization` (the header value, may be NULL) is "Bearer KEY"
+ * (scheme case-insensitive) and KEY's digest is in the set. Thread-safe. */
+bool svc_auth_check(const svc_auth *a, const char *authorization);
+
+size_t svc_auth_count(const svc_auth *a);
+
+void svc_auth_free(svc_auth *a); /* NULL is a no-op */
+
+#endif /* SVC_AUTH_H */

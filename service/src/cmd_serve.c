@@ -1,0 +1,80 @@
+/* service/src/cmd_serve.c -- `accel-advisor serve`: configuration, signals, the
+ * server's lifecycle.
+ *
+ * SIGTERM, SIGINT and SIGHUP are blocked before any thread starts (threads
+ * inherit the mask) and taken synchronously here with sigwait, so no code runs in
+ * a signal handler: SIGHUP reloads the rule set; SIGTERM and SIGINT stop
+ * accepting, let in-flight requests finish and exit 0. SIGPIPE is ignored (a
+ * client that goes away must not kill the server). */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "config.h"
+#include "log.h"
+#include "server.h"
+
+static void log_config(const struct svc_config *cfg)
+{
+    struct svc_log_line l;
+    char val[SVC_CONFIG_STR_MAX];
+    svc_log_begin(&l, "info", "config");
+    svc_log_str(&l, "file", cfg->config_file[0] != '\0' ? cfg->config_file : NULL);
+    for (size_t i = 0; i < svc_config_setting_count(); i++) {
+        const char *name = svc_config_setting_name(i);
+        svc_config_setting_value(cfg, i, val, sizeof(val));
+        svc_log_str(&l, name, val);
+    }
+    svc_log_end(&l);
+    for (size_t i = 0; i < cfg->n_warnings; i++)
+        svc_log_msg("warn", "config", "%s", cfg->warnings[i]);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    struct svc_config cfg;
+    char why[1024];
+    enum svc_config_result cr = svc_config_load(argc, argv, NULL, &cfg, why, sizeof(why));
+    if (cr == SVC_CONFIG_HELP) {
+        svc_config_help(stdout);
+        return 0;
+    }
+    if (cr == SVC_CONFIG_ERROR) {
+        fprintf(stderr, "serve: %s\n", why);
+        fprintf(stderr, "Run `accel-advisor serve --help` for the settings.\n");
+        return 2;
+    }
+
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    log_config(&cfg);
+    svc_server *srv = NULL;
+    if (svc_server_start(&cfg, &srv, why, sizeof(why)) != 0) {
+        svc_log_msg("error", "start_failed", "%s", why);
+        return 1;
+    }
+    for (;;) {
+        int sig = 0;
+        if (sigwait(&set, &sig) != 0)
+            continue;
+        if (sig == SIGHUP) {
+            svc_log_msg("info", "signal", "SIGHUP: reloading the rule set");
+            svc_server_reload(srv, "signal");
+            continue;
+        }
+        svc_log_msg("info", "signal", "%s: draining", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        break;
+    }
+    long left = svc_server_drain(srv);
+    svc_server_free(srv);
+    svc_log_msg("info", "stopped", "stopped (%ld request%s cut off by the grace period)", left,
+                left == 1 ? "" : "s");
+    return 0;
+}

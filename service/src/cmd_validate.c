@@ -1,0 +1,174 @@
+/* service/src/cmd_validate.c -- `accel-advisor validate FILE|-`: check a workload
+ * against the contract's Workload schema (what POST /v1/recommendations
+ * enforces), or any JSON document against any JSON Schema with --schema. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/openapi.h"
+#include "api/schema.h"
+#include "commands.h"
+#include "dc/embedded.h"
+#include "dc/yaml.h"
+#include "rulesrc.h"
+
+
+static void help(FILE *fp)
+{
+    fprintf(fp,
+            "usage: accel-advisor validate [--schema SCHEMA] [--max-depth N] FILE|-\n\n"
+            "Checks one JSON document (at most 1 MiB) against the Workload schema of the\n"
+            "built-in openapi.yaml: exactly what POST /v1/recommendations accepts (strict\n"
+            "JSON: UTF-8, no duplicate keys, nesting within the limit). Every violation is\n"
+            "printed as \"POINTER: message\" (\"/\" is the whole document).\n\n"
+            "  --schema SCHEMA  validate against this JSON Schema file (JSON, or YAML when\n"
+            "                   named *.yaml/*.yml) instead\n"
+            "  --max-depth N    nesting limit (default %d, as the server)\n"
+            "  -h, --help       this help\n\n"
+            "exit status: 0 valid, 1 invalid, 2 usage or I/O error (or a schema that does\n"
+            "not compile)\n",
+            API_JSON_DEPTH_DEFAULT);
+}
+
+static const char *shown(const char *pointer)
+{
+    return pointer == NULL || pointer[0] == '\0' ? "/" : pointer;
+}
+
+/* Load and compile a JSON Schema file. Returns 0, or prints why and returns 2. */
+static int load_schema(const char *path, cJSON **root, api_schema **out)
+{
+    char *text = NULL;
+    size_t len = 0;
+    char why[512];
+    struct dc_error err;
+    dc_error_clear(&err);
+    *root = NULL;
+    *out = NULL;
+    if (svc_read_input(path, DC_YAML_MAX_BYTES, &text, &len, why, sizeof(why)) != 0) {
+        fprintf(stderr, "validate: --schema %s\n", why);
+        return 2;
+    }
+    size_t pl = strlen(path);
+    bool yaml = (pl > 5 && strcmp(path + pl - 5, ".yaml") == 0) ||
+                (pl > 4 && strcmp(path + pl - 4, ".yml") == 0);
+    if (yaml) {
+        dc_yaml_doc *doc = NULL;
+        if (dc_yaml_parse(text, len, path, &doc, &err) != DC_OK) {
+            fprintf(stderr, "validate: --schema %s: %s\n", err.where, err.msg);
+            free(text);
+            return 2;
+        }
+        *root = dc_yaml_take_root(doc);
+        dc_yaml_doc_free(doc);
+    } else if (api_json_parse(text, len, API_JSON_DEPTH_MAX, root, &err) != API_JSON_OK) {
+        fprintf(stderr, "validate: --schema %s: %s\n", path, err.msg);
+        free(text);
+        return 2;
+    }
+    free(text);
+    if (api_schema_compile(*root, "#", out, &err) != DC_OK) {
+        fprintf(stderr, "validate: --schema %s: %s%s%s\n", path, err.where,
+                err.where[0] != '\0' ? ": " : "", err.msg);
+        cJSON_Delete(*root);
+        *root = NULL;
+        return 2;
+    }
+    return 0;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    static const struct option opts[] = {{"schema", required_argument, NULL, 's'},
+                                         {"max-depth", required_argument, NULL, 'd'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *schema_path = NULL;
+    unsigned depth = API_JSON_DEPTH_DEFAULT;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            schema_path = optarg;
+            break;
+        case 'd': {
+            char *end = NULL;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (*end != '\0' || v < 1 || v > API_JSON_DEPTH_MAX) {
+                fprintf(stderr, "validate: --max-depth must be 1 to %d\n", API_JSON_DEPTH_MAX);
+                return 2;
+            }
+            depth = (unsigned)v;
+            break;
+        }
+        case 'h':
+            help(stdout);
+            return 0;
+        default:
+            help(stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        help(stderr);
+        return 2;
+    }
+    const char *path = argv[optind];
+    int status = 2;
+    char *text = NULL;
+    size_t len = 0;
+    char why[512];
+    cJSON *doc = NULL, *schema_root = NULL;
+    api_schema *schema = NULL;
+    api_contract *contract = NULL;
+    struct api_schema_result vr = {0};
+    struct dc_error err;
+    dc_error_clear(&err);
+
+    if (schema_path != NULL) {
+        status = load_schema(schema_path, &schema_root, &schema);
+        if (status != 0)
+            goto out;
+        status = 2;
+    } else if (api_contract_load_embedded(aa_embedded_files, &contract, &err) != DC_OK) {
+        fprintf(stderr, "validate: the built-in contract does not load: %s\n", err.msg);
+        goto out;
+    }
+    if (svc_read_input(path, SVC_MAX_INPUT_BYTES, &text, &len, why, sizeof(why)) != 0) {
+        fprintf(stderr, "validate: %s\n", why);
+        goto out;
+    }
+    enum api_json_error je = api_json_parse(text, len, depth, &doc, &err);
+    if (je == API_JSON_NOMEM) {
+        fprintf(stderr, "validate: out of memory\n");
+        goto out;
+    }
+    if (je != API_JSON_OK) {
+        printf("%s: %s\n", shown(err.where), err.msg);
+        status = 1;
+        goto out;
+    }
+    const api_schema *sch = schema != NULL ? schema : api_contract_workload_schema(contract);
+    if (api_schema_validate(sch, doc, API_VALIDATION_MAX_ERRORS, &vr, &err) != DC_OK) {
+        fprintf(stderr, "validate: %s\n", err.msg);
+        goto out;
+    }
+    for (size_t i = 0; i < vr.count; i++)
+        printf("%s: %s\n", shown(vr.items[i].pointer), vr.items[i].message);
+    if (vr.truncated)
+        printf("/: more than %d violations; the first %zu are listed\n",
+               API_VALIDATION_MAX_ERRORS, vr.count);
+    status = vr.valid ? 0 : 1;
+    if (fflush(stdout) != 0)
+        status = 2;
+out:
+    api_schema_result_cleanup(&vr);
+    cJSON_Delete(doc);
+    api_schema_free(schema);
+    cJSON_Delete(schema_root);
+    api_contract_free(contract);
+    free(text);
+    return status;
+}

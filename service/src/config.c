@@ -1,0 +1,645 @@
+/* service/src/config.c -- settings from flags, environment and file, one table. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "dc/yaml.h"
+
+extern char **environ;
+
+#define ENV_PREFIX "ACCEL_ADVISOR_"
+#define CONFIG_ENV ENV_PREFIX "CONFIG"
+#define MAX_FILE_BYTES (1u << 20)
+
+enum type { T_STR, T_UINT, T_BYTES, T_BOOL };
+
+struct setting {
+    const char *name; /* file key; the flag and variable are derived from it */
+    enum type type;
+    size_t off;
+    unsigned long min, max;
+    const char *dflt;
+    const char *meta;
+    const char *help;
+};
+
+#define OFF(f) offsetof(struct svc_config, f)
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+static const struct setting settings[] = {
+    {"listen", T_STR, OFF(listen), 0, 0, SVC_DEFAULT_LISTEN, "HOST:PORT",
+     "address to listen on; port 0 picks a free port (logged at start-up); [::1]:8080 for IPv6"},
+    {"threads", T_UINT, OFF(threads), 0, SVC_MAX_THREADS, "0", "N",
+     "HTTP worker threads (epoll each); 0 = one per online CPU"},
+    {"rules", T_STR, OFF(rules), 0, 0, "", "DIR",
+     "rule-set directory (catalog.yaml, sizing.yaml, rule files); empty = the built-in rules"},
+    {"rules_watch", T_BOOL, OFF(rules_watch), 0, 0, "true", "BOOL",
+     "reload when the rules directory changes (inotify, ConfigMap ..data swaps included)"},
+    {"rules_poll_interval_ms", T_UINT, OFF(rules_poll_interval_ms), 100, 3600000, "5000", "MS",
+     "how often to poll the rules directory when inotify is unavailable or lost"},
+    {"rules_debounce_ms", T_UINT, OFF(rules_debounce_ms), 0, 60000, "500", "MS",
+     "quiet time after the last change before reloading"},
+    {"max_body_bytes", T_BYTES, OFF(max_body_bytes), 64, SVC_MAX_BODY_BYTES_LIMIT,
+     "1MiB", "BYTES",
+     "largest request body (413 past it); suffixes KiB, MiB allowed"},
+    {"max_json_depth", T_UINT, OFF(max_json_depth), 2, 256, XSTR(SVC_DEFAULT_MAX_JSON_DEPTH),
+     "N", "deepest nesting of arrays and objects in a body (400 past it)"},
+    {"max_batch", T_UINT, OFF(max_batch), 1, SVC_MAX_BATCH_LIMIT, XSTR(SVC_DEFAULT_MAX_BATCH),
+     "N", "most workloads in one POST /v1/recommendations:batch (413 past it)"},
+    {"max_connections", T_UINT, OFF(max_connections), 1, SVC_MAX_CONNECTIONS_LIMIT,
+     XSTR(SVC_DEFAULT_MAX_CONNECTIONS), "N",
+     "open client connections served; requests on connections past it get 503"},
+    {"connection_timeout_s", T_UINT, OFF(connection_timeout_s), 1, 86400,
+     XSTR(SVC_DEFAULT_CONNECTION_TIMEOUT_S), "SECONDS",
+     "idle time after which a client connection is closed"},
+    {"shutdown_grace_s", T_UINT, OFF(shutdown_grace_s), 0, 3600,
+     XSTR(SVC_DEFAULT_SHUTDOWN_GRACE_S), "SECONDS",
+     "on SIGTERM/SIGINT, how long in-flight requests may take to finish"},
+    {"api_keys_file", T_STR, OFF(api_keys_file), 0, 0, "", "FILE",
+     "SHA-256 digests of the API keys, one per line; empty = no authentication"},
+    {"cors_origins", T_STR, OFF(cors_origins), 0, 0, "", "LIST",
+     "comma-separated origins allowed by CORS (\"*\" = any); empty = CORS off"},
+    {"cors_max_age_s", T_UINT, OFF(cors_max_age_s), 0, 86400, "600", "SECONDS",
+     "how long browsers may cache a preflight answer"},
+    {"access_log", T_BOOL, OFF(access_log), 0, 0, "true", "BOOL",
+     "one JSON line per request on stderr"},
+    {"openapi_file", T_STR, OFF(openapi_file), 0, 0, "", "FILE",
+     "serve and enforce this contract instead of the built-in openapi.yaml"},
+    {"prefer_available", T_BOOL, OFF(prefer_available), 0, 0, "false", "BOOL",
+     "default of the workloads' prefer_available (with a probe)"},
+    {"cache_entries", T_UINT, OFF(cache_entries), 0, 1000000, XSTR(SVC_DEFAULT_CACHE_ENTRIES),
+     "N", "recommendation bodies memoised by exact request bytes and rules version; 0 = off"},
+    {"cache_max_bytes", T_BYTES, OFF(cache_max_bytes), 0, 1u << 30, "8MiB", "BYTES",
+     "memory the recommendation cache may hold"},
+};
+
+#define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
+
+_Static_assert(N_SETTINGS <= 32, "struct svc_config.source has 32 slots");
+
+size_t svc_config_setting_count(void)
+{
+    return N_SETTINGS;
+}
+
+const char *svc_config_setting_name(size_t i)
+{
+    return i < N_SETTINGS ? settings[i].name : NULL;
+}
+
+const char *svc_config_source_name(enum svc_config_source s)
+{
+    switch (s) {
+    case SVC_SRC_DEFAULT:
+        return "default";
+    case SVC_SRC_FILE:
+        return "file";
+    case SVC_SRC_ENV:
+        return "environment";
+    case SVC_SRC_FLAG:
+        return "flag";
+    }
+    return "default";
+}
+
+static void flag_name(const struct setting *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", s->name);
+    for (char *p = buf; *p != '\0'; p++) {
+        if (*p == '_')
+            *p = '-';
+    }
+}
+
+static void env_name(const struct setting *s, char *buf, size_t len)
+{
+    snprintf(buf, len, ENV_PREFIX "%s", s->name);
+    for (char *p = buf; *p != '\0'; p++)
+        *p = (char)toupper((unsigned char)*p);
+}
+
+/* The setting named `key` in a file ("max_body_bytes" or "max-body-bytes"). */
+static const struct setting *find_key(const char *key, size_t len)
+{
+    for (size_t i = 0; i < N_SETTINGS; i++) {
+        const char *n = settings[i].name;
+        if (strlen(n) != len)
+            continue;
+        bool eq = true;
+        for (size_t k = 0; k < len && eq; k++)
+            eq = n[k] == key[k] || (n[k] == '_' && key[k] == '-');
+        if (eq)
+            return &settings[i];
+    }
+    return NULL;
+}
+
+static bool parse_uint(const char *v, unsigned long long *out, bool bytes)
+{
+    if (v[0] < '0' || v[0] > '9')
+        return false;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno != 0)
+        return false;
+    if (bytes && *end != '\0') {
+        unsigned long long mul = 0;
+        if (strcmp(end, "KiB") == 0)
+            mul = 1ull << 10;
+        else if (strcmp(end, "MiB") == 0)
+            mul = 1ull << 20;
+        else if (strcmp(end, "GiB") == 0)
+            mul = 1ull << 30;
+        if (mul == 0 || n > UINT64_MAX / mul)
+            return false;
+        n *= mul;
+        end += strlen(end);
+    }
+    if (*end != '\0')
+        return false;
+    *out = n;
+    return true;
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+    static const char *const yes[] = {"true", "yes", "on", "1"};
+    static const char *const no[] = {"false", "no", "off", "0"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(v, yes[i]) == 0) {
+            *out = true;
+            return true;
+        }
+        if (strcasecmp(v, no[i]) == 0) {
+            *out = false;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* HOST:PORT with a non-empty host ([v6] in brackets) and a port 0..65535. */
+static bool valid_listen(const char *v, char *why, size_t whylen)
+{
+    const char *colon = NULL;
+    if (v[0] == '[') {
+        const char *close = strchr(v, ']');
+        if (close == NULL || close == v + 1 || close[1] != ':') {
+            snprintf(why, whylen, "\"%s\" is not [IPV6]:PORT", v);
+            return false;
+        }
+        colon = close + 1;
+    } else {
+        colon = strrchr(v, ':');
+        if (colon == NULL || colon == v || strchr(v, ':') != colon) {
+            snprintf(why, whylen, "\"%s\" is not HOST:PORT", v);
+            return false;
+        }
+    }
+    unsigned long long port = 0;
+    if (!parse_uint(colon + 1, &port, false) || port > 65535) {
+        snprintf(why, whylen, "\"%s\": the port must be 0 to 65535", v);
+        return false;
+    }
+    return true;
+}
+
+/* Set setting `s` from text `v`; on failure write "what is wrong" to why. */
+static bool set_value(struct svc_config *cfg, const struct setting *s, const char *v, char *why,
+                      size_t whylen)
+{
+    char *base = (char *)cfg;
+    switch (s->type) {
+    case T_STR: {
+        size_t n = strlen(v);
+        if (n >= SVC_CONFIG_STR_MAX) {
+            snprintf(why, whylen, "longer than %d characters", SVC_CONFIG_STR_MAX - 1);
+            return false;
+        }
+        if (strcmp(s->name, "listen") == 0 && !valid_listen(v, why, whylen))
+            return false;
+        memcpy(base + s->off, v, n + 1);
+        return true;
+    }
+    case T_UINT:
+    case T_BYTES: {
+        unsigned long long n = 0;
+        if (!parse_uint(v, &n, s->type == T_BYTES)) {
+            snprintf(why, whylen, "\"%s\" is not a %s", v,
+                     s->type == T_BYTES ? "byte count (N, NKiB, NMiB)" : "non-negative integer");
+            return false;
+        }
+        if (n < s->min || n > s->max) {
+            snprintf(why, whylen, "%llu is out of range (%lu to %lu)", n, s->min, s->max);
+            return false;
+        }
+        unsigned u = (unsigned)n;
+        memcpy(base + s->off, &u, sizeof(u));
+        return true;
+    }
+    case T_BOOL: {
+        bool b = false;
+        if (!parse_bool(v, &b)) {
+            snprintf(why, whylen, "\"%s\" is not a boolean (true/false, yes/no, on/off, 1/0)", v);
+            return false;
+        }
+        memcpy(base + s->off, &b, sizeof(b));
+        return true;
+    }
+    }
+    return false;
+}
+
+void svc_config_setting_value(const struct svc_config *cfg, size_t i, char *buf, size_t len)
+{
+    if (i >= N_SETTINGS) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    const struct setting *s = &settings[i];
+    const char *base = (const char *)cfg;
+    switch (s->type) {
+    case T_STR:
+        snprintf(buf, len, "%s", base + s->off);
+        break;
+    case T_UINT:
+    case T_BYTES: {
+        unsigned u;
+        memcpy(&u, base + s->off, sizeof(u));
+        snprintf(buf, len, "%u", u);
+        break;
+    }
+    case T_BOOL: {
+        bool b;
+        memcpy(&b, base + s->off, sizeof(b));
+        snprintf(buf, len, "%s", b ? "true" : "false");
+        break;
+    }
+    }
+}
+
+static void warn(struct svc_config *cfg, const char *fmt, ...) DC_PRINTF(2, 3);
+
+static void warn(struct svc_config *cfg, const char *fmt, ...)
+{
+    if (cfg->n_warnings >= SVC_CONFIG_MAX_WARNINGS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cfg->warnings[cfg->n_warnings++], sizeof(cfg->warnings[0]), fmt, ap);
+    va_end(ap);
+}
+
+/* ---- file ------------------------------------------------------------------------ */
+
+static bool has_suffix(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+        e--;
+    *e = '\0';
+    return s;
+}
+
+static bool apply(struct svc_config *cfg, const struct setting *s, const char *v,
+                  enum svc_config_source src, char *why, size_t whylen, const char *where)
+{
+    char msg[512];
+    if (!set_value(cfg, s, v, msg, sizeof(msg))) {
+        snprintf(why, whylen, "%s: %s: %s", where, s->name, msg);
+        return false;
+    }
+    cfg->source[s - settings] = src;
+    return true;
+}
+
+static bool load_kv(struct svc_config *cfg, const char *path, char *text, char *why,
+                    size_t whylen)
+{
+    unsigned lineno = 0;
+    char where[SVC_CONFIG_STR_MAX + 64];
+    for (char *line = text; line != NULL;) {
+        char *next = strchr(line, '\n');
+        if (next != NULL)
+            *next++ = '\0';
+        lineno++;
+        snprintf(where, sizeof(where), "file %s:%u", path, lineno);
+        char *s = trim(line);
+        line = next;
+        if (*s == '\0' || *s == '#')
+            continue;
+        char *eq = strchr(s, '=');
+        if (eq == NULL) {
+            snprintf(why, whylen, "%s: expected key = value", where);
+            return false;
+        }
+        *eq = '\0';
+        char *k = trim(s);
+        char *v = trim(eq + 1);
+        size_t vl = strlen(v);
+        if (vl >= 2 && ((v[0] == '"' && v[vl - 1] == '"') || (v[0] == '\'' && v[vl - 1] == '\''))) {
+            v[vl - 1] = '\0';
+            v++;
+        } else {
+            /* An unquoted value ends at a " #" comment. */
+            char *hash = strstr(v, " #");
+            if (hash != NULL)
+                *hash = '\0';
+            v = trim(v);
+        }
+        const struct setting *st = find_key(k, strlen(k));
+        if (st == NULL) {
+            snprintf(why, whylen, "%s: unknown setting \"%s\"", where, k);
+            return false;
+        }
+        if (!apply(cfg, st, v, SVC_SRC_FILE, why, whylen, where))
+            return false;
+    }
+    return true;
+}
+
+static bool load_yaml(struct svc_config *cfg, const char *path, const char *text, size_t len,
+                      char *why, size_t whylen)
+{
+    dc_yaml_doc *doc = NULL;
+    struct dc_error err;
+    dc_error_clear(&err);
+    if (dc_yaml_parse(text, len, path, &doc, &err) != DC_OK) {
+        snprintf(why, whylen, "file %s: %s", err.where[0] != '\0' ? err.where : path, err.msg);
+        return false;
+    }
+    bool ok = true;
+    char where[SVC_CONFIG_STR_MAX + 64];
+    const cJSON *root = dc_yaml_root(doc);
+    if (cJSON_IsNull(root)) {
+        dc_yaml_doc_free(doc);
+        return true; /* an empty file sets nothing */
+    }
+    if (!cJSON_IsObject(root)) {
+        snprintf(why, whylen, "file %s:%u: expected a mapping of settings", path,
+                 dc_yaml_line(doc, root));
+        dc_yaml_doc_free(doc);
+        return false;
+    }
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, root)
+    {
+        snprintf(where, sizeof(where), "file %s:%u", path, dc_yaml_line(doc, it));
+        const struct setting *st = find_key(it->string, strlen(it->string));
+        if (st == NULL) {
+            snprintf(why, whylen, "%s: unknown setting \"%s\"", where, it->string);
+            ok = false;
+            break;
+        }
+        char val[SVC_CONFIG_STR_MAX + 1];
+        val[0] = '\0';
+        if (cJSON_IsString(it)) {
+            snprintf(val, sizeof(val), "%s", it->valuestring);
+        } else if (cJSON_IsBool(it)) {
+            snprintf(val, sizeof(val), "%s", cJSON_IsTrue(it) ? "true" : "false");
+        } else if (cJSON_IsNumber(it)) {
+            snprintf(val, sizeof(val), "%.17g", it->valuedouble);
+        } else if (cJSON_IsArray(it)) {
+            /* A list (cors_origins) is joined with commas. */
+            size_t n = 0;
+            const cJSON *e = NULL;
+            cJSON_ArrayForEach(e, it)
+            {
+                if (!cJSON_IsString(e)) {
+                    snprintf(why, whylen, "%s: %s: list items must be strings", where,
+                             it->string);
+                    ok = false;
+                    break;
+                }
+                int w = snprintf(val + n, sizeof(val) - n, "%s%s", n > 0 ? "," : "",
+                                 e->valuestring);
+                if (w < 0 || (size_t)w >= sizeof(val) - n)
+                    break;
+                n += (size_t)w;
+            }
+            if (!ok)
+                break;
+        } else {
+            snprintf(why, whylen, "%s: %s: expected a value", where, it->string);
+            ok = false;
+            break;
+        }
+        if (!apply(cfg, st, val, SVC_SRC_FILE, why, whylen, where)) {
+            ok = false;
+            break;
+        }
+    }
+    dc_yaml_doc_free(doc);
+    return ok;
+}
+
+static bool load_file(struct svc_config *cfg, const char *path, char *why, size_t whylen)
+{
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL) {
+        snprintf(why, whylen, "file %s: %s", path, strerror(errno));
+        return false;
+    }
+    char *text = malloc(MAX_FILE_BYTES + 1);
+    if (text == NULL) {
+        fclose(fp);
+        snprintf(why, whylen, "out of memory");
+        return false;
+    }
+    size_t n = fread(text, 1, MAX_FILE_BYTES + 1, fp);
+    bool err = ferror(fp) != 0;
+    fclose(fp);
+    bool ok = false;
+    if (err)
+        snprintf(why, whylen, "file %s: read error", path);
+    else if (n > MAX_FILE_BYTES)
+        snprintf(why, whylen, "file %s: larger than %u bytes", path, MAX_FILE_BYTES);
+    else {
+        text[n] = '\0';
+        if (has_suffix(path, ".yaml") || has_suffix(path, ".yml") || has_suffix(path, ".json"))
+            ok = load_yaml(cfg, path, text, n, why, whylen);
+        else
+            ok = load_kv(cfg, path, text, why, whylen);
+    }
+    free(text);
+    return ok;
+}
+
+/* ---- environment and flags ---------------------------------------------------------- */
+
+static bool load_env(struct svc_config *cfg, char **envp, char *why, size_t whylen)
+{
+    char name[128], where[160];
+    for (char **e = envp; e != NULL && *e != NULL; e++) {
+        if (strncmp(*e, ENV_PREFIX, strlen(ENV_PREFIX)) != 0)
+            continue;
+        const char *eq = strchr(*e, '=');
+        if (eq == NULL)
+            continue;
+        size_t nlen = (size_t)(eq - *e);
+        if (nlen >= sizeof(name))
+            continue;
+        memcpy(name, *e, nlen);
+        name[nlen] = '\0';
+        if (strcmp(name, CONFIG_ENV) == 0)
+            continue;
+        const struct setting *st = NULL;
+        for (size_t i = 0; i < N_SETTINGS && st == NULL; i++) {
+            char en[128];
+            env_name(&settings[i], en, sizeof(en));
+            if (strcmp(en, name) == 0)
+                st = &settings[i];
+        }
+        if (st == NULL) {
+            warn(cfg, "environment variable %s is not a serve setting (ignored)", name);
+            continue;
+        }
+        snprintf(where, sizeof(where), "environment %s", name);
+        if (!apply(cfg, st, eq + 1, SVC_SRC_ENV, why, whylen, where))
+            return false;
+    }
+    return true;
+}
+
+static const char *env_lookup(char **envp, const char *name)
+{
+    size_t n = strlen(name);
+    for (char **e = envp; e != NULL && *e != NULL; e++) {
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return *e + n + 1;
+    }
+    return NULL;
+}
+
+#define OPT_HELP 1000
+#define OPT_CONFIG 1001
+
+enum svc_config_result svc_config_load(int argc, char **argv, char **envp,
+                                       struct svc_config *cfg, char *why, size_t whylen)
+{
+    char flag[N_SETTINGS][64];
+    struct option opts[N_SETTINGS + 3];
+    char where[128];
+    if (envp == NULL)
+        envp = environ;
+    memset(cfg, 0, sizeof(*cfg));
+    for (size_t i = 0; i < N_SETTINGS; i++) {
+        if (!set_value(cfg, &settings[i], settings[i].dflt, why, whylen))
+            return SVC_CONFIG_ERROR; /* a bad default is a bug; tests catch it */
+        cfg->source[i] = SVC_SRC_DEFAULT;
+        flag_name(&settings[i], flag[i], sizeof(flag[i]));
+        opts[i].name = flag[i];
+        opts[i].has_arg = settings[i].type == T_BOOL ? optional_argument : required_argument;
+        opts[i].flag = NULL;
+        opts[i].val = (int)i;
+    }
+    opts[N_SETTINGS] = (struct option){"help", no_argument, NULL, OPT_HELP};
+    opts[N_SETTINGS + 1] = (struct option){"config", required_argument, NULL, OPT_CONFIG};
+    opts[N_SETTINGS + 2] = (struct option){NULL, 0, NULL, 0};
+
+    /* The file comes first in precedence order but is named by a flag or a
+     * variable, so find it before anything else is applied. */
+    const char *file = env_lookup(envp, CONFIG_ENV);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+            file = argv[i + 1];
+        else if (strncmp(argv[i], "--config=", 9) == 0)
+            file = argv[i] + 9;
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return SVC_CONFIG_HELP;
+    }
+    if (file != NULL && file[0] != '\0') {
+        snprintf(cfg->config_file, sizeof(cfg->config_file), "%s", file);
+        if (!load_file(cfg, file, why, whylen))
+            return SVC_CONFIG_ERROR;
+    }
+    if (!load_env(cfg, envp, why, whylen))
+        return SVC_CONFIG_ERROR;
+
+    optind = 1;
+    opterr = 0;
+    for (;;) {
+        int idx = -1;
+        int c = getopt_long(argc, argv, ":h", opts, &idx);
+        if (c == -1)
+            break;
+        if (c == OPT_HELP || c == 'h')
+            return SVC_CONFIG_HELP;
+        if (c == OPT_CONFIG)
+            continue;
+        if (c == '?' || c == ':') {
+            const char *arg = optind - 1 < argc ? argv[optind - 1] : "?";
+            if (c == ':')
+                snprintf(why, whylen, "flag %s needs a value", arg);
+            else
+                snprintf(why, whylen, "unknown flag %s", arg);
+            return SVC_CONFIG_ERROR;
+        }
+        if (c < 0 || (size_t)c >= N_SETTINGS)
+            continue;
+        const struct setting *st = &settings[c];
+        const char *v = optarg;
+        if (v == NULL)
+            v = "true"; /* a bare boolean flag */
+        snprintf(where, sizeof(where), "flag --%s", flag[c]);
+        if (!apply(cfg, st, v, SVC_SRC_FLAG, why, whylen, where))
+            return SVC_CONFIG_ERROR;
+    }
+    if (optind < argc) {
+        snprintf(why, whylen, "unexpected argument \"%s\"", argv[optind]);
+        return SVC_CONFIG_ERROR;
+    }
+    return SVC_CONFIG_OK;
+}
+
+void svc_config_help(FILE *fp)
+{
+    fprintf(fp,
+            "usage: accel-advisor serve [--config FILE] [--SETTING VALUE]...\n\n"
+            "Serves the HTTP API (openapi.yaml) on libmicrohttpd. Every setting below is a\n"
+            "flag, an environment variable and a key of the configuration file; the flag\n"
+            "wins over the variable, the variable over the file, the file over the default.\n"
+            "The file (--config FILE or %s) is YAML when named *.yaml, *.yml\n"
+            "or *.json, otherwise lines of `key = value` (# comments).\n\n"
+            "Signals: SIGTERM/SIGINT stop accepting, finish in-flight requests, exit 0;\n"
+            "SIGHUP reloads the rule set (a set that fails to load is logged and the last\n"
+            "good one keeps serving).\n\nsettings:\n",
+            CONFIG_ENV);
+    for (size_t i = 0; i < N_SETTINGS; i++) {
+        const struct setting *s = &settings[i];
+        char fl[64], en[128], arg[80];
+        flag_name(s, fl, sizeof(fl));
+        env_name(s, en, sizeof(en));
+        if (s->type == T_BOOL)
+            snprintf(arg, sizeof(arg), "--%s[=%s]", fl, s->meta);
+        else
+            snprintf(arg, sizeof(arg), "--%s %s", fl, s->meta);
+        fprintf(fp, "  %s\n      %s\n      env %s, file key %s, default \"%s\"", arg, s->help,
+                en, s->name, s->dflt);
+        if (s->type == T_UINT || s->type == T_BYTES)
+            fprintf(fp, ", range %lu..%lu", s->min, s->max);
+        fprintf(fp, "\n");
+    }
+    fprintf(fp, "  --config FILE\n      configuration file (env %s)\n"
+                "  -h, --help\n      this help\n",
+            CONFIG_ENV);
+}

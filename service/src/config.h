@@ -1,0 +1,90 @@
+/* service/src/config.h -- the configuration of `accel-advisor serve`.
+ *
+ * Every setting has a flag (--max-body-bytes), an environment variable
+ * (ACCEL_ADVISOR_MAX_BODY_BYTES), a key in the optional configuration file
+ * (max_body_bytes), a default and a valid range. Precedence: flag, then
+ * environment, then file, then default. The file is named by --config or
+ * ACCEL_ADVISOR_CONFIG; it is YAML when its name ends in .yaml, .yml or .json
+ * (a mapping of settings), otherwise lines of `key = value` with # comments.
+ * Every error names its source: "flag --threads", "environment
+ * ACCEL_ADVISOR_THREADS", "file /etc/accel-advisor.conf:12". */
+#ifndef SVC_CONFIG_H
+#define SVC_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Defaults of the named limits (docs/operations.md). */
+#define SVC_DEFAULT_LISTEN "127.0.0.1:8080"
+#define SVC_DEFAULT_MAX_BODY_BYTES (1u << 20)
+#define SVC_DEFAULT_MAX_JSON_DEPTH 32
+#define SVC_DEFAULT_MAX_BATCH 100
+#define SVC_DEFAULT_MAX_CONNECTIONS 1024
+#define SVC_DEFAULT_CONNECTION_TIMEOUT_S 30
+#define SVC_DEFAULT_SHUTDOWN_GRACE_S 30
+#define SVC_DEFAULT_CACHE_ENTRIES 1024
+#define SVC_DEFAULT_CACHE_MAX_BYTES (8u << 20)
+
+/* Hard ceilings a configuration may not pass. */
+#define SVC_MAX_BODY_BYTES_LIMIT (64u << 20)
+#define SVC_MAX_BATCH_LIMIT 10000 /* openapi.yaml: BatchRequest.workloads.maxItems */
+#define SVC_MAX_CONNECTIONS_LIMIT 100000
+#define SVC_MAX_THREADS 256
+
+#define SVC_CONFIG_STR_MAX 1024
+#define SVC_CONFIG_MAX_WARNINGS 16
+
+enum svc_config_source { SVC_SRC_DEFAULT, SVC_SRC_FILE, SVC_SRC_ENV, SVC_SRC_FLAG };
+
+struct svc_config {
+    char listen[SVC_CONFIG_STR_MAX];       /* HOST:PORT; port 0 picks a free one */
+    unsigned threads;                       /* 0 = one per online CPU */
+    char rules[SVC_CONFIG_STR_MAX];        /* rule directory; "" = embedded default */
+    bool rules_watch;                       /* reload when the directory changes */
+    unsigned rules_poll_interval_ms;        /* polling when inotify is unavailable */
+    unsigned rules_debounce_ms;             /* quiet time before a reload */
+    unsigned max_body_bytes;
+    unsigned max_json_depth;
+    unsigned max_batch;
+    unsigned max_connections;
+    unsigned connection_timeout_s;
+    unsigned shutdown_grace_s;
+    char api_keys_file[SVC_CONFIG_STR_MAX]; /* "" = no authentication */
+    char cors_origins[SVC_CONFIG_STR_MAX];  /* comma-separated, "*" any, "" off */
+    unsigned cors_max_age_s;
+    bool access_log;
+    char openapi_file[SVC_CONFIG_STR_MAX];  /* "" = the built-in contract */
+    bool prefer_available;
+    unsigned cache_entries;                 /* memoised recommendation bodies; 0 = off */
+    unsigned cache_max_bytes;
+
+    /* Where each setting came from (index: svc_config_setting_count order). */
+    enum svc_config_source source[32];
+    char config_file[SVC_CONFIG_STR_MAX];   /* "" when none */
+    /* Unknown ACCEL_ADVISOR_* variables and similar: logged, not fatal. */
+    char warnings[SVC_CONFIG_MAX_WARNINGS][256];
+    size_t n_warnings;
+};
+
+enum svc_config_result { SVC_CONFIG_OK, SVC_CONFIG_HELP, SVC_CONFIG_ERROR };
+
+/* Fill *cfg from defaults, the file, the environment (`envp`, NULL-terminated
+ * "NAME=value" strings; NULL means the process environment) and the flags in
+ * argv[1..argc) (argv[0] is the command name). SVC_CONFIG_HELP for --help.
+ * SVC_CONFIG_ERROR writes one message naming the source to `why`. */
+enum svc_config_result svc_config_load(int argc, char **argv, char **envp,
+                                       struct svc_config *cfg, char *why, size_t whylen);
+
+/* Print every setting: flag, environment variable, file key, default, meaning. */
+void svc_config_help(FILE *fp);
+
+/* The settings, for logs and docs: count, and name/value of setting i. */
+size_t svc_config_setting_count(void);
+const char *svc_config_setting_name(size_t i);
+/* Current value of setting i as text into buf. */
+void svc_config_setting_value(const struct svc_config *cfg, size_t i, char *buf, size_t len);
+const char *svc_config_source_name(enum svc_config_source s);
+
+#endif /* SVC_CONFIG_H */

@@ -1,0 +1,217 @@
+/* service/src/http.c -- routes, methods, request ids, content types, CORS origins. */
+#include "http.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <openssl/rand.h>
+
+#define GET_HEAD (SVC_METHOD_BIT(SVC_METHOD_GET) | SVC_METHOD_BIT(SVC_METHOD_HEAD))
+#define POST SVC_METHOD_BIT(SVC_METHOD_POST)
+
+static const struct {
+    const char *path;
+    unsigned methods;
+    bool protect;
+    bool needs_rules;
+} routes[SVC_ROUTE_COUNT] = {
+    [SVC_ROUTE_RECOMMEND] = {"/v1/recommendations", POST, true, true},
+    [SVC_ROUTE_BATCH] = {"/v1/recommendations:batch", POST, true, true},
+    [SVC_ROUTE_ACCELERATORS] = {"/v1/accelerators", GET_HEAD, true, true},
+    [SVC_ROUTE_RULES] = {"/v1/rules", GET_HEAD, true, true},
+    [SVC_ROUTE_INVENTORY] = {"/v1/inventory", GET_HEAD, true, false},
+    [SVC_ROUTE_HEALTHZ] = {"/healthz", GET_HEAD, false, false},
+    [SVC_ROUTE_READYZ] = {"/readyz", GET_HEAD, false, false},
+    [SVC_ROUTE_METRICS] = {"/metrics", GET_HEAD, false, false},
+    [SVC_ROUTE_OPENAPI_YAML] = {"/openapi.yaml", GET_HEAD, false, false},
+    [SVC_ROUTE_OPENAPI_JSON] = {"/openapi.json", GET_HEAD, false, false},
+    [SVC_ROUTE_UNMATCHED] = {"unmatched", 0, false, false},
+};
+
+enum svc_route svc_route_match(const char *path)
+{
+    if (path == NULL)
+        return SVC_ROUTE_UNMATCHED;
+    for (int r = 0; r < SVC_ROUTE_UNMATCHED; r++) {
+        if (strcmp(path, routes[r].path) == 0)
+            return (enum svc_route)r;
+    }
+    return SVC_ROUTE_UNMATCHED;
+}
+
+const char *svc_route_label(enum svc_route r)
+{
+    return r < SVC_ROUTE_COUNT ? routes[r].path : "unmatched";
+}
+
+unsigned svc_route_methods(enum svc_route r)
+{
+    if (r >= SVC_ROUTE_UNMATCHED)
+        return 0;
+    return routes[r].methods | SVC_METHOD_BIT(SVC_METHOD_OPTIONS);
+}
+
+bool svc_route_protected(enum svc_route r)
+{
+    return r < SVC_ROUTE_COUNT && routes[r].protect;
+}
+
+bool svc_route_needs_rules(enum svc_route r)
+{
+    return r < SVC_ROUTE_COUNT && routes[r].needs_rules;
+}
+
+static const char *const method_names[SVC_METHOD_COUNT] = {"GET", "HEAD", "POST", "OPTIONS",
+                                                           "other"};
+
+void svc_route_allow(enum svc_route r, char *buf, size_t len)
+{
+    unsigned m = svc_route_methods(r);
+    size_t n = 0;
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    for (int i = 0; i < SVC_METHOD_OTHER; i++) {
+        if ((m & SVC_METHOD_BIT(i)) == 0)
+            continue;
+        int w = snprintf(buf + n, len - n, "%s%s", n > 0 ? ", " : "", method_names[i]);
+        if (w < 0 || (size_t)w >= len - n)
+            break;
+        n += (size_t)w;
+    }
+}
+
+enum svc_method svc_method_parse(const char *method)
+{
+    for (int i = 0; method != NULL && i < SVC_METHOD_OTHER; i++) {
+        if (strcmp(method, method_names[i]) == 0)
+            return (enum svc_method)i;
+    }
+    return SVC_METHOD_OTHER;
+}
+
+const char *svc_method_label(enum svc_method m)
+{
+    return m < SVC_METHOD_COUNT ? method_names[m] : "other";
+}
+
+bool svc_request_id_valid(const char *id)
+{
+    size_t n = 0;
+    if (id == NULL)
+        return false;
+    for (const char *p = id; *p != '\0'; p++, n++) {
+        char c = *p;
+        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                  c == '.' || c == '_' || c == ':' || c == '-';
+        if (!ok || n >= SVC_REQUEST_ID_MAX)
+            return false;
+    }
+    return n > 0;
+}
+
+bool svc_request_id_generate(char out[SVC_REQUEST_ID_GENERATED_LEN + 1])
+{
+    static const char hex[] = "0123456789abcdef";
+    enum { ID_BYTES = SVC_REQUEST_ID_GENERATED_LEN / 2, POOL = 64 * ID_BYTES };
+    /* Random bytes are drawn from OpenSSL in blocks of 64 ids per thread: one
+     * RAND_bytes call (and its locking and fork check) per 64 requests. */
+    static _Thread_local unsigned char pool[POOL];
+    static _Thread_local size_t used = POOL;
+    if (used + ID_BYTES > POOL) {
+        if (RAND_bytes(pool, (int)sizeof(pool)) == 1)
+            used = 0;
+    }
+    if (used + ID_BYTES <= POOL) {
+        const unsigned char *raw = pool + used;
+        for (size_t i = 0; i < ID_BYTES; i++) {
+            out[2 * i] = hex[raw[i] >> 4];
+            out[2 * i + 1] = hex[raw[i] & 15];
+        }
+        /* Never hand the same bytes out twice. */
+        memset(pool + used, 0, ID_BYTES);
+        used += ID_BYTES;
+        out[SVC_REQUEST_ID_GENERATED_LEN] = '\0';
+        return true;
+    }
+    /* Unique even without randomness: time plus a process-wide counter. */
+    static _Atomic unsigned long long counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(out, SVC_REQUEST_ID_GENERATED_LEN + 1, "%016llx%016llx",
+             (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec,
+             atomic_fetch_add(&counter, 1));
+    return false;
+}
+
+static const char *skip_ows(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+enum svc_content_type svc_content_type_classify(const char *value)
+{
+    static const char json[] = "application/json";
+    if (value == NULL)
+        return SVC_CTYPE_MISSING;
+    const char *p = skip_ows(value);
+    if (strncasecmp(p, json, sizeof(json) - 1) != 0)
+        return SVC_CTYPE_OTHER;
+    p = skip_ows(p + sizeof(json) - 1);
+    while (*p == ';') {
+        p = skip_ows(p + 1);
+        const char *name = p;
+        while (*p != '\0' && *p != '=' && *p != ';' && *p != ' ' && *p != '\t')
+            p++;
+        size_t name_len = (size_t)(p - name);
+        if (*p != '=')
+            return SVC_CTYPE_OTHER;
+        p++;
+        bool quoted = *p == '"';
+        if (quoted)
+            p++;
+        const char *val = p;
+        while (*p != '\0' && (quoted ? *p != '"' : (*p != ';' && *p != ' ' && *p != '\t')))
+            p++;
+        size_t val_len = (size_t)(p - val);
+        if (quoted) {
+            if (*p != '"')
+                return SVC_CTYPE_OTHER;
+            p++;
+        }
+        if (name_len == 7 && strncasecmp(name, "charset", 7) == 0 &&
+            !((val_len == 5 && strncasecmp(val, "utf-8", 5) == 0) ||
+              (val_len == 4 && strncasecmp(val, "utf8", 4) == 0)))
+            return SVC_CTYPE_OTHER;
+        p = skip_ows(p);
+    }
+    return *p == '\0' ? SVC_CTYPE_JSON : SVC_CTYPE_OTHER;
+}
+
+bool svc_cors_origin_allowed(const char *allowed, const char *origin)
+{
+    if (allowed == NULL || allowed[0] == '\0' || origin == NULL || origin[0] == '\0')
+        return false;
+    size_t olen = strlen(origin);
+    const char *p = allowed;
+    while (*p != '\0') {
+        p = skip_ows(p);
+        const char *start = p;
+        while (*p != '\0' && *p != ',')
+            p++;
+        const char *end = p;
+        while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        size_t n = (size_t)(end - start);
+        if ((n == 1 && start[0] == '*') || (n == olen && strncmp(start, origin, n) == 0))
+            return true;
+        if (*p == ',')
+            p++;
+    }
+    return false;
+}

@@ -1,0 +1,226 @@
+/* service/src/log.c -- JSON log lines on stderr. */
+#include "log.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Set once in main before any thread starts, read-only afterwards. */
+static int log_fd = 2;
+
+/* Room always kept for closing a cut string and the line: "\"}\n". */
+#define RESERVE 4
+
+void svc_log_set_fd(int fd)
+{
+    log_fd = fd;
+}
+
+void svc_log_time(char *buf, size_t len)
+{
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    char base[24];
+    if (strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+        base[0] = '\0';
+    snprintf(buf, len, "%s.%03uZ", base, (unsigned)(ts.tv_nsec / 1000000L) % 1000u);
+}
+
+static void raw(struct svc_log_line *l, const char *s, size_t n)
+{
+    if (l->full || l->len + n + RESERVE > sizeof(l->buf)) {
+        l->full = true;
+        return;
+    }
+    memcpy(l->buf + l->len, s, n);
+    l->len += n;
+}
+
+static void raw_s(struct svc_log_line *l, const char *s)
+{
+    raw(l, s, strlen(s));
+}
+
+/* Length of the valid UTF-8 sequence at p (2 to 4), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *p)
+{
+    size_t need;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (p[0] >= 0xC2 && p[0] <= 0xDF) {
+        need = 1;
+    } else if (p[0] >= 0xE0 && p[0] <= 0xEF) {
+        need = 2;
+        lo = p[0] == 0xE0 ? 0xA0 : 0x80;
+        hi = p[0] == 0xED ? 0x9F : 0xBF;
+    } else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
+        need = 3;
+        lo = p[0] == 0xF0 ? 0x90 : 0x80;
+        hi = p[0] == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return 0;
+    }
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t k = 2; k <= need; k++) {
+        if ((p[k] & 0xC0) != 0x80)
+            return 0;
+    }
+    return need + 1;
+}
+
+/* A JSON string, escaped; cut (still closed) when the line is full. Valid UTF-8
+ * passes through; controls, quote and backslash are escaped; bytes that are not
+ * UTF-8 (a library message quoting a client, say) become U+FFFD, so every line
+ * stays valid JSON. */
+static void json_str(struct svc_log_line *l, const char *s)
+{
+    l->buf[l->len++] = '"';
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+        char esc[8];
+        size_t n = 1;
+        if (*p >= 0x80) {
+            n = utf8_len(p);
+            if (n == 0) {
+                memcpy(esc, "\\ufffd", 6);
+                n = 6;
+            } else {
+                memcpy(esc, p, n);
+                p += n - 1;
+            }
+        } else if (*p == '"' || *p == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)*p;
+            n = 2;
+        } else if (*p == '\n') {
+            memcpy(esc, "\\n", 2);
+            n = 2;
+        } else if (*p < 0x20 || *p == 0x7f) {
+            snprintf(esc, sizeof(esc), "\\u%04x", *p);
+            n = 6;
+        } else {
+            esc[0] = (char)*p;
+        }
+        if (l->len + n + RESERVE > sizeof(l->buf)) {
+            l->full = true;
+            break;
+        }
+        memcpy(l->buf + l->len, esc, n);
+        l->len += n;
+    }
+    l->buf[l->len++] = '"';
+}
+
+/* Write `,"k":` and return true, or write nothing and return false when even
+ * the key and a short value do not fit. */
+static bool key(struct svc_log_line *l, const char *k)
+{
+    size_t n = strlen(k);
+    if (l->full || l->len + n + 4 + 8 + RESERVE > sizeof(l->buf)) {
+        l->full = true;
+        return false;
+    }
+    raw(l, ",\"", 2);
+    raw(l, k, n);
+    raw(l, "\":", 2);
+    return true;
+}
+
+/* A field whose value is a literal: written whole or not at all. */
+static void literal_field(struct svc_log_line *l, const char *k, const char *v)
+{
+    size_t start = l->len;
+    if (!key(l, k))
+        return;
+    raw_s(l, v);
+    if (l->full)
+        l->len = start;
+}
+
+void svc_log_begin(struct svc_log_line *l, const char *level, const char *event)
+{
+    char t[40];
+    svc_log_time(t, sizeof(t));
+    l->len = 0;
+    l->full = false;
+    raw_s(l, "{\"time\":\"");
+    raw_s(l, t);
+    raw_s(l, "\",\"level\":");
+    json_str(l, level);
+    if (key(l, "event"))
+        json_str(l, event);
+}
+
+void svc_log_str(struct svc_log_line *l, const char *k, const char *val)
+{
+    if (val == NULL) {
+        literal_field(l, k, "null");
+        return;
+    }
+    /* A string value may be cut, but always closes, so the field stays valid. */
+    if (key(l, k))
+        json_str(l, val);
+}
+
+void svc_log_int(struct svc_log_line *l, const char *k, long long val)
+{
+    char b[32];
+    snprintf(b, sizeof(b), "%lld", val);
+    literal_field(l, k, b);
+}
+
+void svc_log_uint(struct svc_log_line *l, const char *k, unsigned long long val)
+{
+    char b[32];
+    snprintf(b, sizeof(b), "%llu", val);
+    literal_field(l, k, b);
+}
+
+void svc_log_num(struct svc_log_line *l, const char *k, double val)
+{
+    char b[40];
+    if (isfinite(val))
+        snprintf(b, sizeof(b), "%.6g", val);
+    else
+        snprintf(b, sizeof(b), "null");
+    literal_field(l, k, b);
+}
+
+void svc_log_bool(struct svc_log_line *l, const char *k, bool val)
+{
+    literal_field(l, k, val ? "true" : "false");
+}
+
+void svc_log_end(struct svc_log_line *l)
+{
+    /* RESERVE guarantees room for the closing bytes even when full. */
+    l->buf[l->len++] = '}';
+    l->buf[l->len++] = '\n';
+    size_t off = 0;
+    while (off < l->len) {
+        ssize_t n = write(log_fd, l->buf + off, l->len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+}
+
+void svc_log_msg(const char *level, const char *event, const char *fmt, ...)
+{
+    struct svc_log_line l;
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    svc_log_begin(&l, level, event);
+    svc_log_str(&l, "msg", msg);
+    svc_log_end(&l);
+}

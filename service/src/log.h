@@ -1,0 +1,45 @@
+/* service/src/log.h -- structured logs: one JSON object per line on stderr.
+ *
+ * Every line has "time" (RFC 3339, UTC, milliseconds), "level" and "event"; the
+ * caller adds fields. A line is built in a caller-owned buffer and written with
+ * one write(2), so lines from many threads never interleave. Lines longer than
+ * SVC_LOG_LINE_MAX are cut inside a string value and stay valid JSON. */
+#ifndef SVC_LOG_H
+#define SVC_LOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dc/common.h"
+
+#define SVC_LOG_LINE_MAX 4096 /* bytes of one log line, newline included */
+
+struct svc_log_line {
+    char buf[SVC_LOG_LINE_MAX];
+    size_t len;
+    bool full; /* something was cut */
+};
+
+/* Where lines go (default 2, stderr). Set once, before threads start. */
+void svc_log_set_fd(int fd);
+
+/* Start a line: {"time":"...","level":LEVEL,"event":EVENT */
+void svc_log_begin(struct svc_log_line *l, const char *level, const char *event);
+/* Add a field; `val` NULL writes null. Keys are written as given (no escaping:
+ * they are literals in our code). */
+void svc_log_str(struct svc_log_line *l, const char *key, const char *val);
+void svc_log_int(struct svc_log_line *l, const char *key, long long val);
+void svc_log_uint(struct svc_log_line *l, const char *key, unsigned long long val);
+void svc_log_num(struct svc_log_line *l, const char *key, double val);
+void svc_log_bool(struct svc_log_line *l, const char *key, bool val);
+/* Close the line and write it. */
+void svc_log_end(struct svc_log_line *l);
+
+/* One-call form: {"time","level","event","msg": formatted}. */
+void svc_log_msg(const char *level, const char *event, const char *fmt, ...) DC_PRINTF(3, 4);
+
+/* Format the current UTC time as RFC 3339 with milliseconds into buf (>= 32 bytes). */
+void svc_log_time(char *buf, size_t len);
+
+#endif /* SVC_LOG_H */

@@ -1,0 +1,361 @@
+/* service/src/metrics.c -- counters and the Prometheus text exposition. */
+#include "metrics.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+static const int codes[SVC_METRICS_CODE_COUNT] = SVC_METRICS_CODES;
+static const double buckets[SVC_METRICS_BUCKET_COUNT] = SVC_METRICS_BUCKETS;
+
+void svc_metrics_init(struct svc_metrics *m)
+{
+    memset(m, 0, sizeof(*m));
+}
+
+static size_t code_index(int status)
+{
+    size_t fallback = 0;
+    for (size_t i = 0; i < SVC_METRICS_CODE_COUNT; i++) {
+        if (codes[i] == status)
+            return i;
+        if (codes[i] == 500)
+            fallback = i;
+    }
+    return fallback;
+}
+
+void svc_metrics_observe(struct svc_metrics *m, enum svc_route route, enum svc_method method,
+                         int status, uint64_t duration_ns)
+{
+    if (route >= SVC_ROUTE_COUNT || method >= SVC_METHOD_COUNT)
+        return;
+    atomic_fetch_add_explicit(&m->requests[route][method][code_index(status)], 1,
+                              memory_order_relaxed);
+    double secs = (double)duration_ns / 1e9;
+    size_t b = 0;
+    while (b < SVC_METRICS_BUCKET_COUNT && secs > buckets[b])
+        b++;
+    atomic_fetch_add_explicit(&m->duration[route][b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->duration_sum_ns[route], duration_ns, memory_order_relaxed);
+}
+
+void svc_metrics_recommendation(struct svc_metrics *m, unsigned family)
+{
+    if (family > DC_FAMILY_COUNT)
+        family = SVC_METRICS_FAMILY_NONE;
+    atomic_fetch_add_explicit(&m->recommendations[family], 1, memory_order_relaxed);
+}
+
+void svc_metrics_reload(struct svc_metrics *m, bool ok, int64_t when)
+{
+    if (ok) {
+        atomic_fetch_add_explicit(&m->reloads_success, 1, memory_order_relaxed);
+        atomic_store_explicit(&m->rules_loaded_time, when, memory_order_relaxed);
+    } else {
+        atomic_fetch_add_explicit(&m->reloads_failure, 1, memory_order_relaxed);
+    }
+}
+
+/* ---- /proc/self ---------------------------------------------------------------- */
+
+void svc_process_stats_read(struct svc_process_stats *out)
+{
+    out->cpu_seconds = -1;
+    out->start_time_seconds = -1;
+    out->virtual_bytes = -1;
+    out->resident_bytes = -1;
+    out->open_fds = -1;
+    out->max_fds = -1;
+    long ticks = sysconf(_SC_CLK_TCK);
+    long page = sysconf(_SC_PAGESIZE);
+    char buf[1024];
+    FILE *fp = fopen("/proc/self/stat", "r");
+    if (fp != NULL) {
+        size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+        fclose(fp);
+        buf[n] = '\0';
+        /* The command name (field 2) may hold spaces and parentheses: fields
+         * are counted from the last ')'. Field 3 is the state. */
+        char *p = strrchr(buf, ')');
+        unsigned long long utime = 0, stime = 0, start = 0, vsize = 0;
+        long long rss = 0;
+        if (p != NULL &&
+            sscanf(p + 2,
+                   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d "
+                   "%*d %llu %llu %lld",
+                   &utime, &stime, &start, &vsize, &rss) == 5 &&
+            ticks > 0) {
+            out->cpu_seconds = (double)(utime + stime) / (double)ticks;
+            out->virtual_bytes = (double)vsize;
+            out->resident_bytes = (double)rss * (double)page;
+            /* Start time is in ticks since boot; boot time is in /proc/stat. */
+            FILE *st = fopen("/proc/stat", "r");
+            if (st != NULL) {
+                char line[256];
+                while (fgets(line, sizeof(line), st) != NULL) {
+                    unsigned long long btime = 0;
+                    if (sscanf(line, "btime %llu", &btime) == 1) {
+                        out->start_time_seconds =
+                            (double)btime + (double)start / (double)ticks;
+                        break;
+                    }
+                }
+                fclose(st);
+            }
+        }
+    }
+    DIR *d = opendir("/proc/self/fd");
+    if (d != NULL) {
+        long n = 0;
+        const struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] != '.')
+                n++;
+        }
+        closedir(d);
+        out->open_fds = (double)(n > 0 ? n - 1 : 0); /* minus the directory's own fd */
+    }
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+        out->max_fds = rl.rlim_cur == RLIM_INFINITY ? -1 : (double)rl.rlim_cur;
+}
+
+/* ---- exposition ---------------------------------------------------------------- */
+
+struct out {
+    char *buf;
+    size_t len;
+    size_t cap;
+    bool oom;
+};
+
+static void put(struct out *o, const char *fmt, ...) DC_PRINTF(2, 3);
+
+static void put(struct out *o, const char *fmt, ...)
+{
+    if (o->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            o->oom = true;
+            return;
+        }
+        if ((size_t)n < o->cap - o->len) {
+            o->len += (size_t)n;
+            return;
+        }
+        size_t cap = o->cap * 2 + (size_t)n;
+        char *b = realloc(o->buf, cap);
+        if (b == NULL) {
+            o->oom = true;
+            return;
+        }
+        o->buf = b;
+        o->cap = cap;
+    }
+}
+
+/* A label value escaped as the text format asks: \\, \" and \n. */
+static void label_value(char *dst, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; s != NULL && *s != '\0' && n + 3 < cap; s++) {
+        if (*s == '\\' || *s == '"') {
+            dst[n++] = '\\';
+            dst[n++] = *s;
+        } else if (*s == '\n') {
+            dst[n++] = '\\';
+            dst[n++] = 'n';
+        } else {
+            dst[n++] = *s;
+        }
+    }
+    dst[n] = '\0';
+}
+
+static void family(struct out *o, const char *name, const char *type, const char *help)
+{
+    put(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static uint64_t load(const _Atomic uint64_t *v)
+{
+    return atomic_load_explicit(v, memory_order_relaxed);
+}
+
+static void process_metrics(struct out *o)
+{
+    struct svc_process_stats ps;
+    svc_process_stats_read(&ps);
+    if (ps.cpu_seconds >= 0) {
+        family(o, "process_cpu_seconds_total", "counter",
+               "Total user and system CPU time spent in seconds.");
+        put(o, "process_cpu_seconds_total %.2f\n", ps.cpu_seconds);
+    }
+    if (ps.open_fds >= 0) {
+        family(o, "process_open_fds", "gauge", "Number of open file descriptors.");
+        put(o, "process_open_fds %.0f\n", ps.open_fds);
+    }
+    if (ps.max_fds >= 0) {
+        family(o, "process_max_fds", "gauge", "Maximum number of open file descriptors.");
+        put(o, "process_max_fds %.0f\n", ps.max_fds);
+    }
+    if (ps.virtual_bytes >= 0) {
+        family(o, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.");
+        put(o, "process_virtual_memory_bytes %.0f\n", ps.virtual_bytes);
+    }
+    if (ps.resident_bytes >= 0) {
+        family(o, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+        put(o, "process_resident_memory_bytes %.0f\n", ps.resident_bytes);
+    }
+    if (ps.start_time_seconds >= 0) {
+        family(o, "process_start_time_seconds", "gauge",
+               "Start time of the process since unix epoch in seconds.");
+        put(o, "process_start_time_seconds %.2f\n", ps.start_time_seconds);
+    }
+}
+
+char *svc_metrics_render(const struct svc_metrics *m, const struct svc_metrics_info *info,
+                         size_t *len)
+{
+    struct out o = {malloc(16384), 0, 16384, false};
+    char v1[256], v2[256], v3[512];
+    if (o.buf == NULL)
+        return NULL;
+    o.buf[0] = '\0';
+
+    family(&o, "accel_advisor_build_info", "gauge",
+           "Build information: version, contract version and libmicrohttpd version; always 1.");
+    label_value(v1, sizeof(v1), info->version);
+    label_value(v2, sizeof(v2), info->contract_version);
+    label_value(v3, sizeof(v3), info->mhd_version);
+    put(&o, "accel_advisor_build_info{version=\"%s\",contract=\"%s\",libmicrohttpd=\"%s\"} 1\n",
+        v1, v2, v3);
+
+    family(&o, "accel_advisor_rules_info", "gauge",
+           "The rule set serving requests: its version (SHA-256) and origin; always 1.");
+    if (info->rules_version != NULL) {
+        label_value(v1, sizeof(v1), info->rules_version);
+        label_value(v3, sizeof(v3), info->rules_origin);
+        put(&o, "accel_advisor_rules_info{version=\"%s\",origin=\"%s\"} 1\n", v1, v3);
+    }
+    family(&o, "accel_advisor_rules", "gauge", "Rules in the serving rule set.");
+    put(&o, "accel_advisor_rules %zu\n", info->rules_count);
+    family(&o, "accel_advisor_catalog_accelerators", "gauge",
+           "Accelerators in the serving catalog.");
+    put(&o, "accel_advisor_catalog_accelerators %zu\n", info->accelerator_count);
+    family(&o, "accel_advisor_rules_last_success_timestamp_seconds", "gauge",
+           "Unix time of the last successful rule-set load.");
+    put(&o, "accel_advisor_rules_last_success_timestamp_seconds %lld\n",
+        (long long)atomic_load_explicit(&m->rules_loaded_time, memory_order_relaxed));
+    family(&o, "accel_advisor_rule_reloads_total", "counter",
+           "Rule-set loads (start-up, SIGHUP, directory changes) by result.");
+    put(&o, "accel_advisor_rule_reloads_total{result=\"success\"} %llu\n",
+        (unsigned long long)load(&m->reloads_success));
+    put(&o, "accel_advisor_rule_reloads_total{result=\"failure\"} %llu\n",
+        (unsigned long long)load(&m->reloads_failure));
+
+    family(&o, "accel_advisor_recommendations_total", "counter",
+           "Recommendations made, by the family of the top candidate (none: nothing fits).");
+    for (unsigned f = 0; f <= DC_FAMILY_COUNT; f++) {
+        const char *name = f < DC_FAMILY_COUNT ? dc_family_name((enum dc_family)f) : "none";
+        put(&o, "accel_advisor_recommendations_total{family=\"%s\"} %llu\n", name,
+            (unsigned long long)load(&m->recommendations[f]));
+    }
+
+    if (info->cache_enabled) {
+        family(&o, "accel_advisor_recommendation_cache_requests_total", "counter",
+               "POST /v1/recommendations bodies looked up in the cache, by result.");
+        put(&o, "accel_advisor_recommendation_cache_requests_total{result=\"hit\"} %llu\n",
+            (unsigned long long)load(&m->cache_hits));
+        put(&o, "accel_advisor_recommendation_cache_requests_total{result=\"miss\"} %llu\n",
+            (unsigned long long)load(&m->cache_misses));
+        family(&o, "accel_advisor_recommendation_cache_entries", "gauge",
+               "Recommendation bodies held in the cache.");
+        put(&o, "accel_advisor_recommendation_cache_entries %zu\n", info->cache_entries);
+        family(&o, "accel_advisor_recommendation_cache_bytes", "gauge",
+               "Bytes held by the recommendation cache.");
+        put(&o, "accel_advisor_recommendation_cache_bytes %zu\n", info->cache_bytes);
+    }
+
+    family(&o, "accel_advisor_http_requests_total", "counter",
+           "HTTP requests answered, by route template, method and status code.");
+    for (int r = 0; r < SVC_ROUTE_COUNT; r++) {
+        for (int me = 0; me < SVC_METHOD_COUNT; me++) {
+            for (int c = 0; c < SVC_METRICS_CODE_COUNT; c++) {
+                uint64_t n = load(&m->requests[r][me][c]);
+                if (n == 0)
+                    continue;
+                put(&o,
+                    "accel_advisor_http_requests_total{route=\"%s\",method=\"%s\",code=\"%d\"} "
+                    "%llu\n",
+                    svc_route_label((enum svc_route)r), svc_method_label((enum svc_method)me),
+                    codes[c], (unsigned long long)n);
+            }
+        }
+    }
+
+    family(&o, "accel_advisor_http_request_duration_seconds", "histogram",
+           "Time from the request's headers to its response queued, by route template.");
+    for (int r = 0; r < SVC_ROUTE_COUNT; r++) {
+        uint64_t counts[SVC_METRICS_BUCKET_COUNT + 1];
+        uint64_t total = 0;
+        for (int b = 0; b <= SVC_METRICS_BUCKET_COUNT; b++) {
+            counts[b] = load(&m->duration[r][b]);
+            total += counts[b];
+        }
+        if (total == 0)
+            continue;
+        const char *route = svc_route_label((enum svc_route)r);
+        uint64_t cum = 0;
+        for (int b = 0; b < SVC_METRICS_BUCKET_COUNT; b++) {
+            cum += counts[b];
+            put(&o,
+                "accel_advisor_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} "
+                "%llu\n",
+                route, buckets[b], (unsigned long long)cum);
+        }
+        /* _count is the +Inf bucket, both read once, so the series agree. */
+        put(&o,
+            "accel_advisor_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %llu\n",
+            route, (unsigned long long)total);
+        put(&o, "accel_advisor_http_request_duration_seconds_sum{route=\"%s\"} %.9f\n", route,
+            (double)load(&m->duration_sum_ns[r]) / 1e9);
+        put(&o, "accel_advisor_http_request_duration_seconds_count{route=\"%s\"} %llu\n", route,
+            (unsigned long long)total);
+    }
+
+    family(&o, "accel_advisor_inflight_requests", "gauge", "Requests being processed now.");
+    put(&o, "accel_advisor_inflight_requests %lld\n",
+        (long long)atomic_load_explicit(&m->inflight, memory_order_relaxed));
+    family(&o, "accel_advisor_open_connections", "gauge", "Client connections open now.");
+    put(&o, "accel_advisor_open_connections %lld\n",
+        (long long)atomic_load_explicit(&m->connections, memory_order_relaxed));
+    family(&o, "accel_advisor_max_connections", "gauge",
+           "Configured connection limit; connections past it are answered 503.");
+    put(&o, "accel_advisor_max_connections %u\n", info->max_connections);
+    family(&o, "accel_advisor_rejected_connections_total", "counter",
+           "Connections answered 503 because the connection limit was reached.");
+    put(&o, "accel_advisor_rejected_connections_total %llu\n",
+        (unsigned long long)load(&m->connections_rejected));
+    family(&o, "accel_advisor_worker_threads", "gauge", "HTTP worker threads.");
+    put(&o, "accel_advisor_worker_threads %u\n", info->threads);
+
+    process_metrics(&o);
+    if (o.oom) {
+        free(o.buf);
+        return NULL;
+    }
+    if (len != NULL)
+        *len = o.len;
+    return o.buf;
+}

@@ -1,0 +1,94 @@
+/* service/src/metrics.h -- Prometheus metrics: lock-free counters on the request
+ * path, text exposition (format 0.0.4) on GET /metrics.
+ *
+ * Every counter is an _Atomic integer updated with relaxed atomics: no lock is
+ * taken on the hot path. Label sets are fixed and small (route template, method,
+ * status code, family, reload result), so cardinality is bounded by construction.
+ * Names follow https://prometheus.io/docs/practices/naming and pass
+ * `promtool check metrics`. */
+#ifndef SVC_METRICS_H
+#define SVC_METRICS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dc/ruleset.h"
+#include "http.h"
+
+/* Status codes counted; any other is counted as 500 (the server sends no other). */
+#define SVC_METRICS_CODES {200, 204, 400, 401, 404, 405, 413, 415, 429, 500, 503}
+#define SVC_METRICS_CODE_COUNT 11
+
+/* Upper bounds of the request-duration histogram, in seconds: from 50 us, so
+ * sub-millisecond requests are resolved, to 10 s. */
+#define SVC_METRICS_BUCKETS                                                                  \
+    {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, \
+     0.5, 1, 2.5, 5, 10}
+#define SVC_METRICS_BUCKET_COUNT 17
+
+/* Families counted by accel_advisor_recommendations_total: gpu, tpu, cpu, none. */
+#define SVC_METRICS_FAMILY_NONE DC_FAMILY_COUNT
+
+struct svc_metrics {
+    _Atomic uint64_t requests[SVC_ROUTE_COUNT][SVC_METHOD_COUNT][SVC_METRICS_CODE_COUNT];
+    /* Per-bucket (not cumulative) counts; the last slot is past the largest bound. */
+    _Atomic uint64_t duration[SVC_ROUTE_COUNT][SVC_METRICS_BUCKET_COUNT + 1];
+    _Atomic uint64_t duration_sum_ns[SVC_ROUTE_COUNT];
+    _Atomic uint64_t recommendations[DC_FAMILY_COUNT + 1];
+    _Atomic uint64_t reloads_success;
+    _Atomic uint64_t reloads_failure;
+    _Atomic int64_t inflight;
+    _Atomic int64_t connections;
+    _Atomic uint64_t connections_rejected;
+    _Atomic int64_t rules_loaded_time; /* unix seconds of the last successful load */
+    _Atomic uint64_t cache_hits;
+    _Atomic uint64_t cache_misses;
+};
+
+/* Zero every counter. */
+void svc_metrics_init(struct svc_metrics *m);
+
+/* One finished request. Thread-safe, lock-free. */
+void svc_metrics_observe(struct svc_metrics *m, enum svc_route route, enum svc_method method,
+                         int status, uint64_t duration_ns);
+/* One recommendation whose top candidate is of `family` (SVC_METRICS_FAMILY_NONE
+ * when nothing was recommended). */
+void svc_metrics_recommendation(struct svc_metrics *m, unsigned family);
+/* One rule-set load attempt (the initial load included) at unix time `when`. */
+void svc_metrics_reload(struct svc_metrics *m, bool ok, int64_t when);
+
+/* What the exposition needs besides the counters (all borrowed). */
+struct svc_metrics_info {
+    const char *version;          /* accel-advisor version */
+    const char *mhd_version;      /* libmicrohttpd version */
+    const char *contract_version; /* openapi.yaml info.version */
+    const char *rules_version;    /* NULL when no rule set is loaded */
+    const char *rules_origin;
+    size_t rules_count;
+    size_t accelerator_count;
+    unsigned threads;
+    unsigned max_connections;
+    bool cache_enabled;
+    size_t cache_entries;
+    size_t cache_bytes;
+};
+
+/* The process metrics of Linux's /proc/self. Fields are -1 when unknown. */
+struct svc_process_stats {
+    double cpu_seconds;
+    double start_time_seconds;
+    double virtual_bytes;
+    double resident_bytes;
+    double open_fds;
+    double max_fds;
+};
+void svc_process_stats_read(struct svc_process_stats *out);
+
+/* Render the exposition. Returns owned text (free()) of *len bytes, or NULL when
+ * out of memory. Thread-safe. */
+char *svc_metrics_render(const struct svc_metrics *m, const struct svc_metrics_info *info,
+                         size_t *len);
+
+#endif /* SVC_METRICS_H */

@@ -1,0 +1,1213 @@
+/* service/src/server.c -- the HTTP API on libmicrohttpd: one request, end to end
+ * (DESIGN.md).
+ *
+ * libmicrohttpd runs a pool of threads, each with its own epoll loop. For every
+ * request the access handler is called first with the headers (a per-request
+ * context is allocated; every check that needs no body happens here and may
+ * answer at once, 413 on an announced Content-Length over the limit included),
+ * then with each piece of the body (accumulated up to the limit), then once more
+ * with none: the body is parsed strictly, validated against the schema compiled
+ * from openapi.yaml, evaluated against the rule set the request took a reference
+ * to, and serialised. The completion callback counts the request, writes its
+ * access-log line and frees the context. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/convert.h"
+#include "api/problem.h"
+#include "dc/embedded.h"
+#include "dc/engine.h"
+#include "dc/yaml.h"
+#include "http.h"
+#include "http_json.h"
+#include "log.h"
+#include "server_internal.h"
+
+
+#ifndef AA_VERSION
+#define AA_VERSION "0.0.0"
+#endif
+
+/* Connections accepted past max_connections, only to be answered 503: beyond
+ * this margin libmicrohttpd closes new connections without a response. */
+#define OVERFLOW_MARGIN(max) ((max) / 8 + 16)
+/* Bytes of an oversized body read (and discarded) before the connection is
+ * simply closed, so a 413 can usually be delivered without reading forever. */
+#define DISCARD_FACTOR 4
+#define LISTEN_BACKLOG 1024
+#define RETRY_AFTER_S "1"
+
+#define JSON_TYPE "application/json"
+#define ALLOW_HEADERS "Authorization, Content-Type, X-Request-Id"
+#define EXPOSE_HEADERS "X-Request-Id, Retry-After"
+
+/* Marks a connection accepted past max_connections (its socket context). */
+static char over_limit_marker;
+
+struct req {
+    uint64_t start_ns;
+    enum svc_route route;
+    enum svc_method method;
+    int status;   /* queued status; 0 before a response is queued */
+    size_t bytes; /* response body bytes */
+    char id[SVC_REQUEST_ID_MAX + 1];
+    char *body;
+    size_t body_len;
+    size_t body_cap;
+    size_t discarded;
+    bool too_large;
+    bool checked; /* the header checks ran */
+    bool over_limit;
+    bool cors;
+    const char *origin; /* view into libmicrohttpd's header storage */
+    dc_ruleset *rs;     /* a reference held for the request's whole life */
+};
+
+struct hdr {
+    const char *name;
+    const char *value;
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* libmicrohttpd takes `void *` even for buffers it only reads. */
+static char *unconst(const char *p)
+{
+    return (char *)(uintptr_t)p;
+}
+
+/* ---- responses ------------------------------------------------------------------ */
+
+enum body_owner { BODY_STATIC, BODY_MALLOC };
+
+/* Queue a response. `body` is freed as `owner` says, even on failure. */
+static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct req *r, int status,
+                               const char *ctype, char *body, size_t len, enum body_owner owner,
+                               const struct hdr *extra)
+{
+    struct MHD_Response *resp = NULL;
+    if (body == NULL) {
+        body = unconst("");
+        len = 0;
+        owner = BODY_STATIC;
+    }
+    switch (owner) {
+    case BODY_STATIC:
+        resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_PERSISTENT);
+        break;
+    case BODY_MALLOC:
+        resp = MHD_create_response_from_buffer_with_free_callback(len, body, free);
+        if (resp == NULL)
+            free(body);
+        break;
+    }
+    if (resp == NULL)
+        return MHD_NO;
+    bool ok = MHD_add_response_header(resp, "X-Request-Id", r->id) == MHD_YES;
+    if (ctype != NULL)
+        ok = ok && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype) == MHD_YES;
+    if (r->cors) {
+        bool any = strcmp(s->cfg.cors_origins, "*") == 0;
+        ok = ok &&
+             MHD_add_response_header(resp, "Access-Control-Allow-Origin",
+                                     any ? "*" : r->origin) == MHD_YES &&
+             MHD_add_response_header(resp, "Access-Control-Expose-Headers", EXPOSE_HEADERS) ==
+                 MHD_YES;
+        if (!any)
+            ok = ok && MHD_add_response_header(resp, "Vary", "Origin") == MHD_YES;
+    }
+    if (r->route < SVC_ROUTE_HEALTHZ)
+        ok = ok && MHD_add_response_header(resp, "Cache-Control", "no-store") == MHD_YES;
+    if (atomic_load(&s->draining) || r->over_limit)
+        ok = ok && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close") == MHD_YES;
+    for (const struct hdr *h = extra; ok && h != NULL && h->name != NULL; h++)
+        ok = MHD_add_response_header(resp, h->name, h->value) == MHD_YES;
+    enum MHD_Result res = ok ? MHD_queue_response(c, (unsigned)status, resp) : MHD_NO;
+    MHD_destroy_response(resp);
+    if (res == MHD_YES) {
+        r->status = status;
+        r->bytes = len;
+    }
+    return res;
+}
+
+/* Queue `json` (takes ownership) rendered on one line. */
+static enum MHD_Result respond_json(svc_server *s, struct MHD_Connection *c, struct req *r,
+                                    int status, const char *ctype, cJSON *json,
+                                    const struct hdr *extra)
+{
+    size_t len = 0;
+    char *text = svc_json_print(json, 0, &len);
+    cJSON_Delete(json);
+    if (text == NULL)
+        return MHD_NO;
+    return respond(s, c, r, status, ctype, text, len, BODY_MALLOC, extra);
+}
+
+static enum MHD_Result respond_problem_json(svc_server *s, struct MHD_Connection *c,
+                                            struct req *r, cJSON *problem,
+                                            const struct hdr *extra)
+{
+    if (problem == NULL)
+        return MHD_NO;
+    int status = cJSON_GetObjectItemCaseSensitive(problem, "status")->valueint;
+    return respond_json(s, c, r, status, API_PROBLEM_CONTENT_TYPE, problem, extra);
+}
+
+static enum MHD_Result respond_problem(svc_server *s, struct MHD_Connection *c, struct req *r,
+                                       int status, const char *type, const char *title,
+                                       const char *detail, const struct hdr *extra)
+{
+    return respond_problem_json(s, c, r, api_problem_new(status, type, title, detail, r->id),
+                                extra);
+}
+
+/* 500: the body names only the request id; the internals go to the log. */
+static enum MHD_Result respond_internal(svc_server *s, struct MHD_Connection *c, struct req *r,
+                                        const char *what, const char *why)
+{
+    struct svc_log_line l;
+    svc_log_begin(&l, "error", "internal_error");
+    svc_log_str(&l, "request_id", r->id);
+    svc_log_str(&l, "route", svc_route_label(r->route));
+    svc_log_str(&l, "where", what);
+    svc_log_str(&l, "error", why);
+    svc_log_end(&l);
+    return respond_problem(s, c, r, 500, API_PROBLEM_INTERNAL, "Internal Server Error",
+                           "The server could not answer this request; quote the request id "
+                           "when reporting it.",
+                           NULL);
+}
+
+/* ---- request bodies ----------------------------------------------------------------- */
+
+static const char *parse_title(enum api_json_error e)
+{
+    switch (e) {
+    case API_JSON_INVALID_UTF8:
+        return "The request body is not valid UTF-8";
+    case API_JSON_DUPLICATE_KEY:
+        return "The request body has a duplicate key";
+    case API_JSON_TOO_DEEP:
+        return "The request body is nested too deeply";
+    default:
+        return "The request body is not valid JSON";
+    }
+}
+
+/* Parse the body; on failure queue the 400 (or 500) and return NULL with *res set. */
+static cJSON *parse_body(svc_server *s, struct MHD_Connection *c, struct req *r,
+                         enum MHD_Result *res)
+{
+    struct dc_error err;
+    cJSON *root = NULL;
+    dc_error_clear(&err);
+    enum api_json_error e =
+        api_json_parse(r->body != NULL ? r->body : "", r->body_len, s->cfg.max_json_depth, &root,
+                       &err);
+    if (e == API_JSON_OK)
+        return root;
+    if (e == API_JSON_NOMEM) {
+        *res = respond_internal(s, c, r, "parse", err.msg);
+        return NULL;
+    }
+    cJSON *p = api_problem_new(400, api_json_error_name(e), parse_title(e), err.msg, r->id);
+    if (p != NULL && api_problem_add_error(p, err.where, err.msg) != DC_OK) {
+        cJSON_Delete(p);
+        p = NULL;
+    }
+    *res = respond_problem_json(s, c, r, p, NULL);
+    return NULL;
+}
+
+/* A 400 validation problem listing the violations of `vr` under `prefix`. */
+static cJSON *validation_problem(const struct req *r, const struct api_schema_result *vr,
+                                 const char *prefix, const char *what)
+{
+    char detail[160];
+    size_t n = 0;
+    cJSON *p = api_problem_new(400, API_PROBLEM_VALIDATION,
+                               "The request body does not match the schema", NULL, r->id);
+    if (p == NULL || api_problem_add_violations(p, vr, prefix, NULL, &n) != DC_OK) {
+        cJSON_Delete(p);
+        return NULL;
+    }
+    snprintf(detail, sizeof(detail), "%zu violation%s of the %s schema", n, n == 1 ? "" : "s",
+             what);
+    if (cJSON_AddStringToObject(p, "detail", detail) == NULL) {
+        cJSON_Delete(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* A 400 for a workload the core refused (it re-checks what the schema checked). */
+static cJSON *core_problem(const struct req *r, const struct dc_error *err, const char *prefix)
+{
+    char ptr[DC_ERROR_WHERE_MAX + 64];
+    snprintf(ptr, sizeof(ptr), "%s%s", prefix, err->where);
+    cJSON *p = api_problem_new(400, API_PROBLEM_VALIDATION, "The workload is not valid", err->msg,
+                               r->id);
+    if (p != NULL && api_problem_add_error(p, ptr, err->msg) != DC_OK) {
+        cJSON_Delete(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* The family of the top recommendation, for the metric. */
+static unsigned top_family(const struct dc_result *res)
+{
+    if (res->n_recommendations == 0)
+        return SVC_METRICS_FAMILY_NONE;
+    return (unsigned)res->recommendations[0].acc->family;
+}
+
+/* Recommend for one validated workload. On DC_OK *out is the Recommendation;
+ * on DC_EINVAL *problem is a 400 problem; otherwise an internal error. */
+static enum dc_status recommend_one(svc_server *s, struct req *r, const cJSON *workload,
+                                    const char *prefix, cJSON **out, cJSON **problem,
+                                    unsigned *family, char *why, size_t whylen)
+{
+    struct dc_error err;
+    struct dc_result *res = NULL;
+    dc_error_clear(&err);
+    *out = NULL;
+    *problem = NULL;
+    struct dc_recommend_opts opts = {
+        .prefer_available = s->cfg.prefer_available,
+        .request_id = r->id,
+    };
+    enum dc_status rc = dc_recommend(r->rs, workload, &opts, &res, &err);
+    if (rc == DC_EINVAL) {
+        *problem = core_problem(r, &err, prefix);
+        return *problem != NULL ? DC_EINVAL : DC_ENOMEM;
+    }
+    if (rc != DC_OK) {
+        snprintf(why, whylen, "dc_recommend: %s: %s", dc_status_name(rc), err.msg);
+        return rc;
+    }
+    *family = top_family(res);
+    svc_metrics_recommendation(&s->metrics, *family);
+    rc = api_result_to_json(res, out);
+    dc_result_free(res);
+    if (rc != DC_OK)
+        snprintf(why, whylen, "api_result_to_json: %s", dc_status_name(rc));
+    return rc;
+}
+
+/* Render a Recommendation, answer 200 with it and keep it in the cache. */
+static enum MHD_Result respond_recommendation(svc_server *s, struct MHD_Connection *c,
+                                              struct req *r, cJSON *body, unsigned family)
+{
+    size_t len = 0;
+    char *text = svc_json_print(body, 32768, &len);
+    cJSON_Delete(body);
+    if (text == NULL)
+        return respond_internal(s, c, r, "render", "out of memory");
+    /* convert.c writes request_id first: {"request_id":"ID", ... */
+    static const char lead[] = "{\"request_id\":\"";
+    size_t idl = strlen(r->id);
+    size_t off = sizeof(lead) - 1;
+    if (s->cache != NULL && len > off + idl && memcmp(text, lead, off) == 0 &&
+        memcmp(text + off, r->id, idl) == 0 && text[off + idl] == '"')
+        svc_cache_put(s->cache, dc_ruleset_version(r->rs), r->body != NULL ? r->body : "",
+                      r->body_len, text, len, off, idl, family);
+    return respond(s, c, r, 200, JSON_TYPE, text, len, BODY_MALLOC, NULL);
+}
+
+static enum MHD_Result handle_recommend(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    enum MHD_Result res = MHD_NO;
+    struct api_schema_result vr = {0};
+    struct dc_error err;
+    char why[DC_ERROR_MSG_MAX + 64];
+    dc_error_clear(&err);
+    if (s->cache != NULL) {
+        size_t len = 0;
+        unsigned family = 0;
+        char *hit = svc_cache_get(s->cache, dc_ruleset_version(r->rs),
+                                  r->body != NULL ? r->body : "", r->body_len, r->id, &len,
+                                  &family);
+        if (hit != NULL) {
+            atomic_fetch_add_explicit(&s->metrics.cache_hits, 1, memory_order_relaxed);
+            svc_metrics_recommendation(&s->metrics, family);
+            return respond(s, c, r, 200, JSON_TYPE, hit, len, BODY_MALLOC, NULL);
+        }
+        atomic_fetch_add_explicit(&s->metrics.cache_misses, 1, memory_order_relaxed);
+    }
+    cJSON *root = parse_body(s, c, r, &res);
+    if (root == NULL)
+        return res;
+    enum dc_status rc = api_schema_validate(api_contract_workload_schema(s->contract), root,
+                                            API_VALIDATION_MAX_ERRORS, &vr, &err);
+    if (rc != DC_OK) {
+        res = respond_internal(s, c, r, "validate", err.msg);
+    } else if (!vr.valid) {
+        res = respond_problem_json(s, c, r, validation_problem(r, &vr, "", "Workload"), NULL);
+    } else {
+        cJSON *body = NULL, *problem = NULL;
+        unsigned family = 0;
+        rc = recommend_one(s, r, root, "", &body, &problem, &family, why, sizeof(why));
+        if (rc == DC_OK)
+            res = respond_recommendation(s, c, r, body, family);
+        else if (rc == DC_EINVAL)
+            res = respond_problem_json(s, c, r, problem, NULL);
+        else
+            res = respond_internal(s, c, r, "recommend", why);
+    }
+    api_schema_result_cleanup(&vr);
+    cJSON_Delete(root);
+    return res;
+}
+
+/* The index N of a pointer "/workloads/N..." or -1. */
+static long workload_index(const char *ptr)
+{
+    static const char pre[] = "/workloads/";
+    if (strncmp(ptr, pre, sizeof(pre) - 1) != 0)
+        return -1;
+    const char *p = ptr + sizeof(pre) - 1;
+    char *end = NULL;
+    if (*p < '0' || *p > '9')
+        return -1;
+    long i = strtol(p, &end, 10);
+    if (*end != '\0' && *end != '/')
+        return -1;
+    return i;
+}
+
+static enum MHD_Result handle_batch(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    enum MHD_Result res = MHD_NO;
+    struct api_schema_result vr = {0};
+    struct dc_error err;
+    char why[DC_ERROR_MSG_MAX + 64];
+    cJSON *out = NULL;
+    dc_error_clear(&err);
+    cJSON *root = parse_body(s, c, r, &res);
+    if (root == NULL)
+        return res;
+    const cJSON *workloads = cJSON_GetObjectItemCaseSensitive(root, "workloads");
+    int n = cJSON_IsArray(workloads) ? cJSON_GetArraySize(workloads) : 0;
+    if (n > 0 && (unsigned)n > s->cfg.max_batch) {
+        char detail[128];
+        snprintf(detail, sizeof(detail), "%d workloads; the limit is %u per batch", n,
+                 s->cfg.max_batch);
+        res = respond_problem(s, c, r, 413, API_PROBLEM_BATCH_TOO_LARGE,
+                              "The batch has too many workloads", detail, NULL);
+        goto out;
+    }
+    enum dc_status rc = api_schema_validate(api_contract_batch_schema(s->contract), root,
+                                            API_VALIDATION_MAX_ERRORS, &vr, &err);
+    if (rc != DC_OK) {
+        res = respond_internal(s, c, r, "validate", err.msg);
+        goto out;
+    }
+    /* Violations outside any one workload fail the whole request. */
+    bool envelope_bad = false;
+    for (size_t i = 0; i < vr.count && !envelope_bad; i++)
+        envelope_bad = workload_index(vr.items[i].pointer) < 0;
+    if (envelope_bad) {
+        res = respond_problem_json(s, c, r, validation_problem(r, &vr, "", "BatchRequest"), NULL);
+        goto out;
+    }
+    out = cJSON_CreateObject();
+    cJSON *results = cJSON_CreateArray();
+    if (out == NULL || results == NULL || cJSON_AddStringToObject(out, "request_id", r->id) == NULL ||
+        !cJSON_AddItemToObject(out, "results", results)) {
+        cJSON_Delete(results);
+        res = respond_internal(s, c, r, "batch", "out of memory");
+        goto out;
+    }
+    int i = 0;
+    const cJSON *w = NULL;
+    cJSON_ArrayForEach(w, workloads)
+    {
+        char prefix[48];
+        snprintf(prefix, sizeof(prefix), "/workloads/%d", i++);
+        bool bad = false;
+        for (size_t k = 0; k < vr.count && !bad; k++) {
+            const char *p = vr.items[k].pointer;
+            size_t pl = strlen(prefix);
+            bad = strncmp(p, prefix, pl) == 0 && (p[pl] == '\0' || p[pl] == '/');
+        }
+        cJSON *item = cJSON_CreateObject();
+        cJSON *body = NULL, *problem = NULL;
+        if (item == NULL || !cJSON_AddItemToArray(results, item)) {
+            cJSON_Delete(item);
+            res = respond_internal(s, c, r, "batch", "out of memory");
+            goto out;
+        }
+        if (bad) {
+            problem = validation_problem(r, &vr, prefix, "Workload");
+            rc = problem != NULL ? DC_EINVAL : DC_ENOMEM;
+        } else {
+            unsigned family = 0;
+            rc = recommend_one(s, r, w, prefix, &body, &problem, &family, why, sizeof(why));
+        }
+        if (rc == DC_OK) {
+            cJSON_AddNumberToObject(item, "status", 200);
+            cJSON_AddItemToObject(item, "result", body);
+        } else if (rc == DC_EINVAL) {
+            cJSON_AddNumberToObject(item, "status", 400);
+            cJSON_AddItemToObject(item, "problem", problem);
+        } else {
+            res = respond_internal(s, c, r, "batch", why);
+            goto out;
+        }
+    }
+    res = respond_json(s, c, r, 200, JSON_TYPE, out, NULL);
+    out = NULL;
+out:
+    cJSON_Delete(out);
+    api_schema_result_cleanup(&vr);
+    cJSON_Delete(root);
+    return res;
+}
+
+/* ---- GET routes ---------------------------------------------------------------------- */
+
+struct query_check {
+    svc_server *s;
+    cJSON *problem;
+    const char *values[8]; /* by index into accelerator_params */
+    bool seen[8];
+    bool oom;
+};
+
+/* A parameter name safe to echo in a problem (printable ASCII), else a placeholder. */
+static const char *safe_name(const char *k)
+{
+    size_t n = 0;
+    for (const char *p = k; *p != '\0'; p++, n++) {
+        if (*p < 0x21 || *p > 0x7e || n > 64)
+            return "(unprintable)";
+    }
+    return k;
+}
+
+static void query_error(struct query_check *q, const char *name, const char *message)
+{
+    char msg[256];
+    if (q->problem == NULL) {
+        q->problem = api_problem_new(400, API_PROBLEM_VALIDATION,
+                                     "The query parameters are not valid", NULL, NULL);
+        if (q->problem == NULL) {
+            q->oom = true;
+            return;
+        }
+    }
+    snprintf(msg, sizeof(msg), "%s", message);
+    cJSON *errors = cJSON_GetObjectItemCaseSensitive(q->problem, "errors");
+    if (errors == NULL)
+        errors = cJSON_AddArrayToObject(q->problem, "errors");
+    cJSON *e = cJSON_CreateObject();
+    if (errors == NULL || e == NULL || cJSON_AddStringToObject(e, "parameter", name) == NULL ||
+        cJSON_AddStringToObject(e, "message", msg) == NULL || !cJSON_AddItemToArray(errors, e)) {
+        cJSON_Delete(e);
+        q->oom = true;
+    }
+}
+
+static enum MHD_Result check_query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                       const char *value)
+{
+    struct query_check *q = cls;
+    (void)kind;
+    const struct api_query_params *ps = &q->s->accelerator_params;
+    for (size_t i = 0; i < ps->count && i < 8; i++) {
+        if (strcmp(ps->items[i].name, key) != 0)
+            continue;
+        if (q->seen[i]) {
+            query_error(q, ps->items[i].name, "given more than once");
+            return MHD_YES;
+        }
+        q->seen[i] = true;
+        q->values[i] = value != NULL ? value : "";
+        return MHD_YES;
+    }
+    query_error(q, safe_name(key), "unknown query parameter");
+    return MHD_YES;
+}
+
+static enum MHD_Result handle_accelerators(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    struct query_check q = {.s = s};
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_query_arg, &q);
+    const struct api_query_params *ps = &s->accelerator_params;
+    /* Each value is checked against its parameter's schema in openapi.yaml. */
+    for (size_t i = 0; i < ps->count && i < 8 && !q.oom; i++) {
+        if (!q.seen[i]) {
+            if (ps->items[i].required)
+                query_error(&q, ps->items[i].name, "required");
+            continue;
+        }
+        cJSON *v = cJSON_CreateString(q.values[i]);
+        struct api_schema_result vr = {0};
+        struct dc_error err;
+        dc_error_clear(&err);
+        if (v == NULL ||
+            api_schema_validate(ps->items[i].schema, v, 4, &vr, &err) != DC_OK) {
+            q.oom = true;
+        } else if (!vr.valid) {
+            char msg[256];
+            snprintf(msg, sizeof(msg), "%s", vr.count > 0 ? vr.items[0].message : "invalid value");
+            query_error(&q, ps->items[i].name, msg);
+        }
+        api_schema_result_cleanup(&vr);
+        cJSON_Delete(v);
+    }
+    if (q.oom) {
+        cJSON_Delete(q.problem);
+        return respond_internal(s, c, r, "accelerators", "out of memory");
+    }
+    if (q.problem != NULL) {
+        cJSON_AddStringToObject(q.problem, "request_id", r->id);
+        return respond_problem_json(s, c, r, q.problem, NULL);
+    }
+    struct api_catalog_filter f = {NULL, NULL, NULL};
+    for (size_t i = 0; i < ps->count && i < 8; i++) {
+        if (!q.seen[i])
+            continue;
+        if (strcmp(ps->items[i].name, "family") == 0)
+            f.family = q.values[i];
+        else if (strcmp(ps->items[i].name, "vendor") == 0)
+            f.vendor = q.values[i];
+        else if (strcmp(ps->items[i].name, "provider") == 0)
+            f.provider = q.values[i];
+    }
+    cJSON *body = NULL;
+    enum dc_status rc = api_catalog_to_json(r->rs, &f, &body);
+    if (rc != DC_OK)
+        return respond_internal(s, c, r, "accelerators", dc_status_name(rc));
+    return respond_json(s, c, r, 200, JSON_TYPE, body, NULL);
+}
+
+static enum MHD_Result handle_rules(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    cJSON *body = NULL;
+    enum dc_status rc = api_rules_to_json(r->rs, &body);
+    if (rc != DC_OK)
+        return respond_internal(s, c, r, "rules", dc_status_name(rc));
+    return respond_json(s, c, r, 200, JSON_TYPE, body, NULL);
+}
+
+static enum MHD_Result handle_healthz(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL || cJSON_AddStringToObject(o, "status", "ok") == NULL ||
+        cJSON_AddStringToObject(o, "request_id", r->id) == NULL) {
+        cJSON_Delete(o);
+        return MHD_NO;
+    }
+    return respond_json(s, c, r, 200, JSON_TYPE, o, NULL);
+}
+
+static const struct hdr retry_after[] = {{"Retry-After", RETRY_AFTER_S}, {NULL, NULL}};
+
+static enum MHD_Result handle_readyz(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    dc_ruleset *rs = svc__rules_acquire(s);
+    enum MHD_Result res;
+    if (rs == NULL || atomic_load(&s->draining)) {
+        res = respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY, "Not ready",
+                              rs == NULL ? "no rule set is loaded" : "the server is shutting down",
+                              retry_after);
+    } else {
+        cJSON *o = cJSON_CreateObject();
+        if (o == NULL || cJSON_AddStringToObject(o, "status", "ready") == NULL ||
+            cJSON_AddStringToObject(o, "rules_version", dc_ruleset_version(rs)) == NULL ||
+            cJSON_AddStringToObject(o, "request_id", r->id) == NULL) {
+            cJSON_Delete(o);
+            res = MHD_NO;
+        } else {
+            res = respond_json(s, c, r, 200, JSON_TYPE, o, NULL);
+        }
+    }
+    dc_ruleset_release(rs);
+    return res;
+}
+
+static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    dc_ruleset *rs = svc__rules_acquire(s);
+    struct svc_metrics_info info = {
+        .version = AA_VERSION,
+        .mhd_version = s->mhd_version,
+        .contract_version = api_contract_version(s->contract),
+        .rules_version = rs != NULL ? dc_ruleset_version(rs) : NULL,
+        .rules_origin = rs != NULL ? dc_ruleset_origin(rs) : NULL,
+        .rules_count = rs != NULL ? dc_ruleset_rule_count(rs) : 0,
+        .accelerator_count = rs != NULL ? dc_ruleset_accelerator_count(rs) : 0,
+        .threads = s->threads,
+        .max_connections = s->cfg.max_connections,
+        .cache_enabled = s->cache != NULL,
+    };
+    svc_cache_stats(s->cache, &info.cache_entries, &info.cache_bytes);
+    size_t len = 0;
+    char *text = svc_metrics_render(&s->metrics, &info, &len);
+    dc_ruleset_release(rs);
+    if (text == NULL)
+        return respond_internal(s, c, r, "metrics", "out of memory");
+    return respond(s, c, r, 200, "text/plain; version=0.0.4; charset=utf-8", text, len,
+                   BODY_MALLOC, NULL);
+}
+
+static enum MHD_Result handle_options(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    char allow[64], age[24];
+    svc_route_allow(r->route, allow, sizeof(allow));
+    snprintf(age, sizeof(age), "%u", s->cfg.cors_max_age_s);
+    const char *preflight =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Access-Control-Request-Method");
+    if (r->cors && preflight != NULL) {
+        const struct hdr h[] = {{MHD_HTTP_HEADER_ALLOW, allow},
+                                {"Access-Control-Allow-Methods", allow},
+                                {"Access-Control-Allow-Headers", ALLOW_HEADERS},
+                                {"Access-Control-Max-Age", age},
+                                {NULL, NULL}};
+        return respond(s, c, r, 204, NULL, NULL, 0, BODY_STATIC, h);
+    }
+    const struct hdr h[] = {{MHD_HTTP_HEADER_ALLOW, allow}, {NULL, NULL}};
+    return respond(s, c, r, 204, NULL, NULL, 0, BODY_STATIC, h);
+}
+
+static enum MHD_Result dispatch(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    size_t len = 0;
+    const char *text = NULL;
+    switch (r->route) {
+    case SVC_ROUTE_RECOMMEND:
+        return handle_recommend(s, c, r);
+    case SVC_ROUTE_BATCH:
+        return handle_batch(s, c, r);
+    case SVC_ROUTE_ACCELERATORS:
+        return handle_accelerators(s, c, r);
+    case SVC_ROUTE_RULES:
+        return handle_rules(s, c, r);
+    case SVC_ROUTE_INVENTORY:
+        /* No probe is wired into the server yet. */
+        return respond_problem(s, c, r, 404, API_PROBLEM_PROBE_DISABLED, "Probe disabled",
+                               "this server runs without an accelerator probe", NULL);
+    case SVC_ROUTE_HEALTHZ:
+        return handle_healthz(s, c, r);
+    case SVC_ROUTE_READYZ:
+        return handle_readyz(s, c, r);
+    case SVC_ROUTE_METRICS:
+        return handle_metrics(s, c, r);
+    case SVC_ROUTE_OPENAPI_YAML:
+        text = api_contract_yaml(s->contract, &len);
+        return respond(s, c, r, 200, "application/yaml; charset=utf-8", unconst(text),
+                       len, BODY_STATIC, NULL);
+    case SVC_ROUTE_OPENAPI_JSON:
+        text = api_contract_json(s->contract, &len);
+        return respond(s, c, r, 200, JSON_TYPE, unconst(text), len, BODY_STATIC, NULL);
+    case SVC_ROUTE_UNMATCHED:
+    case SVC_ROUTE_COUNT:
+        break;
+    }
+    return respond_problem(s, c, r, 404, NULL, NULL, "no such resource", NULL);
+}
+
+/* ---- libmicrohttpd callbacks ------------------------------------------------------- */
+
+/* Checks that need only the headers. Returns true when it queued an answer. */
+static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
+                         enum MHD_Result *res)
+{
+    char allow[64];
+    if (r->over_limit) {
+        *res = respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, "Too many connections",
+                               "the server is at its connection limit; retry shortly",
+                               retry_after);
+        return true;
+    }
+    if (r->route == SVC_ROUTE_UNMATCHED) {
+        *res = respond_problem(s, c, r, 404, NULL, NULL, "no such resource", NULL);
+        return true;
+    }
+    if (r->method == SVC_METHOD_OPTIONS) {
+        *res = handle_options(s, c, r);
+        return true;
+    }
+    if ((svc_route_methods(r->route) & SVC_METHOD_BIT(r->method)) == 0) {
+        svc_route_allow(r->route, allow, sizeof(allow));
+        const struct hdr h[] = {{MHD_HTTP_HEADER_ALLOW, allow}, {NULL, NULL}};
+        char detail[96];
+        snprintf(detail, sizeof(detail), "this resource supports %s", allow);
+        *res = respond_problem(s, c, r, 405, NULL, NULL, detail, h);
+        return true;
+    }
+    if (s->auth != NULL && svc_route_protected(r->route) &&
+        !svc_auth_check(s->auth, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                             MHD_HTTP_HEADER_AUTHORIZATION))) {
+        const struct hdr h[] = {{MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"accel-advisor\""},
+                                {NULL, NULL}};
+        *res = respond_problem(s, c, r, 401, API_PROBLEM_UNAUTHORIZED, "Unauthorized",
+                               "send a valid API key as Authorization: Bearer KEY", h);
+        return true;
+    }
+    if (svc_route_needs_rules(r->route)) {
+        r->rs = svc__rules_acquire(s);
+        if (r->rs == NULL) {
+            *res = respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY, "Not ready",
+                                   "no rule set is loaded", retry_after);
+            return true;
+        }
+    }
+    if (r->method == SVC_METHOD_POST) {
+        const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                     MHD_HTTP_HEADER_CONTENT_TYPE);
+        if (svc_content_type_classify(ct) != SVC_CTYPE_JSON) {
+            *res = respond_problem(s, c, r, 415, API_PROBLEM_UNSUPPORTED_MEDIA_TYPE,
+                                   "Unsupported Media Type",
+                                   "send the body as Content-Type: application/json (UTF-8)",
+                                   NULL);
+            return true;
+        }
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl != NULL) {
+            char *end = NULL;
+            errno = 0;
+            unsigned long long n = strtoull(cl, &end, 10);
+            if (errno != 0 || n > s->cfg.max_body_bytes) {
+                char detail[96];
+                snprintf(detail, sizeof(detail), "the body limit is %u bytes",
+                         s->cfg.max_body_bytes);
+                *res = respond_problem(s, c, r, 413, API_PROBLEM_BODY_TOO_LARGE,
+                                       "The request body is too large", detail, NULL);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_data_size,
+                                  void **req_cls)
+{
+    svc_server *s = cls;
+    struct req *r = *req_cls;
+    (void)version;
+    if (r == NULL) {
+        r = calloc(1, sizeof(*r));
+        if (r == NULL)
+            return MHD_NO;
+        r->start_ns = now_ns();
+        atomic_fetch_add_explicit(&s->metrics.inflight, 1, memory_order_relaxed);
+        *req_cls = r;
+        r->route = svc_route_match(url);
+        r->method = svc_method_parse(method);
+        const char *id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Request-Id");
+        if (svc_request_id_valid(id))
+            snprintf(r->id, sizeof(r->id), "%s", id);
+        else
+            svc_request_id_generate(r->id);
+        r->origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+        r->cors = svc_cors_origin_allowed(s->cfg.cors_origins, r->origin);
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        r->over_limit = ci != NULL && ci->socket_context == &over_limit_marker;
+        /* libmicrohttpd closes the connection after a response queued in this
+         * first call (it cannot know the body was empty), so a request without
+         * a body is answered in the final call, keeping the connection alive.
+         * A request with a body is checked now, so a 401, 413 or 415 is sent
+         * without reading a body that would be refused anyway. */
+        const char *cl =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        bool has_body = (cl != NULL && strcmp(cl, "0") != 0) ||
+                        MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                    MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+        if (has_body) {
+            enum MHD_Result res = MHD_YES;
+            r->checked = true;
+            if (early_answer(s, c, r, &res))
+                return res;
+        }
+        return MHD_YES;
+    }
+    if (*upload_data_size > 0) {
+        size_t n = *upload_data_size;
+        *upload_data_size = 0;
+        if (r->too_large) {
+            r->discarded += n;
+            /* Past this, stop reading: close rather than drain a hostile body. */
+            return r->discarded > (size_t)s->cfg.max_body_bytes * DISCARD_FACTOR ? MHD_NO
+                                                                                 : MHD_YES;
+        }
+        if (n > s->cfg.max_body_bytes - r->body_len) {
+            /* A chunked body (no Content-Length) grew past the limit. */
+            r->too_large = true;
+            r->discarded = r->body_len + n;
+            free(r->body);
+            r->body = NULL;
+            r->body_len = r->body_cap = 0;
+            return MHD_YES;
+        }
+        if (r->body_len + n + 1 > r->body_cap) {
+            size_t cap = r->body_cap > 0 ? r->body_cap : 4096;
+            while (cap < r->body_len + n + 1)
+                cap *= 2;
+            if (cap > (size_t)s->cfg.max_body_bytes + 1)
+                cap = (size_t)s->cfg.max_body_bytes + 1;
+            char *b = realloc(r->body, cap);
+            if (b == NULL)
+                return MHD_NO;
+            r->body = b;
+            r->body_cap = cap;
+        }
+        memcpy(r->body + r->body_len, upload_data, n);
+        r->body_len += n;
+        r->body[r->body_len] = '\0';
+        return MHD_YES;
+    }
+    if (r->status != 0)
+        return MHD_YES; /* already answered */
+    if (!r->checked) {
+        enum MHD_Result res = MHD_YES;
+        r->checked = true;
+        if (early_answer(s, c, r, &res))
+            return res;
+    }
+    if (r->too_large) {
+        char detail[96];
+        snprintf(detail, sizeof(detail), "the body limit is %u bytes", s->cfg.max_body_bytes);
+        return respond_problem(s, c, r, 413, API_PROBLEM_BODY_TOO_LARGE,
+                               "The request body is too large", detail, NULL);
+    }
+    return dispatch(s, c, r);
+}
+
+static const char *termination_name(enum MHD_RequestTerminationCode toe)
+{
+    switch (toe) {
+    case MHD_REQUEST_TERMINATED_COMPLETED_OK:
+        return "completed";
+    case MHD_REQUEST_TERMINATED_WITH_ERROR:
+        return "error";
+    case MHD_REQUEST_TERMINATED_TIMEOUT_REACHED:
+        return "timeout";
+    case MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN:
+        return "shutdown";
+    case MHD_REQUEST_TERMINATED_READ_ERROR:
+        return "read_error";
+    case MHD_REQUEST_TERMINATED_CLIENT_ABORT:
+        return "client_abort";
+    }
+    return "unknown";
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    svc_server *s = cls;
+    struct req *r = *req_cls;
+    (void)c;
+    if (r == NULL)
+        return;
+    uint64_t dur = now_ns() - r->start_ns;
+    if (r->status != 0)
+        svc_metrics_observe(&s->metrics, r->route, r->method, r->status, dur);
+    if (s->cfg.access_log) {
+        struct svc_log_line l;
+        svc_log_begin(&l, "info", "request");
+        svc_log_str(&l, "request_id", r->id);
+        svc_log_str(&l, "method", svc_method_label(r->method));
+        svc_log_str(&l, "route", svc_route_label(r->route));
+        svc_log_int(&l, "status", r->status);
+        svc_log_num(&l, "duration_ms", (double)dur / 1e6);
+        svc_log_uint(&l, "bytes", r->bytes);
+        if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+            svc_log_str(&l, "outcome", termination_name(toe));
+        svc_log_end(&l);
+    }
+    dc_ruleset_release(r->rs);
+    free(r->body);
+    free(r);
+    *req_cls = NULL;
+    atomic_fetch_sub_explicit(&s->metrics.inflight, 1, memory_order_relaxed);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    svc_server *s = cls;
+    (void)c;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        int64_t n = atomic_fetch_add(&s->metrics.connections, 1) + 1;
+        if (n > (int64_t)s->cfg.max_connections) {
+            *socket_context = &over_limit_marker;
+            atomic_fetch_add_explicit(&s->metrics.connections_rejected, 1,
+                                      memory_order_relaxed);
+        }
+    } else {
+        atomic_fetch_sub(&s->metrics.connections, 1);
+    }
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    char msg[512];
+    (void)cls;
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    size_t n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+        msg[--n] = '\0';
+    svc_log_msg("warn", "libmicrohttpd", "%s", msg);
+}
+
+/* ---- start and stop ------------------------------------------------------------------ */
+
+/* Bind and listen on cfg->listen ("HOST:PORT", "[V6]:PORT"). */
+static int open_listener(const char *listen_on, int *fd_out, int *family, uint16_t *port,
+                         char *why, size_t whylen)
+{
+    char host[SVC_CONFIG_STR_MAX];
+    const char *portstr = NULL;
+    if (listen_on[0] == '[') {
+        const char *close = strchr(listen_on, ']');
+        size_t n = (size_t)(close - listen_on - 1);
+        memcpy(host, listen_on + 1, n);
+        host[n] = '\0';
+        portstr = close + 2;
+    } else {
+        const char *colon = strrchr(listen_on, ':');
+        size_t n = (size_t)(colon - listen_on);
+        memcpy(host, listen_on, n);
+        host[n] = '\0';
+        portstr = colon + 1;
+    }
+    struct addrinfo hints = {0}, *ai = NULL;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int gai = getaddrinfo(host, portstr, &hints, &ai);
+    if (gai != 0) {
+        snprintf(why, whylen, "listen %s: %s", listen_on, gai_strerror(gai));
+        return -1;
+    }
+    int fd = -1, err = 0;
+    for (struct addrinfo *a = ai; a != NULL; a = a->ai_next) {
+        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+        if (fd < 0) {
+            err = errno;
+            continue;
+        }
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (a->ai_family == AF_INET6)
+            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+        if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, LISTEN_BACKLOG) == 0) {
+            *family = a->ai_family;
+            break;
+        }
+        err = errno;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(ai);
+    if (fd < 0) {
+        snprintf(why, whylen, "listen %s: %s", listen_on, strerror(err));
+        return -1;
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+        if (ss.ss_family == AF_INET)
+            *port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+        else if (ss.ss_family == AF_INET6)
+            *port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+    }
+    *fd_out = fd;
+    return 0;
+}
+
+static int load_contract(svc_server *s, char *why, size_t whylen)
+{
+    struct dc_error err;
+    dc_error_clear(&err);
+    enum dc_status rc;
+    if (s->cfg.openapi_file[0] == '\0') {
+        rc = api_contract_load_embedded(aa_embedded_files, &s->contract, &err);
+    } else {
+        FILE *fp = fopen(s->cfg.openapi_file, "rb");
+        if (fp == NULL) {
+            snprintf(why, whylen, "openapi_file %s: %s", s->cfg.openapi_file, strerror(errno));
+            return -1;
+        }
+        char *text = malloc((size_t)DC_YAML_MAX_BYTES + 1);
+        size_t n = text != NULL ? fread(text, 1, (size_t)DC_YAML_MAX_BYTES + 1, fp) : 0;
+        fclose(fp);
+        if (text == NULL || n > DC_YAML_MAX_BYTES) {
+            free(text);
+            snprintf(why, whylen, "openapi_file %s: larger than %u bytes", s->cfg.openapi_file,
+                     DC_YAML_MAX_BYTES);
+            return -1;
+        }
+        rc = api_contract_load(text, n, s->cfg.openapi_file, &s->contract, &err);
+        free(text);
+    }
+    if (rc != DC_OK) {
+        snprintf(why, whylen, "the contract does not load: %s%s%s", err.where,
+                 err.where[0] != '\0' ? ": " : "", err.msg);
+        return -1;
+    }
+    rc = api_contract_query_params(s->contract, "/v1/accelerators", "get",
+                                   &s->accelerator_params, &err);
+    if (rc != DC_OK) {
+        snprintf(why, whylen, "the contract's GET /v1/accelerators: %s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, size_t whylen)
+{
+    *out = NULL;
+    svc_server *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    s->cfg = *cfg;
+    s->listen_fd = -1;
+    s->watch_stop[0] = s->watch_stop[1] = -1;
+    svc_metrics_init(&s->metrics);
+    pthread_mutex_init(&s->rs_mu, NULL);
+    pthread_mutex_init(&s->reload_mu, NULL);
+    atomic_init(&s->draining, false);
+    snprintf(s->mhd_version, sizeof(s->mhd_version), "%s", MHD_get_version());
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    s->threads = cfg->threads > 0 ? cfg->threads : (unsigned)(cpus > 0 ? cpus : 1);
+    if (s->threads > SVC_MAX_THREADS)
+        s->threads = SVC_MAX_THREADS;
+
+    if (load_contract(s, why, whylen) != 0)
+        goto fail;
+    if (cfg->api_keys_file[0] != '\0') {
+        char msg[512];
+        if (svc_auth_load(cfg->api_keys_file, &s->auth, msg, sizeof(msg)) != 0) {
+            snprintf(why, whylen, "api_keys_file: %s", msg);
+            goto fail;
+        }
+    }
+    if (cfg->cache_entries > 0 && cfg->cache_max_bytes > 0) {
+        s->cache = svc_cache_new(cfg->cache_entries, cfg->cache_max_bytes);
+        if (s->cache == NULL) {
+            snprintf(why, whylen, "out of memory");
+            goto fail;
+        }
+    }
+    if (svc__rules_initial(s, why, whylen) != 0)
+        goto fail;
+    int family = AF_INET;
+    if (open_listener(cfg->listen, &s->listen_fd, &family, &s->port, why, whylen) != 0)
+        goto fail;
+
+    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+    if (family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    unsigned limit = cfg->max_connections + OVERFLOW_MARGIN(cfg->max_connections);
+    s->daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+        MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
+        MHD_OPTION_THREAD_POOL_SIZE, s->threads, MHD_OPTION_CONNECTION_LIMIT, limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, cfg->connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_END);
+    if (s->daemon == NULL) {
+        snprintf(why, whylen, "libmicrohttpd did not start on %s", cfg->listen);
+        goto fail;
+    }
+    if (svc__watch_start(s) != 0) {
+        snprintf(why, whylen, "the rules watcher did not start: %s", strerror(errno));
+        goto fail;
+    }
+    dc_ruleset *rs = svc__rules_acquire(s);
+    struct svc_log_line l;
+    svc_log_begin(&l, "info", "listening");
+    svc_log_str(&l, "listen", cfg->listen);
+    svc_log_uint(&l, "port", s->port);
+    svc_log_uint(&l, "threads", s->threads);
+    svc_log_str(&l, "rules_version", dc_ruleset_version(rs));
+    svc_log_str(&l, "rules_origin", dc_ruleset_origin(rs));
+    svc_log_str(&l, "contract_version", api_contract_version(s->contract));
+    svc_log_bool(&l, "auth", s->auth != NULL);
+    svc_log_bool(&l, "cors", cfg->cors_origins[0] != '\0');
+    svc_log_str(&l, "version", AA_VERSION);
+    svc_log_str(&l, "libmicrohttpd", s->mhd_version);
+    svc_log_end(&l);
+    dc_ruleset_release(rs);
+    *out = s;
+    return 0;
+fail:
+    svc_server_free(s);
+    return -1;
+}
+
+uint16_t svc_server_port(const svc_server *s)
+{
+    return s->port;
+}
+
+long svc_server_drain(svc_server *s)
+{
+    atomic_store(&s->draining, true);
+    if (s->daemon != NULL && s->listen_fd >= 0) {
+        MHD_socket fd = MHD_quiesce_daemon(s->daemon);
+        if (fd != MHD_INVALID_SOCKET)
+            close(fd);
+        s->listen_fd = -1;
+    }
+    long inflight = (long)atomic_load(&s->metrics.inflight);
+    struct svc_log_line l;
+    svc_log_begin(&l, "info", "draining");
+    svc_log_int(&l, "inflight", inflight);
+    svc_log_uint(&l, "grace_s", s->cfg.shutdown_grace_s);
+    svc_log_end(&l);
+    uint64_t deadline = now_ns() + (uint64_t)s->cfg.shutdown_grace_s * 1000000000ull;
+    while ((inflight = (long)atomic_load(&s->metrics.inflight)) > 0 && now_ns() < deadline) {
+        struct timespec ts = {0, 5 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    svc_log_begin(&l, inflight == 0 ? "info" : "warn", "drained");
+    svc_log_int(&l, "inflight", inflight);
+    svc_log_end(&l);
+    return inflight;
+}
+
+void svc_server_free(svc_server *s)
+{
+    if (s == NULL)
+        return;
+    svc__watch_stop(s);
+    if (s->daemon != NULL)
+        MHD_stop_daemon(s->daemon);
+    else if (s->listen_fd >= 0)
+        close(s->listen_fd);
+    svc__rules_clear(s);
+    api_query_params_cleanup(&s->accelerator_params);
+    api_contract_free(s->contract);
+    svc_auth_free(s->auth);
+    svc_cache_free(s->cache);
+    pthread_mutex_destroy(&s->rs_mu);
+    pthread_mutex_destroy(&s->reload_mu);
+    free(s);
+}

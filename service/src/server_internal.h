@@ -1,0 +1,69 @@
+/* service/src/server_internal.h -- state shared by server.c (HTTP),
+ * server_rules.c (the current rule set, reloads) and server_watch.c (the rules
+ * directory watcher). Not used outside server*.c. */
+#ifndef SVC_SERVER_INTERNAL_H
+#define SVC_SERVER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <microhttpd.h>
+
+#include "api/openapi.h"
+#include "auth.h"
+#include "config.h"
+#include "dc/ruleset.h"
+#include "metrics.h"
+#include "server.h"
+#include "server_cache.h"
+
+struct svc_server {
+    struct svc_config cfg;
+    unsigned threads;
+    api_contract *contract;
+    struct api_query_params accelerator_params; /* GET /v1/accelerators */
+    svc_auth *auth;                              /* NULL: no authentication */
+    struct svc_metrics metrics;
+    svc_cache *cache; /* NULL when cache_entries is 0 */
+    char mhd_version[32];
+
+    /* The serving rule set: the pointer is guarded by rs_mu; every request
+     * takes its own reference (dc_ruleset_retain) for its whole life, so a
+     * swap never frees a set in use. reload_mu serialises loads. */
+    pthread_mutex_t rs_mu;
+    dc_ruleset *rs;
+    pthread_mutex_t reload_mu;
+
+    struct MHD_Daemon *daemon;
+    int listen_fd; /* owned until handed to MHD; -1 after quiesce */
+    uint16_t port;
+    atomic_bool draining;
+
+    /* The rules directory watcher (server_watch.c). */
+    pthread_t watch_thread;
+    bool watch_started;
+    int watch_stop[2]; /* pipe: writing wakes the watcher to exit */
+};
+
+/* ---- server_rules.c ---- */
+
+/* A new reference to the serving rule set, or NULL when none is loaded. The
+ * caller releases it with dc_ruleset_release. */
+dc_ruleset *svc__rules_acquire(svc_server *s);
+
+/* The first load at start-up: returns 0, or -1 with the problems in why. */
+int svc__rules_initial(svc_server *s, char *why, size_t whylen);
+
+/* Release the serving set (at shutdown). */
+void svc__rules_clear(svc_server *s);
+
+/* ---- server_watch.c ---- */
+
+/* Start watching cfg.rules (when set and rules_watch is on). Returns 0, or -1
+ * when the thread cannot start. */
+int svc__watch_start(svc_server *s);
+void svc__watch_stop(svc_server *s);
+
+#endif /* SVC_SERVER_INTERNAL_H */

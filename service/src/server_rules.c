@@ -1,0 +1,126 @@
+/* service/src/server_rules.c -- the serving rule set: a mutex-guarded pointer to
+ * an immutable, reference-counted dc_ruleset, swapped atomically on reload.
+ *
+ * A request takes a reference under the mutex (a pointer copy and an atomic
+ * increment, nothing more) and keeps it until it completes, so a reload never
+ * waits for requests and requests never see a half-loaded set: in-flight
+ * requests finish on the set they started with. A set that fails to load is
+ * logged with every problem, counted, and the last good set keeps serving. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "rulesrc.h"
+#include "server_internal.h"
+
+/* Problems logged per failed load (all are counted). */
+#define LOGGED_DIAGS 20
+
+dc_ruleset *svc__rules_acquire(svc_server *s)
+{
+    pthread_mutex_lock(&s->rs_mu);
+    dc_ruleset *rs = dc_ruleset_retain(s->rs);
+    pthread_mutex_unlock(&s->rs_mu);
+    return rs;
+}
+
+void svc__rules_clear(svc_server *s)
+{
+    pthread_mutex_lock(&s->rs_mu);
+    dc_ruleset *old = s->rs;
+    s->rs = NULL;
+    pthread_mutex_unlock(&s->rs_mu);
+    dc_ruleset_release(old);
+}
+
+static double elapsed_ms(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* Load, and on success swap in. Called with reload_mu held. */
+static bool load_and_swap(svc_server *s, const char *trigger, char *why, size_t whylen)
+{
+    struct dc_diags diags;
+    dc_diags_init(&diags);
+    dc_ruleset *fresh = NULL;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const char *dir = s->cfg.rules[0] != '\0' ? s->cfg.rules : NULL;
+    enum dc_status rc = svc_ruleset_load(dir, &fresh, &diags);
+    double ms = elapsed_ms(&t0);
+    struct svc_log_line l;
+    if (rc != DC_OK) {
+        char first[768] = "";
+        if (diags.count > 0)
+            dc_diag_format(&diags.items[0], first, sizeof(first));
+        else
+            snprintf(first, sizeof(first), "%s", dc_strerror(rc));
+        svc_metrics_reload(&s->metrics, false, (int64_t)time(NULL));
+        svc_log_begin(&l, "error", "rules_reload");
+        svc_log_str(&l, "result", "failure");
+        svc_log_str(&l, "trigger", trigger);
+        svc_log_str(&l, "origin", dir != NULL ? dir : "embedded");
+        svc_log_uint(&l, "problems", diags.count);
+        svc_log_str(&l, "error", first);
+        svc_log_str(&l, "keeping", s->rs != NULL ? dc_ruleset_version(s->rs) : NULL);
+        svc_log_num(&l, "duration_ms", ms);
+        svc_log_end(&l);
+        for (size_t i = 0; i < diags.count && i < LOGGED_DIAGS; i++) {
+            char line[768];
+            dc_diag_format(&diags.items[i], line, sizeof(line));
+            svc_log_begin(&l, "error", "rules_problem");
+            svc_log_str(&l, "msg", line);
+            svc_log_end(&l);
+        }
+        if (why != NULL)
+            snprintf(why, whylen, "the rule set %s does not load: %s (%zu problem%s)",
+                     dir != NULL ? dir : "(embedded)", first, diags.count,
+                     diags.count == 1 ? "" : "s");
+        dc_diags_cleanup(&diags);
+        return false;
+    }
+    dc_diags_cleanup(&diags);
+    pthread_mutex_lock(&s->rs_mu);
+    dc_ruleset *old = s->rs;
+    s->rs = fresh;
+    pthread_mutex_unlock(&s->rs_mu);
+    svc_metrics_reload(&s->metrics, true, (int64_t)time(NULL));
+    bool changed = old == NULL || strcmp(dc_ruleset_version(old), dc_ruleset_version(fresh)) != 0;
+    svc_log_begin(&l, "info", "rules_reload");
+    svc_log_str(&l, "result", "success");
+    svc_log_str(&l, "trigger", trigger);
+    svc_log_str(&l, "origin", dc_ruleset_origin(fresh));
+    svc_log_str(&l, "version", dc_ruleset_version(fresh));
+    svc_log_str(&l, "previous_version", old != NULL ? dc_ruleset_version(old) : NULL);
+    svc_log_bool(&l, "changed", changed);
+    svc_log_uint(&l, "rules", dc_ruleset_rule_count(fresh));
+    svc_log_uint(&l, "accelerators", dc_ruleset_accelerator_count(fresh));
+    svc_log_num(&l, "duration_ms", ms);
+    svc_log_end(&l);
+    /* Bodies of the old set can never be served again. */
+    if (changed)
+        svc_cache_clear(s->cache);
+    /* Requests still holding `old` keep it alive until they complete. */
+    dc_ruleset_release(old);
+    return true;
+}
+
+int svc__rules_initial(svc_server *s, char *why, size_t whylen)
+{
+    pthread_mutex_lock(&s->reload_mu);
+    bool ok = load_and_swap(s, "start", why, whylen);
+    pthread_mutex_unlock(&s->reload_mu);
+    return ok ? 0 : -1;
+}
+
+bool svc_server_reload(svc_server *s, const char *trigger)
+{
+    pthread_mutex_lock(&s->reload_mu);
+    bool ok = load_and_swap(s, trigger, NULL, 0);
+    pthread_mutex_unlock(&s->reload_mu);
+    return ok;
+}

@@ -1,0 +1,192 @@
+/* service/src/server_watch.c -- reload the rule set when its directory changes.
+ *
+ * inotify watches the directory itself, which covers both ways rules change in
+ * practice: files edited or replaced in place, and a Kubernetes ConfigMap
+ * volume, where the visible files are symlinks through `..data` and an update
+ * renames a fresh `..data` link over the old one (IN_MOVED_TO in the directory).
+ * Events are debounced: the reload runs once the directory has been quiet for
+ * rules_debounce_ms. If inotify is unavailable, or the watch is lost (the
+ * directory was removed or replaced), the directory is polled every
+ * rules_poll_interval_ms by a fingerprint of its files (name, size, mtime,
+ * inode, following symlinks) until a watch can be set again. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "server_internal.h"
+
+#define WATCH_MASK                                                                             \
+    (IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |         \
+     IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* An order-independent fingerprint of the directory's visible files; 0 when the
+ * directory cannot be read. */
+static uint64_t fingerprint(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return 0;
+    uint64_t sum = 1;
+    const struct dirent *e;
+    char path[PATH_MAX];
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (stat(path, &st) != 0)
+            continue;
+        uint64_t h = fnv(14695981039346656037ull, e->d_name, strlen(e->d_name));
+        h = fnv(h, &st.st_size, sizeof(st.st_size));
+        h = fnv(h, &st.st_mtim, sizeof(st.st_mtim));
+        h = fnv(h, &st.st_ino, sizeof(st.st_ino));
+        h = fnv(h, &st.st_dev, sizeof(st.st_dev));
+        sum += h;
+    }
+    closedir(d);
+    return sum;
+}
+
+static void *watch_main(void *arg)
+{
+    svc_server *s = arg;
+    const char *dir = s->cfg.rules;
+    int64_t debounce = s->cfg.rules_debounce_ms;
+    int64_t poll_every = s->cfg.rules_poll_interval_ms;
+    int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    int wd = -1;
+    if (ifd >= 0)
+        wd = inotify_add_watch(ifd, dir, WATCH_MASK);
+    if (wd < 0)
+        svc_log_msg("warn", "rules_watch", "inotify unavailable for %s (%s): polling every %lld ms",
+                    dir, strerror(errno), (long long)poll_every);
+    else
+        svc_log_msg("info", "rules_watch", "watching %s (inotify, debounce %lld ms)", dir,
+                    (long long)debounce);
+    uint64_t fp = fingerprint(dir);
+    bool pending = false;
+    int64_t due = 0, next_poll = now_ms() + poll_every;
+    _Alignas(struct inotify_event) char buf[4096];
+    for (;;) {
+        int64_t now = now_ms();
+        int64_t timeout = -1;
+        if (pending)
+            timeout = due > now ? due - now : 0;
+        if (wd < 0) {
+            int64_t t = next_poll > now ? next_poll - now : 0;
+            timeout = timeout < 0 || t < timeout ? t : timeout;
+        }
+        struct pollfd pf[2] = {{s->watch_stop[0], POLLIN, 0}, {ifd, POLLIN, 0}};
+        int n = poll(pf, ifd >= 0 ? 2 : 1, timeout > INT_MAX ? INT_MAX : (int)timeout);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n > 0 && (pf[0].revents & (POLLIN | POLLHUP)) != 0)
+            break;
+        if (n > 0 && ifd >= 0 && (pf[1].revents & POLLIN) != 0) {
+            for (;;) {
+                ssize_t len = read(ifd, buf, sizeof(buf));
+                if (len <= 0)
+                    break;
+                for (char *p = buf; p < buf + len;) {
+                    const struct inotify_event *ev = (const struct inotify_event *)(void *)p;
+                    if (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
+                        if (wd >= 0) {
+                            svc_log_msg("warn", "rules_watch",
+                                        "lost the watch on %s: polling until it is back", dir);
+                            inotify_rm_watch(ifd, wd);
+                        }
+                        wd = -1;
+                        next_poll = now_ms() + poll_every;
+                    }
+                    p += sizeof(*ev) + ev->len;
+                }
+                pending = true;
+                due = now_ms() + debounce;
+            }
+        }
+        now = now_ms();
+        if (wd < 0 && now >= next_poll) {
+            next_poll = now + poll_every;
+            if (ifd >= 0) {
+                wd = inotify_add_watch(ifd, dir, WATCH_MASK);
+                if (wd >= 0) {
+                    svc_log_msg("info", "rules_watch", "watching %s again (inotify)", dir);
+                    pending = true; /* it may have changed while unwatched */
+                    due = now + debounce;
+                }
+            }
+            uint64_t f = fingerprint(dir);
+            if (f != fp && !pending) {
+                pending = true;
+                due = now + debounce;
+            }
+        }
+        if (pending && now >= due) {
+            pending = false;
+            fp = fingerprint(dir);
+            svc_server_reload(s, "watch");
+        }
+    }
+    if (ifd >= 0)
+        close(ifd);
+    return NULL;
+}
+
+int svc__watch_start(svc_server *s)
+{
+    s->watch_stop[0] = s->watch_stop[1] = -1;
+    if (s->cfg.rules[0] == '\0' || !s->cfg.rules_watch)
+        return 0;
+    if (pipe(s->watch_stop) != 0)
+        return -1;
+    fcntl(s->watch_stop[0], F_SETFD, FD_CLOEXEC);
+    fcntl(s->watch_stop[1], F_SETFD, FD_CLOEXEC);
+    if (pthread_create(&s->watch_thread, NULL, watch_main, s) != 0) {
+        close(s->watch_stop[0]);
+        close(s->watch_stop[1]);
+        s->watch_stop[0] = s->watch_stop[1] = -1;
+        return -1;
+    }
+    s->watch_started = true;
+    return 0;
+}
+
+void svc__watch_stop(svc_server *s)
+{
+    if (!s->watch_started)
+        return;
+    ssize_t w;
+    do {
+        w = write(s->watch_stop[1], "x", 1);
+    } while (w < 0 && errno == EINTR);
+    pthread_join(s->watch_thread, NULL);
+    close(s->watch_stop[0]);
+    close(s->watch_stop[1]);
+    s->watch_started = false;
+}

@@ -1,0 +1,687 @@
+/* tests/integration/harness.c -- see harness.h. */
+#include "harness.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <curl/curl.h>
+
+#include "api/openapi.h"
+#include "api/schema.h"
+#include "dc/embedded.h"
+
+
+const char *h_binary;
+const char *h_source_dir;
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* ---- the server process ------------------------------------------------------- */
+
+static void *reader_main(void *arg)
+{
+    struct server *s = arg;
+    char buf[8192];
+    for (;;) {
+        ssize_t n = read(s->err_fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        pthread_mutex_lock(&s->mu);
+        if (s->log_len + (size_t)n + 1 > s->log_cap) {
+            size_t cap = s->log_cap * 2 + (size_t)n + 1;
+            char *p = realloc(s->log, cap);
+            if (p != NULL) {
+                s->log = p;
+                s->log_cap = cap;
+            }
+        }
+        if (s->log_len + (size_t)n + 1 <= s->log_cap) {
+            memcpy(s->log + s->log_len, buf, (size_t)n);
+            s->log_len += (size_t)n;
+            s->log[s->log_len] = '\0';
+        }
+        pthread_mutex_unlock(&s->mu);
+    }
+    return NULL;
+}
+
+size_t server_log_len(struct server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    size_t n = s->log_len;
+    pthread_mutex_unlock(&s->mu);
+    return n;
+}
+
+bool server_log_find(struct server *s, size_t from, const char *needle, size_t *at)
+{
+    bool found = false;
+    pthread_mutex_lock(&s->mu);
+    if (s->log != NULL && from <= s->log_len) {
+        const char *p = strstr(s->log + from, needle);
+        if (p != NULL) {
+            found = true;
+            if (at != NULL)
+                *at = (size_t)(p - s->log);
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return found;
+}
+
+bool server_log_wait(struct server *s, size_t from, const char *needle, int timeout_ms)
+{
+    long end = now_ms() + timeout_ms;
+    while (now_ms() < end) {
+        if (server_log_find(s, from, needle, NULL))
+            return true;
+        sleep_ms(10);
+    }
+    return server_log_find(s, from, needle, NULL);
+}
+
+void server_log_dump(struct server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    fprintf(stderr, "---- server log ----\n%s---- end of log ----\n", s->log ? s->log : "");
+    pthread_mutex_unlock(&s->mu);
+}
+
+int server_start(struct server *s, const char *const *args)
+{
+    memset(s, 0, sizeof(*s));
+    pthread_mutex_init(&s->mu, NULL);
+    s->log_cap = 65536;
+    s->log = calloc(1, s->log_cap);
+    int fds[2];
+    if (s->log == NULL || pipe(fds) != 0)
+        return -1;
+    const char *argv[64];
+    size_t n = 0;
+    argv[n++] = h_binary;
+    argv[n++] = "serve";
+    argv[n++] = "--listen";
+    argv[n++] = "127.0.0.1:0";
+    argv[n++] = "--threads";
+    argv[n++] = "2";
+    for (size_t i = 0; args != NULL && args[i] != NULL && n < 63; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        /* A test that fails half-way leaves no server behind: it dies with us. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        dup2(fds[1], 2);
+        int devnull = open("/dev/null", O_RDWR);
+        if (devnull >= 0) {
+            dup2(devnull, 0);
+            dup2(devnull, 1);
+        }
+        close(fds[0]);
+        close(fds[1]);
+        execv(h_binary, (char *const *)(uintptr_t)argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    s->pid = pid;
+    s->err_fd = fds[0];
+    if (pthread_create(&s->reader, NULL, reader_main, s) != 0)
+        return -1;
+    s->reader_started = true;
+    long end = now_ms() + 20000;
+    while (now_ms() < end) {
+        size_t at = 0;
+        if (server_log_find(s, 0, "\"event\":\"listening\"", &at)) {
+            pthread_mutex_lock(&s->mu);
+            const char *p = strstr(s->log + at, "\"port\":");
+            s->port = p != NULL ? atoi(p + 7) : 0;
+            pthread_mutex_unlock(&s->mu);
+            return s->port > 0 ? 0 : -1;
+        }
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            s->pid = 0;
+            fprintf(stderr, "server_start: the server exited with status %d\n",
+                    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+            break;
+        }
+        sleep_ms(10);
+    }
+    if (s->pid > 0) {
+        kill(s->pid, SIGKILL);
+        waitpid(s->pid, NULL, 0);
+        s->pid = 0;
+    }
+    pthread_join(s->reader, NULL);
+    s->reader_started = false;
+    close(s->err_fd);
+    server_log_dump(s);
+    free(s->log);
+    s->log = NULL;
+    return -1;
+}
+
+static int decode_status(int st)
+{
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    if (WIFSIGNALED(st))
+        return 128 + WTERMSIG(st);
+    return -1;
+}
+
+int server_wait(struct server *s, int timeout_ms)
+{
+    int status = -1;
+    if (s->pid > 0) {
+        long end = now_ms() + timeout_ms;
+        int st = 0;
+        for (;;) {
+            pid_t w = waitpid(s->pid, &st, WNOHANG);
+            if (w == s->pid) {
+                status = decode_status(st);
+                break;
+            }
+            if (now_ms() >= end) {
+                kill(s->pid, SIGKILL);
+                waitpid(s->pid, &st, 0);
+                status = -2;
+                break;
+            }
+            sleep_ms(10);
+        }
+        s->pid = 0;
+    }
+    if (s->reader_started) {
+        pthread_join(s->reader, NULL);
+        s->reader_started = false;
+        close(s->err_fd);
+    }
+    return status;
+}
+
+int server_stop(struct server *s, int sig)
+{
+    if (s->pid > 0)
+        kill(s->pid, sig);
+    int st = server_wait(s, 40000);
+    free(s->log);
+    s->log = NULL;
+    pthread_mutex_destroy(&s->mu);
+    return st;
+}
+
+/* ---- HTTP --------------------------------------------------------------------- */
+
+struct sink {
+    char *p;
+    size_t len;
+};
+
+static size_t sink_write(char *data, size_t size, size_t n, void *cls)
+{
+    struct sink *k = cls;
+    size_t add = size * n;
+    char *p = realloc(k->p, k->len + add + 1);
+    if (p == NULL)
+        return 0;
+    memcpy(p + k->len, data, add);
+    k->p = p;
+    k->len += add;
+    k->p[k->len] = '\0';
+    return add;
+}
+
+int http(struct server *s, const char *method, const char *path, const char *ctype,
+         const char *body, size_t len, const char *const *headers, struct resp *out)
+{
+    char url[512], ct[256];
+    memset(out, 0, sizeof(*out));
+    CURL *c = curl_easy_init();
+    if (c == NULL)
+        return -1;
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", s->port, path);
+    struct sink b = {NULL, 0}, h = {NULL, 0};
+    struct curl_slist *hl = NULL;
+    if (ctype != NULL) {
+        snprintf(ct, sizeof(ct), "Content-Type: %s", ctype);
+        hl = curl_slist_append(hl, ct);
+    } else if (body != NULL) {
+        hl = curl_slist_append(hl, "Content-Type:"); /* no Content-Type at all */
+    }
+    hl = curl_slist_append(hl, "Expect:");
+    for (size_t i = 0; headers != NULL && headers[i] != NULL; i++)
+        hl = curl_slist_append(hl, headers[i]);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    if (strcmp(method, "HEAD") == 0)
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    if (body != NULL) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+    }
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, sink_write);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &h);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+    CURLcode rc = curl_easy_perform(c);
+    if (rc == CURLE_OK)
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
+    curl_slist_free_all(hl);
+    curl_easy_cleanup(c);
+    out->body = b.p != NULL ? b.p : calloc(1, 1);
+    out->len = b.len;
+    out->headers = h.p != NULL ? h.p : calloc(1, 1);
+    out->headers_len = h.len;
+    if (rc != CURLE_OK)
+        fprintf(stderr, "http %s %s: %s\n", method, path, curl_easy_strerror(rc));
+    return rc == CURLE_OK ? 0 : -1;
+}
+
+int http_get(struct server *s, const char *path, struct resp *out)
+{
+    return http(s, "GET", path, NULL, NULL, 0, NULL, out);
+}
+
+int http_post_json(struct server *s, const char *path, const char *body, struct resp *out)
+{
+    return http(s, "POST", path, "application/json", body, strlen(body), NULL, out);
+}
+
+bool resp_header(const struct resp *r, const char *name, char *buf, size_t len)
+{
+    size_t nl = strlen(name);
+    const char *p = r->headers;
+    while (p != NULL && *p != '\0') {
+        const char *eol = strstr(p, "\r\n");
+        size_t ll = eol != NULL ? (size_t)(eol - p) : strlen(p);
+        if (ll > nl && strncasecmp(p, name, nl) == 0 && p[nl] == ':') {
+            const char *v = p + nl + 1;
+            while (*v == ' ')
+                v++;
+            size_t vl = ll - (size_t)(v - p);
+            if (vl >= len)
+                vl = len - 1;
+            memcpy(buf, v, vl);
+            buf[vl] = '\0';
+            return true;
+        }
+        p = eol != NULL ? eol + 2 : NULL;
+    }
+    return false;
+}
+
+cJSON *resp_json(const struct resp *r)
+{
+    return r->body != NULL ? cJSON_ParseWithLength(r->body, r->len) : NULL;
+}
+
+void resp_free(struct resp *r)
+{
+    free(r->body);
+    free(r->headers);
+    memset(r, 0, sizeof(*r));
+}
+
+/* ---- the contract ---------------------------------------------------------------- */
+
+static api_contract *contract;
+static struct {
+    char entry[512];
+    api_schema *schema;
+} compiled[64];
+static size_t n_compiled;
+static pthread_mutex_t contract_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static const api_schema *schema_at(const char *entry)
+{
+    struct dc_error err;
+    pthread_mutex_lock(&contract_mu);
+    if (contract == NULL && api_contract_load_embedded(aa_embedded_files, &contract, &err) != DC_OK)
+        fail_msg("contract: %s", err.msg);
+    for (size_t i = 0; i < n_compiled; i++) {
+        if (strcmp(compiled[i].entry, entry) == 0) {
+            pthread_mutex_unlock(&contract_mu);
+            return compiled[i].schema;
+        }
+    }
+    api_schema *sch = NULL;
+    if (n_compiled == 64 || api_schema_compile(api_contract_root(contract), entry, &sch, &err) != DC_OK)
+        fail_msg("cannot compile %s: %s", entry, err.msg);
+    snprintf(compiled[n_compiled].entry, sizeof(compiled[0].entry), "%s", entry);
+    compiled[n_compiled++].schema = sch;
+    pthread_mutex_unlock(&contract_mu);
+    return sch;
+}
+
+static void validate_at(const cJSON *json, const char *entry, const char *what)
+{
+    struct api_schema_result vr = {0};
+    struct dc_error err;
+    const api_schema *sch = schema_at(entry);
+    if (api_schema_validate(sch, json, 20, &vr, &err) != DC_OK)
+        fail_msg("%s: validator error %s", what, err.msg);
+    if (!vr.valid) {
+        char *text = cJSON_PrintUnformatted(json);
+        fprintf(stderr, "%s: body does not match %s:\n", what, entry);
+        for (size_t i = 0; i < vr.count; i++)
+            fprintf(stderr, "  %s: %s (%s)\n", vr.items[i].pointer, vr.items[i].message,
+                    vr.items[i].keyword);
+        fprintf(stderr, "  body: %.2000s\n", text != NULL ? text : "?");
+        cJSON_free(text);
+        api_schema_result_cleanup(&vr);
+        fail_msg("%s: response does not match the contract", what);
+    }
+    api_schema_result_cleanup(&vr);
+}
+
+void check_component(const cJSON *json, const char *name)
+{
+    char entry[256];
+    snprintf(entry, sizeof(entry), "#/components/schemas/%s", name);
+    validate_at(json, entry, name);
+}
+
+void check_contract(const struct resp *r, const char *method, const char *path_template)
+{
+    char ptr[512] = "#/paths", lower[16], what[600], ctype[256], media[256];
+    snprintf(what, sizeof(what), "%s %s -> %ld", method, path_template, r->status);
+    schema_at("#/components/schemas/Problem"); /* loads the contract */
+    const cJSON *root = api_contract_root(contract);
+    size_t i = 0;
+    for (; method[i] != '\0' && i + 1 < sizeof(lower); i++)
+        lower[i] = (char)(method[i] >= 'A' && method[i] <= 'Z' ? method[i] + 32 : method[i]);
+    lower[i] = '\0';
+    api_json_pointer_append(ptr, sizeof(ptr), path_template);
+    api_json_pointer_append(ptr, sizeof(ptr), lower);
+    if (!resp_header(r, "Content-Type", ctype, sizeof(ctype)))
+        ctype[0] = '\0';
+    snprintf(media, sizeof(media), "%s", ctype);
+    char *semi = strchr(media, ';');
+    if (semi != NULL)
+        *semi = '\0';
+    const cJSON *op = api_json_pointer_get(root, ptr);
+    if (op == NULL) {
+        /* No such operation: the body must be a Problem. */
+        if (strcmp(media, "application/problem+json") != 0)
+            fail_msg("%s: expected application/problem+json, got \"%s\"", what, ctype);
+        cJSON *j = resp_json(r);
+        if (j == NULL)
+            fail_msg("%s: body is not JSON", what);
+        validate_at(j, "#/components/schemas/Problem", what);
+        cJSON_Delete(j);
+        return;
+    }
+    char code[16], rptr[600];
+    snprintf(code, sizeof(code), "%ld", r->status);
+    snprintf(rptr, sizeof(rptr), "%s/responses", ptr);
+    const cJSON *responses = api_json_pointer_get(root, rptr);
+    const cJSON *resp = cJSON_GetObjectItemCaseSensitive(responses, code);
+    if (resp == NULL) {
+        resp = cJSON_GetObjectItemCaseSensitive(responses, "default");
+        snprintf(code, sizeof(code), "default");
+    }
+    if (resp == NULL)
+        fail_msg("%s: the contract declares no response %ld (and no default)", what, r->status);
+    api_json_pointer_append(rptr, sizeof(rptr), code);
+    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(resp, "$ref");
+    if (cJSON_IsString(ref)) {
+        snprintf(rptr, sizeof(rptr), "%s", ref->valuestring);
+        resp = api_json_pointer_get(root, rptr);
+    }
+    if (r->status == 204 || strcmp(method, "HEAD") == 0)
+        return; /* no body */
+    const cJSON *content = cJSON_GetObjectItemCaseSensitive(resp, "content");
+    if (cJSON_GetObjectItemCaseSensitive(content, media) == NULL)
+        fail_msg("%s: media type \"%s\" is not declared for this response", what, media);
+    char entry[900];
+    snprintf(entry, sizeof(entry), "%s/content", rptr);
+    api_json_pointer_append(entry, sizeof(entry), media);
+    strncat(entry, "/schema", sizeof(entry) - strlen(entry) - 1);
+    cJSON *j = NULL;
+    if (strstr(media, "json") != NULL) {
+        j = resp_json(r);
+        if (j == NULL)
+            fail_msg("%s: body is not JSON", what);
+    } else {
+        j = cJSON_CreateString(r->body);
+    }
+    validate_at(j, entry, what);
+    cJSON_Delete(j);
+}
+
+/* ---- files ---------------------------------------------------------------------- */
+
+char *read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (buf == NULL || fread(buf, 1, (size_t)n, fp) != (size_t)n) {
+        free(buf);
+        fclose(fp);
+        return NULL;
+    }
+    fclose(fp);
+    buf[n] = '\0';
+    if (len != NULL)
+        *len = (size_t)n;
+    return buf;
+}
+
+int write_file(const char *path, const char *data, size_t len)
+{
+    char tmp[1024];
+    snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
+    FILE *fp = fopen(tmp, "wb");
+    if (fp == NULL)
+        return -1;
+    size_t w = fwrite(data, 1, len, fp);
+    if (fclose(fp) != 0 || w != len)
+        return -1;
+    return rename(tmp, path); /* atomic, as editors and kubelet replace files */
+}
+
+char *make_temp_dir(void)
+{
+    char tmpl[] = "/tmp/aa-it-XXXXXX";
+    char *d = mkdtemp(tmpl);
+    return d != NULL ? strdup(d) : NULL;
+}
+
+int copy_rules(const char *dir)
+{
+    char src[1024], dst[1024];
+    snprintf(src, sizeof(src), "%s/rules", h_source_dir);
+    DIR *d = opendir(src);
+    if (d == NULL)
+        return -1;
+    const struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d)) != NULL) {
+        size_t nl = strlen(e->d_name);
+        if (e->d_name[0] == '.' || nl < 6 || strcmp(e->d_name + nl - 5, ".yaml") != 0)
+            continue;
+        snprintf(src, sizeof(src), "%s/rules/%s", h_source_dir, e->d_name);
+        snprintf(dst, sizeof(dst), "%s/%s", dir, e->d_name);
+        size_t len = 0;
+        char *data = read_file(src, &len);
+        if (data == NULL || write_file(dst, data, len) != 0)
+            rc = -1;
+        free(data);
+    }
+    closedir(d);
+    return rc;
+}
+
+int touch_rules(const char *dir, int n)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/rules.yaml", dir);
+    size_t len = 0;
+    char *data = read_file(path, &len);
+    if (data == NULL)
+        return -1;
+    /* Prefix the first plain description with a marker: the canonical content,
+     * and so the version, changes; the rules stay valid. */
+    const char *key = "\n    description: ";
+    char *p = strstr(data, key);
+    if (p == NULL) {
+        free(data);
+        return -1;
+    }
+    size_t at = (size_t)(p - data) + strlen(key);
+    char mark[32];
+    snprintf(mark, sizeof(mark), "Reload %d, ", n);
+    size_t ml = strlen(mark);
+    char *out = malloc(len + ml + 1);
+    memcpy(out, data, at);
+    memcpy(out + at, mark, ml);
+    memcpy(out + at + ml, data + at, len - at);
+    int rc = write_file(path, out, len + ml);
+    free(out);
+    free(data);
+    return rc;
+}
+
+void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    const struct dirent *e;
+    char path[1024];
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            remove_tree(path);
+        else
+            unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* ---- raw sockets ------------------------------------------------------------------ */
+
+int raw_connect(struct server *s)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)s->port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int raw_send(int fd, const char *data, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        ssize_t n = send(fd, data + off, len - off, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        off += (size_t)n;
+    }
+    return 0;
+}
+
+static const char *find_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (const char *p = hay; *p != '\0'; p++) {
+        if (strncasecmp(p, needle, n) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+char *raw_read_response(int fd, int timeout_ms)
+{
+    size_t cap = 65536, len = 0;
+    char *buf = malloc(cap);
+    long end = now_ms() + timeout_ms;
+    while (buf != NULL) {
+        buf[len] = '\0';
+        const char *hend = strstr(buf, "\r\n\r\n");
+        if (hend != NULL) {
+            const char *cl = find_ci(buf, "\r\nContent-Length:");
+            size_t want = cl != NULL && cl < hend ? (size_t)atol(cl + 17) : 0;
+            if (len >= (size_t)(hend + 4 - buf) + want)
+                break;
+        }
+        long left = end - now_ms();
+        if (left <= 0)
+            break;
+        struct pollfd pf = {fd, POLLIN, 0};
+        if (poll(&pf, 1, (int)left) <= 0)
+            break;
+        if (len + 4096 + 1 > cap) {
+            cap *= 2;
+            char *p = realloc(buf, cap);
+            if (p == NULL) {
+                free(buf);
+                return NULL;
+            }
+            buf = p;
+        }
+        ssize_t n = recv(fd, buf + len, cap - len - 1, 0);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    if (buf != NULL)
+        buf[len] = '\0';
+    return buf;
+}

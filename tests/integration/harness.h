@@ -1,0 +1,97 @@
+/* tests/integration/harness.h -- drive the real `accel-advisor serve` binary.
+ *
+ * A test starts the server on 127.0.0.1 port 0 and reads the port from the
+ * start-up log line; a thread drains the server's stderr (its JSON log) into a
+ * buffer that tests search. Requests go through libcurl; every response can be
+ * checked against the response schema openapi.yaml declares for it, with the
+ * project's own JSON Schema validator. */
+#ifndef AA_TEST_HARNESS_H
+#define AA_TEST_HARNESS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+
+struct server {
+    pid_t pid;
+    int port;
+    int err_fd;
+    pthread_t reader;
+    bool reader_started;
+    pthread_mutex_t mu;
+    char *log;
+    size_t log_len;
+    size_t log_cap;
+};
+
+/* Path of the binary under test and of the source tree (argv of the driver). */
+extern const char *h_binary;
+extern const char *h_source_dir;
+
+/* Start `serve --listen 127.0.0.1:0` with extra arguments (NULL-terminated; may
+ * be NULL). Returns 0 once the server logged its port, -1 if it exited or did
+ * not start within 20 s (its log is printed). */
+int server_start(struct server *s, const char *const *args);
+/* Send `sig` and wait for the exit; returns the exit status (or 128 + signal). */
+int server_stop(struct server *s, int sig);
+/* Wait for the process to exit on its own; returns as server_stop. */
+int server_wait(struct server *s, int timeout_ms);
+/* True when the log has `needle` at offset >= from (returns its offset in *at). */
+bool server_log_find(struct server *s, size_t from, const char *needle, size_t *at);
+/* Wait until the log has `needle` after offset `from`; false on timeout. */
+bool server_log_wait(struct server *s, size_t from, const char *needle, int timeout_ms);
+size_t server_log_len(struct server *s);
+/* Print the log (on failure). */
+void server_log_dump(struct server *s);
+
+struct resp {
+    long status;
+    char *body;
+    size_t len;
+    char *headers; /* raw header block */
+    size_t headers_len;
+};
+
+/* One request. `headers` NULL-terminated "Name: value" (may be NULL). Returns 0
+ * when a response arrived. */
+int http(struct server *s, const char *method, const char *path, const char *ctype,
+         const char *body, size_t len, const char *const *headers, struct resp *out);
+int http_get(struct server *s, const char *path, struct resp *out);
+int http_post_json(struct server *s, const char *path, const char *body, struct resp *out);
+/* Header value (case-insensitive name) copied into buf; false when absent. */
+bool resp_header(const struct resp *r, const char *name, char *buf, size_t len);
+cJSON *resp_json(const struct resp *r); /* parsed body or NULL */
+void resp_free(struct resp *r);
+
+/* Check the response against openapi.yaml: the schema of operation `method` of
+ * `path_template` for its status (or `default`) and its media type. Bodies of
+ * paths or methods the contract does not have are checked against Problem.
+ * Fails the test (cmocka) on any violation. */
+void check_contract(const struct resp *r, const char *method, const char *path_template);
+/* Validate `json` against component schema `name` ("Recommendation"). */
+void check_component(const cJSON *json, const char *name);
+
+/* Read a whole file (NUL-terminated, owned); NULL on failure. */
+char *read_file(const char *path, size_t *len);
+int write_file(const char *path, const char *data, size_t len);
+/* A fresh temporary directory (owned string). */
+char *make_temp_dir(void);
+/* Copy every *.yaml of the source tree's rules/ into dir. */
+int copy_rules(const char *dir);
+/* Change rules.yaml in dir so its canonical content (and version) changes; `n`
+ * makes each change distinct. */
+int touch_rules(const char *dir, int n);
+/* Remove a directory tree (test temporaries only). */
+void remove_tree(const char *dir);
+
+/* A raw TCP connection to the server (for partial requests). -1 on failure. */
+int raw_connect(struct server *s);
+int raw_send(int fd, const char *data, size_t len);
+/* Read until the peer closes or a full response (headers + Content-Length body)
+ * arrives, up to `timeout_ms`. Returns the bytes read (NUL-terminated, owned). */
+char *raw_read_response(int fd, int timeout_ms);
+
+#endif /* AA_TEST_HARNESS_H */

@@ -1,0 +1,18 @@
+# Unit tests of the service's library-like modules (configuration, metrics, auth,
+# HTTP vocabulary, JSON writer, cache, logs): each tests/unit/service/test_*.c
+# target also compiles those sources (not main.c, the commands or the MHD server).
+set(AA_SVC_UNIT_SOURCES
+    ${CMAKE_SOURCE_DIR}/service/src/config.c
+    ${CMAKE_SOURCE_DIR}/service/src/log.c
+    ${CMAKE_SOURCE_DIR}/service/src/metrics.c
+    ${CMAKE_SOURCE_DIR}/service/src/auth.c
+    ${CMAKE_SOURCE_DIR}/service/src/http.c
+    ${CMAKE_SOURCE_DIR}/service/src/http_json.c
+    ${CMAKE_SOURCE_DIR}/service/src/server_cache.c)
+file(GLOB _aa_svc_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/unit/service/test_*.c)
+foreach(src IN LISTS _aa_svc_tests)
+    get_filename_component(stem ${src} NAME_WE)
+    target_sources(unit_service_${stem} PRIVATE ${AA_SVC_UNIT_SOURCES})
+    target_include_directories(unit_service_${stem} PRIVATE ${CMAKE_SOURCE_DIR}/service/src)
+    target_link_libraries(unit_service_${stem} PRIVATE PkgConfig::CRYPTO)
+endforeach()

@@ -1,0 +1,138 @@
+/* tests/unit/service/test_log.c -- service/src/log.c: every line is one valid
+ * JSON object, escaped, cut safely when too long. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "log.h"
+
+static FILE *capture;
+
+static int setup(void **state)
+{
+    (void)state;
+    capture = tmpfile();
+    if (capture == NULL)
+        return -1;
+    svc_log_set_fd(fileno(capture));
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    svc_log_set_fd(2);
+    fclose(capture);
+    return 0;
+}
+
+/* The lines written since the last call, each parsed. */
+static cJSON *last_line(void)
+{
+    static long pos;
+    char buf[8192];
+    fflush(capture);
+    fseek(capture, pos, SEEK_SET);
+    cJSON *last = NULL;
+    while (fgets(buf, sizeof(buf), capture) != NULL) {
+        size_t n = strlen(buf);
+        assert_true(n > 0 && buf[n - 1] == '\n');
+        cJSON_Delete(last);
+        last = cJSON_Parse(buf);
+        if (!cJSON_IsObject(last))
+            fail_msg("not a JSON object: %s", buf);
+    }
+    pos = ftell(capture);
+    return last;
+}
+
+static void test_fields(void **state)
+{
+    (void)state;
+    struct svc_log_line l;
+    svc_log_begin(&l, "info", "request");
+    svc_log_str(&l, "request_id", "abc");
+    svc_log_str(&l, "weird", "quote\" back\\ nl\n tab\t ctl\x01 del\x7f caf\xc3\xa9");
+    svc_log_str(&l, "none", NULL);
+    svc_log_str(&l, "bad", "x\xff\xc3(y\xed\xa0\x80z");
+    svc_log_int(&l, "status", -404);
+    svc_log_uint(&l, "bytes", 18446744073709551615ull);
+    svc_log_num(&l, "duration_ms", 0.125);
+    svc_log_num(&l, "nan", NAN);
+    svc_log_bool(&l, "ok", true);
+    svc_log_end(&l);
+    cJSON *j = last_line();
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "level")->valuestring, "info");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "event")->valuestring, "request");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "weird")->valuestring,
+                        "quote\" back\\ nl\n tab\t ctl\x01 del\x7f caf\xc3\xa9");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "none")));
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "bad")->valuestring,
+                        "x\xef\xbf\xbd\xef\xbf\xbd(y\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdz");
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(j, "status")->valueint, -404);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "nan")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok")));
+    const char *t = cJSON_GetObjectItemCaseSensitive(j, "time")->valuestring;
+    assert_int_equal(strlen(t), 24); /* 2025-01-02T03:04:05.678Z */
+    assert_int_equal(t[23], 'Z');
+    cJSON_Delete(j);
+
+    svc_log_msg("warn", "thing", "formatted %d %s", 7, "x");
+    j = last_line();
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "msg")->valuestring,
+                        "formatted 7 x");
+    cJSON_Delete(j);
+}
+
+static void test_long_lines_stay_valid(void **state)
+{
+    (void)state;
+    char *big = malloc(20000);
+    memset(big, 'a', 19999);
+    big[19999] = '\0';
+    for (size_t fields = 1; fields < 6; fields++) {
+        struct svc_log_line l;
+        svc_log_begin(&l, "info", "long");
+        for (size_t i = 0; i < fields; i++) {
+            svc_log_str(&l, "s", big + i * 1000);
+            svc_log_int(&l, "n", 1);
+        }
+        svc_log_end(&l);
+        cJSON *j = last_line();
+        assert_non_null(j);
+        assert_true(l.len <= SVC_LOG_LINE_MAX);
+        cJSON_Delete(j);
+    }
+    /* Escapes near the end of the buffer never split. */
+    for (size_t pad = 4000; pad < 4096; pad++) {
+        struct svc_log_line l;
+        big[pad] = '\0';
+        svc_log_begin(&l, "info", "edge");
+        svc_log_str(&l, "p", big + 4000 - (pad - 4000) * 40);
+        svc_log_str(&l, "e", "\"\"\"\"\x01\x01\x01");
+        svc_log_end(&l);
+        big[pad] = 'a';
+        cJSON *j = last_line();
+        assert_non_null(j);
+        cJSON_Delete(j);
+    }
+    free(big);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_long_lines_stay_valid),
+    };
+    return cmocka_run_group_tests_name("service.log", tests, setup, teardown);
+}
