@@ -702,7 +702,7 @@ enum dc_status dc_recommend(const dc_ruleset *rs, const cJSON *workload,
         const struct dc_accelerator *a = c->acc;
         if (opts->probe_enabled) {
             c->availability.known = true;
-            c->availability.memory_free_gb = NAN;
+            c->availability.memory_free_gb = 0; /* nothing attached: none free */
             for (size_t k = 0; k < opts->n_availability; k++) {
                 const struct dc_availability *av = &opts->availability[k];
                 if (av->accelerator_id != NULL && strcmp(av->accelerator_id, a->id) == 0) {

@@ -244,7 +244,7 @@ enum dc_status probe_snapshot_to_json(const struct probe_snapshot *s, cJSON **ou
                 errors++;
             if (d->in_use == PROBE_IN_USE_YES)
                 in_use++;
-            else if (d->in_use == PROBE_IN_USE_NO && d->state == PROBE_DEVICE_OK)
+            if (probe_device_free(d))
                 free_++;
         }
         add_number(&b, counts, "devices", true, (double)s->n_devices);

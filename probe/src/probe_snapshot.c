@@ -584,3 +584,13 @@ double probe_snapshot_age_seconds(const struct probe_snapshot *s)
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (double)ns_between(&s->finished_mono, &now) / 1e9;
 }
+
+bool probe_device_free(const struct probe_device *d)
+{
+    if (d == NULL || d->state != PROBE_DEVICE_OK || d->in_use == PROBE_IN_USE_YES)
+        return false;
+    if (d->has_utilization && d->utilization_percent > PROBE_FREE_UTILIZATION_MAX)
+        return false;
+    /* Unknown holders (AMD, NVIDIA without NVML) need a measured idle utilisation. */
+    return d->in_use == PROBE_IN_USE_NO || d->has_utilization;
+}

@@ -9,20 +9,23 @@
 #include "api/openapi.h"
 #include "commands.h"
 #include "dc/engine.h"
+#include "inventory.h"
 #include "rulesrc.h"
 
 static void help(FILE *fp)
 {
     fprintf(fp,
-            "usage: accel-advisor recommend [--rules DIR] [--format json|table] [--pretty] "
-            "FILE|-\n\n"
+            "usage: accel-advisor recommend [--rules DIR] [--format json|table] [--pretty]\n"
+            "                               [--probe [--prefer-available] [PROBE FLAGS]] FILE|-\n\n"
             "Reads one workload (JSON, at most 1 MiB), checks it against the Workload\n"
             "schema of the built-in contract exactly as the server does, and prints the\n"
             "recommendation.\n\n"
             "  --rules DIR      use the rule set in DIR instead of the embedded default\n"
             "  --format FORMAT  json (default: the POST /v1/recommendations body) or table\n"
             "  --pretty         indent the JSON\n"
-            "  --prefer-available  give attached, free accelerators a bonus (with a probe)\n"
+            "  --probe          probe this host first: every candidate gets its availability\n"
+            "  --prefer-available  with --probe, attached free accelerators get a bonus\n"
+            SVC_PROBE_OPTIONS_HELP
             "  -h, --help       this help\n\n"
             "exit status: 0 ok, 1 invalid workload, 2 usage, I/O or rule set error\n");
 }
@@ -76,13 +79,22 @@ int cmd_recommend(int argc, char **argv)
     static const struct option opts[] = {
         {"rules", required_argument, NULL, 'r'}, {"format", required_argument, NULL, 'f'},
         {"pretty", no_argument, NULL, 'p'},      {"prefer-available", no_argument, NULL, 'a'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
+        {"probe", no_argument, NULL, 'b'},       {"help", no_argument, NULL, 'h'},
+        SVC_PROBE_OPTIONS,                       {NULL, 0, NULL, 0}};
+    struct svc_probe_settings ps;
+    svc_probe_settings_init(&ps);
+    bool probe = false;
     const char *rules = NULL;
     bool table = false, pretty = false, prefer = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (svc_probe_settings_option(&ps, c, optarg))
+            continue;
         switch (c) {
+        case 'b':
+            probe = true;
+            break;
         case 'r':
             rules = optarg;
             break;
@@ -112,12 +124,19 @@ int cmd_recommend(int argc, char **argv)
         help(stderr);
         return 2;
     }
+    if (prefer && !probe) {
+        fprintf(stderr, "recommend: --prefer-available needs --probe\n");
+        return 2;
+    }
     int status = 2;
     char *text = NULL;
     size_t len = 0;
     cJSON *workload = NULL, *body = NULL;
     dc_ruleset *rs = NULL;
     struct dc_result *res = NULL;
+    const struct probe_snapshot *snap = NULL;
+    struct dc_availability *avail = NULL;
+    size_t n_avail = 0;
     struct dc_diags diags;
     dc_diags_init(&diags);
     char why[512];
@@ -137,7 +156,20 @@ int cmd_recommend(int argc, char **argv)
     }
     struct dc_error err;
     dc_error_clear(&err);
-    struct dc_recommend_opts ropts = {.prefer_available = prefer};
+    if (probe) {
+        if (svc_inventory_probe_once(rs, &ps, &snap, &err) != DC_OK) {
+            fprintf(stderr, "recommend: probe: %s\n", err.msg);
+            goto out;
+        }
+        if (svc_inventory_availability(rs, snap, &avail, &n_avail) != DC_OK) {
+            fprintf(stderr, "recommend: out of memory\n");
+            goto out;
+        }
+    }
+    struct dc_recommend_opts ropts = {.prefer_available = prefer,
+                                      .probe_enabled = probe,
+                                      .availability = avail,
+                                      .n_availability = n_avail};
     enum dc_status rc = dc_recommend(rs, workload, &ropts, &res, &err);
     if (rc == DC_EINVAL) {
         fprintf(stderr, "recommend: %s: %s: %s\n", argv[optind],
@@ -167,6 +199,8 @@ int cmd_recommend(int argc, char **argv)
     status = fflush(stdout) == 0 ? 0 : 2;
 out:
     dc_result_free(res);
+    free(avail);
+    probe_snapshot_release(snap);
     cJSON_Delete(body);
     cJSON_Delete(workload);
     dc_ruleset_release(rs);

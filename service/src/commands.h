@@ -10,5 +10,6 @@ int cmd_logic(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 
 #endif

@@ -18,7 +18,9 @@ extern char **environ;
 #define CONFIG_ENV ENV_PREFIX "CONFIG"
 #define MAX_FILE_BYTES (1u << 20)
 
-enum type { T_STR, T_UINT, T_BYTES, T_BOOL };
+/* T_MS: a duration stored in milliseconds, written N (seconds) or with a unit:
+ * 500ms, 10s, 5m, 1h. */
+enum type { T_STR, T_UINT, T_BYTES, T_BOOL, T_MS };
 
 struct setting {
     const char *name; /* file key; the flag and variable are derived from it */
@@ -79,6 +81,23 @@ static const struct setting settings[] = {
      "N", "recommendation bodies memoised by exact request bytes and rules version; 0 = off"},
     {"cache_max_bytes", T_BYTES, OFF(cache_max_bytes), 0, 1u << 30, "8MiB", "BYTES",
      "memory the recommendation cache may hold"},
+    {"probe", T_BOOL, OFF(probe), 0, 0, "false", "BOOL",
+     "probe the accelerators attached to this host (GET /v1/inventory, availability)"},
+    {"probe_interval", T_MS, OFF(probe_interval_ms), SVC_PROBE_INTERVAL_MIN_MS,
+     SVC_PROBE_INTERVAL_MAX_MS, "10s", "DURATION",
+     "time between probes (N seconds, or with a unit: 500ms, 10s, 5m)"},
+    {"probe_timeout", T_MS, OFF(probe_timeout_ms), SVC_PROBE_INTERVAL_MIN_MS,
+     SVC_PROBE_INTERVAL_MAX_MS, "5s", "DURATION",
+     "a probe running longer counts as an error (source \"timeout\") and marks the "
+     "inventory stale"},
+    {"sysfs_root", T_STR, OFF(sysfs_root), 0, 0, "/sys", "DIR",
+     "the directory the probe reads as /sys"},
+    {"dev_root", T_STR, OFF(dev_root), 0, 0, "/dev", "DIR",
+     "the directory the probe reads as /dev"},
+    {"proc_root", T_STR, OFF(proc_root), 0, 0, "/proc", "DIR",
+     "the directory the probe reads as /proc"},
+    {"nvml", T_STR, OFF(nvml), 0, 0, "auto", "auto|off|PATH",
+     "NVML: auto (libnvidia-ml.so.1 when present), off, or the library to load"},
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -170,6 +189,31 @@ static bool parse_uint(const char *v, unsigned long long *out, bool bytes)
     return true;
 }
 
+/* "N" (seconds), "Nms", "Ns", "Nm" or "Nh" to milliseconds. */
+static bool parse_duration_ms(const char *v, unsigned long long *out)
+{
+    if (v[0] < '0' || v[0] > '9')
+        return false;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno != 0)
+        return false;
+    unsigned long long mul = 0;
+    if (*end == '\0' || strcmp(end, "s") == 0)
+        mul = 1000;
+    else if (strcmp(end, "ms") == 0)
+        mul = 1;
+    else if (strcmp(end, "m") == 0)
+        mul = 60000;
+    else if (strcmp(end, "h") == 0)
+        mul = 3600000;
+    if (mul == 0 || n > UINT64_MAX / mul)
+        return false;
+    *out = n * mul;
+    return true;
+}
+
 static bool parse_bool(const char *v, bool *out)
 {
     static const char *const yes[] = {"true", "yes", "on", "1"};
@@ -227,6 +271,10 @@ static bool set_value(struct svc_config *cfg, const struct setting *s, const cha
         }
         if (strcmp(s->name, "listen") == 0 && !valid_listen(v, why, whylen))
             return false;
+        if (n == 0 && (strcmp(s->name, "nvml") == 0 || strstr(s->name, "_root") != NULL)) {
+            snprintf(why, whylen, "must not be empty");
+            return false;
+        }
         memcpy(base + s->off, v, n + 1);
         return true;
     }
@@ -240,6 +288,20 @@ static bool set_value(struct svc_config *cfg, const struct setting *s, const cha
         }
         if (n < s->min || n > s->max) {
             snprintf(why, whylen, "%llu is out of range (%lu to %lu)", n, s->min, s->max);
+            return false;
+        }
+        unsigned u = (unsigned)n;
+        memcpy(base + s->off, &u, sizeof(u));
+        return true;
+    }
+    case T_MS: {
+        unsigned long long n = 0;
+        if (!parse_duration_ms(v, &n)) {
+            snprintf(why, whylen, "\"%s\" is not a duration (N seconds, Nms, Ns, Nm, Nh)", v);
+            return false;
+        }
+        if (n < s->min || n > s->max) {
+            snprintf(why, whylen, "%llums is out of range (%lums to %lums)", n, s->min, s->max);
             return false;
         }
         unsigned u = (unsigned)n;
@@ -282,6 +344,15 @@ void svc_config_setting_value(const struct svc_config *cfg, size_t i, char *buf,
         bool b;
         memcpy(&b, base + s->off, sizeof(b));
         snprintf(buf, len, "%s", b ? "true" : "false");
+        break;
+    }
+    case T_MS: {
+        unsigned u;
+        memcpy(&u, base + s->off, sizeof(u));
+        if (u % 1000 == 0)
+            snprintf(buf, len, "%us", u / 1000);
+        else
+            snprintf(buf, len, "%ums", u);
         break;
     }
     }
@@ -637,6 +708,8 @@ void svc_config_help(FILE *fp)
                 en, s->name, s->dflt);
         if (s->type == T_UINT || s->type == T_BYTES)
             fprintf(fp, ", range %lu..%lu", s->min, s->max);
+        else if (s->type == T_MS)
+            fprintf(fp, ", range %lums..%lums", s->min, s->max);
         fprintf(fp, "\n");
     }
     fprintf(fp, "  --config FILE\n      configuration file (env %s)\n"

@@ -27,6 +27,10 @@
 #define SVC_DEFAULT_CACHE_ENTRIES 1024
 #define SVC_DEFAULT_CACHE_MAX_BYTES (8u << 20)
 
+/* Probe intervals and timeouts accepted, in milliseconds. */
+#define SVC_PROBE_INTERVAL_MIN_MS 100u
+#define SVC_PROBE_INTERVAL_MAX_MS 86400000u
+
 /* Hard ceilings a configuration may not pass. */
 #define SVC_MAX_BODY_BYTES_LIMIT (64u << 20)
 #define SVC_MAX_BATCH_LIMIT 10000 /* openapi.yaml: BatchRequest.workloads.maxItems */
@@ -59,6 +63,13 @@ struct svc_config {
     bool prefer_available;
     unsigned cache_entries;                 /* memoised recommendation bodies; 0 = off */
     unsigned cache_max_bytes;
+    bool probe;                             /* run the accelerator probe */
+    unsigned probe_interval_ms;
+    unsigned probe_timeout_ms;              /* a longer probe is an error */
+    char sysfs_root[SVC_CONFIG_STR_MAX];    /* plays /sys for the probe */
+    char dev_root[SVC_CONFIG_STR_MAX];
+    char proc_root[SVC_CONFIG_STR_MAX];
+    char nvml[SVC_CONFIG_STR_MAX];          /* auto | off | library path */
 
     /* Where each setting came from (index: svc_config_setting_count order). */
     enum svc_config_source source[32];

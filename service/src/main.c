@@ -17,6 +17,7 @@ static const struct command commands[] = {
     {"version", cmd_version, "print the version and the embedded rule set version"},
     {"serve", cmd_serve, "serve the HTTP API (openapi.yaml) on libmicrohttpd"},
     {"validate", cmd_validate, "check a workload against the contract's Workload schema"},
+    {"probe", cmd_probe, "list the accelerators attached to this host (sysfs, NVML, /dev)"},
 };
 
 static void usage(FILE *fp)

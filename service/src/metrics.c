@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+
 static const int codes[SVC_METRICS_CODE_COUNT] = SVC_METRICS_CODES;
 static const double buckets[SVC_METRICS_BUCKET_COUNT] = SVC_METRICS_BUCKETS;
 
@@ -192,6 +193,129 @@ static uint64_t load(const _Atomic uint64_t *v)
     return atomic_load_explicit(v, memory_order_relaxed);
 }
 
+/* Devices of one (vendor, model) pair of a snapshot: how many, how many free. */
+static void probe_device_counts(struct out *o, const struct probe_snapshot *snap)
+{
+    family(o, "accel_advisor_probe_devices", "gauge",
+           "Accelerators of the latest probe by vendor and catalog model (unknown: ids not in "
+           "the catalog): attached (lost ones excluded) and free (docs/probe.md).");
+    for (size_t i = 0; i < snap->n_devices; i++) {
+        const struct probe_device *d = &snap->devices[i];
+        const char *model = d->catalog_id != NULL ? d->catalog_id : "unknown";
+        bool seen = false; /* counted with an earlier device of the same pair */
+        for (size_t j = 0; j < i && !seen; j++) {
+            const struct probe_device *e = &snap->devices[j];
+            seen = strcmp(e->vendor, d->vendor) == 0 &&
+                   strcmp(e->catalog_id != NULL ? e->catalog_id : "unknown", model) == 0;
+        }
+        if (seen)
+            continue;
+        unsigned n = 0, n_free = 0;
+        for (size_t j = i; j < snap->n_devices; j++) {
+            const struct probe_device *e = &snap->devices[j];
+            if (strcmp(e->vendor, d->vendor) != 0 ||
+                strcmp(e->catalog_id != NULL ? e->catalog_id : "unknown", model) != 0 ||
+                e->state == PROBE_DEVICE_LOST)
+                continue;
+            n++;
+            n_free += probe_device_free(e);
+        }
+        char v[64], m[128];
+        label_value(v, sizeof(v), d->vendor);
+        label_value(m, sizeof(m), model);
+        put(o, "accel_advisor_probe_devices{vendor=\"%s\",model=\"%s\",state=\"attached\"} %u\n",
+            v, m, n);
+        put(o, "accel_advisor_probe_devices{vendor=\"%s\",model=\"%s\",state=\"free\"} %u\n", v,
+            m, n_free);
+    }
+}
+
+/* One gauge per device, for the devices where the figure is known. */
+enum probe_gauge { G_MEM_TOTAL, G_MEM_USED, G_UTIL, G_UP };
+
+static void probe_device_gauge(struct out *o, const struct probe_snapshot *snap,
+                               enum probe_gauge g, const char *name, const char *help)
+{
+    family(o, name, "gauge", help);
+    for (size_t i = 0; i < snap->n_devices; i++) {
+        const struct probe_device *d = &snap->devices[i];
+        double v;
+        switch (g) {
+        case G_MEM_TOTAL:
+            if (!d->has_memory_total)
+                continue;
+            v = (double)d->memory_total_bytes;
+            break;
+        case G_MEM_USED:
+            if (!d->has_memory_used)
+                continue;
+            v = (double)d->memory_used_bytes;
+            break;
+        case G_UTIL:
+            if (!d->has_utilization)
+                continue;
+            v = d->utilization_percent / 100.0;
+            break;
+        default:
+            v = d->state == PROBE_DEVICE_OK ? 1 : 0;
+            break;
+        }
+        char dev[64], ven[64], m[128];
+        if (d->pci_address[0] != '\0')
+            label_value(dev, sizeof(dev), d->pci_address);
+        else if (d->index >= 0)
+            snprintf(dev, sizeof(dev), "index-%d", d->index);
+        else
+            snprintf(dev, sizeof(dev), "device-%zu", i);
+        label_value(ven, sizeof(ven), d->vendor);
+        label_value(m, sizeof(m), d->catalog_id != NULL ? d->catalog_id : "unknown");
+        put(o, "%s{device=\"%s\",vendor=\"%s\",model=\"%s\"} %.17g\n", name, dev, ven, m, v);
+    }
+}
+
+static void probe_metrics(struct out *o, const struct svc_probe_status *ps,
+                          const struct probe_snapshot *snap)
+{
+    const struct probe_worker_stats *st = &ps->stats;
+    family(o, "accel_advisor_probe_runs_total", "counter", "Probes that produced a snapshot.");
+    put(o, "accel_advisor_probe_runs_total %llu\n", (unsigned long long)st->runs);
+    family(o, "accel_advisor_probe_errors_total", "counter",
+           "Probe errors by source: a source in state error in a published snapshot (pci, nvml, "
+           "amd, tpu, host), a probe past the timeout (timeout), a probe that failed to run "
+           "(probe).");
+    for (int i = 0; i < PROBE_SOURCE_COUNT; i++)
+        put(o, "accel_advisor_probe_errors_total{source=\"%s\"} %llu\n",
+            probe_source_name((enum probe_source)i), (unsigned long long)st->source_errors[i]);
+    put(o, "accel_advisor_probe_errors_total{source=\"timeout\"} %llu\n",
+        (unsigned long long)ps->timeouts);
+    put(o, "accel_advisor_probe_errors_total{source=\"probe\"} %llu\n",
+        (unsigned long long)st->failures);
+    family(o, "accel_advisor_probe_in_progress_seconds", "gauge",
+           "How long the probe in progress has been running (0 when none is).");
+    put(o, "accel_advisor_probe_in_progress_seconds %.6f\n", st->busy ? st->busy_seconds : 0.0);
+    if (snap == NULL)
+        return;
+    family(o, "accel_advisor_probe_duration_seconds", "gauge", "Duration of the latest probe.");
+    put(o, "accel_advisor_probe_duration_seconds %.9f\n", (double)snap->duration_ns / 1e9);
+    family(o, "accel_advisor_probe_last_success_timestamp_seconds", "gauge",
+           "Unix time at which the latest snapshot was finished.");
+    put(o, "accel_advisor_probe_last_success_timestamp_seconds %.3f\n",
+        (double)snap->taken_at.tv_sec + (double)snap->taken_at.tv_nsec / 1e9 +
+            (double)snap->duration_ns / 1e9);
+    family(o, "accel_advisor_probe_snapshot_age_seconds", "gauge",
+           "Seconds since the latest snapshot was finished.");
+    put(o, "accel_advisor_probe_snapshot_age_seconds %.3f\n", probe_snapshot_age_seconds(snap));
+    probe_device_counts(o, snap);
+    probe_device_gauge(o, snap, G_UP, "accel_advisor_probe_device_up",
+                       "1 when the device answers, 0 when it is lost or failing.");
+    probe_device_gauge(o, snap, G_MEM_TOTAL, "accel_advisor_probe_device_memory_total_bytes",
+                       "Device memory (NVML or amdgpu when read, else the catalog's).");
+    probe_device_gauge(o, snap, G_MEM_USED, "accel_advisor_probe_device_memory_used_bytes",
+                       "Device memory in use.");
+    probe_device_gauge(o, snap, G_UTIL, "accel_advisor_probe_device_utilization_ratio",
+                       "Device utilisation, 0 to 1.");
+}
+
 static void process_metrics(struct out *o)
 {
     struct svc_process_stats ps;
@@ -350,6 +474,8 @@ char *svc_metrics_render(const struct svc_metrics *m, const struct svc_metrics_i
     family(&o, "accel_advisor_worker_threads", "gauge", "HTTP worker threads.");
     put(&o, "accel_advisor_worker_threads %u\n", info->threads);
 
+    if (info->probe != NULL)
+        probe_metrics(&o, info->probe, info->snapshot);
     process_metrics(&o);
     if (o.oom) {
         free(o.buf);

@@ -16,6 +16,7 @@
 
 #include "dc/ruleset.h"
 #include "http.h"
+#include "probe/probe.h"
 
 /* Status codes counted; any other is counted as 500 (the server sends no other). */
 #define SVC_METRICS_CODES {200, 204, 400, 401, 404, 405, 413, 415, 429, 500, 503}
@@ -59,6 +60,15 @@ void svc_metrics_recommendation(struct svc_metrics *m, unsigned family);
 /* One rule-set load attempt (the initial load included) at unix time `when`. */
 void svc_metrics_reload(struct svc_metrics *m, bool ok, int64_t when);
 
+/* The probe's state for the exposition (server_probe.c fills it). */
+struct svc_probe_status {
+    struct probe_worker_stats stats; /* counters summed over every worker */
+    uint64_t timeouts;               /* probes that ran past the timeout */
+    bool stuck;                      /* the probe in progress is past it now */
+    double interval_seconds;
+    double timeout_seconds;
+};
+
 /* What the exposition needs besides the counters (all borrowed). */
 struct svc_metrics_info {
     const char *version;          /* accel-advisor version */
@@ -73,6 +83,8 @@ struct svc_metrics_info {
     bool cache_enabled;
     size_t cache_entries;
     size_t cache_bytes;
+    const struct svc_probe_status *probe;   /* NULL when the probe is off */
+    const struct probe_snapshot *snapshot;  /* latest; NULL before the first */
 };
 
 /* The process metrics of Linux's /proc/self. Fields are -1 when unknown. */

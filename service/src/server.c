@@ -29,6 +29,7 @@
 #include "dc/yaml.h"
 #include "http.h"
 #include "http_json.h"
+#include "inventory.h"
 #include "log.h"
 #include "server_internal.h"
 
@@ -70,6 +71,7 @@ struct req {
     bool cors;
     const char *origin; /* view into libmicrohttpd's header storage */
     dc_ruleset *rs;     /* a reference held for the request's whole life */
+    char cache_version[64 + 24]; /* rules version "/" probe generation; "" when unused */
 };
 
 struct hdr {
@@ -292,7 +294,24 @@ static enum dc_status recommend_one(svc_server *s, struct req *r, const cJSON *w
         .prefer_available = s->cfg.prefer_available,
         .request_id = r->id,
     };
+    struct dc_availability *avail = NULL;
+    if (s->probe_holder != NULL) {
+        /* With a probe every candidate carries its availability: none is
+         * attached until the first snapshot is in. */
+        const struct probe_snapshot *snap = svc__probe_get(s);
+        enum dc_status arc =
+            svc_inventory_availability(r->rs, snap, &avail, &opts.n_availability);
+        probe_snapshot_release(snap);
+        if (arc != DC_OK) {
+            snprintf(why, whylen, "availability: %s", dc_status_name(arc));
+            return arc;
+        }
+        opts.availability = avail;
+        opts.probe_enabled = true;
+        opts.probe_source = "probe";
+    }
     enum dc_status rc = dc_recommend(r->rs, workload, &opts, &res, &err);
+    free(avail);
     if (rc == DC_EINVAL) {
         *problem = core_problem(r, &err, prefix);
         return *problem != NULL ? DC_EINVAL : DC_ENOMEM;
@@ -325,9 +344,22 @@ static enum MHD_Result respond_recommendation(svc_server *s, struct MHD_Connecti
     size_t off = sizeof(lead) - 1;
     if (s->cache != NULL && len > off + idl && memcmp(text, lead, off) == 0 &&
         memcmp(text + off, r->id, idl) == 0 && text[off + idl] == '"')
-        svc_cache_put(s->cache, dc_ruleset_version(r->rs), r->body != NULL ? r->body : "",
+        svc_cache_put(s->cache, r->cache_version[0] != '\0' ? r->cache_version
+                                                             : dc_ruleset_version(r->rs),
+                      r->body != NULL ? r->body : "",
                       r->body_len, text, len, off, idl, family);
     return respond(s, c, r, 200, JSON_TYPE, text, len, BODY_MALLOC, NULL);
+}
+
+/* The cache key's version: the rule set's, and with a probe the snapshot
+ * generation too, since every body then carries live availability. */
+static const char *cache_version(svc_server *s, struct req *r)
+{
+    if (s->probe_holder == NULL)
+        return dc_ruleset_version(r->rs);
+    snprintf(r->cache_version, sizeof(r->cache_version), "%s/%llu", dc_ruleset_version(r->rs),
+             (unsigned long long)svc__probe_generation(s));
+    return r->cache_version;
 }
 
 static enum MHD_Result handle_recommend(svc_server *s, struct MHD_Connection *c, struct req *r)
@@ -340,7 +372,7 @@ static enum MHD_Result handle_recommend(svc_server *s, struct MHD_Connection *c,
     if (s->cache != NULL) {
         size_t len = 0;
         unsigned family = 0;
-        char *hit = svc_cache_get(s->cache, dc_ruleset_version(r->rs),
+        char *hit = svc_cache_get(s->cache, cache_version(s, r),
                                   r->body != NULL ? r->body : "", r->body_len, r->id, &len,
                                   &family);
         if (hit != NULL) {
@@ -643,6 +675,48 @@ static enum MHD_Result handle_readyz(svc_server *s, struct MHD_Connection *c, st
     return res;
 }
 
+/* GET /v1/inventory: the latest snapshot, never a fresh probe. */
+static enum MHD_Result handle_inventory(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    struct svc_probe_status ps;
+    if (!svc__probe_status(s, &ps))
+        return respond_problem(s, c, r, 404, API_PROBLEM_PROBE_DISABLED, "Probe disabled",
+                               "this server runs without an accelerator probe (start it with "
+                               "--probe)",
+                               NULL);
+    const struct probe_snapshot *snap = svc__probe_get(s);
+    if (snap == NULL)
+        return respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY, "No snapshot yet",
+                               "the first probe has not finished", retry_after);
+    struct dc_error err;
+    dc_error_clear(&err);
+    cJSON *o = NULL;
+    enum dc_status rc = probe_snapshot_to_json(snap, &o, &err);
+    double age = probe_snapshot_age_seconds(snap);
+    probe_snapshot_release(snap);
+    if (rc != DC_OK)
+        return respond_internal(s, c, r, "inventory", err.msg);
+    cJSON *p = cJSON_CreateObject();
+    bool ok = p != NULL && cJSON_AddItemToObject(o, "probe", p);
+    if (!ok)
+        cJSON_Delete(p);
+    /* Stale: no snapshot has been published for a whole interval plus the timeout. */
+    ok = ok && cJSON_AddNumberToObject(p, "interval_seconds", ps.interval_seconds) != NULL &&
+         cJSON_AddNumberToObject(p, "timeout_seconds", ps.timeout_seconds) != NULL &&
+         cJSON_AddNumberToObject(p, "runs", (double)ps.stats.runs) != NULL &&
+         cJSON_AddNumberToObject(p, "in_progress_seconds",
+                                 ps.stats.busy ? ps.stats.busy_seconds : 0.0) != NULL &&
+         cJSON_AddBoolToObject(p, "stuck", ps.stuck) != NULL &&
+         cJSON_AddBoolToObject(p, "stale", age > ps.interval_seconds + ps.timeout_seconds) !=
+             NULL &&
+         cJSON_AddStringToObject(o, "request_id", r->id) != NULL;
+    if (!ok) {
+        cJSON_Delete(o);
+        return respond_internal(s, c, r, "inventory", "out of memory");
+    }
+    return respond_json(s, c, r, 200, JSON_TYPE, o, NULL);
+}
+
 static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, struct req *r)
 {
     dc_ruleset *rs = svc__rules_acquire(s);
@@ -659,8 +733,14 @@ static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, s
         .cache_enabled = s->cache != NULL,
     };
     svc_cache_stats(s->cache, &info.cache_entries, &info.cache_bytes);
+    struct svc_probe_status ps;
+    if (svc__probe_status(s, &ps)) {
+        info.probe = &ps;
+        info.snapshot = svc__probe_get(s);
+    }
     size_t len = 0;
     char *text = svc_metrics_render(&s->metrics, &info, &len);
+    probe_snapshot_release(info.snapshot);
     dc_ruleset_release(rs);
     if (text == NULL)
         return respond_internal(s, c, r, "metrics", "out of memory");
@@ -701,9 +781,7 @@ static enum MHD_Result dispatch(svc_server *s, struct MHD_Connection *c, struct 
     case SVC_ROUTE_RULES:
         return handle_rules(s, c, r);
     case SVC_ROUTE_INVENTORY:
-        /* No probe is wired into the server yet. */
-        return respond_problem(s, c, r, 404, API_PROBLEM_PROBE_DISABLED, "Probe disabled",
-                               "this server runs without an accelerator probe", NULL);
+        return handle_inventory(s, c, r);
     case SVC_ROUTE_HEALTHZ:
         return handle_healthz(s, c, r);
     case SVC_ROUTE_READYZ:
@@ -1093,6 +1171,7 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     svc_metrics_init(&s->metrics);
     pthread_mutex_init(&s->rs_mu, NULL);
     pthread_mutex_init(&s->reload_mu, NULL);
+    pthread_mutex_init(&s->probe_mu, NULL);
     atomic_init(&s->draining, false);
     snprintf(s->mhd_version, sizeof(s->mhd_version), "%s", MHD_get_version());
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1117,6 +1196,8 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
         }
     }
     if (svc__rules_initial(s, why, whylen) != 0)
+        goto fail;
+    if (svc__probe_start(s, why, whylen) != 0)
         goto fail;
     int family = AF_INET;
     if (open_listener(cfg->listen, &s->listen_fd, &family, &s->port, why, whylen) != 0)
@@ -1151,6 +1232,7 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     svc_log_str(&l, "contract_version", api_contract_version(s->contract));
     svc_log_bool(&l, "auth", s->auth != NULL);
     svc_log_bool(&l, "cors", cfg->cors_origins[0] != '\0');
+    svc_log_bool(&l, "probe", cfg->probe);
     svc_log_str(&l, "version", AA_VERSION);
     svc_log_str(&l, "libmicrohttpd", s->mhd_version);
     svc_log_end(&l);
@@ -1202,6 +1284,7 @@ void svc_server_free(svc_server *s)
         MHD_stop_daemon(s->daemon);
     else if (s->listen_fd >= 0)
         close(s->listen_fd);
+    svc__probe_stop(s);
     svc__rules_clear(s);
     api_query_params_cleanup(&s->accelerator_params);
     api_contract_free(s->contract);
@@ -1209,5 +1292,6 @@ void svc_server_free(svc_server *s)
     svc_cache_free(s->cache);
     pthread_mutex_destroy(&s->rs_mu);
     pthread_mutex_destroy(&s->reload_mu);
+    pthread_mutex_destroy(&s->probe_mu);
     free(s);
 }

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "dc/ruleset.h"
 #include "metrics.h"
+#include "probe/probe.h"
 #include "server.h"
 #include "server_cache.h"
 
@@ -41,6 +42,16 @@ struct svc_server {
     uint16_t port;
     atomic_bool draining;
 
+    /* The accelerator probe (server_probe.c); probe_holder is NULL when the
+     * probe is off. probe_mu guards the worker pointer (replaced when a reload
+     * changes the catalog) and the counters below. */
+    probe_holder *probe_holder;
+    pthread_mutex_t probe_mu;
+    probe_worker *probe_worker;
+    struct probe_worker_stats probe_base; /* totals of the workers replaced so far */
+    uint64_t probe_timeouts;              /* probes seen running past probe_timeout */
+    uint64_t probe_timeout_mark;
+
     /* The rules directory watcher (server_watch.c). */
     pthread_t watch_thread;
     bool watch_started;
@@ -58,6 +69,25 @@ int svc__rules_initial(svc_server *s, char *why, size_t whylen);
 
 /* Release the serving set (at shutdown). */
 void svc__rules_clear(svc_server *s);
+
+/* ---- server_probe.c ---- */
+
+/* Start probing when cfg.probe is on (after the first rule set loaded).
+ * Returns 0, or -1 with the reason in why. */
+int svc__probe_start(svc_server *s, char *why, size_t whylen);
+/* A reload swapped in `rs` with a new version: probe with its catalog. */
+void svc__probe_rules_changed(svc_server *s, const dc_ruleset *rs);
+void svc__probe_stop(svc_server *s);
+/* Ask for a probe now (SIGHUP). */
+void svc__probe_refresh(svc_server *s);
+/* The latest snapshot with a new reference (probe_snapshot_release), or NULL
+ * when the probe is off or has not finished its first run. */
+const struct probe_snapshot *svc__probe_get(svc_server *s);
+/* Snapshots published so far (0 when the probe is off). */
+uint64_t svc__probe_generation(svc_server *s);
+/* The probe's counters; false when the probe is off. Counts a probe running
+ * past probe_timeout (once per probe). */
+bool svc__probe_status(svc_server *s, struct svc_probe_status *out);
 
 /* ---- server_watch.c ---- */
 

@@ -102,8 +102,11 @@ static bool load_and_swap(svc_server *s, const char *trigger, char *why, size_t 
     svc_log_num(&l, "duration_ms", ms);
     svc_log_end(&l);
     /* Bodies of the old set can never be served again. */
-    if (changed)
+    if (changed) {
         svc_cache_clear(s->cache);
+        /* The catalog may map PCI ids differently now. */
+        svc__probe_rules_changed(s, fresh);
+    }
     /* Requests still holding `old` keep it alive until they complete. */
     dc_ruleset_release(old);
     return true;
@@ -119,6 +122,8 @@ int svc__rules_initial(svc_server *s, char *why, size_t whylen)
 
 bool svc_server_reload(svc_server *s, const char *trigger)
 {
+    if (strcmp(trigger, "signal") == 0)
+        svc__probe_refresh(s); /* SIGHUP also asks for a fresh probe */
     pthread_mutex_lock(&s->reload_mu);
     bool ok = load_and_swap(s, trigger, NULL, 0);
     pthread_mutex_unlock(&s->reload_mu);

@@ -107,5 +107,51 @@ check logic-jsonl 1 sh -c "\"$bin\" logic --jsonl < \"$tmp/in.jsonl\""
 expect_out logic-jsonl out 'line 3: expected a JSON array'
 expect_out logic-jsonl out 'line 4: '
 
+# probe: the fixture hosts (tests/fixtures/hosts), NVML off; JSON, table, errors.
+hosts="$src/tests/fixtures/hosts"
+on_host() { # host, then the command's arguments
+    local h=$1
+    shift
+    "$@" --sysfs-root "$hosts/$h/sys" --dev-root "$hosts/$h/dev" --proc-root "$hosts/$h/proc" --nvml off
+}
+check probe-h100 0 on_host h100x8 "$bin" probe
+expect_out probe-h100 out '"counts":{"devices":8,'
+expect_out probe-h100 out '"catalog_id":"h100"'
+expect_out probe-h100 out '"nvml":{"state":"off"'
+check probe-table 0 on_host tpu-v4-x4 "$bin" probe --format table
+expect_out probe-table out "google  tpu    Google Cloud TPU v4"
+check probe-pretty 0 on_host mi300x-x2 "$bin" probe --pretty
+expect_out probe-pretty out '"catalog_id":[[:space:]]*"mi300x"'
+check probe-empty 0 on_host empty "$bin" probe
+expect_out probe-empty out '"devices":\[\]'
+check probe-malformed 0 on_host malformed "$bin" probe
+expect_out probe-malformed out '"warnings":\["'
+# A catalog without the TPU v4's ids: the chips are reported as unknown, raw ids kept.
+mkdir -p "$tmp/no-v4" && cp "$src/rules/"*.yaml "$tmp/no-v4/"
+sed -i '/^  - id: tpu-v4$/,/^  - id:/{/^    pci:$/,/devices:/d}' "$tmp/no-v4/catalog.yaml"
+check probe-unknown 0 on_host tpu-v4-x4 "$bin" probe --rules "$tmp/no-v4"
+expect_out probe-unknown out '"catalog_id":null,"unknown":true,"name":"Google TPU v4 (0x1ae0:0x005e, not in the catalog)"'
+expect_out probe-unknown out '"generation":"v4"'
+check probe-missing-root 0 "$bin" probe --sysfs-root /nonexistent --proc-root /nonexistent --nvml off
+expect_out probe-missing-root out '"pci":{"state":"error"'
+ACCEL_ADVISOR_SYSFS_ROOT="$hosts/tpu-v5e-x4/sys" check probe-env 0 "$bin" probe --nvml off
+expect_out probe-env out '"catalog_id":"tpu-v5e"'
+check probe-bad-format 2 "$bin" probe --format xml
+check probe-bad-nvml 2 "$bin" probe --nvml ""
+expect_out probe-bad-nvml err "nvml must be auto, off or a library path"
+check probe-extra-arg 2 "$bin" probe extra
+check probe-help 0 "$bin" probe --help
+expect_out probe-help out "ACCEL_ADVISOR_SYSFS_ROOT"
+check probe-broken-rules 2 "$bin" probe --rules "$tmp/broken"
+# recommend --probe: availability on every candidate, the bonus when preferred.
+echo '{"task":"inference","model":{"parameters":1e9},"framework":"jax","prefer_available":true}' >"$tmp/jax.json"
+check recommend-probe 0 on_host tpu-v5e-x4 "$bin" recommend --probe "$tmp/jax.json"
+expect_out recommend-probe out '"availability":{"attached":4,"free":3,'
+expect_out recommend-probe out '"rule_id":"probe.available","impact":[0-9]*,"message":"3 of 4 attached tpu-v5e are free on this host now.","source":"probe"'
+check recommend-no-probe 0 "$bin" recommend "$tmp/jax.json"
+expect_out recommend-no-probe out '"availability":null'
+check recommend-prefer-needs-probe 2 "$bin" recommend --prefer-available "$tmp/jax.json"
+expect_out recommend-prefer-needs-probe err "needs --probe"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <setjmp.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -48,6 +50,59 @@ static void sleep_ms(long ms)
 
 /* ---- the server process ------------------------------------------------------- */
 
+static void log_append(struct server *s, const char *buf, size_t n)
+{
+    pthread_mutex_lock(&s->mu);
+    if (s->log_len + n + 1 > s->log_cap) {
+        size_t cap = s->log_cap * 2 + n + 1;
+        char *p = realloc(s->log, cap);
+        if (p != NULL) {
+            s->log = p;
+            s->log_cap = cap;
+        }
+    }
+    if (s->log_len + n + 1 <= s->log_cap) {
+        memcpy(s->log + s->log_len, buf, n);
+        s->log_len += n;
+        s->log[s->log_len] = '\0';
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* server_start_filtered: offer the completed line in s->line to the filter. */
+static void line_done(struct server *s)
+{
+    s->line[s->line_len] = '\0';
+    if (s->keep(s->keep_cls, s->line, s->line_len)) {
+        s->line[s->line_len] = '\n';
+        log_append(s, s->line, s->line_len + 1);
+    }
+    s->line_len = 0;
+}
+
+/* Split `buf` into lines for the filter (a line over 1 MiB is cut there). */
+static void filter_lines(struct server *s, const char *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s->line_len + 2 > s->line_cap) {
+            size_t cap = s->line_cap > 0 ? s->line_cap * 2 : 8192;
+            char *p = cap <= (1u << 20) ? realloc(s->line, cap) : NULL;
+            if (p != NULL) {
+                s->line = p;
+                s->line_cap = cap;
+            } else if (s->line != NULL) {
+                line_done(s); /* too long: cut here */
+            } else {
+                continue; /* out of memory: the byte is lost */
+            }
+        }
+        if (buf[i] == '\n')
+            line_done(s);
+        else
+            s->line[s->line_len++] = buf[i];
+    }
+}
+
 static void *reader_main(void *arg)
 {
     struct server *s = arg;
@@ -58,22 +113,16 @@ static void *reader_main(void *arg)
             continue;
         if (n <= 0)
             break;
-        pthread_mutex_lock(&s->mu);
-        if (s->log_len + (size_t)n + 1 > s->log_cap) {
-            size_t cap = s->log_cap * 2 + (size_t)n + 1;
-            char *p = realloc(s->log, cap);
-            if (p != NULL) {
-                s->log = p;
-                s->log_cap = cap;
-            }
-        }
-        if (s->log_len + (size_t)n + 1 <= s->log_cap) {
-            memcpy(s->log + s->log_len, buf, (size_t)n);
-            s->log_len += (size_t)n;
-            s->log[s->log_len] = '\0';
-        }
-        pthread_mutex_unlock(&s->mu);
+        if (s->keep != NULL)
+            filter_lines(s, buf, (size_t)n);
+        else
+            log_append(s, buf, (size_t)n);
     }
+    if (s->keep != NULL && s->line_len > 0)
+        line_done(s);
+    free(s->line);
+    s->line = NULL;
+    s->line_len = s->line_cap = 0;
     return NULL;
 }
 
@@ -121,7 +170,15 @@ void server_log_dump(struct server *s)
 
 int server_start(struct server *s, const char *const *args)
 {
+    return server_start_filtered(s, args, NULL, NULL);
+}
+
+int server_start_filtered(struct server *s, const char *const *args,
+                          bool (*keep)(void *cls, const char *line, size_t len), void *cls)
+{
     memset(s, 0, sizeof(*s));
+    s->keep = keep;
+    s->keep_cls = cls;
     pthread_mutex_init(&s->mu, NULL);
     s->log_cap = 65536;
     s->log = calloc(1, s->log_cap);
@@ -243,6 +300,53 @@ int server_stop(struct server *s, int sig)
     s->log = NULL;
     pthread_mutex_destroy(&s->mu);
     return st;
+}
+
+long server_rss_kib(const struct server *s)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)s->pid);
+    FILE *fp = s->pid > 0 ? fopen(path, "r") : NULL;
+    long kib = -1;
+    while (fp != NULL && fgets(line, sizeof(line), fp) != NULL) {
+        if (strncmp(line, "VmRSS:", 6) == 0) {
+            kib = strtol(line + 6, NULL, 10);
+            break;
+        }
+    }
+    if (fp != NULL)
+        fclose(fp);
+    return kib;
+}
+
+long server_fd_count(const struct server *s)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/fd", (int)s->pid);
+    DIR *d = s->pid > 0 ? opendir(path) : NULL;
+    if (d == NULL)
+        return -1;
+    long n = 0;
+    const struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] != '.')
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+long raise_nofile_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return -1;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    return rl.rlim_cur == RLIM_INFINITY ? LONG_MAX : (long)rl.rlim_cur;
 }
 
 /* ---- HTTP --------------------------------------------------------------------- */
@@ -684,4 +788,52 @@ char *raw_read_response(int fd, int timeout_ms)
     if (buf != NULL)
         buf[len] = '\0';
     return buf;
+}
+
+void check_promtool(const struct resp *r)
+{
+    char path[] = "/tmp/aa-metrics-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        fail_msg("mkstemp: %s", strerror(errno));
+    if (write(fd, r->body, r->len) != (ssize_t)r->len) {
+        close(fd);
+        unlink(path);
+        fail_msg("cannot write %s", path);
+    }
+    close(fd);
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "promtool check metrics < %s", path);
+    int rc = system(cmd);
+    unlink(path);
+    if (rc != 0) {
+        fprintf(stderr, "%s\n", r->body);
+        fail_msg("promtool check metrics failed (%d)", rc);
+    }
+}
+
+const char *str_field(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+void expect_problem(const struct resp *r, long status, const char *type,
+                           const char *method, const char *path)
+{
+    char ct[128];
+    if (r->status != status)
+        fprintf(stderr, "got %ld: %s\n", r->status, r->body);
+    assert_int_equal(r->status, status);
+    assert_true(resp_header(r, "Content-Type", ct, sizeof(ct)));
+    assert_string_equal(ct, "application/problem+json");
+    cJSON *j = resp_json(r);
+    assert_non_null(j);
+    assert_string_equal(str_field(j, "type"), type);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(j, "status")->valueint, status);
+    char id[128];
+    assert_true(resp_header(r, "X-Request-Id", id, sizeof(id)));
+    assert_string_equal(str_field(j, "request_id"), id);
+    cJSON_Delete(j);
+    check_contract(r, method, path);
 }

@@ -25,6 +25,12 @@ struct server {
     char *log;
     size_t log_len;
     size_t log_cap;
+    /* server_start_filtered: the line filter and the reader's partial line. */
+    bool (*keep)(void *cls, const char *line, size_t len);
+    void *keep_cls;
+    char *line;
+    size_t line_len;
+    size_t line_cap;
 };
 
 /* Path of the binary under test and of the source tree (argv of the driver). */
@@ -35,6 +41,20 @@ extern const char *h_source_dir;
  * be NULL). Returns 0 once the server logged its port, -1 if it exited or did
  * not start within 20 s (its log is printed). */
 int server_start(struct server *s, const char *const *args);
+/* server_start for long runs (tests/fault, bench/soak): every line of the
+ * server's log (without its newline, NUL-terminated) is passed to `keep` on the
+ * reader thread first, and only the lines it returns true for are kept in the
+ * log buffer, so a run of millions of requests with the access log on keeps a
+ * small log. `keep` NULL keeps every line, as server_start does. */
+int server_start_filtered(struct server *s, const char *const *args,
+                          bool (*keep)(void *cls, const char *line, size_t len), void *cls);
+/* Resident memory (VmRSS in /proc/PID/status, KiB) and open file descriptors
+ * (entries of /proc/PID/fd) of the running server; -1 when unreadable. */
+long server_rss_kib(const struct server *s);
+long server_fd_count(const struct server *s);
+/* Raise this process's RLIMIT_NOFILE soft limit to its hard limit (a server
+ * started afterwards inherits it); returns the soft limit now in force. */
+long raise_nofile_limit(void);
 /* Send `sig` and wait for the exit; returns the exit status (or 128 + signal). */
 int server_stop(struct server *s, int sig);
 /* Wait for the process to exit on its own; returns as server_stop. */
@@ -73,6 +93,17 @@ void resp_free(struct resp *r);
 void check_contract(const struct resp *r, const char *method, const char *path_template);
 /* Validate `json` against component schema `name` ("Recommendation"). */
 void check_component(const cJSON *json, const char *name);
+
+/* The string member `key` of `o`, or NULL. */
+const char *str_field(const cJSON *o, const char *key);
+/* Status, problem type, X-Request-Id echo and contract of a problem response
+ * (operation `method` of `path`); fails the test (cmocka) otherwise. */
+void expect_problem(const struct resp *r, long status, const char *type, const char *method,
+                    const char *path);
+
+/* Run `promtool check metrics` (Debian package prometheus) on a /metrics body;
+ * fails the test (cmocka) when promtool rejects it. */
+void check_promtool(const struct resp *r);
 
 /* Read a whole file (NUL-terminated, owned); NULL on failure. */
 char *read_file(const char *path, size_t *len);

@@ -30,33 +30,6 @@ static char *example(const char *name)
     return text;
 }
 
-static const char *str_field(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-/* Status, problem type and contract of a problem response. */
-static void expect_problem(const struct resp *r, long status, const char *type,
-                           const char *method, const char *path)
-{
-    char ct[128];
-    if (r->status != status)
-        fprintf(stderr, "got %ld: %s\n", r->status, r->body);
-    assert_int_equal(r->status, status);
-    assert_true(resp_header(r, "Content-Type", ct, sizeof(ct)));
-    assert_string_equal(ct, "application/problem+json");
-    cJSON *j = resp_json(r);
-    assert_non_null(j);
-    assert_string_equal(str_field(j, "type"), type);
-    assert_int_equal(cJSON_GetObjectItemCaseSensitive(j, "status")->valueint, status);
-    char id[128];
-    assert_true(resp_header(r, "X-Request-Id", id, sizeof(id)));
-    assert_string_equal(str_field(j, "request_id"), id);
-    cJSON_Delete(j);
-    check_contract(r, method, path);
-}
-
 static int setup_default(void **state)
 {
     (void)state;
@@ -402,19 +375,7 @@ static void test_metrics(void **state)
     if (n_inflight < 1 || n_inflight > 2)
         fail_msg("accel_advisor_inflight_requests is %ld, want 1 or 2", n_inflight);
     /* promtool (Debian package prometheus) must accept the exposition. */
-    char path[] = "/tmp/aa-metrics-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, r.body, r.len), (ssize_t)r.len);
-    close(fd);
-    char cmd[256];
-    snprintf(cmd, sizeof(cmd), "promtool check metrics < %s", path);
-    int rc = system(cmd);
-    unlink(path);
-    if (rc != 0) {
-        fprintf(stderr, "%s\n", r.body);
-        fail_msg("promtool check metrics failed (%d)", rc);
-    }
+    check_promtool(&r);
     resp_free(&r);
 }
 

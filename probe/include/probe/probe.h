@@ -252,6 +252,13 @@ DC_API const char *probe_device_state_name(enum probe_device_state s); /* "lost"
 DC_API DC_NODISCARD enum dc_status
 probe_nvml_mode_parse(const char *text, enum probe_nvml_mode *mode, const char **path);
 
+/* A device is free when it answers (state ok), no process is known to hold it,
+ * and its utilisation, where measured, is at most PROBE_FREE_UTILIZATION_MAX
+ * percent. When the holders cannot be known (AMD; NVIDIA without NVML) a
+ * measured utilisation must say it is idle. NULL is not free. Thread-safe. */
+#define PROBE_FREE_UTILIZATION_MAX 5u
+DC_API bool probe_device_free(const struct probe_device *d);
+
 /* -------------------------------------------------------------------- run */
 
 /* Probe the host described by `cfg` (borrowed) once, synchronously.

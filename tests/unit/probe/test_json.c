@@ -138,7 +138,9 @@ static void test_h100_json(void **state)
     const cJSON *counts = get(j, "counts");
     assert_true(num(counts, "devices") == 8);
     assert_true(num(counts, "in_use") == 4); /* GPUs 0, 2, 3, 7 */
-    assert_true(num(counts, "free") == 2);   /* 1 and 4; 6 is in error, 5 unknown */
+    /* 1 and 4; 5 too: its holders are unknown but it is measured 0% busy;
+     * 6 is in error. */
+    assert_true(num(counts, "free") == 3);
     assert_true(num(counts, "lost") == 0);
     assert_true(num(counts, "error") == 1);
     assert_true(num(get(counts, "by_family"), "gpu") == 8);
@@ -364,10 +366,35 @@ static void test_table(void **state)
     probe_snapshot_release(s);
 }
 
+static void test_device_free(void **state)
+{
+    (void)state;
+    struct probe_device d = {.state = PROBE_DEVICE_OK, .in_use = PROBE_IN_USE_NO};
+    assert_true(probe_device_free(&d)); /* nobody holds it, utilisation unknown */
+    d.has_utilization = true;
+    d.utilization_percent = PROBE_FREE_UTILIZATION_MAX;
+    assert_true(probe_device_free(&d));
+    d.utilization_percent = PROBE_FREE_UTILIZATION_MAX + 1; /* busy without a visible process */
+    assert_false(probe_device_free(&d));
+    d.in_use = PROBE_IN_USE_UNKNOWN; /* AMD: holders unknown, measured idle */
+    d.utilization_percent = 0;
+    assert_true(probe_device_free(&d));
+    d.has_utilization = false; /* NVIDIA without NVML: nothing says it is idle */
+    assert_false(probe_device_free(&d));
+    d = (struct probe_device){.state = PROBE_DEVICE_OK, .in_use = PROBE_IN_USE_YES};
+    assert_false(probe_device_free(&d));
+    d = (struct probe_device){.state = PROBE_DEVICE_LOST, .in_use = PROBE_IN_USE_NO};
+    assert_false(probe_device_free(&d));
+    d.state = PROBE_DEVICE_ERROR;
+    assert_false(probe_device_free(&d));
+    assert_false(probe_device_free(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_h100_json),
+        cmocka_unit_test(test_device_free),
         cmocka_unit_test(test_tpu_and_unknown_json),
         cmocka_unit_test(test_json_errors),
         cmocka_unit_test(test_table),

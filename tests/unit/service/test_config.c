@@ -69,8 +69,59 @@ static void test_defaults(void **state)
     assert_string_equal(cfg.cors_origins, "");
     assert_true(cfg.access_log);
     assert_false(cfg.prefer_available);
+    assert_false(cfg.probe);
+    assert_int_equal(cfg.probe_interval_ms, 10000);
+    assert_int_equal(cfg.probe_timeout_ms, 5000);
+    assert_string_equal(cfg.sysfs_root, "/sys");
+    assert_string_equal(cfg.dev_root, "/dev");
+    assert_string_equal(cfg.proc_root, "/proc");
+    assert_string_equal(cfg.nvml, "auto");
     for (size_t i = 0; i < svc_config_setting_count(); i++)
         assert_int_equal(cfg.source[i], SVC_SRC_DEFAULT);
+}
+
+/* Durations: N seconds, or N with ms, s, m or h; shown back in the shortest unit. */
+static void test_durations(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        unsigned ms;
+        const char *shown;
+    } ok[] = {{"3", 3000, "3s"},           {"250ms", 250, "250ms"}, {"2s", 2000, "2s"},
+              {"1500ms", 1500, "1500ms"}, {"5m", 300000, "300s"},  {"1h", 3600000, "3600s"},
+              {"24h", 86400000, "86400s"}};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        struct svc_config cfg;
+        char why[512], arg[64], shown[64];
+        snprintf(arg, sizeof(arg), "--probe-interval=%s", ok[i].text);
+        char *argv[] = {S("serve"), arg, NULL};
+        if (load(2, argv, empty_env, &cfg, why) != SVC_CONFIG_OK)
+            fail_msg("%s: %s", ok[i].text, why);
+        assert_int_equal(cfg.probe_interval_ms, ok[i].ms);
+        svc_config_setting_value(&cfg, index_of("probe_interval"), shown, sizeof(shown));
+        assert_string_equal(shown, ok[i].shown);
+    }
+    static const struct {
+        const char *text;
+        const char *why;
+    } bad[] = {{"99ms", "99ms is out of range (100ms to 86400000ms)"},
+               {"25h", "out of range"},
+               {"1d", "is not a duration"},
+               {"-1s", "is not a duration"},
+               {"s", "is not a duration"},
+               {"", "is not a duration"},
+               {"99999999999999999999h", "is not a duration"},
+               {"5000000000000000h", "is not a duration"}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct svc_config cfg;
+        char why[512], arg[64];
+        snprintf(arg, sizeof(arg), "--probe-timeout=%s", bad[i].text);
+        char *argv[] = {S("serve"), arg, NULL};
+        assert_int_equal(load(2, argv, empty_env, &cfg, why), SVC_CONFIG_ERROR);
+        if (strstr(why, bad[i].why) == NULL || strstr(why, "flag --probe-timeout") == NULL)
+            fail_msg("%s: \"%s\" lacks \"%s\"", bad[i].text, why, bad[i].why);
+    }
 }
 
 static void test_precedence(void **state)
@@ -240,6 +291,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_durations),
         cmocka_unit_test(test_errors_name_their_source),
         cmocka_unit_test(test_help_and_warnings),
     };
