@@ -35,6 +35,8 @@
 #define OBJECTIVE_POINTS_PER_DOUBLING 25.0
 /* Objective multiplier for a candidate that misses the deadline or latency target. */
 #define MISSED_TARGET_FACTOR 0.5
+/* Share of its lead over an unknown price that a low-confidence price keeps. */
+#define LOW_CONFIDENCE_SHARE 0.5
 #define SECONDS_PER_HOUR 3600.0
 #define GB 1e9
 
@@ -412,6 +414,12 @@ static enum dc_status build_warnings(const dc_ruleset *rs, struct dc_result *res
                              "No public list price is known for %s, so its cost is not "
                              "estimated.",
                              top->acc->id));
+    if (rc == DC_OK && top->acc->has_price && top->acc->price_low_confidence)
+        rc = add_warning(res, MAX_WARNINGS, "price_low_confidence",
+                         fmt(ar,
+                             "The list price of %s is marked low-confidence by the catalog "
+                             "(%s); check it before relying on the cost estimate.",
+                             top->acc->id, top->acc->price_basis));
     if (rc == DC_OK && top->acc->has_price) {
         double age = price_age_days(top->acc->price_as_of, time(NULL));
         if (isfinite(age) && age > rs->sizing.price_stale_after_days)
@@ -717,6 +725,10 @@ enum dc_status dc_recommend(const dc_ruleset *rs, const cJSON *workload,
             continue;
         }
         double cost_pts = relative_points(c->sizing.cost_usd, best_cost);
+        /* A price its own source marks as uncertain earns only half of its lead
+         * over an unknown price (docs/scoring.md, section 6). */
+        if (isfinite(cost_pts) && c->acc->price_low_confidence)
+            cost_pts = s->unknown_objective + (cost_pts - s->unknown_objective) * LOW_CONFIDENCE_SHARE;
         double time_pts = relative_points(time_metric(w, &c->sizing), best_time);
         double obj = NAN;
         switch (w->objective) {

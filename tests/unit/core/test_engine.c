@@ -367,6 +367,43 @@ static void test_warnings_nothing_fits(void **state)
     dc_result_free(r);
 }
 
+/* A low-confidence price keeps half of its lead over an unknown price (50) and is
+ * flagged on the top recommendation. */
+static void test_low_confidence_price(void **state)
+{
+    (void)state;
+    char catalog[sizeof(catalog_ok)];
+    const char *high = strstr(catalog_ok, "confidence: high");
+    assert_non_null(high);
+    snprintf(catalog, sizeof(catalog), "%.*sconfidence: low%s", (int)(high - catalog_ok),
+             catalog_ok, high + strlen("confidence: high"));
+    dc_ruleset *low = NULL;
+    struct dc_diags d;
+    dc_diags_init(&d);
+    enum dc_status rc = load3(catalog, sizing_ok, rules_ok, &low, &d);
+    if (rc != DC_OK)
+        fail_msg("%s: %s", dc_status_name(rc), d.count > 0 ? d.items[0].msg : "");
+    dc_diags_cleanup(&d);
+    static const char w[] = "{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+                            "\"objective\":\"cost\"}";
+    cJSON *json = cJSON_Parse(w);
+    struct dc_result *firm = NULL, *soft = NULL;
+    assert_int_equal(dc_recommend(mini, json, NULL, &firm, NULL), DC_OK);
+    assert_int_equal(dc_recommend(low, json, NULL, &soft, NULL), DC_OK);
+    bool ex;
+    /* gpu-a is the only priced candidate: the best cost, 100 points when firm. */
+    assert_int_equal(find(firm, "gpu-a", &ex)->objective_score, 100);
+    assert_int_equal(find(soft, "gpu-a", &ex)->objective_score, 75);
+    assert_int_equal(find(soft, "tpu-b", &ex)->objective_score, 50); /* unknown price */
+    assert_false(has_warning(firm, "price_low_confidence"));
+    assert_string_equal(soft->recommendations[0].acc->id, "gpu-a");
+    assert_true(has_warning(soft, "price_low_confidence"));
+    dc_result_free(firm);
+    dc_result_free(soft);
+    cJSON_Delete(json);
+    dc_ruleset_release(low);
+}
+
 static void test_reason_texts(void **state)
 {
     (void)state;
@@ -492,6 +529,7 @@ int main(void)
         cmocka_unit_test(test_inference_sizing),
         cmocka_unit_test(test_rules_and_exclusions),
         cmocka_unit_test(test_warnings_nothing_fits),
+        cmocka_unit_test(test_low_confidence_price),
         cmocka_unit_test(test_reason_texts),
         cmocka_unit_test(test_availability),
         cmocka_unit_test(test_deterministic),
