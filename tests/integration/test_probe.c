@@ -286,7 +286,7 @@ static void test_slow_probe(void **state)
     char conf[] = "/tmp/aa-nvml-slow-XXXXXX";
     int fd = mkstemp(conf);
     assert_true(fd >= 0);
-    static const char text[] = "init_delay_ms 1500\n";
+    static const char text[] = "init_delay_ms 4000\n"; /* far past the 300 ms timeout */
     assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
     close(fd);
     struct server s;
@@ -316,7 +316,7 @@ static void test_slow_probe(void **state)
         resp_free(&r);
     }
     assert_true(server_log_wait(&s, 0, "\"event\":\"probe_timeout\"", 1000));
-    cJSON *inv = inventory(&s, 5000); /* the slow probe ends after 1.5 s */
+    cJSON *inv = inventory(&s, 10000); /* the slow probe ends after 4 s */
     assert_true(num(get(inv, "counts"), "devices") == 8);
     assert_true(cJSON_IsFalse(get(get(inv, "probe"), "stuck")));
     cJSON_Delete(inv);
