@@ -1419,7 +1419,9 @@ static enum dc_status lg_to_sv(struct lg_ctx *cx, const struct lv *v, char *numb
 /* A NUL-terminated copy of [p, p+len) in the arena. */
 static enum dc_status lg_copy_str(struct lg_ctx *cx, const char *p, size_t len, const char **out)
 {
-    if (len == SIZE_MAX)
+    /* No object is larger than PTRDIFF_MAX; saying so also keeps GCC 12 -O3 from
+     * a false -Wstringop-overflow on the memcpy below (Release builds failed). */
+    if (len >= PTRDIFF_MAX)
         return lg_oom(cx);
     void *mem = NULL;
     enum dc_status rc = lg_alloc(cx, len + 1, &mem);
@@ -1778,12 +1780,14 @@ static LG_NOINLINE enum dc_status lg_op_var(struct lg_ctx *cx, const struct lg_n
                                             const struct lv *data, struct lv *out)
 {
     const struct lg_seg *seg = n->u.var.seg;
-    const struct lg_seg *end = seg + n->u.var.nseg;
+    const struct lg_seg *end;
     struct lv cur;
 
     LG_STEP(cx);
-    if (seg == end)
+    /* The whole data: seg is NULL then, and NULL + 0 is undefined in C. */
+    if (n->u.var.nseg == 0)
         return lg_whole(cx, data, out);
+    end = seg + n->u.var.nseg;
     if (data->kind == LV_JSON) {
         const cJSON *j = data->u.j;
         while (LG_JTYPE(j) == cJSON_Object) {
