@@ -8,6 +8,8 @@ if [ "${1:-build}" = test ]; then
     # cmocka: unit tests; libcurl: integration tests; prometheus: promtool check metrics;
     # gcovr: coverage; clang + its runtime: fuzzers.
     want+=(libcmocka-dev libcurl4-openssl-dev prometheus gcovr clang libclang-rt-14-dev)
+    # curl: the installed-binary test (tests/deploy/test_install.sh) calls the server.
+    want+=(curl)
     # npm runs the pinned OpenAPI linter. A machine may already have Node.js from
     # another source (NodeSource's nodejs bundles npm and conflicts with Debian's npm
     # package), so ask for Debian's npm only when there is no npm command at all.
