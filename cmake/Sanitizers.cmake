@@ -10,6 +10,7 @@ if(AA_SANITIZE)
     add_link_options(-fsanitize=address,undefined -fno-sanitize-recover=all)
 endif()
 if(AA_COVERAGE)
-    add_compile_options(--coverage -O0)
+    # atomic counters: the server and the probe worker are multi-threaded
+    add_compile_options(--coverage -O0 -fprofile-update=atomic)
     add_link_options(--coverage)
 endif()

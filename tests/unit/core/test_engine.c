@@ -372,11 +372,12 @@ static void test_warnings_nothing_fits(void **state)
 static void test_low_confidence_price(void **state)
 {
     (void)state;
-    char catalog[sizeof(catalog_ok)];
+    char catalog[sizeof(catalog_ok) + 32];
     const char *high = strstr(catalog_ok, "confidence: high");
     assert_non_null(high);
-    snprintf(catalog, sizeof(catalog), "%.*sconfidence: low%s", (int)(high - catalog_ok),
-             catalog_ok, high + strlen("confidence: high"));
+    int n = snprintf(catalog, sizeof(catalog), "%.*sconfidence: low%s", (int)(high - catalog_ok),
+                     catalog_ok, high + strlen("confidence: high"));
+    assert_true(n > 0 && (size_t)n < sizeof(catalog));
     dc_ruleset *low = NULL;
     struct dc_diags d;
     dc_diags_init(&d);
