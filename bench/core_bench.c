@@ -1,6 +1,7 @@
 /* bench/core_bench.c -- decision-core throughput: dc_recommend for representative
- * workloads against the default rules, result building included; JSON
- * serialisation measured separately. Prints the median over repeated runs.
+ * workloads against the default rules, result building included; then with the
+ * JSON body rendered as the server sends it (api_result_render). Prints the
+ * median over repeated runs.
  *
  *   build/bench/bench_core [RULES_DIR]          (default: the source tree's rules/)
  *
@@ -72,12 +73,11 @@ int main(int argc, char **argv)
                 if (dc_recommend(rs, w[(size_t)it % nw], NULL, &res, NULL) != DC_OK)
                     return 1;
                 if (phase == 1) {
-                    cJSON *body = NULL;
-                    if (api_result_to_json(res, &body) != DC_OK)
+                    /* The body as the server sends it. */
+                    char *body = api_result_render(res, NULL);
+                    if (body == NULL)
                         return 1;
-                    char *s = cJSON_PrintUnformatted(body);
-                    cJSON_free(s);
-                    cJSON_Delete(body);
+                    free(body);
                 }
                 dc_result_free(res);
             }

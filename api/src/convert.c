@@ -1,336 +1,328 @@
 /* api/src/convert.c -- core objects as the contract's JSON bodies
- * (openapi.yaml: Recommendation, Accelerator, RuleList) and as a CLI table. */
+ * (openapi.yaml: Recommendation, Accelerator, AcceleratorList, RuleList) and
+ * as a CLI table.
+ *
+ * Each body is written once, straight to text, with the streaming writer
+ * (api/jsonw.h): the server sends that text as it is. The cJSON forms parse
+ * it back, for the callers that want a tree. */
 #include "api/convert.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Collects OOM from the many cJSON_Add* calls so builders read as the shape
- * they build; any failure discards the whole tree. */
-struct jb {
-    bool oom;
-};
+#include "api/jsonw.h"
 
-static cJSON *add(struct jb *b, cJSON *parent, const char *key, cJSON *v)
-{
-    if (v == NULL) {
-        b->oom = true;
-        return NULL;
-    }
-    bool ok = key != NULL ? cJSON_AddItemToObject(parent, key, v) : cJSON_AddItemToArray(parent, v);
-    if (!ok) {
-        cJSON_Delete(v);
-        b->oom = true;
-        return NULL;
-    }
-    return v;
-}
-
-static cJSON *num(double v)
-{
-    return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-}
+/* Expected body sizes, so the buffer rarely grows. */
+#define RESULT_HINT 24576
+#define CATALOG_HINT 16384
+#define RULES_HINT 65536
 
 /* Round to 4 significant digits for display fields (costs, hours), so bodies
  * do not show 17-digit noise. */
-static cJSON *num4(double v)
+static double round4(double v)
 {
-    if (!isfinite(v))
-        return cJSON_CreateNull();
-    if (v == 0)
-        return cJSON_CreateNumber(0);
+    if (!isfinite(v) || v == 0)
+        return v;
     double mag = pow(10, 3 - floor(log10(fabs(v))));
-    return cJSON_CreateNumber(round(v * mag) / mag);
+    return round(v * mag) / mag;
 }
 
-static cJSON *str_or_null(const char *s)
+static void key_string(struct api_jw *w, const char *key, const char *s)
 {
-    return s != NULL ? cJSON_CreateString(s) : cJSON_CreateNull();
+    api_jw_key(w, key);
+    api_jw_string(w, s);
 }
 
-static cJSON *price_json(struct jb *b, const struct dc_accelerator *a)
+static void key_number(struct api_jw *w, const char *key, double d)
 {
-    if (!a->has_price)
-        return cJSON_CreateNull();
-    cJSON *p = cJSON_CreateObject();
-    if (p == NULL)
-        return NULL;
-    add(b, p, "usd_per_chip_hour", num(a->price_usd_per_chip_hour));
-    add(b, p, "as_of", cJSON_CreateString(a->price_as_of));
-    add(b, p, "basis", cJSON_CreateString(a->price_basis));
-    add(b, p, "source", cJSON_CreateString(a->price_source));
-    add(b, p, "confidence", cJSON_CreateString(a->price_low_confidence ? "low" : "high"));
-    return p;
+    api_jw_key(w, key);
+    api_jw_number(w, d);
 }
 
-static void workload_json(struct jb *b, cJSON *root, const struct dc_workload *w)
+static void key_bool(struct api_jw *w, const char *key, bool b)
+{
+    api_jw_key(w, key);
+    api_jw_bool(w, b);
+}
+
+static void write_price(struct api_jw *w, const struct dc_accelerator *a)
+{
+    api_jw_key(w, "price");
+    if (!a->has_price) {
+        api_jw_null(w);
+        return;
+    }
+    api_jw_object(w);
+    key_number(w, "usd_per_chip_hour", a->price_usd_per_chip_hour);
+    key_string(w, "as_of", a->price_as_of);
+    key_string(w, "basis", a->price_basis);
+    key_string(w, "source", a->price_source);
+    key_string(w, "confidence", a->price_low_confidence ? "low" : "high");
+    api_jw_object_end(w);
+}
+
+static void write_workload(struct api_jw *w, const struct dc_workload *wl)
 {
     static const char *const tasks[] = {"training", "fine-tuning", "inference"};
     static const char *const deploy[] = {"cloud", "on-prem", "hybrid"};
     static const char *const objective[] = {"cost", "time", "balanced"};
-    cJSON *o = add(b, root, "workload", cJSON_CreateObject());
-    if (o == NULL)
-        return;
-    if (w->name != NULL)
-        add(b, o, "name", cJSON_CreateString(w->name));
-    add(b, o, "task", cJSON_CreateString(tasks[w->task]));
-    add(b, o, "framework", cJSON_CreateString(w->framework));
-    add(b, o, "stage", cJSON_CreateString(w->stage));
-    cJSON *m = add(b, o, "model", cJSON_CreateObject());
-    if (m != NULL) {
-        add(b, m, "architecture", cJSON_CreateString(w->architecture));
-        add(b, m, "parameters", cJSON_CreateNumber(w->parameters));
-        add(b, m, "custom_ops", cJSON_CreateBool(w->custom_ops));
-        add(b, m, "dynamic_shapes", cJSON_CreateBool(w->dynamic_shapes));
-        add(b, m, "sparse_embeddings", cJSON_CreateBool(w->sparse_embeddings));
-        add(b, m, "compute_pattern", cJSON_CreateString(w->compute_pattern));
-        if (isfinite(w->layers))
-            add(b, m, "layers", cJSON_CreateNumber(w->layers));
-        if (isfinite(w->hidden_size))
-            add(b, m, "hidden_size", cJSON_CreateNumber(w->hidden_size));
-    }
-    add(b, o, "precision", cJSON_CreateString(dc_precision_name(w->precision)));
-    if (w->task != DC_TASK_INFERENCE) {
-        cJSON *t = add(b, o, "training", cJSON_CreateObject());
-        if (t != NULL) {
-            add(b, t, "tokens", cJSON_CreateNumber(w->tokens));
-            add(b, t, "global_batch_size", cJSON_CreateNumber(w->global_batch_size));
-            if (isfinite(w->deadline_hours))
-                add(b, t, "deadline_hours", cJSON_CreateNumber(w->deadline_hours));
-        }
+    api_jw_key(w, "workload");
+    api_jw_object(w);
+    if (wl->name != NULL)
+        key_string(w, "name", wl->name);
+    key_string(w, "task", tasks[wl->task]);
+    key_string(w, "framework", wl->framework);
+    key_string(w, "stage", wl->stage);
+    api_jw_key(w, "model");
+    api_jw_object(w);
+    key_string(w, "architecture", wl->architecture);
+    key_number(w, "parameters", wl->parameters);
+    key_bool(w, "custom_ops", wl->custom_ops);
+    key_bool(w, "dynamic_shapes", wl->dynamic_shapes);
+    key_bool(w, "sparse_embeddings", wl->sparse_embeddings);
+    key_string(w, "compute_pattern", wl->compute_pattern);
+    if (isfinite(wl->layers))
+        key_number(w, "layers", wl->layers);
+    if (isfinite(wl->hidden_size))
+        key_number(w, "hidden_size", wl->hidden_size);
+    api_jw_object_end(w);
+    key_string(w, "precision", dc_precision_name(wl->precision));
+    if (wl->task != DC_TASK_INFERENCE) {
+        api_jw_key(w, "training");
+        api_jw_object(w);
+        key_number(w, "tokens", wl->tokens);
+        key_number(w, "global_batch_size", wl->global_batch_size);
+        if (isfinite(wl->deadline_hours))
+            key_number(w, "deadline_hours", wl->deadline_hours);
+        api_jw_object_end(w);
     } else {
-        cJSON *i = add(b, o, "inference", cJSON_CreateObject());
-        if (i != NULL) {
-            add(b, i, "requests_per_second", cJSON_CreateNumber(w->requests_per_second));
-            if (isfinite(w->latency_ms_p99))
-                add(b, i, "latency_ms_p99", cJSON_CreateNumber(w->latency_ms_p99));
-            add(b, i, "context_tokens", cJSON_CreateNumber(w->context_tokens));
-            add(b, i, "batch_size", cJSON_CreateNumber(w->batch_size));
-        }
+        api_jw_key(w, "inference");
+        api_jw_object(w);
+        key_number(w, "requests_per_second", wl->requests_per_second);
+        if (isfinite(wl->latency_ms_p99))
+            key_number(w, "latency_ms_p99", wl->latency_ms_p99);
+        key_number(w, "context_tokens", wl->context_tokens);
+        key_number(w, "batch_size", wl->batch_size);
+        api_jw_object_end(w);
     }
-    cJSON *c = add(b, o, "constraints", cJSON_CreateObject());
-    if (c != NULL) {
-        add(b, c, "deployment", cJSON_CreateString(deploy[w->deployment]));
-        cJSON *p = add(b, c, "providers", cJSON_CreateArray());
-        for (unsigned i = 0; p != NULL && i < DC_PROVIDER_COUNT; i++) {
-            if (w->providers & (1u << i))
-                add(b, p, NULL, cJSON_CreateString(dc_provider_name((enum dc_provider)i)));
-        }
-        if (isfinite(w->budget_usd))
-            add(b, c, "budget_usd", cJSON_CreateNumber(w->budget_usd));
-        if (isfinite(w->max_accelerators))
-            add(b, c, "max_accelerators", cJSON_CreateNumber(w->max_accelerators));
+    api_jw_key(w, "constraints");
+    api_jw_object(w);
+    key_string(w, "deployment", deploy[wl->deployment]);
+    api_jw_key(w, "providers");
+    api_jw_array(w);
+    for (unsigned i = 0; i < DC_PROVIDER_COUNT; i++) {
+        if (wl->providers & (1u << i))
+            api_jw_string(w, dc_provider_name((enum dc_provider)i));
     }
-    cJSON *t = add(b, o, "team", cJSON_CreateObject());
-    if (t != NULL) {
-        add(b, t, "cuda_experience", cJSON_CreateString(w->cuda_experience));
-        add(b, t, "xla_experience", cJSON_CreateString(w->xla_experience));
-    }
-    add(b, o, "objective", cJSON_CreateString(objective[w->objective]));
-    add(b, o, "prefer_available", cJSON_CreateBool(w->prefer_available));
+    api_jw_array_end(w);
+    if (isfinite(wl->budget_usd))
+        key_number(w, "budget_usd", wl->budget_usd);
+    if (isfinite(wl->max_accelerators))
+        key_number(w, "max_accelerators", wl->max_accelerators);
+    api_jw_object_end(w);
+    api_jw_key(w, "team");
+    api_jw_object(w);
+    key_string(w, "cuda_experience", wl->cuda_experience);
+    key_string(w, "xla_experience", wl->xla_experience);
+    api_jw_object_end(w);
+    key_string(w, "objective", objective[wl->objective]);
+    key_bool(w, "prefer_available", wl->prefer_available);
+    api_jw_object_end(w);
 }
 
-static cJSON *reason_json(struct jb *b, const struct dc_result *res, const struct dc_candidate *c,
-                          const struct dc_reason *r)
+static void write_sizing(struct api_jw *w, const struct dc_sizing *z)
+{
+    api_jw_key(w, "sizing");
+    api_jw_object(w);
+    key_number(w, "memory_need_gb", round4(z->memory_need_gb));
+    key_number(w, "memory_per_chip_gb", round4(z->memory_per_chip_gb));
+    key_number(w, "chips_for_memory", z->chips_for_memory);
+    key_number(w, "chips", z->chips);
+    key_number(w, "replicas", z->replicas);
+    key_bool(w, "fits", z->fits);
+    key_number(w, "peak_tflops", z->peak_tflops);
+    key_number(w, "mfu", z->mfu);
+    key_number(w, "hours", round4(z->hours));
+    key_number(w, "cost_usd", round4(z->cost_usd));
+    key_number(w, "cost_per_hour_usd", round4(z->cost_per_hour_usd));
+    key_number(w, "decode_ms", round4(z->decode_ms));
+    key_number(w, "throughput_rps", round4(z->throughput_rps));
+    key_bool(w, "meets_deadline", z->meets_deadline);
+    key_bool(w, "meets_latency", z->meets_latency);
+    key_bool(w, "within_budget", z->within_budget);
+    api_jw_object_end(w);
+}
+
+static void write_candidate(struct api_jw *w, const struct dc_result *res,
+                            const struct dc_candidate *c)
 {
     char buf[512];
-    cJSON *o = cJSON_CreateObject();
-    if (o == NULL)
-        return NULL;
-    add(b, o, "rule_id", cJSON_CreateString(r->rule_id));
-    add(b, o, "impact", cJSON_CreateNumber(r->impact));
-    add(b, o, "message", cJSON_CreateString(dc_reason_text(res, c, r, buf, sizeof(buf))));
-    add(b, o, "source", cJSON_CreateString(r->source != NULL ? r->source : ""));
-    return o;
-}
-
-static cJSON *candidate_json(struct jb *b, const struct dc_result *res,
-                             const struct dc_candidate *c)
-{
     const struct dc_accelerator *a = c->acc;
-    const struct dc_sizing *z = &c->sizing;
-    cJSON *o = cJSON_CreateObject();
-    if (o == NULL)
-        return NULL;
-    add(b, o, "accelerator", cJSON_CreateString(a->id));
-    add(b, o, "name", cJSON_CreateString(a->name));
-    add(b, o, "family", cJSON_CreateString(dc_family_name(a->family)));
-    add(b, o, "vendor", cJSON_CreateString(a->vendor));
-    add(b, o, "score", cJSON_CreateNumber(c->score));
-    add(b, o, "rule_score", cJSON_CreateNumber(c->rule_score));
-    add(b, o, "objective_score", cJSON_CreateNumber(c->objective_score));
-    cJSON *s = add(b, o, "sizing", cJSON_CreateObject());
-    if (s != NULL) {
-        add(b, s, "memory_need_gb", num4(z->memory_need_gb));
-        add(b, s, "memory_per_chip_gb", num4(z->memory_per_chip_gb));
-        add(b, s, "chips_for_memory", cJSON_CreateNumber(z->chips_for_memory));
-        add(b, s, "chips", cJSON_CreateNumber(z->chips));
-        add(b, s, "replicas", cJSON_CreateNumber(z->replicas));
-        add(b, s, "fits", cJSON_CreateBool(z->fits));
-        add(b, s, "peak_tflops", num(z->peak_tflops));
-        add(b, s, "mfu", num(z->mfu));
-        add(b, s, "hours", num4(z->hours));
-        add(b, s, "cost_usd", num4(z->cost_usd));
-        add(b, s, "cost_per_hour_usd", num4(z->cost_per_hour_usd));
-        add(b, s, "decode_ms", num4(z->decode_ms));
-        add(b, s, "throughput_rps", num4(z->throughput_rps));
-        add(b, s, "meets_deadline", cJSON_CreateBool(z->meets_deadline));
-        add(b, s, "meets_latency", cJSON_CreateBool(z->meets_latency));
-        add(b, s, "within_budget", cJSON_CreateBool(z->within_budget));
-    }
-    add(b, o, "price", price_json(b, a));
+    api_jw_object(w);
+    key_string(w, "accelerator", a->id);
+    key_string(w, "name", a->name);
+    key_string(w, "family", dc_family_name(a->family));
+    key_string(w, "vendor", a->vendor);
+    key_number(w, "score", c->score);
+    key_number(w, "rule_score", c->rule_score);
+    key_number(w, "objective_score", c->objective_score);
+    write_sizing(w, &c->sizing);
+    write_price(w, a);
+    api_jw_key(w, "availability");
     if (c->availability.known) {
-        cJSON *av = add(b, o, "availability", cJSON_CreateObject());
-        if (av != NULL) {
-            add(b, av, "attached", cJSON_CreateNumber(c->availability.attached));
-            add(b, av, "free", cJSON_CreateNumber(c->availability.free));
-            add(b, av, "memory_free_gb", num4(c->availability.memory_free_gb));
-        }
+        api_jw_object(w);
+        key_number(w, "attached", c->availability.attached);
+        key_number(w, "free", c->availability.free);
+        key_number(w, "memory_free_gb", round4(c->availability.memory_free_gb));
+        api_jw_object_end(w);
     } else {
-        add(b, o, "availability", cJSON_CreateNull());
+        api_jw_null(w);
     }
-    cJSON *rs = add(b, o, "reasons", cJSON_CreateArray());
-    for (size_t i = 0; rs != NULL && i < c->n_reasons; i++)
-        add(b, rs, NULL, reason_json(b, res, c, &c->reasons[i]));
-    return o;
+    api_jw_key(w, "reasons");
+    api_jw_array(w);
+    for (size_t i = 0; i < c->n_reasons; i++) {
+        const struct dc_reason *r = &c->reasons[i];
+        api_jw_object(w);
+        key_string(w, "rule_id", r->rule_id);
+        key_number(w, "impact", r->impact);
+        key_string(w, "message", dc_reason_text(res, c, r, buf, sizeof(buf)));
+        key_string(w, "source", r->source != NULL ? r->source : "");
+        api_jw_object_end(w);
+    }
+    api_jw_array_end(w);
+    api_jw_object_end(w);
 }
 
-enum dc_status api_result_to_json(const struct dc_result *res, cJSON **out)
+char *api_result_render(const struct dc_result *res, size_t *len)
 {
-    struct jb b = {false};
     char buf[512];
-    if (out == NULL)
-        return DC_EINVAL;
-    *out = NULL;
     if (res == NULL)
-        return DC_EINVAL;
-    cJSON *root = cJSON_CreateObject();
-    if (root == NULL)
-        return DC_ENOMEM;
-    add(&b, root, "request_id", cJSON_CreateString(res->request_id));
-    add(&b, root, "rules_version", cJSON_CreateString(res->rules_version));
-    workload_json(&b, root, &res->workload);
-    cJSON *fams = add(&b, root, "families", cJSON_CreateArray());
-    for (size_t i = 0; fams != NULL && i < DC_FAMILY_COUNT; i++) {
+        return NULL;
+    struct api_jw w;
+    api_jw_init(&w, RESULT_HINT);
+    api_jw_object(&w);
+    key_string(&w, "request_id", res->request_id);
+    key_string(&w, "rules_version", res->rules_version);
+    write_workload(&w, &res->workload);
+    api_jw_key(&w, "families");
+    api_jw_array(&w);
+    for (size_t i = 0; i < DC_FAMILY_COUNT; i++) {
         const struct dc_family_rank *f = &res->families[i];
-        cJSON *o = add(&b, fams, NULL, cJSON_CreateObject());
-        if (o == NULL)
-            break;
-        add(&b, o, "family", cJSON_CreateString(dc_family_name(f->family)));
-        add(&b, o, "score", cJSON_CreateNumber(f->score));
-        add(&b, o, "excluded", cJSON_CreateBool(f->excluded));
-        add(&b, o, "best", str_or_null(f->best));
+        api_jw_object(&w);
+        key_string(&w, "family", dc_family_name(f->family));
+        key_number(&w, "score", f->score);
+        key_bool(&w, "excluded", f->excluded);
+        api_jw_key(&w, "best");
+        api_jw_string_or_null(&w, f->best);
+        api_jw_object_end(&w);
     }
-    cJSON *recs = add(&b, root, "recommendations", cJSON_CreateArray());
-    for (size_t i = 0; recs != NULL && i < res->n_recommendations; i++)
-        add(&b, recs, NULL, candidate_json(&b, res, &res->recommendations[i]));
-    cJSON *exc = add(&b, root, "excluded", cJSON_CreateArray());
-    for (size_t i = 0; exc != NULL && i < res->n_excluded; i++) {
+    api_jw_array_end(&w);
+    api_jw_key(&w, "recommendations");
+    api_jw_array(&w);
+    for (size_t i = 0; i < res->n_recommendations; i++)
+        write_candidate(&w, res, &res->recommendations[i]);
+    api_jw_array_end(&w);
+    api_jw_key(&w, "excluded");
+    api_jw_array(&w);
+    for (size_t i = 0; i < res->n_excluded; i++) {
         const struct dc_candidate *c = &res->excluded[i];
-        cJSON *o = add(&b, exc, NULL, cJSON_CreateObject());
-        if (o == NULL)
-            break;
-        add(&b, o, "accelerator", cJSON_CreateString(c->acc->id));
-        add(&b, o, "name", cJSON_CreateString(c->acc->name));
-        add(&b, o, "family", cJSON_CreateString(dc_family_name(c->acc->family)));
-        add(&b, o, "rule_id", cJSON_CreateString(c->excluded_by->rule_id));
-        add(&b, o, "message",
-            cJSON_CreateString(dc_reason_text(res, c, c->excluded_by, buf, sizeof(buf))));
-        add(&b, o, "source",
-            cJSON_CreateString(c->excluded_by->source != NULL ? c->excluded_by->source : ""));
+        api_jw_object(&w);
+        key_string(&w, "accelerator", c->acc->id);
+        key_string(&w, "name", c->acc->name);
+        key_string(&w, "family", dc_family_name(c->acc->family));
+        key_string(&w, "rule_id", c->excluded_by->rule_id);
+        key_string(&w, "message", dc_reason_text(res, c, c->excluded_by, buf, sizeof(buf)));
+        key_string(&w, "source", c->excluded_by->source != NULL ? c->excluded_by->source : "");
+        api_jw_object_end(&w);
     }
-    cJSON *warn = add(&b, root, "warnings", cJSON_CreateArray());
-    for (size_t i = 0; warn != NULL && i < res->n_warnings; i++) {
-        cJSON *o = add(&b, warn, NULL, cJSON_CreateObject());
-        if (o == NULL)
-            break;
-        add(&b, o, "code", cJSON_CreateString(res->warnings[i].code));
-        add(&b, o, "message", cJSON_CreateString(res->warnings[i].message));
+    api_jw_array_end(&w);
+    api_jw_key(&w, "warnings");
+    api_jw_array(&w);
+    for (size_t i = 0; i < res->n_warnings; i++) {
+        api_jw_object(&w);
+        key_string(&w, "code", res->warnings[i].code);
+        key_string(&w, "message", res->warnings[i].message);
+        api_jw_object_end(&w);
     }
-    cJSON *asm_ = add(&b, root, "assumptions", cJSON_CreateArray());
-    for (size_t i = 0; asm_ != NULL && i < res->n_assumptions; i++) {
+    api_jw_array_end(&w);
+    api_jw_key(&w, "assumptions");
+    api_jw_array(&w);
+    for (size_t i = 0; i < res->n_assumptions; i++) {
         const struct dc_assumption *a = &res->assumptions[i];
-        cJSON *o = add(&b, asm_, NULL, cJSON_CreateObject());
-        if (o == NULL)
-            break;
-        add(&b, o, "name", cJSON_CreateString(a->name));
-        add(&b, o, "value", num(a->value));
-        add(&b, o, "unit", cJSON_CreateString(a->unit));
-        add(&b, o, "source", cJSON_CreateString(a->source != NULL ? a->source : ""));
+        api_jw_object(&w);
+        key_string(&w, "name", a->name);
+        key_number(&w, "value", a->value);
+        key_string(&w, "unit", a->unit);
+        key_string(&w, "source", a->source != NULL ? a->source : "");
+        api_jw_object_end(&w);
     }
-    if (b.oom) {
-        cJSON_Delete(root);
-        return DC_ENOMEM;
-    }
-    *out = root;
-    return DC_OK;
+    api_jw_array_end(&w);
+    api_jw_object_end(&w);
+    return api_jw_finish(&w, len);
 }
 
-enum dc_status api_accelerator_to_json(const struct dc_accelerator *a, cJSON **out)
+static void write_accelerator(struct api_jw *w, const struct dc_accelerator *a)
 {
-    struct jb b = {false};
-    if (out == NULL)
-        return DC_EINVAL;
-    *out = NULL;
-    if (a == NULL)
-        return DC_EINVAL;
-    cJSON *o = cJSON_CreateObject();
-    if (o == NULL)
-        return DC_ENOMEM;
-    add(&b, o, "id", cJSON_CreateString(a->id));
-    add(&b, o, "name", cJSON_CreateString(a->name));
-    add(&b, o, "vendor", cJSON_CreateString(a->vendor));
-    add(&b, o, "family", cJSON_CreateString(dc_family_name(a->family)));
-    add(&b, o, "fact", str_or_null(a->fact));
-    add(&b, o, "source", cJSON_CreateString(a->source));
+    api_jw_object(w);
+    key_string(w, "id", a->id);
+    key_string(w, "name", a->name);
+    key_string(w, "vendor", a->vendor);
+    key_string(w, "family", dc_family_name(a->family));
+    api_jw_key(w, "fact");
+    api_jw_string_or_null(w, a->fact);
+    key_string(w, "source", a->source);
+    api_jw_key(w, "pci");
     if (a->n_pci_devices > 0) {
-        cJSON *pci = add(&b, o, "pci", cJSON_CreateObject());
-        if (pci != NULL) {
-            add(&b, pci, "vendor", cJSON_CreateNumber(a->pci_vendor));
-            cJSON *devs = add(&b, pci, "devices", cJSON_CreateArray());
-            for (size_t i = 0; devs != NULL && i < a->n_pci_devices; i++)
-                add(&b, devs, NULL, cJSON_CreateNumber(a->pci_devices[i]));
-        }
+        api_jw_object(w);
+        key_number(w, "vendor", a->pci_vendor);
+        api_jw_key(w, "devices");
+        api_jw_array(w);
+        for (size_t i = 0; i < a->n_pci_devices; i++)
+            api_jw_number(w, a->pci_devices[i]);
+        api_jw_array_end(w);
+        api_jw_object_end(w);
     } else {
-        add(&b, o, "pci", cJSON_CreateNull());
+        api_jw_null(w);
     }
-    add(&b, o, "memory_gb", num(a->memory_gb));
-    add(&b, o, "memory_bandwidth_gbps", num(a->memory_bandwidth_gbps));
-    cJSON *peak = add(&b, o, "peak_tflops", cJSON_CreateObject());
-    for (size_t p = 0; peak != NULL && p < DC_PREC_COUNT; p++)
-        add(&b, peak, dc_precision_name((enum dc_precision)p), num(a->peak_tflops[p]));
-    cJSON *precs = add(&b, o, "precisions", cJSON_CreateArray());
-    for (size_t p = 0; precs != NULL && p < DC_PREC_COUNT; p++) {
+    key_number(w, "memory_gb", a->memory_gb);
+    key_number(w, "memory_bandwidth_gbps", a->memory_bandwidth_gbps);
+    api_jw_key(w, "peak_tflops");
+    api_jw_object(w);
+    for (size_t p = 0; p < DC_PREC_COUNT; p++)
+        key_number(w, dc_precision_name((enum dc_precision)p), a->peak_tflops[p]);
+    api_jw_object_end(w);
+    api_jw_key(w, "precisions");
+    api_jw_array(w);
+    for (size_t p = 0; p < DC_PREC_COUNT; p++) {
         if (a->precisions & (1u << p))
-            add(&b, precs, NULL, cJSON_CreateString(dc_precision_name((enum dc_precision)p)));
+            api_jw_string(w, dc_precision_name((enum dc_precision)p));
     }
+    api_jw_array_end(w);
+    api_jw_key(w, "interconnect");
     if (a->interconnect != NULL) {
-        cJSON *ic = add(&b, o, "interconnect", cJSON_CreateObject());
-        if (ic != NULL) {
-            add(&b, ic, "name", cJSON_CreateString(a->interconnect));
-            add(&b, ic, "bandwidth_gbps", num(a->interconnect_gbps));
-            add(&b, ic, "domain", cJSON_CreateNumber(a->domain));
-        }
+        api_jw_object(w);
+        key_string(w, "name", a->interconnect);
+        key_number(w, "bandwidth_gbps", a->interconnect_gbps);
+        key_number(w, "domain", a->domain);
+        api_jw_object_end(w);
     } else {
-        add(&b, o, "interconnect", cJSON_CreateNull());
+        api_jw_null(w);
     }
-    add(&b, o, "max_chips", cJSON_CreateNumber(a->max_chips));
-    add(&b, o, "power_watts", num(a->power_watts));
-    cJSON *prov = add(&b, o, "providers", cJSON_CreateArray());
-    for (size_t p = 0; prov != NULL && p < DC_PROVIDER_COUNT; p++) {
+    key_number(w, "max_chips", a->max_chips);
+    key_number(w, "power_watts", a->power_watts);
+    api_jw_key(w, "providers");
+    api_jw_array(w);
+    for (size_t p = 0; p < DC_PROVIDER_COUNT; p++) {
         if (a->providers & (1u << p))
-            add(&b, prov, NULL, cJSON_CreateString(dc_provider_name((enum dc_provider)p)));
+            api_jw_string(w, dc_provider_name((enum dc_provider)p));
     }
-    add(&b, o, "on_prem", cJSON_CreateBool(a->on_prem));
-    add(&b, o, "price", price_json(&b, a));
-    if (b.oom) {
-        cJSON_Delete(o);
-        return DC_ENOMEM;
-    }
-    *out = o;
-    return DC_OK;
+    api_jw_array_end(w);
+    key_bool(w, "on_prem", a->on_prem);
+    write_price(w, a);
+    api_jw_object_end(w);
 }
 
 static bool matches(const struct dc_accelerator *a, const struct api_catalog_filter *f)
@@ -351,75 +343,121 @@ static bool matches(const struct dc_accelerator *a, const struct api_catalog_fil
     return true;
 }
 
+char *api_catalog_render(const dc_ruleset *rs, const struct api_catalog_filter *filter,
+                         size_t *len)
+{
+    if (rs == NULL)
+        return NULL;
+    struct api_jw w;
+    api_jw_init(&w, CATALOG_HINT);
+    api_jw_object(&w);
+    key_string(&w, "rules_version", dc_ruleset_version(rs));
+    api_jw_key(&w, "accelerators");
+    api_jw_array(&w);
+    for (size_t i = 0; i < dc_ruleset_accelerator_count(rs); i++) {
+        const struct dc_accelerator *a = dc_ruleset_accelerator(rs, i);
+        if (matches(a, filter))
+            write_accelerator(&w, a);
+    }
+    api_jw_array_end(&w);
+    api_jw_object_end(&w);
+    return api_jw_finish(&w, len);
+}
+
+char *api_rules_render(const dc_ruleset *rs, size_t *len)
+{
+    if (rs == NULL)
+        return NULL;
+    size_t n = dc_ruleset_rule_count(rs);
+    struct api_jw w;
+    api_jw_init(&w, RULES_HINT);
+    api_jw_object(&w);
+    key_string(&w, "rules_version", dc_ruleset_version(rs));
+    key_string(&w, "origin", dc_ruleset_origin(rs));
+    key_number(&w, "count", (double)n);
+    api_jw_key(&w, "rules");
+    api_jw_array(&w);
+    for (size_t i = 0; i < n; i++) {
+        const struct dc_rule_info *r = dc_ruleset_rule(rs, i);
+        api_jw_object(&w);
+        key_string(&w, "id", r->id);
+        key_string(&w, "description", r->description);
+        key_string(&w, "message", r->message);
+        key_string(&w, "source", r->source);
+        api_jw_key(&w, "fact");
+        api_jw_string_or_null(&w, r->fact);
+        key_string(&w, "file", r->file);
+        key_number(&w, "line", r->line);
+        key_bool(&w, "excludes", r->excludes);
+        api_jw_key(&w, "when");
+        api_jw_value(&w, r->when);
+        api_jw_object_end(&w);
+    }
+    api_jw_array_end(&w);
+    api_jw_object_end(&w);
+    return api_jw_finish(&w, len);
+}
+
+/* A rendered body as a cJSON tree (takes `text`). */
+static enum dc_status parse_rendered(char *text, size_t len, cJSON **out)
+{
+    if (text == NULL)
+        return DC_ENOMEM;
+    *out = cJSON_ParseWithLength(text, len);
+    free(text);
+    return *out != NULL ? DC_OK : DC_ENOMEM;
+}
+
+enum dc_status api_result_to_json(const struct dc_result *res, cJSON **out)
+{
+    if (out == NULL)
+        return DC_EINVAL;
+    *out = NULL;
+    if (res == NULL)
+        return DC_EINVAL;
+    size_t len = 0;
+    char *text = api_result_render(res, &len);
+    return parse_rendered(text, len, out);
+}
+
+enum dc_status api_accelerator_to_json(const struct dc_accelerator *a, cJSON **out)
+{
+    if (out == NULL)
+        return DC_EINVAL;
+    *out = NULL;
+    if (a == NULL)
+        return DC_EINVAL;
+    struct api_jw w;
+    api_jw_init(&w, 2048);
+    write_accelerator(&w, a);
+    size_t len = 0;
+    char *text = api_jw_finish(&w, &len);
+    return parse_rendered(text, len, out);
+}
+
 enum dc_status api_catalog_to_json(const dc_ruleset *rs, const struct api_catalog_filter *filter,
                                    cJSON **out)
 {
-    struct jb b = {false};
     if (out == NULL)
         return DC_EINVAL;
     *out = NULL;
     if (rs == NULL)
         return DC_EINVAL;
-    cJSON *root = cJSON_CreateObject();
-    if (root == NULL)
-        return DC_ENOMEM;
-    add(&b, root, "rules_version", cJSON_CreateString(dc_ruleset_version(rs)));
-    cJSON *list = add(&b, root, "accelerators", cJSON_CreateArray());
-    for (size_t i = 0; list != NULL && i < dc_ruleset_accelerator_count(rs); i++) {
-        const struct dc_accelerator *a = dc_ruleset_accelerator(rs, i);
-        if (!matches(a, filter))
-            continue;
-        cJSON *o = NULL;
-        if (api_accelerator_to_json(a, &o) != DC_OK)
-            b.oom = true;
-        else
-            add(&b, list, NULL, o);
-    }
-    if (b.oom) {
-        cJSON_Delete(root);
-        return DC_ENOMEM;
-    }
-    *out = root;
-    return DC_OK;
+    size_t len = 0;
+    char *text = api_catalog_render(rs, filter, &len);
+    return parse_rendered(text, len, out);
 }
 
 enum dc_status api_rules_to_json(const dc_ruleset *rs, cJSON **out)
 {
-    struct jb b = {false};
     if (out == NULL)
         return DC_EINVAL;
     *out = NULL;
     if (rs == NULL)
         return DC_EINVAL;
-    cJSON *root = cJSON_CreateObject();
-    if (root == NULL)
-        return DC_ENOMEM;
-    size_t n = dc_ruleset_rule_count(rs);
-    add(&b, root, "rules_version", cJSON_CreateString(dc_ruleset_version(rs)));
-    add(&b, root, "origin", cJSON_CreateString(dc_ruleset_origin(rs)));
-    add(&b, root, "count", cJSON_CreateNumber((double)n));
-    cJSON *list = add(&b, root, "rules", cJSON_CreateArray());
-    for (size_t i = 0; list != NULL && i < n; i++) {
-        const struct dc_rule_info *r = dc_ruleset_rule(rs, i);
-        cJSON *o = add(&b, list, NULL, cJSON_CreateObject());
-        if (o == NULL)
-            break;
-        add(&b, o, "id", cJSON_CreateString(r->id));
-        add(&b, o, "description", cJSON_CreateString(r->description));
-        add(&b, o, "message", cJSON_CreateString(r->message));
-        add(&b, o, "source", cJSON_CreateString(r->source));
-        add(&b, o, "fact", str_or_null(r->fact));
-        add(&b, o, "file", cJSON_CreateString(r->file));
-        add(&b, o, "line", cJSON_CreateNumber(r->line));
-        add(&b, o, "excludes", cJSON_CreateBool(r->excludes));
-        add(&b, o, "when", cJSON_Duplicate(r->when, true));
-    }
-    if (b.oom) {
-        cJSON_Delete(root);
-        return DC_ENOMEM;
-    }
-    *out = root;
-    return DC_OK;
+    size_t len = 0;
+    char *text = api_rules_render(rs, &len);
+    return parse_rendered(text, len, out);
 }
 
 static void fmt_cost(double v, char *buf, size_t len)

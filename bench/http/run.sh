@@ -13,7 +13,8 @@
 # and nginx workers; default: the CPUs the servers get), LOGS (on: both write an
 # access log to a file; off: neither does), MILLION (1: also send 1,000,000
 # requests and sample RSS), WORKLOAD (examples/llm-serving.json).
-# Needs wrk and nginx (Debian packages wrk, nginx-light or nginx) and curl.
+# Needs wrk and nginx (Debian packages wrk, nginx-light or nginx) and curl;
+# scripts/deps.sh bench installs whatever of them is missing.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 CONNS=${CONNS:-32}
@@ -42,6 +43,7 @@ WORKLOAD=${WORKLOAD:-$root/examples/llm-serving.json}
 PORT_A=${PORT_A:-18480}
 PORT_N=${PORT_N:-18481}
 
+"$root/scripts/deps.sh" bench
 for tool in wrk nginx curl; do
     command -v "$tool" >/dev/null || { echo "bench/http: $tool is not installed" >&2; exit 2; }
 done

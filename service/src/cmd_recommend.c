@@ -30,47 +30,24 @@ static void help(FILE *fp)
             "exit status: 0 ok, 1 invalid workload, 2 usage, I/O or rule set error\n");
 }
 
-/* Parse `text` strictly and validate it against the contract's Workload schema,
- * as POST /v1/recommendations does; print every problem as "name: pointer: what".
- * Returns 0 with *out owned by the caller, or 1. */
+/* Check `text` against the contract's Workload schema, strictly, as
+ * POST /v1/recommendations does; every problem goes to stderr as
+ * "recommend: NAME: POINTER: what". Returns 0 with *out owned by the caller, 1
+ * when invalid, 2 on an internal failure. */
 static int check_workload(const char *name, const char *text, size_t len, cJSON **out)
 {
     struct dc_error err;
     dc_error_clear(&err);
-    cJSON *root = NULL;
-    enum api_json_error jrc = api_json_parse(text, len, 0, &root, &err);
-    if (jrc != API_JSON_OK) {
-        fprintf(stderr, "recommend: %s: %s: %s\n", name, api_json_error_name(jrc), err.msg);
-        return 1;
-    }
     api_contract *contract = NULL;
-    struct api_schema_result vr = {0};
-    int status = 1;
     if (api_contract_load_embedded(aa_embedded_files, &contract, &err) != DC_OK) {
         fprintf(stderr, "recommend: the built-in contract does not load: %s\n", err.msg);
-        goto out;
+        return 2;
     }
-    if (api_schema_validate(api_contract_workload_schema(contract), root,
-                            API_VALIDATION_MAX_ERRORS, &vr, &err) != DC_OK) {
-        fprintf(stderr, "recommend: %s: cannot validate: %s\n", name, err.msg);
-        goto out;
-    }
-    for (size_t i = 0; i < vr.count; i++)
-        fprintf(stderr, "recommend: %s: %s: %s\n", name,
-                vr.items[i].pointer[0] != '\0' ? vr.items[i].pointer : "/",
-                vr.items[i].message);
-    if (vr.truncated)
-        fprintf(stderr, "recommend: %s: more than %d problems; the rest are not listed\n", name,
-                API_VALIDATION_MAX_ERRORS);
-    if (vr.valid) {
-        *out = root;
-        root = NULL;
-        status = 0;
-    }
-out:
-    api_schema_result_cleanup(&vr);
+    char prefix[600];
+    snprintf(prefix, sizeof(prefix), "recommend: %s: ", name);
+    int status = svc_check_document(api_contract_workload_schema(contract), text, len, 0, stderr,
+                                    prefix, out);
     api_contract_free(contract);
-    cJSON_Delete(root);
     return status;
 }
 
@@ -150,10 +127,10 @@ int cmd_recommend(int argc, char **argv)
         svc_print_diags(stderr, &diags);
         goto out;
     }
-    if (check_workload(argv[optind], text, len, &workload) != 0) {
-        status = 1;
+    status = check_workload(argv[optind], text, len, &workload);
+    if (status != 0)
         goto out;
-    }
+    status = 2;
     struct dc_error err;
     dc_error_clear(&err);
     if (probe) {
@@ -184,17 +161,20 @@ int cmd_recommend(int argc, char **argv)
     if (table) {
         api_result_print_table(res, stdout);
     } else {
-        if (api_result_to_json(res, &body) != DC_OK) {
+        /* The very bytes the server sends; --pretty indents a parsed copy. */
+        size_t out_len = 0;
+        char *out = api_result_render(res, &out_len);
+        if (out != NULL && pretty) {
+            body = cJSON_ParseWithLength(out, out_len);
+            free(out);
+            out = body != NULL ? cJSON_Print(body) : NULL;
+        }
+        if (out == NULL) {
             fprintf(stderr, "recommend: out of memory\n");
             goto out;
         }
-        char *s = pretty ? cJSON_Print(body) : cJSON_PrintUnformatted(body);
-        if (s == NULL) {
-            fprintf(stderr, "recommend: out of memory\n");
-            goto out;
-        }
-        printf("%s\n", s);
-        cJSON_free(s);
+        printf("%s\n", out);
+        free(out);
     }
     status = fflush(stdout) == 0 ? 0 : 2;
 out:

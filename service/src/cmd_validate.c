@@ -31,11 +31,6 @@ static void help(FILE *fp)
             API_JSON_DEPTH_DEFAULT);
 }
 
-static const char *shown(const char *pointer)
-{
-    return pointer == NULL || pointer[0] == '\0' ? "/" : pointer;
-}
-
 /* Load and compile a JSON Schema file. Returns 0, or prints why and returns 2. */
 static int load_schema(const char *path, cJSON **root, api_schema **out)
 {
@@ -120,10 +115,9 @@ int cmd_validate(int argc, char **argv)
     char *text = NULL;
     size_t len = 0;
     char why[512];
-    cJSON *doc = NULL, *schema_root = NULL;
+    cJSON *schema_root = NULL;
     api_schema *schema = NULL;
     api_contract *contract = NULL;
-    struct api_schema_result vr = {0};
     struct dc_error err;
     dc_error_clear(&err);
 
@@ -140,32 +134,11 @@ int cmd_validate(int argc, char **argv)
         fprintf(stderr, "validate: %s\n", why);
         goto out;
     }
-    enum api_json_error je = api_json_parse(text, len, depth, &doc, &err);
-    if (je == API_JSON_NOMEM) {
-        fprintf(stderr, "validate: out of memory\n");
-        goto out;
-    }
-    if (je != API_JSON_OK) {
-        printf("%s: %s\n", shown(err.where), err.msg);
-        status = 1;
-        goto out;
-    }
     const api_schema *sch = schema != NULL ? schema : api_contract_workload_schema(contract);
-    if (api_schema_validate(sch, doc, API_VALIDATION_MAX_ERRORS, &vr, &err) != DC_OK) {
-        fprintf(stderr, "validate: %s\n", err.msg);
-        goto out;
-    }
-    for (size_t i = 0; i < vr.count; i++)
-        printf("%s: %s\n", shown(vr.items[i].pointer), vr.items[i].message);
-    if (vr.truncated)
-        printf("/: more than %d violations; the first %zu are listed\n",
-               API_VALIDATION_MAX_ERRORS, vr.count);
-    status = vr.valid ? 0 : 1;
+    status = svc_check_document(sch, text, len, depth, stdout, "", NULL);
     if (fflush(stdout) != 0)
         status = 2;
 out:
-    api_schema_result_cleanup(&vr);
-    cJSON_Delete(doc);
     api_schema_free(schema);
     cJSON_Delete(schema_root);
     api_contract_free(contract);

@@ -69,3 +69,43 @@ int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *
     *len = n;
     return 0;
 }
+
+int svc_check_document(const api_schema *schema, const char *text, size_t len, unsigned depth,
+                       FILE *fp, const char *prefix, cJSON **out)
+{
+    struct dc_error err;
+    dc_error_clear(&err);
+    cJSON *doc = NULL;
+    struct api_schema_result vr = {0};
+    int status = 2;
+    enum api_json_error je = api_json_parse(text, len, depth, &doc, &err);
+    if (je == API_JSON_NOMEM) {
+        fprintf(fp, "%sout of memory\n", prefix);
+        return 2;
+    }
+    if (je != API_JSON_OK) {
+        fprintf(fp, "%s%s: %s: %s\n", prefix, err.where[0] != '\0' ? err.where : "/",
+                api_json_error_name(je), err.msg);
+        return 1;
+    }
+    if (api_schema_validate(schema, doc, API_VALIDATION_MAX_ERRORS, &vr, &err) != DC_OK) {
+        fprintf(fp, "%scannot validate: %s\n", prefix, err.msg);
+        goto out;
+    }
+    for (size_t i = 0; i < vr.count; i++)
+        fprintf(fp, "%s%s: %s\n", prefix,
+                vr.items[i].pointer[0] != '\0' ? vr.items[i].pointer : "/",
+                vr.items[i].message);
+    if (vr.truncated)
+        fprintf(fp, "%s/: more than %d violations; the first %zu are listed\n", prefix,
+                API_VALIDATION_MAX_ERRORS, vr.count);
+    status = vr.valid ? 0 : 1;
+    if (status == 0 && out != NULL) {
+        *out = doc;
+        doc = NULL;
+    }
+out:
+    api_schema_result_cleanup(&vr);
+    cJSON_Delete(doc);
+    return status;
+}

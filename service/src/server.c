@@ -18,17 +18,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "api/convert.h"
+#include "api/jsonw.h"
 #include "api/problem.h"
 #include "dc/embedded.h"
 #include "dc/engine.h"
 #include "dc/yaml.h"
 #include "http.h"
-#include "http_json.h"
 #include "inventory.h"
 #include "log.h"
 #include "server_internal.h"
@@ -45,6 +46,9 @@
  * simply closed, so a 413 can usually be delivered without reading forever. */
 #define DISCARD_FACTOR 4
 #define LISTEN_BACKLOG 1024
+/* Descriptors the server keeps for itself beside its connections (listener,
+ * epoll and wake-up descriptors of every worker, rules files, inotify, probe). */
+#define FD_RESERVE(threads) (64u + 4u * (threads))
 #define RETRY_AFTER_S "1"
 
 #define JSON_TYPE "application/json"
@@ -153,7 +157,7 @@ static enum MHD_Result respond_json(svc_server *s, struct MHD_Connection *c, str
                                     const struct hdr *extra)
 {
     size_t len = 0;
-    char *text = svc_json_print(json, 0, &len);
+    char *text = api_json_print(json, 0, &len);
     cJSON_Delete(json);
     if (text == NULL)
         return MHD_NO;
@@ -279,11 +283,13 @@ static unsigned top_family(const struct dc_result *res)
     return (unsigned)res->recommendations[0].acc->family;
 }
 
-/* Recommend for one validated workload. On DC_OK *out is the Recommendation;
- * on DC_EINVAL *problem is a 400 problem; otherwise an internal error. */
+/* Recommend for one validated workload. On DC_OK *out is the Recommendation
+ * body (owned text of *out_len bytes); on DC_EINVAL *problem is a 400 problem;
+ * otherwise an internal error. */
 static enum dc_status recommend_one(svc_server *s, struct req *r, const cJSON *workload,
-                                    const char *prefix, cJSON **out, cJSON **problem,
-                                    unsigned *family, char *why, size_t whylen)
+                                    const char *prefix, char **out, size_t *out_len,
+                                    cJSON **problem, unsigned *family, char *why,
+                                    size_t whylen)
 {
     struct dc_error err;
     struct dc_result *res = NULL;
@@ -322,22 +328,20 @@ static enum dc_status recommend_one(svc_server *s, struct req *r, const cJSON *w
     }
     *family = top_family(res);
     svc_metrics_recommendation(&s->metrics, *family);
-    rc = api_result_to_json(res, out);
+    *out = api_result_render(res, out_len);
     dc_result_free(res);
-    if (rc != DC_OK)
-        snprintf(why, whylen, "api_result_to_json: %s", dc_status_name(rc));
-    return rc;
+    if (*out == NULL) {
+        snprintf(why, whylen, "api_result_render: out of memory");
+        return DC_ENOMEM;
+    }
+    return DC_OK;
 }
 
-/* Render a Recommendation, answer 200 with it and keep it in the cache. */
+/* Answer 200 with a Recommendation body (takes `text`) and keep it in the cache. */
 static enum MHD_Result respond_recommendation(svc_server *s, struct MHD_Connection *c,
-                                              struct req *r, cJSON *body, unsigned family)
+                                              struct req *r, char *text, size_t len,
+                                              unsigned family)
 {
-    size_t len = 0;
-    char *text = svc_json_print(body, 32768, &len);
-    cJSON_Delete(body);
-    if (text == NULL)
-        return respond_internal(s, c, r, "render", "out of memory");
     /* convert.c writes request_id first: {"request_id":"ID", ... */
     static const char lead[] = "{\"request_id\":\"";
     size_t idl = strlen(r->id);
@@ -392,11 +396,13 @@ static enum MHD_Result handle_recommend(svc_server *s, struct MHD_Connection *c,
     } else if (!vr.valid) {
         res = respond_problem_json(s, c, r, validation_problem(r, &vr, "", "Workload"), NULL);
     } else {
-        cJSON *body = NULL, *problem = NULL;
+        cJSON *problem = NULL;
+        char *body = NULL;
+        size_t len = 0;
         unsigned family = 0;
-        rc = recommend_one(s, r, root, "", &body, &problem, &family, why, sizeof(why));
+        rc = recommend_one(s, r, root, "", &body, &len, &problem, &family, why, sizeof(why));
         if (rc == DC_OK)
-            res = respond_recommendation(s, c, r, body, family);
+            res = respond_recommendation(s, c, r, body, len, family);
         else if (rc == DC_EINVAL)
             res = respond_problem_json(s, c, r, problem, NULL);
         else
@@ -429,7 +435,7 @@ static enum MHD_Result handle_batch(svc_server *s, struct MHD_Connection *c, str
     struct api_schema_result vr = {0};
     struct dc_error err;
     char why[DC_ERROR_MSG_MAX + 64];
-    cJSON *out = NULL;
+    struct api_jw out = {NULL, 0, 0, true, false}; /* started once the batch is valid */
     dc_error_clear(&err);
     cJSON *root = parse_body(s, c, r, &res);
     if (root == NULL)
@@ -458,14 +464,13 @@ static enum MHD_Result handle_batch(svc_server *s, struct MHD_Connection *c, str
         res = respond_problem_json(s, c, r, validation_problem(r, &vr, "", "BatchRequest"), NULL);
         goto out;
     }
-    out = cJSON_CreateObject();
-    cJSON *results = cJSON_CreateArray();
-    if (out == NULL || results == NULL || cJSON_AddStringToObject(out, "request_id", r->id) == NULL ||
-        !cJSON_AddItemToObject(out, "results", results)) {
-        cJSON_Delete(results);
-        res = respond_internal(s, c, r, "batch", "out of memory");
-        goto out;
-    }
+    /* Each result is rendered text; the envelope is written around them. */
+    api_jw_init(&out, 4096 + (size_t)(n < 16 ? n : 16) * 20000);
+    api_jw_object(&out);
+    api_jw_key(&out, "request_id");
+    api_jw_string(&out, r->id);
+    api_jw_key(&out, "results");
+    api_jw_array(&out);
     int i = 0;
     const cJSON *w = NULL;
     cJSON_ArrayForEach(w, workloads)
@@ -478,35 +483,43 @@ static enum MHD_Result handle_batch(svc_server *s, struct MHD_Connection *c, str
             size_t pl = strlen(prefix);
             bad = strncmp(p, prefix, pl) == 0 && (p[pl] == '\0' || p[pl] == '/');
         }
-        cJSON *item = cJSON_CreateObject();
-        cJSON *body = NULL, *problem = NULL;
-        if (item == NULL || !cJSON_AddItemToArray(results, item)) {
-            cJSON_Delete(item);
-            res = respond_internal(s, c, r, "batch", "out of memory");
-            goto out;
-        }
+        char *body = NULL;
+        size_t len = 0;
+        cJSON *problem = NULL;
         if (bad) {
             problem = validation_problem(r, &vr, prefix, "Workload");
             rc = problem != NULL ? DC_EINVAL : DC_ENOMEM;
         } else {
             unsigned family = 0;
-            rc = recommend_one(s, r, w, prefix, &body, &problem, &family, why, sizeof(why));
+            rc = recommend_one(s, r, w, prefix, &body, &len, &problem, &family, why,
+                               sizeof(why));
         }
-        if (rc == DC_OK) {
-            cJSON_AddNumberToObject(item, "status", 200);
-            cJSON_AddItemToObject(item, "result", body);
-        } else if (rc == DC_EINVAL) {
-            cJSON_AddNumberToObject(item, "status", 400);
-            cJSON_AddItemToObject(item, "problem", problem);
-        } else {
+        if (rc != DC_OK && rc != DC_EINVAL) {
             res = respond_internal(s, c, r, "batch", why);
             goto out;
         }
+        api_jw_object(&out);
+        api_jw_key(&out, "status");
+        api_jw_number(&out, rc == DC_OK ? 200 : 400);
+        if (rc == DC_OK) {
+            api_jw_key(&out, "result");
+            api_jw_raw(&out, body, len);
+            free(body);
+        } else {
+            api_jw_key(&out, "problem");
+            api_jw_value(&out, problem);
+            cJSON_Delete(problem);
+        }
+        api_jw_object_end(&out);
     }
-    res = respond_json(s, c, r, 200, JSON_TYPE, out, NULL);
-    out = NULL;
+    api_jw_array_end(&out);
+    api_jw_object_end(&out);
+    size_t len = 0;
+    char *text = api_jw_finish(&out, &len);
+    res = text != NULL ? respond(s, c, r, 200, JSON_TYPE, text, len, BODY_MALLOC, NULL)
+                       : respond_internal(s, c, r, "batch", "out of memory");
 out:
-    cJSON_Delete(out);
+    api_jw_discard(&out);
     api_schema_result_cleanup(&vr);
     cJSON_Delete(root);
     return res;
@@ -623,20 +636,20 @@ static enum MHD_Result handle_accelerators(svc_server *s, struct MHD_Connection 
         else if (strcmp(ps->items[i].name, "provider") == 0)
             f.provider = q.values[i];
     }
-    cJSON *body = NULL;
-    enum dc_status rc = api_catalog_to_json(r->rs, &f, &body);
-    if (rc != DC_OK)
-        return respond_internal(s, c, r, "accelerators", dc_status_name(rc));
-    return respond_json(s, c, r, 200, JSON_TYPE, body, NULL);
+    size_t len = 0;
+    char *text = api_catalog_render(r->rs, &f, &len);
+    if (text == NULL)
+        return respond_internal(s, c, r, "accelerators", "out of memory");
+    return respond(s, c, r, 200, JSON_TYPE, text, len, BODY_MALLOC, NULL);
 }
 
 static enum MHD_Result handle_rules(svc_server *s, struct MHD_Connection *c, struct req *r)
 {
-    cJSON *body = NULL;
-    enum dc_status rc = api_rules_to_json(r->rs, &body);
-    if (rc != DC_OK)
-        return respond_internal(s, c, r, "rules", dc_status_name(rc));
-    return respond_json(s, c, r, 200, JSON_TYPE, body, NULL);
+    size_t len = 0;
+    char *text = api_rules_render(r->rs, &len);
+    if (text == NULL)
+        return respond_internal(s, c, r, "rules", "out of memory");
+    return respond(s, c, r, 200, JSON_TYPE, text, len, BODY_MALLOC, NULL);
 }
 
 static enum MHD_Result handle_healthz(svc_server *s, struct MHD_Connection *c, struct req *r)
@@ -1157,6 +1170,39 @@ static int load_contract(svc_server *s, char *why, size_t whylen)
     return 0;
 }
 
+/* Every connection is a descriptor. Raise the soft RLIMIT_NOFILE to the hard limit
+ * (the soft default is often 1024; nginx's worker_rlimit_nofile and Go's runtime
+ * do the same), and when even that cannot hold max_connections, its overflow
+ * margin and the server's own descriptors, lower max_connections to what fits and
+ * say so: a connection past the descriptor limit would fail in accept() instead of
+ * getting its 503. */
+static void fit_descriptor_limit(svc_server *s)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        struct rlimit raised = {rl.rlim_max, rl.rlim_max};
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+            rl = raised;
+    }
+    unsigned want = s->cfg.max_connections;
+    rlim_t reserve = FD_RESERVE(s->threads);
+    rlim_t need = (rlim_t)want + OVERFLOW_MARGIN(want) + reserve;
+    if (rl.rlim_cur == RLIM_INFINITY || need <= rl.rlim_cur)
+        return;
+    unsigned fit = rl.rlim_cur > reserve + 17 ? (unsigned)((rl.rlim_cur - reserve - 16) * 8 / 9)
+                                              : 1;
+    while (fit > 1 && (rlim_t)fit + OVERFLOW_MARGIN(fit) + reserve > rl.rlim_cur)
+        fit--;
+    s->cfg.max_connections = fit < want ? fit : want;
+    svc_log_msg("warn", "config",
+                "max_connections %u needs %llu file descriptors but RLIMIT_NOFILE is %llu "
+                "(hard limit %llu): serving at most %u connections",
+                want, (unsigned long long)need, (unsigned long long)rl.rlim_cur,
+                (unsigned long long)rl.rlim_max, s->cfg.max_connections);
+}
+
 int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, size_t whylen)
 {
     *out = NULL;
@@ -1206,7 +1252,8 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
     if (family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    unsigned limit = cfg->max_connections + OVERFLOW_MARGIN(cfg->max_connections);
+    fit_descriptor_limit(s);
+    unsigned limit = s->cfg.max_connections + OVERFLOW_MARGIN(s->cfg.max_connections);
     s->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
         MHD_OPTION_LISTEN_SOCKET, s->listen_fd,

@@ -48,7 +48,7 @@ grep -q 'unexpected end of input' "$tmp/out" || { echo "FAIL: malformed message"
 printf '{"task":"inference","task":"training","model":{"parameters":1}}' >"$tmp/dup.json"
 "$bin" validate "$tmp/dup.json" >"$tmp/out" 2>&1
 check "duplicate key" 1 $?
-expect_line "duplicate pointer" "$tmp/out" '/task: duplicate key "task" at "/task"'
+expect_line "duplicate pointer" "$tmp/out" '/task: duplicate-key: duplicate key "task" at "/task"'
 
 "$bin" validate "$tmp/does-not-exist.json" >"$tmp/out" 2>&1
 check "missing file" 2 $?

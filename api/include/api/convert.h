@@ -12,6 +12,21 @@
 #include "dc/engine.h"
 #include "dc/ruleset.h"
 
+/* Catalog filter for GET /v1/accelerators; NULL members match everything. */
+struct api_catalog_filter {
+    const char *family;
+    const char *vendor;
+    const char *provider;
+};
+
+/* Bodies as text, one line, byte for byte what cJSON_PrintUnformatted prints
+ * for the tree forms below (api/jsonw.h): owned (free()), *len bytes plus a NUL;
+ * NULL when out of memory or given NULL. The server sends these as they are. */
+DC_API char *api_result_render(const struct dc_result *res, size_t *len);
+DC_API char *api_catalog_render(const dc_ruleset *rs, const struct api_catalog_filter *filter,
+                                size_t *len);
+DC_API char *api_rules_render(const dc_ruleset *rs, size_t *len);
+
 /* The Recommendation body for `res` (borrowed). On DC_OK *out is owned by the
  * caller (cJSON_Delete). Errors: DC_EINVAL, DC_ENOMEM. */
 DC_API DC_NODISCARD enum dc_status api_result_to_json(const struct dc_result *res, cJSON **out);
@@ -19,13 +34,6 @@ DC_API DC_NODISCARD enum dc_status api_result_to_json(const struct dc_result *re
 /* One catalog entry as the Accelerator schema. */
 DC_API DC_NODISCARD enum dc_status api_accelerator_to_json(const struct dc_accelerator *acc,
                                                           cJSON **out);
-
-/* Catalog filter for GET /v1/accelerators; NULL members match everything. */
-struct api_catalog_filter {
-    const char *family;
-    const char *vendor;
-    const char *provider;
-};
 
 /* {"rules_version": ..., "accelerators": [...]} filtered. */
 DC_API DC_NODISCARD enum dc_status api_catalog_to_json(const dc_ruleset *rs,

@@ -7,7 +7,6 @@ set(AA_SVC_UNIT_SOURCES
     ${CMAKE_SOURCE_DIR}/service/src/metrics.c
     ${CMAKE_SOURCE_DIR}/service/src/auth.c
     ${CMAKE_SOURCE_DIR}/service/src/http.c
-    ${CMAKE_SOURCE_DIR}/service/src/http_json.c
     ${CMAKE_SOURCE_DIR}/service/src/server_cache.c
     ${CMAKE_SOURCE_DIR}/service/src/inventory.c)
 file(GLOB _aa_svc_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/unit/service/test_*.c)

@@ -1,0 +1,75 @@
+/* api/include/api/jsonw.h -- a streaming JSON writer whose output is byte for
+ * byte what cJSON_PrintUnformatted prints for the same document.
+ *
+ * Building a cJSON tree only to print it costs two allocations per value and a
+ * walk; a recommendation body has about two thousand values, and that tree cost
+ * several times the decision itself. The writer appends to one growing buffer
+ * and puts the commas itself: keys and values are written in order, and the
+ * first failure (out of memory, or a size past API_JW_MAX_BYTES) is remembered
+ * and reported once by api_jw_finish().
+ *
+ * Numbers take cJSON 1.7's format (NaN and infinities as null; integers and
+ * decimals of up to 15 significant digits as written; otherwise "%1.15g", or
+ * "%1.17g" when that does not read back), with a fast path that avoids
+ * snprintf for the numbers a body actually holds. Strings are escaped as cJSON
+ * escapes them: ", \, the five short controls, other bytes below 0x20 as \u00xx,
+ * everything else (UTF-8 included) verbatim. */
+#ifndef API_JSONW_H
+#define API_JSONW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "dc/common.h"
+
+/* Largest document the writer builds. */
+#define API_JW_MAX_BYTES (256u << 20)
+/* Room a number needs in api_json_number's buffer. */
+#define API_JSON_NUMBER_BUF 48
+
+struct api_jw {
+    char *p;
+    size_t len;
+    size_t cap;
+    bool failed; /* out of memory or too large: everything after is dropped */
+    bool comma;  /* the next key or value follows a sibling */
+};
+
+/* Start a document with room for about `hint` bytes (0: a default). */
+DC_API void api_jw_init(struct api_jw *w, size_t hint);
+/* The document: owned text (free()) of *len bytes plus a NUL, or NULL when
+ * writing failed (the buffer is released either way). */
+DC_API char *api_jw_finish(struct api_jw *w, size_t *len);
+/* Release the buffer of an abandoned document. */
+DC_API void api_jw_discard(struct api_jw *w);
+
+DC_API void api_jw_object(struct api_jw *w);
+DC_API void api_jw_object_end(struct api_jw *w);
+DC_API void api_jw_array(struct api_jw *w);
+DC_API void api_jw_array_end(struct api_jw *w);
+/* The key of the next member of the object being written. */
+DC_API void api_jw_key(struct api_jw *w, const char *key);
+DC_API void api_jw_string(struct api_jw *w, const char *s);    /* NULL: "" as cJSON does */
+DC_API void api_jw_string_or_null(struct api_jw *w, const char *s); /* NULL: null */
+DC_API void api_jw_number(struct api_jw *w, double d);          /* not finite: null */
+DC_API void api_jw_bool(struct api_jw *w, bool b);
+DC_API void api_jw_null(struct api_jw *w);
+/* `len` bytes of JSON text written as one value, verbatim (the caller vouches
+ * that it is one valid value, such as a body api_result_render made). */
+DC_API void api_jw_raw(struct api_jw *w, const char *text, size_t len);
+/* A cJSON value (borrowed) written as cJSON_PrintUnformatted would print it; an
+ * invalid item fails the document. */
+DC_API void api_jw_value(struct api_jw *w, const cJSON *item);
+
+/* Format one number as cJSON does into buf (at least API_JSON_NUMBER_BUF
+ * bytes); returns its length. */
+DC_API size_t api_json_number(double d, char *buf, size_t cap);
+
+/* Render `item` (borrowed) on one line, as cJSON_PrintUnformatted does. Returns
+ * owned text (free()) of *len bytes, or NULL when out of memory or `item` is
+ * NULL. `hint` is the expected size (0 for a default). Thread-safe. */
+DC_API char *api_json_print(const cJSON *item, size_t hint, size_t *len);
+
+#endif /* API_JSONW_H */
