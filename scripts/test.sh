@@ -3,6 +3,7 @@
 # first in a normal build, then again under AddressSanitizer + UndefinedBehaviorSanitizer
 # (LeakSanitizer on). Any failure or sanitizer report fails the run.
 #   AA_SKIP_SANITIZE=1 scripts/test.sh   -- only the normal build (quick local loop)
+#   AA_SKIP_FUZZ=1 scripts/test.sh       -- without the fuzzers (AA_FUZZ_SECONDS: time per harness)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh test
@@ -19,4 +20,6 @@ if [ "${AA_SKIP_SANITIZE:-0}" != 1 ]; then
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     run_suite build-asan -DCMAKE_BUILD_TYPE=Debug -DAA_SANITIZE=ON
 fi
+# libFuzzer harnesses (fuzz/README.md), AA_FUZZ_SECONDS each (default 60), two at a time.
+if [ "${AA_SKIP_FUZZ:-0}" != 1 ]; then bash scripts/fuzz.sh "${AA_FUZZ_SECONDS:-60}"; fi
 echo "test.sh: all suites passed"

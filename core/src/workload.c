@@ -215,12 +215,18 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
 
     const cJSON *t = NULL;
     TRY(section(json, "training", training_keys, &t, err));
+    const double max_tokens = 1e16; /* the contract's maximum of training.tokens */
     double dflt_tokens = 0;
     if (w->task == DC_TASK_TRAINING)
         dflt_tokens = sz->tokens_per_param * w->parameters;
     else if (w->task == DC_TASK_FINE_TUNING)
         dflt_tokens = sz->fine_tuning_tokens;
-    TRY(get_num(t, "training", "tokens", 0, true, 1e16, false, dflt_tokens, &w->tokens, err));
+    /* The default stays within the field's own bound: 20 x 1e15 parameters would
+     * otherwise echo tokens the contract forbids in the result's workload. */
+    if (dflt_tokens > max_tokens)
+        dflt_tokens = max_tokens;
+    TRY(get_num(t, "training", "tokens", 0, true, max_tokens, false, dflt_tokens, &w->tokens,
+                err));
     w->tokens_defaulted = cJSON_GetObjectItemCaseSensitive(t, "tokens") == NULL;
     TRY(get_num(t, "training", "global_batch_size", 1, false, 1e7, true, 256,
                 &w->global_batch_size, err));

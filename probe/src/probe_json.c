@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -18,6 +19,8 @@ struct jb {
     bool oom;
 };
 
+static size_t utf8_seq(const unsigned char *s);
+static const char *utf8_clean(const char *s, char **copy);
 static cJSON *add_object(struct jb *b, cJSON *parent, const char *key);
 static cJSON *add_array(struct jb *b, cJSON *parent, const char *key);
 static void add_string(struct jb *b, cJSON *obj, const char *key, const char *value);
@@ -51,13 +54,91 @@ static cJSON *add_array(struct jb *b, cJSON *parent, const char *key)
     return a;
 }
 
-/* A string, or null when value is NULL. */
+/* Length of the valid UTF-8 sequence at s (1 to 4 bytes), or 0 when the bytes
+ * there start none (RFC 3629: no overlong form, surrogate or code point past
+ * U+10FFFF). Never reads past a NUL. */
+static size_t utf8_seq(const unsigned char *s)
+{
+    unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+    size_t n;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        lo = c == 0xe0 ? 0xa0 : 0x80;
+        hi = c == 0xed ? 0x9f : 0xbf;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        lo = c == 0xf0 ? 0x90 : 0x80;
+        hi = c == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        return 0;
+    }
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++) {
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    }
+    return n;
+}
+
+/* `s` as valid UTF-8, which JSON text must be (RFC 8259, 8.1): s itself when it
+ * already is, else a copy in *copy (the caller frees it) with each byte that
+ * starts no valid sequence replaced by U+FFFD. The snapshot's strings are bytes
+ * from the kernel and the driver (cpuinfo, sysfs names, NVML), not checked
+ * text. NULL when out of memory. */
+static const char *utf8_clean(const char *s, char **copy)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t len = 0, bad = 0;
+    *copy = NULL;
+    while (p[len] != '\0') {
+        size_t n = utf8_seq(p + len);
+        if (n == 0) {
+            bad++;
+            n = 1;
+        }
+        len += n;
+    }
+    if (bad == 0)
+        return s;
+    char *out = malloc(len + 2 * bad + 1);
+    if (out == NULL)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_seq(p + i);
+        if (n == 0) {
+            memcpy(out + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        } else {
+            memcpy(out + o, p + i, n);
+            o += n;
+            i += n;
+        }
+    }
+    out[o] = '\0';
+    *copy = out;
+    return out;
+}
+
+/* A string (made valid UTF-8), or null when value is NULL. */
 static void add_string(struct jb *b, cJSON *obj, const char *key, const char *value)
 {
     if (b->oom)
         return;
-    cJSON *r =
-        value != NULL ? cJSON_AddStringToObject(obj, key, value) : cJSON_AddNullToObject(obj, key);
+    char *copy = NULL;
+    const char *v = value != NULL ? utf8_clean(value, &copy) : NULL;
+    cJSON *r = NULL;
+    if (value == NULL)
+        r = cJSON_AddNullToObject(obj, key);
+    else if (v != NULL)
+        r = cJSON_AddStringToObject(obj, key, v);
+    free(copy);
     if (r == NULL)
         b->oom = true;
 }
@@ -84,7 +165,10 @@ static void push_string(struct jb *b, cJSON *arr, const char *value)
 {
     if (b->oom)
         return;
-    cJSON *s = cJSON_CreateString(value);
+    char *copy = NULL;
+    const char *v = utf8_clean(value, &copy);
+    cJSON *s = v != NULL ? cJSON_CreateString(v) : NULL;
+    free(copy);
     if (s == NULL || !cJSON_AddItemToArray(arr, s)) {
         cJSON_Delete(s);
         b->oom = true;
