@@ -336,6 +336,20 @@ long server_fd_count(const struct server *s)
     return n;
 }
 
+bool server_running(const struct server *s)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)s->pid);
+    FILE *fp = s->pid > 0 ? fopen(path, "r") : NULL;
+    if (fp == NULL)
+        return false;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+    fclose(fp);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the state follows the command name */
+    return p != NULL && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X' && p[2] != '\0';
+}
+
 long raise_nofile_limit(void)
 {
     struct rlimit rl;
@@ -615,7 +629,7 @@ char *read_file(const char *path, size_t *len)
 
 int write_file(const char *path, const char *data, size_t len)
 {
-    char tmp[1024];
+    char tmp[1024 + 32]; /* path (callers pass up to 1023 characters) + ".tmp" + pid */
     snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
     FILE *fp = fopen(tmp, "wb");
     if (fp == NULL)

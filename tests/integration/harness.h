@@ -52,6 +52,9 @@ int server_start_filtered(struct server *s, const char *const *args,
  * (entries of /proc/PID/fd) of the running server; -1 when unreadable. */
 long server_rss_kib(const struct server *s);
 long server_fd_count(const struct server *s);
+/* True while the server process runs (neither exited nor a zombie); does not
+ * reap it, so server_stop and server_wait still see its exit status. */
+bool server_running(const struct server *s);
 /* Raise this process's RLIMIT_NOFILE soft limit to its hard limit (a server
  * started afterwards inherits it); returns the soft limit now in force. */
 long raise_nofile_limit(void);

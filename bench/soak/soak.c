@@ -1,0 +1,1409 @@
+/* bench/soak/soak.c -- soak the real `accel-advisor serve` with a mix of every
+ * kind of request, valid and hostile, and check that it holds.
+ *
+ * The driver starts the server on an ephemeral 127.0.0.1 port (through
+ * tests/integration/harness.c, with the access log on and read line by line),
+ * then client threads, each with a raw keep-alive socket, send N requests drawn
+ * from a fixed, weighted table of request kinds: single workloads (a pool of 256
+ * that the response cache serves and unique ones that it cannot), batches, a GET
+ * of every endpoint, HEAD and OPTIONS, and every kind of bad input (malformed
+ * JSON, invalid UTF-8, NUL bytes, duplicate keys, deep nesting, huge and
+ * non-finite numbers, unknown fields, wrong values, wrong content type, oversized
+ * bodies announced and chunked, batches over the limit, unknown paths, wrong
+ * methods, absurd headers). Each kind has its exact expected status (and problem
+ * type); the request index decides the kind and its variant, so a run is
+ * reproducible.
+ *
+ * Each pass (--cache both: one with the response cache on, one with
+ * --cache-entries 0) pauses at marks: the warm-up mark (--warmup, 10% of the
+ * requests) and --marks more spread evenly to the end. At a mark every client
+ * closes its connection and the driver waits until the server's descriptor count
+ * has settled, then reads VmRSS (/proc/PID/status) and the entries of
+ * /proc/PID/fd, and the response cache's size from /metrics.
+ *
+ * A pass fails when any response has another status, a malformed or truncated
+ * response, or a connection drops; when the server answers any 5xx, logs an
+ * error or dies; when resident memory at the end is more than
+ * --rss-tolerance-kib (1024) above or below its value at the warm-up mark; when
+ * the open file descriptors are not the same at every mark; when the server's
+ * own accel_advisor_http_requests_total per status, or its access-log line
+ * count, differs from what the clients received; or when SIGTERM does not end it
+ * with exit status 0.
+ *
+ * usage: soak ACCEL_ADVISOR_BINARY [--requests N] [--clients N] [--server-threads N]
+ *             [--cache on|off|both] [--cache-max-bytes BYTES] [--warmup PERCENT]
+ *             [--marks N] [--rss-tolerance-kib N|-1] [--sample-s S]
+ * Exit status 0 when every pass held, 1 when one did not, 2 on usage errors. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "harness.h"
+#include "rawhttp.h"
+
+#define TAG                "tag:accel-advisor,2025:"
+#define MAX_STATUS         600
+#define MAX_FAILURES_KEPT  20
+#define GIVE_UP_FAILURES   1000
+#define REQUEST_TIMEOUT_MS 60000
+#define MAX_SAMPLES        100000
+
+/* ---- settings ------------------------------------------------------------------- */
+
+static uint64_t opt_requests = 1000000;
+static unsigned opt_clients = 8;
+static const char *opt_server_threads = "2";
+static const char *opt_cache = "both";
+static unsigned opt_warmup_pct = 10;
+static long opt_rss_tol_kib = 1024;
+static unsigned opt_sample_s = 5;
+static unsigned opt_marks = 1;          /* marks after the warm-up one */
+static const char *opt_cache_max_bytes; /* NULL: the server's default */
+
+/* ---- request kinds ------------------------------------------------------------------ */
+
+struct worker;
+typedef void (*build_fn)(struct worker *w, uint64_t i, uint64_t v);
+typedef bool (*check_fn)(struct worker *w, const struct rh_resp *r, char *why, size_t len);
+
+struct kind {
+    const char *name;
+    unsigned weight;  /* per 10,000 requests */
+    int status;       /* the expected status */
+    const char *type; /* the expected problem type; NULL: not a problem */
+    bool app;         /* answered by the service (not by libmicrohttpd itself) */
+    build_fn build;
+    check_fn check; /* extra checks of a success; may be NULL */
+};
+
+struct worker {
+    unsigned id;
+    pthread_t thread;
+    struct rh_conn conn;
+    struct rh_buf req;
+    struct rh_buf body;
+    bool head;        /* the request is a HEAD */
+    int batch_ok;     /* workloads in the batch that must answer 200 */
+    int batch_bad;    /* and 400 */
+    char sent_id[48]; /* X-Request-Id sent, "" when none */
+    /* results */
+    uint64_t sent;
+    uint64_t failures;
+    uint64_t status[MAX_STATUS];
+    uint64_t app_status[MAX_STATUS]; /* responses of the service itself */
+    uint64_t *kind_sent;
+    uint64_t *kind_failed;
+    char failure[MAX_FAILURES_KEPT][400];
+    unsigned n_failure;
+};
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* A valid workload, fully determined by v. */
+static void workload(struct rh_buf *b, uint64_t v, const char *name)
+{
+    static const char *const tasks[] = {"training", "fine-tuning", "inference"};
+    static const char *const fws[] = {"pytorch",     "jax",  "tensorflow",
+                                      "pytorch-xla", "onnx", "other"};
+    static const char *const stages[] = {"prototype", "development", "production"};
+    static const char *const precs[] = {"bf16", "fp16", "fp8",  "fp32",
+                                        "int8", "fp4",  "int4", "fp64"};
+    static const char *const archs[] = {"transformer", "cnn",       "rnn", "mlp",  "recommender",
+                                        "gnn",         "diffusion", "moe", "other"};
+    static const char *const params[] = {"1e8",  "7e8",  "1.3e9", "7e9",
+                                         "13e9", "70e9", "175e9", "405e9"};
+    static const char *const objs[] = {"cost", "time", "balanced"};
+    static const char *const provs[] = {"[]", "[\"aws\"]", "[\"gcp\"]", "[\"aws\",\"gcp\"]",
+                                        "[\"azure\",\"oci\"]"};
+    static const char *const exp[] = {"none", "some", "expert"};
+    const char *task = tasks[v % 3];
+    rh_buf_str(b, "{");
+    if (name != NULL)
+        rh_buf_printf(b, "\"name\":\"%s\",", name);
+    rh_buf_printf(b,
+                  "\"task\":\"%s\",\"framework\":\"%s\",\"stage\":\"%s\","
+                  "\"model\":{\"architecture\":\"%s\",\"parameters\":%s%s},"
+                  "\"precision\":\"%s\",\"objective\":\"%s\"",
+                  task, fws[(v / 3) % 6], stages[(v / 18) % 3], archs[(v / 7) % 9],
+                  params[(v / 54) % 8], (v / 5) % 4 == 0 ? ",\"custom_ops\":true" : "",
+                  precs[(v / 11) % 8], objs[(v / 13) % 3]);
+    if (v % 3 == 2)
+        rh_buf_printf(b, ",\"inference\":{\"requests_per_second\":%u,\"context_tokens\":%u}",
+                      (unsigned)(1 + (v / 17) % 200), 512u << ((v / 19) % 6));
+    else if ((v / 23) % 2 == 0)
+        rh_buf_printf(b, ",\"training\":{\"global_batch_size\":%u,\"deadline_hours\":%u}",
+                      64u << ((v / 29) % 5), (unsigned)(24 + (v / 31) % 500));
+    rh_buf_printf(b, ",\"constraints\":{\"deployment\":\"cloud\",\"providers\":%s}",
+                  provs[(v / 37) % 5]);
+    if ((v / 41) % 2 == 0)
+        rh_buf_printf(b, ",\"team\":{\"cuda_experience\":\"%s\",\"xla_experience\":\"%s\"}",
+                      exp[(v / 43) % 3], exp[(v / 47) % 3]);
+    rh_buf_str(b, "}");
+}
+
+static void post(struct worker *w, const char *path, const char *ctype, const char *extra)
+{
+    rh_buf_request(&w->req, "POST", path, ctype, extra, w->body.p != NULL ? w->body.p : "",
+                   w->body.len);
+}
+
+static void post_json(struct worker *w, const char *path)
+{
+    post(w, path, "application/json", NULL);
+}
+
+static void get(struct worker *w, const char *method, const char *path)
+{
+    rh_buf_request(&w->req, method, path, NULL, NULL, NULL, 0);
+}
+
+static void b_rec_repeat(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    workload(&w->body, v % 256, NULL);
+    post_json(w, "/v1/recommendations");
+}
+
+static void b_rec_unique(struct worker *w, uint64_t i, uint64_t v)
+{
+    char name[48];
+    snprintf(name, sizeof(name), "soak-%" PRIu64, i);
+    workload(&w->body, v, name);
+    post_json(w, "/v1/recommendations");
+}
+
+static void b_batch(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    int n = 2 + (int)(v % 4);
+    rh_buf_str(&w->body, "{\"workloads\":[");
+    for (int k = 0; k < n; k++) {
+        if (k > 0)
+            rh_buf_str(&w->body, ",");
+        workload(&w->body, mix(v + (uint64_t)k) % 4096, NULL);
+    }
+    rh_buf_str(&w->body, "]}");
+    w->batch_ok = n;
+    post_json(w, "/v1/recommendations:batch");
+}
+
+static void b_batch_mixed(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const char *const bad[] = {
+        "{\"task\":\"training\",\"model\":{\"parameters\":-1}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":1},\"colour\":1}",
+        "5",
+        "{\"task\":\"sleeping\",\"model\":{\"parameters\":1e9}}",
+        "{\"model\":{\"parameters\":1e9}}",
+    };
+    rh_buf_str(&w->body, "{\"workloads\":[");
+    workload(&w->body, v % 512, NULL);
+    rh_buf_printf(&w->body, ",%s,", bad[v % 5]);
+    workload(&w->body, (v / 5) % 512, NULL);
+    rh_buf_printf(&w->body, ",%s]}", bad[(v / 7) % 5]);
+    w->batch_ok = 2;
+    w->batch_bad = 2;
+    post_json(w, "/v1/recommendations:batch");
+}
+
+static void b_batch_over(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    int n = 101 + (int)(v % 50); /* the default limit is 100 */
+    rh_buf_str(&w->body, "{\"workloads\":[");
+    for (int k = 0; k < n; k++)
+        rh_buf_printf(&w->body, "%s{\"task\":\"inference\",\"model\":{\"parameters\":%d}}",
+                      k > 0 ? "," : "", k + 1);
+    rh_buf_str(&w->body, "]}");
+    post_json(w, "/v1/recommendations:batch");
+}
+
+static void b_batch_envelope(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const char *const bodies[] = {"{\"workloads\":[]}", "{\"workloads\":5}", "[1]",
+                                         "{\"jobs\":[]}", "{}"};
+    rh_buf_str(&w->body, bodies[v % 5]);
+    post_json(w, "/v1/recommendations:batch");
+}
+
+static void b_healthz(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    (void)v;
+    get(w, "GET", "/healthz");
+}
+
+static void b_readyz(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    (void)v;
+    get(w, "GET", "/readyz");
+}
+
+static void b_metrics(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    (void)v;
+    get(w, "GET", "/metrics");
+}
+
+static void b_rules(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    (void)v;
+    get(w, "GET", "/v1/rules");
+}
+
+static void b_accel(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const char *const q[] = {"/v1/accelerators", "/v1/accelerators?family=tpu",
+                                    "/v1/accelerators?family=gpu&vendor=nvidia",
+                                    "/v1/accelerators?provider=gcp", "/v1/accelerators?family=cpu"};
+    get(w, "GET", q[v % 5]);
+}
+
+static void b_accel_badq(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const char *const q[] = {"/v1/accelerators?family=fpga", "/v1/accelerators?colour=red",
+                                    "/v1/accelerators?family=gpu&family=tpu",
+                                    "/v1/accelerators?vendor=%00"};
+    get(w, "GET", q[v % 4]);
+}
+
+static void b_inventory(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    (void)v;
+    get(w, "GET", "/v1/inventory");
+}
+
+static void b_openapi(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    get(w, "GET", v % 2 == 0 ? "/openapi.yaml" : "/openapi.json");
+}
+
+static void b_head(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const char *const p[] = {"/healthz", "/v1/rules", "/readyz", "/v1/accelerators"};
+    get(w, "HEAD", p[v % 4]);
+    w->head = true;
+}
+
+static void b_options(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const char *const p[] = {"/v1/recommendations", "/v1/rules", "/healthz",
+                                    "/v1/recommendations:batch"};
+    get(w, "OPTIONS", p[v % 4]);
+}
+
+/* Bodies that may hold NUL bytes. */
+struct bytes {
+    const char *p;
+    size_t len;
+};
+#define B(s)                                                                                       \
+    {                                                                                              \
+        s, sizeof(s) - 1                                                                           \
+    }
+
+static void bad_body(struct worker *w, const struct bytes *variants, size_t n, uint64_t v)
+{
+    rh_buf_add(&w->body, variants[v % n].p, variants[v % n].len);
+    post_json(w, (v / n) % 4 == 3 ? "/v1/recommendations:batch" : "/v1/recommendations");
+}
+
+static void b_malformed(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const struct bytes b[] = {
+        B("{\"task\":\"inference\",}"),
+        B("{\"task\":\"inference\",\"model\":{\"parameters\":1}} x"),
+        B(""),
+        B("{'task':1}"),
+        B("{\"task\":\"inference\""),
+        B("[1,2,]"),
+        B("tru"),
+        B("{\"a\":01}"),
+        B("{\"a\":1.}"),
+        B("{\"a\":.5}"),
+        B("{\"a\":+1}"),
+        B("{\"a\":\"x\ty\"}"),
+        B("{\"a\":\"\\x\"}"),
+        B("{]"),
+        B("{\"a\"}"),
+    };
+    bad_body(w, b, sizeof(b) / sizeof(b[0]), v);
+}
+
+static void b_bad_utf8(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const struct bytes b[] = {
+        B("{\"task\":\"inference\",\"name\":\"\xc3\x28\",\"model\":{\"parameters\":1}}"),
+        B("{\"task\":\"inference\",\"name\":\"\xff\",\"model\":{\"parameters\":1}}"),
+        B("{\"task\":\"inference\",\"name\":\"\xc0\xaf\",\"model\":{\"parameters\":1}}"),
+        B("{\"task\":\"inference\",\"name\":\"\xed\xa0\x80\",\"model\":{\"parameters\":1}}"),
+        B("{\"task\":\"inference\",\"name\":\"\xe2\x82\",\"model\":{\"parameters\":1}}"),
+        B("{\"task\":\"inference\",\"name\":\"\xf4\x90\x80\x80\",\"model\":{\"parameters\":1}}"),
+        B("{\"task\":\"inference\",\"name\":\"\\ud800\",\"model\":{\"parameters\":1}}"),
+        B("{\"\x80\":1}"),
+    };
+    bad_body(w, b, sizeof(b) / sizeof(b[0]), v);
+}
+
+static void b_nul(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const struct bytes b[] = {
+        B("{\"task\":\0\"inference\"}"),
+        B("{\"task\":\"infe\0rence\"}"),
+        B("{\"task\":\"inference\",\"model\":{\"parameters\":1}}\0"),
+        B("\0"),
+        B("{\"task\":\"inference\",\"name\":\"a\\u0000b\",\"model\":{\"parameters\":1}}"),
+        B("{\"task\":\"inference\",\"model\":{\"parameters\":1\0}}"),
+    };
+    bad_body(w, b, sizeof(b) / sizeof(b[0]), v);
+}
+
+static void b_dup(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const struct bytes b[] = {
+        B("{\"task\":\"inference\",\"task\":\"training\",\"model\":{\"parameters\":1}}"),
+        B("{\"task\":\"inference\",\"model\":{\"parameters\":1,\"parameters\":2}}"),
+        B("{\"task\":\"inference\",\"model\":{\"parameters\":1},\"model\":{\"parameters\":1}}"),
+        B("{\"workloads\":[{\"a\":1,\"b\":2,\"a\":3}],\"x\":1}"),
+    };
+    bad_body(w, b, sizeof(b) / sizeof(b[0]), v);
+}
+
+static void b_deep(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const unsigned depths[] = {33, 40, 64, 100, 1000, 5000};
+    unsigned d = (v % 64) == 0 ? 100000 : depths[v % 6];
+    bool obj = (v / 6) % 2 == 0;
+    rh_buf_str(&w->body, "{\"task\":");
+    for (unsigned k = 0; k < d; k++)
+        rh_buf_str(&w->body, obj ? "{\"a\":" : "[");
+    rh_buf_str(&w->body, "1");
+    for (unsigned k = 0; k < d; k++)
+        rh_buf_str(&w->body, obj ? "}" : "]");
+    rh_buf_str(&w->body, "}");
+    post_json(w, (v / 12) % 4 == 3 ? "/v1/recommendations:batch" : "/v1/recommendations");
+}
+
+static void b_huge_num(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const char *const n[] = {"1e999",         "-1e400", "1e309",
+                                    "123456789e400", "1E+999", "2.5e99999"};
+    rh_buf_printf(&w->body, "{\"task\":\"inference\",\"model\":{\"parameters\":%s}}", n[v % 6]);
+    post_json(w, "/v1/recommendations");
+}
+
+static void b_nonfinite(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const char *const n[] = {"NaN", "Infinity", "-Infinity", "nan", "inf", "-0x1p3"};
+    rh_buf_printf(&w->body, "{\"task\":\"inference\",\"model\":{\"parameters\":%s}}", n[v % 6]);
+    post_json(w, "/v1/recommendations");
+}
+
+static void b_long_num(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    rh_buf_str(&w->body, "{\"task\":\"inference\",\"model\":{\"parameters\":1");
+    for (uint64_t k = 0; k < 64 + v % 200; k++)
+        rh_buf_str(&w->body, "0");
+    rh_buf_str(&w->body, "}}");
+    post_json(w, "/v1/recommendations");
+}
+
+static void b_unknown_field(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const char *const b[] = {
+        "{\"task\":\"inference\",\"model\":{\"parameters\":1},\"colour\":\"red\"}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":1,\"foo\":1}}",
+        "{\"task\":\"training\",\"model\":{\"parameters\":1},\"training\":{\"epochs\":3}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":1},\"team\":{\"rust\":\"some\"}}",
+    };
+    rh_buf_str(&w->body, b[v % 4]);
+    post_json(w, "/v1/recommendations");
+}
+
+static void b_bad_values(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const char *const b[] = {
+        "{\"task\":\"sleeping\",\"model\":{\"parameters\":1}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":-5}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":1e308}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":0}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":1},"
+        "\"constraints\":{\"providers\":[\"aws\",\"aws\"]}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":1},\"precision\":\"fp7\"}",
+        "{\"task\":\"training\"}",
+        "[]",
+        "\"workload\"",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":\"7e9\"}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":1},\"name\":\"\"}",
+    };
+    rh_buf_str(&w->body, b[v % 11]);
+    post_json(w, "/v1/recommendations");
+}
+
+static void b_wrong_ctype(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const char *const t[] = {
+        "text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1",
+        NULL,         "multipart/form-data; boundary=x",   "application/jsonx"};
+    workload(&w->body, v % 256, NULL);
+    post(w, (v / 6) % 2 == 0 ? "/v1/recommendations" : "/v1/recommendations:batch", t[v % 6], NULL);
+}
+
+static void b_oversize_cl(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    /* Announced and refused before a byte of the body is sent. */
+    rh_buf_printf(&w->req,
+                  "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  "Content-Length: %u\r\n\r\n",
+                  v % 2 == 0 ? "/v1/recommendations" : "/v1/recommendations:batch",
+                  (1u << 20) + 1u + (unsigned)(v % 1000000));
+}
+
+static void b_oversize_chunked(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    (void)v;
+    /* 1 MiB + 64 KiB in 64 KiB chunks: no Content-Length, read and refused. */
+    static char chunk[65536];
+    if (chunk[0] != ' ')
+        memset(chunk, ' ', sizeof(chunk));
+    rh_buf_str(&w->req, "POST /v1/recommendations HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+    for (int k = 0; k < 17; k++) {
+        rh_buf_printf(&w->req, "%zx\r\n", sizeof(chunk));
+        rh_buf_add(&w->req, chunk, sizeof(chunk));
+        rh_buf_str(&w->req, "\r\n");
+    }
+    rh_buf_str(&w->req, "0\r\n\r\n");
+}
+
+static void b_unknown_path(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const char *const p[] = {"/v2/recommendations",
+                                    "/",
+                                    "/v1/rules/extra",
+                                    "/v1/recommendations/",
+                                    "/healthz/..",
+                                    "/metrics.txt",
+                                    "/%00",
+                                    "/v1/accelerators/h100"};
+    if ((v / 8) % 3 == 0) {
+        rh_buf_str(&w->body, "{}");
+        post_json(w, p[v % 8]);
+    } else {
+        get(w, "GET", p[v % 8]);
+    }
+}
+
+static void b_wrong_method(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    switch (v % 6) {
+    case 0:
+        get(w, "DELETE", "/v1/rules");
+        break;
+    case 1:
+        get(w, "GET", "/v1/recommendations");
+        break;
+    case 2:
+        get(w, "PUT", "/healthz");
+        break;
+    case 3:
+        rh_buf_str(&w->body, "{}");
+        post_json(w, "/metrics");
+        break;
+    case 4:
+        get(w, "PATCH", "/v1/accelerators");
+        break;
+    default:
+        get(w, "GET", "/v1/recommendations:batch");
+        break;
+    }
+}
+
+static void b_long_header(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    rh_buf_str(&w->req, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ");
+    for (uint64_t k = 0; k < 40000 + v % 20000; k++)
+        rh_buf_str(&w->req, "a");
+    rh_buf_str(&w->req, "\r\n\r\n");
+}
+
+static void b_many_headers(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    rh_buf_str(&w->req, "GET /v1/rules HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    for (uint64_t k = 0; k < 4000 + v % 1000; k++)
+        rh_buf_printf(&w->req, "X-H%" PRIu64 ": v\r\n", k);
+    rh_buf_str(&w->req, "\r\n");
+}
+
+static void b_long_uri(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    rh_buf_str(&w->req, "GET /v1/accelerators?family=");
+    for (uint64_t k = 0; k < 40000 + v % 20000; k++)
+        rh_buf_str(&w->req, "x");
+    rh_buf_str(&w->req, " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+}
+
+/* ---- checks of successes ----------------------------------------------------------- */
+
+/* memmem, which C11 and POSIX lack. */
+static const char *find(const char *hay, size_t len, const char *needle, size_t nl)
+{
+    for (size_t i = 0; nl > 0 && i + nl <= len; i++) {
+        if (hay[i] == needle[0] && memcmp(hay + i, needle, nl) == 0)
+            return hay + i;
+    }
+    return NULL;
+}
+
+static size_t count(const char *hay, size_t len, const char *needle)
+{
+    size_t n = 0, nl = strlen(needle);
+    for (const char *p = hay; p != NULL && (size_t)(p - hay) + nl <= len;) {
+        p = find(p, len - (size_t)(p - hay), needle, nl);
+        if (p != NULL) {
+            n++;
+            p += nl;
+        }
+    }
+    return n;
+}
+
+static bool has(const struct rh_resp *r, const char *needle)
+{
+    return r->body != NULL && find(r->body, r->body_len, needle, strlen(needle)) != NULL;
+}
+
+static bool ctype_is(const struct rh_resp *r, const char *want, char *why, size_t len)
+{
+    if (strncmp(r->ctype, want, strlen(want)) == 0)
+        return true;
+    snprintf(why, len, "Content-Type \"%s\", want %s", r->ctype, want);
+    return false;
+}
+
+static bool c_recommendation(struct worker *w, const struct rh_resp *r, char *why, size_t len)
+{
+    (void)w;
+    if (!ctype_is(r, "application/json", why, len))
+        return false;
+    char lead[128];
+    snprintf(lead, sizeof(lead), "{\"request_id\":\"%s\",\"rules_version\":\"", r->request_id);
+    if (r->body_len < strlen(lead) || memcmp(r->body, lead, strlen(lead)) != 0 ||
+        !has(r, "\"recommendations\":[") || r->body[r->body_len - 1] != '}') {
+        snprintf(why, len, "not a Recommendation: %.200s", r->body);
+        return false;
+    }
+    return true;
+}
+
+static bool c_batch(struct worker *w, const struct rh_resp *r, char *why, size_t len)
+{
+    if (!ctype_is(r, "application/json", why, len))
+        return false;
+    /* Each bad workload has "status":400 twice (the item and its problem). */
+    size_t ok = count(r->body, r->body_len, "{\"status\":200,\"result\":{");
+    size_t bad = count(r->body, r->body_len, "{\"status\":400,\"problem\":{");
+    if (ok != (size_t)w->batch_ok || bad != (size_t)w->batch_bad) {
+        snprintf(why, len, "batch: %zu ok and %zu bad results, want %d and %d", ok, bad,
+                 w->batch_ok, w->batch_bad);
+        return false;
+    }
+    return true;
+}
+
+static bool c_json_with(const struct rh_resp *r, const char *needle, char *why, size_t len)
+{
+    if (!ctype_is(r, "application/json", why, len))
+        return false;
+    if (!has(r, needle)) {
+        snprintf(why, len, "body lacks %s: %.200s", needle, r->body);
+        return false;
+    }
+    return true;
+}
+
+static bool c_healthz(struct worker *w, const struct rh_resp *r, char *why, size_t len)
+{
+    (void)w;
+    return c_json_with(r, "{\"status\":\"ok\"", why, len);
+}
+
+static bool c_readyz(struct worker *w, const struct rh_resp *r, char *why, size_t len)
+{
+    (void)w;
+    return c_json_with(r, "\"status\":\"ready\",\"rules_version\":\"", why, len);
+}
+
+static bool c_metrics(struct worker *w, const struct rh_resp *r, char *why, size_t len)
+{
+    (void)w;
+    if (!ctype_is(r, "text/plain; version=0.0.4", why, len))
+        return false;
+    if (!has(r, "\naccel_advisor_http_requests_total{") ||
+        !has(r, "\nprocess_resident_memory_bytes ")) {
+        snprintf(why, len, "metrics incomplete");
+        return false;
+    }
+    return true;
+}
+
+static bool c_rules(struct worker *w, const struct rh_resp *r, char *why, size_t len)
+{
+    (void)w;
+    return c_json_with(r, "\"rules\":[", why, len);
+}
+
+static bool c_accel(struct worker *w, const struct rh_resp *r, char *why, size_t len)
+{
+    (void)w;
+    return c_json_with(r, "\"accelerators\":[", why, len);
+}
+
+static bool c_openapi(struct worker *w, const struct rh_resp *r, char *why, size_t len)
+{
+    (void)w;
+    if (strncmp(r->ctype, "application/yaml", 16) == 0)
+        return r->body_len > 10000 && has(r, "openapi: 3.1");
+    return c_json_with(r, "\"openapi\":\"3.1.0\"", why, len);
+}
+
+static bool c_head(struct worker *w, const struct rh_resp *r, char *why, size_t len)
+{
+    (void)w;
+    (void)why;
+    (void)len;
+    return r->body_len == 0 && r->ctype[0] != '\0';
+}
+
+static bool c_options(struct worker *w, const struct rh_resp *r, char *why, size_t len)
+{
+    (void)w;
+    if (r->allow[0] == '\0' || strstr(r->allow, "OPTIONS") == NULL) {
+        snprintf(why, len, "Allow \"%s\"", r->allow);
+        return false;
+    }
+    return true;
+}
+
+static bool c_allow(struct worker *w, const struct rh_resp *r, char *why, size_t len)
+{
+    (void)w;
+    if (r->allow[0] == '\0') {
+        snprintf(why, len, "405 without Allow");
+        return false;
+    }
+    return true;
+}
+
+/* The table. Weights add up to 10,000. */
+static const struct kind kinds[] = {
+    {"recommend (cached pool)", 2400, 200, NULL, true, b_rec_repeat, c_recommendation},
+    {"recommend (unique)", 1800, 200, NULL, true, b_rec_unique, c_recommendation},
+    {"batch", 400, 200, NULL, true, b_batch, c_batch},
+    {"batch with bad items", 200, 200, NULL, true, b_batch_mixed, c_batch},
+    {"batch over the limit", 50, 413, "batch-too-large", true, b_batch_over, NULL},
+    {"batch envelope invalid", 50, 400, "validation", true, b_batch_envelope, NULL},
+    {"GET /healthz", 460, 200, NULL, true, b_healthz, c_healthz},
+    {"GET /readyz", 300, 200, NULL, true, b_readyz, c_readyz},
+    {"GET /metrics", 100, 200, NULL, true, b_metrics, c_metrics},
+    {"GET /v1/rules", 150, 200, NULL, true, b_rules, c_rules},
+    {"GET /v1/accelerators", 300, 200, NULL, true, b_accel, c_accel},
+    {"GET /v1/accelerators bad query", 100, 400, "validation", true, b_accel_badq, NULL},
+    {"GET /v1/inventory (no probe)", 100, 404, "probe-disabled", true, b_inventory, NULL},
+    {"GET /openapi.{yaml,json}", 30, 200, NULL, true, b_openapi, c_openapi},
+    {"HEAD", 100, 200, NULL, true, b_head, c_head},
+    {"OPTIONS", 100, 204, NULL, true, b_options, c_options},
+    {"malformed JSON", 400, 400, "malformed-json", true, b_malformed, NULL},
+    {"invalid UTF-8", 350, 400, "invalid-utf8", true, b_bad_utf8, NULL},
+    {"NUL bytes", 250, 400, "malformed-json", true, b_nul, NULL},
+    {"duplicate keys", 300, 400, "duplicate-key", true, b_dup, NULL},
+    {"deep nesting", 200, 400, "too-deep", true, b_deep, NULL},
+    {"huge numbers (1e999)", 200, 400, "malformed-json", true, b_huge_num, NULL},
+    {"non-finite numbers", 200, 400, "malformed-json", true, b_nonfinite, NULL},
+    {"number over 63 characters", 50, 400, "malformed-json", true, b_long_num, NULL},
+    {"unknown fields", 300, 400, "validation", true, b_unknown_field, NULL},
+    {"wrong values", 300, 400, "validation", true, b_bad_values, NULL},
+    {"wrong content type", 300, 415, "unsupported-media-type", true, b_wrong_ctype, NULL},
+    {"oversized body (announced)", 100, 413, "body-too-large", true, b_oversize_cl, NULL},
+    {"oversized body (chunked, 1.06 MiB)", 3, 413, "body-too-large", true, b_oversize_chunked,
+     NULL},
+    {"unknown path", 200, 404, "about:blank", true, b_unknown_path, NULL},
+    {"wrong method", 200, 405, "about:blank", true, b_wrong_method, c_allow},
+    {"header line of 40-60 KB", 3, 431, NULL, false, b_long_header, NULL},
+    {"4000-5000 headers", 2, 431, NULL, false, b_many_headers, NULL},
+    {"URI of 40-60 KB", 2, 414, NULL, false, b_long_uri, NULL},
+};
+#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+static unsigned cumulative[N_KINDS];
+
+static size_t kind_of(uint64_t i)
+{
+    unsigned x = (unsigned)(mix(i) % 10000);
+    for (size_t k = 0; k < N_KINDS; k++) {
+        if (x < cumulative[k])
+            return k;
+    }
+    return 0;
+}
+
+/* ---- one request ---------------------------------------------------------------------- */
+
+static atomic_uint_fast64_t next_index;
+static uint64_t mark_scrapes;
+static uint64_t phase_end;
+static atomic_uint_fast64_t total_failures;
+static struct server srv;
+
+static void fail_req(struct worker *w, size_t k, uint64_t i, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void fail_req(struct worker *w, size_t k, uint64_t i, const char *fmt, ...)
+{
+    w->failures++;
+    w->kind_failed[k]++;
+    atomic_fetch_add(&total_failures, 1);
+    if (w->n_failure < MAX_FAILURES_KEPT) {
+        char msg[300];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        snprintf(w->failure[w->n_failure++], sizeof(w->failure[0]), "request %" PRIu64 " (%s): %s",
+                 i, kinds[k].name, msg);
+    }
+}
+
+static void one(struct worker *w, uint64_t i)
+{
+    size_t k = kind_of(i);
+    const struct kind *kd = &kinds[k];
+    uint64_t v = mix(i ^ 0x5eed);
+    rh_buf_reset(&w->req);
+    rh_buf_reset(&w->body);
+    w->head = false;
+    w->batch_ok = w->batch_bad = 0;
+    w->sent_id[0] = '\0';
+    kd->build(w, i, v);
+    /* A quarter of the requests name their own request id. */
+    if (kd->app && (v >> 40) % 4 == 0 && w->req.len > 0) {
+        char *eol = memchr(w->req.p, '\n', w->req.len);
+        if (eol != NULL) {
+            snprintf(w->sent_id, sizeof(w->sent_id), "soak-%" PRIu64, i);
+            char hdr[80];
+            int hl = snprintf(hdr, sizeof(hdr), "X-Request-Id: %s\r\n", w->sent_id);
+            size_t at = (size_t)(eol - w->req.p) + 1;
+            rh_buf_add(&w->req, hdr, (size_t)hl); /* grow, then move into place */
+            memmove(w->req.p + at + (size_t)hl, w->req.p + at, w->req.len - (size_t)hl - at);
+            memcpy(w->req.p + at, hdr, (size_t)hl);
+        }
+    }
+    struct rh_resp r;
+    w->sent++;
+    w->kind_sent[k]++;
+    int e = rh_exchange(&w->conn, w->req.p, w->req.len, w->head, REQUEST_TIMEOUT_MS, &r);
+    if (e != RH_OK) {
+        fail_req(w, k, i, "%s", rh_strerror(e));
+        return;
+    }
+    if (r.status >= 0 && r.status < MAX_STATUS) {
+        w->status[r.status]++;
+        if (kd->app)
+            w->app_status[r.status]++;
+    }
+    if (r.status != kd->status) {
+        fail_req(w, k, i, "status %d, want %d: %.200s", r.status, kd->status,
+                 r.body != NULL ? r.body : "");
+        return;
+    }
+    if (!kd->app)
+        return;
+    if (r.request_id[0] == '\0') {
+        fail_req(w, k, i, "no X-Request-Id");
+        return;
+    }
+    if (w->sent_id[0] != '\0' && strcmp(w->sent_id, r.request_id) != 0) {
+        fail_req(w, k, i, "X-Request-Id %s, sent %s", r.request_id, w->sent_id);
+        return;
+    }
+    char why[300] = "";
+    if (kd->type != NULL) {
+        char want[128];
+        if (strcmp(kd->type, "about:blank") == 0)
+            snprintf(want, sizeof(want), "{\"type\":\"about:blank\",");
+        else
+            snprintf(want, sizeof(want), "{\"type\":\"" TAG "%s\",", kd->type);
+        char st[32];
+        snprintf(st, sizeof(st), "\"status\":%d,", kd->status);
+        if (strcmp(r.ctype, "application/problem+json") != 0)
+            fail_req(w, k, i, "Content-Type \"%s\" for a problem", r.ctype);
+        else if (r.body_len < strlen(want) || memcmp(r.body, want, strlen(want)) != 0 ||
+                 !has(&r, st) || !has(&r, r.request_id))
+            fail_req(w, k, i, "problem body %.300s, want %s", r.body, want);
+        if (kd->check != NULL && !kd->check(w, &r, why, sizeof(why)))
+            fail_req(w, k, i, "%s", why);
+        return;
+    }
+    if (kd->check != NULL && !kd->check(w, &r, why, sizeof(why)))
+        fail_req(w, k, i, "%s", why[0] != '\0' ? why : "unexpected body");
+}
+
+/* ---- phases ------------------------------------------------------------------------------ */
+
+static pthread_barrier_t start_barrier, done_barrier;
+static atomic_bool finished;
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    for (;;) {
+        pthread_barrier_wait(&start_barrier);
+        if (atomic_load(&finished))
+            break;
+        for (;;) {
+            uint64_t i = atomic_fetch_add(&next_index, 1);
+            if (i >= phase_end)
+                break;
+            if (atomic_load(&total_failures) > GIVE_UP_FAILURES)
+                break;
+            one(w, i);
+        }
+        /* Close the connection: the marks are taken with none open. */
+        rh_close(&w->conn);
+        pthread_barrier_wait(&done_barrier);
+    }
+    return NULL;
+}
+
+/* ---- the server's log ------------------------------------------------------------------ */
+
+struct logstats {
+    atomic_uint_fast64_t requests; /* access-log lines */
+    atomic_uint_fast64_t status0;  /* of them without a status */
+    atomic_uint_fast64_t s5xx;
+    atomic_uint_fast64_t outcomes; /* with an "outcome" (not completed normally) */
+    atomic_uint_fast64_t errors;   /* lines at level error */
+};
+
+static struct logstats logst;
+
+static bool keep_line(void *cls, const char *line, size_t len)
+{
+    struct logstats *ls = cls;
+    (void)len;
+    if (strstr(line, "\"event\":\"request\"") != NULL) {
+        atomic_fetch_add(&ls->requests, 1);
+        const char *st = strstr(line, "\"status\":");
+        long status = st != NULL ? strtol(st + 9, NULL, 10) : 0;
+        if (status <= 0)
+            atomic_fetch_add(&ls->status0, 1);
+        else if (status >= 500)
+            atomic_fetch_add(&ls->s5xx, 1);
+        if (strstr(line, "\"outcome\":") != NULL)
+            atomic_fetch_add(&ls->outcomes, 1);
+        return false; /* counted, not kept */
+    }
+    if (strstr(line, "\"level\":\"error\"") != NULL)
+        atomic_fetch_add(&ls->errors, 1);
+    return true;
+}
+
+/* ---- samples ----------------------------------------------------------------------------- */
+
+struct sample {
+    double t;
+    uint64_t done;
+    long rss_kib;
+    long fds;
+};
+
+static struct sample samples[MAX_SAMPLES];
+static size_t n_samples;
+static pthread_mutex_t sample_mu = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool sampler_stop;
+static double pass_t0;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool server_alive(void)
+{
+    return server_running(&srv);
+}
+
+static void *sampler_main(void *arg)
+{
+    (void)arg;
+    double last = now_s();
+    while (!atomic_load(&sampler_stop)) {
+        struct timespec ts = {0, 100 * 1000000L};
+        nanosleep(&ts, NULL);
+        if (now_s() - last < (double)opt_sample_s)
+            continue;
+        last = now_s();
+        struct sample s = {last - pass_t0, atomic_load(&next_index), server_rss_kib(&srv),
+                           server_fd_count(&srv)};
+        if (s.done > opt_requests)
+            s.done = opt_requests;
+        pthread_mutex_lock(&sample_mu);
+        if (n_samples < MAX_SAMPLES)
+            samples[n_samples++] = s;
+        pthread_mutex_unlock(&sample_mu);
+        printf("  %7.1f s  %9" PRIu64 " requests  RSS %6ld KiB  fds %4ld%s\n", s.t, s.done,
+               s.rss_kib, s.fds, server_alive() ? "" : "  SERVER GONE");
+        fflush(stdout);
+    }
+    return NULL;
+}
+
+/* Wait until the server's fd count has not changed for 300 ms (at most 10 s). */
+static void settle(long *rss, long *fds)
+{
+    long last = -2;
+    double since = now_s(), end = now_s() + 10;
+    while (now_s() < end) {
+        long f = server_fd_count(&srv);
+        if (f != last) {
+            last = f;
+            since = now_s();
+        } else if (now_s() - since >= 0.3) {
+            break;
+        }
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    *fds = server_fd_count(&srv);
+    *rss = server_rss_kib(&srv);
+}
+
+/* ---- metrics ---------------------------------------------------------------------------- */
+
+/* GET /metrics on a connection of its own; the body (owned) or NULL. */
+static char *scrape(void)
+{
+    struct rh_conn c;
+    struct rh_resp r;
+    struct rh_buf b = {0};
+    rh_init(&c, srv.port);
+    rh_buf_request(&b, "GET", "/metrics", NULL, NULL, NULL, 0);
+    int e = rh_exchange(&c, b.p, b.len, false, REQUEST_TIMEOUT_MS, &r);
+    rh_buf_free(&b);
+    char *body = e == RH_OK && r.status == 200 ? strndup(r.body, r.body_len) : NULL;
+    rh_free(&c);
+    return body;
+}
+
+/* A gauge's value in a /metrics body; -1 when absent. */
+static long gauge(const char *body, const char *name)
+{
+    char needle[128];
+    snprintf(needle, sizeof(needle), "\n%s ", name);
+    const char *p = body != NULL ? strstr(body, needle) : NULL;
+    return p != NULL ? strtol(p + strlen(needle), NULL, 10) : -1;
+}
+
+/* Sum accel_advisor_http_requests_total by code into by_code. */
+static bool scrape_requests_total(uint64_t *by_code, uint64_t *total)
+{
+    char *body = scrape();
+    bool ok = body != NULL;
+    *total = 0;
+    memset(by_code, 0, sizeof(uint64_t) * MAX_STATUS);
+    static const char metric[] = "accel_advisor_http_requests_total{";
+    for (const char *p = body; p != NULL && *p != '\0';) {
+        const char *eol = strchr(p, '\n');
+        if (strncmp(p, metric, sizeof(metric) - 1) == 0) {
+            const char *code = strstr(p, "code=\"");
+            const char *val = strchr(p, '}');
+            if (code != NULL && val != NULL && (eol == NULL || code < eol)) {
+                long cd = strtol(code + 6, NULL, 10);
+                uint64_t n = strtoull(val + 1, NULL, 10);
+                if (cd >= 0 && cd < MAX_STATUS)
+                    by_code[cd] += n;
+                *total += n;
+            }
+        }
+        p = eol != NULL ? eol + 1 : NULL;
+    }
+    free(body);
+    return ok;
+}
+
+/* ---- one pass --------------------------------------------------------------------------- */
+
+static bool run_pass(const char *label, const char *cache_entries)
+{
+    const char *args[] = {"--threads",
+                          opt_server_threads,
+                          "--cache-entries",
+                          cache_entries,
+                          "--rules-watch=false",
+                          NULL,
+                          NULL,
+                          NULL};
+    if (opt_cache_max_bytes != NULL) {
+        args[5] = "--cache-max-bytes";
+        args[6] = opt_cache_max_bytes;
+    }
+    memset(&logst, 0, sizeof(logst));
+    if (server_start_filtered(&srv, args, keep_line, &logst) != 0) {
+        fprintf(stderr, "soak: the server did not start\n");
+        return false;
+    }
+    printf("\nsoak: pass \"%s\" (--cache-entries %s%s%s): %" PRIu64
+           " requests, %u client connections, server --threads %s, pid %d, port %d\n",
+           label, cache_entries, opt_cache_max_bytes != NULL ? " --cache-max-bytes " : "",
+           opt_cache_max_bytes != NULL ? opt_cache_max_bytes : "", opt_requests, opt_clients,
+           opt_server_threads, (int)srv.pid, srv.port);
+    fflush(stdout);
+
+    struct worker *ws = calloc(opt_clients, sizeof(*ws));
+    for (unsigned t = 0; t < opt_clients; t++) {
+        ws[t].id = t;
+        rh_init(&ws[t].conn, srv.port);
+        ws[t].kind_sent = calloc(N_KINDS, sizeof(uint64_t));
+        ws[t].kind_failed = calloc(N_KINDS, sizeof(uint64_t));
+    }
+    pthread_barrier_init(&start_barrier, NULL, opt_clients + 1);
+    pthread_barrier_init(&done_barrier, NULL, opt_clients + 1);
+    atomic_store(&finished, false);
+    atomic_store(&total_failures, 0);
+    mark_scrapes = 0;
+    for (unsigned t = 0; t < opt_clients; t++)
+        pthread_create(&ws[t].thread, NULL, worker_main, &ws[t]);
+    n_samples = 0;
+    atomic_store(&sampler_stop, false);
+    atomic_store(&next_index, 0);
+    pass_t0 = now_s();
+    pthread_t sampler;
+    pthread_create(&sampler, NULL, sampler_main, NULL);
+
+    /* Marks: the warm-up one, then opt_marks more up to the end, each taken with
+     * every client connection closed and the server settled. */
+    unsigned n_marks = opt_marks + 1;
+    uint64_t *bounds = calloc(n_marks, sizeof(uint64_t));
+    long *rss_m = calloc(n_marks, sizeof(long)), *fds_m = calloc(n_marks, sizeof(long));
+    long *cache_m = calloc(n_marks, sizeof(long));
+    long rss0, fds0;
+    settle(&rss0, &fds0);
+    uint64_t mark = opt_requests * opt_warmup_pct / 100;
+    for (unsigned k = 0; k < n_marks; k++)
+        bounds[k] = mark + (opt_requests - mark) * k / opt_marks;
+    double t_start = now_s(), t_run = 0;
+    for (unsigned ph = 0; ph < n_marks; ph++) {
+        atomic_store(&next_index, ph == 0 ? 0 : bounds[ph - 1]);
+        phase_end = bounds[ph];
+        double t0 = now_s();
+        pthread_barrier_wait(&start_barrier);
+        pthread_barrier_wait(&done_barrier);
+        t_run += now_s() - t0;
+        settle(&rss_m[ph], &fds_m[ph]);
+        /* Then (after RSS and descriptors are read) the response cache's size,
+         * which accounts for part of any move of RSS. */
+        char *m = scrape();
+        cache_m[ph] = gauge(m, "accel_advisor_recommendation_cache_bytes");
+        mark_scrapes += m != NULL;
+        free(m);
+        char cache_text[48] = "off";
+        if (cache_m[ph] >= 0)
+            snprintf(cache_text, sizeof(cache_text), "%ld KiB", cache_m[ph] / 1024);
+        printf("  mark %-8s %9" PRIu64 " requests: RSS %6ld KiB, %3ld fds (no client "
+               "connection open), response cache %s\n",
+               ph == 0             ? "warm-up"
+               : ph + 1 == n_marks ? "end"
+                                   : "",
+               bounds[ph], rss_m[ph], fds_m[ph], cache_text);
+        fflush(stdout);
+    }
+    long rss_mark = rss_m[0], fds_mark = fds_m[0], cache_mark = cache_m[0];
+    long rss_end = rss_m[n_marks - 1], fds_end = fds_m[n_marks - 1];
+    long cache_end = cache_m[n_marks - 1];
+    atomic_store(&finished, true);
+    pthread_barrier_wait(&start_barrier);
+    for (unsigned t = 0; t < opt_clients; t++)
+        pthread_join(ws[t].thread, NULL);
+    atomic_store(&sampler_stop, true);
+    pthread_join(sampler, NULL);
+    double wall = now_s() - t_start;
+
+    /* Totals. */
+    uint64_t sent = 0, failures = 0, status[MAX_STATUS] = {0}, app_status[MAX_STATUS] = {0};
+    uint64_t *ksent = calloc(N_KINDS, sizeof(uint64_t)), *kfail = calloc(N_KINDS, sizeof(uint64_t));
+    for (unsigned t = 0; t < opt_clients; t++) {
+        sent += ws[t].sent;
+        failures += ws[t].failures;
+        for (int s = 0; s < MAX_STATUS; s++) {
+            status[s] += ws[t].status[s];
+            app_status[s] += ws[t].app_status[s];
+        }
+        for (size_t k = 0; k < N_KINDS; k++) {
+            ksent[k] += ws[t].kind_sent[k];
+            kfail[k] += ws[t].kind_failed[k];
+        }
+    }
+    app_status[200] += mark_scrapes; /* the scrapes at the marks */
+    uint64_t app_total = 0, s5xx = 0;
+    for (int s = 0; s < MAX_STATUS; s++) {
+        app_total += app_status[s];
+        if (s >= 500)
+            s5xx += status[s];
+    }
+
+    uint64_t m_by_code[MAX_STATUS], m_total = 0;
+    bool scraped = scrape_requests_total(m_by_code, &m_total);
+    bool alive = server_alive();
+    if (failures > 0 || s5xx > 0 || atomic_load(&logst.errors) > 0 || !alive)
+        server_log_dump(&srv); /* its lines other than the access log */
+    int exit_status = server_stop(&srv, SIGTERM);
+
+    /* Report. */
+    bool ok = true;
+    printf("  requests     %" PRIu64 " in %.1f s: %.0f requests/s (%u client connections)\n", sent,
+           t_run, (double)sent / t_run, opt_clients);
+    printf("  statuses    ");
+    for (int s = 0; s < MAX_STATUS; s++) {
+        if (status[s] > 0)
+            printf(" %d: %" PRIu64, s, status[s]);
+    }
+    printf("\n  kinds (sent, failed):\n");
+    for (size_t k = 0; k < N_KINDS; k++)
+        printf("    %-38s %3d %9" PRIu64 " %4" PRIu64 "\n", kinds[k].name, kinds[k].status,
+               ksent[k], kfail[k]);
+    printf("  RSS          %ld KiB at start, %ld KiB at %u%% (warm-up), %ld KiB at the end: "
+           "%+ld KiB (tolerance %ld)\n",
+           rss0, rss_mark, opt_warmup_pct, rss_end, rss_end - rss_mark, opt_rss_tol_kib);
+    if (cache_mark >= 0 && cache_end >= 0)
+        printf("  cache        %ld KiB at %u%%, %ld KiB at the end: %+ld KiB\n", cache_mark / 1024,
+               opt_warmup_pct, cache_end / 1024, (cache_end - cache_mark) / 1024);
+    long mark_rss_min = rss_m[0], mark_rss_max = rss_m[0];
+    bool fds_flat = true;
+    for (unsigned k = 0; k < n_marks; k++) {
+        mark_rss_min = rss_m[k] < mark_rss_min ? rss_m[k] : mark_rss_min;
+        mark_rss_max = rss_m[k] > mark_rss_max ? rss_m[k] : mark_rss_max;
+        fds_flat = fds_flat && fds_m[k] == fds_m[0] && fds_m[k] >= 0;
+    }
+    if (n_marks > 2)
+        printf("  marks        %u after the warm-up: RSS %ld..%ld KiB\n", opt_marks, mark_rss_min,
+               mark_rss_max);
+    printf("  fds          %ld at start, %ld at %u%%, %ld at the end%s\n", fds0, fds_mark,
+           opt_warmup_pct, fds_end,
+           fds_flat ? (n_marks > 2 ? " (the same at every mark)" : "")
+                    : " (NOT the same at every mark)");
+    long rmin = -1, rmax = -1, fmin = -1, fmax = -1;
+    for (size_t s = 0; s < n_samples; s++) {
+        if (rmin < 0 || samples[s].rss_kib < rmin)
+            rmin = samples[s].rss_kib;
+        if (samples[s].rss_kib > rmax)
+            rmax = samples[s].rss_kib;
+        if (fmin < 0 || samples[s].fds < fmin)
+            fmin = samples[s].fds;
+        if (samples[s].fds > fmax)
+            fmax = samples[s].fds;
+    }
+    if (n_samples > 0)
+        printf("  under load   %zu samples every %u s: RSS %ld..%ld KiB, fds %ld..%ld\n", n_samples,
+               opt_sample_s, rmin, rmax, fmin, fmax);
+    printf("  access log   %" PRIu64 " request lines, the final scrape included (%" PRIu64
+           " without a status, %" PRIu64 " 5xx, %" PRIu64 " with an outcome), %" PRIu64
+           " error lines\n",
+           (uint64_t)atomic_load(&logst.requests), (uint64_t)atomic_load(&logst.status0),
+           (uint64_t)atomic_load(&logst.s5xx), (uint64_t)atomic_load(&logst.outcomes),
+           (uint64_t)atomic_load(&logst.errors));
+    printf("  metrics      accel_advisor_http_requests_total %" PRIu64
+           ", service responses received %" PRIu64 " (%" PRIu64 " of them scrapes at the marks)\n",
+           m_total, app_total, mark_scrapes);
+    printf("  shutdown     SIGTERM: exit status %d\n", exit_status);
+
+    if (failures > 0) {
+        ok = false;
+        printf("FAIL: %" PRIu64 " requests failed; the first ones:\n", failures);
+        for (unsigned t = 0; t < opt_clients; t++) {
+            for (unsigned f = 0; f < ws[t].n_failure; f++)
+                printf("  %s\n", ws[t].failure[f]);
+        }
+    }
+    if (sent != opt_requests) {
+        ok = false;
+        printf("FAIL: %" PRIu64 " requests sent, want %" PRIu64 "\n", sent, opt_requests);
+    }
+    if (s5xx > 0 || atomic_load(&logst.s5xx) > 0) {
+        ok = false;
+        printf("FAIL: 5xx responses\n");
+    }
+    if (atomic_load(&logst.errors) > 0) {
+        ok = false;
+        printf("FAIL: the server logged errors\n");
+    }
+    if (!alive || exit_status != 0) {
+        ok = false;
+        printf("FAIL: the server %s (exit status %d)\n", alive ? "did not stop cleanly" : "died",
+               exit_status);
+    }
+    if (opt_rss_tol_kib >= 0 &&
+        (rss_end - rss_mark > opt_rss_tol_kib || rss_mark - rss_end > opt_rss_tol_kib)) {
+        ok = false;
+        printf("FAIL: resident memory moved %+ld KiB after the warm-up (tolerance %ld KiB)\n",
+               rss_end - rss_mark, opt_rss_tol_kib);
+    }
+    if (!fds_flat) {
+        ok = false;
+        printf("FAIL: open file descriptors %ld at the warm-up mark, %ld at the end (and not "
+               "the same at every mark)\n",
+               fds_mark, fds_end);
+    }
+    if (!scraped) {
+        ok = false;
+        printf("FAIL: GET /metrics at the end failed\n");
+    } else {
+        for (int s = 0; s < MAX_STATUS; s++) {
+            if (m_by_code[s] != app_status[s]) {
+                ok = false;
+                printf("FAIL: the server counted %" PRIu64 " responses %d, the clients got %" PRIu64
+                       "\n",
+                       m_by_code[s], s, app_status[s]);
+            }
+        }
+    }
+    /* The server has exited: its log is complete, the final scrape included. */
+    if (atomic_load(&logst.requests) != app_total + 1 || atomic_load(&logst.status0) != 0) {
+        ok = false;
+        printf("FAIL: %" PRIu64 " access-log lines (%" PRIu64 " without a status) for %" PRIu64
+               " service responses and the final scrape\n",
+               (uint64_t)atomic_load(&logst.requests), (uint64_t)atomic_load(&logst.status0),
+               app_total);
+    }
+    printf("  result       %s (%.1f s)\n", ok ? "PASS" : "FAIL", wall);
+    fflush(stdout);
+    for (unsigned t = 0; t < opt_clients; t++) {
+        rh_free(&ws[t].conn);
+        rh_buf_free(&ws[t].req);
+        rh_buf_free(&ws[t].body);
+        free(ws[t].kind_sent);
+        free(ws[t].kind_failed);
+    }
+    free(ws);
+    free(ksent);
+    free(kfail);
+    free(bounds);
+    free(rss_m);
+    free(fds_m);
+    free(cache_m);
+    pthread_barrier_destroy(&start_barrier);
+    pthread_barrier_destroy(&done_barrier);
+    return ok;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: soak ACCEL_ADVISOR_BINARY [--requests N] [--clients N] "
+                    "[--server-threads N] [--cache on|off|both] [--cache-max-bytes BYTES] "
+                    "[--warmup PERCENT] [--marks N] [--rss-tolerance-kib N|-1] [--sample-s S]\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage();
+    h_binary = argv[1];
+    h_source_dir = ".";
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (v == NULL)
+            return usage();
+        if (strcmp(a, "--requests") == 0)
+            opt_requests = strtoull(v, NULL, 10);
+        else if (strcmp(a, "--clients") == 0)
+            opt_clients = (unsigned)strtoul(v, NULL, 10);
+        else if (strcmp(a, "--server-threads") == 0)
+            opt_server_threads = v;
+        else if (strcmp(a, "--cache") == 0)
+            opt_cache = v;
+        else if (strcmp(a, "--warmup") == 0)
+            opt_warmup_pct = (unsigned)strtoul(v, NULL, 10);
+        else if (strcmp(a, "--rss-tolerance-kib") == 0)
+            opt_rss_tol_kib = strtol(v, NULL, 10);
+        else if (strcmp(a, "--sample-s") == 0)
+            opt_sample_s = (unsigned)strtoul(v, NULL, 10);
+        else if (strcmp(a, "--marks") == 0)
+            opt_marks = (unsigned)strtoul(v, NULL, 10);
+        else if (strcmp(a, "--cache-max-bytes") == 0)
+            opt_cache_max_bytes = v;
+        else
+            return usage();
+        i++;
+    }
+    if (opt_requests < 100 || opt_clients == 0 || opt_clients > 1000 || opt_warmup_pct == 0 ||
+        opt_warmup_pct >= 100 || opt_sample_s == 0 || opt_marks == 0 || opt_marks > 100 ||
+        (strcmp(opt_cache, "on") != 0 && strcmp(opt_cache, "off") != 0 &&
+         strcmp(opt_cache, "both") != 0))
+        return usage();
+    signal(SIGPIPE, SIG_IGN);
+    unsigned sum = 0;
+    for (size_t k = 0; k < N_KINDS; k++) {
+        sum += kinds[k].weight;
+        cumulative[k] = sum;
+    }
+    if (sum != 10000) {
+        fprintf(stderr, "soak: the weights add up to %u, not 10000\n", sum);
+        return 2;
+    }
+    bool ok = true;
+    if (strcmp(opt_cache, "off") != 0)
+        ok = run_pass("cache on", "1024") && ok;
+    if (strcmp(opt_cache, "on") != 0)
+        ok = run_pass("cache off", "0") && ok;
+    printf("\nsoak: %s\n", ok ? "every pass held" : "FAILED");
+    return ok ? 0 : 1;
+}

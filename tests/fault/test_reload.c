@@ -1,0 +1,346 @@
+/* tests/fault/test_reload.c -- 100 rule-set reloads under load, alternating a good
+ * and a broken rule set, with concurrent clients on keep-alive connections.
+ *
+ * Every request must succeed; every response's rules_version must be one of the
+ * good versions (the start-up one or one a successful reload logged; a broken
+ * set never loads); each broken reload must keep the version before it; and
+ * accel_advisor_rule_reloads_total must count 51 successes (the start-up load
+ * included) and 50 failures. tests/integration/test_lifecycle.c already covers 3
+ * good SIGHUP reloads and 1 broken one under load, the directory watch and
+ * ConfigMap swaps; this takes reloads to the issue's scale. The rule files are
+ * replaced with rename(2), as editors and the kubelet do, then SIGHUP is sent.
+ *
+ * usage: fault_reload ACCEL_ADVISOR_BINARY SOURCE_DIR */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <curl/curl.h>
+
+#include "harness.h"
+#include "rawhttp.h"
+
+#define RELOADS      100
+#define CLIENTS      4
+#define MAX_VERSIONS 256
+#define VERSION_LEN  64
+
+static struct server srv;
+
+/* ---- versions ------------------------------------------------------------------------ */
+
+struct versions {
+    pthread_mutex_t mu;
+    char v[MAX_VERSIONS][VERSION_LEN + 1];
+    size_t n;
+};
+
+static bool versions_has(struct versions *vs, const char *v)
+{
+    pthread_mutex_lock(&vs->mu);
+    bool found = false;
+    for (size_t i = 0; i < vs->n && !found; i++)
+        found = strcmp(vs->v[i], v) == 0;
+    pthread_mutex_unlock(&vs->mu);
+    return found;
+}
+
+static void versions_add(struct versions *vs, const char *v)
+{
+    if (versions_has(vs, v))
+        return;
+    pthread_mutex_lock(&vs->mu);
+    if (vs->n < MAX_VERSIONS)
+        snprintf(vs->v[vs->n++], VERSION_LEN + 1, "%s", v);
+    pthread_mutex_unlock(&vs->mu);
+}
+
+/* The 64 hex digits after `key":"` in text[0, len); false when absent. */
+static bool version_after(const char *text, size_t len, const char *key, char out[VERSION_LEN + 1])
+{
+    char needle[64];
+    snprintf(needle, sizeof(needle), "\"%s\":\"", key);
+    size_t nl = strlen(needle);
+    for (size_t i = 0; i + nl + VERSION_LEN <= len; i++) {
+        if (memcmp(text + i, needle, nl) == 0) {
+            memcpy(out, text + i + nl, VERSION_LEN);
+            out[VERSION_LEN] = '\0';
+            return strspn(out, "0123456789abcdef") == VERSION_LEN;
+        }
+    }
+    return false;
+}
+
+/* ---- the load -------------------------------------------------------------------------- */
+
+struct client {
+    pthread_t thread;
+    int id;
+    atomic_bool *stop;
+    struct versions seen; /* versions in this client's responses */
+    unsigned long ok;
+    unsigned long failed;
+    char first_failure[400];
+};
+
+static void *client_main(void *arg)
+{
+    struct client *c = arg;
+    struct rh_conn conn;
+    struct rh_buf req = {0}, body = {0};
+    rh_init(&conn, srv.port);
+    for (unsigned long i = 0; !atomic_load(c->stop); i++) {
+        rh_buf_reset(&req);
+        rh_buf_reset(&body);
+        if (i % 10 == 9) {
+            rh_buf_request(&req, "GET", "/v1/rules", NULL, NULL, NULL, 0);
+        } else {
+            /* A distinct body each time: no cached answer, every request runs
+             * the rule set that serves when it arrives. */
+            rh_buf_printf(
+                &body,
+                "{\"name\":\"reload-%d-%lu\",\"task\":\"%s\",\"model\":{\"parameters\":%lue8}}",
+                c->id, i, i % 2 == 0 ? "inference" : "training", 1 + i % 4000);
+            rh_buf_request(&req, "POST", "/v1/recommendations", "application/json", NULL, body.p,
+                           body.len);
+        }
+        struct rh_resp r;
+        int e = rh_exchange(&conn, req.p, req.len, false, 30000, &r);
+        char v[VERSION_LEN + 1];
+        if (e == RH_OK && r.status == 200 &&
+            version_after(r.body, r.body_len, "rules_version", v)) {
+            versions_add(&c->seen, v);
+            c->ok++;
+        } else {
+            if (c->failed++ == 0)
+                snprintf(c->first_failure, sizeof(c->first_failure), "%s, status %d: %.300s",
+                         rh_strerror(e), e == RH_OK ? r.status : 0,
+                         e == RH_OK && r.body != NULL ? r.body : "");
+        }
+    }
+    rh_free(&conn);
+    rh_buf_free(&req);
+    rh_buf_free(&body);
+    return NULL;
+}
+
+/* ---- rule files ------------------------------------------------------------------------ */
+
+/* `good` with "Reload N, " prefixed to its first description: valid, and a new
+ * version for every n. */
+static char *good_rules(const char *good, size_t len, int n, size_t *out_len)
+{
+    const char *key = "\n    description: ";
+    const char *p = strstr(good, key);
+    assert_non_null(p);
+    size_t at = (size_t)(p - good) + strlen(key);
+    char mark[32];
+    int ml = snprintf(mark, sizeof(mark), "Reload %d, ", n);
+    char *out = malloc(len + (size_t)ml + 1);
+    memcpy(out, good, at);
+    memcpy(out + at, mark, (size_t)ml);
+    memcpy(out + at + ml, good + at, len - at);
+    out[len + (size_t)ml] = '\0';
+    *out_len = len + (size_t)ml;
+    return out;
+}
+
+/* Drop the access log (counted by the clients anyway); keep everything else. */
+static bool keep_line(void *cls, const char *line, size_t len)
+{
+    (void)cls;
+    (void)len;
+    return strstr(line, "\"event\":\"request\"") == NULL;
+}
+
+/* The rules_reload line after `from`, copied into buf. */
+static bool reload_line(size_t from, char *buf, size_t cap, int timeout_ms)
+{
+    if (!server_log_wait(&srv, from, "\"event\":\"rules_reload\"", timeout_ms))
+        return false;
+    size_t at = 0;
+    pthread_mutex_lock(&srv.mu);
+    const char *p = strstr(srv.log + from, "\"event\":\"rules_reload\"");
+    const char *start = p;
+    while (start > srv.log + from && start[-1] != '\n')
+        start--;
+    const char *eol = strchr(p, '\n');
+    at = eol != NULL ? (size_t)(eol - start) : strlen(start);
+    if (at >= cap)
+        at = cap - 1;
+    memcpy(buf, start, at);
+    buf[at] = '\0';
+    pthread_mutex_unlock(&srv.mu);
+    return true;
+}
+
+static void test_reloads_under_load(void **state)
+{
+    (void)state;
+    char *dir = make_temp_dir();
+    assert_non_null(dir);
+    assert_int_equal(copy_rules(dir), 0);
+    char path[1024], broken_path[1024];
+    snprintf(path, sizeof(path), "%s/rules.yaml", dir);
+    snprintf(broken_path, sizeof(broken_path), "%s/tests/fixtures/rulesets/broken/rules.yaml",
+             h_source_dir);
+    size_t good_len = 0, broken_len = 0;
+    char *good = read_file(path, &good_len);
+    char *broken = read_file(broken_path, &broken_len);
+    assert_non_null(good);
+    assert_non_null(broken);
+
+    const char *const args[] = {"--rules", dir, "--rules-watch=false", NULL};
+    assert_int_equal(server_start_filtered(&srv, args, keep_line, NULL), 0);
+    static struct versions good_versions = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    char current[VERSION_LEN + 1];
+    char line[4096];
+    assert_true(reload_line(0, line, sizeof(line), 5000));
+    assert_true(version_after(line, strlen(line), "version", current));
+    versions_add(&good_versions, current);
+
+    /* Static: a failed assertion jumps out while the clients still run. */
+    static atomic_bool stop;
+    atomic_store(&stop, false);
+    static struct client clients[CLIENTS];
+    for (int i = 0; i < CLIENTS; i++) {
+        memset(&clients[i], 0, sizeof(clients[i]));
+        clients[i].id = i;
+        clients[i].stop = &stop;
+        pthread_mutex_init(&clients[i].seen.mu, NULL);
+        assert_int_equal(pthread_create(&clients[i].thread, NULL, client_main, &clients[i]), 0);
+    }
+    usleep(200000);
+    int successes = 0, failures = 0;
+    long t0 = rh_now_ms();
+    for (int n = 1; n <= RELOADS; n++) {
+        bool ok_set = n % 2 == 1;
+        size_t len = 0;
+        char *text = ok_set ? good_rules(good, good_len, n, &len) : NULL;
+        assert_int_equal(write_file(path, ok_set ? text : broken, ok_set ? len : broken_len), 0);
+        free(text);
+        size_t mark = server_log_len(&srv);
+        assert_int_equal(kill(srv.pid, SIGHUP), 0);
+        if (!reload_line(mark, line, sizeof(line), 20000)) {
+            server_log_dump(&srv);
+            fail_msg("reload %d: no rules_reload line", n);
+        }
+        if (ok_set) {
+            if (strstr(line, "\"result\":\"success\",\"trigger\":\"signal\"") == NULL)
+                fail_msg("reload %d of a good set: %s", n, line);
+            char prev[VERSION_LEN + 1], v[VERSION_LEN + 1];
+            assert_true(version_after(line, strlen(line), "version", v));
+            assert_true(version_after(line, strlen(line), "previous_version", prev));
+            assert_string_equal(prev, current);
+            assert_string_not_equal(v, current);
+            versions_add(&good_versions, v);
+            snprintf(current, sizeof(current), "%s", v);
+            successes++;
+        } else {
+            if (strstr(line, "\"result\":\"failure\",\"trigger\":\"signal\"") == NULL)
+                fail_msg("reload %d of the broken set: %s", n, line);
+            char kept[VERSION_LEN + 1];
+            assert_true(version_after(line, strlen(line), "keeping", kept));
+            assert_string_equal(kept, current);
+            failures++;
+        }
+        usleep(20000); /* let the clients run on this version */
+    }
+    long took = rh_now_ms() - t0;
+    usleep(100000);
+    atomic_store(&stop, true);
+    unsigned long ok = 0, failed = 0;
+    size_t distinct = 0;
+    for (int i = 0; i < CLIENTS; i++) {
+        pthread_join(clients[i].thread, NULL);
+        ok += clients[i].ok;
+        failed += clients[i].failed;
+        if (clients[i].failed > 0)
+            fprintf(stderr, "client %d: %lu failed; first: %s\n", i, clients[i].failed,
+                    clients[i].first_failure);
+        for (size_t k = 0; k < clients[i].seen.n; k++) {
+            if (!versions_has(&good_versions, clients[i].seen.v[k]))
+                fail_msg("client %d saw rules_version %s, which no good set has", i,
+                         clients[i].seen.v[k]);
+        }
+        distinct = clients[i].seen.n > distinct ? clients[i].seen.n : distinct;
+    }
+    fprintf(stderr,
+            "%d reloads (%d good, %d broken) in %ld ms under load: %lu requests ok, %lu failed; "
+            "%zu good versions, up to %zu seen by one client\n",
+            RELOADS, successes, failures, took, ok, failed, good_versions.n, distinct);
+    assert_int_equal(failed, 0);
+    assert_int_equal(successes, RELOADS / 2);
+    assert_int_equal(failures, RELOADS / 2);
+    assert_int_equal(good_versions.n, RELOADS / 2 + 1);
+    /* The load really ran across the reloads. */
+    assert_true(ok > (unsigned long)RELOADS);
+    assert_true(distinct > 5);
+
+    struct resp m;
+    assert_int_equal(http_get(&srv, "/metrics", &m), 0);
+    char want[128];
+    snprintf(want, sizeof(want), "accel_advisor_rule_reloads_total{result=\"success\"} %d\n",
+             RELOADS / 2 + 1);
+    if (strstr(m.body, want) == NULL)
+        fail_msg("metrics lack %s", want);
+    snprintf(want, sizeof(want), "accel_advisor_rule_reloads_total{result=\"failure\"} %d\n",
+             RELOADS / 2);
+    if (strstr(m.body, want) == NULL)
+        fail_msg("metrics lack %s", want);
+    snprintf(want, sizeof(want), "accel_advisor_rules_info{version=\"%s\"", current);
+    if (strstr(m.body, want) == NULL)
+        fail_msg("metrics lack %s", want);
+    resp_free(&m);
+    assert_int_equal(http_get(&srv, "/readyz", &m), 0);
+    assert_int_equal(m.status, 200);
+    resp_free(&m);
+    /* The last write was the broken set: the last good one still serves. */
+    struct resp r;
+    assert_int_equal(http_get(&srv, "/v1/rules", &r), 0);
+    char served[VERSION_LEN + 1];
+    assert_true(version_after(r.body, r.len, "rules_version", served));
+    assert_string_equal(served, current);
+    resp_free(&r);
+    assert_int_equal(server_stop(&srv, SIGTERM), 0);
+    for (int i = 0; i < CLIENTS; i++)
+        pthread_mutex_destroy(&clients[i].seen.mu);
+    free(good);
+    free(broken);
+    remove_tree(dir);
+    free(dir);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    if (srv.pid > 0 || srv.reader_started)
+        server_stop(&srv, SIGKILL);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s ACCEL_ADVISOR_BINARY SOURCE_DIR\n", argv[0]);
+        return 2;
+    }
+    h_binary = argv[1];
+    h_source_dir = argv[2];
+    signal(SIGPIPE, SIG_IGN);
+    curl_global_init(CURL_GLOBAL_ALL);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_reloads_under_load, teardown),
+    };
+    int failed = cmocka_run_group_tests_name("reload", tests, NULL, NULL);
+    curl_global_cleanup();
+    return failed;
+}

@@ -1,0 +1,320 @@
+/* tests/fault/test_timeouts.c -- slow and idle clients against the real server.
+ *
+ * Slowloris: thousands of connections that send part of a request header and
+ * stall must not keep a normal client from being served promptly, with the
+ * server's default connection limit; the per-connection timeout then closes every
+ * one of them. A body sent one byte at a time slower than the timeout is cut off
+ * by it (the connection is closed, the access log says "timeout"), while the same
+ * body trickled faster than the timeout is answered; the server stays up.
+ *
+ * usage: fault_timeouts ACCEL_ADVISOR_BINARY SOURCE_DIR
+ * AA_SLOWLORIS_CONNS overrides the number of idle connections (default 2500). */
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <curl/curl.h>
+
+#include "harness.h"
+#include "rawhttp.h"
+
+#define SLOWLORIS_DEFAULT 2500
+#define IDLE_TIMEOUT_S    4
+#define PROMPT_MS         1000
+
+static const char *const workload = "{\"task\":\"inference\",\"model\":{\"parameters\":7e9}}";
+
+/* The server of the running test: static, so a failed test (cmocka jumps out of
+ * it) leaves no reader thread writing into a reused stack frame; teardown stops it. */
+static struct server srv;
+
+static int teardown(void **state)
+{
+    (void)state;
+    if (srv.pid > 0 || srv.reader_started)
+        server_stop(&srv, SIGKILL);
+    return 0;
+}
+
+/* A metric's value in a /metrics body; -1 when absent. */
+static long metric(const char *body, const char *name)
+{
+    char needle[160];
+    snprintf(needle, sizeof(needle), "\n%s ", name);
+    const char *p = strstr(body, needle);
+    return p != NULL ? strtol(p + strlen(needle), NULL, 10) : -1;
+}
+
+static long scrape(struct server *s, const char *name)
+{
+    struct resp m;
+    long v = -1;
+    if (http_get(s, "/metrics", &m) == 0 && m.status == 200)
+        v = metric(m.body, name);
+    resp_free(&m);
+    return v;
+}
+
+/* True when the server closed fd: EOF or reset (anything it sent is drained). */
+static bool peer_closed(int fd)
+{
+    char buf[4096];
+    for (;;) {
+        ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+        if (n == 0)
+            return true;
+        if (n < 0)
+            return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+    }
+}
+
+/* A normal client's request; fails unless it is answered `status` within PROMPT_MS. */
+static void prompt(struct server *s, const char *method, const char *path, const char *body,
+                   long status)
+{
+    struct resp r;
+    long t0 = rh_now_ms();
+    int rc = http(s, method, path, body != NULL ? "application/json" : NULL, body,
+                  body != NULL ? strlen(body) : 0, NULL, &r);
+    long took = rh_now_ms() - t0;
+    fprintf(stderr, "  normal client: %s %s -> %ld in %ld ms\n", method, path, r.status, took);
+    assert_int_equal(rc, 0);
+    assert_int_equal(r.status, status);
+    if (took > PROMPT_MS)
+        fail_msg("%s %s took %ld ms with the idle connections open (limit %d ms)", method, path,
+                 took, PROMPT_MS);
+    resp_free(&r);
+}
+
+static void test_slowloris(void **state)
+{
+    (void)state;
+    int n = SLOWLORIS_DEFAULT;
+    const char *env = getenv("AA_SLOWLORIS_CONNS");
+    if (env != NULL && atoi(env) > 0)
+        n = atoi(env);
+    /* Both ends of every connection live on this machine: the test process and
+     * the server (which inherits the raised limit) each need n descriptors. */
+    long lim = raise_nofile_limit();
+    if (lim < (long)n + 256) {
+        /* A machine whose hard limit is lower: as many as fit, if still thousands. */
+        fprintf(stderr, "RLIMIT_NOFILE hard limit %ld: %ld idle connections instead of %d\n", lim,
+                lim - 256, n);
+        n = (int)(lim - 256);
+        if (n < 1000)
+            fail_msg("RLIMIT_NOFILE is %ld even after raising the soft limit to the hard one: "
+                     "too few descriptors for a thousand idle connections",
+                     lim);
+    }
+    char tmo[16];
+    snprintf(tmo, sizeof(tmo), "%d", IDLE_TIMEOUT_S);
+    const char *const args[] = {"--connection-timeout-s", tmo, NULL};
+    assert_int_equal(server_start(&srv, args), 0);
+    long maxc = scrape(&srv, "accel_advisor_max_connections");
+    fprintf(stderr,
+            "slowloris: %d idle connections, default max_connections %ld, "
+            "RLIMIT_NOFILE %ld, connection timeout %d s\n",
+            n, maxc, lim, IDLE_TIMEOUT_S);
+    if (maxc < (long)n + 64)
+        fail_msg("the default max_connections (%ld) is below %d idle connections and a "
+                 "normal client",
+                 maxc, n);
+
+    /* Idle connections, each with a different part of a request and no end. */
+    static const char *const partial[] = {
+        "G",
+        "GET /healthz HTTP/1.1\r\n",
+        "POST /v1/recommendations HTTP/1.1\r\nHost: x\r\nContent-Ty",
+        "GET /v1/rules HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    };
+    int *fds = calloc((size_t)n, sizeof(int));
+    assert_non_null(fds);
+    long t_open = rh_now_ms();
+    for (int i = 0; i < n; i++) {
+        fds[i] = raw_connect(&srv);
+        if (fds[i] < 0)
+            fail_msg("connection %d of %d refused", i, n);
+        const char *p = partial[i % 4];
+        assert_int_equal(raw_send(fds[i], p, strlen(p)), 0);
+    }
+    long opened = rh_now_ms() - t_open;
+    fprintf(stderr, "  %d connections opened and stalled in %ld ms\n", n, opened);
+    if (opened > (IDLE_TIMEOUT_S - 2) * 1000)
+        fail_msg("opening the connections took %ld ms: too slow to test within the %d s "
+                 "timeout",
+                 opened, IDLE_TIMEOUT_S);
+
+    /* A normal client is served at once, and the server really holds them all. */
+    prompt(&srv, "GET", "/healthz", NULL, 200);
+    prompt(&srv, "POST", "/v1/recommendations", workload, 200);
+    prompt(&srv, "GET", "/v1/rules", NULL, 200);
+    long open_now = scrape(&srv, "accel_advisor_open_connections");
+    fprintf(stderr, "  accel_advisor_open_connections %ld while they stall\n", open_now);
+    if (open_now < (long)n)
+        fail_msg("the server holds %ld connections, want at least %d", open_now, n);
+    for (int i = 0; i < n; i++) {
+        if (peer_closed(fds[i]))
+            fail_msg("idle connection %d was closed before its timeout (after %ld ms)", i,
+                     rh_now_ms() - t_open);
+    }
+
+    /* The timeout closes every one of them. */
+    long deadline = t_open + (IDLE_TIMEOUT_S + 5) * 1000L;
+    int open_left = n;
+    while (open_left > 0 && rh_now_ms() < deadline) {
+        usleep(100000);
+        open_left = 0;
+        for (int i = 0; i < n; i++) {
+            if (fds[i] < 0)
+                continue;
+            if (peer_closed(fds[i])) {
+                close(fds[i]);
+                fds[i] = -1;
+            } else {
+                open_left++;
+            }
+        }
+    }
+    long closed_after = rh_now_ms() - t_open;
+    fprintf(stderr, "  %d of %d closed by the server %ld ms after they stalled\n", n - open_left, n,
+            closed_after);
+    if (open_left > 0)
+        fail_msg("%d idle connections still open %ld ms after they stalled (timeout %d s)",
+                 open_left, closed_after, IDLE_TIMEOUT_S);
+    for (int i = 0; i < n; i++) {
+        if (fds[i] >= 0)
+            close(fds[i]);
+    }
+    free(fds);
+    /* Only the scrape's own connection is left, and the server still serves. */
+    long left = -1;
+    for (int k = 0; k < 50 && left != 1; k++) {
+        left = scrape(&srv, "accel_advisor_open_connections");
+        if (left != 1)
+            usleep(50000);
+    }
+    assert_int_equal(left, 1);
+    prompt(&srv, "POST", "/v1/recommendations", workload, 200);
+    assert_int_equal(server_stop(&srv, SIGTERM), 0);
+}
+
+/* Headers and the first `first` bytes of the workload on a raw connection. */
+static struct rh_conn start_upload(struct server *s, size_t first)
+{
+    struct rh_conn c;
+    rh_init(&c, s->port);
+    assert_int_equal(rh_connect(&c), RH_OK);
+    char head[256];
+    int hl = snprintf(head, sizeof(head),
+                      "POST /v1/recommendations HTTP/1.1\r\nHost: x\r\nX-Request-Id: slow-%zu\r\n"
+                      "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+                      first, strlen(workload));
+    assert_true(rh_send(&c, head, (size_t)hl));
+    assert_true(rh_send(&c, workload, first));
+    return c;
+}
+
+static void test_slow_body(void **state)
+{
+    (void)state;
+    const char *const args[] = {"--connection-timeout-s", "2", NULL};
+    assert_int_equal(server_start(&srv, args), 0);
+
+    /* One byte every 3 s against a 2 s timeout: cut off after the first pause. */
+    struct rh_conn c = start_upload(&srv, 1);
+    long t_last = rh_now_ms();
+    bool closed = false;
+    size_t sent = 1;
+    while (!closed && sent < strlen(workload)) {
+        while (!closed && rh_now_ms() - t_last < 3000) {
+            usleep(50000);
+            closed = peer_closed(c.fd);
+        }
+        if (!closed) {
+            if (!rh_send(&c, workload + sent, 1))
+                closed = true;
+            sent++;
+            t_last = rh_now_ms();
+        }
+    }
+    long after = rh_now_ms() - t_last;
+    fprintf(stderr, "slow body: closed after %zu of %zu bytes, %ld ms after the last byte\n", sent,
+            strlen(workload), after);
+    assert_true(closed);
+    assert_true(sent < strlen(workload));
+    if (after < 1500 || after > 3000)
+        fail_msg("closed %ld ms after the last byte; the timeout is 2 s", after);
+    rh_free(&c);
+    /* The access log has the request, cut off by the timeout. */
+    assert_true(server_log_wait(&srv, 0, "\"request_id\":\"slow-1\"", 5000));
+    size_t at = 0;
+    assert_true(server_log_find(&srv, 0, "\"request_id\":\"slow-1\"", &at));
+    pthread_mutex_lock(&srv.mu);
+    const char *eol = strchr(srv.log + at, '\n');
+    bool timeout = eol != NULL && strstr(srv.log + at, "\"outcome\":\"timeout\"") != NULL &&
+                   strstr(srv.log + at, "\"outcome\":\"timeout\"") < eol;
+    pthread_mutex_unlock(&srv.mu);
+    assert_true(timeout);
+
+    /* The same body one byte every 50 ms (2.3 s in all, each pause within the
+     * timeout): answered. */
+    c = start_upload(&srv, 0);
+    for (size_t i = 0; i < strlen(workload); i++) {
+        assert_true(rh_send(&c, workload + i, 1));
+        usleep(50000);
+    }
+    struct rh_resp r;
+    assert_int_equal(rh_read(&c, false, 10000, &r), RH_OK);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.request_id, "slow-0");
+    rh_free(&c);
+
+    /* A header trickled slower than the timeout is cut off the same way. */
+    struct rh_conn h;
+    rh_init(&h, srv.port);
+    assert_int_equal(rh_connect(&h), RH_OK);
+    assert_true(rh_send(&h, "GET /healthz HTTP/1.1\r\nHo", 25));
+    long t0 = rh_now_ms();
+    while (!peer_closed(h.fd) && rh_now_ms() - t0 < 6000)
+        usleep(50000);
+    long took = rh_now_ms() - t0;
+    fprintf(stderr, "stalled header: closed after %ld ms\n", took);
+    if (took < 1500 || took > 3500)
+        fail_msg("a stalled header was closed after %ld ms; the timeout is 2 s", took);
+    rh_free(&h);
+
+    struct resp ok;
+    assert_int_equal(http_get(&srv, "/healthz", &ok), 0);
+    assert_int_equal(ok.status, 200);
+    resp_free(&ok);
+    assert_int_equal(server_stop(&srv, SIGTERM), 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s ACCEL_ADVISOR_BINARY SOURCE_DIR\n", argv[0]);
+        return 2;
+    }
+    h_binary = argv[1];
+    h_source_dir = argv[2];
+    signal(SIGPIPE, SIG_IGN);
+    curl_global_init(CURL_GLOBAL_ALL);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_slowloris, teardown),
+        cmocka_unit_test_teardown(test_slow_body, teardown),
+    };
+    int failed = cmocka_run_group_tests_name("timeouts", tests, NULL, NULL);
+    curl_global_cleanup();
+    return failed;
+}
