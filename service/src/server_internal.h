@@ -53,6 +53,7 @@ struct svc_server {
     uint64_t probe_timeout_mark;
 
     /* The rules directory watcher (server_watch.c). */
+    uint64_t rules_fingerprint; /* of the directory, taken before the start-up load */
     pthread_t watch_thread;
     bool watch_started;
     int watch_stop[2]; /* pipe: writing wakes the watcher to exit */
@@ -90,6 +91,10 @@ uint64_t svc__probe_generation(svc_server *s);
 bool svc__probe_status(svc_server *s, struct svc_probe_status *out);
 
 /* ---- server_watch.c ---- */
+
+/* An order-independent fingerprint of the directory's visible files (name, size,
+ * mtime, inode, following symlinks); 0 when it cannot be read. */
+uint64_t svc__rules_fingerprint(const char *dir);
 
 /* Start watching cfg.rules (when set and rules_watch is on). Returns 0, or -1
  * when the thread cannot start. */

@@ -114,6 +114,8 @@ static bool load_and_swap(svc_server *s, const char *trigger, char *why, size_t 
 
 int svc__rules_initial(svc_server *s, char *why, size_t whylen)
 {
+    if (s->cfg.rules[0] != '\0')
+        s->rules_fingerprint = svc__rules_fingerprint(s->cfg.rules);
     pthread_mutex_lock(&s->reload_mu);
     bool ok = load_and_swap(s, "start", why, whylen);
     pthread_mutex_unlock(&s->reload_mu);

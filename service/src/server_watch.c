@@ -45,9 +45,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-/* An order-independent fingerprint of the directory's visible files; 0 when the
- * directory cannot be read. */
-static uint64_t fingerprint(const char *dir)
+uint64_t svc__rules_fingerprint(const char *dir)
 {
     DIR *d = opendir(dir);
     if (d == NULL)
@@ -89,9 +87,11 @@ static void *watch_main(void *arg)
     else
         svc_log_msg("info", "rules_watch", "watching %s (inotify, debounce %lld ms)", dir,
                     (long long)debounce);
-    uint64_t fp = fingerprint(dir);
-    bool pending = false;
-    int64_t due = 0, next_poll = now_ms() + poll_every;
+    /* A change between the start-up load and the watch would go unseen: compare
+     * with the fingerprint taken before that load. */
+    uint64_t fp = svc__rules_fingerprint(dir);
+    bool pending = fp != s->rules_fingerprint;
+    int64_t due = now_ms() + debounce, next_poll = now_ms() + poll_every;
     _Alignas(struct inotify_event) char buf[4096];
     for (;;) {
         int64_t now = now_ms();
@@ -141,7 +141,7 @@ static void *watch_main(void *arg)
                     due = now + debounce;
                 }
             }
-            uint64_t f = fingerprint(dir);
+            uint64_t f = svc__rules_fingerprint(dir);
             if (f != fp && !pending) {
                 pending = true;
                 due = now + debounce;
@@ -149,7 +149,7 @@ static void *watch_main(void *arg)
         }
         if (pending && now >= due) {
             pending = false;
-            fp = fingerprint(dir);
+            fp = svc__rules_fingerprint(dir);
             svc_server_reload(s, "watch");
         }
     }

@@ -265,6 +265,7 @@ static void test_watch_lost_then_polling(void **state)
                                 "--rules-poll-interval-ms", "200", NULL};
     struct server s;
     assert_int_equal(server_start(&s, args), 0);
+    assert_true(server_log_wait(&s, 0, "\"event\":\"rules_watch\"", 5000));
     char *v0 = rules_version(&s);
     /* The directory is replaced: the watch is lost, polling takes over and a
      * watch is set on the new directory. */
@@ -278,7 +279,7 @@ static void test_watch_lost_then_polling(void **state)
     assert_non_null(v1);
     assert_true(server_log_find(&s, 0, "lost the watch", NULL));
     /* And the new directory is watched from then on. */
-    assert_true(server_log_wait(&s, 0, "watching", 5000));
+    assert_true(server_log_wait(&s, 0, "again (inotify)", 5000));
     assert_int_equal(touch_rules(dir, 12), 0);
     char *v2 = wait_version_change(&s, v1, 10000);
     assert_non_null(v2);
