@@ -394,17 +394,6 @@ static bool is_ws(unsigned char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-static int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Four hex digits at s[pos..pos+4) as a code unit, or -1. */
 static long hex4(const struct scan *sc, size_t pos)
 {
@@ -412,7 +401,7 @@ static long hex4(const struct scan *sc, size_t pos)
         return -1;
     long v = 0;
     for (size_t i = 0; i < 4; i++) {
-        int h = hexval(sc->s[pos + i]);
+        int h = dc_hex_digit((unsigned char)sc->s[pos + i]);
         if (h < 0)
             return -1;
         v = v * 16 + h;

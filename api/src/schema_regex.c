@@ -396,17 +396,6 @@ static uint32_t next_cp(struct re_parser *ps)
     return cp;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Exactly `n` hex digits; false (nothing consumed) if they are not there. */
 static bool read_hex(struct re_parser *ps, int n, uint32_t *out)
 {
@@ -414,7 +403,7 @@ static bool read_hex(struct re_parser *ps, int n, uint32_t *out)
         return false;
     uint32_t v = 0;
     for (int i = 0; i < n; i++) {
-        int h = hexval(ps->p[i]);
+        int h = dc_hex_digit((unsigned char)ps->p[i]);
         if (h < 0)
             return false;
         v = v * 16 + (uint32_t)h;
@@ -431,8 +420,8 @@ static bool parse_unicode_escape(struct re_parser *ps, uint32_t *out)
     if (ps->p < ps->end && *ps->p == '{') {
         ps->p++;
         int digits = 0;
-        while (ps->p < ps->end && hexval(*ps->p) >= 0) {
-            v = v * 16 + (uint32_t)hexval(*ps->p++);
+        while (ps->p < ps->end && dc_hex_digit((unsigned char)*ps->p) >= 0) {
+            v = v * 16 + (uint32_t)dc_hex_digit((unsigned char)*ps->p++);
             if (v > RE_MAX_CP)
                 return re_fail(ps, DC_EPARSE, "\\u{...} beyond U+10FFFF");
             digits++;

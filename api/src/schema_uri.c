@@ -204,17 +204,6 @@ out:
     return rc;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 enum dc_status api_sch_percent_decode(const char *s, char **out)
 {
     size_t len = strlen(s);
@@ -224,8 +213,8 @@ enum dc_status api_sch_percent_decode(const char *s, char **out)
         return DC_ENOMEM;
     char *w = res;
     for (size_t i = 0; i < len; i++) {
-        int hi = i + 2 < len ? hex_digit(s[i + 1]) : -1;
-        int lo = i + 2 < len ? hex_digit(s[i + 2]) : -1;
+        int hi = i + 2 < len ? dc_hex_digit((unsigned char)s[i + 1]) : -1;
+        int lo = i + 2 < len ? dc_hex_digit((unsigned char)s[i + 2]) : -1;
         if (s[i] == '%' && hi >= 0 && lo >= 0) {
             *w++ = (char)(hi * 16 + lo);
             i += 2;

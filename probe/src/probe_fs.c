@@ -11,22 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int hex_value(char c);
 static bool parse_hex_field(const char *s, size_t len, size_t min_digits, size_t max_digits,
                             uint32_t *out);
 static enum dc_status open_regular(const char *path, int *fd_out, int *errno_out);
 static enum dc_status read_into(int fd, char *buf, size_t want, size_t *got, int *errno_out);
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* Between min and max hex digits, nothing else. */
 static bool parse_hex_field(const char *s, size_t len, size_t min_digits, size_t max_digits,
@@ -36,7 +24,7 @@ static bool parse_hex_field(const char *s, size_t len, size_t min_digits, size_t
         return false;
     uint32_t v = 0;
     for (size_t i = 0; i < len; i++) {
-        int h = hex_value(s[i]);
+        int h = dc_hex_digit((unsigned char)s[i]);
         if (h < 0)
             return false;
         v = (v << 4) | (uint32_t)h;
@@ -221,7 +209,7 @@ enum dc_status probe_parse_hex_attr(const char *text, size_t len, unsigned digit
         return DC_EPARSE;
     }
     for (size_t i = 2; i < len; i++) {
-        if (hex_value(text[i]) < 0) {
+        if (dc_hex_digit((unsigned char)text[i]) < 0) {
             *why = "not hexadecimal";
             return DC_EPARSE;
         }

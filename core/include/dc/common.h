@@ -67,4 +67,16 @@ DC_API enum dc_status dc_error_set(struct dc_error *err, enum dc_status code, co
 /* Clear an error record (NULL is a no-op). */
 DC_API void dc_error_clear(struct dc_error *err);
 
+/* The value of hexadecimal digit `c` (0-9, a-f, A-F), or -1. */
+static inline int dc_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 #endif /* DC_COMMON_H */
