@@ -2,6 +2,7 @@
 #include "auth.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #define DIGEST_LEN 32
 
 struct svc_auth {
+    atomic_uint refs; /* the server and each request checking with it */
     size_t n;
     unsigned char (*digests)[DIGEST_LEN];
 };
@@ -44,6 +46,8 @@ static bool parse_digest(const char *s, size_t len, unsigned char out[DIGEST_LEN
 static svc_auth *auth_new(size_t cap)
 {
     svc_auth *a = calloc(1, sizeof(*a));
+    if (a != NULL)
+        atomic_init(&a->refs, 1);
     if (a == NULL)
         return NULL;
     a->digests = calloc(cap > 0 ? cap : 1, DIGEST_LEN);
@@ -70,7 +74,7 @@ int svc_auth_from_digests(const char *const *hex, size_t n, svc_auth **out, char
     for (size_t i = 0; i < n; i++) {
         if (!parse_digest(hex[i], strlen(hex[i]), a->digests[i])) {
             snprintf(why, whylen, "digest %zu is not 64 lowercase hex characters", i + 1);
-            svc_auth_free(a);
+            svc_auth_release(a);
             return -1;
         }
     }
@@ -149,7 +153,7 @@ int svc_auth_load(const char *path, svc_auth **out, char *why, size_t whylen)
         rc = -1;
     }
     if (rc != 0) {
-        svc_auth_free(a);
+        svc_auth_release(a);
         return rc;
     }
     *out = a;
@@ -190,9 +194,16 @@ size_t svc_auth_count(const svc_auth *a)
     return a != NULL ? a->n : 0;
 }
 
-void svc_auth_free(svc_auth *a)
+svc_auth *svc_auth_retain(svc_auth *a)
 {
-    if (a == NULL)
+    if (a != NULL)
+        atomic_fetch_add_explicit(&a->refs, 1, memory_order_relaxed);
+    return a;
+}
+
+void svc_auth_release(svc_auth *a)
+{
+    if (a == NULL || atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) != 1)
         return;
     free(a->digests);
     free(a);

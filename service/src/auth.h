@@ -17,10 +17,10 @@
 #define SVC_AUTH_MAX_FILE_BYTES 262144 /* size of the keys file */
 #define SVC_AUTH_MAX_TOKEN 4096       /* longest bearer token hashed */
 
-typedef struct svc_auth svc_auth; /* opaque, immutable once loaded */
+typedef struct svc_auth svc_auth; /* opaque, immutable once loaded, refcounted */
 
-/* Load the keys file at `path` (borrowed). On success returns 0 and *out is owned
- * by the caller (svc_auth_free). On failure returns -1 and writes
+/* Load the keys file at `path` (borrowed). On success returns 0 and *out holds
+ * one reference for the caller (svc_auth_release). On failure returns -1 and writes
  * "path:line: what is wrong" to why. A file with no digest is an error: it
  * would lock every client out. */
 int svc_auth_load(const char *path, svc_auth **out, char *why, size_t whylen);
@@ -35,6 +35,10 @@ bool svc_auth_check(const svc_auth *a, const char *authorization);
 
 size_t svc_auth_count(const svc_auth *a);
 
-void svc_auth_free(svc_auth *a); /* NULL is a no-op */
+/* Take another reference (returns a); drop one, freeing at the last. NULL is a
+ * no-op for both. Thread-safe: a reload can swap key sets while requests still
+ * check with the old one. */
+svc_auth *svc_auth_retain(svc_auth *a);
+void svc_auth_release(svc_auth *a);
 
 #endif /* SVC_AUTH_H */

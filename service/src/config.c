@@ -692,8 +692,9 @@ void svc_config_help(FILE *fp)
             "The file (--config FILE or %s) is YAML when named *.yaml, *.yml\n"
             "or *.json, otherwise lines of `key = value` (# comments).\n\n"
             "Signals: SIGTERM/SIGINT stop accepting, finish in-flight requests, exit 0;\n"
-            "SIGHUP reloads the rule set (a set that fails to load is logged and the last\n"
-            "good one keeps serving).\n\nsettings:\n",
+            "SIGHUP reloads the rule set and the API keys (a set that fails to load is\n"
+            "logged and the last good one keeps serving) and asks for a fresh probe.\n\n"
+            "settings:\n",
             CONFIG_ENV);
     for (size_t i = 0; i < N_SETTINGS; i++) {
         const struct setting *s = &settings[i];

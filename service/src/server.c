@@ -817,6 +817,20 @@ static enum MHD_Result dispatch(svc_server *s, struct MHD_Connection *c, struct 
 
 /* ---- libmicrohttpd callbacks ------------------------------------------------------- */
 
+/* No key set, or the request's bearer key is one of the current set. */
+static bool authorized(svc_server *s, struct MHD_Connection *c)
+{
+    pthread_mutex_lock(&s->auth_mu);
+    svc_auth *a = svc_auth_retain(s->auth);
+    pthread_mutex_unlock(&s->auth_mu);
+    if (a == NULL)
+        return true;
+    bool ok = svc_auth_check(
+        a, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
+    svc_auth_release(a);
+    return ok;
+}
+
 /* Checks that need only the headers. Returns true when it queued an answer. */
 static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
                          enum MHD_Result *res)
@@ -844,9 +858,7 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
         *res = respond_problem(s, c, r, 405, NULL, NULL, detail, h);
         return true;
     }
-    if (s->auth != NULL && svc_route_protected(r->route) &&
-        !svc_auth_check(s->auth, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                                             MHD_HTTP_HEADER_AUTHORIZATION))) {
+    if (svc_route_protected(r->route) && !authorized(s, c)) {
         const struct hdr h[] = {{MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"accel-advisor\""},
                                 {NULL, NULL}};
         *res = respond_problem(s, c, r, 401, API_PROBLEM_UNAUTHORIZED, "Unauthorized",
@@ -1218,6 +1230,7 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     pthread_mutex_init(&s->rs_mu, NULL);
     pthread_mutex_init(&s->reload_mu, NULL);
     pthread_mutex_init(&s->probe_mu, NULL);
+    pthread_mutex_init(&s->auth_mu, NULL);
     atomic_init(&s->draining, false);
     snprintf(s->mhd_version, sizeof(s->mhd_version), "%s", MHD_get_version());
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1335,10 +1348,11 @@ void svc_server_free(svc_server *s)
     svc__rules_clear(s);
     api_query_params_cleanup(&s->accelerator_params);
     api_contract_free(s->contract);
-    svc_auth_free(s->auth);
+    svc_auth_release(s->auth);
     svc_cache_free(s->cache);
     pthread_mutex_destroy(&s->rs_mu);
     pthread_mutex_destroy(&s->reload_mu);
     pthread_mutex_destroy(&s->probe_mu);
+    pthread_mutex_destroy(&s->auth_mu);
     free(s);
 }

@@ -25,7 +25,10 @@ struct svc_server {
     unsigned threads;
     api_contract *contract;
     struct api_query_params accelerator_params; /* GET /v1/accelerators */
-    svc_auth *auth;                              /* NULL: no authentication */
+    /* The API keys (NULL: no authentication), swapped on SIGHUP: guarded by
+     * auth_mu, and each check holds its own reference. */
+    pthread_mutex_t auth_mu;
+    svc_auth *auth;
     struct svc_metrics metrics;
     svc_cache *cache; /* NULL when cache_entries is 0 */
     char mhd_version[32];

@@ -122,10 +122,40 @@ int svc__rules_initial(svc_server *s, char *why, size_t whylen)
     return ok ? 0 : -1;
 }
 
+/* SIGHUP: read the API keys file again. A file that does not load is logged
+ * and the current keys stay (an empty or broken file must not lock every
+ * client out, nor let every client in). */
+static void reload_api_keys(svc_server *s)
+{
+    if (s->cfg.api_keys_file[0] == '\0')
+        return;
+    char why[512];
+    svc_auth *fresh = NULL;
+    struct svc_log_line l;
+    if (svc_auth_load(s->cfg.api_keys_file, &fresh, why, sizeof(why)) != 0) {
+        svc_log_begin(&l, "error", "api_keys_reload");
+        svc_log_str(&l, "result", "failure");
+        svc_log_str(&l, "error", why);
+        svc_log_end(&l);
+        return;
+    }
+    pthread_mutex_lock(&s->auth_mu);
+    svc_auth *old = s->auth;
+    s->auth = fresh;
+    pthread_mutex_unlock(&s->auth_mu);
+    svc_auth_release(old); /* requests checking with it hold their own reference */
+    svc_log_begin(&l, "info", "api_keys_reload");
+    svc_log_str(&l, "result", "success");
+    svc_log_uint(&l, "keys", svc_auth_count(fresh));
+    svc_log_end(&l);
+}
+
 bool svc_server_reload(svc_server *s, const char *trigger)
 {
-    if (strcmp(trigger, "signal") == 0)
+    if (strcmp(trigger, "signal") == 0) {
         svc__probe_refresh(s); /* SIGHUP also asks for a fresh probe */
+        reload_api_keys(s);
+    }
     pthread_mutex_lock(&s->reload_mu);
     bool ok = load_and_swap(s, trigger, NULL, 0);
     pthread_mutex_unlock(&s->reload_mu);

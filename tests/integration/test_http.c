@@ -622,6 +622,29 @@ static void test_401(void **state)
         assert_int_equal(r.status, 200);
         resp_free(&r);
     }
+    /* Key rotation: SIGHUP reads the keys file again. */
+    snprintf(text, sizeof(text), "%s\n", d2);
+    assert_int_equal(write_file(keys, text, strlen(text)), 0);
+    size_t mark = server_log_len(&s);
+    kill(s.pid, SIGHUP);
+    assert_true(server_log_wait(&s, mark, "\"event\":\"api_keys_reload\",\"result\":\"success\",\"keys\":1", 5000));
+    assert_int_equal(http(&s, "GET", "/v1/rules", NULL, NULL, 0, right, &r), 0);
+    assert_int_equal(r.status, 401); /* s3cret-key was removed */
+    resp_free(&r);
+    assert_int_equal(http(&s, "GET", "/v1/rules", NULL, NULL, 0, right2, &r), 0);
+    assert_int_equal(r.status, 200);
+    resp_free(&r);
+    /* A keys file that does not load keeps the current keys. */
+    assert_int_equal(write_file(keys, "not a digest\n", 13), 0);
+    mark = server_log_len(&s);
+    kill(s.pid, SIGHUP);
+    assert_true(server_log_wait(&s, mark, "\"event\":\"api_keys_reload\",\"result\":\"failure\"", 5000));
+    assert_int_equal(http(&s, "GET", "/v1/rules", NULL, NULL, 0, right2, &r), 0);
+    assert_int_equal(r.status, 200);
+    resp_free(&r);
+    assert_int_equal(http(&s, "GET", "/v1/rules", NULL, NULL, 0, NULL, &r), 0);
+    assert_int_equal(r.status, 401);
+    resp_free(&r);
     assert_int_equal(server_stop(&s, SIGTERM), 0);
     remove_tree(dir);
     free(dir);

@@ -58,9 +58,9 @@ static void test_load_and_check(void **state)
     assert_false(svc_auth_check(a, ""));
     assert_false(svc_auth_check(a, NULL));
     assert_false(svc_auth_check(NULL, "Bearer alpha-key"));
-    svc_auth_free(a);
+    svc_auth_release(a);
     unlink(path);
-    svc_auth_free(NULL);
+    svc_auth_release(NULL);
 }
 
 static void expect_load_error(const char *text, const char *needle)
@@ -105,7 +105,7 @@ static void test_from_digests(void **state)
     svc_auth *a = NULL;
     assert_int_equal(svc_auth_from_digests(list, 1, &a, why, sizeof(why)), 0);
     assert_true(svc_auth_check(a, "Bearer k"));
-    svc_auth_free(a);
+    svc_auth_release(a);
     const char *bad[] = {"zz"};
     assert_int_equal(svc_auth_from_digests(bad, 1, &a, why, sizeof(why)), -1);
     assert_int_equal(svc_auth_from_digests(list, 0, &a, why, sizeof(why)), -1);
