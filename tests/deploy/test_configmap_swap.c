@@ -264,21 +264,14 @@ static void test_configmap_edits_reload(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s BINARY SOURCE_DIR\n", argv[0]);
+    if (harness_init(argc, argv) != 0)
         return 2;
-    }
-    h_binary = argv[1];
-    h_source_dir = argv[2];
-    signal(SIGPIPE, SIG_IGN);
-    curl_global_init(CURL_GLOBAL_ALL);
     if (load_configmap() != 0)
         return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_configmap_edits_reload),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = HARNESS_RUN("configmap_swap", tests, NULL, NULL);
     cJSON_Delete(g_data);
-    curl_global_cleanup();
     return rc;
 }

@@ -528,14 +528,8 @@ static int teardown(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s ACCEL_ADVISOR_BINARY SOURCE_DIR\n", argv[0]);
+    if (harness_init(argc, argv) != 0)
         return 2;
-    }
-    h_binary = argv[1];
-    h_source_dir = argv[2];
-    signal(SIGPIPE, SIG_IGN);
-    curl_global_init(CURL_GLOBAL_ALL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_oversized_bodies),
         cmocka_unit_test(test_deep_nesting),
@@ -547,7 +541,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_content_types),
         cmocka_unit_test(test_absurd_headers),
     };
-    int failed = cmocka_run_group_tests_name("hostile", tests, setup, teardown);
-    curl_global_cleanup();
-    return failed;
+    return HARNESS_RUN("hostile", tests, setup, teardown);
 }

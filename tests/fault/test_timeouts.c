@@ -302,19 +302,11 @@ static void test_slow_body(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s ACCEL_ADVISOR_BINARY SOURCE_DIR\n", argv[0]);
+    if (harness_init(argc, argv) != 0)
         return 2;
-    }
-    h_binary = argv[1];
-    h_source_dir = argv[2];
-    signal(SIGPIPE, SIG_IGN);
-    curl_global_init(CURL_GLOBAL_ALL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_slowloris, teardown),
         cmocka_unit_test_teardown(test_slow_body, teardown),
     };
-    int failed = cmocka_run_group_tests_name("timeouts", tests, NULL, NULL);
-    curl_global_cleanup();
-    return failed;
+    return HARNESS_RUN("timeouts", tests, NULL, NULL);
 }

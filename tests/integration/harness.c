@@ -851,3 +851,24 @@ void expect_problem(const struct resp *r, long status, const char *type,
     cJSON_Delete(j);
     check_contract(r, method, path);
 }
+
+int harness_init(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s ACCEL_ADVISOR_BINARY SOURCE_DIR\n", argv[0]);
+        return 2;
+    }
+    h_binary = argv[1];
+    h_source_dir = argv[2];
+    signal(SIGPIPE, SIG_IGN);
+    curl_global_init(CURL_GLOBAL_ALL);
+    return 0;
+}
+
+int harness_run(const char *name, const struct CMUnitTest *tests, size_t n,
+                CMFixtureFunction setup, CMFixtureFunction teardown)
+{
+    int failed = _cmocka_run_group_tests(name, tests, n, setup, teardown);
+    curl_global_cleanup();
+    return failed;
+}

@@ -9,11 +9,14 @@
 #define AA_TEST_HARNESS_H
 
 #include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #include <cjson/cJSON.h>
+#include <cmocka.h>
 
 struct server {
     pid_t pid;
@@ -36,6 +39,16 @@ struct server {
 /* Path of the binary under test and of the source tree (argv of the driver). */
 extern const char *h_binary;
 extern const char *h_source_dir;
+
+/* The start of every driver's main(argc, argv): expects `BINARY SOURCE_DIR`,
+ * sets h_binary and h_source_dir, ignores SIGPIPE and starts libcurl. Returns 0,
+ * or 2 after printing the usage. */
+int harness_init(int argc, char **argv);
+/* Run a cmocka group and stop libcurl; returns the number of failed tests. */
+#define HARNESS_RUN(name, tests, setup, teardown)                                          \
+    harness_run(name, tests, sizeof(tests) / sizeof((tests)[0]), setup, teardown)
+int harness_run(const char *name, const struct CMUnitTest *tests, size_t n,
+                CMFixtureFunction setup, CMFixtureFunction teardown);
 
 /* Start `serve --listen 127.0.0.1:0` with extra arguments (NULL-terminated; may
  * be NULL). Returns 0 once the server logged its port, -1 if it exited or did

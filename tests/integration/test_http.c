@@ -820,14 +820,8 @@ static void test_bad_start(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s ACCEL_ADVISOR_BINARY SOURCE_DIR\n", argv[0]);
+    if (harness_init(argc, argv) != 0)
         return 2;
-    }
-    h_binary = argv[1];
-    h_source_dir = argv[2];
-    signal(SIGPIPE, SIG_IGN);
-    curl_global_init(CURL_GLOBAL_ALL);
     const struct CMUnitTest shared[] = {
         cmocka_unit_test(test_recommend_examples),
         cmocka_unit_test(test_request_ids),
@@ -848,7 +842,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_openapi_file_drives_validation),
         cmocka_unit_test(test_bad_start),
     };
-    int failed = cmocka_run_group_tests_name("http", shared, setup_default, teardown_default);
-    curl_global_cleanup();
-    return failed;
+    return HARNESS_RUN("http", shared, setup_default, teardown_default);
 }

@@ -393,14 +393,8 @@ static void test_initial_broken_rules(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s ACCEL_ADVISOR_BINARY SOURCE_DIR\n", argv[0]);
+    if (harness_init(argc, argv) != 0)
         return 2;
-    }
-    h_binary = argv[1];
-    h_source_dir = argv[2];
-    signal(SIGPIPE, SIG_IGN);
-    curl_global_init(CURL_GLOBAL_ALL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sighup_reload_during_requests),
         cmocka_unit_test(test_broken_reload_keeps_last_good),
@@ -411,7 +405,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sigterm_under_load),
         cmocka_unit_test(test_initial_broken_rules),
     };
-    int failed = cmocka_run_group_tests_name("lifecycle", tests, NULL, NULL);
-    curl_global_cleanup();
-    return failed;
+    return HARNESS_RUN("lifecycle", tests, NULL, NULL);
 }

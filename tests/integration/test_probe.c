@@ -406,21 +406,13 @@ static void test_probe_off(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s ACCEL_ADVISOR_BINARY SOURCE_DIR\n", argv[0]);
+    if (harness_init(argc, argv) != 0)
         return 2;
-    }
-    h_binary = argv[1];
-    h_source_dir = argv[2];
-    signal(SIGPIPE, SIG_IGN);
-    curl_global_init(CURL_GLOBAL_ALL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_h100_host),      cmocka_unit_test(test_tpu_and_amd_hosts),
         cmocka_unit_test(test_failing_source), cmocka_unit_test(test_slow_probe),
         cmocka_unit_test(test_reload_while_probing), cmocka_unit_test(test_bad_settings),
         cmocka_unit_test(test_probe_off),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    curl_global_cleanup();
-    return rc;
+    return HARNESS_RUN("probe", tests, NULL, NULL);
 }
