@@ -137,21 +137,9 @@ const dc_ruleset *fuzz_embedded_ruleset(void)
 {
     if (g_ruleset != NULL)
         return g_ruleset;
-    /* The embedded table names rule files "rules/x.yaml"; the loader wants
-     * base names (as service/src/rulesrc.c passes them). */
-    struct dc_source_file files[DC_RULESET_MAX_FILES];
-    size_t n = 0;
-    for (const struct aa_embedded_file *f = aa_embedded_files; f->name != NULL; f++) {
-        if (strncmp(f->name, "rules/", 6) != 0 || n == DC_RULESET_MAX_FILES)
-            continue;
-        files[n].name = f->name + 6;
-        files[n].data = f->data;
-        files[n].len = f->len;
-        n++;
-    }
     struct dc_diags diags;
     dc_diags_init(&diags);
-    enum dc_status rc = dc_ruleset_load_files(files, n, &g_ruleset, &diags);
+    enum dc_status rc = dc_ruleset_load_embedded(aa_embedded_files, &g_ruleset, &diags);
     if (rc != DC_OK) {
         char line[768];
         for (size_t i = 0; i < diags.count; i++) {

@@ -14,6 +14,7 @@
 
 #include <openssl/evp.h>
 
+#include "dc/embedded.h"
 #include "dc/yaml.h"
 #include "ruleset_internal.h"
 
@@ -1133,6 +1134,24 @@ static enum dc_status read_file(const char *path, char **out, size_t *len, char 
     *out = data;
     *len = n;
     return DC_OK;
+}
+
+enum dc_status dc_ruleset_load_embedded(const struct aa_embedded_file *files, dc_ruleset **out,
+                                        struct dc_diags *diags)
+{
+    static const char prefix[] = "rules/";
+    struct dc_source_file list[DC_RULESET_MAX_FILES];
+    size_t n = 0;
+    if (files == NULL || out == NULL)
+        return DC_EINVAL;
+    for (const struct aa_embedded_file *f = files; f->name != NULL; f++) {
+        if (strncmp(f->name, prefix, sizeof(prefix) - 1) != 0)
+            continue;
+        if (n == DC_RULESET_MAX_FILES)
+            return DC_ELIMIT;
+        list[n++] = (struct dc_source_file){f->name + sizeof(prefix) - 1, f->data, f->len};
+    }
+    return dc_ruleset_load_files(list, n, out, diags);
 }
 
 enum dc_status dc_ruleset_load_dir(const char *dir, dc_ruleset **out, struct dc_diags *diags)

@@ -12,17 +12,7 @@ enum dc_status svc_ruleset_load(const char *dir, dc_ruleset **out, struct dc_dia
 {
     if (dir != NULL)
         return dc_ruleset_load_dir(dir, out, diags);
-    struct dc_source_file files[DC_RULESET_MAX_FILES];
-    size_t n = 0;
-    for (const struct aa_embedded_file *f = aa_embedded_files; f->name != NULL; f++) {
-        if (strncmp(f->name, "rules/", 6) != 0 || n == DC_RULESET_MAX_FILES)
-            continue;
-        files[n].name = f->name + 6;
-        files[n].data = f->data;
-        files[n].len = f->len;
-        n++;
-    }
-    return dc_ruleset_load_files(files, n, out, diags);
+    return dc_ruleset_load_embedded(aa_embedded_files, out, diags);
 }
 
 void svc_print_diags(FILE *fp, const struct dc_diags *diags)

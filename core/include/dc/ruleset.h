@@ -165,6 +165,14 @@ DC_API DC_NODISCARD enum dc_status dc_ruleset_load_files(const struct dc_source_
 DC_API DC_NODISCARD enum dc_status dc_ruleset_load_dir(const char *dir, dc_ruleset **out,
                                                       struct dc_diags *diags);
 
+/* Load the files of an embedded table (dc/embedded.h) whose names start with
+ * "rules/" (the prefix is dropped, as the loader wants base names). Same
+ * contract as dc_ruleset_load_files; DC_ELIMIT past DC_RULESET_MAX_FILES. */
+struct aa_embedded_file;
+DC_API DC_NODISCARD enum dc_status dc_ruleset_load_embedded(const struct aa_embedded_file *files,
+                                                           dc_ruleset **out,
+                                                           struct dc_diags *diags);
+
 DC_API dc_ruleset *dc_ruleset_retain(dc_ruleset *rs); /* returns rs; NULL-safe */
 DC_API void dc_ruleset_release(dc_ruleset *rs);      /* NULL-safe; frees at zero */
 

@@ -88,18 +88,8 @@ static void test_json_strings_and_shapes(void **state)
 static void test_json_real_bodies(void **state)
 {
     (void)state;
-    struct dc_source_file files[16];
-    size_t n = 0;
-    for (const struct aa_embedded_file *f = aa_embedded_files; f->name != NULL && n < 16; f++) {
-        if (strncmp(f->name, "rules/", 6) == 0) {
-            files[n].name = f->name + 6;
-            files[n].data = f->data;
-            files[n].len = f->len;
-            n++;
-        }
-    }
     dc_ruleset *rs = NULL;
-    assert_int_equal(dc_ruleset_load_files(files, n, &rs, NULL), DC_OK);
+    assert_int_equal(dc_ruleset_load_embedded(aa_embedded_files, &rs, NULL), DC_OK);
     static const char *const workloads[] = {
         "{\"task\":\"inference\",\"model\":{\"parameters\":7e10,\"layers\":80,\"hidden_size\":8192},"
         "\"precision\":\"fp8\",\"inference\":{\"requests_per_second\":20,\"latency_ms_p99\":50}}",

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "dc/embedded.h"
 #include "dc/ruleset.h"
 
 #include "mini_rules.h"
@@ -348,6 +349,40 @@ static void test_default_rules(void **state)
     dc_diags_cleanup(&d);
 }
 
+/* An embedded table: only "rules/" entries count, base names in diagnostics. */
+static void test_load_embedded(void **state)
+{
+    (void)state;
+    dc_ruleset *rs = NULL;
+    const struct aa_embedded_file table[] = {
+        {"openapi.yaml", "not a rule file", 15},
+        {"rules/catalog.yaml", catalog_ok, sizeof(catalog_ok) - 1},
+        {"rules/sizing.yaml", sizing_ok, sizeof(sizing_ok) - 1},
+        {"rules/rules.yaml", rules_ok, sizeof(rules_ok) - 1},
+        {NULL, NULL, 0},
+    };
+    assert_int_equal(dc_ruleset_load_embedded(table, &rs, NULL), DC_OK);
+    assert_int_equal(dc_ruleset_accelerator_count(rs), 2);
+    dc_ruleset_release(rs);
+    rs = NULL;
+    /* Without a catalog: the problem names the set, not the prefix. */
+    struct dc_diags d;
+    dc_diags_init(&d);
+    assert_int_not_equal(dc_ruleset_load_embedded(table + 2, &rs, &d), DC_OK);
+    assert_null(rs);
+    assert_true(d.count > 0);
+    assert_null(strstr(d.items[0].file, "rules/"));
+    dc_diags_cleanup(&d);
+    /* More rule files than a set may have. */
+    struct aa_embedded_file many[DC_RULESET_MAX_FILES + 2];
+    for (size_t i = 0; i < DC_RULESET_MAX_FILES + 1; i++)
+        many[i] = (struct aa_embedded_file){"rules/x.yaml", "rules: []\n", 10};
+    many[DC_RULESET_MAX_FILES + 1] = (struct aa_embedded_file){NULL, NULL, 0};
+    assert_int_equal(dc_ruleset_load_embedded(many, &rs, NULL), DC_ELIMIT);
+    assert_int_equal(dc_ruleset_load_embedded(NULL, &rs, NULL), DC_EINVAL);
+    assert_int_equal(dc_ruleset_load_embedded(table, NULL, NULL), DC_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -358,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_bad_arguments_and_limits),
         cmocka_unit_test(test_load_dir),
         cmocka_unit_test(test_default_rules),
+        cmocka_unit_test(test_load_embedded),
     };
     return cmocka_run_group_tests_name("ruleset", tests, NULL, NULL);
 }
