@@ -257,18 +257,17 @@ void probe_device_fail(struct probe_ctx *ctx, struct probe_device *d, enum probe
         ctx->oom = true;
 }
 
-bool probe_read_hex_attr(struct probe_ctx *ctx, const char *dir, const char *name, unsigned digits,
-                         bool optional, uint32_t *out)
+/* Read attribute `name` of `dir` into buf (path into `path`), warning about
+ * every way it can fail but a missing optional file; false on any failure. */
+static bool read_attr(struct probe_ctx *ctx, const char *dir, const char *name, bool optional,
+                      char path[PROBE_PATH_MAX], char buf[PROBE_ATTR_MAX], size_t *len)
 {
-    char path[PROBE_PATH_MAX];
-    char buf[PROBE_ATTR_MAX];
-    size_t len = 0;
     int e = 0;
-    if (!probe_path_join(path, sizeof(path), dir, name)) {
+    if (!probe_path_join(path, PROBE_PATH_MAX, dir, name)) {
         probe_warn(ctx, "%s/%s: path longer than %d bytes", dir, name, PROBE_PATH_MAX);
         return false;
     }
-    enum dc_status rc = probe_read_file(path, buf, sizeof(buf), &len, &e);
+    enum dc_status rc = probe_read_file(path, buf, PROBE_ATTR_MAX, len, &e);
     if (rc == DC_ENOTFOUND) {
         if (!optional)
             probe_warn(ctx, "%s: missing", path);
@@ -283,7 +282,17 @@ bool probe_read_hex_attr(struct probe_ctx *ctx, const char *dir, const char *nam
         probe_warn(ctx, "%s: unreadable: %s", path, probe_strerror(e, eb, sizeof(eb)));
         return false;
     }
+    return true;
+}
+
+bool probe_read_hex_attr(struct probe_ctx *ctx, const char *dir, const char *name, unsigned digits,
+                         bool optional, uint32_t *out)
+{
+    char path[PROBE_PATH_MAX], buf[PROBE_ATTR_MAX];
+    size_t len = 0;
     const char *why = NULL;
+    if (!read_attr(ctx, dir, name, optional, path, buf, &len))
+        return false;
     if (probe_parse_hex_attr(buf, len, digits, out, &why) != DC_OK) {
         probe_warn(ctx, "%s: %s", path, why);
         return false;
@@ -294,30 +303,11 @@ bool probe_read_hex_attr(struct probe_ctx *ctx, const char *dir, const char *nam
 bool probe_read_u64_attr(struct probe_ctx *ctx, const char *dir, const char *name, bool optional,
                          uint64_t *out)
 {
-    char path[PROBE_PATH_MAX];
-    char buf[PROBE_ATTR_MAX];
+    char path[PROBE_PATH_MAX], buf[PROBE_ATTR_MAX];
     size_t len = 0;
-    int e = 0;
-    if (!probe_path_join(path, sizeof(path), dir, name)) {
-        probe_warn(ctx, "%s/%s: path longer than %d bytes", dir, name, PROBE_PATH_MAX);
-        return false;
-    }
-    enum dc_status rc = probe_read_file(path, buf, sizeof(buf), &len, &e);
-    if (rc == DC_ENOTFOUND) {
-        if (!optional)
-            probe_warn(ctx, "%s: missing", path);
-        return false;
-    }
-    if (rc == DC_ELIMIT) {
-        probe_warn(ctx, "%s: longer than %d bytes", path, PROBE_ATTR_MAX - 1);
-        return false;
-    }
-    if (rc != DC_OK) {
-        char eb[PROBE_ERRBUF];
-        probe_warn(ctx, "%s: unreadable: %s", path, probe_strerror(e, eb, sizeof(eb)));
-        return false;
-    }
     const char *why = NULL;
+    if (!read_attr(ctx, dir, name, optional, path, buf, &len))
+        return false;
     if (probe_parse_u64_attr(buf, len, out, &why) != DC_OK) {
         probe_warn(ctx, "%s: %s", path, why);
         return false;

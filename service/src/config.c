@@ -279,29 +279,22 @@ static bool set_value(struct svc_config *cfg, const struct setting *s, const cha
         return true;
     }
     case T_UINT:
-    case T_BYTES: {
-        unsigned long long n = 0;
-        if (!parse_uint(v, &n, s->type == T_BYTES)) {
-            snprintf(why, whylen, "\"%s\" is not a %s", v,
-                     s->type == T_BYTES ? "byte count (N, NKiB, NMiB)" : "non-negative integer");
-            return false;
-        }
-        if (n < s->min || n > s->max) {
-            snprintf(why, whylen, "%llu is out of range (%lu to %lu)", n, s->min, s->max);
-            return false;
-        }
-        unsigned u = (unsigned)n;
-        memcpy(base + s->off, &u, sizeof(u));
-        return true;
-    }
+    case T_BYTES:
     case T_MS: {
+        /* A count, a byte count or a duration; the range check is shared. */
+        static const char *const what[] = {[T_UINT] = "non-negative integer",
+                                           [T_BYTES] = "byte count (N, NKiB, NMiB)",
+                                           [T_MS] = "duration (N seconds, Nms, Ns, Nm, Nh)"};
+        const char *unit = s->type == T_MS ? "ms" : "";
         unsigned long long n = 0;
-        if (!parse_duration_ms(v, &n)) {
-            snprintf(why, whylen, "\"%s\" is not a duration (N seconds, Nms, Ns, Nm, Nh)", v);
+        bool ok = s->type == T_MS ? parse_duration_ms(v, &n) : parse_uint(v, &n, s->type == T_BYTES);
+        if (!ok) {
+            snprintf(why, whylen, "\"%s\" is not a %s", v, what[s->type]);
             return false;
         }
         if (n < s->min || n > s->max) {
-            snprintf(why, whylen, "%llums is out of range (%lums to %lums)", n, s->min, s->max);
+            snprintf(why, whylen, "%llu%s is out of range (%lu%s to %lu%s)", n, unit, s->min, unit,
+                     s->max, unit);
             return false;
         }
         unsigned u = (unsigned)n;

@@ -22,6 +22,7 @@
 #include <cjson/cJSON.h>
 
 #include "api/schema.h"
+#include "read_file.h"
 
 #ifndef AA_CONFORMANCE_DIR
 #error "AA_CONFORMANCE_DIR must name the directory of the public suites"
@@ -148,32 +149,6 @@ struct tally {
     unsigned excluded;
 };
 
-static char *read_file(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    char *buf = NULL;
-    long size;
-    if (fp == NULL)
-        return NULL;
-    if (fseek(fp, 0, SEEK_END) != 0)
-        goto out;
-    size = ftell(fp);
-    if (size < 0 || size > (long)SUITE_MAX_BYTES || fseek(fp, 0, SEEK_SET) != 0)
-        goto out;
-    buf = malloc((size_t)size + 1);
-    if (buf == NULL)
-        goto out;
-    if (fread(buf, 1, (size_t)size, fp) != (size_t)size) {
-        free(buf);
-        buf = NULL;
-        goto out;
-    }
-    buf[size] = '\0';
-out:
-    fclose(fp);
-    return buf;
-}
-
 static struct exclusion *find_exclusion(const char *file, const char *group, const char *test)
 {
     for (size_t i = 0; i < COUNT(exclusions); i++) {
@@ -274,7 +249,7 @@ static bool run_file(const char *file, struct tally *t)
 {
     char path[512];
     snprintf(path, sizeof(path), "%s%s", SUITE_DIR, file);
-    char *text = read_file(path);
+    char *text = test_read_file(path, SUITE_MAX_BYTES);
     if (text == NULL) {
         printf("FAIL %s: cannot read %s\n", file, path);
         return false;

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "dc/logic.h"
+#include "read_file.h"
 
 #ifndef AA_CONFORMANCE_DIR
 #error "AA_CONFORMANCE_DIR must name the directory of the public suites"
@@ -20,32 +21,6 @@
 #define SUITE_PATH AA_CONFORMANCE_DIR "/jsonlogic/tests.json"
 /* tests.json is about 15 KB; anything far larger is not the suite. */
 #define SUITE_MAX_BYTES (16u << 20)
-
-static char *read_file(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    char *buf = NULL;
-    long size;
-    if (fp == NULL)
-        return NULL;
-    if (fseek(fp, 0, SEEK_END) != 0)
-        goto out;
-    size = ftell(fp);
-    if (size < 0 || size > (long)SUITE_MAX_BYTES || fseek(fp, 0, SEEK_SET) != 0)
-        goto out;
-    buf = malloc((size_t)size + 1);
-    if (buf == NULL)
-        goto out;
-    if (fread(buf, 1, (size_t)size, fp) != (size_t)size) {
-        free(buf);
-        buf = NULL;
-        goto out;
-    }
-    buf[size] = '\0';
-out:
-    fclose(fp);
-    return buf;
-}
 
 /* Deep equality of JSON values: numbers by value, objects as key sets. */
 static bool json_equal(const cJSON *a, const cJSON *b)
@@ -91,7 +66,7 @@ static void print_failure(int index, const cJSON *rule, const cJSON *data, const
 
 int main(void)
 {
-    char *text = read_file(SUITE_PATH);
+    char *text = test_read_file(SUITE_PATH, SUITE_MAX_BYTES);
     cJSON *suite = NULL;
     int passed = 0;
     int failed = 0;

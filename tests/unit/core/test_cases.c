@@ -13,23 +13,9 @@
 #include <cmocka.h>
 
 #include "dc/engine.h"
+#include "read_file.h"
 
 static dc_ruleset *rules;
-
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf != NULL && fread(buf, 1, (size_t)n, fp) == (size_t)n)
-        buf[n] = '\0';
-    fclose(fp);
-    return buf;
-}
 
 /* "family:tpu" matches any accelerator of the family; otherwise an id. */
 static bool matches(const struct dc_candidate *c, const char *want)
@@ -112,7 +98,7 @@ static int check_case(const cJSON *c)
 static void test_decision_table(void **state)
 {
     (void)state;
-    char *text = slurp(AA_FIXTURES_DIR "/cases.json");
+    char *text = test_read_file(AA_FIXTURES_DIR "/cases.json", 1u << 20);
     assert_non_null(text);
     cJSON *cases = cJSON_Parse(text);
     assert_true(cJSON_IsArray(cases));
