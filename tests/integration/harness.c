@@ -296,6 +296,11 @@ int server_stop(struct server *s, int sig)
     if (s->pid > 0)
         kill(s->pid, sig);
     int st = server_wait(s, 40000);
+    /* A server that did not exit 0 (a sanitizer report, a crash) shows why. */
+    if (st != 0) {
+        fprintf(stderr, "server_stop: the server exited with status %d\n", st);
+        server_log_dump(s);
+    }
     free(s->log);
     s->log = NULL;
     pthread_mutex_destroy(&s->mu);
