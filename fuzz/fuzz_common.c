@@ -254,3 +254,16 @@ uint64_t fuzz_hash(const uint8_t *data, size_t len)
     }
     return h;
 }
+
+void fuzz_check_compile_failure(enum dc_status rc, bool got, const struct dc_error *err,
+                                const cJSON *doc, const char *what)
+{
+    FUZZ_CHECK(!got, "compile failed (%s) but gave a compiled %s", dc_status_name(rc), what);
+    FUZZ_CHECK(err->msg[0] != '\0', "compile failed (%s) without a message", dc_status_name(rc));
+    FUZZ_CHECK(fuzz_is_pointer(err->where), "compile error where \"%s\" (%s)", err->where,
+               err->msg);
+    if (rc != DC_ENOMEM)
+        FUZZ_CHECK(fuzz_pointer_near(doc, err->where),
+                   "compile error at \"%s\", which is not in the %s: %s", err->where, what,
+                   err->msg);
+}

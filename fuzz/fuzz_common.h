@@ -52,6 +52,13 @@ const cJSON *fuzz_pointer_resolve(const cJSON *root, const char *ptr);
  * missing member is reported at the place it should be). */
 bool fuzz_pointer_near(const cJSON *root, const char *ptr);
 
+/* The invariants of a failed compile of `doc` (a JSONLogic rule, a schema): no
+ * object was returned (`got` false), the error has a message, and its `where` is
+ * a JSON Pointer that points into `doc` (out of memory may have no place).
+ * `what` names the object in failure messages ("program", "schema"). */
+void fuzz_check_compile_failure(enum dc_status rc, bool got, const struct dc_error *err,
+                                const cJSON *doc, const char *what);
+
 /* The default rule set built into the binary (rules/ in aa_embedded_files),
  * loaded once; aborts when it does not load. Returns view. */
 const dc_ruleset *fuzz_embedded_ruleset(void);

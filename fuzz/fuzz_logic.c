@@ -124,15 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(rc == DC_OK || rc == DC_EPARSE || rc == DC_ELIMIT || rc == DC_ENOMEM,
                "compile: undocumented status %s (%s)", dc_status_name(rc), err.msg);
     if (rc != DC_OK) {
-        FUZZ_CHECK(prog == NULL, "compile failed (%s) but gave a program", dc_status_name(rc));
-        FUZZ_CHECK(err.msg[0] != '\0', "compile failed (%s) without a message",
-                   dc_status_name(rc));
-        FUZZ_CHECK(fuzz_is_pointer(err.where), "compile error where \"%s\" (%s)", err.where,
-                   err.msg);
-        if (rc != DC_ENOMEM)
-            FUZZ_CHECK(fuzz_pointer_near(rule, err.where),
-                       "compile error at \"%s\", which is not in the rule: %s", err.where,
-                       err.msg);
+        fuzz_check_compile_failure(rc, prog != NULL, &err, rule, "rule");
         goto out;
     }
     FUZZ_CHECK(prog != NULL, "compile DC_OK without a program");

@@ -87,15 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(rc == DC_OK || rc == DC_EPARSE || rc == DC_ENOMEM,
                "compile: undocumented status %s (%s: %s)", dc_status_name(rc), err.where, err.msg);
     if (rc != DC_OK) {
-        FUZZ_CHECK(schema == NULL, "compile failed (%s) but gave a schema", dc_status_name(rc));
-        FUZZ_CHECK(err.msg[0] != '\0', "compile failed (%s) without a message",
-                   dc_status_name(rc));
-        FUZZ_CHECK(fuzz_is_pointer(err.where), "compile error where \"%s\" (%s)", err.where,
-                   err.msg);
-        if (rc != DC_ENOMEM)
-            FUZZ_CHECK(fuzz_pointer_near(schema_doc, err.where),
-                       "compile error at \"%s\", which is not in the schema: %s", err.where,
-                       err.msg);
+        fuzz_check_compile_failure(rc, schema != NULL, &err, schema_doc, "schema");
         goto out;
     }
     FUZZ_CHECK(schema != NULL, "compile DC_OK without a schema");
