@@ -465,8 +465,8 @@ static void b_bad_values(struct worker *w, uint64_t i, uint64_t v)
         "{\"task\":\"inference\",\"model\":{\"parameters\":-5}}",
         "{\"task\":\"inference\",\"model\":{\"parameters\":1e308}}",
         "{\"task\":\"inference\",\"model\":{\"parameters\":0}}",
-        "{\"task\":\"inference\",\"model\":{\"parameters\":1},"
-        "\"constraints\":{\"providers\":[\"aws\",\"aws\"]}}",
+        ("{\"task\":\"inference\",\"model\":{\"parameters\":1},"
+         "\"constraints\":{\"providers\":[\"aws\",\"aws\"]}}"),
         "{\"task\":\"inference\",\"model\":{\"parameters\":1},\"precision\":\"fp7\"}",
         "{\"task\":\"training\"}",
         "[]",
@@ -1357,7 +1357,7 @@ int main(int argc, char **argv)
         return usage();
     h_binary = argv[1];
     h_source_dir = ".";
-    for (int i = 2; i < argc; i++) {
+    for (int i = 2; i < argc; i += 2) { /* every option takes a value */
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (v == NULL)
@@ -1382,7 +1382,6 @@ int main(int argc, char **argv)
             opt_cache_max_bytes = v;
         else
             return usage();
-        i++;
     }
     if (opt_requests < 100 || opt_clients == 0 || opt_clients > 1000 || opt_warmup_pct == 0 ||
         opt_warmup_pct >= 100 || opt_sample_s == 0 || opt_marks == 0 || opt_marks > 100 ||

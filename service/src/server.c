@@ -1066,6 +1066,10 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     }
 }
 
+/* libmicrohttpd's own messages: `fmt` is its printf format (declared so, for
+ * -Wformat-nonliteral under clang). */
+static void on_mhd_log(void *cls, const char *fmt, va_list ap) DC_PRINTF(2, 0);
+
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     char msg[512];
