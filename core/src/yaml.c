@@ -6,6 +6,7 @@
 #include "dc/yaml.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,8 +43,38 @@ struct parser {
     struct mark *marks;
     size_t n_marks;
     size_t cap_marks;
+    unsigned last_line; /* the text's last line, 1-based, as libyaml counts */
     struct dc_error *err;
 };
+
+/* Lines of a UTF-8 text as libyaml counts them: \n, \r\n, a lone \r and the
+ * Unicode breaks NEL, LS and PS each end one; the last line need not end in a
+ * break. Saturates at UINT_MAX (the byte limit keeps it far below). */
+static unsigned count_lines(const char *text, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)text;
+    unsigned lines = 1;
+    for (size_t i = 0; i < len && lines < UINT_MAX; i++) {
+        if (u[i] == '\n' || (u[i] == '\r' && (i + 1 == len || u[i + 1] != '\n')))
+            lines++;
+        else if (u[i] == 0xc2 && i + 1 < len && u[i + 1] == 0x85)
+            lines++;
+        else if (u[i] == 0xe2 && i + 2 < len && u[i + 1] == 0x80 &&
+                 (u[i + 2] == 0xa8 || u[i + 2] == 0xa9))
+            lines++;
+    }
+    return lines;
+}
+
+/* A libyaml mark as a 1-based line of the text. libyaml ends a text that does
+ * not end in a line break on a line of its own (yaml_parser_fetch_stream_end
+ * forces one), so what it places there -- the empty node of "---", an error
+ * at the end of the text -- is reported on the text's last line instead. */
+static unsigned mark_line(const struct parser *p, const yaml_mark_t *m)
+{
+    unsigned line = m->line < UINT_MAX ? (unsigned)m->line + 1 : UINT_MAX;
+    return line < p->last_line ? line : p->last_line;
+}
 
 static int mark_cmp(const void *a, const void *b)
 {
@@ -147,7 +178,7 @@ static bool parse_number(const char *s, double *out)
 static enum dc_status scalar_node(struct parser *p, const yaml_event_t *ev, cJSON **out)
 {
     const char *v = (const char *)ev->data.scalar.value;
-    unsigned line = (unsigned)ev->start_mark.line + 1;
+    unsigned line = mark_line(p, &ev->start_mark);
     const char *tag = (const char *)ev->data.scalar.tag;
     *out = NULL;
     if (tag != NULL && strcmp(tag, YAML_STR_TAG) != 0 && strcmp(tag, "!") != 0)
@@ -275,9 +306,9 @@ static enum dc_status run(struct parser *p, yaml_parser_t *yp)
             snprintf(msg, sizeof(msg), "YAML syntax error: %s%s%s",
                      yp->problem != NULL ? yp->problem : "unknown",
                      yp->context != NULL ? " " : "", yp->context != NULL ? yp->context : "");
-            return fail(p, (unsigned)yp->problem_mark.line + 1, DC_EPARSE, msg);
+            return fail(p, mark_line(p, &yp->problem_mark), DC_EPARSE, msg);
         }
-        unsigned line = (unsigned)ev.start_mark.line + 1;
+        unsigned line = mark_line(p, &ev.start_mark);
         enum dc_status rc = DC_OK;
         cJSON *node = NULL;
         bool done = false;
@@ -374,6 +405,7 @@ enum dc_status dc_yaml_parse(const char *data, size_t len, const char *name, dc_
     memset(&p, 0, sizeof(p));
     p.name = name;
     p.err = err;
+    p.last_line = count_lines(data, len);
     yaml_parser_t yp;
     if (!yaml_parser_initialize(&yp))
         return dc_error_set(err, DC_ENOMEM, NULL, "out of memory");

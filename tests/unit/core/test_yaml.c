@@ -107,6 +107,15 @@ static void test_empty_document(void **state)
     doc = parse_ok("# only a comment\n");
     assert_true(cJSON_IsNull(dc_yaml_root(doc)));
     dc_yaml_doc_free(doc);
+    /* libyaml places the empty node of a text with no final line break on a
+     * line past the text's end; it is reported on the text's last line. */
+    doc = parse_ok("---");
+    assert_true(cJSON_IsNull(dc_yaml_root(doc)));
+    assert_int_equal(dc_yaml_line(doc, dc_yaml_root(doc)), 1);
+    dc_yaml_doc_free(doc);
+    doc = parse_ok("---\n");
+    assert_int_equal(dc_yaml_line(doc, dc_yaml_root(doc)), 2);
+    dc_yaml_doc_free(doc);
 }
 
 static void test_rejected(void **state)
@@ -117,6 +126,10 @@ static void test_rejected(void **state)
     expect_error("a: !!python/object 1\n", DC_EPARSE, "t.yaml:1", "tags");
     expect_error("a: .inf\n", DC_EPARSE, "t.yaml:1", "non-finite");
     expect_error("a: [1, 2\n", DC_EPARSE, "t.yaml:2", "syntax error");
+    /* At the end of a text with no final line break: its last line, not one
+     * past it (fuzz/regressions/fuzz_rules/yaml-error-at-end-of-...). */
+    expect_error("a: [1, 2", DC_EPARSE, "t.yaml:1", "syntax error");
+    expect_error("a: 1\r\nb: [", DC_EPARSE, "t.yaml:2", "syntax error");
     expect_error("---\na: 1\n---\nb: 2\n", DC_EPARSE, "t.yaml:3", "one YAML document");
     expect_error("? [a, b]\n: 1\n", DC_EPARSE, "t.yaml:1", "keys must be scalars");
     expect_error("a: !custom x\n", DC_EPARSE, "t.yaml:1", "tags");
