@@ -24,9 +24,14 @@
  * do not show 17-digit noise. */
 static double round4(double v)
 {
+    /* Below about 1e-297 the scale 10^(3 - exponent) overflows to infinity and
+     * the result would be NaN (printed as null): such a value is returned as is. */
     if (!isfinite(v) || v == 0)
         return v;
-    double mag = pow(10, 3 - floor(log10(fabs(v))));
+    double e = 3 - floor(log10(fabs(v)));
+    if (e > 300)
+        return v;
+    double mag = pow(10, e);
     return round(v * mag) / mag;
 }
 

@@ -204,7 +204,7 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
                  err));
     if (cJSON_GetObjectItemCaseSensitive(m, "parameters") == NULL)
         return bad(err, "model", "parameters", "required field \"%s\" is missing", "parameters");
-    TRY(get_num(m, "model", "parameters", 0, true, DC_WORKLOAD_MAX_PARAMETERS, false, NAN,
+    TRY(get_num(m, "model", "parameters", 1, false, DC_WORKLOAD_MAX_PARAMETERS, false, NAN,
                 &w->parameters, err));
     TRY(get_bool(m, "model", "custom_ops", &w->custom_ops, err));
     TRY(get_bool(m, "model", "dynamic_shapes", &w->dynamic_shapes, err));
@@ -225,7 +225,7 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
      * otherwise echo tokens the contract forbids in the result's workload. */
     if (dflt_tokens > max_tokens)
         dflt_tokens = max_tokens;
-    TRY(get_num(t, "training", "tokens", 0, true, max_tokens, false, dflt_tokens, &w->tokens,
+    TRY(get_num(t, "training", "tokens", 1, false, max_tokens, false, dflt_tokens, &w->tokens,
                 err));
     w->tokens_defaulted = cJSON_GetObjectItemCaseSensitive(t, "tokens") == NULL;
     TRY(get_num(t, "training", "global_batch_size", 1, false, 1e7, true, 256,

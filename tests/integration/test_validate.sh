@@ -33,7 +33,7 @@ printf '{"task":"sleeping","model":{"parameters":-1},"colour":"red"}' >"$tmp/bad
 "$bin" validate "$tmp/bad.json" >"$tmp/out" 2>"$tmp/err"
 check "invalid workload" 1 $?
 expect_line "task" "$tmp/out" "/task: must be one of: training, fine-tuning, inference"
-expect_line "parameters" "$tmp/out" "/model/parameters: must be > 0"
+expect_line "parameters" "$tmp/out" "/model/parameters: must be >= 1"
 expect_line "unknown field" "$tmp/out" '/colour: unknown field "colour"'
 
 printf '{"task":"inference"}' | "$bin" validate - >"$tmp/out" 2>&1

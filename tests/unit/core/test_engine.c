@@ -100,6 +100,13 @@ static void test_invalid_workloads(void **state)
     expect_invalid("{\"task\":\"training\",\"model\":{}}", "/model/parameters", "required");
     expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":0}}", "/model/parameters",
                    "out of range");
+    /* Counts: parameters and tokens are at least 1, as in the contract (a
+     * 1e-299-parameter model once rendered its memory need as null). */
+    expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":1.1e-299}}",
+                   "/model/parameters", "out of range");
+    expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":1},"
+                   "\"training\":{\"tokens\":0.5}}",
+                   "/training/tokens", "out of range");
     expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":\"7B\"}}",
                    "/model/parameters", "must be a number");
     expect_invalid("{\"task\":\"training\",\"model\":{\"parameters\":1,\"layers\":2.5}}",
