@@ -1867,6 +1867,28 @@ static enum dc_status lg_key_missing(struct lg_ctx *cx, const struct lv *data, c
     return DC_OK;
 }
 
+/* One missing key into the result of missing: the array is allocated at the
+ * first missing key, with room for `room` keys, so nothing is allocated while
+ * none is missing. */
+static enum dc_status lg_push_missing(struct lg_ctx *cx, struct lv_arr **res, size_t room,
+                                      const struct lv *key, struct lv *out)
+{
+    if (*res == NULL) {
+        enum dc_status rc = lg_fresh_array(cx, room, res, out);
+        if (rc != DC_OK)
+            return rc;
+        (*res)->n = 0;
+    }
+    (*res)->v[(*res)->n++] = *key;
+    return DC_OK;
+}
+
+/* The result of missing once every key is seen: [] when none was missing. */
+static enum dc_status lg_end_missing(struct lg_ctx *cx, struct lv_arr *res, struct lv *out)
+{
+    return res == NULL ? lg_fresh_array(cx, 0, &res, out) : DC_OK;
+}
+
 /* The keys of `keys` (an array) that are missing from data, as a new array.
  * Nothing is allocated while no key is missing. */
 static enum dc_status lg_missing_keys(struct lg_ctx *cx, const struct lv *data,
@@ -1886,19 +1908,13 @@ static enum dc_status lg_missing_keys(struct lg_ctx *cx, const struct lv *data,
             return rc;
         if (!missing)
             continue;
-        if (res == NULL) {
-            /* First missing key: room for it and every key after it. */
-            size_t room = (nkeys_hint != 0 ? nkeys_hint : lv_arr_len(keys)) - seen + 1;
-            rc = lg_fresh_array(cx, room, &res, out);
-            if (rc != DC_OK)
-                return rc;
-            res->n = 0;
-        }
-        res->v[res->n++] = key;
+        /* Room for this key and every key after it. */
+        size_t room = (nkeys_hint != 0 ? nkeys_hint : lv_arr_len(keys)) - seen + 1;
+        rc = lg_push_missing(cx, &res, room, &key, out);
+        if (rc != DC_OK)
+            return rc;
     }
-    if (res == NULL)
-        return lg_fresh_array(cx, 0, &res, out);
-    return DC_OK;
+    return lg_end_missing(cx, res, out);
 }
 
 /* missing: keys are the first argument if it is an array, else all arguments. */
@@ -1929,17 +1945,11 @@ static LG_NOINLINE enum dc_status lg_op_missing(struct lg_ctx *cx, const struct 
             return rc;
         if (!missing)
             continue;
-        if (res == NULL) {
-            rc = lg_fresh_array(cx, n->argc - i, &res, out);
-            if (rc != DC_OK)
-                return rc;
-            res->n = 0;
-        }
-        res->v[res->n++] = key;
+        rc = lg_push_missing(cx, &res, n->argc - i, &key, out);
+        if (rc != DC_OK)
+            return rc;
     }
-    if (res == NULL)
-        return lg_fresh_array(cx, 0, &res, out);
-    return DC_OK;
+    return lg_end_missing(cx, res, out);
 }
 
 /* missing_some(need, options): [] when at least `need` of the options are
