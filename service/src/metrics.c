@@ -320,31 +320,29 @@ static void process_metrics(struct out *o)
 {
     struct svc_process_stats ps;
     svc_process_stats_read(&ps);
-    if (ps.cpu_seconds >= 0) {
-        family(o, "process_cpu_seconds_total", "counter",
-               "Total user and system CPU time spent in seconds.");
-        put(o, "process_cpu_seconds_total %.2f\n", ps.cpu_seconds);
-    }
-    if (ps.open_fds >= 0) {
-        family(o, "process_open_fds", "gauge", "Number of open file descriptors.");
-        put(o, "process_open_fds %.0f\n", ps.open_fds);
-    }
-    if (ps.max_fds >= 0) {
-        family(o, "process_max_fds", "gauge", "Maximum number of open file descriptors.");
-        put(o, "process_max_fds %.0f\n", ps.max_fds);
-    }
-    if (ps.virtual_bytes >= 0) {
-        family(o, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.");
-        put(o, "process_virtual_memory_bytes %.0f\n", ps.virtual_bytes);
-    }
-    if (ps.resident_bytes >= 0) {
-        family(o, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
-        put(o, "process_resident_memory_bytes %.0f\n", ps.resident_bytes);
-    }
-    if (ps.start_time_seconds >= 0) {
-        family(o, "process_start_time_seconds", "gauge",
-               "Start time of the process since unix epoch in seconds.");
-        put(o, "process_start_time_seconds %.2f\n", ps.start_time_seconds);
+    /* The standard process collector's families; one the platform does not
+     * give (a negative value) is left out. */
+    const struct {
+        const char *name, *type, *help;
+        double value;
+        int decimals;
+    } rows[] = {
+        {"process_cpu_seconds_total", "counter",
+         "Total user and system CPU time spent in seconds.", ps.cpu_seconds, 2},
+        {"process_open_fds", "gauge", "Number of open file descriptors.", ps.open_fds, 0},
+        {"process_max_fds", "gauge", "Maximum number of open file descriptors.", ps.max_fds, 0},
+        {"process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.",
+         ps.virtual_bytes, 0},
+        {"process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
+         ps.resident_bytes, 0},
+        {"process_start_time_seconds", "gauge",
+         "Start time of the process since unix epoch in seconds.", ps.start_time_seconds, 2},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        if (rows[i].value < 0)
+            continue;
+        family(o, rows[i].name, rows[i].type, rows[i].help);
+        put(o, "%s %.*f\n", rows[i].name, rows[i].decimals, rows[i].value);
     }
 }
 
