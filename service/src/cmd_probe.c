@@ -47,12 +47,8 @@ int cmd_probe(int argc, char **argv)
             rules = optarg;
             break;
         case 'f':
-            if (strcmp(optarg, "table") == 0) {
-                table = true;
-            } else if (strcmp(optarg, "json") != 0) {
-                fprintf(stderr, "probe: --format must be json or table\n");
+            if (!cmd_parse_format("probe", optarg, &table))
                 return 2;
-            }
             break;
         case 'p':
             pretty = true;

@@ -76,12 +76,8 @@ int cmd_recommend(int argc, char **argv)
             rules = optarg;
             break;
         case 'f':
-            if (strcmp(optarg, "table") == 0) {
-                table = true;
-            } else if (strcmp(optarg, "json") != 0) {
-                fprintf(stderr, "recommend: --format must be json or table\n");
+            if (!cmd_parse_format("recommend", optarg, &table))
                 return 2;
-            }
             break;
         case 'p':
             pretty = true;
