@@ -45,9 +45,6 @@ trap 'rm -rf "$work"' EXIT
 cat >"$work/redocly.yaml" <<'EOF'
 extends:
   - recommended-strict
-rules:
-  # The project has not chosen a licence yet; info.license would be invented.
-  info-license: off
 EOF
 rel=$(realpath --relative-to="$work" "$spec")
 # Liveness, readiness, metrics and the contract itself have no client error to
