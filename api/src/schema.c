@@ -2753,6 +2753,26 @@ void api_schema_result_cleanup(struct api_schema_result *res)
     memset(res, 0, sizeof(*res));
 }
 
+size_t api_schema_result_remove(struct api_schema_result *res, const char *pointer,
+                                const char *keyword)
+{
+    size_t kept = 0;
+    if (res == NULL || pointer == NULL || keyword == NULL)
+        return 0;
+    for (size_t i = 0; i < res->count; i++) {
+        struct api_schema_violation *v = &res->items[i];
+        if (strcmp(v->pointer, pointer) == 0 && strcmp(v->keyword, keyword) == 0)
+            free(v->pointer); /* the violation's single block */
+        else
+            res->items[kept++] = *v;
+    }
+    size_t removed = res->count - kept;
+    res->count = kept;
+    if (kept == 0 && !res->truncated)
+        res->valid = true;
+    return removed;
+}
+
 enum dc_status api_schema_validate(const api_schema *schema, const cJSON *instance,
                                    size_t max_errors, struct api_schema_result *out,
                                    struct dc_error *err)

@@ -20,7 +20,7 @@
 #define SVC_DEFAULT_LISTEN "127.0.0.1:8080"
 #define SVC_DEFAULT_MAX_BODY_BYTES (1u << 20)
 #define SVC_DEFAULT_MAX_JSON_DEPTH 32
-#define SVC_DEFAULT_MAX_BATCH 100
+#define SVC_DEFAULT_MAX_BATCH 100 /* openapi.yaml: BatchRequest.workloads.maxItems */
 #define SVC_DEFAULT_MAX_CONNECTIONS 4096 /* idle slowloris connections (tests/fault) */
 #define SVC_DEFAULT_CONNECTION_TIMEOUT_S 30
 #define SVC_DEFAULT_SHUTDOWN_GRACE_S 30
@@ -33,7 +33,7 @@
 
 /* Hard ceilings a configuration may not pass. */
 #define SVC_MAX_BODY_BYTES_LIMIT (64u << 20)
-#define SVC_MAX_BATCH_LIMIT 10000 /* openapi.yaml: BatchRequest.workloads.maxItems */
+#define SVC_MAX_BATCH_LIMIT 10000
 #define SVC_MAX_CONNECTIONS_LIMIT 100000
 #define SVC_MAX_THREADS 256
 

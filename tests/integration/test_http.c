@@ -17,6 +17,7 @@
 #include <curl/curl.h>
 #include <openssl/evp.h>
 
+#include "api/openapi.h"
 #include "harness.h"
 
 static struct server srv; /* default configuration, shared by most tests */
@@ -162,6 +163,19 @@ static void test_batch(void **state)
                    "/v1/recommendations:batch");
     resp_free(&r);
 
+    /* A fault in the envelope fails the whole request, whatever the items: only the
+     * envelope's violations are listed. */
+    assert_int_equal(
+        http_post_json(&srv, "/v1/recommendations:batch", "{\"workloads\":[5],\"x\":1}", &r), 0);
+    expect_problem(&r, 400, "tag:accel-advisor,2025:validation", "POST",
+                   "/v1/recommendations:batch");
+    j = resp_json(&r);
+    errs = cJSON_GetObjectItemCaseSensitive(j, "errors");
+    assert_int_equal(cJSON_GetArraySize(errs), 1);
+    assert_string_equal(str_field(cJSON_GetArrayItem(errs, 0), "pointer"), "/x");
+    cJSON_Delete(j);
+    resp_free(&r);
+
     /* Not a batch at all: 400 for the whole request. */
     assert_int_equal(http_post_json(&srv, "/v1/recommendations:batch", "{\"workloads\":[]}", &r),
                      0);
@@ -172,6 +186,80 @@ static void test_batch(void **state)
     expect_problem(&r, 400, "tag:accel-advisor,2025:validation", "POST",
                    "/v1/recommendations:batch");
     resp_free(&r);
+}
+
+/* A batch of `n` copies of one small workload (owned). */
+static char *batch_of(int n)
+{
+    static const char w[] = "{\"task\":\"inference\",\"model\":{\"parameters\":1e9}}";
+    size_t cap = 32 + (size_t)n * sizeof(w);
+    char *body = malloc(cap);
+    assert_non_null(body);
+    size_t len = (size_t)snprintf(body, cap, "{\"workloads\":[");
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(body + len, cap - len, "%s%s", i > 0 ? "," : "", w);
+    snprintf(body + len, cap - len, "]}");
+    return body;
+}
+
+/* The contract's maxItems is the default batch limit the server enforces; a
+ * configured limit above it is honoured (the schema's maxItems does not turn
+ * a larger batch into a 400), and items are answered one by one. */
+static void test_batch_limits(void **state)
+{
+    (void)state;
+    struct server def, big;
+    struct resp r;
+    assert_int_equal(server_start(&def, NULL), 0);
+    assert_int_equal(http_get(&def, "/openapi.json", &r), 0);
+    cJSON *doc = resp_json(&r);
+    resp_free(&r);
+    const cJSON *max = api_json_pointer_get(
+        doc, "#/components/schemas/BatchRequest/properties/workloads/maxItems");
+    assert_true(cJSON_IsNumber(max));
+    int limit = max->valueint;
+    cJSON_Delete(doc);
+    char *at = batch_of(limit), *over = batch_of(limit + 1), *more = batch_of(limit + 20);
+    assert_int_equal(http_post_json(&def, "/v1/recommendations:batch", at, &r), 0);
+    assert_int_equal(r.status, 200);
+    cJSON *j = resp_json(&r);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "results")), limit);
+    cJSON_Delete(j);
+    resp_free(&r);
+    assert_int_equal(http_post_json(&def, "/v1/recommendations:batch", over, &r), 0);
+    expect_problem(&r, 413, "tag:accel-advisor,2025:batch-too-large", "POST",
+                   "/v1/recommendations:batch");
+    resp_free(&r);
+    assert_int_equal(server_stop(&def, SIGTERM), 0);
+
+    char configured[16];
+    snprintf(configured, sizeof(configured), "%d", limit + 20);
+    const char *const args[] = {"--max-batch", configured, NULL};
+    assert_int_equal(server_start(&big, args), 0);
+    assert_int_equal(http_post_json(&big, "/v1/recommendations:batch", more, &r), 0);
+    assert_int_equal(r.status, 200);
+    check_contract(&r, "POST", "/v1/recommendations:batch");
+    j = resp_json(&r);
+    const cJSON *results = cJSON_GetObjectItemCaseSensitive(j, "results");
+    assert_int_equal(cJSON_GetArraySize(results), limit + 20);
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, results)
+    {
+        assert_int_equal(cJSON_GetObjectItemCaseSensitive(it, "status")->valueint, 200);
+    }
+    cJSON_Delete(j);
+    resp_free(&r);
+    /* Past the configured limit: 413 again. */
+    free(more);
+    more = batch_of(limit + 21);
+    assert_int_equal(http_post_json(&big, "/v1/recommendations:batch", more, &r), 0);
+    expect_problem(&r, 413, "tag:accel-advisor,2025:batch-too-large", "POST",
+                   "/v1/recommendations:batch");
+    resp_free(&r);
+    assert_int_equal(server_stop(&big, SIGTERM), 0);
+    free(at);
+    free(over);
+    free(more);
 }
 
 static int count_with(const cJSON *list, const char *key, const char *value)
@@ -826,6 +914,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_recommend_examples),
         cmocka_unit_test(test_request_ids),
         cmocka_unit_test(test_batch),
+        cmocka_unit_test(test_batch_limits),
         cmocka_unit_test(test_accelerators),
         cmocka_unit_test(test_rules_inventory_health),
         cmocka_unit_test(test_contract_endpoints),

@@ -61,6 +61,14 @@ DC_API DC_NODISCARD enum dc_status api_schema_validate(const api_schema *schema,
 
 DC_API void api_schema_result_cleanup(struct api_schema_result *res);
 
+/* Remove from `res` every violation of `keyword` at exactly `pointer`, for a
+ * caller that enforces that constraint itself (the server's configured batch
+ * limit stands in for BatchRequest's maxItems). `valid` becomes true when no
+ * violation is left and none was dropped for max_errors. Returns the number
+ * removed. */
+DC_API size_t api_schema_result_remove(struct api_schema_result *res, const char *pointer,
+                                       const char *keyword);
+
 /* Release a compiled schema. NULL is a no-op. */
 DC_API void api_schema_free(api_schema *schema);
 

@@ -513,6 +513,55 @@ static void test_max_errors(void **state)
     cJSON_Delete(root);
 }
 
+/* A caller that enforces one constraint itself drops its violations: only an
+ * exact pointer and keyword match goes, and `valid` follows what is left. */
+static void test_result_remove(void **state)
+{
+    (void)state;
+    cJSON *root = json("{'properties': {'list': {'maxItems': 1, 'items': {'type': 'integer'}}},"
+                       " 'additionalProperties': false}");
+    api_schema *s = compile_ok(root, "#");
+    cJSON *inst = json("{'list': [1, 2]}");
+    struct api_schema_result res;
+    assert_int_equal(api_schema_validate(s, inst, 0, &res, NULL), DC_OK);
+    assert_false(res.valid);
+    assert_int_equal(api_schema_result_remove(&res, "/list", "minItems"), 0);
+    assert_int_equal(api_schema_result_remove(&res, "", "maxItems"), 0);
+    assert_int_equal(api_schema_result_remove(&res, "/list", "maxItems"), 1);
+    assert_true(res.valid);
+    assert_int_equal(res.count, 0);
+    api_schema_result_cleanup(&res);
+    cJSON_Delete(inst);
+
+    /* Other violations stay, in order, and keep the result invalid. */
+    inst = json("{'list': ['x', 2, 'y'], 'z': 1}");
+    assert_int_equal(api_schema_validate(s, inst, 0, &res, NULL), DC_OK);
+    assert_int_equal(api_schema_result_remove(&res, "/list", "maxItems"), 1);
+    assert_false(res.valid);
+    assert_int_equal(res.count, 3);
+    assert_string_equal(res.items[0].pointer, "/list/0");
+    assert_string_equal(res.items[1].pointer, "/list/2");
+    assert_string_equal(res.items[2].pointer, "/z");
+    api_schema_result_cleanup(&res);
+    cJSON_Delete(inst);
+
+    /* A truncated result stays invalid: more violations existed than were kept. */
+    inst = json("{'list': [1, 2], 'z': 1}");
+    assert_int_equal(api_schema_validate(s, inst, 1, &res, NULL), DC_OK);
+    assert_true(res.truncated);
+    assert_int_equal(res.count, 1);
+    char ptr[32], kw[32];
+    snprintf(ptr, sizeof(ptr), "%s", res.items[0].pointer);
+    snprintf(kw, sizeof(kw), "%s", res.items[0].keyword);
+    assert_int_equal(api_schema_result_remove(&res, ptr, kw), 1);
+    assert_false(res.valid);
+    api_schema_result_cleanup(&res);
+    assert_int_equal(api_schema_result_remove(NULL, "", "x"), 0);
+    cJSON_Delete(inst);
+    api_schema_free(s);
+    cJSON_Delete(root);
+}
+
 static void test_pointer_escaping(void **state)
 {
     (void)state;
@@ -1066,6 +1115,7 @@ int main(void)
         cmocka_unit_test(test_workload_valid),
         cmocka_unit_test(test_workload_violations),
         cmocka_unit_test(test_max_errors),
+        cmocka_unit_test(test_result_remove),
         cmocka_unit_test(test_pointer_escaping),
         cmocka_unit_test(test_keyword_messages),
         cmocka_unit_test(test_annotations_and_unknown_keywords),
