@@ -304,6 +304,8 @@ const char *api_json_error_name(enum api_json_error e)
         return "duplicate-key";
     case API_JSON_TOO_DEEP:
         return "too-deep";
+    case API_JSON_NUL_IN_STRING:
+        return "nul-in-string";
     case API_JSON_NOMEM:
         return "out-of-memory";
     }
@@ -442,7 +444,8 @@ static enum api_json_error scan_string(struct scan *sc)
             return fail_at(sc, API_JSON_MALFORMED, esc, "invalid \\u escape in a string");
         sc->pos += 6;
         if (u == 0)
-            return fail_at(sc, API_JSON_MALFORMED, esc, "\\u0000 is not accepted in a string");
+            return fail_at(sc, API_JSON_NUL_IN_STRING, esc,
+                           "\\u0000 (NUL) is not accepted in a string");
         if (u >= 0xDC00 && u <= 0xDFFF)
             return fail_at(sc, API_JSON_INVALID_UTF8, esc, "unpaired low surrogate escape");
         if (u >= 0xD800 && u <= 0xDBFF) {

@@ -383,8 +383,17 @@ static void b_nul(struct worker *w, uint64_t i, uint64_t v)
         B("{\"task\":\"infe\0rence\"}"),
         B("{\"task\":\"inference\",\"model\":{\"parameters\":1}}\0"),
         B("\0"),
-        B("{\"task\":\"inference\",\"name\":\"a\\u0000b\",\"model\":{\"parameters\":1}}"),
         B("{\"task\":\"inference\",\"model\":{\"parameters\":1\0}}"),
+    };
+    bad_body(w, b, sizeof(b) / sizeof(b[0]), v);
+}
+
+static void b_nul_escape(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const struct bytes b[] = {
+        B("{\"task\":\"inference\",\"name\":\"a\\u0000b\",\"model\":{\"parameters\":1}}"),
+        B("{\"task\\u0000\":\"inference\",\"model\":{\"parameters\":1}}"),
     };
     bad_body(w, b, sizeof(b) / sizeof(b[0]), v);
 }
@@ -761,7 +770,8 @@ static const struct kind kinds[] = {
     {"OPTIONS", 100, 204, NULL, true, b_options, c_options},
     {"malformed JSON", 400, 400, "malformed-json", true, b_malformed, NULL},
     {"invalid UTF-8", 350, 400, "invalid-utf8", true, b_bad_utf8, NULL},
-    {"NUL bytes", 250, 400, "malformed-json", true, b_nul, NULL},
+    {"NUL bytes", 200, 400, "malformed-json", true, b_nul, NULL},
+    {"escaped NUL (\\u0000)", 50, 400, "nul-in-string", true, b_nul_escape, NULL},
     {"duplicate keys", 300, 400, "duplicate-key", true, b_dup, NULL},
     {"deep nesting", 200, 400, "too-deep", true, b_deep, NULL},
     {"huge numbers (1e999)", 200, 400, "malformed-json", true, b_huge_num, NULL},

@@ -210,6 +210,8 @@ static const char *parse_title(enum api_json_error e)
         return "The request body has a duplicate key";
     case API_JSON_TOO_DEEP:
         return "The request body is nested too deeply";
+    case API_JSON_NUL_IN_STRING:
+        return "The request body has a NUL character (\\u0000) in a string";
     default:
         return "The request body is not valid JSON";
     }

@@ -502,6 +502,9 @@ static void test_400(void **state)
     post_expect("", 0, 400, "tag:accel-advisor,2025:malformed-json", NULL);
     const char bad_utf8[] = "{\"task\":\"inference\",\"name\":\"\xc3\x28\",\"model\":{\"parameters\":1}}";
     post_expect(bad_utf8, sizeof(bad_utf8) - 1, 400, "tag:accel-advisor,2025:invalid-utf8", NULL);
+    /* An escaped NUL is JSON (RFC 8259) but would cut a C string short. */
+    const char *nul = "{\"task\":\"training\\u0000x\",\"model\":{\"parameters\":1}}";
+    post_expect(nul, strlen(nul), 400, "tag:accel-advisor,2025:nul-in-string", "");
     const char *dup = "{\"task\":\"inference\",\"model\":{\"parameters\":1,\"parameters\":2}}";
     post_expect(dup, strlen(dup), 400, "tag:accel-advisor,2025:duplicate-key",
                 "/model/parameters");

@@ -101,7 +101,8 @@ enum api_json_error {
     API_JSON_MALFORMED,    /* not JSON (RFC 8259), trailing data included */
     API_JSON_INVALID_UTF8, /* bytes that are not UTF-8, or a lone surrogate escape */
     API_JSON_DUPLICATE_KEY,
-    API_JSON_TOO_DEEP,     /* nesting over the limit */
+    API_JSON_TOO_DEEP,      /* nesting over the limit */
+    API_JSON_NUL_IN_STRING, /* a \u0000 escape, which RFC 8259 allows but C strings cannot carry */
     API_JSON_NOMEM
 };
 
@@ -109,8 +110,10 @@ enum api_json_error {
  * buffer holds len + 1 bytes, as cJSON's strict mode needs) as exactly one JSON
  * value, strictly: RFC 8259 grammar (no trailing data, no raw control
  * characters in strings, strict numbers), valid UTF-8 (no overlong forms,
- * surrogates or code points past U+10FFFF; \u escapes must pair surrogates; a
- * \u0000 escape is refused because C strings cannot carry it), no duplicate
+ * surrogates or code points past U+10FFFF; \u escapes must pair surrogates), no
+ * \u0000 escape (RFC 8259 allows it, but every string here becomes a C string,
+ * where it would silently cut the value short: "training\u0000x" would read as
+ * "training"; refused as API_JSON_NUL_IN_STRING), no duplicate
  * keys in an object, and nesting at most `max_depth` levels (0 means
  * API_JSON_DEPTH_DEFAULT). Nesting is checked before any recursion, so hostile
  * depth costs nothing.

@@ -22,6 +22,7 @@
 #define API_PROBLEM_INVALID_UTF8 "invalid-utf8"
 #define API_PROBLEM_DUPLICATE_KEY "duplicate-key"
 #define API_PROBLEM_TOO_DEEP "too-deep"
+#define API_PROBLEM_NUL_IN_STRING "nul-in-string"
 #define API_PROBLEM_VALIDATION "validation"
 #define API_PROBLEM_BODY_TOO_LARGE "body-too-large"
 #define API_PROBLEM_BATCH_TOO_LARGE "batch-too-large"

@@ -84,7 +84,9 @@ static void test_strict_json(void **state)
     BAD("\"a\tb\"", API_JSON_MALFORMED, "control character");
     BAD("\"\\x\"", API_JSON_MALFORMED, "invalid escape");
     BAD("\"\\u12\"", API_JSON_MALFORMED, "invalid \\u escape");
-    BAD("\"\\u0000\"", API_JSON_MALFORMED, "\\u0000");
+    BAD("\"\\u0000\"", API_JSON_NUL_IN_STRING, "\\u0000 (NUL)");
+    BAD("{\"task\\u0000x\":1}", API_JSON_NUL_IN_STRING, "line 1, column 7");
+    BAD("[\"training\\u0000x\"]", API_JSON_NUL_IN_STRING, NULL);
     BAD("{\"a\":1}\0{\"b\":2}", API_JSON_MALFORMED, "after the JSON value");
     BAD("\xef\xbb\xbf{}", API_JSON_MALFORMED, "unexpected character");
     /* UTF-8: invalid bytes, overlong forms, surrogates, past U+10FFFF, truncation. */
