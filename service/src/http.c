@@ -28,13 +28,18 @@ static const struct {
     [SVC_ROUTE_METRICS] = {"/metrics", GET_HEAD, false, false},
     [SVC_ROUTE_OPENAPI_YAML] = {"/openapi.yaml", GET_HEAD, false, false},
     [SVC_ROUTE_OPENAPI_JSON] = {"/openapi.json", GET_HEAD, false, false},
+    [SVC_ROUTE_PLAYGROUND] = {"/", GET_HEAD, false, false},
+    [SVC_ROUTE_ASSET] = {SVC_ASSET_PREFIX "{asset}", GET_HEAD, false, false},
     [SVC_ROUTE_UNMATCHED] = {"unmatched", 0, false, false},
 };
 
 enum svc_route svc_route_match(const char *path)
 {
+    static const char assets[] = SVC_ASSET_PREFIX;
     if (path == NULL)
         return SVC_ROUTE_UNMATCHED;
+    if (strncmp(path, assets, sizeof(assets) - 1) == 0 && path[sizeof(assets) - 1] != '\0')
+        return SVC_ROUTE_ASSET;
     for (int r = 0; r < SVC_ROUTE_UNMATCHED; r++) {
         if (strcmp(path, routes[r].path) == 0)
             return (enum svc_route)r;

@@ -21,6 +21,8 @@ enum svc_route {
     SVC_ROUTE_METRICS,
     SVC_ROUTE_OPENAPI_YAML,
     SVC_ROUTE_OPENAPI_JSON,
+    SVC_ROUTE_PLAYGROUND,   /* GET / (playground.h) */
+    SVC_ROUTE_ASSET,        /* GET /ui/NAME: the playground's assets */
     SVC_ROUTE_UNMATCHED,    /* any other path (404) */
     SVC_ROUTE_COUNT
 };
@@ -36,11 +38,18 @@ enum svc_method {
 
 #define SVC_METHOD_BIT(m) (1u << (m))
 
+/* Where the playground's assets live, under the server's root. The page refers
+ * to them relatively ("ui/playground.js"), so a gateway may mount the server
+ * under any path prefix. */
+#define SVC_ASSET_PREFIX "/ui/"
+
 /* Longest request id accepted from a client, and the generated form (32 hex). */
 #define SVC_REQUEST_ID_MAX 64
 #define SVC_REQUEST_ID_GENERATED_LEN 32
 
-/* The route of `path` (the URL path without the query), exact match. */
+/* The route of `path` (the URL path without the query): an exact match, or
+ * SVC_ROUTE_ASSET for any path under /ui/ (which asset, if any, is the
+ * playground's to say). */
 enum svc_route svc_route_match(const char *path);
 /* The route's label: its path template ("/v1/recommendations"), "unmatched". */
 const char *svc_route_label(enum svc_route r);

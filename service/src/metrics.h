@@ -19,8 +19,8 @@
 #include "probe/probe.h"
 
 /* Status codes counted; any other is counted as 500 (the server sends no other). */
-#define SVC_METRICS_CODES {200, 204, 400, 401, 404, 405, 413, 415, 429, 500, 503}
-#define SVC_METRICS_CODE_COUNT 11
+#define SVC_METRICS_CODES {200, 204, 304, 400, 401, 404, 405, 413, 415, 429, 500, 503}
+#define SVC_METRICS_CODE_COUNT 12
 
 /* Upper bounds of the request-duration histogram, in seconds: from 50 us, so
  * sub-millisecond requests are resolved, to 10 s. */

@@ -74,6 +74,7 @@ struct req {
     bool over_limit;
     bool cors;
     const char *origin; /* view into libmicrohttpd's header storage */
+    const struct svc_asset *asset; /* GET / and /ui/NAME: the playground's file */
     dc_ruleset *rs;     /* a reference held for the request's whole life */
     char cache_version[64 + 24]; /* rules version "/" probe generation; "" when unused */
 };
@@ -759,6 +760,25 @@ static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, s
                    BODY_MALLOC, NULL);
 }
 
+/* GET / and its assets: embedded bytes under the page's security headers,
+ * revalidated by ETag (304), never stored by shared caches as stale. */
+static enum MHD_Result handle_asset(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    const struct svc_asset *a = r->asset;
+    const struct hdr h[] = {{MHD_HTTP_HEADER_ETAG, a->etag},
+                            {MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache"},
+                            {"Content-Security-Policy", SVC_PLAYGROUND_CSP},
+                            {"X-Content-Type-Options", "nosniff"},
+                            {"Referrer-Policy", "no-referrer"},
+                            {"X-Frame-Options", "DENY"},
+                            {NULL, NULL}};
+    const char *inm =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+    if (svc_etag_match(inm, a->etag))
+        return respond(s, c, r, 304, NULL, NULL, 0, BODY_STATIC, h);
+    return respond(s, c, r, 200, a->type, unconst(a->data), a->len, BODY_STATIC, h);
+}
+
 static enum MHD_Result handle_options(svc_server *s, struct MHD_Connection *c, struct req *r)
 {
     char allow[64], age[24];
@@ -806,6 +826,9 @@ static enum MHD_Result dispatch(svc_server *s, struct MHD_Connection *c, struct 
     case SVC_ROUTE_OPENAPI_JSON:
         text = api_contract_json(s->contract, &len);
         return respond(s, c, r, 200, JSON_TYPE, unconst(text), len, BODY_STATIC, NULL);
+    case SVC_ROUTE_PLAYGROUND:
+    case SVC_ROUTE_ASSET:
+        return handle_asset(s, c, r);
     case SVC_ROUTE_UNMATCHED:
     case SVC_ROUTE_COUNT:
         break;
@@ -917,6 +940,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *req_cls = r;
         r->route = svc_route_match(url);
         r->method = svc_method_parse(method);
+        if (r->route == SVC_ROUTE_PLAYGROUND || r->route == SVC_ROUTE_ASSET) {
+            r->asset = svc_playground_find(s->playground, url);
+            if (r->asset == NULL)
+                r->route = SVC_ROUTE_UNMATCHED;
+        }
         const char *id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Request-Id");
         if (svc_request_id_valid(id))
             snprintf(r->id, sizeof(r->id), "%s", id);
@@ -1242,6 +1270,11 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
 
     if (load_contract(s, why, whylen) != 0)
         goto fail;
+    s->playground = svc_playground_new(aa_embedded_files);
+    if (s->playground == NULL) {
+        snprintf(why, whylen, "out of memory");
+        goto fail;
+    }
     if (cfg->api_keys_file[0] != '\0') {
         char msg[512];
         if (svc_auth_load(cfg->api_keys_file, &s->auth, msg, sizeof(msg)) != 0) {
@@ -1350,6 +1383,7 @@ void svc_server_free(svc_server *s)
     svc__rules_clear(s);
     api_query_params_cleanup(&s->accelerator_params);
     api_contract_free(s->contract);
+    svc_playground_free(s->playground);
     svc_auth_release(s->auth);
     svc_cache_free(s->cache);
     pthread_mutex_destroy(&s->rs_mu);

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "dc/ruleset.h"
 #include "metrics.h"
+#include "playground.h"
 #include "probe/probe.h"
 #include "server.h"
 #include "server_cache.h"
@@ -25,6 +26,7 @@ struct svc_server {
     unsigned threads;
     api_contract *contract;
     struct api_query_params accelerator_params; /* GET /v1/accelerators */
+    svc_playground *playground;                 /* GET / and /ui/NAME */
     /* The API keys (NULL: no authentication), swapped on SIGHUP: guarded by
      * auth_mu, and each check holds its own reference. */
     pthread_mutex_t auth_mu;

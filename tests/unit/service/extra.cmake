@@ -1,6 +1,7 @@
 # Unit tests of the service's library-like modules (configuration, metrics, auth,
-# HTTP vocabulary, JSON writer, cache, logs, inventory): each tests/unit/service/test_*.c
-# target also compiles those sources (not main.c, the commands or the MHD server).
+# HTTP vocabulary, JSON writer, cache, logs, inventory, playground): each
+# tests/unit/service/test_*.c target also compiles those sources (not main.c, the
+# commands or the MHD server).
 set(AA_SVC_UNIT_SOURCES
     ${CMAKE_SOURCE_DIR}/service/src/config.c
     ${CMAKE_SOURCE_DIR}/service/src/log.c
@@ -8,7 +9,8 @@ set(AA_SVC_UNIT_SOURCES
     ${CMAKE_SOURCE_DIR}/service/src/auth.c
     ${CMAKE_SOURCE_DIR}/service/src/http.c
     ${CMAKE_SOURCE_DIR}/service/src/server_cache.c
-    ${CMAKE_SOURCE_DIR}/service/src/inventory.c)
+    ${CMAKE_SOURCE_DIR}/service/src/inventory.c
+    ${CMAKE_SOURCE_DIR}/service/src/playground.c)
 file(GLOB _aa_svc_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/unit/service/test_*.c)
 foreach(src IN LISTS _aa_svc_tests)
     get_filename_component(stem ${src} NAME_WE)

@@ -28,6 +28,18 @@ static void test_routes(void **state)
     assert_int_equal(svc_route_match("/V1/rules"), SVC_ROUTE_UNMATCHED);
     assert_int_equal(svc_route_match(""), SVC_ROUTE_UNMATCHED);
     assert_int_equal(svc_route_match(NULL), SVC_ROUTE_UNMATCHED);
+    /* The playground: the page at the root, its assets anywhere under /ui/ (which
+     * exist is the playground's business), but not /ui/ itself. */
+    assert_int_equal(svc_route_match("/"), SVC_ROUTE_PLAYGROUND);
+    assert_int_equal(svc_route_match("/ui/playground.js"), SVC_ROUTE_ASSET);
+    assert_int_equal(svc_route_match("/ui/x/y"), SVC_ROUTE_ASSET);
+    assert_int_equal(svc_route_match("/ui/"), SVC_ROUTE_UNMATCHED);
+    assert_int_equal(svc_route_match("/ui"), SVC_ROUTE_UNMATCHED);
+    assert_int_equal(svc_route_match("/index.html"), SVC_ROUTE_UNMATCHED);
+    assert_string_equal(svc_route_label(SVC_ROUTE_ASSET), "/ui/{asset}");
+    assert_false(svc_route_protected(SVC_ROUTE_PLAYGROUND));
+    assert_false(svc_route_protected(SVC_ROUTE_ASSET));
+    assert_false(svc_route_needs_rules(SVC_ROUTE_ASSET));
     assert_string_equal(svc_route_label(SVC_ROUTE_UNMATCHED), "unmatched");
     assert_string_equal(svc_route_label(SVC_ROUTE_BATCH), "/v1/recommendations:batch");
     char allow[64];

@@ -1,0 +1,845 @@
+/* web/playground.js -- the playground page (GET /): a form and a JSON editor for
+ * one Workload, POST v1/recommendations, and the answer laid out for people.
+ *
+ * Served by the binary under a strict Content-Security-Policy (script-src 'self',
+ * no inline code), so everything is built with DOM calls: text from the server is
+ * only ever set with textContent, never parsed as HTML, and only http(s) URLs
+ * become links. Every URL is relative, so the page works when a gateway mounts
+ * the server under a path prefix. The form is made from the served contract
+ * (openapi.json): its enums, defaults and descriptions are the server's own. */
+'use strict';
+
+(() => {
+  const API = 'v1/recommendations';
+  const KEY_STORE = 'accel-advisor.api-key';
+
+  /* The form's fields, by JSON Pointer into the Workload; everything else is
+   * edited in the JSON. `when` shows a group only for some tasks. */
+  const GROUPS = [
+    { title: 'Basics', fields: ['/name', '/task', '/framework', '/stage', '/precision', '/objective'] },
+    { title: 'Model', fields: ['/model/parameters', '/model/architecture', '/model/layers', '/model/hidden_size'] },
+    { title: 'Training', when: ['training', 'fine-tuning'],
+      fields: ['/training/tokens', '/training/global_batch_size', '/training/deadline_hours'] },
+    { title: 'Serving', when: ['inference'],
+      fields: ['/inference/requests_per_second', '/inference/latency_ms_p99',
+               '/inference/context_tokens', '/inference/batch_size'] },
+    { title: 'Constraints', fields: ['/constraints/deployment', '/constraints/providers',
+                                    '/constraints/budget_usd', '/constraints/max_accelerators'] },
+  ];
+
+  const LABELS = {
+    '/model/parameters': 'Parameters',
+    '/model/hidden_size': 'Hidden size',
+    '/training/tokens': 'Training tokens',
+    '/training/deadline_hours': 'Deadline (hours)',
+    '/inference/requests_per_second': 'Requests per second',
+    '/inference/latency_ms_p99': 'p99 latency per step (ms)',
+    '/inference/context_tokens': 'Context (tokens)',
+    '/constraints/budget_usd': 'Budget (US$)',
+    '/constraints/max_accelerators': 'At most this many chips',
+  };
+
+  /* Sections of a Recommendation laid out by hand; any other member (the
+   * counterfactuals, future additions) is shown by the generic renderer. */
+  const KNOWN = new Set(['request_id', 'rules_version', 'workload', 'families',
+    'recommendations', 'excluded', 'warnings', 'assumptions']);
+  const TITLES = {
+    changes: 'What would change the answer',
+    robustness: 'How robust the answer is',
+    explain: 'How the answer was reached',
+  };
+
+  const state = { contract: null, workload: {}, fields: new Map(), examples: [], busy: false };
+  const $ = (id) => document.getElementById(id);
+
+  /* ---- DOM helpers: text only, never HTML ------------------------------------ */
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'class') node.className = v;
+      else if (k === 'text') node.textContent = v;
+      else if (k.startsWith('data-') || k.startsWith('aria-') || k === 'role' || k === 'for' ||
+               k === 'type' || k === 'id' || k === 'name' || k === 'value' || k === 'inputmode' ||
+               k === 'min' || k === 'max' || k === 'low' || k === 'high' || k === 'optimum' ||
+               k === 'scope' || k === 'title' || k === 'autocomplete' || k === 'hidden')
+        node.setAttribute(k, v === true ? '' : String(v));
+      else node[k] = v;
+    }
+    for (const c of children.flat(Infinity)) {
+      if (c === null || c === undefined || c === false) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  function safeUrl(s) {
+    if (typeof s !== 'string') return null;
+    try {
+      const u = new URL(s);
+      return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  /* A source: a link when it is an http(s) URL, plain text otherwise ("probe"). */
+  function source(s, label) {
+    const href = safeUrl(s);
+    if (href === null) return el('span', { class: 'source', text: s == null ? '' : String(s) });
+    return el('a', { class: 'source', href, rel: 'noopener noreferrer', target: '_blank',
+                     text: label || hostOf(href) });
+  }
+
+  function hostOf(href) {
+    try {
+      return new URL(href).host.replace(/^www\./, '');
+    } catch (e) {
+      return href;
+    }
+  }
+
+  function humanize(key) {
+    const s = String(key).replace(/_/g, ' ');
+    return s.charAt(0).toUpperCase() + s.slice(1);
+  }
+
+  function num(v, digits) {
+    if (typeof v !== 'number' || !isFinite(v)) return v == null ? '—' : String(v);
+    const abs = Math.abs(v);
+    if (abs !== 0 && (abs >= 1e15 || abs < 1e-3)) return v.toExponential(2);
+    return v.toLocaleString('en-US', { maximumFractionDigits: digits === undefined ? 2 : digits });
+  }
+
+  /* A sizing field's label: its name without the unit its value shows. */
+  function sizingLabel(key) {
+    if (key === 'mfu') return 'MFU';
+    return humanize(key.replace(/_(gb|usd|ms|rps|tflops)$/, ''));
+  }
+
+  /* Units by the naming convention of the result's fields. */
+  function withUnit(key, v) {
+    if (v === null || v === undefined) return '—';
+    if (typeof v === 'boolean') return v ? 'yes' : 'no';
+    if (typeof v !== 'number') return String(v);
+    if (/_usd$/.test(key)) return '$' + num(v, 2);
+    if (/_gb$/.test(key)) return num(v, 1) + ' GB';
+    if (/_ms$/.test(key)) return num(v, 3) + ' ms';
+    if (/_rps$/.test(key)) return num(v, 2) + ' req/s';
+    if (/_tflops$/.test(key)) return num(v, 0) + ' TFLOPS';
+    if (key === 'hours') return num(v, 1) + ' h';
+    if (key === 'mfu') return Math.round(v * 100) + '%';
+    return num(v, 3);
+  }
+
+  /* Any JSON value, laid out: tables for arrays of objects, lists, definition
+   * lists; strings that are http(s) URLs become links. Depth-limited. */
+  function renderValue(v, depth) {
+    depth = depth || 0;
+    if (v === null || v === undefined) return el('span', { class: 'muted', text: '—' });
+    if (depth > 5) return el('code', { text: JSON.stringify(v) });
+    if (Array.isArray(v)) {
+      if (v.length === 0) return el('span', { class: 'muted', text: 'none' });
+      if (v.every((x) => x && typeof x === 'object' && !Array.isArray(x))) {
+        const cols = [...new Set(v.flatMap((x) => Object.keys(x)))];
+        return table(cols.map(humanize), v.map((x) => cols.map((c) => renderValue(x[c], depth + 1))));
+      }
+      return el('ul', { class: 'plain' }, v.map((x) => el('li', null, renderValue(x, depth + 1))));
+    }
+    if (typeof v === 'object') {
+      return el('dl', { class: 'kv' }, Object.entries(v).map(([k, x]) => [
+        el('dt', { text: humanize(k) }), el('dd', null, renderValue(x, depth + 1))]));
+    }
+    if (typeof v === 'string' && safeUrl(v) !== null) return source(v);
+    if (typeof v === 'boolean') return document.createTextNode(v ? 'yes' : 'no');
+    if (typeof v === 'number') return document.createTextNode(num(v, 3));
+    return document.createTextNode(String(v));
+  }
+
+  function table(head, rows, caption) {
+    return el('div', { class: 'table-wrap' }, el('table', null,
+      caption ? el('caption', { text: caption }) : null,
+      el('thead', null, el('tr', null, head.map((h) => el('th', { scope: 'col', text: h })))),
+      el('tbody', null, rows.map((r) => el('tr', null, r.map((c) => el('td', null, c)))))));
+  }
+
+  /* ---- JSON Pointers ------------------------------------------------------------ */
+
+  function parsePointer(ptr) {
+    if (ptr === '') return [];
+    return ptr.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  }
+
+  function getAt(obj, ptr) {
+    let cur = obj;
+    for (const t of parsePointer(ptr)) {
+      if (cur === null || typeof cur !== 'object') return undefined;
+      cur = cur[t];
+    }
+    return cur;
+  }
+
+  /* Set (or with `undefined`, delete) the value at ptr, creating objects on the
+   * way and dropping the ones a deletion leaves empty. */
+  function setAt(obj, ptr, value) {
+    const toks = parsePointer(ptr);
+    const chain = [obj];
+    let cur = obj;
+    for (const t of toks.slice(0, -1)) {
+      if (cur[t] === null || typeof cur[t] !== 'object' || Array.isArray(cur[t])) {
+        if (value === undefined) return;
+        cur[t] = {};
+      }
+      cur = cur[t];
+      chain.push(cur);
+    }
+    const last = toks[toks.length - 1];
+    if (value === undefined) delete cur[last];
+    else cur[last] = value;
+    for (let i = toks.length - 2; i >= 0 && value === undefined; i--) {
+      if (Object.keys(chain[i + 1]).length === 0) delete chain[i][toks[i]];
+    }
+  }
+
+  /* Where the value at `ptr` lies in JSON `text`: [start, end) offsets, or null
+   * when the text does not parse or has no such value. A small scanner, so an
+   * error can be shown at its place in the editor. */
+  function locate(text, ptr) {
+    const want = parsePointer(ptr);
+    let i = 0;
+    const ws = () => { while (i < text.length && ' \t\r\n'.includes(text[i])) i++; };
+    const str = () => {
+      const start = i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+      i++;
+      return JSON.parse(text.slice(start, i));
+    };
+    function value(path) {
+      ws();
+      const start = i;
+      const here = path.length === want.length && path.every((t, k) => t === want[k]);
+      const c = text[i];
+      if (c === '{' || c === '[') {
+        i++;
+        let n = 0;
+        for (;;) {
+          ws();
+          if (text[i] === '}' || text[i] === ']') { i++; break; }
+          let key = String(n++);
+          if (c === '{') {
+            key = str();
+            ws();
+            i++; /* : */
+          }
+          const hit = value(path.concat([key]));
+          if (hit) return hit;
+          ws();
+          if (text[i] === ',') i++;
+        }
+      } else if (c === '"') {
+        str();
+      } else {
+        while (i < text.length && !',]} \t\r\n'.includes(text[i])) i++;
+      }
+      return here ? [start, i] : null;
+    }
+    try {
+      JSON.parse(text);
+      return value([]);
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function lineColumnOffset(text, line, column) {
+    let off = 0;
+    for (let l = 1; l < line; l++) {
+      const nl = text.indexOf('\n', off);
+      if (nl < 0) return text.length;
+      off = nl + 1;
+    }
+    return Math.min(text.length, off + column - 1);
+  }
+
+  /* ---- the contract -------------------------------------------------------------- */
+
+  function resolve(schema) {
+    let s = schema;
+    for (let n = 0; s && s.$ref && n < 16; n++) {
+      const target = getAt(state.contract, s.$ref.replace(/^#/, ''));
+      const { $ref, ...rest } = s;
+      s = Object.assign({}, target, rest);
+    }
+    if (s && Array.isArray(s.allOf)) {
+      s = Object.assign({}, ...s.allOf.map(resolve), s);
+    }
+    return s || {};
+  }
+
+  /* The schema of the Workload property at ptr, with the annotations written
+   * beside its $ref (default, description) kept. */
+  function propertySchema(ptr) {
+    let s = resolve(getAt(state.contract, '/components/schemas/Workload'));
+    for (const t of parsePointer(ptr)) {
+      if (!s.properties || !s.properties[t]) return null;
+      s = resolve(s.properties[t]);
+    }
+    return s;
+  }
+
+  /* ---- the form ------------------------------------------------------------------- */
+
+  function defaultText(v) {
+    if (Array.isArray(v) && v.length === 0) return 'none';
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  }
+
+  function fieldId(ptr) {
+    return 'f' + ptr.replace(/[^a-z0-9]+/gi, '-');
+  }
+
+  function buildField(ptr) {
+    const schema = propertySchema(ptr);
+    if (schema === null) return null; /* not in this server's contract */
+    const id = fieldId(ptr);
+    const label = LABELS[ptr] || humanize(parsePointer(ptr).pop());
+    const hintText = [schema.description, schema.default !== undefined
+      ? 'Default: ' + defaultText(schema.default) + '.' : null].filter(Boolean).join(' ');
+    const hint = el('p', { class: 'hint', id: id + '-hint', text: hintText });
+    const error = el('p', { class: 'field-error', id: id + '-error', 'data-pointer': ptr, hidden: true });
+    const described = id + '-hint ' + id + '-error';
+    let control;
+    let kind;
+    const items = schema.type === 'array' ? resolve(schema.items || {}) : null;
+    if (items && Array.isArray(items.enum)) {
+      kind = 'set';
+      control = el('fieldset', { class: 'set', id, 'aria-describedby': described },
+        el('legend', { text: label }),
+        items.enum.map((v) => el('label', { class: 'check' },
+          el('input', { type: 'checkbox', value: v, name: id }), ' ' + v)));
+    } else if (Array.isArray(schema.enum)) {
+      kind = 'enum';
+      const first = schema.default !== undefined ? 'default (' + schema.default + ')' : 'choose…';
+      control = el('select', { id, name: id, 'aria-describedby': described },
+        el('option', { value: '', text: first }),
+        schema.enum.map((v) => el('option', { value: v, text: v })));
+    } else if (schema.type === 'boolean') {
+      kind = 'boolean';
+      control = el('input', { id, name: id, type: 'checkbox', 'aria-describedby': described });
+    } else if (schema.type === 'number' || schema.type === 'integer') {
+      kind = 'number';
+      /* Text, not type=number: 7e9 and 13_000_000_000 are easier to type than
+       * thirteen digits, and a browser's number box would silently drop them. */
+      control = el('input', { id, name: id, type: 'text', inputmode: 'decimal', autocomplete: 'off',
+                              'aria-describedby': described });
+    } else {
+      kind = 'text';
+      control = el('input', { id, name: id, type: 'text', autocomplete: 'off', 'aria-describedby': described });
+    }
+    const wrap = kind === 'set'
+      ? el('div', { class: 'field', 'data-pointer': ptr }, control, hint, error)
+      : el('div', { class: 'field', 'data-pointer': ptr }, el('label', { for: id, text: label }), control, hint, error);
+    state.fields.set(ptr, { ptr, kind, control, wrap, error });
+    control.addEventListener(kind === 'text' || kind === 'number' ? 'input' : 'change', () => fieldChanged(ptr));
+    return wrap;
+  }
+
+  function buildForm() {
+    const box = $('fields');
+    box.replaceChildren();
+    for (const g of GROUPS) {
+      const fields = g.fields.map(buildField).filter(Boolean);
+      if (fields.length === 0) continue;
+      const set = el('fieldset', { class: 'group', 'data-when': g.when ? g.when.join(' ') : null },
+        el('legend', { text: g.title }), fields);
+      box.append(set);
+    }
+  }
+
+  function readField(f) {
+    if (f.kind === 'set') {
+      const on = [...f.control.querySelectorAll('input:checked')].map((i) => i.value);
+      return on.length ? on : undefined;
+    }
+    if (f.kind === 'boolean') return f.control.checked ? true : undefined;
+    const raw = f.control.value.trim();
+    if (raw === '') return undefined;
+    if (f.kind === 'number') {
+      /* What is not a number goes as typed: the server says what is wrong with it. */
+      const n = Number(raw.replace(/_/g, ''));
+      return isFinite(n) ? n : raw;
+    }
+    return raw;
+  }
+
+  function writeField(f, v) {
+    if (f.kind === 'set') {
+      const on = new Set(Array.isArray(v) ? v : []);
+      f.control.querySelectorAll('input').forEach((i) => { i.checked = on.has(i.value); });
+    } else if (f.kind === 'boolean') {
+      f.control.checked = v === true;
+    } else if (v === undefined || v === null) {
+      f.control.value = '';
+    } else if (f.kind === 'enum') {
+      const known = [...f.control.options].some((o) => o.value === String(v));
+      if (!known) f.control.append(el('option', { value: String(v), text: String(v) }));
+      f.control.value = String(v);
+    } else {
+      f.control.value = typeof v === 'object' ? JSON.stringify(v) : String(v);
+    }
+  }
+
+  function fillForm() {
+    for (const f of state.fields.values()) writeField(f, getAt(state.workload, f.ptr));
+    showGroups();
+  }
+
+  function showGroups() {
+    const task = state.workload && state.workload.task;
+    document.querySelectorAll('fieldset.group[data-when]').forEach((g) => {
+      g.hidden = !g.dataset.when.split(' ').includes(task);
+    });
+  }
+
+  function fieldChanged(ptr) {
+    const f = state.fields.get(ptr);
+    if (state.workload === null || typeof state.workload !== 'object' || Array.isArray(state.workload))
+      state.workload = {};
+    setAt(state.workload, ptr, readField(f));
+    clearFieldError(f);
+    writeJson();
+    showGroups();
+  }
+
+  function writeJson() {
+    $('json').value = JSON.stringify(state.workload, null, 2);
+    $('json-status').textContent = '';
+    $('json').removeAttribute('aria-invalid');
+  }
+
+  function jsonChanged() {
+    const text = $('json').value;
+    try {
+      const w = JSON.parse(text);
+      $('json-status').textContent = '';
+      $('json').removeAttribute('aria-invalid');
+      if (w && typeof w === 'object' && !Array.isArray(w)) {
+        state.workload = w;
+        fillForm();
+      }
+    } catch (e) {
+      $('json-status').textContent = 'Not JSON yet (' + e.message + '); the form shows the last valid workload.';
+    }
+  }
+
+  function loadWorkloadText(text) {
+    $('json').value = text;
+    jsonChanged();
+    clearProblem();
+  }
+
+  /* ---- the permalink: the workload in the URL fragment, base64url of its UTF-8 ---- */
+
+  function toBase64Url(text) {
+    const bytes = new TextEncoder().encode(text);
+    let bin = '';
+    for (const b of bytes) bin += String.fromCharCode(b);
+    return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  }
+
+  function fromBase64Url(s) {
+    const bin = atob(s.replace(/-/g, '+').replace(/_/g, '/'));
+    return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+  }
+
+  function compactBody() {
+    const text = $('json').value;
+    try {
+      return JSON.stringify(JSON.parse(text));
+    } catch (e) {
+      return text;
+    }
+  }
+
+  function updatePermalink() {
+    history.replaceState(null, '', '#w=' + toBase64Url(compactBody()));
+  }
+
+  function workloadFromHash() {
+    const m = /^#w=([A-Za-z0-9_-]*)$/.exec(location.hash);
+    if (!m) return null;
+    try {
+      return fromBase64Url(m[1]);
+    } catch (e) {
+      status('The link\'s workload could not be read: ' + e.message);
+      return null;
+    }
+  }
+
+  async function copyPermalink() {
+    updatePermalink();
+    try {
+      await navigator.clipboard.writeText(location.href);
+      status('Link copied: it carries the workload, so it opens with the same answer.');
+    } catch (e) {
+      status('The address bar now holds the link to this workload.');
+    }
+  }
+
+  /* ---- talking to the server ------------------------------------------------------ */
+
+  function status(text) {
+    $('result-status').textContent = text;
+  }
+
+  function apiKey() {
+    const input = $('api-key');
+    return input && input.value ? input.value.trim() : '';
+  }
+
+  async function submit() {
+    if (state.busy) return;
+    state.busy = true;
+    $('submit').disabled = true;
+    $('results').setAttribute('aria-busy', 'true');
+    clearProblem();
+    status('Asking the server…');
+    updatePermalink();
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
+    const key = apiKey();
+    if (key) {
+      headers.Authorization = 'Bearer ' + key;
+      sessionStorage.setItem(KEY_STORE, key);
+    }
+    try {
+      const resp = await fetch(API, { method: 'POST', headers, body: $('json').value });
+      let body = null;
+      try {
+        body = await resp.json();
+      } catch (e) {
+        body = null;
+      }
+      if (resp.ok && body) {
+        renderResult(body);
+      } else {
+        $('result').replaceChildren();
+        if (resp.status === 401) askForKey();
+        showProblem(body, resp.status);
+      }
+    } catch (e) {
+      $('result').replaceChildren();
+      showProblem({ title: 'The server could not be reached', detail: String(e.message || e) }, 0);
+    } finally {
+      state.busy = false;
+      $('submit').disabled = false;
+      $('results').removeAttribute('aria-busy');
+    }
+  }
+
+  function askForKey() {
+    const row = $('key-row');
+    const first = row.hidden;
+    row.hidden = false;
+    $('api-key').setAttribute('aria-invalid', 'true');
+    if (first || apiKey() === '') $('api-key').focus();
+  }
+
+  /* ---- problems, field by field ---------------------------------------------------- */
+
+  function clearFieldError(f) {
+    f.error.hidden = true;
+    f.error.textContent = '';
+    f.wrap.classList.remove('invalid');
+    f.control.removeAttribute('aria-invalid');
+  }
+
+  function clearProblem() {
+    $('problem').hidden = true;
+    $('problem').replaceChildren();
+    $('json-errors').replaceChildren();
+    $('json').removeAttribute('aria-invalid');
+    for (const f of state.fields.values()) clearFieldError(f);
+  }
+
+  /* The form field for a pointer: the one at it, or the nearest one above it
+   * ("/constraints/providers/1" belongs to the providers field). */
+  function fieldFor(ptr) {
+    for (let p = ptr; p !== ''; p = p.slice(0, p.lastIndexOf('/'))) {
+      if (state.fields.has(p)) return state.fields.get(p);
+    }
+    return null;
+  }
+
+  function showAtField(f, message) {
+    f.error.textContent = f.error.textContent ? f.error.textContent + ' ' + message : message;
+    f.error.hidden = false;
+    f.wrap.classList.add('invalid');
+    f.control.setAttribute('aria-invalid', 'true');
+    f.wrap.closest('fieldset.group').hidden = false;
+  }
+
+  function selectInEditor(ptr, detail) {
+    const box = $('json');
+    const text = box.value;
+    let range = ptr !== null ? locate(text, ptr) : null;
+    const lc = /line (\d+), column (\d+)/.exec(detail || '');
+    if (range === null && lc) {
+      const at = lineColumnOffset(text, Number(lc[1]), Number(lc[2]));
+      range = [at, Math.min(text.length, at + 1)];
+    }
+    $('json-box').open = true;
+    box.focus();
+    if (range) box.setSelectionRange(range[0], range[1]);
+  }
+
+  function showInEditor(ptr, message, detail) {
+    const where = ptr === null ? 'the body' : ptr === '' ? 'the whole workload' : ptr;
+    const go = el('button', { type: 'button', class: 'link', 'data-pointer': ptr === null ? '' : ptr,
+                              text: where });
+    go.addEventListener('click', () => selectInEditor(ptr, detail));
+    $('json-errors').append(el('li', null, go, ': ', message));
+    $('json').setAttribute('aria-invalid', 'true');
+    $('json-box').open = true;
+  }
+
+  function showProblem(p, httpStatus) {
+    const box = $('problem');
+    const problem = p && typeof p === 'object' ? p : {};
+    const title = problem.title || (httpStatus ? 'HTTP ' + httpStatus : 'No answer');
+    const meta = [problem.status || httpStatus || null, problem.type, problem.request_id
+      ? 'request id ' + problem.request_id : null].filter(Boolean).join(' · ');
+    box.replaceChildren(el('h3', { text: title }),
+      problem.detail ? el('p', { text: problem.detail }) : null,
+      meta ? el('p', { class: 'meta', text: meta }) : null);
+    box.hidden = false;
+    box.setAttribute('role', 'alert');
+    const errors = Array.isArray(problem.errors) ? problem.errors : [];
+    const list = el('ul', { class: 'errors' });
+    let first = null;
+    for (const e of errors) {
+      const message = typeof e.message === 'string' ? e.message : 'is invalid';
+      if (typeof e.pointer === 'string') {
+        const f = fieldFor(e.pointer);
+        if (f) {
+          showAtField(f, message);
+          first = first || f;
+        } else {
+          showInEditor(e.pointer, message, problem.detail);
+        }
+        list.append(el('li', null, el('code', { text: e.pointer === '' ? '(the whole body)' : e.pointer }), ' ', message));
+      } else if (typeof e.parameter === 'string') {
+        list.append(el('li', null, el('code', { text: e.parameter }), ' ', message));
+      }
+    }
+    if (errors.length === 0 && /line \d+, column \d+/.test(problem.detail || ''))
+      showInEditor(null, problem.detail, problem.detail);
+    if (list.childElementCount) box.append(list);
+    status(errors.length ? errors.length + ' problem' + (errors.length === 1 ? '' : 's') +
+      ' with the workload; each is shown at its field or in the JSON.' : title);
+    if (first) first.control.focus();
+  }
+
+  /* ---- the answer ---------------------------------------------------------------- */
+
+  function section(title, ...body) {
+    return el('section', { class: 'block' }, el('h3', { text: title }), body);
+  }
+
+  function renderFamilies(families) {
+    return section('Families', el('ol', { class: 'families' }, families.map((f) =>
+      el('li', { class: f.excluded ? 'excluded' : null, 'data-family': f.family },
+        el('span', { class: 'fam', text: String(f.family).toUpperCase() }),
+        el('meter', { min: 0, max: 100, low: 40, high: 70, optimum: 100, value: f.score,
+                      'aria-label': f.family + ' score' }),
+        el('span', { class: 'score', text: String(f.score) }),
+        el('span', { class: 'best', text: f.excluded ? 'every candidate excluded'
+          : f.best ? 'best: ' + f.best : '' })))));
+  }
+
+  function renderReasons(reasons) {
+    if (!Array.isArray(reasons) || reasons.length === 0) return el('p', { class: 'muted', text: 'No reasons given.' });
+    return el('ul', { class: 'reasons' }, reasons.map((r) => {
+      const impact = typeof r.impact === 'number' ? r.impact : 0;
+      return el('li', { class: impact > 0 ? 'up' : impact < 0 ? 'down' : 'info' },
+        el('span', { class: 'impact', 'aria-label': 'impact ' + impact,
+                     text: impact > 0 ? '+' + impact : impact < 0 ? '−' + -impact : 'info' }),
+        el('span', { class: 'msg' }, r.message || '', ' ',
+          el('code', { class: 'rule', text: r.rule_id || '' }), ' ', source(r.source)));
+    }));
+  }
+
+  function renderPrice(p) {
+    if (!p) return el('p', { class: 'muted', text: 'No public price in the rule set.' });
+    return el('p', { class: 'price' },
+      '$' + num(p.usd_per_chip_hour, 2) + ' per chip-hour, as of ' + (p.as_of || '?') + ' (' +
+      (p.basis || '') + ', ' + (p.confidence || '?') + ' confidence) ', source(p.source));
+  }
+
+  const CANDIDATE_KNOWN = new Set(['accelerator', 'name', 'family', 'vendor', 'score', 'rule_score',
+    'objective_score', 'sizing', 'price', 'availability', 'reasons']);
+
+  function renderCandidate(c, rank) {
+    const sizing = c.sizing && typeof c.sizing === 'object' ? c.sizing : {};
+    const extra = Object.keys(c).filter((k) => !CANDIDATE_KNOWN.has(k));
+    const headline = [sizing.chips != null ? sizing.chips + ' chip' + (sizing.chips === 1 ? '' : 's') : null,
+      sizing.replicas > 1 ? sizing.replicas + ' replicas' : null,
+      sizing.cost_usd != null ? withUnit('cost_usd', sizing.cost_usd) : null,
+      sizing.fits === false ? 'does not fit' : null].filter(Boolean).join(' · ');
+    return el('li', { class: 'candidate', 'data-accelerator': c.accelerator },
+      el('details', { open: rank <= 1 },
+        el('summary', null,
+          el('span', { class: 'rank', text: '#' + rank }),
+          el('span', { class: 'name' }, el('strong', { text: c.name || c.accelerator }),
+            ' ', el('span', { class: 'muted', text: '(' + c.accelerator + ', ' + c.family + ', ' + c.vendor + ')' })),
+          el('meter', { min: 0, max: 100, low: 40, high: 70, optimum: 100, value: c.score,
+                        'aria-label': 'score' }),
+          el('span', { class: 'score', text: String(c.score) }),
+          el('span', { class: 'headline', text: headline })),
+        el('div', { class: 'body' },
+          el('p', { class: 'scores', text: 'Score ' + c.score + ' (rules ' + c.rule_score +
+            ', objective ' + c.objective_score + ')' }),
+          el('h4', { text: 'Sizing' }),
+          el('dl', { class: 'kv sizing' }, Object.entries(sizing).map(([k, v]) => [
+            el('dt', { text: sizingLabel(k) }), el('dd', { text: withUnit(k, v) })])),
+          el('h4', { text: 'Price' }), renderPrice(c.price),
+          c.availability ? [el('h4', { text: 'On this host' }), renderValue(c.availability)] : null,
+          el('h4', { text: 'Reasons' }), renderReasons(c.reasons),
+          extra.map((k) => [el('h4', { text: humanize(k) }), renderValue(c[k])]))));
+  }
+
+  function renderTopPick(r) {
+    const top = r.recommendations && r.recommendations[0];
+    if (!top) {
+      return el('div', { id: 'top-pick', class: 'top-pick none', 'data-accelerator': '' },
+        el('p', { text: 'No accelerator passed the hard filters: see the exclusions and warnings.' }));
+    }
+    const s = top.sizing || {};
+    return el('div', { id: 'top-pick', class: 'top-pick', 'data-accelerator': top.accelerator },
+      el('p', { class: 'label', text: 'Top pick' }),
+      el('p', { class: 'pick' }, el('strong', { text: top.name || top.accelerator }),
+        ' ', el('span', { class: 'muted', text: '(' + top.accelerator + ')' })),
+      el('p', { text: 'Score ' + top.score + ' of 100 · ' +
+        [s.chips != null ? s.chips + ' chip' + (s.chips === 1 ? '' : 's') : null,
+         s.hours != null ? withUnit('hours', s.hours) : null,
+         s.cost_usd != null ? withUnit('cost_usd', s.cost_usd) : null].filter(Boolean).join(' · ') }));
+  }
+
+  function renderExcluded(list) {
+    return section('Excluded (' + list.length + ')', list.length === 0
+      ? el('p', { class: 'muted', text: 'Nothing was excluded.' })
+      : table(['Accelerator', 'Family', 'Why', 'Rule', 'Source'], list.map((x) => [
+        el('span', null, x.name || x.accelerator, ' ', el('span', { class: 'muted', text: '(' + x.accelerator + ')' })),
+        document.createTextNode(x.family || ''),
+        document.createTextNode(x.message || ''),
+        el('code', { text: x.rule_id || '' }),
+        source(x.source)])));
+  }
+
+  function renderWarnings(list) {
+    if (list.length === 0) return null;
+    return section('Warnings', el('ul', { class: 'warnings' }, list.map((w) =>
+      el('li', null, el('code', { text: w.code || '' }), ' ', w.message || ''))));
+  }
+
+  function renderAssumptions(list) {
+    if (list.length === 0) return null;
+    return el('details', { class: 'block' }, el('summary', { text: 'Assumptions (' + list.length + ')' }),
+      table(['Name', 'Value', 'Unit', 'Source'], list.map((a) => [
+        el('code', { text: a.name || '' }), document.createTextNode(num(a.value, 4)),
+        document.createTextNode(a.unit || ''), source(a.source)])));
+  }
+
+  function arr(v) {
+    return Array.isArray(v) ? v : [];
+  }
+
+  function renderResult(r) {
+    const recs = arr(r.recommendations);
+    const others = Object.keys(r).filter((k) => !KNOWN.has(k));
+    $('result').replaceChildren(
+      renderTopPick(r),
+      el('p', { class: 'meta', text: [r.workload && r.workload.name, 'request ' + r.request_id,
+        'rules ' + String(r.rules_version || '').slice(0, 12)].filter(Boolean).join(' · ') }),
+      renderWarnings(arr(r.warnings)),
+      arr(r.families).length ? renderFamilies(arr(r.families)) : null,
+      section('Candidates (' + recs.length + ')', el('ol', { class: 'candidates' },
+        recs.map((c, i) => renderCandidate(c, i + 1)))),
+      others.map((k) => section(TITLES[k] || humanize(k), renderValue(r[k]))),
+      renderExcluded(arr(r.excluded)),
+      renderAssumptions(arr(r.assumptions)),
+      el('details', { class: 'block raw' }, el('summary', { text: 'The response as JSON' }),
+        el('pre', { text: JSON.stringify(r, null, 2) })));
+    const top = recs[0];
+    status(top ? 'Ranked ' + recs.length + ' candidates; the top pick is ' + (top.name || top.accelerator) + '.'
+      : 'No candidate passed the hard filters.');
+  }
+
+  /* ---- start ------------------------------------------------------------------- */
+
+  async function getJson(url) {
+    const resp = await fetch(url, { headers: { Accept: 'application/json' } });
+    if (!resp.ok) throw new Error(url + ': HTTP ' + resp.status);
+    return resp.json();
+  }
+
+  async function loadExamples() {
+    try {
+      const doc = await getJson('ui/examples.json');
+      state.examples = arr(doc.examples);
+    } catch (e) {
+      state.examples = [];
+    }
+    const sel = $('example');
+    for (const ex of state.examples)
+      sel.append(el('option', { value: ex.name, text: ex.name }));
+    sel.addEventListener('change', () => {
+      const ex = state.examples.find((x) => x.name === sel.value);
+      if (ex) loadWorkloadText(JSON.stringify(ex.workload, null, 2));
+    });
+  }
+
+  async function start() {
+    $('workload-form').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      submit();
+    });
+    $('json').addEventListener('input', jsonChanged);
+    $('json').addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) {
+        ev.preventDefault();
+        submit();
+      }
+    });
+    $('permalink').addEventListener('click', copyPermalink);
+    $('api-key').addEventListener('input', () => $('api-key').removeAttribute('aria-invalid'));
+    const saved = sessionStorage.getItem(KEY_STORE);
+    if (saved) {
+      $('api-key').value = saved;
+      $('key-row').hidden = false;
+    }
+    try {
+      state.contract = await getJson('openapi.json');
+      buildForm();
+      $('form-status').textContent = 'Fields, choices and defaults come from the server\'s contract (version ' +
+        (state.contract.info && state.contract.info.version) + ').';
+    } catch (e) {
+      $('form-status').textContent = 'The contract could not be read (' + e.message + '): edit the JSON below.';
+    }
+    await loadExamples();
+    const linked = workloadFromHash();
+    if (linked !== null) {
+      loadWorkloadText(linked);
+      submit();
+    } else if (state.examples.length) {
+      $('example').value = state.examples[0].name;
+      loadWorkloadText(JSON.stringify(state.examples[0].workload, null, 2));
+    } else {
+      loadWorkloadText(JSON.stringify({ task: 'inference', model: { parameters: 7e9 } }, null, 2));
+    }
+    document.body.dataset.ready = 'true';
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();
