@@ -10,9 +10,13 @@ if [ "${1:-build}" = test ]; then
     want+=(libcmocka-dev libcurl4-openssl-dev prometheus gcovr clang libclang-rt-14-dev)
     # curl: the installed-binary test (tests/deploy/test_install.sh) calls the server.
     want+=(curl)
-    # npm runs the pinned OpenAPI linter. A machine may already have Node.js from
-    # another source (NodeSource's nodejs bundles npm and conflicts with Debian's npm
-    # package), so ask for Debian's npm only when there is no npm command at all.
+    # chromium: the playground's browser test (tests/js/playground.test.mjs drives it
+    # with puppeteer-core; no browser is downloaded from npm).
+    want+=(chromium)
+    # npm runs the pinned OpenAPI linter and the tests of tests/js. A machine may
+    # already have Node.js from another source (NodeSource's nodejs bundles npm and
+    # conflicts with Debian's npm package), so ask for Debian's npm only when there
+    # is no npm command at all.
     command -v npm >/dev/null 2>&1 || want+=(npm)
 fi
 missing=()

@@ -1,0 +1,331 @@
+// tests/js/playground.test.mjs -- the playground page (GET /) in a real browser:
+// Debian's chromium driven by puppeteer-core, against the real server on
+// 127.0.0.1. It fills the form, submits, reads the top pick from the page and
+// compares it with what the API answers; opens the permalink; submits a bad
+// workload and finds each error at its field or at its place in the JSON; asks
+// for an API key on 401; and works through a gateway that mounts the server
+// under a path prefix. Screenshots are kept in OUTDIR as test artefacts. Any
+// Content-Security-Policy violation, script error or unexpected failed request
+// fails the test.
+//
+// usage (through tests/js/run.sh): node playground.test.mjs BINARY OUTDIR
+// Exit 77 (ctest: skipped) only when chromium cannot run on this machine.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import puppeteer from 'puppeteer-core';
+import { check, startServer } from './server.mjs';
+
+const [binary, outDir] = process.argv.slice(2);
+if (!binary || !outDir) {
+  console.error('usage: playground.test.mjs BINARY OUTDIR');
+  process.exit(2);
+}
+mkdirSync(outDir, { recursive: true });
+const SKIP = 77;
+const KEY = 'playground-test-key';
+
+// ---- the browser ------------------------------------------------------------------
+
+function chromiumPath() {
+  const candidates = [process.env.AA_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+  return candidates.find((p) => p && existsSync(p)) || null;
+}
+
+// Headless (the new mode). The sandbox needs user namespaces and is refused to
+// root, so as root, or where the sandboxed launch fails (a container without
+// namespaces), the browser runs with --no-sandbox: it only ever loads our page.
+async function launch() {
+  const executablePath = chromiumPath();
+  if (executablePath === null) {
+    console.log('SKIP: chromium is not installed (scripts/deps.sh test installs Debian\'s chromium)');
+    process.exit(SKIP);
+  }
+  const common = ['--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
+    '--no-default-browser-check', '--disable-extensions', '--lang=en-US'];
+  const attempts = process.getuid && process.getuid() === 0 ? [['--no-sandbox']] : [[], ['--no-sandbox']];
+  const errors = [];
+  for (const extra of attempts) {
+    try {
+      return await puppeteer.launch({ executablePath, headless: true, args: [...common, ...extra],
+                                      timeout: 60000 });
+    } catch (e) {
+      errors.push(`${[executablePath, ...extra].join(' ')}: ${e.message.split('\n')[0]}`);
+    }
+  }
+  console.log(`SKIP: chromium cannot run here:\n  ${errors.join('\n  ')}`);
+  process.exit(SKIP);
+}
+
+// A page that records what must not happen: script errors, CSP violations,
+// console errors and failed requests, except the HTTP statuses a step expects.
+async function openPage(browser, width = 1280) {
+  const page = await browser.newPage();
+  await page.setViewport({ width, height: 900 });
+  const trouble = [];
+  page.expected = new Set();
+  page.on('pageerror', (e) => trouble.push(`script error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    const status = /status of (\d+)/.exec(m.text());
+    if (status && page.expected.has(Number(status[1]))) return;
+    trouble.push(`console error: ${m.text()}`);
+  });
+  page.on('requestfailed', (r) => trouble.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  await page.evaluateOnNewDocument(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
+  page.trouble = trouble;
+  return page;
+}
+
+function noTrouble(page, what) {
+  check(page.trouble.length === 0, `${what}: ${page.trouble.join('; ')}`);
+}
+
+async function ready(page, url) {
+  const resp = await page.goto(url, { waitUntil: 'networkidle0' });
+  check(resp.status() === 200, `GET ${url}: ${resp.status()}`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+}
+
+// Press Recommend; return once the answer to that POST is laid out (the results
+// are aria-busy from the click until then).
+async function submitAndWait(page) {
+  const answered = page.waitForResponse((r) => r.request().method() === 'POST' &&
+    new URL(r.url()).pathname.endsWith('/v1/recommendations'), { timeout: 20000 });
+  await page.click('#submit');
+  await answered;
+  await page.waitForFunction(() => !document.querySelector('#results').hasAttribute('aria-busy'),
+    { timeout: 20000 });
+}
+
+async function topPick(page) {
+  return page.$eval('#top-pick', (e) => e.dataset.accelerator);
+}
+
+async function api(base, workloadText, key) {
+  const headers = { 'Content-Type': 'application/json' };
+  if (key) headers.Authorization = `Bearer ${key}`;
+  const resp = await fetch(new URL('v1/recommendations', base), { method: 'POST', headers, body: workloadText });
+  return { status: resp.status, body: await resp.json() };
+}
+
+async function setText(page, selector, value) {
+  await page.$eval(selector, (e) => { e.value = ''; });
+  await page.type(selector, value);
+}
+
+async function shot(page, name) {
+  const file = path.join(outDir, name);
+  await page.screenshot({ path: file, fullPage: true });
+  console.log(`screenshot: ${file}`);
+}
+
+// ---- a gateway that mounts the server under /advisor/ ---------------------------------
+
+function startGateway(target) {
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    seen.push(req.url);
+    if (!req.url.startsWith('/advisor/')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not behind /advisor/\n');
+      return;
+    }
+    const up = http.request(new URL(req.url.slice('/advisor'.length), target),
+      { method: req.method, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode, r.headers);
+        r.pipe(res);
+      });
+    up.on('error', (e) => res.writeHead(502).end(String(e)));
+    req.pipe(up);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    url: `http://127.0.0.1:${server.address().port}/advisor/`,
+    seen,
+    close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }),
+  })));
+}
+
+// ---- the steps -------------------------------------------------------------------------
+
+async function fillAndCompare(browser, srv) {
+  const page = await openPage(browser);
+  await ready(page, srv.url);
+  const examples = await (await fetch(new URL('ui/examples.json', srv.url))).json();
+  const offered = await page.$$eval('#example option', (os) => os.filter((o) => o.value).map((o) => o.value));
+  check(JSON.stringify(offered) === JSON.stringify(examples.examples.map((e) => e.name)),
+    `examples offered ${offered}`);
+
+  // Fill the form: the JSON beside it must follow.
+  await page.select('#f-task', 'inference');
+  await setText(page, '#f-name', 'browser-test');
+  await setText(page, '#f-model-parameters', '70e9');
+  await page.select('#f-precision', 'fp8');
+  await page.select('#f-objective', 'cost');
+  await setText(page, '#f-inference-requests-per-second', '20');
+  await page.click('#f-constraints-providers input[value="gcp"]');
+  await page.click('#f-constraints-providers input[value="aws"]');
+  const sent = await page.$eval('#json', (e) => e.value);
+  const w = JSON.parse(sent);
+  check(w.task === 'inference' && w.model.parameters === 70e9 && w.precision === 'fp8' &&
+        w.objective === 'cost' && w.inference.requests_per_second === 20 && w.name === 'browser-test' &&
+        JSON.stringify(w.constraints.providers) === '["aws","gcp"]', `the form's workload: ${sent}`);
+
+  await submitAndWait(page);
+  const pick = await topPick(page);
+  const direct = await api(srv.url, sent);
+  check(direct.status === 200, `the API answered ${direct.status}`);
+  const want = direct.body.recommendations[0].accelerator;
+  check(pick === want, `top pick on the page ${pick}, from the API ${want}`);
+  const cards = await page.$$eval('li.candidate', (ls) => ls.map((l) => l.dataset.accelerator));
+  check(JSON.stringify(cards) === JSON.stringify(direct.body.recommendations.map((c) => c.accelerator)),
+    `candidates on the page ${cards}`);
+  const families = await page.$$eval('ol.families li', (ls) => ls.map((l) => l.dataset.family));
+  check(JSON.stringify(families) === JSON.stringify(direct.body.families.map((f) => f.family)),
+    `families on the page ${families}`);
+  // Every reason's source: a link only when it is http(s), opened safely.
+  const links = await page.$$eval('#result a.source', (as) => as.map((a) => [a.href, a.rel, a.target]));
+  check(links.length > 0, 'reasons link their sources');
+  for (const [href, rel] of links)
+    check(/^https?:\/\//.test(href) && rel.includes('noopener'), `source link ${href} ${rel}`);
+  const excluded = await page.$$eval('#result table tbody tr', (rs) => rs.length);
+  check(excluded >= direct.body.excluded.length, 'exclusions are listed');
+  await shot(page, 'playground.png');
+
+  // The permalink: the workload in the fragment; opening it answers the same.
+  const link = page.url();
+  check(/#w=[A-Za-z0-9_-]+$/.test(link), `permalink ${link}`);
+  const again = await openPage(browser, 800);
+  await again.goto(link, { waitUntil: 'networkidle0' });
+  await again.waitForSelector('#top-pick', { timeout: 20000 });
+  check(await topPick(again) === want, 'the permalink gives the same top pick');
+  check(JSON.parse(await again.$eval('#json', (e) => e.value)).name === 'browser-test', 'the permalink carries the workload');
+  await shot(again, 'playground-permalink-narrow.png');
+  noTrouble(page, 'fill and submit');
+  noTrouble(again, 'permalink');
+  await again.close();
+  return page;
+}
+
+async function badWorkloads(page, srv) {
+  page.expected.add(400);
+  // A value the schema refuses: the error appears at the form field.
+  await setText(page, '#f-model-parameters', '-5');
+  await submitAndWait(page);
+  const sent = await page.$eval('#json', (e) => e.value);
+  const direct = await api(srv.url, sent);
+  check(direct.status === 400, `the API answered ${direct.status}`);
+  const apiError = direct.body.errors.find((e) => e.pointer === '/model/parameters');
+  check(apiError, `the API's errors ${JSON.stringify(direct.body.errors)}`);
+  await page.waitForSelector('.field.invalid[data-pointer="/model/parameters"]');
+  const shown = await page.$eval('.field-error[data-pointer="/model/parameters"]', (e) => e.textContent);
+  check(shown === apiError.message, `at the field: "${shown}", from the API: "${apiError.message}"`);
+  check(await page.$eval('#f-model-parameters', (e) => e.getAttribute('aria-invalid')) === 'true', 'aria-invalid');
+  check(await page.$eval('#f-model-parameters', (e) => e === document.activeElement), 'focus on the bad field');
+  check(await page.$('#top-pick') === null, 'no answer is shown for a refused workload');
+  await shot(page, 'playground-field-error.png');
+  // Editing the field clears its error.
+  await setText(page, '#f-model-parameters', '7e9');
+  check(await page.$('.field.invalid[data-pointer="/model/parameters"]') === null, 'the error clears on edit');
+
+  // A field the form does not have: shown in the JSON, where clicking selects it.
+  await page.$eval('#json', (e) => {
+    e.value = '{\n  "task": "inference",\n  "model": {"parameters": 7e9},\n  "colour": "red"\n}';
+    e.dispatchEvent(new Event('input'));
+  });
+  await submitAndWait(page);
+  const at = await page.waitForSelector('#json-errors button[data-pointer="/colour"]');
+  await at.click();
+  const selected = await page.$eval('#json', (e) => e.value.slice(e.selectionStart, e.selectionEnd));
+  check(selected === '"red"', `clicking the error selects "${selected}"`);
+
+  // Not JSON at all: the server's line and column are shown in the editor.
+  await page.$eval('#json', (e) => {
+    e.value = '{\n  "task": "inference",\n  "model": {"parameters": 7e9},\n}';
+    e.dispatchEvent(new Event('input'));
+  });
+  await submitAndWait(page);
+  const title = await page.$eval('#problem h3', (e) => e.textContent);
+  check(title === 'The request body is not valid JSON', `problem title "${title}"`);
+  const go = await page.waitForSelector('#json-errors button');
+  await go.click();
+  const caret = await page.$eval('#json', (e) => e.value.slice(e.selectionStart, e.selectionStart + 1));
+  check(caret === '}', `the malformed spot is selected ("${caret}")`);
+  await shot(page, 'playground-json-error.png');
+  noTrouble(page, 'bad workloads');
+}
+
+async function throughGateway(browser, srv) {
+  const gw = await startGateway(srv.url);
+  try {
+    const page = await openPage(browser);
+    await ready(page, gw.url);
+    await submitAndWait(page);
+    const pick = await topPick(page);
+    const sent = await page.$eval('#json', (e) => e.value);
+    const direct = await api(srv.url, sent);
+    check(pick === direct.body.recommendations[0].accelerator, `behind the gateway: ${pick}`);
+    const outside = gw.seen.filter((u) => !u.startsWith('/advisor/'));
+    check(outside.length === 0, `requests outside the prefix: ${outside}`);
+    check(gw.seen.some((u) => u.startsWith('/advisor/v1/recommendations')), 'the API was called through the prefix');
+    noTrouble(page, 'gateway');
+    await page.close();
+  } finally {
+    await gw.close();
+  }
+}
+
+async function withApiKey(browser, binary) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'aa-playground-'));
+  const keys = path.join(dir, 'keys');
+  writeFileSync(keys, createHash('sha256').update(KEY).digest('hex') + '\n');
+  const srv = await startServer(binary, ['--api-keys-file', keys]);
+  try {
+    const page = await openPage(browser);
+    page.expected.add(401);
+    await ready(page, srv.url);
+    check(await page.$eval('#key-row', (e) => e.hidden), 'no key field before the API asks');
+    await submitAndWait(page);
+    check(!(await page.$eval('#key-row', (e) => e.hidden)), 'the key field appears on 401');
+    check(await page.$eval('#api-key', (e) => e === document.activeElement), 'the key field has focus');
+    await shot(page, 'playground-api-key.png');
+    await page.type('#api-key', KEY);
+    await submitAndWait(page);
+    const pick = await topPick(page);
+    const sent = await page.$eval('#json', (e) => e.value);
+    const direct = await api(srv.url, sent, KEY);
+    check(direct.status === 200 && pick === direct.body.recommendations[0].accelerator,
+      `with the key: ${pick}`);
+    noTrouble(page, 'API key');
+    await page.close();
+  } finally {
+    await srv.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const browser = await launch();
+  const srv = await startServer(binary);
+  try {
+    const page = await fillAndCompare(browser, srv);
+    await badWorkloads(page, srv);
+    await page.close();
+    await throughGateway(browser, srv);
+    await withApiKey(browser, binary);
+  } finally {
+    await browser.close();
+    await srv.stop();
+  }
+  console.log('playground: all browser checks passed');
+}
+
+main().catch((e) => {
+  console.error(e.stack || String(e));
+  process.exit(1);
+});
