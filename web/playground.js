@@ -594,7 +594,9 @@
   }
 
   function showInEditor(ptr, message, detail) {
-    const where = ptr === null ? 'the body' : ptr === '' ? 'the whole workload' : ptr;
+    const lc = /line (\d+), column (\d+)/.exec(detail || '');
+    const where = ptr === null || (ptr === '' && lc) ? (lc ? 'line ' + lc[1] + ', column ' + lc[2] : 'the body')
+      : ptr === '' ? 'the whole workload' : ptr;
     const go = el('button', { type: 'button', class: 'link', 'data-pointer': ptr === null ? '' : ptr,
                               text: where });
     go.addEventListener('click', () => selectInEditor(ptr, detail));
@@ -627,7 +629,8 @@
         } else {
           showInEditor(e.pointer, message, problem.detail);
         }
-        list.append(el('li', null, el('code', { text: e.pointer === '' ? '(the whole body)' : e.pointer }), ' ', message));
+        if (message !== problem.detail)
+          list.append(el('li', null, el('code', { text: e.pointer === '' ? '(the whole body)' : e.pointer }), ' ', message));
       } else if (typeof e.parameter === 'string') {
         list.append(el('li', null, el('code', { text: e.parameter }), ' ', message));
       }
@@ -773,6 +776,8 @@
     const top = recs[0];
     status(top ? 'Ranked ' + recs.length + ' candidates; the top pick is ' + (top.name || top.accelerator) + '.'
       : 'No candidate passed the hard filters.');
+    /* On a narrow screen the answer is below the form: bring it into view. */
+    if ($('results').getBoundingClientRect().top > window.innerHeight) $('results').scrollIntoView();
   }
 
   /* ---- start ------------------------------------------------------------------- */
@@ -829,7 +834,13 @@
     await loadExamples();
     const linked = workloadFromHash();
     if (linked !== null) {
-      loadWorkloadText(linked);
+      let text = linked;
+      try {
+        text = JSON.stringify(JSON.parse(linked), null, 2);
+      } catch (e) {
+        /* sent as it was linked: the server will say what is wrong with it */
+      }
+      loadWorkloadText(text);
       submit();
     } else if (state.examples.length) {
       $('example').value = state.examples[0].name;
