@@ -35,19 +35,6 @@ static const struct {
 };
 #define N_ASSETS (sizeof(assets) / sizeof(assets[0]))
 
-static int setup(void **state)
-{
-    (void)state;
-    static const char *const args[] = {"--rules-watch=false", NULL};
-    return server_start(&srv, args);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return server_stop(&srv, SIGTERM) == 0 ? 0 : -1;
-}
-
 static char *source_file(const char *rel, size_t *len)
 {
     char path[1024];
@@ -277,7 +264,8 @@ static void test_unknown_and_methods(void **state)
 
 int main(int argc, char **argv)
 {
-    if (harness_init(argc, argv) != 0)
+    /* One server with the defaults (the embedded rules: nothing to watch) for all. */
+    if (harness_init(argc, argv) != 0 || server_start(&srv, NULL) != 0)
         return 2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_assets),
@@ -286,5 +274,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_revalidation),
         cmocka_unit_test(test_unknown_and_methods),
     };
-    return HARNESS_RUN("playground", tests, setup, teardown);
+    int failed = HARNESS_RUN("playground", tests, NULL, NULL);
+    return server_stop(&srv, SIGTERM) == 0 ? failed : failed + 1;
 }

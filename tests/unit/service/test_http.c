@@ -30,12 +30,14 @@ static void test_routes(void **state)
     assert_int_equal(svc_route_match(NULL), SVC_ROUTE_UNMATCHED);
     /* The playground: the page at the root, its assets anywhere under /ui/ (which
      * exist is the playground's business), but not /ui/ itself. */
-    assert_int_equal(svc_route_match("/"), SVC_ROUTE_PLAYGROUND);
-    assert_int_equal(svc_route_match("/ui/playground.js"), SVC_ROUTE_ASSET);
-    assert_int_equal(svc_route_match("/ui/x/y"), SVC_ROUTE_ASSET);
-    assert_int_equal(svc_route_match("/ui/"), SVC_ROUTE_UNMATCHED);
-    assert_int_equal(svc_route_match("/ui"), SVC_ROUTE_UNMATCHED);
-    assert_int_equal(svc_route_match("/index.html"), SVC_ROUTE_UNMATCHED);
+    static const struct {
+        const char *path;
+        enum svc_route route;
+    } page[] = {{"/", SVC_ROUTE_PLAYGROUND},  {"/ui/playground.js", SVC_ROUTE_ASSET},
+                {"/ui/x/y", SVC_ROUTE_ASSET}, {"/ui/", SVC_ROUTE_UNMATCHED},
+                {"/ui", SVC_ROUTE_UNMATCHED}, {"/index.html", SVC_ROUTE_UNMATCHED}};
+    for (size_t i = 0; i < sizeof(page) / sizeof(page[0]); i++)
+        assert_int_equal(svc_route_match(page[i].path), page[i].route);
     assert_string_equal(svc_route_label(SVC_ROUTE_ASSET), "/ui/{asset}");
     assert_false(svc_route_protected(SVC_ROUTE_PLAYGROUND));
     assert_false(svc_route_protected(SVC_ROUTE_ASSET));
