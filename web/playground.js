@@ -54,6 +54,21 @@
 
   /* ---- DOM helpers: text only, never HTML ------------------------------------ */
 
+  /* Append children: nested arrays flattened, null and false left out, anything
+   * that is not a node as text. */
+  function append(node, children) {
+    for (const c of children.flat(Infinity)) {
+      if (c === null || c === undefined || c === false) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  function fill(node, ...children) {
+    node.replaceChildren();
+    return append(node, children);
+  }
+
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
@@ -67,11 +82,7 @@
         node.setAttribute(k, v === true ? '' : String(v));
       else node[k] = v;
     }
-    for (const c of children.flat(Infinity)) {
-      if (c === null || c === undefined || c === false) continue;
-      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-    }
-    return node;
+    return append(node, children);
   }
 
   function safeUrl(s) {
@@ -611,7 +622,7 @@
     const title = problem.title || (httpStatus ? 'HTTP ' + httpStatus : 'No answer');
     const meta = [problem.status || httpStatus || null, problem.type, problem.request_id
       ? 'request id ' + problem.request_id : null].filter(Boolean).join(' · ');
-    box.replaceChildren(el('h3', { text: title }),
+    fill(box, el('h3', { text: title }),
       problem.detail ? el('p', { text: problem.detail }) : null,
       meta ? el('p', { class: 'meta', text: meta }) : null);
     box.hidden = false;
@@ -760,7 +771,7 @@
   function renderResult(r) {
     const recs = arr(r.recommendations);
     const others = Object.keys(r).filter((k) => !KNOWN.has(k));
-    $('result').replaceChildren(
+    fill($('result'),
       renderTopPick(r),
       el('p', { class: 'meta', text: [r.workload && r.workload.name, 'request ' + r.request_id,
         'rules ' + String(r.rules_version || '').slice(0, 12)].filter(Boolean).join(' · ') }),
