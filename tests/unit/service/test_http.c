@@ -38,7 +38,7 @@ static void test_routes(void **state)
                 {"/ui", SVC_ROUTE_UNMATCHED}, {"/index.html", SVC_ROUTE_UNMATCHED}};
     for (size_t i = 0; i < sizeof(page) / sizeof(page[0]); i++)
         assert_int_equal(svc_route_match(page[i].path), page[i].route);
-    assert_string_equal(svc_route_label(SVC_ROUTE_ASSET), "/ui/{asset}");
+    assert_string_equal(svc_route_label(SVC_ROUTE_ASSET), "/ui/*");
     assert_false(svc_route_protected(SVC_ROUTE_PLAYGROUND));
     assert_false(svc_route_protected(SVC_ROUTE_ASSET));
     assert_false(svc_route_needs_rules(SVC_ROUTE_ASSET));
