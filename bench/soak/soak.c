@@ -304,6 +304,14 @@ static void b_openapi(struct worker *w, uint64_t i, uint64_t v)
     get(w, "GET", v % 2 == 0 ? "/openapi.yaml" : "/openapi.json");
 }
 
+static void b_page(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const char *const p[] = {"/", "/ui/playground.js", "/ui/playground.css",
+                                    "/ui/examples.json"};
+    get(w, "GET", p[v % 4]);
+}
+
 static void b_head(struct worker *w, uint64_t i, uint64_t v)
 {
     (void)i;
@@ -530,12 +538,12 @@ static void b_unknown_path(struct worker *w, uint64_t i, uint64_t v)
 {
     (void)i;
     static const char *const p[] = {"/v2/recommendations",
-                                    "/",
+                                    "/index.html",
                                     "/v1/rules/extra",
                                     "/v1/recommendations/",
                                     "/healthz/..",
                                     "/metrics.txt",
-                                    "/%00",
+                                    "/v1/%00", /* decoded to "/v1/": the path ends at the NUL */
                                     "/v1/accelerators/h100"};
     if ((v / 8) % 3 == 0) {
         rh_buf_str(&w->body, "{}");
@@ -722,6 +730,20 @@ static bool c_openapi(struct worker *w, const struct rh_resp *r, char *why, size
     return c_json_with(r, "\"openapi\":\"3.1.0\"", why, len);
 }
 
+static bool c_page(struct worker *w, const struct rh_resp *r, char *why, size_t len)
+{
+    (void)w;
+    if (strncmp(r->ctype, "text/html", 9) == 0 && has(r, "<script src=\"ui/playground.js\""))
+        return true;
+    if (strncmp(r->ctype, "application/json", 16) == 0)
+        return c_json_with(r, "{\"examples\":[", why, len);
+    if ((strncmp(r->ctype, "text/javascript", 15) == 0 || strncmp(r->ctype, "text/css", 8) == 0) &&
+        r->body_len > 1000)
+        return true;
+    snprintf(why, len, "Content-Type \"%s\", %zu bytes", r->ctype, r->body_len);
+    return false;
+}
+
 static bool c_head(struct worker *w, const struct rh_resp *r, char *why, size_t len)
 {
     (void)w;
@@ -758,7 +780,7 @@ static const struct kind kinds[] = {
     {"batch with bad items", 200, 200, NULL, true, b_batch_mixed, c_batch},
     {"batch over the limit", 50, 413, "batch-too-large", true, b_batch_over, NULL},
     {"batch envelope invalid", 50, 400, "validation", true, b_batch_envelope, NULL},
-    {"GET /healthz", 460, 200, NULL, true, b_healthz, c_healthz},
+    {"GET /healthz", 430, 200, NULL, true, b_healthz, c_healthz},
     {"GET /readyz", 300, 200, NULL, true, b_readyz, c_readyz},
     {"GET /metrics", 100, 200, NULL, true, b_metrics, c_metrics},
     {"GET /v1/rules", 150, 200, NULL, true, b_rules, c_rules},
@@ -766,6 +788,7 @@ static const struct kind kinds[] = {
     {"GET /v1/accelerators bad query", 100, 400, "validation", true, b_accel_badq, NULL},
     {"GET /v1/inventory (no probe)", 100, 404, "probe-disabled", true, b_inventory, NULL},
     {"GET /openapi.{yaml,json}", 30, 200, NULL, true, b_openapi, c_openapi},
+    {"GET / and the page's files", 30, 200, NULL, true, b_page, c_page},
     {"HEAD", 100, 200, NULL, true, b_head, c_head},
     {"OPTIONS", 100, 204, NULL, true, b_options, c_options},
     {"malformed JSON", 400, 400, "malformed-json", true, b_malformed, NULL},
