@@ -119,6 +119,11 @@ export async function run(base: string, key: string): Promise<string[]> {
     const { data, response } = await api.GET('/v1/rules');
     check(response.status === 200 && data !== undefined, `rules: ${response.status}`);
     check(data.count === data.rules.length && data.count > 0, 'rule count');
+    // Any request id is accepted (the contract sets no pattern): a malformed one
+    // is replaced by a generated id, never refused.
+    const odd = await api.GET('/v1/rules', { params: { header: { 'X-Request-Id': 'not a valid id!' } } });
+    check(odd.response.status === 200 && /^[0-9a-f]{32}$/.test(odd.response.headers.get('X-Request-Id') ?? ''),
+      'a malformed request id is replaced');
     called.push('listRules');
   }
   // getInventory: the probe's first snapshot may still be coming (503 until then).

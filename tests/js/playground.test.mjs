@@ -89,7 +89,8 @@ function noTrouble(page, what) {
 
 async function ready(page, url) {
   const resp = await page.goto(url, { waitUntil: 'networkidle0' });
-  check(resp.status() === 200, `GET ${url}: ${resp.status()}`);
+  // 304 once the browser holds the page: it revalidates by ETag.
+  check(resp.status() === 200 || resp.status() === 304, `GET ${url}: ${resp.status()}`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
 }
 
@@ -260,6 +261,47 @@ async function badWorkloads(page, srv) {
   noTrouble(page, 'bad workloads');
 }
 
+// A result with what this server does not send yet (counterfactual sections,
+// new fields) and with hostile text: the page shows the new sections, ignores
+// nothing it can lay out, and never turns server text into markup or a
+// non-http(s) link.
+async function futureFields(browser, srv) {
+  const page = await openPage(browser);
+  await ready(page, srv.url);
+  const sent = await page.$eval('#json', (e) => e.value);
+  const real = (await api(srv.url, sent)).body;
+  const hostile = '<img src=x onerror="window.pwned=1">';
+  const future = structuredClone(real);
+  future.changes = [{ change: 'precision fp8', top: 'h100', score_delta: 7, source: 'https://example.org/fp8' }];
+  future.robustness = { stable: true, runner_up_margin: 4 };
+  future.recommendations[0].sizing.tensor_parallel = 8;
+  future.recommendations[0].shape = { nodes: 2, per_node: 4 };
+  future.recommendations[0].reasons[0].message = hostile;
+  future.recommendations[0].reasons[0].source = 'javascript:window.pwned=1';
+  future.warnings.push({ code: 'new_kind', message: hostile });
+  await page.setRequestInterception(true);
+  page.on('request', (req) => {
+    if (req.method() === 'POST' && req.url().endsWith('/v1/recommendations'))
+      req.respond({ status: 200, contentType: 'application/json', body: JSON.stringify(future) });
+    else req.continue();
+  });
+  await submitAndWait(page);
+  const headings = await page.$$eval('#result h3', (hs) => hs.map((h) => h.textContent));
+  for (const h of ['What would change the answer', 'How robust the answer is'])
+    check(headings.includes(h), `section "${h}" in ${headings}`);
+  const text = await page.$eval('#result', (e) => e.textContent);
+  check(text.includes('precision fp8') && text.includes('Runner up margin') && text.includes('Tensor parallel') &&
+        text.includes('Per node'), 'the new fields are shown');
+  check(text.includes(hostile), 'hostile text shown as text');
+  check(await page.$('#result img') === null, 'no markup made from server text');
+  check(await page.evaluate(() => window.pwned === undefined), 'no script ran');
+  const hrefs = await page.$$eval('#result a', (as) => as.map((a) => a.getAttribute('href')));
+  check(hrefs.every((h) => /^https?:\/\//.test(h)), `links: ${hrefs.filter((h) => !/^https?:/.test(h))}`);
+  check(hrefs.includes('https://example.org/fp8'), 'a URL in a new section is a link');
+  noTrouble(page, 'future fields');
+  await page.close();
+}
+
 async function throughGateway(browser, srv) {
   const gw = await startGateway(srv.url);
   try {
@@ -316,6 +358,7 @@ async function main() {
     const page = await fillAndCompare(browser, srv);
     await badWorkloads(page, srv);
     await page.close();
+    await futureFields(browser, srv);
     await throughGateway(browser, srv);
     await withApiKey(browser, binary);
   } finally {
