@@ -85,6 +85,21 @@ static cJSON *row_json(const struct dc_calibration_row *r)
     return o;
 }
 
+/* The evidence behind each row, after the table: the quote, a note, and for an
+ * outlier the explanation the table owes its reader. */
+static void print_evidence(const struct dc_calibration_row *r, size_t n)
+{
+    printf("\nEvidence, row by row:\n\n");
+    for (size_t i = 0; i < n; i++) {
+        printf("- **%s** %s.", r[i].id, r[i].evidence);
+        if (r[i].note != NULL)
+            printf(" %s", r[i].note);
+        if (r[i].outlier != NULL)
+            printf(" *Outlier:* %s", r[i].outlier);
+        printf("\n");
+    }
+}
+
 /* Evaluate every row; 0, 1 (a row outside the band) or 2 (a bad row). */
 static int run_rows(const dc_ruleset *rs, const cJSON *rows, bool json)
 {
@@ -95,7 +110,12 @@ static int run_rows(const dc_ruleset *rs, const cJSON *rows, bool json)
     if (!json)
         printf("| id | published run | chips | measured | estimate | ratio | source |\n"
                "|---|---|---|---|---|---|---|\n");
-    size_t i = 0;
+    size_t i = 0, n = (size_t)cJSON_GetArraySize(rows);
+    struct dc_calibration_row *all = calloc(n + 1, sizeof(*all));
+    if (all == NULL) {
+        cJSON_Delete(out);
+        return 2;
+    }
     const cJSON *row = NULL;
     cJSON_ArrayForEach(row, rows)
     {
@@ -116,10 +136,13 @@ static int run_rows(const dc_ruleset *rs, const cJSON *rows, bool json)
             cJSON_AddItemToArray(out, row_json(&r));
         else
             print_markdown(&r);
-        i++;
+        all[i++] = r;
     }
+    if (!json && status != 2)
+        print_evidence(all, i);
+    free(all);
     if (json && status != 2) {
-        char *text = cJSON_Print(out);
+        char *text = cJSON_PrintUnformatted(out);
         if (text == NULL)
             status = 2;
         else
