@@ -559,16 +559,17 @@ static void fmt_cost(double v, char *buf, size_t len)
 static void table_row(FILE *fp, const struct dc_result *res, const struct dc_candidate *c,
                       bool chosen)
 {
-    char cost[32], hours[32];
+    char cost[32], hours[32], shape[48];
     const struct dc_sizing *z = &c->sizing;
     fmt_cost(z->cost_usd, cost, sizeof(cost));
     if (res->workload.task == DC_TASK_INFERENCE)
         fmt_cost(z->decode_ms, hours, sizeof(hours));
     else
         fmt_cost(z->hours, hours, sizeof(hours));
-    fprintf(fp, "%-10s %-28.28s %-4s %5d %5u %9.1f %10s %12s   %s\n", c->acc->id, c->acc->name,
-            dc_family_name(c->acc->family), c->score, z->chips, z->memory_need_gb, hours, cost,
-            chosen ? "\u2714" : "");
+    dc_shape_format(c->acc, &z->shape, shape, sizeof(shape));
+    fprintf(fp, "%-10s %-24.24s %-4s %5d %-18.18s %5u %9.1f %10s %12s   %s\n", c->acc->id,
+            c->acc->name, dc_family_name(c->acc->family), c->score, shape, z->chips,
+            z->memory_need_gb, hours, cost, chosen ? "\u2714" : "");
 }
 
 void api_result_print_table(const struct dc_result *res, FILE *fp)
@@ -584,9 +585,9 @@ void api_result_print_table(const struct dc_result *res, FILE *fp)
         fprintf(fp, " %s %d%s", dc_family_name(res->families[i].family), res->families[i].score,
                 res->families[i].excluded ? " (excluded)" : "");
     fprintf(fp, "\nConsidered accelerators (%zu):\n", res->n_recommendations);
-    fprintf(fp, "%-10s %-28s %-4s %5s %5s %9s %10s %12s   %s\n", "ID", "NAME", "FAM", "SCORE",
-            "CHIPS", "MEM(GB)", inf ? "DECODE(ms)" : "HOURS", inf ? "COST($/mo)" : "COST($)",
-            "CHOSEN");
+    fprintf(fp, "%-10s %-24s %-4s %5s %-18s %5s %9s %10s %12s   %s\n", "ID", "NAME", "FAM",
+            "SCORE", "SHAPE", "CHIPS", "MEM(GB)", inf ? "DECODE(ms)" : "HOURS",
+            inf ? "COST($/mo)" : "COST($)", "CHOSEN");
     for (size_t i = 0; i < res->n_recommendations; i++)
         table_row(fp, res, &res->recommendations[i], i == 0);
     if (res->n_recommendations > 0) {
