@@ -15,6 +15,7 @@ int cmd_version(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 /* --format json|table of the commands that print a result: sets *table, or
  * says what is wrong on stderr and returns false (a usage error). */

@@ -18,6 +18,7 @@ static const struct command commands[] = {
     {"serve", cmd_serve, "serve the HTTP API (openapi.yaml) on libmicrohttpd"},
     {"validate", cmd_validate, "check a workload against the contract's Workload schema"},
     {"probe", cmd_probe, "list the accelerators attached to this host (sysfs, NVML, /dev)"},
+    {"calibrate", cmd_calibrate, "compare the sizing model with published runs"},
 };
 
 static void usage(FILE *fp)
