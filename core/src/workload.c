@@ -100,23 +100,29 @@ static enum dc_status section(const cJSON *json, const char *name, const char *c
     return check_keys(*out, name, keys, err);
 }
 
+/* The entry of `allowed` equal to `s`, or NULL. Results always point into the
+ * table, so enum_index can compare pointers. */
+static const char *table_entry(const char *const *allowed, const char *s)
+{
+    for (size_t i = 0; s != NULL && allowed[i] != NULL; i++) {
+        if (strcmp(s, allowed[i]) == 0)
+            return allowed[i];
+    }
+    return NULL;
+}
+
 static enum dc_status get_enum(const cJSON *obj, const char *sec, const char *key,
                                const char *const *allowed, const char *dflt, const char **out,
                                struct dc_error *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    *out = dflt;
+    *out = table_entry(allowed, dflt);
     if (v == NULL)
-        return dflt != NULL ? DC_OK : bad(err, sec, key, "required field \"%s\" is missing", key);
+        return *out != NULL ? DC_OK : bad(err, sec, key, "required field \"%s\" is missing", key);
     if (!cJSON_IsString(v))
         return bad(err, sec, key, "%s must be a string", key);
-    for (size_t i = 0; allowed[i] != NULL; i++) {
-        if (strcmp(v->valuestring, allowed[i]) == 0) {
-            *out = allowed[i];
-            return DC_OK;
-        }
-    }
-    return bad(err, sec, key, "unknown value for %s", key);
+    *out = table_entry(allowed, v->valuestring);
+    return *out != NULL ? DC_OK : bad(err, sec, key, "unknown value for %s", key);
 }
 
 static size_t enum_index(const char *const *list, const char *v)

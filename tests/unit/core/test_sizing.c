@@ -151,20 +151,17 @@ static void test_training_full(void **state)
 static void test_training_methods(void **state)
 {
     (void)state;
-    static const char *const fmt =
-        "{\"task\":\"fine-tuning\",\"model\":{\"parameters\":7e9,\"layers\":32,"
-        "\"hidden_size\":4096},\"training\":{\"tokens\":1e9,\"method\":\"%s\"}}";
+#define METHOD_JOB(m)                                                                              \
+    "{\"task\":\"fine-tuning\",\"model\":{\"parameters\":7e9,\"layers\":32,"                       \
+    "\"hidden_size\":4096},\"training\":{\"tokens\":1e9,\"method\":\"" m "\"}}"
     double act = 4096.0 * 4096 * (2 * 32 + 34) / 1e9;
-    char json[256];
-    snprintf(json, sizeof(json), fmt, "lora");
-    struct run r = run(json);
+    struct run r = run(METHOD_JOB("lora"));
     const struct dc_candidate *g = cand(&r, "gpu-a");
     NEAR(g->sizing.memory_need_gb, 15.12 + act);
     assert_int_equal(g->sizing.chips_for_memory, 1);
     NEAR(g->sizing.hours, 4 * 7e9 * 1e9 / (989e12 * 0.5 * 0.8) / 3600);
     done(&r);
-    snprintf(json, sizeof(json), fmt, "qlora");
-    r = run(json);
+    r = run(METHOD_JOB("qlora"));
     g = cand(&r, "gpu-a");
     NEAR(g->sizing.memory_need_gb, 4.62 + act);
     const struct dc_candidate *t = cand(&r, "tpu-b");
@@ -173,8 +170,7 @@ static void test_training_methods(void **state)
     assert_non_null(
         strstr(reason_text(&r, g, "sizing.memory", buf, sizeof(buf)), "a 4-bit NF4 base"));
     done(&r);
-    snprintf(json, sizeof(json), fmt, "full");
-    r = run(json);
+    r = run(METHOD_JOB("full"));
     g = cand(&r, "gpu-a");
     assert_int_equal(g->sizing.chips, 2);
     NEAR(g->sizing.hours, 6 * 7e9 * 1e9 / (2 * 989e12 * 0.5 * 0.8) / 3600);
@@ -471,6 +467,24 @@ static void test_request_tokens(void **state)
     assert_true(w.output_tokens == 0);
     assert_int_equal(w.kv_precision, DC_PREC_BF16);
     cJSON_Delete(j);
+    /* The cache keeps fp64, fp32 and fp16 weights' precision; quantised weights a
+     * 16-bit cache. (A default once came from another string table and read as
+     * fp64 in unoptimised builds.) */
+    static const struct {
+        const char *precision;
+        enum dc_precision kv;
+    } kv[] = {{"fp16", DC_PREC_FP16}, {"fp32", DC_PREC_FP32}, {"fp64", DC_PREC_FP64},
+              {"int8", DC_PREC_BF16}, {"fp8", DC_PREC_BF16},  {"int4", DC_PREC_BF16}};
+    for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
+        char json[160];
+        snprintf(json, sizeof(json),
+                 "{\"task\":\"inference\",\"precision\":\"%s\",\"model\":{\"parameters\":1e9}}",
+                 kv[i].precision);
+        j = cJSON_Parse(json);
+        assert_int_equal(dc_workload_parse(mini, j, &w, NULL), DC_OK);
+        assert_int_equal(w.kv_precision, kv[i].kv);
+        cJSON_Delete(j);
+    }
 }
 
 static void expect_invalid(const char *json, const char *pointer, const char *msg_part)
