@@ -53,20 +53,113 @@ static void key_bool(struct api_jw *w, const char *key, bool b)
     api_jw_bool(w, b);
 }
 
-static void write_price(struct api_jw *w, const struct dc_accelerator *a)
+static void key_string_or_null(struct api_jw *w, const char *key, const char *s)
 {
-    api_jw_key(w, "price");
-    if (!a->has_price) {
-        api_jw_null(w);
-        return;
-    }
+    api_jw_key(w, key);
+    api_jw_string_or_null(w, s);
+}
+
+/* The price behind a cost: one provider's offer on one basis. */
+static void write_offer_price(struct api_jw *w, const struct dc_offer *o, enum dc_pricing p)
+{
     api_jw_object(w);
-    key_number(w, "usd_per_chip_hour", a->price_usd_per_chip_hour);
-    key_string(w, "as_of", a->price_as_of);
-    key_string(w, "basis", a->price_basis);
-    key_string(w, "source", a->price_source);
-    key_string(w, "confidence", a->price_low_confidence ? "low" : "high");
+    key_string(w, "kind", "cloud");
+    key_string(w, "pricing", dc_pricing_name(p));
+    key_number(w, "usd_per_chip_hour", o->price[p].usd_per_chip_hour);
+    key_string(w, "provider", dc_provider_name(o->provider));
+    key_string(w, "region", o->region);
+    key_string(w, "offer", o->offer);
+    key_string(w, "as_of", o->price[p].as_of);
+    key_string(w, "source", o->source);
+    key_string_or_null(w, "via", o->via);
+    key_string(w, "confidence", o->low_confidence ? "low" : "high");
     api_jw_object_end(w);
+}
+
+/* On premises: the hardware list price amortised, plus energy. */
+static void write_on_prem_price(struct api_jw *w, const struct dc_accelerator *a, double rate)
+{
+    api_jw_object(w);
+    key_string(w, "kind", "on_prem");
+    api_jw_key(w, "pricing");
+    api_jw_null(w);
+    key_number(w, "usd_per_chip_hour", rate);
+    key_string_or_null(w, "provider", NULL);
+    key_string_or_null(w, "region", NULL);
+    key_string_or_null(w, "offer", NULL);
+    key_string(w, "as_of", a->list_price_as_of);
+    key_string(w, "source", a->list_price_source);
+    key_string_or_null(w, "via", NULL);
+    key_string(w, "confidence", "high");
+    api_jw_object_end(w);
+}
+
+static void write_candidate_price(struct api_jw *w, const struct dc_result *res,
+                                  const struct dc_candidate *c)
+{
+    const struct dc_sizing *z = &c->sizing;
+    api_jw_key(w, "price");
+    switch (z->cost_basis) {
+    case DC_COST_CLOUD:
+        write_offer_price(w, z->offer, res->workload.pricing);
+        return;
+    case DC_COST_ON_PREM:
+        write_on_prem_price(w, c->acc, z->usd_per_chip_hour);
+        return;
+    case DC_COST_UNKNOWN:
+        break;
+    }
+    api_jw_null(w);
+}
+
+/* Catalog view: every public offer with each basis it is priced on, the
+ * cheapest on-demand one as `price`, and the hardware list price. */
+static void write_offers(struct api_jw *w, const struct dc_accelerator *a)
+{
+    const struct dc_offer *cheapest = dc_cheapest_offer(a, DC_PRICING_ON_DEMAND, 0);
+    api_jw_key(w, "price");
+    if (cheapest != NULL)
+        write_offer_price(w, cheapest, DC_PRICING_ON_DEMAND);
+    else
+        api_jw_null(w);
+    api_jw_key(w, "offers");
+    api_jw_array(w);
+    for (size_t i = 0; i < a->n_offers; i++) {
+        const struct dc_offer *o = &a->offers[i];
+        api_jw_object(w);
+        key_string(w, "provider", dc_provider_name(o->provider));
+        key_string(w, "region", o->region);
+        key_string(w, "offer", o->offer);
+        key_string(w, "source", o->source);
+        key_string_or_null(w, "via", o->via);
+        key_string(w, "confidence", o->low_confidence ? "low" : "high");
+        api_jw_key(w, "prices");
+        api_jw_object(w);
+        for (size_t p = 0; p < DC_PRICING_COUNT; p++) {
+            api_jw_key(w, dc_pricing_name((enum dc_pricing)p));
+            if (!isfinite(o->price[p].usd_per_chip_hour)) {
+                api_jw_null(w);
+                continue;
+            }
+            api_jw_object(w);
+            key_number(w, "usd_per_chip_hour", o->price[p].usd_per_chip_hour);
+            key_string(w, "as_of", o->price[p].as_of);
+            api_jw_object_end(w);
+        }
+        api_jw_object_end(w);
+        api_jw_object_end(w);
+    }
+    api_jw_array_end(w);
+    api_jw_key(w, "list_price");
+    if (isfinite(a->list_price_usd)) {
+        api_jw_object(w);
+        key_number(w, "usd_per_chip", a->list_price_usd);
+        key_string(w, "as_of", a->list_price_as_of);
+        key_string(w, "source", a->list_price_source);
+        api_jw_object_end(w);
+    } else {
+        api_jw_null(w);
+    }
 }
 
 /* An optional number: written only when the request gave it. */
@@ -108,6 +201,7 @@ static void write_task_section(struct api_jw *w, const struct dc_workload *wl)
         key_string(w, "method", methods[wl->method]);
         key_number(w, "global_batch_size", wl->global_batch_size);
         key_optional(w, "deadline_hours", wl->deadline_hours);
+        key_bool(w, "input_bound", wl->input_bound);
         api_jw_object_end(w);
         return;
     }
@@ -150,6 +244,7 @@ static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct 
     api_jw_array_end(w);
     key_optional(w, "budget_usd", wl->budget_usd);
     key_optional(w, "max_accelerators", wl->max_accelerators);
+    key_string(w, "pricing", dc_pricing_name(wl->pricing));
     if (wl->n_allowed > 0) {
         api_jw_key(w, "accelerators");
         api_jw_array(w);
@@ -189,6 +284,9 @@ static void write_sizing(struct api_jw *w, const struct dc_candidate *c)
     key_number(w, "hours", round4(z->hours));
     key_number(w, "cost_usd", round4(z->cost_usd));
     key_number(w, "cost_per_hour_usd", round4(z->cost_per_hour_usd));
+    static const char *const cost_basis[] = {"unknown", "cloud", "on_prem"};
+    key_string(w, "cost_basis", cost_basis[z->cost_basis]);
+    key_number(w, "energy_usd", round4(z->energy_usd));
     key_number(w, "batch_per_replica", z->batch_per_replica);
     key_number(w, "prefill_ms", round4(z->prefill_ms));
     key_number(w, "decode_ms", round4(z->decode_ms));
@@ -220,7 +318,9 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
     key_number(w, "rule_score", c->rule_score);
     key_number(w, "objective_score", c->objective_score);
     write_sizing(w, c);
-    write_price(w, a);
+    write_candidate_price(w, res, c);
+    api_jw_key(w, "capped_by");
+    api_jw_string_or_null(w, c->capped_by != NULL ? c->capped_by->rule_id : NULL);
     api_jw_key(w, "availability");
     if (c->availability.known) {
         api_jw_object(w);
@@ -240,6 +340,8 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
         key_number(w, "impact", r->impact);
         key_string(w, "message", dc_reason_text(res, c, r, buf, sizeof(buf)));
         key_string(w, "source", r->source != NULL ? r->source : "");
+        key_string_or_null(w, "fact", r->fact);
+        key_string_or_null(w, "counted_with", r->counted_with);
         api_jw_object_end(w);
     }
     api_jw_array_end(w);
@@ -264,6 +366,7 @@ char *api_result_render(const struct dc_result *res, size_t *len)
         api_jw_object(&w);
         key_string(&w, "family", dc_family_name(f->family));
         key_number(&w, "score", f->score);
+        key_number(&w, "rule_score", f->rule_score);
         key_bool(&w, "excluded", f->excluded);
         api_jw_key(&w, "best");
         api_jw_string_or_null(&w, f->best);
@@ -408,7 +511,7 @@ static void write_accelerator(struct api_jw *w, const struct dc_accelerator *a)
     }
     api_jw_array_end(w);
     key_bool(w, "on_prem", a->on_prem);
-    write_price(w, a);
+    write_offers(w, a);
     api_jw_object_end(w);
 }
 
@@ -585,8 +688,8 @@ void api_result_print_table(const struct dc_result *res, FILE *fp)
         fprintf(fp, " %s %d%s", dc_family_name(res->families[i].family), res->families[i].score,
                 res->families[i].excluded ? " (excluded)" : "");
     fprintf(fp, "\nConsidered accelerators (%zu):\n", res->n_recommendations);
-    fprintf(fp, "%-10s %-24s %-4s %5s %-18s %5s %9s %10s %12s   %s\n", "ID", "NAME", "FAM",
-            "SCORE", "SHAPE", "CHIPS", "MEM(GB)", inf ? "DECODE(ms)" : "HOURS",
+    fprintf(fp, "%-10s %-24s %-4s %5s %-18s %5s %9s %10s %12s   %s\n", "ID", "NAME", "FAM", "SCORE",
+            "SHAPE", "CHIPS", "MEM(GB)", inf ? "DECODE(ms)" : "HOURS",
             inf ? "COST($/mo)" : "COST($)", "CHOSEN");
     for (size_t i = 0; i < res->n_recommendations; i++)
         table_row(fp, res, &res->recommendations[i], i == 0);

@@ -39,6 +39,7 @@ struct rec {
     unsigned fam_excl;
     const struct dc__rule *fam_excl_by[DC_FAMILY_COUNT];
     struct dc_candidate *all; /* every catalog entry, in catalog order */
+    bool unpriced_last;       /* objective cost with a priced candidate: gate unknown costs */
 };
 
 static double clamp(double v, double lo, double hi)
@@ -146,13 +147,43 @@ static bool allowed(const struct dc_workload *w, size_t idx)
     return false;
 }
 
+/* A reason without fact or counted_with (sizing, catalog, probe). */
+static struct dc_reason mk_reason(const char *id, int impact, const char *msg, const char *source)
+{
+    return (struct dc_reason){.rule_id = id, .impact = impact, .message = msg, .source = source};
+}
+
 static struct dc_reason *new_reason(struct dc__arena *ar, const char *id, const char *msg,
                                     const char *source)
 {
     struct dc_reason *r = dc__arena_alloc(ar, sizeof(*r));
     if (r != NULL)
-        *r = (struct dc_reason){id, 0, msg, source};
+        *r = mk_reason(id, 0, msg, source);
     return r;
+}
+
+/* Positive impacts on one accelerator from rules that cite the same fact count
+ * once: the largest stays (the first on a tie), the others drop to 0 and name
+ * it (docs/scoring.md, section 3). Reasons [first, n) are this candidate's. */
+static void count_facts_once(struct dc_candidate *c, size_t first)
+{
+    for (size_t i = first; i < c->n_reasons; i++) {
+        struct dc_reason *x = &c->reasons[i];
+        if (x->impact <= 0 || x->fact == NULL)
+            continue;
+        for (size_t j = first; j < c->n_reasons; j++) {
+            const struct dc_reason *y = &c->reasons[j];
+            if (j == i || y->fact == NULL || strcmp(x->fact, y->fact) != 0)
+                continue;
+            if (y->impact > x->impact || (y->impact == x->impact && j < i)) {
+                x->counted_with = y->rule_id;
+                break;
+            }
+        }
+    }
+    for (size_t i = first; i < c->n_reasons; i++)
+        if (c->reasons[i].counted_with != NULL)
+            c->reasons[i].impact = 0;
 }
 
 /* Every hit rule that touches candidate `idx`'s family or model, with the
@@ -162,13 +193,14 @@ static int rule_reasons(const struct rec *r, size_t idx, struct dc_candidate *c,
                         const struct dc__rule **excl_rule)
 {
     const struct dc_accelerator *a = c->acc;
-    double score = r->rs->sizing.score_base;
+    unsigned fam = 1u << a->family;
+    size_t first = c->n_reasons;
     *excl_rule = r->fam_excl_by[a->family];
     for (size_t h = 0; h < r->n_hits; h++) {
         const struct dc__rule *rule = r->hits[h];
         int impact = 0;
-        bool touches = (rule->family_mask & (1u << a->family)) != 0;
-        if (touches)
+        bool touches = (rule->family_mask & fam) != 0 || (rule->rank_below_families & fam) != 0;
+        if (rule->family_mask & fam)
             impact += rule->family_impact[a->family];
         for (size_t k = 0; k < rule->n_acc_impacts; k++) {
             if (rule->acc_impacts[k].acc == idx) {
@@ -180,13 +212,31 @@ static int rule_reasons(const struct rec *r, size_t idx, struct dc_candidate *c,
             if (rule->exclude_accs[k] == idx)
                 *excl_rule = rule;
         }
-        if (!touches)
-            continue;
-        score += impact;
-        c->reasons[c->n_reasons++] =
-            (struct dc_reason){rule->info.id, impact, rule->info.message, rule->info.source};
+        if (touches)
+            c->reasons[c->n_reasons++] =
+                (struct dc_reason){rule->info.id,     impact,          rule->info.message,
+                                   rule->info.source, rule->info.fact, NULL};
     }
+    count_facts_once(c, first);
+    double score = r->rs->sizing.score_base;
+    for (size_t i = first; i < c->n_reasons; i++)
+        score += c->reasons[i].impact;
     return iround(clamp(score, 0, 100));
+}
+
+/* Where a candidate's cost comes from: the offer's pricing page, the energy
+ * price, or (no price) the part's own page. */
+static const char *cost_source(const dc_ruleset *rs, const struct dc_candidate *c)
+{
+    switch (c->sizing.cost_basis) {
+    case DC_COST_CLOUD:
+        return c->sizing.offer->source;
+    case DC_COST_ON_PREM:
+        return rs->sizing.usd_per_kwh.source;
+    case DC_COST_UNKNOWN:
+        break;
+    }
+    return c->acc->source;
 }
 
 /* The first hard filter the candidate fails (docs/scoring.md, section 4), or
@@ -213,8 +263,7 @@ static bool exclusion(const struct rec *r, size_t idx, const struct dc_candidate
                           w->task == DC_TASK_INFERENCE ? s->kv_source
                                                        : s->state_bytes_per_parameter.source);
     else if (!c->sizing.within_budget)
-        *out = new_reason(r->ar, DC__R_BUDGET, NULL,
-                          a->price_source != NULL ? a->price_source : a->source);
+        *out = new_reason(r->ar, DC__R_BUDGET, NULL, cost_source(r->rs, c));
     else
         return true;
     return *out != NULL;
@@ -228,14 +277,13 @@ static void sizing_reasons(const struct rec *r, struct dc_candidate *c)
     const struct dc_accelerator *a = c->acc;
     const char *mfu_src = s->mfu_source[a->family];
     bool inf = w->task == DC_TASK_INFERENCE;
-    c->reasons[c->n_reasons++] = (struct dc_reason){
-        DC__R_MEMORY, 0, NULL, inf ? s->kv_source : s->state_bytes_per_parameter.source};
+    c->reasons[c->n_reasons++] =
+        mk_reason(DC__R_MEMORY, 0, NULL, inf ? s->kv_source : s->state_bytes_per_parameter.source);
     if (inf)
-        c->reasons[c->n_reasons++] = (struct dc_reason){DC__R_SERVING, 0, NULL, mfu_src};
+        c->reasons[c->n_reasons++] = mk_reason(DC__R_SERVING, 0, NULL, mfu_src);
     else if (isfinite(c->sizing.hours))
-        c->reasons[c->n_reasons++] = (struct dc_reason){DC__R_TIME, 0, NULL, mfu_src};
-    if (a->has_price)
-        c->reasons[c->n_reasons++] = (struct dc_reason){DC__R_COST, 0, NULL, a->price_source};
+        c->reasons[c->n_reasons++] = mk_reason(DC__R_TIME, 0, NULL, mfu_src);
+    c->reasons[c->n_reasons++] = mk_reason(DC__R_COST, 0, NULL, cost_source(r->rs, c));
 }
 
 static enum dc_status build_candidates(struct rec *r)
@@ -274,10 +322,21 @@ static double relative_points(double v, double best)
     return clamp(100.0 - OBJECTIVE_POINTS_PER_DOUBLING * log2(v / best), 0, 100);
 }
 
-static double time_metric(const struct dc_workload *w, const struct dc_sizing *z)
+/* Training runs shorter than sizing.yaml's min_run_hours count as equally
+ * quick: minutes apart are no reason to prefer a part. */
+static double time_metric(const struct rec *r, const struct dc_sizing *z)
 {
-    return w->task == DC_TASK_INFERENCE ? z->request_ms : z->hours;
+    if (r->res->workload.task == DC_TASK_INFERENCE)
+        return z->request_ms;
+    return isfinite(z->hours) ? fmax(z->hours, r->rs->sizing.min_run_hours.value) : NAN;
 }
+
+/* What the objective compares against, over the candidates left. */
+struct refs {
+    double best_cost;    /* lowest known cost */
+    double unknown_cost; /* points of an unknown cost: those of the highest known */
+    double best_time;
+};
 
 static void attach_availability(const struct rec *r, struct dc_candidate *c)
 {
@@ -308,22 +367,26 @@ static double missed_targets(const struct rec *r, struct dc_candidate *c, double
         return obj;
     int before = iround(obj);
     obj *= MISSED_TARGET_FACTOR;
-    c->reasons[c->n_reasons++] = (struct dc_reason){id, iround(obj) - before, NULL,
-                                                    r->rs->sizing.mfu_source[c->acc->family]};
+    c->reasons[c->n_reasons++] =
+        mk_reason(id, iround(obj) - before, NULL, r->rs->sizing.mfu_source[c->acc->family]);
     return obj;
 }
 
-static void score_candidate(const struct rec *r, struct dc_candidate *c, double best_cost,
-                            double best_time)
+static void score_candidate(const struct rec *r, struct dc_candidate *c, const struct refs *ref)
 {
     const struct dc_workload *w = &r->res->workload;
     const struct dc_sizing_params *s = &r->rs->sizing;
-    double cost_pts = relative_points(c->sizing.cost_usd, best_cost);
+    double cost_pts = relative_points(c->sizing.cost_usd, ref->best_cost);
     /* A price its own source marks as uncertain earns only half of its lead
      * over an unknown price (docs/scoring.md, section 6). */
-    if (isfinite(cost_pts) && c->acc->price_low_confidence)
-        cost_pts = s->unknown_objective + (cost_pts - s->unknown_objective) * LOW_CONFIDENCE_SHARE;
-    double time_pts = relative_points(time_metric(w, &c->sizing), best_time);
+    if (isfinite(cost_pts) && c->sizing.offer != NULL && c->sizing.offer->low_confidence)
+        cost_pts = ref->unknown_cost + (cost_pts - ref->unknown_cost) * LOW_CONFIDENCE_SHARE;
+    /* An unknown cost is never better than the dearest known one. */
+    if (!isfinite(cost_pts))
+        cost_pts = ref->unknown_cost;
+    double time_pts = relative_points(time_metric(r, &c->sizing), ref->best_time);
+    if (!isfinite(time_pts))
+        time_pts = s->unknown_objective;
     double obj = NAN;
     switch (w->objective) {
     case DC_OBJECTIVE_COST:
@@ -333,8 +396,7 @@ static void score_candidate(const struct rec *r, struct dc_candidate *c, double 
         obj = time_pts;
         break;
     case DC_OBJECTIVE_BALANCED:
-        obj = (isfinite(cost_pts) ? cost_pts : s->unknown_objective) * 0.5 +
-              (isfinite(time_pts) ? time_pts : s->unknown_objective) * 0.5;
+        obj = cost_pts * 0.5 + time_pts * 0.5;
         break;
     }
     if (!isfinite(obj))
@@ -345,8 +407,8 @@ static void score_candidate(const struct rec *r, struct dc_candidate *c, double 
     if (w->prefer_available && c->availability.known && c->availability.free > 0) {
         total += s->availability_bonus;
         c->reasons[c->n_reasons++] =
-            (struct dc_reason){DC__R_AVAILABLE, iround(s->availability_bonus), NULL,
-                               r->opts->probe_source != NULL ? r->opts->probe_source : "probe"};
+            mk_reason(DC__R_AVAILABLE, iround(s->availability_bonus), NULL,
+                      r->opts->probe_source != NULL ? r->opts->probe_source : "probe");
     }
     c->score = iround(clamp(total, 0, 100));
 }
@@ -372,6 +434,9 @@ static int cand_cmp(const void *a, const void *b)
     const struct dc_candidate *y = b;
     if (x->score != y->score)
         return y->score - x->score;
+    /* At equal scores (both at 0) a gated candidate still comes after. */
+    if ((x->capped_by != NULL) != (y->capped_by != NULL))
+        return x->capped_by != NULL ? 1 : -1;
     if (x->rule_score != y->rule_score)
         return y->rule_score - x->rule_score;
     if (x->objective_score != y->objective_score)
@@ -379,80 +444,198 @@ static int cand_cmp(const void *a, const void *b)
     return strcmp(x->acc->id, y->acc->id);
 }
 
+/* ---- phase 4: ranking gates (docs/scoring.md, section 7) ------------------------ */
+
+/* Under objective cost, a part without a known cost ranks after every priced
+ * part that fits; 0 for every candidate when the objective is not cost or
+ * nothing is priced. */
+static int cost_tier(const struct rec *r, const struct dc_candidate *c)
+{
+    return r->unpriced_last && !isfinite(c->sizing.cost_usd);
+}
+
+/* Lower c's score to at most `limit` (never below 0), adding the cut to the
+ * impact of its reason `id` and naming that reason as the gate. */
+static bool cap_score(const struct rec *r, struct dc_candidate *c, int limit, const char *id)
+{
+    int to = limit < 0 ? 0 : limit;
+    /* Already below; at 0 against a reference of 0 it still needs marking as
+     * gated, once, so that cand_cmp orders the tie. */
+    if (c->score <= limit || (c->score == 0 && c->capped_by != NULL))
+        return false;
+    for (size_t i = 0; i < c->n_reasons; i++) {
+        struct dc_reason *x = &c->reasons[i];
+        if (strcmp(x->rule_id, id) != 0)
+            continue;
+        x->impact += to - c->score;
+        c->score = to;
+        c->capped_by = new_reason(r->ar, x->rule_id, x->message, x->source);
+        return true;
+    }
+    return false;
+}
+
+/* rank_below rules: each gated candidate scores below the best candidate of
+ * the reference family in its own or a better cost tier. Returns whether a
+ * score changed. */
+static bool rank_below_pass(const struct rec *r)
+{
+    bool changed = false;
+    size_t n = r->rs->n_accs;
+    for (size_t h = 0; h < r->n_hits; h++) {
+        const struct dc__rule *rule = r->hits[h];
+        if (rule->rank_below_families == 0)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            struct dc_candidate *c = &r->all[i];
+            if (c->excluded_by != NULL || !(rule->rank_below_families & (1u << c->acc->family)))
+                continue;
+            int ref = -1;
+            for (size_t j = 0; j < n; j++) {
+                const struct dc_candidate *g = &r->all[j];
+                if (g->excluded_by == NULL && g->acc->family == rule->below &&
+                    cost_tier(r, g) <= cost_tier(r, c) && g->score > ref)
+                    ref = g->score;
+            }
+            if (ref >= 0 && c->score >= ref)
+                changed |= cap_score(r, c, ref - 1, rule->info.id);
+        }
+    }
+    return changed;
+}
+
+/* Unpriced parts under objective cost: below the lowest priced one. */
+static bool unpriced_pass(const struct rec *r)
+{
+    bool changed = false;
+    int lowest = 101;
+    for (size_t i = 0; i < r->rs->n_accs; i++) {
+        const struct dc_candidate *c = &r->all[i];
+        if (c->excluded_by == NULL && cost_tier(r, c) == 0 && c->score < lowest)
+            lowest = c->score;
+    }
+    for (size_t i = 0; i < r->rs->n_accs; i++) {
+        struct dc_candidate *c = &r->all[i];
+        if (c->excluded_by == NULL && cost_tier(r, c) == 1 && c->score >= lowest)
+            changed |= cap_score(r, c, lowest - 1, DC__R_COST);
+    }
+    return changed;
+}
+
+/* Scores only fall, so alternating the two gates settles; the bound is a
+ * guard, never reached with a catalog of DC_RULESET_MAX_ACCELERATORS. */
+static void apply_gates(struct rec *r)
+{
+    for (int pass = 0; pass < 4 * DC_RULESET_MAX_ACCELERATORS; pass++) {
+        bool changed = rank_below_pass(r);
+        changed |= unpriced_pass(r);
+        if (!changed)
+            break;
+    }
+}
+
+/* Stable: priced before unpriced under objective cost, score order within. */
+static void order_by_cost_tier(const struct rec *r, struct dc_candidate *v, size_t n,
+                               struct dc_candidate *tmp)
+{
+    size_t k = 0;
+    for (int tier = 0; tier <= 1; tier++)
+        for (size_t i = 0; i < n; i++)
+            if (cost_tier(r, &v[i]) == tier)
+                tmp[k++] = v[i];
+    memcpy(v, tmp, n * sizeof(*v));
+}
+
 /* Objective among the survivors (cost, time or both, relative to the best),
- * final scores, and the split into recommendations and exclusions. */
+ * final scores, gates, and the split into recommendations and exclusions. */
 static enum dc_status score_and_rank(struct rec *r)
 {
     struct dc_result *res = r->res;
     const struct dc_workload *w = &res->workload;
-    size_t n = r->rs->n_accs, n_rec = 0;
-    double best_cost = INFINITY, best_time = INFINITY;
+    size_t n = r->rs->n_accs, n_rec = 0, n_priced = 0;
+    double worst_cost = 0;
+    struct refs ref = {INFINITY, NAN, INFINITY};
     for (size_t i = 0; i < n; i++) {
         const struct dc_candidate *c = &r->all[i];
         if (c->excluded_by != NULL)
             continue;
         n_rec++;
-        if (isfinite(c->sizing.cost_usd) && c->sizing.cost_usd > 0)
-            best_cost = fmin(best_cost, c->sizing.cost_usd);
-        double t = time_metric(w, &c->sizing);
+        if (isfinite(c->sizing.cost_usd) && c->sizing.cost_usd > 0) {
+            ref.best_cost = fmin(ref.best_cost, c->sizing.cost_usd);
+            worst_cost = fmax(worst_cost, c->sizing.cost_usd);
+            n_priced++;
+        }
+        double t = time_metric(r, &c->sizing);
         if (isfinite(t) && t > 0)
-            best_time = fmin(best_time, t);
+            ref.best_time = fmin(ref.best_time, t);
     }
+    ref.unknown_cost =
+        n_priced > 0 ? relative_points(worst_cost, ref.best_cost) : r->rs->sizing.unknown_objective;
+    r->unpriced_last = w->objective == DC_OBJECTIVE_COST && n_priced > 0;
     res->recommendations = dc__arena_alloc(r->ar, (n_rec + 1) * sizeof(*res->recommendations));
     res->excluded = dc__arena_alloc(r->ar, (n - n_rec + 1) * sizeof(*res->excluded));
-    if (res->recommendations == NULL || res->excluded == NULL)
+    struct dc_candidate *tmp = dc__arena_alloc(r->ar, (n_rec + 1) * sizeof(*tmp));
+    if (res->recommendations == NULL || res->excluded == NULL || tmp == NULL)
         return DC_ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        struct dc_candidate *c = &r->all[i];
-        attach_availability(r, c);
-        if (c->excluded_by != NULL) {
-            res->excluded[res->n_excluded++] = *c;
-            continue;
-        }
-        score_candidate(r, c, best_cost, best_time);
-        qsort(c->reasons, c->n_reasons, sizeof(*c->reasons), reason_cmp);
-        res->recommendations[res->n_recommendations++] = *c;
+        attach_availability(r, &r->all[i]);
+        if (r->all[i].excluded_by == NULL)
+            score_candidate(r, &r->all[i], &ref);
     }
-    for (size_t i = 0; i < res->n_excluded; i++)
-        qsort(res->excluded[i].reasons, res->excluded[i].n_reasons,
-              sizeof(*res->excluded[i].reasons), reason_cmp);
+    apply_gates(r);
+    for (size_t i = 0; i < n; i++) {
+        struct dc_candidate *c = &r->all[i];
+        qsort(c->reasons, c->n_reasons, sizeof(*c->reasons), reason_cmp);
+        if (c->excluded_by != NULL)
+            res->excluded[res->n_excluded++] = *c;
+        else
+            res->recommendations[res->n_recommendations++] = *c;
+    }
     qsort(res->recommendations, res->n_recommendations, sizeof(*res->recommendations), cand_cmp);
+    if (r->unpriced_last)
+        order_by_cost_tier(r, res->recommendations, res->n_recommendations, tmp);
     return DC_OK;
 }
 
-/* ---- phase 4: families ------------------------------------------------------------ */
+/* ---- phase 5: families ------------------------------------------------------------ */
 
+/* Each family by its best candidate, so the summary agrees with the ranking;
+ * families with none left come last, by the score of their family rules. */
 static void rank_families(struct dc_result *res, const int *fam_score, unsigned fam_excl)
 {
+    size_t pos[DC_FAMILY_COUNT];
     for (size_t f = 0; f < DC_FAMILY_COUNT; f++) {
         struct dc_family_rank *r = &res->families[f];
-        r->family = (enum dc_family)f;
-        r->score = fam_score[f];
-        r->best = NULL;
+        *r = (struct dc_family_rank){(enum dc_family)f, 0, fam_score[f], true, NULL};
+        pos[f] = SIZE_MAX;
         for (size_t i = 0; i < res->n_recommendations && r->best == NULL; i++) {
-            if (res->recommendations[i].acc->family == (enum dc_family)f)
-                r->best = res->recommendations[i].acc->id;
+            const struct dc_candidate *c = &res->recommendations[i];
+            if (c->acc->family == (enum dc_family)f) {
+                r->best = c->acc->id;
+                r->score = c->score;
+                pos[f] = i;
+            }
         }
         r->excluded = r->best == NULL || (fam_excl & (1u << f)) != 0;
     }
-    /* Insertion sort of three: available families first, then by score, then
-     * by enum order. */
+    /* Insertion sort of three: by the rank of the best candidate, then (none
+     * left) by family rule score, then by enum order. */
     for (size_t i = 1; i < DC_FAMILY_COUNT; i++) {
         struct dc_family_rank key = res->families[i];
+        size_t key_pos = pos[i];
         size_t j = i;
         while (j > 0) {
             const struct dc_family_rank *p = &res->families[j - 1];
-            bool before = false;
-            if (key.excluded != p->excluded)
-                before = !key.excluded;
-            else if (key.score != p->score)
-                before = key.score > p->score;
+            bool before =
+                key_pos != pos[j - 1] ? key_pos < pos[j - 1] : key.rule_score > p->rule_score;
             if (!before)
                 break;
             res->families[j] = res->families[j - 1];
+            pos[j] = pos[j - 1];
             j--;
         }
         res->families[j] = key;
+        pos[j] = key_pos;
     }
 }
 

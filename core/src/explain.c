@@ -189,22 +189,94 @@ static void serving_text(const struct dc_result *res, const struct dc_candidate 
                  z->decode_ms, z->compute_bound ? "compute" : "memory bandwidth");
 }
 
+const char *dc__pricing_words(enum dc_pricing p)
+{
+    static const char *const words[DC_PRICING_COUNT] = {"on-demand", "spot", "1-year committed",
+                                                        "3-year committed"};
+    return (unsigned)p < DC_PRICING_COUNT ? words[p] : "on-demand";
+}
+
+/* "from aws or gcp", or "from any provider" when the workload names none. */
+static const char *providers_text(const struct dc_workload *w, char *buf, size_t len)
+{
+    size_t k = (size_t)snprintf(buf, len, "from ");
+    unsigned left = w->providers;
+    if (left == 0)
+        snprintf(buf + k, len - k, "any provider");
+    for (unsigned p = 0; p < DC_PROVIDER_COUNT && k < len; p++) {
+        if (!(left & (1u << p)))
+            continue;
+        left &= ~(1u << p);
+        k += (size_t)snprintf(buf + k, len - k, "%s%s", dc_provider_name((enum dc_provider)p),
+                              left == 0 ? "" : " or ");
+    }
+    return buf;
+}
+
+static void cloud_cost_text(const struct dc_result *res, const struct dc_candidate *c, char *buf,
+                            size_t len)
+{
+    const struct dc_workload *w = &res->workload;
+    const struct dc_sizing *z = &c->sizing;
+    const struct dc_offer *o = z->offer;
+    char m1[32], m2[32], rate[200];
+    snprintf(rate, sizeof(rate), "$%.4g per chip-hour, %s on %s %s (%s), as of %s%s",
+             z->usd_per_chip_hour, dc__pricing_words(w->pricing), dc_provider_name(o->provider),
+             o->region, o->offer, o->price[w->pricing].as_of,
+             o->low_confidence ? "; its source is marked low confidence" : "");
+    if (w->task == DC_TASK_INFERENCE)
+        snprintf(buf, len, "About %s per month (%s an hour for %u chip%s) at %s.",
+                 money(z->cost_usd, m1, sizeof(m1)), money(z->cost_per_hour_usd, m2, sizeof(m2)),
+                 z->chips, plural(z->chips), rate);
+    else
+        snprintf(buf, len, "About %s for the run: %u chip%s for %.1f h at %s.",
+                 money(z->cost_usd, m1, sizeof(m1)), z->chips, plural(z->chips), z->hours, rate);
+}
+
+static void on_prem_cost_text(const struct dc_result *res, const struct dc_candidate *c, char *buf,
+                              size_t len)
+{
+    const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
+    const struct dc_accelerator *a = c->acc;
+    const struct dc_sizing *z = &c->sizing;
+    const char *per = res->workload.task == DC_TASK_INFERENCE ? " a month" : " for the run";
+    char m1[32], m2[32], energy[160];
+    snprintf(energy, sizeof(energy), "%g W x PUE %g x $%g/kWh", a->power_watts, s->pue.value,
+             s->usd_per_kwh.value);
+    if (z->cost_basis == DC_COST_ON_PREM)
+        snprintf(buf, len,
+                 "About %s%s on premises: %s of energy (%s) plus the $%.0f list price per "
+                 "chip (%s) amortised over %g years.",
+                 money(z->cost_usd, m1, sizeof(m1)), per, money(z->energy_usd, m2, sizeof(m2)),
+                 energy, a->list_price_usd, a->list_price_as_of, s->amortization_years.value);
+    else if (isfinite(z->energy_usd))
+        snprintf(buf, len,
+                 "On premises it draws about %s of energy%s (%s), but no public hardware list "
+                 "price exists to amortise, so its cost is unknown; the ranking used time and "
+                 "fit.",
+                 money(z->energy_usd, m1, sizeof(m1)), per, energy);
+    else
+        snprintf(buf, len,
+                 "On premises neither its power nor a hardware list price is public, so its "
+                 "cost is unknown; the ranking used time and fit.");
+}
+
 static void cost_text(const struct dc_result *res, const struct dc_candidate *c, char *buf,
                       size_t len)
 {
-    const struct dc_accelerator *a = c->acc;
+    const struct dc_workload *w = &res->workload;
     const struct dc_sizing *z = &c->sizing;
-    char m1[32], m2[32];
-    if (res->workload.task == DC_TASK_INFERENCE)
-        snprintf(buf, len,
-                 "About %s per month (%s/hour for %u chip%s) at $%.3f/chip-hour (%s, %s)%s.",
-                 money(z->cost_usd, m1, sizeof(m1)), money(z->cost_per_hour_usd, m2, sizeof(m2)),
-                 z->chips, plural(z->chips), a->price_usd_per_chip_hour, a->price_basis,
-                 a->price_as_of, a->price_low_confidence ? "; low-confidence price" : "");
+    char who[80];
+    bool gated = c->capped_by != NULL && strcmp(c->capped_by->rule_id, DC__R_COST) == 0;
+    if (z->cost_basis == DC_COST_CLOUD)
+        cloud_cost_text(res, c, buf, len);
+    else if (z->cost_basis == DC_COST_ON_PREM ||
+             (w->deployment != DC_DEPLOY_CLOUD && c->acc->on_prem))
+        on_prem_cost_text(res, c, buf, len);
     else
-        snprintf(buf, len, "About %s in total at $%.3f/chip-hour (%s, %s)%s.",
-                 money(z->cost_usd, m1, sizeof(m1)), a->price_usd_per_chip_hour, a->price_basis,
-                 a->price_as_of, a->price_low_confidence ? "; low-confidence price" : "");
+        snprintf(buf, len, "No public %s price for %s %s, so its cost is not estimated%s.",
+                 dc__pricing_words(w->pricing), c->acc->name, providers_text(w, who, sizeof(who)),
+                 gated ? "; under objective cost it ranks after every priced part that fits" : "");
 }
 
 static void target_text(const struct dc_result *res, const struct dc_candidate *c, const char *id,
@@ -213,7 +285,10 @@ static void target_text(const struct dc_result *res, const struct dc_candidate *
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing *z = &c->sizing;
     char m1[32], m2[32];
-    if (strcmp(id, DC__R_BUDGET) == 0)
+    if (strcmp(id, DC__R_BUDGET) == 0 && !isfinite(z->cost_usd))
+        snprintf(buf, len, "No public %s price to check the budget of %s against.",
+                 dc__pricing_words(w->pricing), money(w->budget_usd, m2, sizeof(m2)));
+    else if (strcmp(id, DC__R_BUDGET) == 0)
         snprintf(buf, len, "Estimated %s is over the budget of %s.",
                  money(z->cost_usd, m1, sizeof(m1)), money(w->budget_usd, m2, sizeof(m2)));
     else if (strcmp(id, DC__R_DEADLINE) == 0)

@@ -63,3 +63,20 @@ bool dc_provider_parse(const char *s, enum dc_provider *out)
     *out = (enum dc_provider)i;
     return true;
 }
+
+static const char *const pricing_names[DC_PRICING_COUNT] = {"on_demand", "spot", "committed_1y",
+                                                            "committed_3y"};
+
+const char *dc_pricing_name(enum dc_pricing p)
+{
+    return (unsigned)p < DC_PRICING_COUNT ? pricing_names[p] : "unknown";
+}
+
+bool dc_pricing_parse(const char *s, enum dc_pricing *out)
+{
+    size_t i = 0;
+    if (!lookup(s, pricing_names, DC_PRICING_COUNT, &i))
+        return false;
+    *out = (enum dc_pricing)i;
+    return true;
+}

@@ -68,6 +68,13 @@ static enum dc_status fit_warnings(struct dc_result *res, const struct dc_candid
         rc = dc__add_warning(res, "nothing_fits_memory",
                              "No candidate holds the job at any size: one micro-batch's "
                              "activations exceed a chip's memory; shorten the sequence.");
+    else if (fit_mem > 0 && res->n_recommendations == 0 && cheapest == NULL &&
+             isfinite(w->budget_usd))
+        rc = dc__add_warning(res, "nothing_within_budget",
+                             dc__fmt(ar,
+                                     "No candidate that fits has a public %s price to check the "
+                                     "budget of $%.2f against.",
+                                     dc__pricing_words(w->pricing), w->budget_usd));
     else if (fit_mem > 0 && res->n_recommendations == 0 && cheapest != NULL &&
              isfinite(w->budget_usd))
         rc = dc__add_warning(res, "nothing_within_budget",
@@ -114,32 +121,86 @@ static enum dc_status target_warnings(struct dc_result *res, const struct dc_can
     return rc;
 }
 
-/* The top recommendation's price: unknown, uncertain or old. */
+/* Under objective cost, the parts without a known cost that ranked after
+ * every priced one (docs/scoring.md, section 7). */
+static enum dc_status unpriced_warning(struct dc_result *res)
+{
+    const struct dc_workload *w = &res->workload;
+    char names[256];
+    size_t k = 0, n_priced = 0, n_unpriced = 0;
+    names[0] = '\0';
+    for (size_t i = 0; i < res->n_recommendations; i++) {
+        const struct dc_candidate *c = &res->recommendations[i];
+        if (isfinite(c->sizing.cost_usd)) {
+            n_priced++;
+        } else if (k < sizeof(names)) {
+            k += (size_t)snprintf(names + k, sizeof(names) - k, "%s%s", n_unpriced ? ", " : "",
+                                  c->acc->id);
+            n_unpriced++;
+        }
+    }
+    if (w->objective != DC_OBJECTIVE_COST || n_priced == 0 || n_unpriced == 0)
+        return DC_OK;
+    return dc__add_warning(res, "unpriced_ranked_last",
+                           dc__fmt(res->arena_,
+                                   "Under objective cost, %s %s no public %s price and rank%s "
+                                   "after every priced part that fits.",
+                                   names, n_unpriced == 1 ? "has" : "have",
+                                   dc__pricing_words(w->pricing), n_unpriced == 1 ? "s" : ""));
+}
+
+/* The date of the price behind a candidate's cost, or NULL. */
+static const char *price_date(const struct dc_workload *w, const struct dc_candidate *c)
+{
+    switch (c->sizing.cost_basis) {
+    case DC_COST_CLOUD:
+        return c->sizing.offer->price[w->pricing].as_of;
+    case DC_COST_ON_PREM:
+        return c->acc->list_price_as_of;
+    case DC_COST_UNKNOWN:
+        break;
+    }
+    return NULL;
+}
+
+/* The top recommendation's price: unknown, uncertain or old. Only the chosen
+ * part's, once, so that a warning stays worth reading. */
 static enum dc_status price_warnings(const dc_ruleset *rs, struct dc_result *res,
                                      const struct dc_candidate *top)
 {
+    const struct dc_workload *w = &res->workload;
     const struct dc_accelerator *a = top->acc;
+    const struct dc_sizing *z = &top->sizing;
     struct dc__arena *ar = res->arena_;
-    if (!a->has_price)
+    if (z->cost_basis == DC_COST_UNKNOWN)
         return dc__add_warning(
             res, "price_unknown",
-            dc__fmt(ar, "No public list price is known for %s, so its cost is not estimated.",
-                    a->id));
+            w->deployment != DC_DEPLOY_CLOUD && a->on_prem
+                ? dc__fmt(ar,
+                          "No public hardware list price is known for %s, so its cost on "
+                          "premises is not estimated; an operator can add one to prices.yaml "
+                          "(hardware).",
+                          a->id)
+                : dc__fmt(ar,
+                          "No public %s price is known for %s from the allowed providers, so "
+                          "its cost is not estimated.",
+                          dc__pricing_words(w->pricing), a->id));
     enum dc_status rc = DC_OK;
-    if (a->price_low_confidence)
+    if (z->offer != NULL && z->offer->low_confidence)
         rc = dc__add_warning(res, "price_low_confidence",
                              dc__fmt(ar,
-                                     "The list price of %s is marked low-confidence by the "
-                                     "catalog (%s); check it before relying on the cost "
-                                     "estimate.",
-                                     a->id, a->price_basis));
-    double age = price_age_days(a->price_as_of, time(NULL));
+                                     "The %s price of %s (%s %s) comes from a source marked "
+                                     "low confidence; check it before relying on the cost.",
+                                     dc__pricing_words(w->pricing), a->id,
+                                     dc_provider_name(z->offer->provider), z->offer->region));
+    const char *as_of = price_date(w, top);
+    double age = price_age_days(as_of, time(NULL));
     if (rc == DC_OK && isfinite(age) && age > rs->sizing.price_stale_after_days)
         rc = dc__add_warning(res, "price_stale",
                              dc__fmt(ar,
-                                     "The list price of %s dates from %s, over %.0f days ago; "
-                                     "its cost estimate may be out of date.",
-                                     a->id, a->price_as_of, rs->sizing.price_stale_after_days));
+                                     "The price behind the cost of %s dates from %s, over %.0f "
+                                     "days ago; it may be out of date.",
+                                     a->id, as_of, rs->sizing.price_stale_after_days));
     return rc;
 }
 
@@ -163,6 +224,8 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
     rc = target_warnings(res, top);
     if (rc == DC_OK)
         rc = price_warnings(rs, res, top);
+    if (rc == DC_OK)
+        rc = unpriced_warning(res);
     if (rc == DC_OK && w->task != DC_TASK_INFERENCE && !isfinite(w->deadline_hours) &&
         isfinite(top->sizing.hours) && top->sizing.hours > 24.0 * 30)
         rc = dc__add_warning(res, "long_run",

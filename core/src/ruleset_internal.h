@@ -17,12 +17,16 @@ struct dc__rule {
     struct dc_rule_info info;
     dc_logic *cond;
     int family_impact[DC_FAMILY_COUNT];
-    unsigned family_mask;   /* families with an impact */
+    unsigned family_mask;      /* families with an impact */
     unsigned exclude_families; /* bit per enum dc_family */
     struct dc__acc_impact *acc_impacts;
     size_t n_acc_impacts;
     size_t *exclude_accs;
     size_t n_exclude_accs;
+    /* rank_below: candidates of these families score below the best candidate
+     * of family `below` (docs/scoring.md, section 7). 0 when none. */
+    unsigned rank_below_families;
+    enum dc_family below;
 };
 
 struct dc_ruleset {
@@ -33,7 +37,9 @@ struct dc_ruleset {
     size_t n_trees;
     char **file_names;
     struct dc_accelerator *accs;
-    uint16_t *pci_pool; /* device ids of every accelerator */
+    uint16_t *pci_pool;      /* device ids of every accelerator */
+    struct dc_offer *offers; /* prices.yaml, grouped by accelerator in catalog order */
+    size_t n_offers;
     size_t n_accs;
     struct dc__rule *rules;
     size_t n_rules;

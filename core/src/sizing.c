@@ -798,10 +798,5 @@ void dc__size(const dc_ruleset *rs, const struct dc_workload *w, const struct dc
         size_inference(rs, w, d, a, pinned, z);
     else
         size_training(rs, w, d, a, pinned, z);
-    double price = a->has_price ? a->price_usd_per_chip_hour : NAN;
-    z->cost_per_hour_usd = z->chips * price;
-    z->cost_usd = w->task == DC_TASK_INFERENCE ? z->cost_per_hour_usd * s->hours_per_month
-                                               : z->hours * z->cost_per_hour_usd;
-    if (isfinite(w->budget_usd) && isfinite(z->cost_usd))
-        z->within_budget = z->cost_usd <= w->budget_usd;
+    dc__cost(rs, w, a, z);
 }

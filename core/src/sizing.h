@@ -37,4 +37,13 @@ double dc__compute_peak(const dc_ruleset *rs, const struct dc_accelerator *a, en
 /* Training MFU relative to the bf16 peak on `chips` chips of `a`. */
 double dc__training_mfu(const dc_ruleset *rs, const struct dc_accelerator *a, unsigned chips);
 
+/* Price the sized candidate: cost_basis, offer, usd_per_chip_hour, cost_usd,
+ * cost_per_hour_usd, energy_usd and within_budget (core/src/cost.c). */
+void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc_accelerator *a,
+              struct dc_sizing *z);
+
+/* Energy cost of one chip-hour on premises: watts x PUE x $/kWh; NAN when the
+ * catalog lists no power. */
+double dc__energy_per_chip_hour(const dc_ruleset *rs, const struct dc_accelerator *a);
+
 #endif

@@ -25,6 +25,8 @@ static const char *const deployments[] = {"cloud", "on-prem", "hybrid", NULL};
 static const char *const experiences[] = {"none", "some", "expert", NULL};
 static const char *const objectives[] = {"cost", "time", "balanced", NULL};
 static const char *const methods[] = {"full", "lora", "qlora", NULL};
+/* In enum dc_pricing order. */
+static const char *const pricings[] = {"on_demand", "spot", "committed_1y", "committed_3y", NULL};
 
 static const char *const top_keys[] = {"name",        "task",      "framework", "stage",
                                        "model",       "precision", "training",  "inference",
@@ -36,12 +38,13 @@ static const char *const model_keys[] = {
     "compute_pattern",  "layers",     "hidden_size",       "attention_heads",
     "kv_heads",         NULL};
 static const char *const training_keys[] = {
-    "tokens", "samples", "sequence_length", "method", "global_batch_size", "deadline_hours", NULL};
+    "tokens",      "samples", "sequence_length", "method", "global_batch_size", "deadline_hours",
+    "input_bound", NULL};
 static const char *const inference_keys[] = {
     "requests_per_second", "latency_ms_p99", "context_tokens",     "input_tokens",
     "output_tokens",       "batch_size",     "kv_cache_precision", NULL};
-static const char *const constraint_keys[] = {"deployment",       "providers",    "budget_usd",
-                                              "max_accelerators", "accelerators", NULL};
+static const char *const constraint_keys[] = {
+    "deployment", "providers", "budget_usd", "max_accelerators", "accelerators", "pricing", NULL};
 static const char *const team_keys[] = {"cuda_experience", "xla_experience", NULL};
 
 static enum dc_status bad(struct dc_error *err, const char *section, const char *key,
@@ -248,6 +251,7 @@ static enum dc_status parse_training(const struct dc_sizing_params *sz, const cJ
                 err));
     TRY(get_num(t, "training", "deadline_hours", 0, true, 1e6, false, NAN, &w->deadline_hours,
                 err));
+    TRY(get_bool(t, "training", "input_bound", &w->input_bound, err));
     return DC_OK;
 }
 
@@ -384,6 +388,8 @@ static enum dc_status parse_constraints(const dc_ruleset *rs, const cJSON *c, st
     TRY(get_num(c, "constraints", "budget_usd", 0, true, 1e12, false, NAN, &w->budget_usd, err));
     TRY(get_num(c, "constraints", "max_accelerators", 1, false, 1e5, true, NAN,
                 &w->max_accelerators, err));
+    TRY(get_enum(c, "constraints", "pricing", pricings, "on_demand", &s, err));
+    w->pricing = (enum dc_pricing)enum_index(pricings, s);
     return parse_allowed(rs, c, w, err);
 }
 
@@ -566,6 +572,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put(&b, t, "method", str(methods[w->method]));
     put(&b, t, "global_batch_size", cJSON_CreateNumber(w->global_batch_size));
     put(&b, t, "deadline_hours", num_or_null(w->deadline_hours));
+    put(&b, t, "input_bound", cJSON_CreateBool(w->input_bound));
     cJSON *i = obj(&b, root, "inference");
     put(&b, i, "requests_per_second", cJSON_CreateNumber(w->requests_per_second));
     put(&b, i, "latency_ms_p99", num_or_null(w->latency_ms_p99));
@@ -590,6 +597,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put(&b, c, "budget_usd", num_or_null(w->budget_usd));
     put(&b, c, "max_accelerators", num_or_null(w->max_accelerators));
     put_allowed(&b, rs, w, c);
+    put(&b, c, "pricing", str(pricings[w->pricing]));
     cJSON *team = obj(&b, root, "team");
     put(&b, team, "cuda_experience", str(w->cuda_experience));
     put(&b, team, "xla_experience", str(w->xla_experience));

@@ -47,8 +47,8 @@ check check-usage 2 "$bin" check a b
 check check-missing 1 "$bin" check /nonexistent
 expect_out check-missing err "cannot open rules directory"
 # A broken rule set: every problem, each with file:line: id.
-cp "$src/rules/catalog.yaml" "$src/rules/sizing.yaml" "$tmp/" 2>/dev/null
-mkdir -p "$tmp/broken" && cp "$src/rules/catalog.yaml" "$src/rules/sizing.yaml" "$src/tests/fixtures/rulesets/broken/rules.yaml" "$tmp/broken/"
+cp "$src/rules/catalog.yaml" "$src/rules/sizing.yaml" "$src/rules/prices.yaml" "$tmp/" 2>/dev/null
+mkdir -p "$tmp/broken" && cp "$src/rules/catalog.yaml" "$src/rules/sizing.yaml" "$src/rules/prices.yaml" "$src/tests/fixtures/rulesets/broken/rules.yaml" "$tmp/broken/"
 check check-broken 1 "$bin" check "$tmp/broken"
 expect_out check-broken err "rules.yaml:6: unknown-operator: condition"
 expect_out check-broken err "rules.yaml:12: unknown-target: unknown accelerator \"h999\""

@@ -118,7 +118,8 @@ static void test_sighup_reload_during_requests(void **state)
         size_t mark = server_log_len(&s);
         assert_int_equal(touch_rules(dir, n), 0);
         kill(s.pid, SIGHUP);
-        assert_true(server_log_wait(&s, mark, "\"result\":\"success\",\"trigger\":\"signal\"", 10000));
+        assert_true(
+            server_log_wait(&s, mark, "\"result\":\"success\",\"trigger\":\"signal\"", 10000));
         char *v = wait_version_change(&s, prev, 5000);
         assert_non_null(v);
         free(prev);
@@ -228,8 +229,8 @@ static void test_watch_configmap_swap(void **state)
     (void)state;
     char *dir = make_temp_dir();
     make_configmap_generation(dir, "..2025_01_01_00_00_00.000000001", 0);
-    static const char *const files[] = {"catalog.yaml", "sizing.yaml", "rules.yaml"};
-    for (size_t i = 0; i < 3; i++) {
+    static const char *const files[] = {"catalog.yaml", "sizing.yaml", "rules.yaml", "prices.yaml"};
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         char target[256], link[1024];
         snprintf(target, sizeof(target), "..data/%s", files[i]);
         snprintf(link, sizeof(link), "%s/%s", dir, files[i]);
@@ -261,8 +262,8 @@ static void test_watch_lost_then_polling(void **state)
     snprintf(moved, sizeof(moved), "%s/rules-old", parent);
     assert_int_equal(mkdir(dir, 0755), 0);
     assert_int_equal(copy_rules(dir), 0);
-    const char *const args[] = {"--rules", dir, "--rules-debounce-ms", "100",
-                                "--rules-poll-interval-ms", "200", NULL};
+    const char *const args[] = {
+        "--rules", dir, "--rules-debounce-ms", "100", "--rules-poll-interval-ms", "200", NULL};
     struct server s;
     assert_int_equal(server_start(&s, args), 0);
     assert_true(server_log_wait(&s, 0, "\"event\":\"rules_watch\"", 5000));

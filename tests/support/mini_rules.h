@@ -1,5 +1,6 @@
 /* tests/support/mini_rules.h -- a small, hand-checkable rule set shared by the
- * core unit tests: two accelerators, the standard sizing parameters and two rules.
+ * core unit tests: two accelerators, the standard sizing parameters, two rules
+ * and one price.
  * Sizing numbers in the tests are computed by hand from these values. */
 #ifndef AA_TEST_MINI_RULES_H
 #define AA_TEST_MINI_RULES_H
@@ -9,24 +10,22 @@
 #include "dc/ruleset.h"
 
 static const char catalog_ok[] =
-    "accelerators:\n"                                            /* 1 */
-    "  - id: gpu-a\n"                                            /* 2 */
-    "    name: Test GPU A\n"                                     /* 3 */
-    "    vendor: nvidia\n"                                       /* 4 */
-    "    family: gpu\n"                                          /* 5 */
-    "    source: https://example.com/gpu-a\n"                    /* 6 */
-    "    pci: {vendor: 0x10de, devices: [0x2330, 0x2331]}\n"     /* 7 */
-    "    memory_gb: 80\n"                                        /* 8 */
-    "    memory_bandwidth_gbps: 3350\n"                          /* 9 */
-    "    peak_tflops: {bf16: 989, fp8: 1979, fp64: 67}\n"        /* 10 */
-    "    precisions: [fp64, fp32, bf16, fp16, fp8, int8]\n"      /* 11 */
+    "accelerators:\n"                                        /* 1 */
+    "  - id: gpu-a\n"                                        /* 2 */
+    "    name: Test GPU A\n"                                 /* 3 */
+    "    vendor: nvidia\n"                                   /* 4 */
+    "    family: gpu\n"                                      /* 5 */
+    "    source: https://example.com/gpu-a\n"                /* 6 */
+    "    pci: {vendor: 0x10de, devices: [0x2330, 0x2331]}\n" /* 7 */
+    "    memory_gb: 80\n"                                    /* 8 */
+    "    memory_bandwidth_gbps: 3350\n"                      /* 9 */
+    "    peak_tflops: {bf16: 989, fp8: 1979, fp64: 67}\n"    /* 10 */
+    "    precisions: [fp64, fp32, bf16, fp16, fp8, int8]\n"  /* 11 */
     "    interconnect: {name: NVLink, bandwidth_gbps: 900, domain: 8}\n"
     "    shapes: {node_sizes: [1, 2, 4, 8], source: https://example.com/shapes}\n"
     "    scale_out: {network: InfiniBand, max_chips: 256, source: https://example.com/scale}\n"
     "    providers: [aws, gcp]\n"
     "    on_prem: true\n"
-    "    price: {usd_per_chip_hour: 4.9, as_of: \"2024-12\", basis: test, "
-    "source: https://example.com/p, confidence: high}\n"
     "  - id: tpu-b\n"
     "    name: Test TPU B\n"
     "    vendor: google\n"
@@ -35,11 +34,11 @@ static const char catalog_ok[] =
     "    memory_gb: 32\n"
     "    peak_tflops: {bf16: 918}\n"
     "    precisions: [bf16, int8]\n"
-    "    shapes: {slices: {tpu-b-4: 4, tpu-b-16: 16, tpu-b-64: 64}, source: https://example.com/s}\n"
+    "    shapes: {slices: {tpu-b-4: 4, tpu-b-16: 16, tpu-b-64: 64}, source: "
+    "https://example.com/s}\n"
     "    scale_out: {network: DCN, max_chips: 256, source: https://example.com/dcn}\n"
     "    providers: [gcp]\n"
-    "    on_prem: false\n"
-    "    price: null\n";
+    "    on_prem: false\n";
 
 static const char sizing_ok[] =
     "sizing:\n"
@@ -80,6 +79,10 @@ static const char sizing_ok[] =
     "source: https://example.com/cpu}\n"
     "  precision_gain:\n"
     "    fp8: {gpu: 1.25, tpu: 1, cpu: 1, source: https://example.com/fp8}\n"
+    "  on_prem:\n"
+    "    usd_per_kwh: {value: 0.1, source: https://example.com/kwh}\n"
+    "    pue: {value: 1.5, source: https://example.com/pue}\n"
+    "    amortization_years: {value: 4, source: convention}\n"
     "scoring:\n"
     "  base: 50\n"
     "  rule_weight: 0.6\n"
@@ -88,31 +91,49 @@ static const char sizing_ok[] =
     "  availability_bonus: 10\n"
     "  price_stale_after_days: 540\n";
 
-static const char rules_ok[] =
-    "rules:\n"
-    "  - id: no-fp64-tpu\n"
-    "    description: TPUs have no FP64.\n"
-    "    source: https://docs.cloud.google.com/tpu/docs/intro-to-tpu\n"
-    "    fact: F1.4\n"
-    "    when: {\"==\": [{\"var\": \"precision\"}, \"fp64\"]}\n"
-    "    effect:\n"
-    "      exclude: {families: [tpu]}\n"
-    "  - id: jax-likes-tpu\n"
-    "    description: JAX compiles through XLA.\n"
-    "    source: https://cloud.google.com/tpu/docs/runtimes\n"
-    "    when: {\"==\": [{\"var\": \"framework\"}, \"jax\"]}\n"
-    "    effect: {families: {tpu: 15}, accelerators: {gpu-a: -5}}\n"
-    "    message: JAX runs natively on TPUs.\n";
+static const char rules_ok[] = "rules:\n"
+                               "  - id: no-fp64-tpu\n"
+                               "    description: TPUs have no FP64.\n"
+                               "    source: https://docs.cloud.google.com/tpu/docs/intro-to-tpu\n"
+                               "    fact: F1.4\n"
+                               "    when: {\"==\": [{\"var\": \"precision\"}, \"fp64\"]}\n"
+                               "    effect:\n"
+                               "      exclude: {families: [tpu]}\n"
+                               "  - id: jax-likes-tpu\n"
+                               "    description: JAX compiles through XLA.\n"
+                               "    source: https://cloud.google.com/tpu/docs/runtimes\n"
+                               "    when: {\"==\": [{\"var\": \"framework\"}, \"jax\"]}\n"
+                               "    effect: {families: {tpu: 15}, accelerators: {gpu-a: -5}}\n"
+                               "    message: JAX runs natively on TPUs.\n";
+
+/* gpu-a: one AWS offer (on demand and spot); tpu-b: none. */
+static const char prices_ok[] = "prices:\n"
+                                "  - accelerator: gpu-a\n"
+                                "    provider: aws\n"
+                                "    region: us-east-1\n"
+                                "    offer: test machine\n"
+                                "    source: https://example.com/p\n"
+                                "    confidence: high\n"
+                                "    on_demand: {usd_per_chip_hour: 4.9, as_of: \"2024-12\"}\n"
+                                "    spot: {usd_per_chip_hour: 2.0, as_of: \"2024-12-01\"}\n"
+                                "hardware: []\n";
+
+static inline enum dc_status load4(const char *catalog, const char *sizing, const char *rules,
+                                   const char *prices, dc_ruleset **rs, struct dc_diags *d)
+{
+    struct dc_source_file files[4] = {
+        {"rules.yaml", rules, strlen(rules)},
+        {"catalog.yaml", catalog, strlen(catalog)},
+        {"sizing.yaml", sizing, strlen(sizing)},
+        {"prices.yaml", prices, strlen(prices)},
+    };
+    return dc_ruleset_load_files(files, 4, rs, d);
+}
 
 static inline enum dc_status load3(const char *catalog, const char *sizing, const char *rules,
                                    dc_ruleset **rs, struct dc_diags *d)
 {
-    struct dc_source_file files[3] = {
-        {"rules.yaml", rules, strlen(rules)},
-        {"catalog.yaml", catalog, strlen(catalog)},
-        {"sizing.yaml", sizing, strlen(sizing)},
-    };
-    return dc_ruleset_load_files(files, 3, rs, d);
+    return load4(catalog, sizing, rules, prices_ok, rs, d);
 }
 
 #endif

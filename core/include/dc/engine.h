@@ -53,6 +53,7 @@ struct dc_workload {
     double samples;         /* training samples; NAN when absent */
     double sequence_length; /* training sequence length, defaulted */
     double global_batch_size;
+    bool input_bound;      /* training.input_bound: the host's input pipeline limits steps */
     double deadline_hours; /* NAN when absent */
     double requests_per_second;
     double latency_ms_p99; /* NAN when absent */
@@ -64,6 +65,7 @@ struct dc_workload {
     enum dc_deployment deployment;
     unsigned providers;      /* bit set of enum dc_provider; 0 = any */
     double budget_usd;       /* NAN when absent */
+    enum dc_pricing pricing; /* the price basis costs use */
     double max_accelerators; /* NAN when absent */
     /* constraints.accelerators as catalog indices, in request order; none = any. */
     unsigned short allowed[DC_WORKLOAD_MAX_ALLOWED];
@@ -104,6 +106,10 @@ struct dc_reason {
     int impact;          /* signed score impact; 0 for information */
     const char *message;
     const char *source; /* public URL (or "probe") */
+    const char *fact;   /* the research fact a rule rests on (F1.3); may be NULL */
+    /* A rule whose bonus on this accelerator cites the same fact as this one's:
+     * the fact counts once, so this reason's impact is 0. NULL otherwise. */
+    const char *counted_with;
 };
 
 /* A purchasable shape: `units` machines of `per_unit` chips (GPUs, CPUs) or
@@ -125,6 +131,13 @@ enum dc_chips_basis {
     DC_BASIS_PINNED    /* fixed by the caller (dc_size_at) */
 };
 
+/* What a candidate's cost rests on (docs/scoring.md, section 6). */
+enum dc_cost_basis {
+    DC_COST_UNKNOWN, /* no public price on the asked basis: the cost is not estimated */
+    DC_COST_CLOUD,   /* the cheapest public offer of an allowed provider */
+    DC_COST_ON_PREM  /* energy at sizing.yaml's $/kWh and PUE, plus amortised hardware */
+};
+
 struct dc_sizing {
     enum dc_chips_basis basis;
     double memory_need_gb; /* training: state + one chip's activations; inference: one replica */
@@ -133,25 +146,29 @@ struct dc_sizing {
     unsigned chips;            /* recommended count, all replicas */
     unsigned replicas;         /* inference: serving replicas; training: 1 */
     unsigned chips_per_replica;
-    struct dc_shape shape;      /* of `chips` (training) or of one replica (inference) */
-    bool fits;                  /* one copy fits within max_accelerators and the cluster */
-    double peak_tflops;         /* per chip at the workload precision; NAN if unknown */
-    double mfu;                 /* model FLOPs / (chips x peak_tflops x time) modelled */
-    double scale_efficiency;    /* training: MFU here / MFU within one fast domain */
-    double hours;               /* training run time; NAN when unknown or inference */
-    double cost_usd;            /* training: whole run; inference: per month; NAN unknown */
-    double cost_per_hour_usd;   /* all chips; NAN when no price */
-    unsigned batch_per_replica; /* inference: concurrent requests one replica holds */
-    double prefill_ms;          /* inference: one request's prompt; NAN when unknown */
-    double decode_ms;           /* inference: one decode step (one batch for non-generative) */
-    double request_ms;          /* inference: prefill + output tokens x decode step */
-    double throughput_rps;      /* inference: requests/s all replicas serve; NAN unknown */
-    double tokens_per_second;   /* inference: generated tokens/s, all replicas; NAN */
-    bool compute_bound;         /* inference: the decode step is limited by FLOPs, not HBM */
-    bool meets_deadline;        /* true when no deadline */
-    bool meets_latency;         /* true when no latency target */
-    bool meets_rate;            /* inference: throughput_rps >= requests_per_second */
-    bool within_budget;         /* true when no budget or cost unknown */
+    struct dc_shape shape;    /* of `chips` (training) or of one replica (inference) */
+    bool fits;                /* one copy fits within max_accelerators and the cluster */
+    double peak_tflops;       /* per chip at the workload precision; NAN if unknown */
+    double mfu;               /* model FLOPs / (chips x peak_tflops x time) modelled */
+    double scale_efficiency;  /* training: MFU here / MFU within one fast domain */
+    double hours;             /* training run time; NAN when unknown or inference */
+    double cost_usd;          /* training: whole run; inference: per month; NAN unknown */
+    double cost_per_hour_usd; /* all chips; NAN when no price */
+    enum dc_cost_basis cost_basis;
+    const struct dc_offer *offer; /* DC_COST_CLOUD: the offer priced; view into the rule set */
+    double usd_per_chip_hour;     /* the rate behind cost_usd; NAN when unknown */
+    double energy_usd;            /* on premises: energy of the run (training) or a month */
+    unsigned batch_per_replica;   /* inference: concurrent requests one replica holds */
+    double prefill_ms;            /* inference: one request's prompt; NAN when unknown */
+    double decode_ms;             /* inference: one decode step (one batch for non-generative) */
+    double request_ms;            /* inference: prefill + output tokens x decode step */
+    double throughput_rps;        /* inference: requests/s all replicas serve; NAN unknown */
+    double tokens_per_second;     /* inference: generated tokens/s, all replicas; NAN */
+    bool compute_bound;           /* inference: the decode step is limited by FLOPs, not HBM */
+    bool meets_deadline;          /* true when no deadline */
+    bool meets_latency;           /* true when no latency target */
+    bool meets_rate;              /* inference: throughput_rps >= requests_per_second */
+    bool within_budget;           /* true when no budget or cost unknown */
 };
 
 struct dc_candidate_availability {
@@ -171,11 +188,15 @@ struct dc_candidate {
     struct dc_reason *reasons; /* sorted by |impact| descending, then rule id */
     size_t n_reasons;
     const struct dc_reason *excluded_by; /* NULL unless excluded */
+    /* The ranking gate that holds this candidate below others (a rule's
+     * rank_below, or an unknown cost under objective cost), or NULL. */
+    const struct dc_reason *capped_by;
 };
 
 struct dc_family_rank {
     enum dc_family family;
-    int score;        /* 0..100: base + family impacts */
+    int score;        /* 0..100: the score of its best candidate; 0 when excluded */
+    int rule_score;   /* 0..100: base + the impacts of rules on the whole family */
     bool excluded;    /* no candidate of this family remains */
     const char *best; /* id of its best candidate, NULL when excluded */
 };

@@ -53,6 +53,38 @@ DC_API bool dc_family_parse(const char *s, enum dc_family *out);
 DC_API bool dc_precision_parse(const char *s, enum dc_precision *out);
 DC_API bool dc_provider_parse(const char *s, enum dc_provider *out);
 
+/* Price bases a workload can ask for (constraints.pricing). */
+enum dc_pricing {
+    DC_PRICING_ON_DEMAND,
+    DC_PRICING_SPOT,
+    DC_PRICING_COMMITTED_1Y,
+    DC_PRICING_COMMITTED_3Y,
+    DC_PRICING_COUNT
+};
+DC_API const char *dc_pricing_name(enum dc_pricing p); /* "on_demand", "committed_1y" */
+DC_API bool dc_pricing_parse(const char *s, enum dc_pricing *out);
+
+/* One dated price per chip-hour; NAN when the offer has none on that basis. */
+struct dc_price {
+    double usd_per_chip_hour;
+    const char *as_of; /* YYYY-MM or YYYY-MM-DD */
+};
+
+/* One provider's public offer of an accelerator (prices.yaml). */
+struct dc_offer {
+    enum dc_provider provider;
+    const char *region;
+    const char *offer;  /* what is rented: "p5.48xlarge, 8 x H100 with their host" */
+    const char *source; /* the provider's own pricing page */
+    const char
+        *via; /* where the number was read: a copy of the provider's price API; may be NULL */
+    bool low_confidence;
+    struct dc_price price[DC_PRICING_COUNT];
+};
+
+/* Named limits on prices.yaml. */
+#define DC_RULESET_MAX_OFFERS 1000
+
 /* Named limits on one catalog entry's purchasable shapes. */
 #define DC_ACC_MAX_NODE_SIZES 8
 #define DC_ACC_MAX_SLICES     40
@@ -103,12 +135,14 @@ struct dc_accelerator {
     double power_watts;
     unsigned providers; /* bit (1u << enum dc_provider) */
     bool on_prem;
-    bool has_price;
-    double price_usd_per_chip_hour;
-    const char *price_as_of;
-    const char *price_basis;
-    const char *price_source;
-    bool price_low_confidence;
+    /* Public offers from prices.yaml, in file order (views into the rule set). */
+    const struct dc_offer *offers;
+    size_t n_offers;
+    /* A hardware list price per chip for on-premises cost; NAN when none is
+     * public (none is, for any shipped part: operators add their own). */
+    double list_price_usd;
+    const char *list_price_as_of;
+    const char *list_price_source;
 };
 
 /* One sizing number and the public source it rests on. */
@@ -164,6 +198,10 @@ struct dc_sizing_params {
      * family (never above the ratio of the catalog's peaks); 1 when unlisted. */
     double precision_gain[DC_PREC_COUNT][DC_FAMILY_COUNT];
     const char *precision_gain_source[DC_PREC_COUNT];
+    /* on-premises cost: energy at a stated price and PUE, hardware amortised */
+    struct dc_param usd_per_kwh;
+    struct dc_param pue;
+    struct dc_param amortization_years;
     /* scoring */
     double score_base;
     double rule_weight;
@@ -255,5 +293,11 @@ DC_API const struct dc_accelerator *dc_ruleset_find_accelerator(const dc_ruleset
 DC_API const struct dc_accelerator *dc_ruleset_find_pci(const dc_ruleset *rs, uint16_t vendor,
                                                         uint16_t device);
 DC_API const struct dc_sizing_params *dc_ruleset_sizing(const dc_ruleset *rs);
+
+/* The cheapest offer of `a` priced on `basis` by one of `providers` (bit set
+ * of enum dc_provider; 0 = any), the first in file order on a tie; NULL when
+ * none is priced on that basis. */
+DC_API const struct dc_offer *dc_cheapest_offer(const struct dc_accelerator *a,
+                                                enum dc_pricing basis, unsigned providers);
 
 #endif /* DC_RULESET_H */

@@ -278,16 +278,16 @@ static void test_warnings_nothing_fits(void **state)
 static void test_low_confidence_price(void **state)
 {
     (void)state;
-    char catalog[sizeof(catalog_ok) + 32];
-    const char *high = strstr(catalog_ok, "confidence: high");
+    char prices[sizeof(prices_ok) + 32];
+    const char *high = strstr(prices_ok, "confidence: high");
     assert_non_null(high);
-    int n = snprintf(catalog, sizeof(catalog), "%.*sconfidence: low%s", (int)(high - catalog_ok),
-                     catalog_ok, high + strlen("confidence: high"));
-    assert_true(n > 0 && (size_t)n < sizeof(catalog));
+    int n = snprintf(prices, sizeof(prices), "%.*sconfidence: low%s", (int)(high - prices_ok),
+                     prices_ok, high + strlen("confidence: high"));
+    assert_true(n > 0 && (size_t)n < sizeof(prices));
     dc_ruleset *low = NULL;
     struct dc_diags d;
     dc_diags_init(&d);
-    enum dc_status rc = load3(catalog, sizing_ok, rules_ok, &low, &d);
+    enum dc_status rc = load4(catalog_ok, sizing_ok, rules_ok, prices, &low, &d);
     if (rc != DC_OK)
         fail_msg("%s: %s", dc_status_name(rc), d.count > 0 ? d.items[0].msg : "");
     dc_diags_cleanup(&d);
@@ -309,6 +309,274 @@ static void test_low_confidence_price(void **state)
     dc_result_free(soft);
     cJSON_Delete(json);
     dc_ruleset_release(low);
+}
+
+/* The reason with rule id `id` of candidate `c`, or NULL. */
+static const struct dc_reason *reason(const struct dc_candidate *c, const char *id)
+{
+    for (size_t i = 0; i < c->n_reasons; i++) {
+        if (strcmp(c->reasons[i].rule_id, id) == 0)
+            return &c->reasons[i];
+    }
+    return NULL;
+}
+
+/* Unknown cost: never passes a budget, ranks after every priced part under
+ * objective cost, and a part without a price on the asked basis says so. */
+static void test_unknown_cost_gates(void **state)
+{
+    (void)state;
+    char buf[512];
+    bool ex;
+    /* A rule worth +50 to TPUs would put tpu-b (0.6 x 100 + 0.4 x 50 = 80)
+     * above gpu-a (0.6 x 50 + 0.4 x 100 = 70), but tpu-b has no price: under
+     * objective cost it ranks after gpu-a, with the cut on its cost reason. */
+    static const char strong[] = "rules:\n  - id: tpu-strong\n    description: S.\n"
+                                 "    source: https://example.com/s\n    when: true\n"
+                                 "    effect: {families: {tpu: 50}}\n";
+    dc_ruleset *rs = NULL;
+    assert_int_equal(load3(catalog_ok, sizing_ok, strong, &rs, NULL), DC_OK);
+    cJSON *json = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+                              "\"objective\":\"cost\"}");
+    struct dc_result *r = NULL;
+    assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
+    cJSON_Delete(json);
+    assert_string_equal(r->recommendations[0].acc->id, "gpu-a");
+    const struct dc_candidate *t = find(r, "tpu-b", &ex);
+    assert_false(ex);
+    assert_true(t->score < r->recommendations[0].score);
+    assert_non_null(t->capped_by);
+    assert_string_equal(t->capped_by->rule_id, "sizing.cost");
+    const struct dc_reason *cut = reason(t, "sizing.cost");
+    assert_true(cut->impact < 0);
+    const char *text = dc_reason_text(r, t, cut, buf, sizeof(buf));
+    assert_non_null(strstr(text, "No public on-demand price for Test TPU B from any provider"));
+    assert_non_null(strstr(text, "ranks after every priced part"));
+    assert_true(has_warning(r, "unpriced_ranked_last"));
+    assert_null(r->recommendations[0].capped_by);
+    /* The family summary follows the ranking, not the family rules. */
+    assert_int_equal(r->families[0].family, DC_FAMILY_GPU);
+    assert_int_equal(r->families[0].score, r->recommendations[0].score);
+    assert_true(r->families[1].rule_score > r->families[0].rule_score);
+    dc_result_free(r);
+    /* Objective time: no cost gate, tpu-b wins on its rules. */
+    json = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+                       "\"objective\":\"time\"}");
+    assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
+    cJSON_Delete(json);
+    dc_ruleset_release(rs);
+    assert_string_equal(r->recommendations[0].acc->id, "tpu-b");
+    assert_null(r->recommendations[0].capped_by);
+    assert_false(has_warning(r, "unpriced_ranked_last"));
+    assert_int_equal(r->families[0].family, DC_FAMILY_TPU);
+    dc_result_free(r);
+    /* A budget cannot be checked against no price: tpu-b is excluded. */
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+            "\"constraints\":{\"budget_usd\":1e9}}");
+    t = find(r, "tpu-b", &ex);
+    assert_true(ex);
+    assert_string_equal(t->excluded_by->rule_id, "sizing.budget");
+    text = dc_reason_text(r, t, t->excluded_by, buf, sizeof(buf));
+    assert_non_null(strstr(text, "No public on-demand price to check the budget"));
+    assert_false(find(r, "gpu-a", &ex)->sizing.cost_usd > 1e9);
+    dc_result_free(r);
+    /* Spot: gpu-a's spot price; committed 3 years: none, so unknown. */
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+            "\"constraints\":{\"pricing\":\"spot\"}}");
+    const struct dc_candidate *g = find(r, "gpu-a", &ex);
+    assert_int_equal(g->sizing.cost_basis, DC_COST_CLOUD);
+    assert_true(g->sizing.usd_per_chip_hour == 2.0);
+    assert_string_equal(g->sizing.offer->price[DC_PRICING_SPOT].as_of, "2024-12-01");
+    text = dc_reason_text(r, g, reason(g, "sizing.cost"), buf, sizeof(buf));
+    assert_non_null(strstr(text, "$2 per chip-hour, spot on aws us-east-1 (test machine)"));
+    dc_result_free(r);
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+            "\"constraints\":{\"pricing\":\"committed_3y\",\"budget_usd\":1e9}}");
+    assert_int_equal(r->n_recommendations, 0);
+    assert_true(has_warning(r, "nothing_within_budget"));
+    g = find(r, "gpu-a", &ex);
+    text = dc_reason_text(r, g, g->excluded_by, buf, sizeof(buf));
+    assert_non_null(strstr(text, "No public 3-year committed price"));
+    dc_result_free(r);
+    /* Only the GCP offers count when only GCP is allowed: gpu-a has none. */
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+            "\"constraints\":{\"providers\":[\"gcp\"]}}");
+    assert_int_equal(find(r, "gpu-a", &ex)->sizing.cost_basis, DC_COST_UNKNOWN);
+    dc_result_free(r);
+}
+
+/* On premises: energy is shown, the cost needs a hardware list price. */
+static void test_on_prem_cost(void **state)
+{
+    (void)state;
+    char buf[512];
+    bool ex;
+    /* 1e8 parameters on gpu-a: 100 W? No: the mini catalog lists no power, so
+     * neither energy nor cost is known. */
+    struct dc_result *r = run("{\"task\":\"inference\",\"model\":{\"parameters\":1e8},"
+                              "\"constraints\":{\"deployment\":\"on-prem\"}}");
+    const struct dc_candidate *g = find(r, "gpu-a", &ex);
+    assert_false(ex);
+    assert_int_equal(g->sizing.cost_basis, DC_COST_UNKNOWN);
+    assert_true(isnan(g->sizing.energy_usd));
+    const char *text = dc_reason_text(r, g, reason(g, "sizing.cost"), buf, sizeof(buf));
+    assert_non_null(strstr(text, "neither its power nor a hardware list price"));
+    assert_true(has_warning(r, "price_unknown"));
+    dc_result_free(r);
+
+    /* With 700 W and a $25,000 list price over 4 years (730 h a month):
+     * energy 0.7 kW x 1.5 x $0.1 = $0.105/h; hardware 25000 / 35040 h. */
+    char *cat = malloc(sizeof(catalog_ok) + 32);
+    const char *at = strstr(catalog_ok, "    on_prem: true\n");
+    sprintf(cat, "%.*s    power_watts: 700\n%s", (int)(at - catalog_ok), catalog_ok, at);
+    char prices[sizeof(prices_ok) + 160];
+    const char *hw = strstr(prices_ok, "hardware: []");
+    sprintf(prices,
+            "%.*shardware:\n  - {accelerator: gpu-a, usd_per_chip: 25000, "
+            "as_of: \"2025-06\", source: https://example.com/h}\n",
+            (int)(hw - prices_ok), prices_ok);
+    dc_ruleset *rs = NULL;
+    assert_int_equal(load4(cat, sizing_ok, rules_ok, prices, &rs, NULL), DC_OK);
+    cJSON *json = cJSON_Parse("{\"task\":\"inference\",\"model\":{\"parameters\":1e8},"
+                              "\"constraints\":{\"deployment\":\"on-prem\"}}");
+    assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
+    g = find(r, "gpu-a", &ex);
+    assert_int_equal(g->sizing.cost_basis, DC_COST_ON_PREM);
+    assert_null(g->sizing.offer);
+    double rate = 0.7 * 1.5 * 0.1 + 25000.0 / (4 * 12 * 730);
+    assert_true(fabs(g->sizing.usd_per_chip_hour - rate) < 1e-9);
+    assert_true(fabs(g->sizing.energy_usd - 0.105 * 730 * g->sizing.chips) < 1e-6);
+    assert_true(fabs(g->sizing.cost_usd - rate * 730 * g->sizing.chips) < 1e-6);
+    text = dc_reason_text(r, g, reason(g, "sizing.cost"), buf, sizeof(buf));
+    assert_non_null(strstr(text, "on premises"));
+    assert_non_null(strstr(text, "amortised over 4 years"));
+    dc_result_free(r);
+    cJSON_Delete(json);
+    /* Hybrid takes the cheaper known: the cloud's $4.90 beats nothing here,
+     * but on-prem's ~$0.96 beats $4.90. */
+    json = cJSON_Parse("{\"task\":\"inference\",\"model\":{\"parameters\":1e8},"
+                       "\"constraints\":{\"deployment\":\"hybrid\"}}");
+    assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
+    assert_int_equal(find(r, "gpu-a", &ex)->sizing.cost_basis, DC_COST_ON_PREM);
+    dc_result_free(r);
+    cJSON_Delete(json);
+    dc_ruleset_release(rs);
+    free(cat);
+}
+
+/* A rule set with a gate and two rules citing one fact. */
+static const char rules_gate[] =
+    "rules:\n"
+    "  - id: tpu-bonus-a\n"
+    "    description: A.\n"
+    "    source: https://example.com/a\n"
+    "    fact: F1.3\n"
+    "    when: {\"==\": [{\"var\": \"framework\"}, \"jax\"]}\n"
+    "    effect: {families: {tpu: 20}}\n"
+    "  - id: tpu-bonus-b\n"
+    "    description: B.\n"
+    "    source: https://example.com/b\n"
+    "    fact: F1.3\n"
+    "    when: {\"==\": [{\"var\": \"framework\"}, \"jax\"]}\n"
+    "    effect: {accelerators: {tpu-b: 10}}\n"
+    "  - id: tpu-bonus-c\n"
+    "    description: C.\n"
+    "    source: https://example.com/c\n"
+    "    fact: F2.9\n"
+    "    when: {\"==\": [{\"var\": \"framework\"}, \"jax\"]}\n"
+    "    effect: {families: {tpu: 5}}\n"
+    "  - id: cuda-team-gate\n"
+    "    description: No XLA experience.\n"
+    "    source: https://example.com/gate\n"
+    "    fact: F1.13\n"
+    "    when: {\"==\": [{\"var\": \"team.xla_experience\"}, \"none\"]}\n"
+    "    effect: {rank_below: {families: [tpu], below: gpu}}\n";
+
+static void test_gate_and_fact_once(void **state)
+{
+    (void)state;
+    dc_ruleset *rs = NULL;
+    struct dc_diags d;
+    dc_diags_init(&d);
+    enum dc_status rc = load3(catalog_ok, sizing_ok, rules_gate, &rs, &d);
+    if (rc != DC_OK)
+        fail_msg("%s: %s", dc_status_name(rc), d.count > 0 ? d.items[0].msg : "");
+    dc_diags_cleanup(&d);
+    bool ex;
+    cJSON *json = cJSON_Parse("{\"task\":\"training\",\"framework\":\"jax\","
+                              "\"model\":{\"parameters\":1e8},\"objective\":\"time\","
+                              "\"team\":{\"xla_experience\":\"expert\"}}");
+    struct dc_result *r = NULL;
+    assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
+    const struct dc_candidate *t = find(r, "tpu-b", &ex);
+    /* F1.3 twice: the +20 counts, the +10 drops to 0 and names it; F2.9 adds. */
+    assert_int_equal(reason(t, "tpu-bonus-a")->impact, 20);
+    assert_int_equal(reason(t, "tpu-bonus-b")->impact, 0);
+    assert_string_equal(reason(t, "tpu-bonus-b")->counted_with, "tpu-bonus-a");
+    assert_string_equal(reason(t, "tpu-bonus-b")->fact, "F1.3");
+    assert_int_equal(reason(t, "tpu-bonus-c")->impact, 5);
+    assert_int_equal(t->rule_score, 75);
+    assert_null(reason(t, "cuda-team-gate")); /* the gate's condition is false */
+    assert_string_equal(r->recommendations[0].acc->id, "tpu-b");
+    dc_result_free(r);
+    cJSON_Delete(json);
+    /* No XLA experience: tpu-b still scores best on rules, but is held
+     * below the best GPU, and the reason says by which rule. */
+    json = cJSON_Parse("{\"task\":\"training\",\"framework\":\"jax\","
+                       "\"model\":{\"parameters\":1e8},\"objective\":\"time\","
+                       "\"team\":{\"xla_experience\":\"none\"}}");
+    assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
+    assert_string_equal(r->recommendations[0].acc->id, "gpu-a");
+    t = find(r, "tpu-b", &ex);
+    assert_int_equal(t->score, r->recommendations[0].score - 1);
+    assert_string_equal(t->capped_by->rule_id, "cuda-team-gate");
+    assert_true(reason(t, "cuda-team-gate")->impact < 0);
+    assert_int_equal(r->families[0].family, DC_FAMILY_GPU);
+    dc_result_free(r);
+    cJSON_Delete(json);
+    /* No GPU left (allow-list): the gate has nothing to hold it below. */
+    json = cJSON_Parse("{\"task\":\"training\",\"framework\":\"jax\","
+                       "\"model\":{\"parameters\":1e8},\"objective\":\"time\","
+                       "\"team\":{\"xla_experience\":\"none\"},"
+                       "\"constraints\":{\"accelerators\":[\"tpu-b\"]}}");
+    assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
+    assert_null(r->recommendations[0].capped_by);
+    assert_int_equal(reason(&r->recommendations[0], "cuda-team-gate")->impact, 0);
+    dc_result_free(r);
+    cJSON_Delete(json);
+    dc_ruleset_release(rs);
+}
+
+/* rank_below in a rule file: every mistake reported. */
+static void test_gate_errors(void **state)
+{
+    (void)state;
+    static const char *const bad[][2] = {
+        {"{rank_below: {families: [npu], below: gpu}}", "unknown family in rank_below"},
+        {"{rank_below: {families: [tpu], below: npu}}", "unknown family \"npu\""},
+        {"{rank_below: {families: [gpu], below: gpu}}", "cannot hold a family below itself"},
+        {"{rank_below: {families: [tpu]}}", "missing required field \"below\""},
+        {"{rank_below: {families: [tpu], below: gpu, by: 3}}", "unknown key \"by\""},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char rules[512];
+        snprintf(rules, sizeof(rules),
+                 "rules:\n  - id: g\n    description: G.\n    source: https://example.com/g\n"
+                 "    when: true\n    effect: %s\n",
+                 bad[i][0]);
+        dc_ruleset *rs = NULL;
+        struct dc_diags d;
+        dc_diags_init(&d);
+        assert_int_equal(load3(catalog_ok, sizing_ok, rules, &rs, &d), DC_EVALIDATE);
+        bool found = false;
+        for (size_t k = 0; k < d.count; k++)
+            found = found || (strstr(d.items[k].msg, bad[i][1]) != NULL &&
+                              strcmp(d.items[k].id, "g") == 0 && d.items[k].line == 6);
+        if (!found)
+            fail_msg("no \"%s\" at rules.yaml:6 for %s (first: %s)", bad[i][1], bad[i][0],
+                     d.count > 0 ? d.items[0].msg : "none");
+        dc_diags_cleanup(&d);
+    }
 }
 
 /* Every reason renders text; the sizing ones carry their numbers (worked in
@@ -436,6 +704,10 @@ int main(void)
         cmocka_unit_test(test_rules_and_exclusions),
         cmocka_unit_test(test_warnings_nothing_fits),
         cmocka_unit_test(test_low_confidence_price),
+        cmocka_unit_test(test_unknown_cost_gates),
+        cmocka_unit_test(test_on_prem_cost),
+        cmocka_unit_test(test_gate_and_fact_once),
+        cmocka_unit_test(test_gate_errors),
         cmocka_unit_test(test_reason_texts),
         cmocka_unit_test(test_availability),
         cmocka_unit_test(test_deterministic),

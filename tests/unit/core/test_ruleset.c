@@ -83,11 +83,12 @@ static void test_shape_errors(void **state)
 {
     (void)state;
     const char *shapes = "shapes: {node_sizes: [1, 2, 4, 8], source: https://example.com/shapes}";
-    expect_catalog_edit(shapes, "shapes: {source: https://example.com/shapes}",
-                        "catalog.yaml:13: gpu-a: shapes needs node_sizes or slices");
-    expect_catalog_edit(shapes,
-                        "shapes: {node_sizes: [1], slices: {a-1: 1}, source: https://e.com/s}",
-                        "catalog.yaml:13: gpu-a: shapes needs node_sizes or slices");
+    expect_catalog_edit(
+        shapes, "shapes: {source: https://example.com/shapes}",
+        "catalog.yaml:13: gpu-a: shapes needs one of node_sizes, slices or machines");
+    expect_catalog_edit(
+        shapes, "shapes: {node_sizes: [1], slices: {a-1: 1}, source: https://e.com/s}",
+        "catalog.yaml:13: gpu-a: shapes needs one of node_sizes, slices or machines");
     expect_catalog_edit(shapes, "shapes: {node_sizes: [4, 2], source: https://example.com/s}",
                         "catalog.yaml:13: gpu-a: shapes must be listed in ascending chips");
     expect_catalog_edit(shapes, "shapes: {node_sizes: [1.5], source: https://example.com/s}",
@@ -100,13 +101,14 @@ static void test_shape_errors(void **state)
     expect_catalog_edit(shapes, "shapes: {node_sizes: [1], source: ftp://x}",
                         "catalog.yaml:13: gpu-a: \"source\" must be a public http(s) URL");
     expect_catalog_edit("tpu-b-4: 4", "Bad_Name: 4",
-                        "catalog.yaml:26: tpu-b: slice name \"Bad_Name\" must be");
+                        "catalog.yaml:25: tpu-b: shape name \"Bad_Name\" must be");
     expect_catalog_edit("tpu-b-16: 16", "tpu-b-16: 2",
-                        "catalog.yaml:26: tpu-b: shapes must be listed in ascending chips");
+                        "catalog.yaml:25: tpu-b: shapes must be listed in ascending chips");
     /* A TPU's fast domain is its largest slice; the cluster holds the largest shape. */
-    expect_catalog_edit("    precisions: [bf16, int8]\n",
-                        "    precisions: [bf16, int8]\n    interconnect: {name: ICI, domain: 8}\n",
-                        "catalog.yaml:26: tpu-b: a TPU's fast domain is its largest slice (64");
+    expect_catalog_edit(
+        "    precisions: [bf16, int8]\n",
+        "    precisions: [bf16, int8]\n    interconnect: {name: ICI, domain: 8}\n",
+        "catalog.yaml:25: tpu-b: the fast domain of named shapes is the largest one (64");
     expect_catalog_edit(
         "{network: InfiniBand, max_chips: 256,", "{network: InfiniBand, max_chips: 4,",
         "catalog.yaml:14: gpu-a: scale_out max_chips (4) is below the largest shape");
@@ -115,7 +117,7 @@ static void test_shape_errors(void **state)
                         "catalog.yaml:14: gpu-a: max_chips must be an integer");
     expect_catalog_edit(
         "    scale_out: {network: DCN, max_chips: 256, source: https://example.com/dcn}\n", "",
-        "catalog.yaml:18: tpu-b: missing required field \"scale_out\"");
+        "catalog.yaml:17: tpu-b: missing required field \"scale_out\"");
     expect_catalog_edit("{network: InfiniBand,", "{net: InfiniBand,",
                         "catalog.yaml:14: gpu-a: unknown key \"net\" in scale_out");
     expect_catalog_edit("    providers: [aws, gcp]\n",
@@ -127,6 +129,113 @@ static void test_shape_errors(void **state)
                         "catalog.yaml:15: gpu-a: missing required field \"source\"");
     expect_catalog_edit("domain: 8}", "domain: 1.5}",
                         "catalog.yaml:12: gpu-a: interconnect domain must be an integer");
+}
+
+static void expect_prices_edit(const char *from, const char *to, const char *expected)
+{
+    char *pr = with(prices_ok, from, to);
+    dc_ruleset *rs = NULL;
+    struct dc_diags d;
+    dc_diags_init(&d);
+    enum dc_status rc = load4(catalog_ok, sizing_ok, rules_ok, pr, &rs, &d);
+    if (rc != DC_EVALIDATE)
+        fail_msg("expected \"%s\", but the set loaded (%s)", expected, dc_status_name(rc));
+    char line[768];
+    bool found = false;
+    for (size_t i = 0; i < d.count; i++) {
+        dc_diag_format(&d.items[i], line, sizeof(line));
+        found = found || strncmp(line, expected, strlen(expected)) == 0;
+        if (!found)
+            print_message("got: %s\n", line);
+    }
+    if (!found)
+        fail_msg("expected diagnostic \"%s\"", expected);
+    dc_diags_cleanup(&d);
+    free(pr);
+}
+
+/* prices.yaml: every field checked, with file:line and the accelerator. */
+static void test_price_errors(void **state)
+{
+    (void)state;
+    expect_prices_edit("accelerator: gpu-a", "accelerator: gpu-z",
+                       "prices.yaml:2: gpu-z: unknown accelerator \"gpu-z\" (not in the catalog)");
+    expect_prices_edit("provider: aws", "provider: ibm",
+                       "prices.yaml:2: gpu-a: unknown provider \"ibm\"");
+    expect_prices_edit("provider: aws", "provider: azure",
+                       "prices.yaml:2: gpu-a: the catalog does not list azure among the "
+                       "providers of gpu-a");
+    expect_prices_edit("confidence: high", "confidence: meh",
+                       "prices.yaml:2: gpu-a: \"confidence\" must be high or low");
+    expect_prices_edit("as_of: \"2024-12\"", "as_of: 2024",
+                       "prices.yaml:8: gpu-a: \"as_of\" must be a date written YYYY-MM");
+    expect_prices_edit("as_of: \"2024-12\"", "as_of: \"2024-13\"",
+                       "prices.yaml:8: gpu-a: \"as_of\" must be a date written YYYY-MM");
+    expect_prices_edit("as_of: \"2024-12-01\"", "as_of: \"2024-12-32\"",
+                       "prices.yaml:9: gpu-a: \"as_of\" must be a date written YYYY-MM");
+    expect_prices_edit("usd_per_chip_hour: 4.9", "usd_per_chip_hour: -1",
+                       "prices.yaml:8: gpu-a: \"usd_per_chip_hour\" must be between");
+    expect_prices_edit("source: https://example.com/p", "source: see the web",
+                       "prices.yaml:6: gpu-a: \"source\" must be a public http(s) URL");
+    expect_prices_edit("    offer: test machine\n", "",
+                       "prices.yaml:2: gpu-a: missing required field \"offer\"");
+    expect_prices_edit("    on_demand: {usd_per_chip_hour: 4.9, as_of: \"2024-12\"}\n"
+                       "    spot: {usd_per_chip_hour: 2.0, as_of: \"2024-12-01\"}\n",
+                       "", "prices.yaml:2: gpu-a: an offer needs a price on at least one of");
+    expect_prices_edit(
+        "    spot:", "    reserved:", "prices.yaml:9: gpu-a: unknown key \"reserved\" in an offer");
+    expect_prices_edit(
+        "hardware: []\n",
+        "  - accelerator: gpu-a\n    provider: aws\n    region: us-east-1\n"
+        "    offer: again\n    source: https://example.com/q\n"
+        "    confidence: low\n    spot: {usd_per_chip_hour: 1, as_of: \"2025-01\"}\n",
+        "prices.yaml:10: gpu-a: a second aws offer in us-east-1");
+    expect_prices_edit("prices:\n", "offers:\n",
+                       "prices.yaml:2: unknown key \"offers\" in prices.yaml");
+    expect_prices_edit(
+        "hardware: []\n",
+        "hardware:\n  - {accelerator: gpu-a, usd_per_chip: 25000, as_of: \"2025-01\", "
+        "source: https://example.com/h}\n  - {accelerator: gpu-a, usd_per_chip: 1, "
+        "as_of: \"2025-01\", source: https://example.com/h}\n",
+        "prices.yaml:12: gpu-a: a second hardware price");
+    expect_prices_edit("hardware: []\n",
+                       "hardware:\n  - {accelerator: tpu-z, usd_per_chip: 1, as_of: \"2025-01\", "
+                       "source: https://example.com/h}\n",
+                       "prices.yaml:11: tpu-z: unknown accelerator \"tpu-z\"");
+    expect_prices_edit("hardware: []\n", "hardware: [7]\n",
+                       "prices.yaml:10: each hardware price must be a mapping");
+    /* A price inside the catalog is an error that says where prices go. */
+    expect_catalog_edit("    on_prem: true\n",
+                        "    on_prem: true\n    price: {usd_per_chip_hour: 1}\n",
+                        "catalog.yaml:17: gpu-a: prices live in prices.yaml");
+
+    /* Without prices.yaml the set does not load. */
+    struct dc_source_file files[3] = {
+        {"rules.yaml", rules_ok, strlen(rules_ok)},
+        {"catalog.yaml", catalog_ok, strlen(catalog_ok)},
+        {"sizing.yaml", sizing_ok, strlen(sizing_ok)},
+    };
+    dc_ruleset *rs = NULL;
+    struct dc_diags d;
+    dc_diags_init(&d);
+    assert_int_equal(dc_ruleset_load_files(files, 3, &rs, &d), DC_EVALIDATE);
+    assert_null(rs);
+    assert_non_null(strstr(d.items[0].msg, "no prices.yaml"));
+    dc_diags_cleanup(&d);
+
+    /* A hardware list price loads onto its accelerator. */
+    char *pr = with(prices_ok, "hardware: []\n",
+                    "hardware:\n  - {accelerator: gpu-a, usd_per_chip: 25000, as_of: \"2025-01\", "
+                    "source: https://example.com/h}\n");
+    assert_int_equal(load4(catalog_ok, sizing_ok, rules_ok, pr, &rs, NULL), DC_OK);
+    const struct dc_accelerator *a = dc_ruleset_find_accelerator(rs, "gpu-a");
+    assert_true(a->list_price_usd == 25000);
+    assert_string_equal(a->list_price_as_of, "2025-01");
+    assert_ptr_equal(dc_cheapest_offer(a, DC_PRICING_SPOT, 0), &a->offers[0]);
+    assert_null(dc_cheapest_offer(a, DC_PRICING_COMMITTED_3Y, 0));
+    assert_null(dc_cheapest_offer(a, DC_PRICING_ON_DEMAND, 1u << DC_PROVIDER_GCP));
+    dc_ruleset_release(rs);
+    free(pr);
 }
 
 /* Sizing parameters: each a {value, source} pair within its bounds. */
@@ -185,7 +294,11 @@ static void test_load_ok(void **state)
     assert_int_equal(a->family, DC_FAMILY_GPU);
     assert_int_equal(a->pci_vendor, 0x10de);
     assert_int_equal(a->n_pci_devices, 2);
-    assert_true(a->has_price);
+    assert_int_equal(a->n_offers, 1);
+    assert_int_equal(a->offers[0].provider, DC_PROVIDER_AWS);
+    assert_true(a->offers[0].price[DC_PRICING_ON_DEMAND].usd_per_chip_hour == 4.9);
+    assert_true(isnan(a->offers[0].price[DC_PRICING_COMMITTED_1Y].usd_per_chip_hour));
+    assert_true(isnan(a->list_price_usd));
     assert_true(a->peak_tflops[DC_PREC_BF16] == 989);
     assert_true(isnan(a->peak_tflops[DC_PREC_INT4]));
     assert_true(a->providers & (1u << DC_PROVIDER_GCP));
@@ -195,7 +308,7 @@ static void test_load_ok(void **state)
     assert_null(dc_ruleset_find_accelerator(rs, "nope"));
     assert_null(dc_ruleset_find_accelerator(rs, NULL));
     const struct dc_accelerator *b = dc_ruleset_find_accelerator(rs, "tpu-b");
-    assert_false(b->has_price);
+    assert_int_equal(b->n_offers, 0);
     assert_null(dc_ruleset_accelerator(rs, 5));
     assert_true(dc_ruleset_sizing(rs)->mfu_training[DC_FAMILY_TPU] == 0.5);
     /* Reference counting: two releases free it (ASan would catch a leak or
@@ -292,14 +405,11 @@ static void test_catalog_and_sizing_errors(void **state)
     memcpy(p, "family: npu", 11);
     p = strstr(cat, "memory_gb: 80");
     memcpy(p, "memory_gb: -1", 13);
-    p = strstr(cat, "confidence: high");
-    memcpy(p, "confidence: meh ", 16);
     assert_int_equal(load3(cat, sizing_ok, "rules: []\n", &rs, &d), DC_EVALIDATE);
     char line[768];
     const char *want[] = {"catalog.yaml:5: gpu-a: family must be gpu, tpu or cpu",
-                          "catalog.yaml:8: gpu-a: \"memory_gb\" must be between",
-                          "catalog.yaml:17: gpu-a: \"confidence\" must be high or low"};
-    for (size_t k = 0; k < 3; k++) {
+                          "catalog.yaml:8: gpu-a: \"memory_gb\" must be between"};
+    for (size_t k = 0; k < 2; k++) {
         bool found = false;
         for (size_t i = 0; i < d.count; i++) {
             dc_diag_format(&d.items[i], line, sizeof(line));
@@ -401,6 +511,7 @@ static void test_load_dir(void **state)
     write_file(dir, "catalog.yaml", catalog_ok);
     write_file(dir, "sizing.yaml", sizing_ok);
     write_file(dir, "rules.yaml", rules_ok);
+    write_file(dir, "prices.yaml", prices_ok);
     write_file(dir, ".hidden.yaml", "garbage: [");   /* ignored: dotfile */
     write_file(dir, "notes.txt", "not yaml at all"); /* ignored: not .yaml */
     dc_ruleset *rs = NULL;
@@ -474,6 +585,7 @@ static void test_load_embedded(void **state)
         {"rules/catalog.yaml", catalog_ok, sizeof(catalog_ok) - 1},
         {"rules/sizing.yaml", sizing_ok, sizeof(sizing_ok) - 1},
         {"rules/rules.yaml", rules_ok, sizeof(rules_ok) - 1},
+        {"rules/prices.yaml", prices_ok, sizeof(prices_ok) - 1},
         {NULL, NULL, 0},
     };
     assert_int_equal(dc_ruleset_load_embedded(table, &rs, NULL), DC_OK);
@@ -501,15 +613,11 @@ static void test_load_embedded(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_load_ok),
-        cmocka_unit_test(test_version_is_canonical),
-        cmocka_unit_test(test_rule_errors),
-        cmocka_unit_test(test_catalog_and_sizing_errors),
-        cmocka_unit_test(test_shape_errors),
-        cmocka_unit_test(test_param_errors),
-        cmocka_unit_test(test_bad_arguments_and_limits),
-        cmocka_unit_test(test_load_dir),
-        cmocka_unit_test(test_default_rules),
+        cmocka_unit_test(test_load_ok),       cmocka_unit_test(test_version_is_canonical),
+        cmocka_unit_test(test_rule_errors),   cmocka_unit_test(test_catalog_and_sizing_errors),
+        cmocka_unit_test(test_shape_errors),  cmocka_unit_test(test_param_errors),
+        cmocka_unit_test(test_price_errors),  cmocka_unit_test(test_bad_arguments_and_limits),
+        cmocka_unit_test(test_load_dir),      cmocka_unit_test(test_default_rules),
         cmocka_unit_test(test_load_embedded),
     };
     return cmocka_run_group_tests_name("ruleset", tests, NULL, NULL);

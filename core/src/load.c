@@ -1,0 +1,261 @@
+/* core/src/load.c -- see load.h. */
+#include "load.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ruleset_internal.h"
+
+void dc__diag(struct dc__loader *L, const char *file, unsigned line, const char *id,
+              const char *fmt, ...)
+{
+    L->problems++;
+    struct dc_diags *d = L->diags;
+    if (d == NULL)
+        return;
+    if (d->count == DC_RULESET_MAX_DIAGS) {
+        d->truncated = true;
+        return;
+    }
+    if (d->count == d->cap) {
+        size_t cap = d->cap != 0 ? d->cap * 2 : 16;
+        if (cap > DC_RULESET_MAX_DIAGS)
+            cap = DC_RULESET_MAX_DIAGS;
+        struct dc_diag *items = realloc(d->items, cap * sizeof(*items));
+        if (items == NULL) {
+            L->oom = true;
+            return;
+        }
+        d->items = items;
+        d->cap = cap;
+    }
+    struct dc_diag *g = &d->items[d->count++];
+    snprintf(g->file, sizeof(g->file), "%s", file != NULL ? file : "");
+    g->line = line;
+    snprintf(g->id, sizeof(g->id), "%s", id != NULL ? id : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->msg, sizeof(g->msg), fmt, ap);
+    va_end(ap);
+}
+
+/* ---- field access with checking ------------------------------------------ */
+
+unsigned dc__line_of(const struct dc__where *w, const cJSON *node)
+{
+    unsigned line = dc_yaml_line(w->doc, node);
+    if (line == 0)
+        line = dc_yaml_line(w->doc, w->obj);
+    return line;
+}
+
+/* Report every key of w->obj not in `allowed`: typos must not pass silently. */
+void dc__check_keys(const struct dc__where *w, const char *what, const char *const *allowed)
+{
+    const cJSON *item = NULL;
+    cJSON_ArrayForEach(item, w->obj)
+    {
+        bool ok = false;
+        for (size_t i = 0; allowed[i] != NULL && !ok; i++)
+            ok = strcmp(item->string, allowed[i]) == 0;
+        if (!ok)
+            dc__diag(w->L, w->file, dc__line_of(w, item), w->id, "unknown key \"%s\" in %s",
+                     item->string, what);
+    }
+}
+
+bool dc__is_url(const char *s)
+{
+    if (strncmp(s, "https://", 8) != 0 && strncmp(s, "http://", 7) != 0)
+        return false;
+    for (const char *p = s; *p != '\0'; p++) {
+        if (*p <= ' ' || *p == 0x7f)
+            return false;
+    }
+    return strlen(s) > 10;
+}
+
+const char *dc__get_str(const struct dc__where *w, const char *key, bool required)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
+    if (v == NULL || cJSON_IsNull(v)) {
+        if (required)
+            dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id, "missing required field \"%s\"",
+                     key);
+        return NULL;
+    }
+    if (!cJSON_IsString(v) || v->valuestring[0] == '\0') {
+        dc__diag(w->L, w->file, dc__line_of(w, v), w->id, "\"%s\" must be a non-empty string", key);
+        return NULL;
+    }
+    return v->valuestring;
+}
+
+const char *dc__get_url(const struct dc__where *w, const char *key, bool required)
+{
+    const char *s = dc__get_str(w, key, required);
+    if (s != NULL && !dc__is_url(s)) {
+        dc__diag(w->L, w->file, dc__line_of(w, cJSON_GetObjectItemCaseSensitive(w->obj, key)),
+                 w->id, "\"%s\" must be a public http(s) URL, got \"%.120s\"", key, s);
+        return NULL;
+    }
+    return s;
+}
+
+/* A number in [lo, hi]; NAN when absent or null (and reported when required). */
+double dc__get_num(const struct dc__where *w, const char *key, bool required, double lo, double hi)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
+    if (v == NULL || cJSON_IsNull(v)) {
+        if (required)
+            dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id, "missing required field \"%s\"",
+                     key);
+        return NAN;
+    }
+    if (!cJSON_IsNumber(v)) {
+        dc__diag(w->L, w->file, dc__line_of(w, v), w->id, "\"%s\" must be a number", key);
+        return NAN;
+    }
+    if (v->valuedouble < lo || v->valuedouble > hi) {
+        dc__diag(w->L, w->file, dc__line_of(w, v), w->id,
+                 "\"%s\" must be between %g and %g, got %g", key, lo, hi, v->valuedouble);
+        return NAN;
+    }
+    return v->valuedouble;
+}
+
+bool dc__get_bool(const struct dc__where *w, const char *key, bool required, bool dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
+    if (v == NULL) {
+        if (required)
+            dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id, "missing required field \"%s\"",
+                     key);
+        return dflt;
+    }
+    if (!cJSON_IsBool(v)) {
+        dc__diag(w->L, w->file, dc__line_of(w, v), w->id, "\"%s\" must be true or false", key);
+        return dflt;
+    }
+    return cJSON_IsTrue(v);
+}
+
+/* The child object `key`; NULL when absent or null (reported when required). */
+const cJSON *dc__get_obj(const struct dc__where *w, const char *key, bool required)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
+    if (v == NULL || cJSON_IsNull(v)) {
+        if (required)
+            dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id, "missing required field \"%s\"",
+                     key);
+        return NULL;
+    }
+    if (!cJSON_IsObject(v)) {
+        dc__diag(w->L, w->file, dc__line_of(w, v), w->id, "\"%s\" must be a mapping", key);
+        return NULL;
+    }
+    return v;
+}
+
+const cJSON *dc__get_arr(const struct dc__where *w, const char *key, bool required)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
+    if (v == NULL || cJSON_IsNull(v)) {
+        if (required)
+            dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id, "missing required field \"%s\"",
+                     key);
+        return NULL;
+    }
+    if (!cJSON_IsArray(v)) {
+        dc__diag(w->L, w->file, dc__line_of(w, v), w->id, "\"%s\" must be a list", key);
+        return NULL;
+    }
+    return v;
+}
+
+struct dc__where dc__sub(const struct dc__where *w, const cJSON *obj)
+{
+    struct dc__where s = *w;
+    s.obj = obj;
+    return s;
+}
+
+bool dc__valid_id(const char *s, bool allow_dot)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > DC_ID_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                  (i > 0 && (c == '-' || (allow_dot && (c == '.' || c == '_'))));
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* Parse a list of names through `parse` into a bit set. */
+unsigned dc__parse_name_set(const struct dc__where *w, const cJSON *arr, const char *what,
+                            bool (*parse)(const char *, unsigned *))
+{
+    unsigned bits = 0;
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, arr)
+    {
+        unsigned v = 0;
+        if (!cJSON_IsString(it) || !parse(it->valuestring, &v)) {
+            dc__diag(w->L, w->file, dc__line_of(w, it), w->id, "unknown %s \"%.60s\"", what,
+                     cJSON_IsString(it) ? it->valuestring : "(not a string)");
+            continue;
+        }
+        if (bits & (1u << v))
+            dc__diag(w->L, w->file, dc__line_of(w, it), w->id, "%s \"%s\" listed twice", what,
+                     it->valuestring);
+        bits |= 1u << v;
+    }
+    return bits;
+}
+
+/* A parameter's source: a public URL, or the word "convention" for a policy no
+ * publication fixes (docs/scoring.md names each one). */
+const char *dc__get_source(const struct dc__where *w, const char *key)
+{
+    const char *s = dc__get_str(w, key, true);
+    if (s != NULL && strcmp(s, "convention") != 0 && !dc__is_url(s)) {
+        dc__diag(w->L, w->file, dc__line_of(w, cJSON_GetObjectItemCaseSensitive(w->obj, key)),
+                 w->id, "\"%s\" must be a public http(s) URL or \"convention\", got \"%.120s\"",
+                 key, s);
+        return NULL;
+    }
+    return s;
+}
+
+/* key: {value: number in [lo, hi], source: URL | convention} */
+struct dc_param dc__get_param(const struct dc__where *w, const char *key, double lo, double hi)
+{
+    static const char *const keys[] = {"value", "source", NULL};
+    struct dc_param p = {NAN, NULL};
+    const cJSON *o = dc__get_obj(w, key, true);
+    if (o == NULL)
+        return p;
+    struct dc__where q = dc__sub(w, o);
+    dc__check_keys(&q, key, keys);
+    p.value = dc__get_num(&q, "value", true, lo, hi);
+    p.source = dc__get_source(&q, "source");
+    return p;
+}
+
+bool dc__find_acc(const dc_ruleset *rs, const char *id, size_t *out)
+{
+    for (size_t i = 0; i < rs->n_accs; i++) {
+        if (rs->accs[i].id != NULL && strcmp(rs->accs[i].id, id) == 0) {
+            *out = i;
+            return true;
+        }
+    }
+    return false;
+}

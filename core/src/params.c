@@ -1,0 +1,223 @@
+/* core/src/params.c -- sizing.yaml: the sizing and scoring parameters, each
+ * number with its source (format: docs/rules-format.md; method:
+ * docs/scoring.md, section 5). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "load.h"
+#include "ruleset_internal.h"
+
+/* architecture_mfu: {cnn: {value, source}, ...}: architecture names as the
+ * contract lists them. */
+static void load_arch_mfu(const struct dc__where *t, struct dc_sizing_params *s)
+{
+    static const char *const archs[] = {"transformer", "cnn",       "rnn", "mlp",   "recommender",
+                                        "gnn",         "diffusion", "moe", "other", NULL};
+    const cJSON *am = dc__get_obj(t, "architecture_mfu", false);
+    if (am == NULL)
+        return;
+    struct dc__where a = dc__sub(t, am);
+    dc__check_keys(&a, "sizing.training.architecture_mfu", archs);
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, am)
+    {
+        if (s->n_arch_mfu == sizeof(s->arch_mfu) / sizeof(s->arch_mfu[0]))
+            break;
+        struct dc_param p = dc__get_param(&a, it->string, 0.01, 1);
+        s->arch_mfu[s->n_arch_mfu++] = (struct dc_arch_factor){it->string, p};
+    }
+}
+
+static void load_training_params(const struct dc__where *z, struct dc_sizing_params *s)
+{
+    static const char *const keys[] = {"state_bytes_per_parameter",
+                                       "lora_adapter_fraction",
+                                       "lora_flops_factor",
+                                       "qlora_bytes_per_parameter",
+                                       "checkpoint_bytes",
+                                       "layer_bytes",
+                                       "micro_batch",
+                                       "sequence_length",
+                                       "tokens_per_parameter",
+                                       "fine_tuning_tokens",
+                                       "target_hours_training",
+                                       "target_hours_fine_tuning",
+                                       "goodput",
+                                       "efficiency_floor",
+                                       "min_run_hours",
+                                       "architecture_mfu",
+                                       NULL};
+    const cJSON *tr = dc__get_obj(z, "training", true);
+    if (tr == NULL)
+        return;
+    struct dc__where t = dc__sub(z, tr);
+    dc__check_keys(&t, "sizing.training", keys);
+    s->state_bytes_per_parameter = dc__get_param(&t, "state_bytes_per_parameter", 1, 64);
+    s->lora_adapter_fraction = dc__get_param(&t, "lora_adapter_fraction", 0, 1);
+    s->lora_flops_factor = dc__get_param(&t, "lora_flops_factor", 2, 6);
+    s->qlora_bytes_per_parameter = dc__get_param(&t, "qlora_bytes_per_parameter", 0.125, 4);
+    s->checkpoint_bytes = dc__get_param(&t, "checkpoint_bytes", 0, 64);
+    s->layer_bytes = dc__get_param(&t, "layer_bytes", 0, 1000);
+    s->micro_batch = dc__get_param(&t, "micro_batch", 1, 1e4);
+    s->sequence_length = dc__get_param(&t, "sequence_length", 1, 1e7);
+    s->tokens_per_parameter = dc__get_param(&t, "tokens_per_parameter", 0.001, 1e6);
+    s->fine_tuning_tokens = dc__get_param(&t, "fine_tuning_tokens", 1, 1e16);
+    s->target_hours_training = dc__get_param(&t, "target_hours_training", 0.01, 1e6);
+    s->target_hours_fine_tuning = dc__get_param(&t, "target_hours_fine_tuning", 0.01, 1e6);
+    s->goodput = dc__get_param(&t, "goodput", 0.05, 1);
+    s->efficiency_floor = dc__get_param(&t, "efficiency_floor", 0.01, 1);
+    s->min_run_hours = dc__get_param(&t, "min_run_hours", 0, 1e6);
+    load_arch_mfu(&t, s);
+}
+
+static void load_inference_params(const struct dc__where *z, struct dc_sizing_params *s)
+{
+    static const char *const keys[] = {"bytes_per_parameter", "overhead_factor", "context_tokens",
+                                       "output_tokens",       "max_batch",       "hbm_efficiency",
+                                       "kv_source",           "hours_per_month", NULL};
+    const cJSON *inf = dc__get_obj(z, "inference", true);
+    if (inf == NULL)
+        return;
+    struct dc__where t = dc__sub(z, inf);
+    dc__check_keys(&t, "sizing.inference", keys);
+    const cJSON *bpp = dc__get_obj(&t, "bytes_per_parameter", true);
+    if (bpp != NULL) {
+        static const char *const bk[] = {"fp64", "fp32", "bf16", "fp16",   "fp8",
+                                         "fp4",  "int8", "int4", "source", NULL};
+        struct dc__where b = dc__sub(&t, bpp);
+        dc__check_keys(&b, "bytes_per_parameter", bk);
+        for (size_t p = 0; p < DC_PREC_COUNT; p++)
+            s->infer_bytes_per_param[p] =
+                dc__get_num(&b, dc_precision_name((enum dc_precision)p), true, 0.125, 16);
+        s->infer_bytes_source = dc__get_url(&b, "source", true);
+    }
+    s->infer_overhead = dc__get_param(&t, "overhead_factor", 1, 10);
+    s->context_tokens = dc__get_param(&t, "context_tokens", 1, 1e7);
+    s->output_tokens = dc__get_param(&t, "output_tokens", 0, 1e7);
+    s->max_batch = dc__get_param(&t, "max_batch", 1, 1e5);
+    s->hbm_efficiency = dc__get_param(&t, "hbm_efficiency", 0.05, 1);
+    s->kv_source = dc__get_url(&t, "kv_source", true);
+    s->hours_per_month = dc__get_num(&t, "hours_per_month", true, 1, 744);
+}
+
+/* mfu: {gpu: {training, cross_domain, decay_per_doubling, inference, source}, ...} */
+static void load_mfu(const struct dc__where *z, struct dc_sizing_params *s)
+{
+    static const char *const keys[] = {"training",  "cross_domain", "decay_per_doubling",
+                                       "inference", "source",       NULL};
+    const cJSON *mfu = dc__get_obj(z, "mfu", true);
+    if (mfu == NULL)
+        return;
+    struct dc__where m = dc__sub(z, mfu);
+    static const char *const fams[] = {"gpu", "tpu", "cpu", NULL};
+    dc__check_keys(&m, "sizing.mfu", fams);
+    for (size_t f = 0; f < DC_FAMILY_COUNT; f++) {
+        const cJSON *fo = dc__get_obj(&m, dc_family_name((enum dc_family)f), true);
+        if (fo == NULL)
+            continue;
+        struct dc__where q = dc__sub(&m, fo);
+        dc__check_keys(&q, "an mfu family", keys);
+        s->mfu_training[f] = dc__get_num(&q, "training", true, 0.01, 1);
+        s->mfu_cross_domain[f] = dc__get_num(&q, "cross_domain", true, 0.05, 1);
+        s->mfu_decay[f] = dc__get_num(&q, "decay_per_doubling", true, 0, 0.5);
+        s->mfu_inference[f] = dc__get_num(&q, "inference", true, 0.01, 1);
+        s->mfu_source[f] = dc__get_url(&q, "source", true);
+    }
+}
+
+/* precision_gain: {fp8: {gpu, tpu, cpu, source}, ...}; an unlisted precision
+ * gains nothing over bf16. */
+static void load_precision_gain(const struct dc__where *z, struct dc_sizing_params *s)
+{
+    for (size_t p = 0; p < DC_PREC_COUNT; p++) {
+        for (size_t f = 0; f < DC_FAMILY_COUNT; f++)
+            s->precision_gain[p][f] = 1.0;
+    }
+    const cJSON *pg = dc__get_obj(z, "precision_gain", true);
+    if (pg == NULL)
+        return;
+    struct dc__where g = dc__sub(z, pg);
+    static const char *const precs[] = {"fp8", "fp4", "int8", "int4", NULL};
+    static const char *const keys[] = {"gpu", "tpu", "cpu", "source", NULL};
+    dc__check_keys(&g, "sizing.precision_gain", precs);
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, pg)
+    {
+        enum dc_precision p;
+        if (!dc_precision_parse(it->string, &p) || !cJSON_IsObject(it))
+            continue;
+        struct dc__where q = dc__sub(&g, it);
+        dc__check_keys(&q, "a precision gain", keys);
+        for (size_t f = 0; f < DC_FAMILY_COUNT; f++)
+            s->precision_gain[p][f] =
+                dc__get_num(&q, dc_family_name((enum dc_family)f), true, 1, 16);
+        s->precision_gain_source[p] = dc__get_url(&q, "source", true);
+    }
+}
+
+static void load_scoring(const struct dc__where *w, const cJSON *sc, struct dc_sizing_params *s)
+{
+    static const char *const keys[] = {"base",
+                                       "rule_weight",
+                                       "objective_weight",
+                                       "unknown_objective",
+                                       "availability_bonus",
+                                       "price_stale_after_days",
+                                       NULL};
+    struct dc__where c = dc__sub(w, sc);
+    dc__check_keys(&c, "scoring", keys);
+    s->score_base = dc__get_num(&c, "base", true, 0, 100);
+    s->rule_weight = dc__get_num(&c, "rule_weight", true, 0, 1);
+    s->objective_weight = dc__get_num(&c, "objective_weight", true, 0, 1);
+    s->unknown_objective = dc__get_num(&c, "unknown_objective", true, 0, 100);
+    s->availability_bonus = dc__get_num(&c, "availability_bonus", true, 0, 100);
+    s->price_stale_after_days = dc__get_num(&c, "price_stale_after_days", true, 1, 36500);
+    if (isfinite(s->rule_weight) && isfinite(s->objective_weight) &&
+        fabs(s->rule_weight + s->objective_weight - 1.0) > 1e-9)
+        dc__diag(w->L, w->file, dc__line_of(&c, sc), NULL,
+                 "rule_weight and objective_weight must add up to 1");
+}
+
+/* on_prem: {usd_per_kwh, pue, amortization_years}, each {value, source}. */
+static void load_on_prem(const struct dc__where *z, struct dc_sizing_params *s)
+{
+    static const char *const keys[] = {"usd_per_kwh", "pue", "amortization_years", NULL};
+    const cJSON *op = dc__get_obj(z, "on_prem", true);
+    if (op == NULL)
+        return;
+    struct dc__where o = dc__sub(z, op);
+    dc__check_keys(&o, "sizing.on_prem", keys);
+    s->usd_per_kwh = dc__get_param(&o, "usd_per_kwh", 0.001, 10);
+    s->pue = dc__get_param(&o, "pue", 1, 5);
+    s->amortization_years = dc__get_param(&o, "amortization_years", 0.5, 30);
+}
+
+void dc__load_sizing(struct dc__loader *L, dc_ruleset *rs, const char *file, const dc_yaml_doc *doc,
+                     const cJSON *root)
+{
+    struct dc_sizing_params *s = &rs->sizing;
+    struct dc__where w = {L, file, doc, NULL, root};
+    static const char *const top[] = {"sizing", "scoring", NULL};
+    if (!cJSON_IsObject(root)) {
+        dc__diag(L, file, 1, NULL, "sizing.yaml must be a mapping with \"sizing\" and \"scoring\"");
+        return;
+    }
+    dc__check_keys(&w, "sizing.yaml", top);
+    const cJSON *sz = dc__get_obj(&w, "sizing", true);
+    const cJSON *sc = dc__get_obj(&w, "scoring", true);
+    if (sz != NULL) {
+        static const char *const keys[] = {"memory_usable_fraction", "training", "inference", "mfu",
+                                           "precision_gain",         "on_prem",  NULL};
+        struct dc__where z = dc__sub(&w, sz);
+        dc__check_keys(&z, "sizing", keys);
+        s->memory_usable_fraction = dc__get_param(&z, "memory_usable_fraction", 0.1, 1.0);
+        load_training_params(&z, s);
+        load_inference_params(&z, s);
+        load_mfu(&z, s);
+        load_precision_gain(&z, s);
+        load_on_prem(&z, s);
+    }
+    if (sc != NULL)
+        load_scoring(&w, sc, s);
+}
