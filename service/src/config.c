@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "dc/yaml.h"
+#include "http.h"
 
 extern char **environ;
 
@@ -270,6 +271,8 @@ static bool set_value(struct svc_config *cfg, const struct setting *s, const cha
             return false;
         }
         if (strcmp(s->name, "listen") == 0 && !valid_listen(v, why, whylen))
+            return false;
+        if (strcmp(s->name, "cors_origins") == 0 && !svc_cors_origins_valid(v, why, whylen))
             return false;
         if (n == 0 && (strcmp(s->name, "nvml") == 0 || strstr(s->name, "_root") != NULL)) {
             snprintf(why, whylen, "must not be empty");

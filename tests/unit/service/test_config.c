@@ -199,6 +199,15 @@ static void test_errors_name_their_source(void **state)
     expect_error(2, a8, empty_env, "is not a boolean");
     char *a9[] = {S("serve"), S("--max-body-bytes"), S("3PB"), NULL};
     expect_error(3, a9, empty_env, "is not a byte count");
+    /* CORS origins are checked at start-up, each error naming the bad origin. */
+    char *c1[] = {S("serve"), S("--cors-origins"), S("https://a.example,null"), NULL};
+    expect_error(3, c1, empty_env,
+                 "flag --cors-origins: cors_origins: \"null\" is not an allowed origin");
+    char *c2[] = {S("serve"), NULL};
+    char *c2env[] = {S("ACCEL_ADVISOR_CORS_ORIGINS=https://*.example.com"), NULL};
+    expect_error(1, c2, c2env,
+                 "environment ACCEL_ADVISOR_CORS_ORIGINS: cors_origins: \"https://*.example.com\" "
+                 "is not an allowed origin: wildcards are not supported");
 
     char *argv[] = {S("serve"), NULL};
     char *env[] = {S("ACCEL_ADVISOR_MAX_CONNECTIONS=-3"), NULL};
@@ -232,6 +241,14 @@ static void test_errors_name_their_source(void **state)
 
     file = temp_file(".yaml", "- a list\n");
     snprintf(where, sizeof(where), "file %s:1: expected a mapping of settings", file);
+    expect_error(2, b1, empty_env, where);
+    unlink(file);
+
+    file = temp_file(".yaml", "cors_origins:\n  - https://a.example\n  - https://a.example/app\n");
+    snprintf(where, sizeof(where),
+             "file %s:2: cors_origins: \"https://a.example/app\" is not an allowed origin: it "
+             "has a path",
+             file);
     expect_error(2, b1, empty_env, where);
     unlink(file);
 
