@@ -240,7 +240,8 @@ static cJSON *parse_body(svc_server *s, struct MHD_Connection *c, struct req *r,
     return NULL;
 }
 
-/* A 400 validation problem listing the violations of `vr` under `prefix`. */
+/* A 400 validation problem listing the violations of `vr`, each pointer written
+ * after `prefix` (the validated value's place in the body). */
 static cJSON *validation_problem(const struct req *r, const struct api_schema_result *vr,
                                  const char *prefix, const char *what)
 {
@@ -248,7 +249,7 @@ static cJSON *validation_problem(const struct req *r, const struct api_schema_re
     size_t n = 0;
     cJSON *p = api_problem_new(400, API_PROBLEM_VALIDATION,
                                "The request body does not match the schema", NULL, r->id);
-    if (p == NULL || api_problem_add_violations(p, vr, prefix, NULL, &n) != DC_OK) {
+    if (p == NULL || api_problem_add_violations(p, vr, "", prefix, &n) != DC_OK) {
         cJSON_Delete(p);
         return NULL;
     }
@@ -413,22 +414,6 @@ static enum MHD_Result handle_recommend(svc_server *s, struct MHD_Connection *c,
     return res;
 }
 
-/* The index N of a pointer "/workloads/N..." or -1. */
-static long workload_index(const char *ptr)
-{
-    static const char pre[] = "/workloads/";
-    if (strncmp(ptr, pre, sizeof(pre) - 1) != 0)
-        return -1;
-    const char *p = ptr + sizeof(pre) - 1;
-    char *end = NULL;
-    if (*p < '0' || *p > '9')
-        return -1;
-    long i = strtol(p, &end, 10);
-    if (*end != '\0' && *end != '/')
-        return -1;
-    return i;
-}
-
 static enum MHD_Result handle_batch(svc_server *s, struct MHD_Connection *c, struct req *r)
 {
     enum MHD_Result res = MHD_NO;
@@ -450,17 +435,15 @@ static enum MHD_Result handle_batch(svc_server *s, struct MHD_Connection *c, str
                               "The batch has too many workloads", detail, NULL);
         goto out;
     }
-    enum dc_status rc = api_schema_validate(api_contract_batch_schema(s->contract), root,
+    /* The envelope first, on its own: a violation outside any one workload fails
+     * the whole request, however many the workloads have. */
+    enum dc_status rc = api_schema_validate(api_contract_batch_envelope_schema(s->contract), root,
                                             API_VALIDATION_MAX_ERRORS, &vr, &err);
     if (rc != DC_OK) {
         res = respond_internal(s, c, r, "validate", err.msg);
         goto out;
     }
-    /* Violations outside any one workload fail the whole request. */
-    bool envelope_bad = false;
-    for (size_t i = 0; i < vr.count && !envelope_bad; i++)
-        envelope_bad = workload_index(vr.items[i].pointer) < 0;
-    if (envelope_bad) {
+    if (!vr.valid) {
         res = respond_problem_json(s, c, r, validation_problem(r, &vr, "", "BatchRequest"), NULL);
         goto out;
     }
@@ -477,23 +460,22 @@ static enum MHD_Result handle_batch(svc_server *s, struct MHD_Connection *c, str
     {
         char prefix[48];
         snprintf(prefix, sizeof(prefix), "/workloads/%d", i++);
-        bool bad = false;
-        for (size_t k = 0; k < vr.count && !bad; k++) {
-            const char *p = vr.items[k].pointer;
-            size_t pl = strlen(prefix);
-            bad = strncmp(p, prefix, pl) == 0 && (p[pl] == '\0' || p[pl] == '/');
-        }
         char *body = NULL;
         size_t len = 0;
         cJSON *problem = NULL;
-        if (bad) {
-            problem = validation_problem(r, &vr, prefix, "Workload");
+        struct api_schema_result wr = {0};
+        rc = api_schema_validate(api_contract_workload_schema(s->contract), w,
+                                 API_VALIDATION_MAX_ERRORS, &wr, &err);
+        snprintf(why, sizeof(why), "validate: %s", err.msg);
+        if (rc == DC_OK && !wr.valid) {
+            problem = validation_problem(r, &wr, prefix, "Workload");
             rc = problem != NULL ? DC_EINVAL : DC_ENOMEM;
-        } else {
+        } else if (rc == DC_OK) {
             unsigned family = 0;
             rc = recommend_one(s, r, w, prefix, &body, &len, &problem, &family, why,
                                sizeof(why));
         }
+        api_schema_result_cleanup(&wr);
         if (rc != DC_OK && rc != DC_EINVAL) {
             res = respond_internal(s, c, r, "batch", why);
             goto out;

@@ -374,6 +374,54 @@ static void test_batch_limit(void **state)
     still_up();
 }
 
+/* The envelope is validated apart from its workloads: 50 empty workloads (two
+ * violations each, past the 100 listed) and an unknown top-level field after
+ * them are a 400 for the whole batch naming that field (it used to be hidden by
+ * the cap and the batch answered 200). */
+static void test_batch_envelope(void **state)
+{
+    (void)state;
+    char b[1024];
+    size_t n = (size_t)sprintf(b, "{\"workloads\":[");
+    for (int k = 0; k < 50; k++)
+        n += (size_t)sprintf(b + n, "%s{}", k > 0 ? "," : "");
+    n += (size_t)sprintf(b + n, "],\"priority\":\"high\"}");
+    struct resp r;
+    assert_int_equal(
+        http(&srv, "POST", "/v1/recommendations:batch", "application/json", b, n, NULL, &r), 0);
+    expect_problem_at(&r, 400, "validation", "POST", "/v1/recommendations:batch", "/priority");
+    cJSON *j = resp_json(&r);
+    const cJSON *errors = cJSON_GetObjectItemCaseSensitive(j, "errors");
+    assert_int_equal(cJSON_GetArraySize(errors), 1);
+    const char *msg = str_field(cJSON_GetArrayItem(errors, 0), "message");
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "priority"));
+    assert_non_null(strstr(str_field(j, "detail"), "BatchRequest"));
+    cJSON_Delete(j);
+    resp_free(&r);
+    /* Without the field: 200, each workload with its own 400 and every violation
+     * of it (none of them lost to a cap shared by the whole batch). */
+    n = (size_t)sprintf(b, "{\"workloads\":[");
+    for (int k = 0; k < 50; k++)
+        n += (size_t)sprintf(b + n, "%s{}", k > 0 ? "," : "");
+    n += (size_t)sprintf(b + n, "]}");
+    assert_int_equal(
+        http(&srv, "POST", "/v1/recommendations:batch", "application/json", b, n, NULL, &r), 0);
+    assert_int_equal(r.status, 200);
+    j = resp_json(&r);
+    const cJSON *results = cJSON_GetObjectItemCaseSensitive(j, "results");
+    assert_int_equal(cJSON_GetArraySize(results), 50);
+    const cJSON *last = cJSON_GetArrayItem(results, 49);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(last, "status")->valueint, 400);
+    const cJSON *problem = cJSON_GetObjectItemCaseSensitive(last, "problem");
+    const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(problem, "errors"), 0);
+    assert_non_null(e);
+    assert_string_equal(str_field(e, "pointer"), "/workloads/49");
+    cJSON_Delete(j);
+    resp_free(&r);
+    still_up();
+}
+
 static void test_content_types(void **state)
 {
     (void)state;
@@ -538,6 +586,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_duplicate_keys_unknown_fields),
         cmocka_unit_test(test_batch_limit),
+        cmocka_unit_test(test_batch_envelope),
         cmocka_unit_test(test_content_types),
         cmocka_unit_test(test_absurd_headers),
     };
