@@ -31,6 +31,8 @@ const char *api_http_reason(int status)
         return "Too Many Requests";
     case 500:
         return "Internal Server Error";
+    case 501:
+        return "Not Implemented";
     case 503:
         return "Service Unavailable";
     default:

@@ -257,6 +257,33 @@ int rh_exchange(struct rh_conn *c, const void *req, size_t len, bool head, int t
     return e;
 }
 
+size_t rh_read_to_close(struct rh_conn *c, char *buf, size_t cap, int timeout_ms, bool *closed)
+{
+    long t0 = rh_now_ms();
+    size_t got = 0;
+    *closed = false;
+    while (!*closed && got + 1 < cap && rh_now_ms() - t0 < timeout_ms) {
+        struct pollfd pf = {c->fd, POLLIN, 0};
+        if (poll(&pf, 1, 100) <= 0)
+            continue;
+        ssize_t n = recv(c->fd, buf + got, cap - got - 1, 0);
+        if (n <= 0)
+            *closed = true;
+        else
+            got += (size_t)n;
+    }
+    buf[got] = '\0';
+    return got;
+}
+
+size_t rh_status_lines(const char *buf)
+{
+    size_t n = 0;
+    for (const char *p = buf; (p = strstr(p, "HTTP/1.1 ")) != NULL; p++)
+        n += p == buf || p[-1] == '\n';
+    return n;
+}
+
 /* ---- request buffers ---------------------------------------------------------------- */
 
 void rh_buf_reset(struct rh_buf *b)

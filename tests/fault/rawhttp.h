@@ -59,6 +59,12 @@ int rh_read(struct rh_conn *c, bool head, int timeout_ms, struct rh_resp *r);
 int rh_exchange(struct rh_conn *c, const void *req, size_t len, bool head, int timeout_ms,
                 struct rh_resp *r);
 const char *rh_strerror(int e);
+/* Read everything until the peer closes or `timeout_ms` passes, into buf (cap
+ * bytes, NUL-terminated). Returns the bytes read; *closed says whether the peer
+ * closed. For answers that must be followed by a close (refusals). */
+size_t rh_read_to_close(struct rh_conn *c, char *buf, size_t cap, int timeout_ms, bool *closed);
+/* Status lines in a stream of responses: "HTTP/1.1 " at its start or after a LF. */
+size_t rh_status_lines(const char *buf);
 
 void rh_buf_reset(struct rh_buf *b);
 bool rh_buf_add(struct rh_buf *b, const void *data, size_t len);
