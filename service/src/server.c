@@ -45,9 +45,8 @@
  * this margin new connections get a 503 from the acceptor and are closed at once
  * (server_conn.c). */
 #define OVERFLOW_MARGIN(max) ((max) / 8 + 16)
-/* libmicrohttpd's own limit sits this far above the hard limit: it only closes
- * (without an answer) what a burst got past the acceptor's check. */
-#define MHD_LIMIT_SLACK 64
+/* libmicrohttpd's own connection limit, never reached (the acceptor's is). */
+#define MHD_UNREACHED_LIMIT (1u << 30)
 /* Connections of the admin listener: a few probes and scrapers at a time. */
 #define ADMIN_MAX_CONNECTIONS 64
 /* Bytes of an oversized body read (and discarded) before the connection is
@@ -73,7 +72,10 @@ struct req {
     size_t body_len;
     size_t body_cap;
     size_t discarded;
+    size_t body_reserved; /* of the buffered-body budget (max_buffered_body_bytes) */
+    size_t resp_reserved; /* of the queued-response budget (max_queued_response_bytes) */
     bool too_large;
+    bool over_budget; /* a chunked body outgrew the buffered-body budget */
     bool checked; /* the header checks ran */
     bool started; /* the access handler saw the request (counted in flight) */
     bool over_limit;
@@ -106,9 +108,55 @@ static char *unconst(const char *p)
     return (char *)(uintptr_t)p;
 }
 
+/* ---- memory budgets ------------------------------------------------------------- */
+
+/* Take `n` bytes of a budget of `limit` bytes (`used` is its running total):
+ * false, taking nothing, when they do not fit. Lock-free. */
+static bool budget_take(_Atomic int64_t *used, size_t n, unsigned limit)
+{
+    int64_t cur = atomic_load_explicit(used, memory_order_relaxed);
+    do {
+        if (cur + (int64_t)n > (int64_t)limit)
+            return false;
+    } while (!atomic_compare_exchange_weak_explicit(used, &cur, cur + (int64_t)n,
+                                                    memory_order_relaxed, memory_order_relaxed));
+    return true;
+}
+
+static void budget_give(_Atomic int64_t *used, size_t *held)
+{
+    atomic_fetch_sub_explicit(used, (int64_t)*held, memory_order_relaxed);
+    *held = 0;
+}
+
+static const struct hdr retry_after[] = {{"Retry-After", RETRY_AFTER_S}, {NULL, NULL}};
+
 /* ---- responses ------------------------------------------------------------------ */
 
 enum body_owner { BODY_STATIC, BODY_MALLOC };
+
+static enum MHD_Result respond_problem(svc_server *s, struct MHD_Connection *c, struct req *r,
+                                       int status, const char *type, const char *title,
+                                       const char *detail, const struct hdr *extra);
+
+/* A body of ours stays in memory until its client has read it all: its bytes
+ * are taken from the queued-response budget until the request completes. A
+ * success that does not fit is replaced by a 503; problems, small and needed by
+ * their clients, are counted but always sent. */
+static bool response_fits(svc_server *s, struct req *r, int status, size_t len)
+{
+    if (status >= 400) {
+        atomic_fetch_add_explicit(&s->metrics.response_bytes, (int64_t)len, memory_order_relaxed);
+        r->resp_reserved += len;
+        return true;
+    }
+    if (!budget_take(&s->metrics.response_bytes, len, s->cfg.max_queued_response_bytes)) {
+        atomic_fetch_add_explicit(&s->metrics.response_budget_rejected, 1, memory_order_relaxed);
+        return false;
+    }
+    r->resp_reserved += len;
+    return true;
+}
 
 /* Queue a response. `body` is freed as `owner` says, even on failure. */
 static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct req *r, int status,
@@ -116,6 +164,16 @@ static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct r
                                const struct hdr *extra)
 {
     struct MHD_Response *resp = NULL;
+    if (owner == BODY_MALLOC && body != NULL && !response_fits(s, r, status, len)) {
+        char detail[160];
+        free(body);
+        snprintf(detail, sizeof(detail),
+                 "the server holds its limit of %u bytes of responses not yet read by their "
+                 "clients; retry shortly",
+                 s->cfg.max_queued_response_bytes);
+        return respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, "Too many pending responses",
+                               detail, retry_after);
+    }
     if (body == NULL) {
         body = unconst("");
         len = 0;
@@ -656,8 +714,6 @@ static enum MHD_Result handle_healthz(svc_server *s, struct MHD_Connection *c, s
     return respond_json(s, c, r, 200, JSON_TYPE, o, NULL);
 }
 
-static const struct hdr retry_after[] = {{"Retry-After", RETRY_AFTER_S}, {NULL, NULL}};
-
 static enum MHD_Result handle_readyz(svc_server *s, struct MHD_Connection *c, struct req *r)
 {
     dc_ruleset *rs = svc__rules_acquire(s);
@@ -812,6 +868,34 @@ static enum MHD_Result dispatch(svc_server *s, struct MHD_Connection *c, struct 
 
 /* ---- libmicrohttpd callbacks ------------------------------------------------------- */
 
+/* Hold `total` bytes of the buffered-body budget for r's body (what it holds
+ * already counts). False when the budget cannot give them. */
+static bool reserve_body(svc_server *s, struct req *r, size_t total)
+{
+    if (total <= r->body_reserved)
+        return true;
+    if (!budget_take(&s->metrics.body_bytes, total - r->body_reserved,
+                     s->cfg.max_buffered_body_bytes)) {
+        atomic_fetch_add_explicit(&s->metrics.body_budget_rejected, 1, memory_order_relaxed);
+        return false;
+    }
+    r->body_reserved = total;
+    return true;
+}
+
+/* 503: the buffered-body budget is spent. The body is not read: the connection
+ * is closed after the answer. */
+static enum MHD_Result respond_over_budget(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    char detail[160];
+    snprintf(detail, sizeof(detail),
+             "the server holds its limit of %u bytes of request bodies; retry shortly",
+             s->cfg.max_buffered_body_bytes);
+    r->close = true;
+    return respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, "Too many request bodies", detail,
+                           retry_after);
+}
+
 /* No key set, or the request's bearer key is one of the current set. */
 static bool authorized(svc_server *s, struct MHD_Connection *c)
 {
@@ -892,6 +976,11 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
                          s->cfg.max_body_bytes);
                 *res = respond_problem(s, c, r, 413, API_PROBLEM_BODY_TOO_LARGE,
                                        "The request body is too large", detail, NULL);
+                return true;
+            }
+            /* The announced body is reserved before a byte of it is read. */
+            if (!reserve_body(s, r, (size_t)n + 1)) {
+                *res = respond_over_budget(s, c, r);
                 return true;
             }
         }
@@ -993,6 +1082,59 @@ static enum MHD_Result begin_request(svc_server *s, struct MHD_Connection *c, st
     return res;
 }
 
+/* Drop r's body and give its bytes back to the budget. */
+static void drop_body(svc_server *s, struct req *r)
+{
+    free(r->body);
+    r->body = NULL;
+    r->body_len = r->body_cap = 0;
+    budget_give(&s->metrics.body_bytes, &r->body_reserved);
+}
+
+/* A piece of the body: appended, within max_body_bytes and the buffered-body
+ * budget (an announced body was reserved whole at its headers; a chunked one
+ * takes its budget as it grows). A body past either is dropped and the rest
+ * discarded, to be answered 413 or 503 at the end. */
+static enum MHD_Result take_body(svc_server *s, struct req *r, const char *data, size_t n)
+{
+    if (r->too_large || r->over_budget) {
+        r->discarded += n;
+        /* Past this, stop reading: close rather than drain a hostile body. */
+        return r->discarded > (size_t)s->cfg.max_body_bytes * DISCARD_FACTOR ? MHD_NO : MHD_YES;
+    }
+    if (n > s->cfg.max_body_bytes - r->body_len) {
+        /* A chunked body (no Content-Length) grew past the limit. */
+        r->too_large = true;
+        r->discarded = r->body_len + n;
+        drop_body(s, r);
+        return MHD_YES;
+    }
+    if (r->body_len + n + 1 > r->body_cap) {
+        size_t cap = r->body_cap > 0 ? r->body_cap : 4096;
+        while (cap < r->body_len + n + 1)
+            cap *= 2;
+        if (cap > (size_t)s->cfg.max_body_bytes + 1)
+            cap = (size_t)s->cfg.max_body_bytes + 1;
+        if (r->body_reserved > cap)
+            cap = r->body_reserved; /* the announced length: one allocation */
+        if (!reserve_body(s, r, cap)) {
+            r->over_budget = true;
+            r->discarded = r->body_len + n;
+            drop_body(s, r);
+            return MHD_YES;
+        }
+        char *b = realloc(r->body, cap);
+        if (b == NULL)
+            return MHD_NO;
+        r->body = b;
+        r->body_cap = cap;
+    }
+    memcpy(r->body + r->body_len, data, n);
+    r->body_len += n;
+    r->body[r->body_len] = '\0';
+    return MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
@@ -1007,37 +1149,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (*upload_data_size > 0) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
-        if (r->too_large) {
-            r->discarded += n;
-            /* Past this, stop reading: close rather than drain a hostile body. */
-            return r->discarded > (size_t)s->cfg.max_body_bytes * DISCARD_FACTOR ? MHD_NO
-                                                                                 : MHD_YES;
-        }
-        if (n > s->cfg.max_body_bytes - r->body_len) {
-            /* A chunked body (no Content-Length) grew past the limit. */
-            r->too_large = true;
-            r->discarded = r->body_len + n;
-            free(r->body);
-            r->body = NULL;
-            r->body_len = r->body_cap = 0;
-            return MHD_YES;
-        }
-        if (r->body_len + n + 1 > r->body_cap) {
-            size_t cap = r->body_cap > 0 ? r->body_cap : 4096;
-            while (cap < r->body_len + n + 1)
-                cap *= 2;
-            if (cap > (size_t)s->cfg.max_body_bytes + 1)
-                cap = (size_t)s->cfg.max_body_bytes + 1;
-            char *b = realloc(r->body, cap);
-            if (b == NULL)
-                return MHD_NO;
-            r->body = b;
-            r->body_cap = cap;
-        }
-        memcpy(r->body + r->body_len, upload_data, n);
-        r->body_len += n;
-        r->body[r->body_len] = '\0';
-        return MHD_YES;
+        return take_body(s, r, upload_data, n);
     }
     if (r->status != 0)
         return MHD_YES; /* already answered */
@@ -1048,6 +1160,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (early_answer(s, c, r, &res))
             return res;
     }
+    if (r->over_budget)
+        return respond_over_budget(s, c, r);
     if (r->too_large) {
         char detail[96];
         snprintf(detail, sizeof(detail), "the body limit is %u bytes", s->cfg.max_body_bytes);
@@ -1108,7 +1222,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
         svc_log_end(&l);
     }
     dc_ruleset_release(r->rs);
-    free(r->body);
+    drop_body(s, r);
+    budget_give(&s->metrics.response_bytes, &r->resp_reserved);
     if (r->started)
         atomic_fetch_sub_explicit(&s->metrics.inflight, 1, memory_order_relaxed);
     free(r);
@@ -1254,8 +1369,9 @@ static void fit_descriptor_limit(svc_server *s)
 }
 
 /* A daemon for listener `l` on `threads` epoll threads. It has no listening
- * socket of its own: the acceptor hands it connections (server_conn.c). Its
- * limit sits above the listener's hard limit, which the acceptor enforces. */
+ * socket of its own: the acceptor hands it connections and enforces the
+ * listener's hard limit; the daemon's own limit is set out of reach
+ * (server_conn.c says why it must never be reached). */
 static int start_daemon(svc_server *s, struct svc_listener *l, unsigned threads)
 {
     unsigned flags =
@@ -1264,7 +1380,7 @@ static int start_daemon(svc_server *s, struct svc_listener *l, unsigned threads)
     l->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
         MHD_OPTION_URI_LOG_CALLBACK, on_request_line, s, MHD_OPTION_THREAD_POOL_SIZE, threads,
-        MHD_OPTION_CONNECTION_LIMIT, l->hard_limit + MHD_LIMIT_SLACK, MHD_OPTION_CONNECTION_TIMEOUT,
+        MHD_OPTION_CONNECTION_LIMIT, MHD_UNREACHED_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
         s->cfg.connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
         MHD_OPTION_NOTIFY_CONNECTION, svc__conn_notify, l, MHD_OPTION_END);
     return l->daemon != NULL ? 0 : -1;
@@ -1288,6 +1404,8 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
         ls[i]->admin = i == 1;
         atomic_init(&ls[i]->fd, -1);
         atomic_init(&ls[i]->open, 0);
+        atomic_init(&ls[i]->pending, 0);
+        atomic_init(&ls[i]->handed, false);
     }
     svc_metrics_init(&s->metrics);
     pthread_mutex_init(&s->rs_mu, NULL);

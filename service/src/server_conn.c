@@ -8,7 +8,12 @@
  * MHD_add_connection; past a listener's hard limit (max_connections plus its
  * margin) it writes a 503 with Retry-After and closes at once. Connections
  * between the limit and the hard limit are handed over, marked, and each of their
- * requests is answered 503 by the request handler.
+ * requests is answered 503 by the request handler. The count includes the
+ * connections handed over that the daemon's threads have not started yet, so a
+ * burst does not overshoot. The daemon's own limit is out of reach: libmicrohttpd
+ * 0.9.75, refusing a connection handed to it at its limit, leaves a mutex locked
+ * and that worker thread hangs with all its connections (a defect of the
+ * library, seen with a burst past the limit).
  *
  * libmicrohttpd only has an idle timeout: a client sending a byte every 29 s
  * keeps a request going forever under a 30 s one. So every connection carries
@@ -123,6 +128,9 @@ void svc__conn_notify(void *cls, struct MHD_Connection *c, void **socket_context
     struct svc_listener *l = cls;
     svc_server *s = l->s;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        long p = atomic_load(&l->pending);
+        while (p > 0 && !atomic_compare_exchange_weak(&l->pending, &p, p - 1))
+            continue;
         long n = atomic_fetch_add(&l->open, 1) + 1;
         if (!l->admin)
             atomic_fetch_add(&s->metrics.connections, 1);
@@ -199,6 +207,13 @@ static void *reaper_main(void *arg)
             ts.tv_nsec -= 1000000000L;
         }
         pthread_cond_timedwait(&s->conns_cv, &s->conns_mu, &ts);
+        /* A connection the daemon dropped before starting it (out of memory) is
+         * never reported: with no hand-over for a whole interval, none is
+         * pending any more. */
+        if (!atomic_exchange(&s->api.handed, false))
+            atomic_store(&s->api.pending, 0);
+        if (!atomic_exchange(&s->admin.handed, false))
+            atomic_store(&s->admin.pending, 0);
         uint64_t now = mono_ns();
         for (struct svc_conn *c = s->conns; c != NULL; c = c->next) {
             uint64_t deadline = atomic_load(&c->deadline_ns);
@@ -262,12 +277,15 @@ static void accept_some(svc_server *s, struct svc_listener *l)
                 continue;
             return; /* EAGAIN: nothing left */
         }
-        if (atomic_load(&l->open) >= (long)l->hard_limit) {
+        if (atomic_load(&l->open) + atomic_load(&l->pending) >= (long)l->hard_limit) {
             refuse(s, fd);
             continue;
         }
         /* The daemon owns (and on failure closes) the socket from here. */
-        (void)MHD_add_connection(l->daemon, fd, (struct sockaddr *)&ss, sl);
+        atomic_fetch_add(&l->pending, 1);
+        atomic_store(&l->handed, true);
+        if (MHD_add_connection(l->daemon, fd, (struct sockaddr *)&ss, sl) != MHD_YES)
+            atomic_fetch_sub(&l->pending, 1);
     }
 }
 

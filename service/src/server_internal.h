@@ -33,6 +33,8 @@ struct svc_listener {
     unsigned limit;      /* connections served; requests on those past it get 503 */
     unsigned hard_limit; /* past it a new connection is answered 503 and closed at once */
     atomic_long open;    /* connections the daemon holds */
+    atomic_long pending; /* handed to the daemon, not yet started by its threads */
+    atomic_bool handed;  /* a connection was handed over since the reaper last looked */
 };
 
 /* One client connection: libmicrohttpd's socket context, in the server's

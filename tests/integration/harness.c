@@ -226,6 +226,8 @@ int server_start_filtered(struct server *s, const char *const *args,
             pthread_mutex_lock(&s->mu);
             const char *p = strstr(s->log + at, "\"port\":");
             s->port = p != NULL ? atoi(p + 7) : 0;
+            p = strstr(s->log + at, "\"admin_port\":");
+            s->admin_port = p != NULL ? atoi(p + 13) : 0;
             pthread_mutex_unlock(&s->mu);
             return s->port > 0 ? 0 : -1;
         }

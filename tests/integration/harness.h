@@ -21,6 +21,7 @@
 struct server {
     pid_t pid;
     int port;
+    int admin_port; /* with --admin-listen; 0 without */
     int err_fd;
     pthread_t reader;
     bool reader_started;
