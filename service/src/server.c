@@ -1044,9 +1044,16 @@ static enum MHD_Result begin_request(svc_server *s, struct MHD_Connection *c, st
 {
     char detail[SVC_FRAMING_DETAIL_MAX];
     parsing = NULL;
+    /* Counted in flight before the drain's flag is read, the drain after setting
+     * it (both sequentially consistent): a request either is waited for or, once
+     * the drain is over, never starts (its kept-alive connection is closed). */
+    atomic_fetch_add(&s->metrics.inflight, 1);
+    if (atomic_load(&s->drained)) {
+        atomic_fetch_sub(&s->metrics.inflight, 1);
+        return MHD_NO;
+    }
     r->started = true;
     r->start_ns = now_ns();
-    atomic_fetch_add_explicit(&s->metrics.inflight, 1, memory_order_relaxed);
     r->route = svc_route_match(url);
     r->method = svc_method_parse(method);
     const char *id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Request-Id");
@@ -1414,6 +1421,7 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     pthread_mutex_init(&s->auth_mu, NULL);
     pthread_mutex_init(&s->conns_mu, NULL);
     atomic_init(&s->draining, false);
+    atomic_init(&s->drained, false);
     snprintf(s->mhd_version, sizeof(s->mhd_version), "%s", MHD_get_version());
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     s->threads = cfg->threads > 0 ? cfg->threads : (unsigned)(cpus > 0 ? cpus : 1);
@@ -1505,9 +1513,14 @@ long svc_server_drain(svc_server *s)
     svc_log_uint(&l, "grace_s", s->cfg.shutdown_grace_s);
     svc_log_end(&l);
     uint64_t deadline = now_ns() + (uint64_t)s->cfg.shutdown_grace_s * 1000000000ull;
-    while ((inflight = (long)atomic_load(&s->metrics.inflight)) > 0 && now_ns() < deadline) {
-        struct timespec ts = {0, 5 * 1000000L};
-        nanosleep(&ts, NULL);
+    for (int pass = 0; pass < 2; pass++) {
+        while ((inflight = (long)atomic_load(&s->metrics.inflight)) > 0 && now_ns() < deadline) {
+            struct timespec ts = {0, 5 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        /* A request on a kept-alive connection may have started after the first
+         * look: once none runs, none may start, and those that did are waited for. */
+        atomic_store(&s->drained, true);
     }
     svc_log_begin(&l, inflight == 0 ? "info" : "warn", "drained");
     svc_log_int(&l, "inflight", inflight);

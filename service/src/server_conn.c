@@ -254,10 +254,12 @@ static void refuse(svc_server *s, int fd)
     atomic_fetch_add_explicit(&s->metrics.connections_rejected, 1, memory_order_relaxed);
 }
 
-/* Accept what is pending on `l`, up to ACCEPT_BATCH connections. */
-static void accept_some(svc_server *s, struct svc_listener *l)
+/* Accept what is pending on `l`, up to ACCEPT_BATCH connections; returns how
+ * many turns it took (ACCEPT_BATCH: there may be more). */
+static int accept_some(svc_server *s, struct svc_listener *l)
 {
-    for (int k = 0; k < ACCEPT_BATCH; k++) {
+    int k = 0;
+    for (; k < ACCEPT_BATCH; k++) {
         struct sockaddr_storage ss;
         socklen_t sl = sizeof(ss);
         int fd =
@@ -275,7 +277,7 @@ static void accept_some(svc_server *s, struct svc_listener *l)
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
-            return; /* EAGAIN: nothing left */
+            break; /* EAGAIN: nothing left */
         }
         if (atomic_load(&l->open) + atomic_load(&l->pending) >= (long)l->hard_limit) {
             refuse(s, fd);
@@ -287,6 +289,7 @@ static void accept_some(svc_server *s, struct svc_listener *l)
         if (MHD_add_connection(l->daemon, fd, (struct sockaddr *)&ss, sl) != MHD_YES)
             atomic_fetch_sub(&l->pending, 1);
     }
+    return k;
 }
 
 static void close_listener(struct svc_listener *l)
@@ -316,8 +319,13 @@ static void *acceptor_main(void *arg)
         if (pf[0].revents != 0) {
             char b[16];
             (void)read(s->accept_wake[0], b, sizeof(b));
-            if (atomic_load(&s->accept_close_api))
+            if (atomic_load(&s->accept_close_api) && atomic_load(&s->api.fd) >= 0) {
+                /* Connections the kernel completed are the clients' already:
+                 * served (while draining), not reset with the listener. */
+                while (accept_some(s, &s->api) == ACCEPT_BATCH)
+                    continue;
                 close_listener(&s->api);
+            }
             continue;
         }
         for (nfds_t i = 1; i < n; i++) {
