@@ -2,6 +2,7 @@
 #include "rawhttp.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -280,7 +281,8 @@ size_t rh_status_lines(const char *buf)
 {
     size_t n = 0;
     for (const char *p = buf; (p = strstr(p, "HTTP/1.1 ")) != NULL; p++)
-        n += p == buf || p[-1] == '\n';
+        n += p[9] >= '1' && p[9] <= '5' && isdigit((unsigned char)p[10]) &&
+             isdigit((unsigned char)p[11]) && p[12] == ' ';
     return n;
 }
 

@@ -63,7 +63,7 @@ const char *rh_strerror(int e);
  * bytes, NUL-terminated). Returns the bytes read; *closed says whether the peer
  * closed. For answers that must be followed by a close (refusals). */
 size_t rh_read_to_close(struct rh_conn *c, char *buf, size_t cap, int timeout_ms, bool *closed);
-/* Status lines in a stream of responses: "HTTP/1.1 " at its start or after a LF. */
+/* Status lines in a stream of responses: "HTTP/1.1 NNN " anywhere in it. */
 size_t rh_status_lines(const char *buf);
 
 void rh_buf_reset(struct rh_buf *b);

@@ -309,21 +309,32 @@ int server_stop(struct server *s, int sig)
     return st;
 }
 
-long server_rss_kib(const struct server *s)
+/* The KiB of field `name` ("VmRSS:") of /proc/PID/status; -1 when unreadable. */
+static long status_kib(const struct server *s, const char *name)
 {
     char path[64], line[256];
     snprintf(path, sizeof(path), "/proc/%d/status", (int)s->pid);
     FILE *fp = s->pid > 0 ? fopen(path, "r") : NULL;
     long kib = -1;
     while (fp != NULL && fgets(line, sizeof(line), fp) != NULL) {
-        if (strncmp(line, "VmRSS:", 6) == 0) {
-            kib = strtol(line + 6, NULL, 10);
+        if (strncmp(line, name, strlen(name)) == 0) {
+            kib = strtol(line + strlen(name), NULL, 10);
             break;
         }
     }
     if (fp != NULL)
         fclose(fp);
     return kib;
+}
+
+long server_rss_kib(const struct server *s)
+{
+    return status_kib(s, "VmRSS:");
+}
+
+long server_peak_rss_kib(const struct server *s)
+{
+    return status_kib(s, "VmHWM:");
 }
 
 long server_fd_count(const struct server *s)

@@ -65,6 +65,8 @@ int server_start_filtered(struct server *s, const char *const *args,
 /* Resident memory (VmRSS in /proc/PID/status, KiB) and open file descriptors
  * (entries of /proc/PID/fd) of the running server; -1 when unreadable. */
 long server_rss_kib(const struct server *s);
+/* The peak of resident memory so far (VmHWM, KiB); -1 when unreadable. */
+long server_peak_rss_kib(const struct server *s);
 long server_fd_count(const struct server *s);
 /* True while the server process runs (neither exited nor a zombie); does not
  * reap it, so server_stop and server_wait still see its exit status. */
