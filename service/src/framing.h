@@ -1,15 +1,20 @@
 /* service/src/framing.h -- the request framing rules of RFC 9112 that libmicrohttpd
- * 0.9.75 does not enforce, checked on the header fields it parsed before any body
- * is read: one Content-Length of digits only * (413 past 64 bits), never beside Transfer-Encoding,
- * Transfer-Encoding only on HTTP/1.1 and only exactly "chunked" (any other coding is 501), field
- * names that are tokens (no whitespace before the colon), no bare CR in a value, and exactly one
- * valid Host on HTTP/1.1 (at most one on 1.0). Also the request target as received, before
- * percent-decoding: no whitespace or control character, raw or percent-encoded (%00 routed as the
- * end of the path).
+ * 0.9.75 does not enforce, checked on the header fields it parsed, before any body
+ * is read:
+ *   - one Content-Length, digits only (413 past 64 bits), never beside
+ *     Transfer-Encoding;
+ *   - Transfer-Encoding only on HTTP/1.1, and only exactly "chunked" (any other
+ *     coding is 501);
+ *   - field names that are tokens (no whitespace before the colon), none that
+ *     extends a framing field's name (how the library stores a folded line);
+ *   - no bare CR in a value;
+ *   - exactly one valid Host on HTTP/1.1 (at most one on 1.0).
+ * Also the request target as received, before percent-decoding: no whitespace or
+ * control character, raw or percent-encoded (%00 routed as the end of the path).
  *
- * A request that fails is answered with one 400 (or 501) and its connection is
- * closed: whatever followed it on the connection can no longer be told apart from
- * its body, so it is never served (docs/operations.md, "Request framing").
+ * A request that fails is answered with one 400 (or 501, 413) and its connection
+ * is closed: whatever followed it on the connection can no longer be told apart
+ * from its body, so it is never served (docs/operations.md, "Request framing").
  * Pure and thread-safe: no HTTP library, unit-tested without a socket. */
 #ifndef SVC_FRAMING_H
 #define SVC_FRAMING_H
