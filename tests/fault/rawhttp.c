@@ -58,10 +58,17 @@ void rh_init(struct rh_conn *c, int port)
 
 int rh_connect(struct rh_conn *c)
 {
+    return rh_connect_rcvbuf(c, 0);
+}
+
+int rh_connect_rcvbuf(struct rh_conn *c, int rcvbuf)
+{
     rh_close(c);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return RH_ECONNECT;
+    if (rcvbuf > 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
     struct sockaddr_in a;
     memset(&a, 0, sizeof(a));
     a.sin_family = AF_INET;

@@ -46,6 +46,9 @@ struct rh_buf {
 
 void rh_init(struct rh_conn *c, int port);
 int rh_connect(struct rh_conn *c);
+/* rh_connect with a receive buffer of `rcvbuf` bytes (0: the system's), set before
+ * connecting: a slow reader, whose answers the server has to hold. */
+int rh_connect_rcvbuf(struct rh_conn *c, int rcvbuf);
 void rh_close(struct rh_conn *c);
 /* Close and free the buffer. */
 void rh_free(struct rh_conn *c);

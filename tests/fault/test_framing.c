@@ -279,11 +279,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    bool errors = server_log_find(&srv, 0, "\"level\":\"error\"", NULL);
-    if (errors)
-        server_log_dump(&srv);
-    int st = server_stop(&srv, SIGTERM);
-    return st == 0 && !errors ? 0 : -1;
+    return server_stop_clean(&srv);
 }
 
 int main(int argc, char **argv)

@@ -34,36 +34,7 @@ static struct server srv;
 static int teardown(void **state)
 {
     (void)state;
-    if (srv.pid > 0 || srv.reader_started)
-        server_stop(&srv, SIGKILL);
-    return 0;
-}
-
-/* A metric's value in a /metrics body; -1 when absent. */
-static long metric(const char *body, const char *name)
-{
-    char needle[160];
-    snprintf(needle, sizeof(needle), "\n%s ", name);
-    const char *p = strstr(body, needle);
-    return p != NULL ? strtol(p + strlen(needle), NULL, 10) : -1;
-}
-
-static long scrape(int port, const char *name)
-{
-    struct rh_conn c;
-    struct rh_buf req = {0};
-    struct rh_resp r;
-    long v = -1;
-    rh_init(&c, port);
-    rh_buf_request(&req, "GET", "/metrics", NULL, NULL, NULL, 0);
-    if (rh_exchange(&c, req.p, req.len, false, ANSWER_MS, &r) == RH_OK && r.status == 200) {
-        char *body = strndup(r.body, r.body_len);
-        v = metric(body, name);
-        free(body);
-    }
-    rh_buf_free(&req);
-    rh_free(&c);
-    return v;
+    return server_kill_if_running(&srv);
 }
 
 /* A 503 for a spent limit: Retry-After and the overloaded problem. */
@@ -139,7 +110,8 @@ static void test_connection_limit(void **state)
     assert_int_equal(served, LIMIT);
     for (int i = 0; i < FLOOD; i++)
         rh_free(&conns[i]);
-    assert_true(scrape(srv.admin_port, "accel_advisor_rejected_connections_total") >= refused);
+    assert_true(scrape_metric(srv.admin_port, "accel_advisor_rejected_connections_total") >=
+                refused);
     /* One at a time, with the others held: every one past the hard limit is
      * answered 503 by the acceptor without sending a byte. */
     enum { MORE = 4 };
@@ -151,7 +123,7 @@ static void test_connection_limit(void **state)
     long open = 0;
     for (int k = 0; k < 200 && open != HARD; k++) {
         usleep(20000);
-        open = scrape(srv.admin_port, "accel_advisor_open_connections");
+        open = scrape_metric(srv.admin_port, "accel_advisor_open_connections");
     }
     assert_int_equal(open, HARD);
     for (int i = 0; i < MORE; i++) {
@@ -214,7 +186,7 @@ static void test_admin_listener(void **state)
     int e = rh_exchange(&api, req.p, req.len, false, ANSWER_MS, &r);
     assert_true(e == RH_ECLOSED || (e == RH_OK && r.status == 503));
     /* The API's open-connection gauge counts the flood, not the admin scrape. */
-    long open = scrape(srv.admin_port, "accel_advisor_open_connections");
+    long open = scrape_metric(srv.admin_port, "accel_advisor_open_connections");
     fprintf(stderr, "admin listener: 200 under a flood of %d; API open connections %ld\n", FLOOD,
             open);
     assert_true(open >= 8);
@@ -257,7 +229,7 @@ static void test_body_budget(void **state)
     long held = 0;
     for (int i = 0; i < 200 && held < 50001; i++) {
         usleep(20000);
-        held = scrape(srv.port, "accel_advisor_buffered_body_bytes");
+        held = scrape_metric(srv.port, "accel_advisor_buffered_body_bytes");
     }
     assert_int_equal(held, 50001);
     /* 20,000 more announced: refused before a byte of them is read. */
@@ -281,8 +253,8 @@ static void test_body_budget(void **state)
     rh_buf_str(&chunked, "\r\n0\r\n\r\n");
     assert_int_equal(rh_exchange(&other, chunked.p, chunked.len, false, ANSWER_MS, &r), RH_OK);
     expect_overloaded(&r, "chunked body past the budget");
-    assert_int_equal(scrape(srv.port, "accel_advisor_buffered_body_rejections_total"), 2);
-    assert_int_equal(scrape(srv.port, "accel_advisor_buffered_body_bytes"), 50001);
+    assert_int_equal(scrape_metric(srv.port, "accel_advisor_buffered_body_rejections_total"), 2);
+    assert_int_equal(scrape_metric(srv.port, "accel_advisor_buffered_body_bytes"), 50001);
     /* The slow body finishes: served, and its bytes are given back. */
     static char rest[50000];
     memset(rest, ' ', sizeof(rest));
@@ -292,7 +264,7 @@ static void test_body_budget(void **state)
     /* Given back when the request completes, just after its answer went out. */
     for (int i = 0; i < 200 && held != 0; i++) {
         usleep(20000);
-        held = scrape(srv.port, "accel_advisor_buffered_body_bytes");
+        held = scrape_metric(srv.port, "accel_advisor_buffered_body_bytes");
     }
     assert_int_equal(held, 0);
     assert_int_equal(rh_exchange(&other, req.p, req.len, false, ANSWER_MS, &r), RH_OK);
@@ -322,18 +294,14 @@ static void test_response_budget(void **state)
     rh_buf_request(&req, "POST", "/v1/recommendations:batch", "application/json", NULL, body.p,
                    body.len);
     /* The slow reader: a small receive buffer, and no reading for now. */
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    int small = 4096;
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-    struct sockaddr_in a = {.sin_family = AF_INET,
-                            .sin_port = htons((uint16_t)srv.port),
-                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    assert_int_equal(raw_send(fd, req.p, req.len), 0);
+    struct rh_conn slow;
+    rh_init(&slow, srv.port);
+    assert_int_equal(rh_connect_rcvbuf(&slow, 4096), RH_OK);
+    assert_true(rh_send(&slow, req.p, req.len));
     long queued = 0;
     for (int i = 0; i < 200 && queued < 4000000; i++) {
         usleep(50000);
-        queued = scrape(srv.port, "accel_advisor_queued_response_bytes");
+        queued = scrape_metric(srv.port, "accel_advisor_queued_response_bytes");
     }
     fprintf(stderr, "response budget: %ld bytes queued for the slow reader\n", queued);
     assert_true(queued >= 4000000);
@@ -342,7 +310,7 @@ static void test_response_budget(void **state)
     rh_init(&c, srv.port);
     assert_int_equal(rh_exchange(&c, req.p, req.len, false, ANSWER_MS, &r), RH_OK);
     expect_overloaded(&r, "a second 8 MB answer");
-    assert_true(scrape(srv.port, "accel_advisor_queued_response_rejections_total") >= 1);
+    assert_true(scrape_metric(srv.port, "accel_advisor_queued_response_rejections_total") >= 1);
     /* Small answers still fit. */
     struct rh_buf get = {0};
     rh_buf_request(&get, "GET", "/v1/rules", NULL, NULL, NULL, 0);
@@ -353,16 +321,16 @@ static void test_response_budget(void **state)
     size_t got = 0;
     long t0 = rh_now_ms();
     while (got < 8000000 && rh_now_ms() - t0 < ANSWER_MS) {
-        ssize_t n = recv(fd, all + got, (16u << 20) - got, 0);
+        ssize_t n = recv(slow.fd, all + got, (16u << 20) - got, 0);
         if (n <= 0)
             break;
         got += (size_t)n;
     }
     free(all);
-    close(fd);
+    rh_free(&slow);
     for (int i = 0; i < 100 && queued != 0; i++) {
         usleep(50000);
-        queued = scrape(srv.port, "accel_advisor_queued_response_bytes");
+        queued = scrape_metric(srv.port, "accel_advisor_queued_response_bytes");
     }
     assert_int_equal(queued, 0);
     assert_int_equal(rh_exchange(&c, req.p, req.len, false, ANSWER_MS, &r), RH_OK);

@@ -146,23 +146,6 @@ static long setting(const char *name)
     return v;
 }
 
-static long scrape(const char *name)
-{
-    struct resp m;
-    long v = -1;
-    struct server admin;
-    memset(&admin, 0, sizeof(admin));
-    admin.port = srv.admin_port; /* the API port is full */
-    if (http_get(&admin, "/metrics", &m) == 0 && m.status == 200) {
-        char needle[128];
-        snprintf(needle, sizeof(needle), "\n%s ", name);
-        const char *p = strstr(m.body, needle);
-        v = p != NULL ? strtol(p + strlen(needle), NULL, 10) : -1;
-    }
-    resp_free(&m);
-    return v;
-}
-
 /* ---- the drivers --------------------------------------------------------------------- */
 
 static atomic_bool stop;
@@ -187,20 +170,6 @@ static void *parser_main(void *arg)
     }
     rh_free(&c);
     return NULL;
-}
-
-/* A connection with a small receive buffer that sends `req` and reads nothing. */
-static int slow_reader(const struct rh_buf *req)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    int small = 4096;
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-    struct sockaddr_in a = {.sin_family = AF_INET,
-                            .sin_port = htons((uint16_t)srv.port),
-                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    assert_int_equal(raw_send(fd, req->p, req->len), 0);
-    return fd;
 }
 
 static void test_worst_case(void **state)
@@ -236,7 +205,7 @@ static void test_worst_case(void **state)
         assert_int_equal(r.status, 200);
         resp_free(&r);
         if (i % 64 == 63)
-            cached = scrape("accel_advisor_recommendation_cache_bytes");
+            cached = scrape_metric(srv.admin_port, "accel_advisor_recommendation_cache_bytes");
     }
 
     /* The parsers, next: they must be among the connections served. */
@@ -270,9 +239,13 @@ static void test_worst_case(void **state)
     rh_buf_request(&batch_req, "POST", "/v1/recommendations:batch", "application/json", NULL,
                    batch.p, batch.len);
     long n_readers = resp_budget / (8L << 20) + 3;
-    int *readers = calloc((size_t)n_readers, sizeof(int));
-    for (long i = 0; i < n_readers; i++)
-        readers[i] = slow_reader(&batch_req);
+    struct rh_conn *readers = calloc((size_t)n_readers, sizeof(*readers));
+    for (long i = 0; i < n_readers; i++) {
+        /* A small receive buffer, and nothing read. */
+        rh_init(&readers[i], srv.port);
+        assert_int_equal(rh_connect_rcvbuf(&readers[i], 4096), RH_OK);
+        assert_true(rh_send(&readers[i], batch_req.p, batch_req.len));
+    }
 
     /* Bodies held, but for their last byte, up to the budget (the parsers' own
      * bodies take part of it while they are read). */
@@ -298,7 +271,10 @@ static void test_worst_case(void **state)
 
     /* Held for MEASURE_MS, the parsers running all the while. */
     long peak = 0, held_bodies = 0, queued = 0, open = 0;
-    for (int i = 0; i < 100 && scrape("accel_advisor_queued_response_bytes") < resp_budget / 2; i++)
+    for (int i = 0;
+         i < 100 &&
+         scrape_metric(srv.admin_port, "accel_advisor_queued_response_bytes") < resp_budget / 2;
+         i++)
         usleep(50000);
     long t0 = rh_now_ms();
     while (rh_now_ms() - t0 < MEASURE_MS) {
@@ -306,10 +282,10 @@ static void test_worst_case(void **state)
         peak = rss > peak ? rss : peak;
         usleep(100000);
     }
-    held_bodies = scrape("accel_advisor_buffered_body_bytes");
-    cached = scrape("accel_advisor_recommendation_cache_bytes");
-    queued = scrape("accel_advisor_queued_response_bytes");
-    open = scrape("accel_advisor_open_connections");
+    held_bodies = scrape_metric(srv.admin_port, "accel_advisor_buffered_body_bytes");
+    cached = scrape_metric(srv.admin_port, "accel_advisor_recommendation_cache_bytes");
+    queued = scrape_metric(srv.admin_port, "accel_advisor_queued_response_bytes");
+    open = scrape_metric(srv.admin_port, "accel_advisor_open_connections");
     long parses = atomic_load(&parsed);
     long hwm_kib = server_peak_rss_kib(&srv);
     fprintf(stderr,
@@ -328,7 +304,7 @@ static void test_worst_case(void **state)
     for (long i = 0; i < n_headers; i++)
         close(headers[i]);
     for (long i = 0; i < n_readers; i++)
-        close(readers[i]);
+        rh_free(&readers[i]);
     for (long i = 0; i < n_bodies; i++)
         rh_free(&bodies[i]);
     for (long i = 0; i < n_parsers; i++)
@@ -363,9 +339,7 @@ static void test_worst_case(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    if (srv.pid > 0 || srv.reader_started)
-        server_stop(&srv, SIGKILL);
-    return 0;
+    return server_kill_if_running(&srv);
 }
 
 int main(int argc, char **argv)

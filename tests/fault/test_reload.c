@@ -404,9 +404,7 @@ static void test_unreadable_entries(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    if (srv.pid > 0 || srv.reader_started)
-        server_stop(&srv, SIGKILL);
-    return 0;
+    return server_kill_if_running(&srv);
 }
 
 int main(int argc, char **argv)

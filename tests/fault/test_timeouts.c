@@ -44,28 +44,7 @@ static struct server srv;
 static int teardown(void **state)
 {
     (void)state;
-    if (srv.pid > 0 || srv.reader_started)
-        server_stop(&srv, SIGKILL);
-    return 0;
-}
-
-/* A metric's value in a /metrics body; -1 when absent. */
-static long metric(const char *body, const char *name)
-{
-    char needle[160];
-    snprintf(needle, sizeof(needle), "\n%s ", name);
-    const char *p = strstr(body, needle);
-    return p != NULL ? strtol(p + strlen(needle), NULL, 10) : -1;
-}
-
-static long scrape(struct server *s, const char *name)
-{
-    struct resp m;
-    long v = -1;
-    if (http_get(s, "/metrics", &m) == 0 && m.status == 200)
-        v = metric(m.body, name);
-    resp_free(&m);
-    return v;
+    return server_kill_if_running(&srv);
 }
 
 /* True when the server closed fd: EOF or reset (anything it sent is drained). */
@@ -123,7 +102,7 @@ static void test_slowloris(void **state)
     snprintf(tmo, sizeof(tmo), "%d", IDLE_TIMEOUT_S);
     const char *const args[] = {"--connection-timeout-s", tmo, NULL};
     assert_int_equal(server_start(&srv, args), 0);
-    long maxc = scrape(&srv, "accel_advisor_max_connections");
+    long maxc = scrape_metric(srv.port, "accel_advisor_max_connections");
     fprintf(stderr,
             "slowloris: %d idle connections, default max_connections %ld, "
             "RLIMIT_NOFILE %ld, connection timeout %d s\n",
@@ -161,7 +140,7 @@ static void test_slowloris(void **state)
     prompt(&srv, "GET", "/healthz", NULL, 200);
     prompt(&srv, "POST", "/v1/recommendations", workload, 200);
     prompt(&srv, "GET", "/v1/rules", NULL, 200);
-    long open_now = scrape(&srv, "accel_advisor_open_connections");
+    long open_now = scrape_metric(srv.port, "accel_advisor_open_connections");
     fprintf(stderr, "  accel_advisor_open_connections %ld while they stall\n", open_now);
     if (open_now < (long)n)
         fail_msg("the server holds %ld connections, want at least %d", open_now, n);
@@ -202,7 +181,7 @@ static void test_slowloris(void **state)
     /* Only the scrape's own connection is left, and the server still serves. */
     long left = -1;
     for (int k = 0; k < 50 && left != 1; k++) {
-        left = scrape(&srv, "accel_advisor_open_connections");
+        left = scrape_metric(srv.port, "accel_advisor_open_connections");
         if (left != 1)
             usleep(50000);
     }
@@ -348,7 +327,7 @@ static void test_request_timeout(void **state)
     /* The body's request is in the access log as cut off by the deadline. */
     assert_true(server_log_wait(&srv, 0, "\"request_id\":\"trickle\"", 5000));
     assert_true(server_log_find(&srv, 0, "\"outcome\":\"request_timeout\"", NULL));
-    assert_int_equal(scrape(&srv, "accel_advisor_request_timeouts_total"), 2);
+    assert_int_equal(scrape_metric(srv.port, "accel_advisor_request_timeouts_total"), 2);
     /* A slow request that finishes in time is served. */
     prompt(&srv, "POST", "/v1/recommendations", workload, 200);
     assert_int_equal(server_stop(&srv, SIGTERM), 0);

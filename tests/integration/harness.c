@@ -293,6 +293,24 @@ int server_wait(struct server *s, int timeout_ms)
     return status;
 }
 
+int server_kill_if_running(struct server *s)
+{
+    if (s->pid > 0 || s->reader_started)
+        server_stop(s, SIGKILL);
+    return 0;
+}
+
+int server_stop_clean(struct server *s)
+{
+    bool errors = server_log_find(s, 0, "\"level\":\"error\"", NULL);
+    if (errors)
+        server_log_dump(s);
+    int st = server_stop(s, SIGTERM);
+    if (st != 0)
+        fprintf(stderr, "the server exited with status %d\n", st);
+    return st == 0 && !errors ? 0 : -1;
+}
+
 int server_stop(struct server *s, int sig)
 {
     if (s->pid > 0)
@@ -453,6 +471,23 @@ int http(struct server *s, const char *method, const char *path, const char *cty
 int http_get(struct server *s, const char *path, struct resp *out)
 {
     return http(s, "GET", path, NULL, NULL, 0, NULL, out);
+}
+
+long scrape_metric(int port, const char *name)
+{
+    struct server at;
+    struct resp m;
+    char needle[160];
+    long v = -1;
+    memset(&at, 0, sizeof(at));
+    at.port = port;
+    snprintf(needle, sizeof(needle), "\n%s ", name);
+    if (http_get(&at, "/metrics", &m) == 0 && m.status == 200) {
+        const char *p = strstr(m.body, needle);
+        v = p != NULL ? strtol(p + strlen(needle), NULL, 10) : -1;
+    }
+    resp_free(&m);
+    return v;
 }
 
 int http_post_json(struct server *s, const char *path, const char *body, struct resp *out)
