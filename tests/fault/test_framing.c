@@ -11,8 +11,6 @@
  * pin down how the server reads them and that no framing field can hide in them.
  *
  * usage: fault_framing ACCEL_ADVISOR_BINARY SOURCE_DIR */
-#include <errno.h>
-#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>

@@ -6,8 +6,6 @@
  * Retry-After when spent, and serve again once freed.
  *
  * usage: fault_limits ACCEL_ADVISOR_BINARY SOURCE_DIR */
-#include <errno.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>

@@ -25,8 +25,6 @@
  * and the budgets checked, not the limit.
  *
  * usage: fault_memory ACCEL_ADVISOR_BINARY SOURCE_DIR */
-#include <errno.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -37,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -172,29 +169,21 @@ static void *parser_main(void *arg)
     return NULL;
 }
 
-static void test_worst_case(void **state)
-{
-    (void)state;
-    struct deployment d;
-    read_deployment(&d);
-    long nofile = raise_nofile_limit();
-    const char *args[MAX_ARGS + 1];
-    for (int i = 0; i <= d.n; i++)
-        args[i] = d.args[i];
-    assert_int_equal(server_start(&srv, args), 0);
-    assert_true(srv.admin_port > 0);
-    long max_body = setting("max_body_bytes"), max_batch = setting("max_batch");
-    long max_conns = setting("max_connections"), threads = setting("threads");
-    long body_budget = setting("max_buffered_body_bytes");
-    long resp_budget = setting("max_queued_response_bytes");
-    long hard = max_conns + max_conns / 8 + 16;
-    long idle_kib = server_rss_kib(&srv);
-    if (nofile < hard + 256)
-        fail_msg("RLIMIT_NOFILE %ld is too low for %ld connections", nofile, hard);
+/* The settings of the running server, and the worst case driven against them. */
+struct load {
+    long max_body, max_batch, max_conns, threads, body_budget, resp_budget, cache_max, hard;
+    struct rh_buf parse_req, batch_req;
+    long n_parsers, n_readers, n_bodies, n_headers;
+    struct parser *parsers;
+    struct rh_conn *readers, *bodies;
+    int *headers;
+};
 
-    /* The response cache, full: distinct recommendations up to cache_max_bytes. */
-    long cache_max = setting("cache_max_bytes"), cached = 0;
-    for (int i = 0; cached < cache_max - 64 * 1024 && i < 20000; i++) {
+/* The response cache, full: distinct recommendations up to cache_max_bytes. */
+static void fill_cache(const struct load *L)
+{
+    long cached = 0;
+    for (int i = 0; cached < L->cache_max - 64 * 1024 && i < 20000; i++) {
         char w[160];
         snprintf(w, sizeof(w),
                  "{\"name\":\"fill-%d\",\"task\":\"inference\","
@@ -207,87 +196,141 @@ static void test_worst_case(void **state)
         if (i % 64 == 63)
             cached = scrape_metric(srv.admin_port, "accel_advisor_recommendation_cache_bytes");
     }
+}
 
-    /* The parsers, next: they must be among the connections served. */
-    struct rh_buf parse_req = {0}, batch = {0}, batch_req = {0};
-    /* "[0,0,...,0]" and a space: max_body bytes, half of them array elements. */
-    char *zeros = malloc((size_t)max_body);
+/* The parsers, first among the connections (they must be served): two per
+ * worker thread, each sending "[0,0,...,0] " of max_body bytes. */
+static void start_parsers(struct load *L)
+{
+    char *zeros = malloc((size_t)L->max_body);
     zeros[0] = '[';
-    for (long i = 1; i + 2 < max_body; i += 2)
+    for (long i = 1; i + 2 < L->max_body; i += 2)
         memcpy(zeros + i, "0,", 2);
-    zeros[max_body - 3] = '0';
-    zeros[max_body - 2] = ']';
-    zeros[max_body - 1] = ' ';
-    rh_buf_request(&parse_req, "POST", "/v1/recommendations", "application/json", NULL, zeros,
-                   (size_t)max_body);
-    long n_parsers = 2 * threads;
-    struct parser *ps = calloc((size_t)n_parsers, sizeof(*ps));
+    zeros[L->max_body - 3] = '0';
+    zeros[L->max_body - 2] = ']';
+    zeros[L->max_body - 1] = ' ';
+    rh_buf_request(&L->parse_req, "POST", "/v1/recommendations", "application/json", NULL, zeros,
+                   (size_t)L->max_body);
+    free(zeros);
+    L->n_parsers = 2 * L->threads;
+    L->parsers = calloc((size_t)L->n_parsers, sizeof(*L->parsers));
     atomic_store(&stop, false);
-    for (long i = 0; i < n_parsers; i++) {
-        ps[i].req = &parse_req;
-        assert_int_equal(pthread_create(&ps[i].thread, NULL, parser_main, &ps[i]), 0);
+    for (long i = 0; i < L->n_parsers; i++) {
+        L->parsers[i].req = &L->parse_req;
+        assert_int_equal(pthread_create(&L->parsers[i].thread, NULL, parser_main, &L->parsers[i]),
+                         0);
     }
-    while (atomic_load(&parsed) < n_parsers)
+    while (atomic_load(&parsed) < L->n_parsers)
         usleep(10000);
+}
 
-    /* Slow readers of the largest answer: a batch of max_batch workloads. */
+/* Slow readers of the largest answers, past the queued-response budget; bodies
+ * held but for their last byte, up to the buffered-body budget (the parsers'
+ * bodies take part of it while they are read); a never-ending header on every
+ * other connection up to the hard limit. */
+static void hold_the_rest(struct load *L)
+{
+    struct rh_buf batch = {0};
     rh_buf_str(&batch, "{\"workloads\":[");
-    for (long i = 0; i < max_batch; i++)
+    for (long i = 0; i < L->max_batch; i++)
         rh_buf_printf(&batch, "%s{\"task\":\"inference\",\"model\":{\"parameters\":%lde8}}",
                       i > 0 ? "," : "", 1 + i);
     rh_buf_str(&batch, "]}");
-    rh_buf_request(&batch_req, "POST", "/v1/recommendations:batch", "application/json", NULL,
+    rh_buf_request(&L->batch_req, "POST", "/v1/recommendations:batch", "application/json", NULL,
                    batch.p, batch.len);
-    long n_readers = resp_budget / (8L << 20) + 3;
-    struct rh_conn *readers = calloc((size_t)n_readers, sizeof(*readers));
-    for (long i = 0; i < n_readers; i++) {
-        /* A small receive buffer, and nothing read. */
-        rh_init(&readers[i], srv.port);
-        assert_int_equal(rh_connect_rcvbuf(&readers[i], 4096), RH_OK);
-        assert_true(rh_send(&readers[i], batch_req.p, batch_req.len));
+    rh_buf_free(&batch);
+    L->n_readers = L->resp_budget / (8L << 20) + 3;
+    L->readers = calloc((size_t)L->n_readers, sizeof(*L->readers));
+    for (long i = 0; i < L->n_readers; i++) {
+        rh_init(&L->readers[i], srv.port);
+        assert_int_equal(rh_connect_rcvbuf(&L->readers[i], 4096), RH_OK);
+        assert_true(rh_send(&L->readers[i], L->batch_req.p, L->batch_req.len));
     }
-
-    /* Bodies held, but for their last byte, up to the budget (the parsers' own
-     * bodies take part of it while they are read). */
-    long n_bodies = body_budget / (max_body + 1) - n_parsers;
-    struct rh_conn *bodies = calloc((size_t)n_bodies, sizeof(*bodies));
-    for (long i = 0; i < n_bodies; i++) {
-        rh_init(&bodies[i], srv.port);
-        assert_int_equal(rh_connect(&bodies[i]), RH_OK);
-        assert_true(rh_send(&bodies[i], parse_req.p, parse_req.len - 1));
+    L->n_bodies = L->body_budget / (L->max_body + 1) - L->n_parsers;
+    L->bodies = calloc((size_t)L->n_bodies, sizeof(*L->bodies));
+    for (long i = 0; i < L->n_bodies; i++) {
+        rh_init(&L->bodies[i], srv.port);
+        assert_int_equal(rh_connect(&L->bodies[i]), RH_OK);
+        assert_true(rh_send(&L->bodies[i], L->parse_req.p, L->parse_req.len - 1));
     }
-
-    /* Every other connection up to the hard limit: a header that never ends. */
-    long n_headers = hard - n_parsers - n_readers - n_bodies - 4; /* the scrapes' room */
-    int *headers = calloc((size_t)n_headers, sizeof(int));
+    L->n_headers = L->hard - L->n_parsers - L->n_readers - L->n_bodies - 4; /* scrapes' room */
+    L->headers = calloc((size_t)L->n_headers, sizeof(int));
     char *pad = malloc(HEADER_PAD + 64);
     int pl = snprintf(pad, 64, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: ");
     memset(pad + pl, 'a', HEADER_PAD);
-    for (long i = 0; i < n_headers; i++) {
-        headers[i] = raw_connect(&srv);
-        assert_true(headers[i] >= 0);
-        assert_int_equal(raw_send(headers[i], pad, (size_t)pl + HEADER_PAD), 0);
+    for (long i = 0; i < L->n_headers; i++) {
+        L->headers[i] = raw_connect(&srv);
+        assert_true(L->headers[i] >= 0);
+        assert_int_equal(raw_send(L->headers[i], pad, (size_t)pl + HEADER_PAD), 0);
     }
+    free(pad);
+}
 
-    /* Held for MEASURE_MS, the parsers running all the while. */
-    long peak = 0, held_bodies = 0, queued = 0, open = 0;
+static void release(struct load *L)
+{
+    atomic_store(&stop, true);
+    for (long i = 0; i < L->n_headers; i++)
+        close(L->headers[i]);
+    for (long i = 0; i < L->n_readers; i++)
+        rh_free(&L->readers[i]);
+    for (long i = 0; i < L->n_bodies; i++)
+        rh_free(&L->bodies[i]);
+    for (long i = 0; i < L->n_parsers; i++)
+        pthread_join(L->parsers[i].thread, NULL);
+    free(L->headers);
+    free(L->readers);
+    free(L->bodies);
+    free(L->parsers);
+    rh_buf_free(&L->parse_req);
+    rh_buf_free(&L->batch_req);
+}
+
+static void test_worst_case(void **state)
+{
+    (void)state;
+    struct deployment d;
+    struct load L;
+    memset(&L, 0, sizeof(L));
+    read_deployment(&d);
+    long nofile = raise_nofile_limit();
+    const char *args[MAX_ARGS + 1];
+    for (int i = 0; i <= d.n; i++)
+        args[i] = d.args[i];
+    assert_int_equal(server_start(&srv, args), 0);
+    assert_true(srv.admin_port > 0);
+    L.max_body = setting("max_body_bytes");
+    L.max_batch = setting("max_batch");
+    L.max_conns = setting("max_connections");
+    L.threads = setting("threads");
+    L.body_budget = setting("max_buffered_body_bytes");
+    L.resp_budget = setting("max_queued_response_bytes");
+    L.cache_max = setting("cache_max_bytes");
+    L.hard = L.max_conns + L.max_conns / 8 + 16;
+    long idle_kib = server_rss_kib(&srv);
+    if (nofile < L.hard + 256)
+        fail_msg("RLIMIT_NOFILE %ld is too low for %ld connections", nofile, L.hard);
+    fill_cache(&L);
+    start_parsers(&L);
+    hold_the_rest(&L);
+
+    /* Held for MEASURE_MS once the slow readers' answers are queued, the parsers
+     * running all the while. */
     for (int i = 0;
          i < 100 &&
-         scrape_metric(srv.admin_port, "accel_advisor_queued_response_bytes") < resp_budget / 2;
+         scrape_metric(srv.admin_port, "accel_advisor_queued_response_bytes") < L.resp_budget / 2;
          i++)
         usleep(50000);
-    long t0 = rh_now_ms();
+    long peak = 0, t0 = rh_now_ms();
     while (rh_now_ms() - t0 < MEASURE_MS) {
         long rss = server_rss_kib(&srv);
         peak = rss > peak ? rss : peak;
         usleep(100000);
     }
-    held_bodies = scrape_metric(srv.admin_port, "accel_advisor_buffered_body_bytes");
-    cached = scrape_metric(srv.admin_port, "accel_advisor_recommendation_cache_bytes");
-    queued = scrape_metric(srv.admin_port, "accel_advisor_queued_response_bytes");
-    open = scrape_metric(srv.admin_port, "accel_advisor_open_connections");
-    long parses = atomic_load(&parsed);
-    long hwm_kib = server_peak_rss_kib(&srv);
+    long held = scrape_metric(srv.admin_port, "accel_advisor_buffered_body_bytes");
+    long cached = scrape_metric(srv.admin_port, "accel_advisor_recommendation_cache_bytes");
+    long queued = scrape_metric(srv.admin_port, "accel_advisor_queued_response_bytes");
+    long open = scrape_metric(srv.admin_port, "accel_advisor_open_connections");
+    long parses = atomic_load(&parsed), hwm_kib = server_peak_rss_kib(&srv);
     fprintf(stderr,
             "worst case with the Deployment's arguments (threads %ld, max_connections %ld, "
             "hard limit %ld, max_body_bytes %ld, budgets %ld / %ld bytes):\n"
@@ -296,42 +339,24 @@ static void test_worst_case(void **state)
             "  cached answers %ld bytes, buffered bodies %ld bytes, queued responses %ld bytes\n"
             "  resident: idle %ld KiB, sampled peak %ld KiB, VmHWM %ld KiB; limit %.0f KiB "
             "(request %.0f KiB)\n",
-            threads, max_conns, hard, max_body, body_budget, resp_budget, open, n_headers,
-            HEADER_PAD, n_bodies, n_readers, n_parsers, parses, max_body, cached, held_bodies,
-            queued, idle_kib, peak, hwm_kib, d.limit_bytes / 1024, d.request_bytes / 1024);
-
-    atomic_store(&stop, true);
-    for (long i = 0; i < n_headers; i++)
-        close(headers[i]);
-    for (long i = 0; i < n_readers; i++)
-        rh_free(&readers[i]);
-    for (long i = 0; i < n_bodies; i++)
-        rh_free(&bodies[i]);
-    for (long i = 0; i < n_parsers; i++)
-        pthread_join(ps[i].thread, NULL);
+            L.threads, L.max_conns, L.hard, L.max_body, L.body_budget, L.resp_budget, open,
+            L.n_headers, HEADER_PAD, L.n_bodies, L.n_readers, L.n_parsers, parses, L.max_body,
+            cached, held, queued, idle_kib, peak, hwm_kib, d.limit_bytes / 1024,
+            d.request_bytes / 1024);
+    release(&L);
 
     /* The worst case was reached: every budget in use, every slot taken. */
-    assert_true(open >= hard - 8);
-    assert_true(held_bodies >= n_bodies * (max_body + 1));
-    assert_true(held_bodies <= body_budget);
-    assert_true(queued > resp_budget / 2 && queued <= resp_budget);
-    assert_true(cached > cache_max / 2);
-    assert_true(parses > n_parsers);
+    assert_true(open >= L.hard - 8);
+    assert_true(held >= L.n_bodies * (L.max_body + 1) && held <= L.body_budget);
+    assert_true(queued > L.resp_budget / 2 && queued <= L.resp_budget);
+    assert_true(cached > L.cache_max / 2);
+    assert_true(parses > L.n_parsers);
 #ifndef AA_SANITIZED
     if (hwm_kib < 0 || (double)hwm_kib * 1024 >= d.limit_bytes)
         fail_msg("peak resident memory %ld KiB is not under the Deployment's limit %.0f KiB",
                  hwm_kib, d.limit_bytes / 1024);
 #endif
     assert_int_equal(server_stop(&srv, SIGTERM), 0);
-    free(pad);
-    free(headers);
-    free(bodies);
-    free(readers);
-    free(ps);
-    free(zeros);
-    rh_buf_free(&parse_req);
-    rh_buf_free(&batch);
-    rh_buf_free(&batch_req);
     for (int i = 0; i < d.n; i++)
         free(d.args[i]);
 }
