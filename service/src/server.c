@@ -535,11 +535,13 @@ static enum MHD_Result handle_batch(svc_server *s, struct MHD_Connection *c, str
         struct api_schema_result wr = {0};
         rc = api_schema_validate(api_contract_workload_schema(s->contract), w,
                                  API_VALIDATION_MAX_ERRORS, &wr, &err);
-        snprintf(why, sizeof(why), "validate: %s", err.msg);
-        if (rc == DC_OK && !wr.valid) {
+        if (rc != DC_OK) {
+            snprintf(why, sizeof(why), "validate: %s", err.msg);
+        } else if (!wr.valid) {
             problem = validation_problem(r, &wr, prefix, "Workload");
             rc = problem != NULL ? DC_EINVAL : DC_ENOMEM;
-        } else if (rc == DC_OK) {
+            snprintf(why, sizeof(why), "validation problem: out of memory");
+        } else {
             unsigned family = 0;
             rc = recommend_one(s, r, w, prefix, &body, &len, &problem, &family, why,
                                sizeof(why));
@@ -993,9 +995,8 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
  * refuses them itself, its log callback finds the request here. */
 static _Thread_local struct req *parsing;
 
-/* 0 when the request's framing is acceptable (framing.h), else 400 or 501 with
- * what is wrong in detail. libmicrohttpd keeps every field line, duplicates
- * included, in the order received. */
+/* One header field line into the framing checks. libmicrohttpd keeps every field
+ * line, duplicates included, in the order received. */
 static enum MHD_Result framing_field(void *cls, enum MHD_ValueKind kind, const char *key,
                                      size_t key_size, const char *value, size_t value_size)
 {
@@ -1004,6 +1005,8 @@ static enum MHD_Result framing_field(void *cls, enum MHD_ValueKind kind, const c
     return MHD_YES;
 }
 
+/* 0 when the request's framing is acceptable (framing.h), else its status (400,
+ * 413, 501) with what is wrong in detail. `version` NULL: not known yet. */
 static int framing_status(struct MHD_Connection *c, const char *version, char *detail, size_t len)
 {
     struct svc_framing f;
