@@ -21,9 +21,9 @@
 /* Status codes counted; any other is counted as 500 (the server sends no other). */
 #define SVC_METRICS_CODES                                                                          \
     {                                                                                              \
-        200, 204, 400, 401, 404, 405, 413, 415, 429, 500, 501, 503                                 \
+        200, 204, 400, 401, 404, 405, 413, 415, 429, 431, 500, 501, 503                            \
     }
-#define SVC_METRICS_CODE_COUNT 12
+#define SVC_METRICS_CODE_COUNT 13
 
 /* Upper bounds of the request-duration histogram, in seconds: from 50 us, so
  * sub-millisecond requests are resolved, to 10 s. */

@@ -1244,13 +1244,14 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
  * -Wformat-nonliteral under clang). */
 static void on_mhd_log(void *cls, const char *fmt, va_list ap) DC_PRINTF(2, 0);
 
-/* libmicrohttpd 0.9.75 refuses a Content-Length that is not a number (400) or
- * past 64 bits (413) itself, before the access handler sees the request, and
- * writes its error's status line and headers twice (its state machine builds
- * the reply again after queueing it). It logs the refusal on the worker thread
- * before anything is sent: the server then writes its own single answer, naming
- * what is wrong, and shuts its side of the socket down, so the library's reply
- * can no longer be sent and it closes the connection. */
+/* Once the headers are in, libmicrohttpd 0.9.75 itself refuses a Content-Length
+ * that is not a number (400) or past 64 bits (413), and a Cookie field its
+ * per-connection buffer cannot copy (431), before the access handler sees the
+ * request; and it writes its error's status line and headers twice (its state
+ * machine builds the reply again after queueing it). It logs the refusal on the
+ * worker thread before anything is sent: the server then writes its own single
+ * answer, naming what is wrong, and shuts its side of the socket down, so the
+ * library's reply can no longer be sent and it closes the connection. */
 static void refuse_for_library(void)
 {
     struct req *r = parsing;
@@ -1267,8 +1268,12 @@ static void refuse_for_library(void)
     parsing = NULL;
     char detail[SVC_FRAMING_DETAIL_MAX], head[384];
     int status = framing_status(c, NULL, detail, sizeof(detail));
-    if (status == 0)
-        return; /* not a refusal the server knows: the library answers */
+    if (status == 0) {
+        /* Not the Content-Length: the only other refusal of this moment. */
+        status = 431;
+        snprintf(detail, sizeof(detail),
+                 "the Cookie field does not fit the server's buffer for a request's header");
+    }
     if (r->id[0] == '\0')
         svc_request_id_generate(r->id);
     cJSON *problem = api_problem_new(status, NULL, NULL, detail, r->id);
