@@ -1,10 +1,12 @@
 #!/bin/bash
-# Container HEALTHCHECK: GET /healthz on the port of ACCEL_ADVISOR_LISTEN (the
-# image sets 0.0.0.0:8080) with bash's /dev/tcp, because the slim image has no
-# curl or wget and installing one only for this would add megabytes. Exit 0 when
-# the server answers 200, 1 otherwise (no answer within 2 s included).
+# Container HEALTHCHECK: GET /healthz on the admin listener,
+# ACCEL_ADVISOR_ADMIN_LISTEN (the image sets 0.0.0.0:9090: answered while the API
+# port is flooded), or without one on ACCEL_ADVISOR_LISTEN (the image sets
+# 0.0.0.0:8080), with bash's /dev/tcp, because the slim image has no curl or wget
+# and installing one only for this would add megabytes. Exit 0 when the server
+# answers 200, 1 otherwise (no answer within 2 s included).
 set -u
-listen=${ACCEL_ADVISOR_LISTEN:-127.0.0.1:8080}
+listen=${ACCEL_ADVISOR_ADMIN_LISTEN:-${ACCEL_ADVISOR_LISTEN:-127.0.0.1:8080}}
 port=${listen##*:}
 host=${listen%:*}
 case $host in

@@ -26,9 +26,31 @@ struct api_contract {
     char *version;
     api_schema *workload;
     api_schema *batch;
+    cJSON *envelope_root; /* a copy of root whose BatchRequest items are unconstrained */
+    api_schema *envelope;
 };
 
 /* ---- contract ---------------------------------------------------------------- */
+
+/* BatchRequest with its workloads' items unconstrained, compiled from a copy of
+ * the contract: the envelope is validated on its own, so violations inside the
+ * workloads can never hide one of the envelope behind the error cap. */
+static enum dc_status compile_envelope(api_contract *c, struct dc_error *err)
+{
+    static const char *const path[] = {"components", "schemas", "BatchRequest", "properties",
+                                       "workloads"};
+    c->envelope_root = cJSON_Duplicate(c->root, true);
+    if (c->envelope_root == NULL)
+        return dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
+    cJSON *node = c->envelope_root;
+    for (size_t i = 0; i < sizeof(path) / sizeof(path[0]); i++)
+        node = cJSON_GetObjectItemCaseSensitive(node, path[i]);
+    if (!cJSON_IsObject(node))
+        return dc_error_set(err, DC_EPARSE, API_SCHEMA_BATCH "/properties/workloads",
+                            "BatchRequest has no workloads property");
+    cJSON_DeleteItemFromObjectCaseSensitive(node, "items");
+    return api_schema_compile(c->envelope_root, API_SCHEMA_BATCH, &c->envelope, err);
+}
 
 enum dc_status api_contract_load(const char *yaml, size_t len, const char *name,
                                  api_contract **out, struct dc_error *err)
@@ -73,6 +95,8 @@ enum dc_status api_contract_load(const char *yaml, size_t len, const char *name,
     rc = api_schema_compile(c->root, API_SCHEMA_WORKLOAD, &c->workload, err);
     if (rc == DC_OK)
         rc = api_schema_compile(c->root, API_SCHEMA_BATCH, &c->batch, err);
+    if (rc == DC_OK)
+        rc = compile_envelope(c, err);
     if (rc != DC_OK)
         goto out;
     *out = c;
@@ -131,12 +155,19 @@ const api_schema *api_contract_batch_schema(const api_contract *c)
     return c->batch;
 }
 
+const api_schema *api_contract_batch_envelope_schema(const api_contract *c)
+{
+    return c->envelope;
+}
+
 void api_contract_free(api_contract *c)
 {
     if (c == NULL)
         return;
     api_schema_free(c->workload);
     api_schema_free(c->batch);
+    api_schema_free(c->envelope);
+    cJSON_Delete(c->envelope_root);
     cJSON_Delete(c->root);
     cJSON_free(c->json);
     free(c->yaml);

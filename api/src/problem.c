@@ -29,8 +29,12 @@ const char *api_http_reason(int status)
         return "Unsupported Media Type";
     case 429:
         return "Too Many Requests";
+    case 431:
+        return "Request Header Fields Too Large";
     case 500:
         return "Internal Server Error";
+    case 501:
+        return "Not Implemented";
     case 503:
         return "Service Unavailable";
     default:

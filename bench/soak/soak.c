@@ -9,10 +9,9 @@
  * of every endpoint, HEAD and OPTIONS, and every kind of bad input (malformed
  * JSON, invalid UTF-8, NUL bytes, duplicate keys, deep nesting, huge and
  * non-finite numbers, unknown fields, wrong values, wrong content type, oversized
- * bodies announced and chunked, batches over the limit, unknown paths, wrong
- * methods, absurd headers). Each kind has its exact expected status (and problem
- * type); the request index decides the kind and its variant, so a run is
- * reproducible.
+ * bodies announced and chunked, batches over the limit, unknown paths, control
+ * characters in the target, wrong methods, absurd headers). Each kind has its exact expected status
+ * (and problem type); the request index decides the kind and its variant, so a run is reproducible.
  *
  * Each pass (--cache both: one with the response cache on, one with
  * --cache-entries 0) pauses at marks: the warm-up mark (--warmup, 10% of the
@@ -287,7 +286,7 @@ static void b_accel_badq(struct worker *w, uint64_t i, uint64_t v)
     (void)i;
     static const char *const q[] = {"/v1/accelerators?family=fpga", "/v1/accelerators?colour=red",
                                     "/v1/accelerators?family=gpu&family=tpu",
-                                    "/v1/accelerators?vendor=%00"};
+                                    "/v1/accelerators?vendor=acme%20labs"};
     get(w, "GET", q[v % 4]);
 }
 
@@ -543,7 +542,7 @@ static void b_unknown_path(struct worker *w, uint64_t i, uint64_t v)
                                     "/v1/recommendations/",
                                     "/healthz/..",
                                     "/metrics.txt",
-                                    "/v1/%00", /* decoded to "/v1/": the path ends at the NUL */
+                                    "/v1/Rules",
                                     "/v1/accelerators/h100"};
     if ((v / 8) % 3 == 0) {
         rh_buf_str(&w->body, "{}");
@@ -551,6 +550,20 @@ static void b_unknown_path(struct worker *w, uint64_t i, uint64_t v)
     } else {
         get(w, "GET", p[v % 8]);
     }
+}
+
+/* A control character in the request target, percent-encoded or raw: refused
+ * before routing (the decoded "/v1/rules%00" would be "/v1/rules"). */
+static void b_target_control(struct worker *w, uint64_t i, uint64_t v)
+{
+    (void)i;
+    static const char *const p[] = {"/v1/rules%00",
+                                    "/%00",
+                                    "/v1/accelerators?vendor=%00",
+                                    "/healthz%0d%0aX-Injected:%201",
+                                    "/v1/rules%7F",
+                                    "/v1/rules\x01"};
+    get(w, "GET", p[v % 6]);
 }
 
 static void b_wrong_method(struct worker *w, uint64_t i, uint64_t v)
@@ -806,7 +819,8 @@ static const struct kind kinds[] = {
     {"oversized body (announced)", 100, 413, "body-too-large", true, b_oversize_cl, NULL},
     {"oversized body (chunked, 1.06 MiB)", 3, 413, "body-too-large", true, b_oversize_chunked,
      NULL},
-    {"unknown path", 200, 404, "about:blank", true, b_unknown_path, NULL},
+    {"unknown path", 180, 404, "about:blank", true, b_unknown_path, NULL},
+    {"control character in the target", 20, 400, "about:blank", true, b_target_control, NULL},
     {"wrong method", 200, 405, "about:blank", true, b_wrong_method, c_allow},
     {"header line of 40-60 KB", 3, 431, NULL, false, b_long_header, NULL},
     {"4000-5000 headers", 2, 431, NULL, false, b_many_headers, NULL},

@@ -5,12 +5,14 @@
  * with no problem at all is returned. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -553,13 +555,49 @@ static bool wanted_file(const char *name)
     return name[0] != '.' && len > 5 && strcmp(name + len - 5, ".yaml") == 0;
 }
 
-/* Read one file of at most DC_RULESET_MAX_FILE_BYTES. */
-static enum dc_status read_file(const char *path, char **out, size_t *len, char *why, size_t whylen)
+/* Why the directory entry at `path` is not a regular file that can be read
+ * (a dangling symbolic link, a loop, a directory, a FIFO...); true when it is. */
+static bool regular_entry(const char *path, char *why, size_t whylen)
+{
+    struct stat st, lst;
+    if (stat(path, &st) == 0) {
+        if (S_ISREG(st.st_mode))
+            return true;
+        snprintf(why, whylen, "is %s, not a regular file",
+                 S_ISDIR(st.st_mode)    ? "a directory"
+                 : S_ISFIFO(st.st_mode) ? "a FIFO"
+                 : S_ISSOCK(st.st_mode) ? "a socket"
+                                        : "a device");
+    } else if (errno == ENOENT && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        snprintf(why, whylen, "is a dangling symbolic link (its target does not exist)");
+    } else if (errno == ELOOP) {
+        snprintf(why, whylen, "is a loop of symbolic links");
+    } else {
+        snprintf(why, whylen, "cannot be read: %s", strerror(errno));
+    }
+    return false;
+}
+
+/* Read one file of at most DC_RULESET_MAX_FILE_BYTES. The descriptor is checked
+ * again, so an entry replaced by a FIFO after regular_entry() cannot block the
+ * load (O_NONBLOCK) or be read as rules. */
+static enum dc_status read_file(const char *path, char **out, size_t *len, char *why,
+                                size_t whylen)
 {
     *out = NULL;
-    FILE *fp = fopen(path, "rb");
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "cannot open as a regular file: %s",
+                 fd < 0 ? strerror(errno) : "not a regular file");
+        if (fd >= 0)
+            close(fd);
+        return DC_EIO;
+    }
+    FILE *fp = fdopen(fd, "rb");
     if (fp == NULL) {
         snprintf(why, whylen, "cannot open: %s", strerror(errno));
+        close(fd);
         return DC_EIO;
     }
     char *data = malloc(DC_RULESET_MAX_FILE_BYTES + 1);
@@ -625,15 +663,18 @@ enum dc_status dc_ruleset_load_dir(const char *dir, dc_ruleset **out, struct dc_
             continue;
         char path[4096];
         snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-        struct stat st;
-        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        char why[256];
+        if (!regular_entry(path, why, sizeof(why))) {
+            /* Skipping it could swap in a set without this file's rules. */
+            dc__diag(&L, de->d_name, 0, NULL, "%s", why);
+            rc = DC_EIO;
             continue;
+        }
         if (n == DC_RULESET_MAX_FILES) {
             dc__diag(&L, dir, 0, NULL, "more than %d rule files", DC_RULESET_MAX_FILES);
             rc = DC_ELIMIT;
             break;
         }
-        char why[256];
         char *data = NULL;
         size_t len = 0;
         enum dc_status frc = read_file(path, &data, &len, why, sizeof(why));
@@ -657,6 +698,14 @@ enum dc_status dc_ruleset_load_dir(const char *dir, dc_ruleset **out, struct dc_
     closedir(d);
     if (rc == DC_OK)
         rc = load_files(files, n, dir, out, diags);
+    if (rc == DC_OK && dc_ruleset_rule_count(*out) == 0) {
+        /* A set that loads but decides nothing would answer every request with
+         * no reasons; the last good set is better. */
+        dc__diag(&L, dir, 0, NULL, "the rule set has no rules (no rule in any *.yaml file)");
+        dc_ruleset_release(*out);
+        *out = NULL;
+        rc = DC_EVALIDATE;
+    }
     for (size_t i = 0; i < n; i++) {
         free((void *)(uintptr_t)files[i].data);
         free(names[i]);

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "dc/yaml.h"
+#include "http.h"
 
 extern char **environ;
 
@@ -62,6 +63,21 @@ static const struct setting settings[] = {
     {"connection_timeout_s", T_UINT, OFF(connection_timeout_s), 1, 86400,
      XSTR(SVC_DEFAULT_CONNECTION_TIMEOUT_S), "SECONDS",
      "idle time after which a client connection is closed"},
+    {"request_timeout_s", T_UINT, OFF(request_timeout_s), 1, 86400,
+     XSTR(SVC_DEFAULT_REQUEST_TIMEOUT_S), "SECONDS",
+     "longest a client may take to send one request, headers and body, counted from the "
+     "connection's accept or the end of its previous response; then the connection is closed"},
+    {"admin_listen", T_STR, OFF(admin_listen), 0, 0, "", "HOST:PORT",
+     "also serve /healthz, /readyz and /metrics (only those) on this address, with connections "
+     "of its own, so probes and scrapes are answered under a connection flood; empty = off"},
+    {"max_buffered_body_bytes", T_BYTES, OFF(max_buffered_body_bytes), 64 * 1024,
+     SVC_MAX_BUFFERED_BYTES_LIMIT, "64MiB", "BYTES",
+     "request bodies held in memory at once, all requests together (503 with Retry-After "
+     "past it)"},
+    {"max_queued_response_bytes", T_BYTES, OFF(max_queued_response_bytes), 64 * 1024,
+     SVC_MAX_BUFFERED_BYTES_LIMIT, "64MiB", "BYTES",
+     "response bodies waiting for slow clients to read them, all requests together (503 with "
+     "Retry-After past it)"},
     {"shutdown_grace_s", T_UINT, OFF(shutdown_grace_s), 0, 3600,
      XSTR(SVC_DEFAULT_SHUTDOWN_GRACE_S), "SECONDS",
      "on SIGTERM/SIGINT, how long in-flight requests may take to finish"},
@@ -102,7 +118,9 @@ static const struct setting settings[] = {
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
 
-_Static_assert(N_SETTINGS <= 32, "struct svc_config.source has 32 slots");
+_Static_assert(N_SETTINGS <= sizeof(((struct svc_config *)0)->source) /
+                                 sizeof(((struct svc_config *)0)->source[0]),
+               "struct svc_config.source has a slot per setting");
 
 size_t svc_config_setting_count(void)
 {
@@ -269,7 +287,10 @@ static bool set_value(struct svc_config *cfg, const struct setting *s, const cha
             snprintf(why, whylen, "longer than %d characters", SVC_CONFIG_STR_MAX - 1);
             return false;
         }
-        if (strcmp(s->name, "listen") == 0 && !valid_listen(v, why, whylen))
+        if ((strcmp(s->name, "listen") == 0 || (strcmp(s->name, "admin_listen") == 0 && n > 0)) &&
+            !valid_listen(v, why, whylen))
+            return false;
+        if (strcmp(s->name, "cors_origins") == 0 && !svc_cors_origins_valid(v, why, whylen))
             return false;
         if (n == 0 && (strcmp(s->name, "nvml") == 0 || strstr(s->name, "_root") != NULL)) {
             snprintf(why, whylen, "must not be empty");

@@ -23,6 +23,9 @@
 #define SVC_DEFAULT_MAX_BATCH 100 /* openapi.yaml: BatchRequest.workloads.maxItems */
 #define SVC_DEFAULT_MAX_CONNECTIONS 4096 /* idle slowloris connections (tests/fault) */
 #define SVC_DEFAULT_CONNECTION_TIMEOUT_S 30
+#define SVC_DEFAULT_REQUEST_TIMEOUT_S         60
+#define SVC_DEFAULT_MAX_BUFFERED_BODY_BYTES   (64u << 20)
+#define SVC_DEFAULT_MAX_QUEUED_RESPONSE_BYTES (64u << 20)
 #define SVC_DEFAULT_SHUTDOWN_GRACE_S 30
 #define SVC_DEFAULT_CACHE_ENTRIES 1024
 #define SVC_DEFAULT_CACHE_MAX_BYTES (8u << 20)
@@ -35,6 +38,7 @@
 #define SVC_MAX_BODY_BYTES_LIMIT (64u << 20)
 #define SVC_MAX_BATCH_LIMIT 10000
 #define SVC_MAX_CONNECTIONS_LIMIT 100000
+#define SVC_MAX_BUFFERED_BYTES_LIMIT (1u << 31) /* each memory budget: 2 GiB */
 #define SVC_MAX_THREADS 256
 
 #define SVC_CONFIG_STR_MAX 1024
@@ -54,6 +58,10 @@ struct svc_config {
     unsigned max_batch;
     unsigned max_connections;
     unsigned connection_timeout_s;
+    unsigned request_timeout_s;            /* headers and body of one request, in all */
+    char admin_listen[SVC_CONFIG_STR_MAX]; /* HOST:PORT of /healthz, /readyz, /metrics; "" off */
+    unsigned max_buffered_body_bytes;      /* request bodies held at once, all requests */
+    unsigned max_queued_response_bytes;    /* response bodies not yet sent, all requests */
     unsigned shutdown_grace_s;
     char api_keys_file[SVC_CONFIG_STR_MAX]; /* "" = no authentication */
     char cors_origins[SVC_CONFIG_STR_MAX];  /* comma-separated, "*" any, "" off */
@@ -72,7 +80,7 @@ struct svc_config {
     char nvml[SVC_CONFIG_STR_MAX];          /* auto | off | library path */
 
     /* Where each setting came from (index: svc_config_setting_count order). */
-    enum svc_config_source source[32];
+    enum svc_config_source source[48];
     char config_file[SVC_CONFIG_STR_MAX];   /* "" when none */
     /* Unknown ACCEL_ADVISOR_* variables and similar: logged, not fatal. */
     char warnings[SVC_CONFIG_MAX_WARNINGS][256];

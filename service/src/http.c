@@ -1,6 +1,7 @@
 /* service/src/http.c -- routes, methods, request ids, content types, CORS origins. */
 #include "http.h"
 
+#include <ctype.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -200,25 +201,96 @@ enum svc_content_type svc_content_type_classify(const char *value)
     return *p == '\0' ? SVC_CTYPE_JSON : SVC_CTYPE_OTHER;
 }
 
+/* The next comma-separated entry of a list at *p, without surrounding OWS: its
+ * start, its length in *n; *p moves past the entry and its comma. NULL at the end. */
+static const char *list_entry(const char **p, size_t *n)
+{
+    if (**p == '\0')
+        return NULL;
+    const char *start = skip_ows(*p);
+    const char *end = start;
+    while (*end != '\0' && *end != ',')
+        end++;
+    *p = *end == ',' ? end + 1 : end;
+    while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    *n = (size_t)(end - start);
+    return start;
+}
+
 bool svc_cors_origin_allowed(const char *allowed, const char *origin)
 {
     if (allowed == NULL || allowed[0] == '\0' || origin == NULL || origin[0] == '\0')
         return false;
-    size_t olen = strlen(origin);
+    size_t olen = strlen(origin), n = 0;
     const char *p = allowed;
-    while (*p != '\0') {
-        p = skip_ows(p);
-        const char *start = p;
-        while (*p != '\0' && *p != ',')
-            p++;
-        const char *end = p;
-        while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
-            end--;
-        size_t n = (size_t)(end - start);
-        if ((n == 1 && start[0] == '*') || (n == olen && strncmp(start, origin, n) == 0))
+    for (const char *e = list_entry(&p, &n); e != NULL; e = list_entry(&p, &n)) {
+        if ((n == 1 && e[0] == '*') || (n == olen && strncmp(e, origin, n) == 0))
             return true;
-        if (*p == ',')
-            p++;
     }
     return false;
+}
+
+/* Why `o` (n bytes, trimmed) is not an origin, or NULL when it is one. */
+static const char *origin_problem(const char *o, size_t n)
+{
+    size_t i = 0;
+    if (n == 4 && strncmp(o, "null", 4) == 0)
+        return "\"null\" would let every sandboxed document and file: page read responses";
+    if (n == 1 && o[0] == '*')
+        return "\"*\" (any origin) must be the whole list";
+    while (i < n && ((o[i] >= 'a' && o[i] <= 'z') ||
+                     (i > 0 && ((o[i] >= '0' && o[i] <= '9') || strchr("+-.", o[i]) != NULL))))
+        i++;
+    if (i == 0 || n - i < 3 || strncmp(o + i, "://", 3) != 0)
+        return "it is not scheme://host[:port] (a lowercase scheme, then ://)";
+    i += 3;
+    size_t host = i;
+    if (i < n && o[i] == '[') {
+        while (i < n && o[i] != ']' && (isxdigit((unsigned char)o[i]) || strchr("[:.", o[i])))
+            i++;
+        if (i == n || o[i] != ']' || i == host + 1)
+            return "its IPv6 host is not [hex:digits]";
+        i++;
+    } else {
+        while (i < n && ((o[i] >= 'a' && o[i] <= 'z') || (o[i] >= '0' && o[i] <= '9') ||
+                         o[i] == '-' || o[i] == '.'))
+            i++;
+        if (i < n && o[i] == '*')
+            return "wildcards are not supported: list each origin";
+        if (i < n && o[i] >= 'A' && o[i] <= 'Z')
+            return "browsers send origins in lowercase";
+        if (i == host)
+            return "it has no host";
+    }
+    if (i < n && o[i] == ':') {
+        size_t digits = ++i;
+        unsigned long port = 0;
+        while (i < n && o[i] >= '0' && o[i] <= '9' && port <= 65535)
+            port = port * 10 + (unsigned long)(o[i++] - '0');
+        if (i == digits || port == 0 || port > 65535 || (i < n && o[i] >= '0' && o[i] <= '9'))
+            return "its port is not 1 to 65535";
+    }
+    if (i < n)
+        return o[i] == '/' ? "it has a path (an origin is scheme://host[:port] only)"
+                           : "it has characters after scheme://host[:port]";
+    return NULL;
+}
+
+bool svc_cors_origins_valid(const char *list, char *why, size_t whylen)
+{
+    const char *p = list;
+    size_t n = 0;
+    const char *e = list_entry(&p, &n);
+    if (e == NULL || (n == 0 && *p == '\0') || (n == 1 && e[0] == '*' && *p == '\0'))
+        return true; /* off, or any origin */
+    for (; e != NULL; e = list_entry(&p, &n)) {
+        const char *bad = n == 0 ? "an empty entry" : origin_problem(e, n);
+        if (bad != NULL) {
+            snprintf(why, whylen, "\"%.*s\" is not an allowed origin: %s", (int)(n < 200 ? n : 200),
+                     e, bad);
+            return false;
+        }
+    }
+    return true;
 }

@@ -90,4 +90,11 @@ enum svc_content_type svc_content_type_classify(const char *value);
  * browsers send them. */
 bool svc_cors_origin_allowed(const char *allowed, const char *origin);
 
+/* Check a configured origin list before it is used: "" (CORS off), "*" alone, or
+ * comma-separated origins `scheme://host[:port]` exactly as browsers send them
+ * (lowercase, no path, no user, no wildcard; "null" is refused because sandboxed
+ * documents and file: pages all send it). On failure writes what is wrong, naming
+ * the bad origin, to `why` and returns false. */
+bool svc_cors_origins_valid(const char *list, char *why, size_t whylen);
+
 #endif /* SVC_HTTP_H */

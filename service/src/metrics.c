@@ -273,6 +273,35 @@ static void probe_device_gauge(struct out *o, const struct probe_snapshot *snap,
     }
 }
 
+/* The two memory budgets: bytes held now, the configured limit, refusals. */
+static void budget_metrics(struct out *o, const struct svc_metrics *m,
+                           const struct svc_metrics_info *info)
+{
+    static const char *const help[2] = {
+        "Request bodies held in memory now, all requests together.",
+        "Response bodies queued for clients that have not read them yet."};
+    const char *const name[2] = {"buffered_body", "queued_response"};
+    const int64_t now[2] = {atomic_load_explicit(&m->body_bytes, memory_order_relaxed),
+                            atomic_load_explicit(&m->response_bytes, memory_order_relaxed)};
+    const unsigned limit[2] = {info->max_buffered_body_bytes, info->max_queued_response_bytes};
+    const uint64_t refused[2] = {load(&m->body_budget_rejected),
+                                 load(&m->response_budget_rejected)};
+    for (size_t i = 0; i < 2; i++) {
+        char n[96];
+        snprintf(n, sizeof(n), "accel_advisor_%s_bytes", name[i]);
+        family(o, n, "gauge", help[i]);
+        put(o, "%s %lld\n", n, (long long)now[i]);
+        snprintf(n, sizeof(n), "accel_advisor_%s_limit_bytes", name[i]);
+        family(o, n, "gauge",
+               "The configured budget (max_buffered_body_bytes, "
+               "max_queued_response_bytes).");
+        put(o, "%s %u\n", n, limit[i]);
+        snprintf(n, sizeof(n), "accel_advisor_%s_rejections_total", name[i]);
+        family(o, n, "counter", "Requests answered 503 because the budget was spent.");
+        put(o, "%s %llu\n", n, (unsigned long long)refused[i]);
+    }
+}
+
 static void probe_metrics(struct out *o, const struct svc_probe_status *ps,
                           const struct probe_snapshot *snap)
 {
@@ -469,6 +498,11 @@ char *svc_metrics_render(const struct svc_metrics *m, const struct svc_metrics_i
            "Connections answered 503 because the connection limit was reached.");
     put(&o, "accel_advisor_rejected_connections_total %llu\n",
         (unsigned long long)load(&m->connections_rejected));
+    family(&o, "accel_advisor_request_timeouts_total", "counter",
+           "Connections closed because a request was not received within request_timeout_s.");
+    put(&o, "accel_advisor_request_timeouts_total %llu\n",
+        (unsigned long long)load(&m->request_timeouts));
+    budget_metrics(&o, m, info);
     family(&o, "accel_advisor_worker_threads", "gauge", "HTTP worker threads.");
     put(&o, "accel_advisor_worker_threads %u\n", info->threads);
 

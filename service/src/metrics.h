@@ -19,8 +19,11 @@
 #include "probe/probe.h"
 
 /* Status codes counted; any other is counted as 500 (the server sends no other). */
-#define SVC_METRICS_CODES {200, 204, 304, 400, 401, 404, 405, 413, 415, 429, 500, 503}
-#define SVC_METRICS_CODE_COUNT 12
+#define SVC_METRICS_CODES                                                                          \
+    {                                                                                              \
+        200, 204, 304, 400, 401, 404, 405, 413, 415, 429, 431, 500, 501, 503                       \
+    }
+#define SVC_METRICS_CODE_COUNT 14
 
 /* Upper bounds of the request-duration histogram, in seconds: from 50 us, so
  * sub-millisecond requests are resolved, to 10 s. */
@@ -46,6 +49,12 @@ struct svc_metrics {
     _Atomic int64_t rules_loaded_time; /* unix seconds of the last successful load */
     _Atomic uint64_t cache_hits;
     _Atomic uint64_t cache_misses;
+    _Atomic uint64_t request_timeouts; /* connections cut at request_timeout_s */
+    /* The memory budgets (server.c): bytes held now, and requests refused. */
+    _Atomic int64_t body_bytes;
+    _Atomic int64_t response_bytes;
+    _Atomic uint64_t body_budget_rejected;
+    _Atomic uint64_t response_budget_rejected;
 };
 
 /* Zero every counter. */
@@ -80,6 +89,8 @@ struct svc_metrics_info {
     size_t accelerator_count;
     unsigned threads;
     unsigned max_connections;
+    unsigned max_buffered_body_bytes;
+    unsigned max_queued_response_bytes;
     bool cache_enabled;
     size_t cache_entries;
     size_t cache_bytes;

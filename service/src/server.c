@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@
 #include "dc/embedded.h"
 #include "dc/engine.h"
 #include "dc/yaml.h"
+#include "framing.h"
 #include "http.h"
 #include "inventory.h"
 #include "log.h"
@@ -40,12 +42,16 @@
 #endif
 
 /* Connections accepted past max_connections, only to be answered 503: beyond
- * this margin libmicrohttpd closes new connections without a response. */
+ * this margin new connections get a 503 from the acceptor and are closed at once
+ * (server_conn.c). */
 #define OVERFLOW_MARGIN(max) ((max) / 8 + 16)
+/* libmicrohttpd's own connection limit, never reached (the acceptor's is). */
+#define MHD_UNREACHED_LIMIT (1u << 30)
+/* Connections of the admin listener: a few probes and scrapers at a time. */
+#define ADMIN_MAX_CONNECTIONS 64
 /* Bytes of an oversized body read (and discarded) before the connection is
  * simply closed, so a 413 can usually be delivered without reading forever. */
 #define DISCARD_FACTOR 4
-#define LISTEN_BACKLOG 1024
 /* Descriptors the server keeps for itself beside its connections (listener,
  * epoll and wake-up descriptors of every worker, rules files, inotify, probe). */
 #define FD_RESERVE(threads) (64u + 4u * (threads))
@@ -54,9 +60,6 @@
 #define JSON_TYPE "application/json"
 #define ALLOW_HEADERS "Authorization, Content-Type, X-Request-Id"
 #define EXPOSE_HEADERS "X-Request-Id, Retry-After"
-
-/* Marks a connection accepted past max_connections (its socket context). */
-static char over_limit_marker;
 
 struct req {
     uint64_t start_ns;
@@ -69,10 +72,19 @@ struct req {
     size_t body_len;
     size_t body_cap;
     size_t discarded;
+    size_t body_reserved; /* of the buffered-body budget (max_buffered_body_bytes) */
+    size_t resp_reserved; /* of the queued-response budget (max_queued_response_bytes) */
     bool too_large;
+    bool over_budget; /* a chunked body outgrew the buffered-body budget */
     bool checked; /* the header checks ran */
+    bool started; /* the access handler saw the request (counted in flight) */
     bool over_limit;
+    bool admin; /* on the admin listener: /healthz, /readyz, /metrics only */
+    bool close; /* answer with Connection: close (its framing was refused) */
     bool cors;
+    struct MHD_Connection *mhd;
+    struct svc_conn *conn;      /* the connection's context (its deadline) */
+    const char *target_problem; /* why the raw request target is refused, or NULL */
     const char *origin; /* view into libmicrohttpd's header storage */
     const struct svc_asset *asset; /* GET / and /ui/NAME: the playground's file */
     dc_ruleset *rs;     /* a reference held for the request's whole life */
@@ -97,9 +109,55 @@ static char *unconst(const char *p)
     return (char *)(uintptr_t)p;
 }
 
+/* ---- memory budgets ------------------------------------------------------------- */
+
+/* Take `n` bytes of a budget of `limit` bytes (`used` is its running total):
+ * false, taking nothing, when they do not fit. Lock-free. */
+static bool budget_take(_Atomic int64_t *used, size_t n, unsigned limit)
+{
+    int64_t cur = atomic_load_explicit(used, memory_order_relaxed);
+    do {
+        if (cur + (int64_t)n > (int64_t)limit)
+            return false;
+    } while (!atomic_compare_exchange_weak_explicit(used, &cur, cur + (int64_t)n,
+                                                    memory_order_relaxed, memory_order_relaxed));
+    return true;
+}
+
+static void budget_give(_Atomic int64_t *used, size_t *held)
+{
+    atomic_fetch_sub_explicit(used, (int64_t)*held, memory_order_relaxed);
+    *held = 0;
+}
+
+static const struct hdr retry_after[] = {{"Retry-After", RETRY_AFTER_S}, {NULL, NULL}};
+
 /* ---- responses ------------------------------------------------------------------ */
 
 enum body_owner { BODY_STATIC, BODY_MALLOC };
+
+static enum MHD_Result respond_problem(svc_server *s, struct MHD_Connection *c, struct req *r,
+                                       int status, const char *type, const char *title,
+                                       const char *detail, const struct hdr *extra);
+
+/* A body of ours stays in memory until its client has read it all: its bytes
+ * are taken from the queued-response budget until the request completes. A
+ * success that does not fit is replaced by a 503; problems, small and needed by
+ * their clients, are counted but always sent. */
+static bool response_fits(svc_server *s, struct req *r, int status, size_t len)
+{
+    if (status >= 400) {
+        atomic_fetch_add_explicit(&s->metrics.response_bytes, (int64_t)len, memory_order_relaxed);
+        r->resp_reserved += len;
+        return true;
+    }
+    if (!budget_take(&s->metrics.response_bytes, len, s->cfg.max_queued_response_bytes)) {
+        atomic_fetch_add_explicit(&s->metrics.response_budget_rejected, 1, memory_order_relaxed);
+        return false;
+    }
+    r->resp_reserved += len;
+    return true;
+}
 
 /* Queue a response. `body` is freed as `owner` says, even on failure. */
 static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct req *r, int status,
@@ -107,6 +165,16 @@ static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct r
                                const struct hdr *extra)
 {
     struct MHD_Response *resp = NULL;
+    if (owner == BODY_MALLOC && body != NULL && !response_fits(s, r, status, len)) {
+        char detail[160];
+        free(body);
+        snprintf(detail, sizeof(detail),
+                 "the server holds its limit of %u bytes of responses not yet read by their "
+                 "clients; retry shortly",
+                 s->cfg.max_queued_response_bytes);
+        return respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, "Too many pending responses",
+                               detail, retry_after);
+    }
     if (body == NULL) {
         body = unconst("");
         len = 0;
@@ -139,7 +207,7 @@ static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct r
     }
     if (r->route < SVC_ROUTE_HEALTHZ)
         ok = ok && MHD_add_response_header(resp, "Cache-Control", "no-store") == MHD_YES;
-    if (atomic_load(&s->draining) || r->over_limit)
+    if (atomic_load(&s->draining) || r->over_limit || r->close)
         ok = ok && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close") == MHD_YES;
     for (const struct hdr *h = extra; ok && h != NULL && h->name != NULL; h++)
         ok = MHD_add_response_header(resp, h->name, h->value) == MHD_YES;
@@ -148,6 +216,7 @@ static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct r
     if (res == MHD_YES) {
         r->status = status;
         r->bytes = len;
+        svc__conn_received(r->conn); /* the rest of an early-answered body is never read */
     }
     return res;
 }
@@ -243,16 +312,16 @@ static cJSON *parse_body(svc_server *s, struct MHD_Connection *c, struct req *r,
     return NULL;
 }
 
-/* A 400 validation problem listing every violation of `vr`, each pointer
- * written after `prepend` ("/workloads/3" for an item of a batch). */
+/* A 400 validation problem listing the violations of `vr`, each pointer written
+ * after `prefix` (the validated value's place in the body). */
 static cJSON *validation_problem(const struct req *r, const struct api_schema_result *vr,
-                                 const char *prepend, const char *what)
+                                 const char *prefix, const char *what)
 {
     char detail[160];
     size_t n = 0;
     cJSON *p = api_problem_new(400, API_PROBLEM_VALIDATION,
                                "The request body does not match the schema", NULL, r->id);
-    if (p == NULL || api_problem_add_violations(p, vr, "", prepend, &n) != DC_OK) {
+    if (p == NULL || api_problem_add_violations(p, vr, "", prefix, &n) != DC_OK) {
         cJSON_Delete(p);
         return NULL;
     }
@@ -482,7 +551,9 @@ static enum MHD_Result handle_batch(svc_server *s, struct MHD_Connection *c, str
                               "The batch has too many workloads", detail, NULL);
         goto out;
     }
-    enum dc_status rc = api_schema_validate(api_contract_batch_schema(s->contract), root,
+    /* The envelope first, on its own: a violation outside any one workload fails
+     * the whole request, however many the workloads have. */
+    enum dc_status rc = api_schema_validate(api_contract_batch_envelope_schema(s->contract), root,
                                             API_VALIDATION_MAX_ERRORS, &vr, &err);
     if (rc != DC_OK) {
         res = respond_internal(s, c, r, "validate", err.msg);
@@ -662,8 +733,6 @@ static enum MHD_Result handle_healthz(svc_server *s, struct MHD_Connection *c, s
     return respond_json(s, c, r, 200, JSON_TYPE, o, NULL);
 }
 
-static const struct hdr retry_after[] = {{"Retry-After", RETRY_AFTER_S}, {NULL, NULL}};
-
 static enum MHD_Result handle_readyz(svc_server *s, struct MHD_Connection *c, struct req *r)
 {
     dc_ruleset *rs = svc__rules_acquire(s);
@@ -742,6 +811,8 @@ static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, s
         .accelerator_count = rs != NULL ? dc_ruleset_accelerator_count(rs) : 0,
         .threads = s->threads,
         .max_connections = s->cfg.max_connections,
+        .max_buffered_body_bytes = s->cfg.max_buffered_body_bytes,
+        .max_queued_response_bytes = s->cfg.max_queued_response_bytes,
         .cache_enabled = s->cache != NULL,
     };
     svc_cache_stats(s->cache, &info.cache_entries, &info.cache_bytes);
@@ -838,6 +909,34 @@ static enum MHD_Result dispatch(svc_server *s, struct MHD_Connection *c, struct 
 
 /* ---- libmicrohttpd callbacks ------------------------------------------------------- */
 
+/* Hold `total` bytes of the buffered-body budget for r's body (what it holds
+ * already counts). False when the budget cannot give them. */
+static bool reserve_body(svc_server *s, struct req *r, size_t total)
+{
+    if (total <= r->body_reserved)
+        return true;
+    if (!budget_take(&s->metrics.body_bytes, total - r->body_reserved,
+                     s->cfg.max_buffered_body_bytes)) {
+        atomic_fetch_add_explicit(&s->metrics.body_budget_rejected, 1, memory_order_relaxed);
+        return false;
+    }
+    r->body_reserved = total;
+    return true;
+}
+
+/* 503: the buffered-body budget is spent. The body is not read: the connection
+ * is closed after the answer. */
+static enum MHD_Result respond_over_budget(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    char detail[160];
+    snprintf(detail, sizeof(detail),
+             "the server holds its limit of %u bytes of request bodies; retry shortly",
+             s->cfg.max_buffered_body_bytes);
+    r->close = true;
+    return respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, "Too many request bodies", detail,
+                           retry_after);
+}
+
 /* No key set, or the request's bearer key is one of the current set. */
 static bool authorized(svc_server *s, struct MHD_Connection *c)
 {
@@ -863,7 +962,9 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
                                retry_after);
         return true;
     }
-    if (r->route == SVC_ROUTE_UNMATCHED) {
+    if (r->route == SVC_ROUTE_UNMATCHED ||
+        (r->admin && r->route != SVC_ROUTE_HEALTHZ && r->route != SVC_ROUTE_READYZ &&
+         r->route != SVC_ROUTE_METRICS)) {
         *res = respond_problem(s, c, r, 404, NULL, NULL, "no such resource", NULL);
         return true;
     }
@@ -918,9 +1019,174 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
                                        "The request body is too large", detail, NULL);
                 return true;
             }
+            /* The announced body is reserved before a byte of it is read. */
+            if (!reserve_body(s, r, (size_t)n + 1)) {
+                *res = respond_over_budget(s, c, r);
+                return true;
+            }
         }
     }
     return false;
+}
+
+/* The request whose request line this worker thread has parsed and whose
+ * headers libmicrohttpd has not yet passed to the access handler: if the library
+ * refuses them itself, its log callback finds the request here. */
+static _Thread_local struct req *parsing;
+
+/* One header field line into the framing checks. libmicrohttpd keeps every field
+ * line, duplicates included, in the order received. */
+static enum MHD_Result framing_field(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     size_t key_size, const char *value, size_t value_size)
+{
+    (void)kind;
+    svc_framing_field(cls, key, key_size, value != NULL ? value : "", value_size);
+    return MHD_YES;
+}
+
+/* 0 when the request's framing is acceptable (framing.h), else its status (400,
+ * 413, 501) with what is wrong in detail. `version` NULL: not known yet. */
+static int framing_status(struct MHD_Connection *c, const char *version, char *detail, size_t len)
+{
+    struct svc_framing f;
+    svc_framing_begin(&f, version);
+    MHD_get_connection_values_n(c, MHD_HEADER_KIND, framing_field, &f);
+    int status = svc_framing_end(&f);
+    snprintf(detail, len, "%s", f.detail);
+    return status;
+}
+
+/* libmicrohttpd's URI log callback, called once the request line is parsed and
+ * before the headers: the request's context starts here, with the request
+ * target as received (the access handler only sees it percent-decoded, where
+ * "/v1/rules%00" has become "/v1/rules"). */
+static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)cls;
+    struct req *r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return NULL;
+    r->route = SVC_ROUTE_UNMATCHED;
+    r->method = SVC_METHOD_OTHER;
+    r->mhd = c;
+    r->target_problem = svc_target_problem(uri);
+    parsing = r;
+    return r;
+}
+
+/* The first call, with the headers. The request's framing is checked before any
+ * of its body is read: one that fails is answered 400 (or 501) and its
+ * connection closed, so nothing sent after it is ever taken for a request.
+ * libmicrohttpd closes the connection after a response queued in this call when
+ * a body was announced, so a request without a body is answered in the final
+ * call, keeping the connection alive; a request with a body is checked now, so a
+ * 401, 413 or 415 is sent without reading a body that would be refused anyway. */
+static enum MHD_Result begin_request(svc_server *s, struct MHD_Connection *c, struct req *r,
+                                     const char *url, const char *method, const char *version)
+{
+    char detail[SVC_FRAMING_DETAIL_MAX];
+    parsing = NULL;
+    /* Counted in flight before the drain's flag is read, the drain after setting
+     * it (both sequentially consistent): a request either is waited for or, once
+     * the drain is over, never starts (its kept-alive connection is closed). */
+    atomic_fetch_add(&s->metrics.inflight, 1);
+    if (atomic_load(&s->drained)) {
+        atomic_fetch_sub(&s->metrics.inflight, 1);
+        return MHD_NO;
+    }
+    r->started = true;
+    r->start_ns = now_ns();
+    r->route = svc_route_match(url);
+    r->method = svc_method_parse(method);
+    if (r->route == SVC_ROUTE_PLAYGROUND || r->route == SVC_ROUTE_ASSET) {
+        r->asset = svc_playground_find(s->playground, url);
+        if (r->asset == NULL)
+            r->route = SVC_ROUTE_UNMATCHED;
+    }
+    const char *id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Request-Id");
+    if (svc_request_id_valid(id))
+        snprintf(r->id, sizeof(r->id), "%s", id);
+    else
+        svc_request_id_generate(r->id);
+    r->origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+    r->cors = svc_cors_origin_allowed(s->cfg.cors_origins, r->origin);
+    r->conn = svc__conn_of(c);
+    r->over_limit = r->conn == NULL || r->conn->over_limit;
+    r->admin = r->conn != NULL && r->conn->listener->admin;
+    int status = framing_status(c, version, detail, sizeof(detail));
+    if (status == 0 && r->target_problem != NULL) {
+        status = 400;
+        snprintf(detail, sizeof(detail), "%s", r->target_problem);
+    }
+    if (status != 0) {
+        r->close = true;
+        r->checked = true;
+        return respond_problem(s, c, r, status, NULL, NULL, detail, NULL);
+    }
+    const char *cl =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    bool has_body =
+        (cl != NULL && strcmp(cl, "0") != 0) ||
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+    enum MHD_Result res = MHD_YES;
+    if (has_body) {
+        r->checked = true;
+        (void)early_answer(s, c, r, &res);
+    }
+    return res;
+}
+
+/* Drop r's body and give its bytes back to the budget. */
+static void drop_body(svc_server *s, struct req *r)
+{
+    free(r->body);
+    r->body = NULL;
+    r->body_len = r->body_cap = 0;
+    budget_give(&s->metrics.body_bytes, &r->body_reserved);
+}
+
+/* A piece of the body: appended, within max_body_bytes and the buffered-body
+ * budget (an announced body was reserved whole at its headers; a chunked one
+ * takes its budget as it grows). A body past either is dropped and the rest
+ * discarded, to be answered 413 or 503 at the end. */
+static enum MHD_Result take_body(svc_server *s, struct req *r, const char *data, size_t n)
+{
+    if (r->too_large || r->over_budget) {
+        r->discarded += n;
+        /* Past this, stop reading: close rather than drain a hostile body. */
+        return r->discarded > (size_t)s->cfg.max_body_bytes * DISCARD_FACTOR ? MHD_NO : MHD_YES;
+    }
+    if (n > s->cfg.max_body_bytes - r->body_len) {
+        /* A chunked body (no Content-Length) grew past the limit. */
+        r->too_large = true;
+        r->discarded = r->body_len + n;
+        drop_body(s, r);
+        return MHD_YES;
+    }
+    if (r->body_len + n + 1 > r->body_cap) {
+        size_t cap = r->body_cap > 0 ? r->body_cap : 4096;
+        while (cap < r->body_len + n + 1)
+            cap *= 2;
+        if (cap > (size_t)s->cfg.max_body_bytes + 1)
+            cap = (size_t)s->cfg.max_body_bytes + 1;
+        if (r->body_reserved > cap)
+            cap = r->body_reserved; /* the announced length: one allocation */
+        if (!reserve_body(s, r, cap)) {
+            r->over_budget = true;
+            r->discarded = r->body_len + n;
+            drop_body(s, r);
+            return MHD_YES;
+        }
+        char *b = realloc(r->body, cap);
+        if (b == NULL)
+            return MHD_NO;
+        r->body = b;
+        r->body_cap = cap;
+    }
+    memcpy(r->body + r->body_len, data, n);
+    r->body_len += n;
+    r->body[r->body_len] = '\0';
+    return MHD_YES;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -930,92 +1196,26 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     svc_server *s = cls;
     struct req *r = *req_cls;
-    (void)version;
-    if (r == NULL) {
-        r = calloc(1, sizeof(*r));
-        if (r == NULL)
-            return MHD_NO;
-        r->start_ns = now_ns();
-        atomic_fetch_add_explicit(&s->metrics.inflight, 1, memory_order_relaxed);
-        *req_cls = r;
-        r->route = svc_route_match(url);
-        r->method = svc_method_parse(method);
-        if (r->route == SVC_ROUTE_PLAYGROUND || r->route == SVC_ROUTE_ASSET) {
-            r->asset = svc_playground_find(s->playground, url);
-            if (r->asset == NULL)
-                r->route = SVC_ROUTE_UNMATCHED;
-        }
-        const char *id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Request-Id");
-        if (svc_request_id_valid(id))
-            snprintf(r->id, sizeof(r->id), "%s", id);
-        else
-            svc_request_id_generate(r->id);
-        r->origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
-        r->cors = svc_cors_origin_allowed(s->cfg.cors_origins, r->origin);
-        const union MHD_ConnectionInfo *ci =
-            MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-        r->over_limit = ci != NULL && ci->socket_context == &over_limit_marker;
-        /* libmicrohttpd closes the connection after a response queued in this
-         * first call (it cannot know the body was empty), so a request without
-         * a body is answered in the final call, keeping the connection alive.
-         * A request with a body is checked now, so a 401, 413 or 415 is sent
-         * without reading a body that would be refused anyway. */
-        const char *cl =
-            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        bool has_body = (cl != NULL && strcmp(cl, "0") != 0) ||
-                        MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                                    MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
-        if (has_body) {
-            enum MHD_Result res = MHD_YES;
-            r->checked = true;
-            if (early_answer(s, c, r, &res))
-                return res;
-        }
-        return MHD_YES;
-    }
+    if (r == NULL)
+        return MHD_NO; /* out of memory at its request line */
+    if (!r->started)
+        return begin_request(s, c, r, url, method, version);
     if (*upload_data_size > 0) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
-        if (r->too_large) {
-            r->discarded += n;
-            /* Past this, stop reading: close rather than drain a hostile body. */
-            return r->discarded > (size_t)s->cfg.max_body_bytes * DISCARD_FACTOR ? MHD_NO
-                                                                                 : MHD_YES;
-        }
-        if (n > s->cfg.max_body_bytes - r->body_len) {
-            /* A chunked body (no Content-Length) grew past the limit. */
-            r->too_large = true;
-            r->discarded = r->body_len + n;
-            free(r->body);
-            r->body = NULL;
-            r->body_len = r->body_cap = 0;
-            return MHD_YES;
-        }
-        if (r->body_len + n + 1 > r->body_cap) {
-            size_t cap = r->body_cap > 0 ? r->body_cap : 4096;
-            while (cap < r->body_len + n + 1)
-                cap *= 2;
-            if (cap > (size_t)s->cfg.max_body_bytes + 1)
-                cap = (size_t)s->cfg.max_body_bytes + 1;
-            char *b = realloc(r->body, cap);
-            if (b == NULL)
-                return MHD_NO;
-            r->body = b;
-            r->body_cap = cap;
-        }
-        memcpy(r->body + r->body_len, upload_data, n);
-        r->body_len += n;
-        r->body[r->body_len] = '\0';
-        return MHD_YES;
+        return take_body(s, r, upload_data, n);
     }
     if (r->status != 0)
         return MHD_YES; /* already answered */
+    svc__conn_received(r->conn);
     if (!r->checked) {
         enum MHD_Result res = MHD_YES;
         r->checked = true;
         if (early_answer(s, c, r, &res))
             return res;
     }
+    if (r->over_budget)
+        return respond_over_budget(s, c, r);
     if (r->too_large) {
         char detail[96];
         snprintf(detail, sizeof(detail), "the body limit is %u bytes", s->cfg.max_body_bytes);
@@ -1049,13 +1249,18 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 {
     svc_server *s = cls;
     struct req *r = *req_cls;
-    (void)c;
     if (r == NULL)
         return;
-    uint64_t dur = now_ns() - r->start_ns;
+    if (parsing == r)
+        parsing = NULL;
+    struct svc_conn *conn = svc__conn_of(c);
+    svc__conn_next(s, conn);
+    uint64_t dur = r->start_ns != 0 ? now_ns() - r->start_ns : 0;
     if (r->status != 0)
         svc_metrics_observe(&s->metrics, r->route, r->method, r->status, dur);
-    if (s->cfg.access_log) {
+    /* A request line the library refused the headers of is logged only when the
+     * server answered it (see refuse_for_library). */
+    if (s->cfg.access_log && (r->started || r->status != 0)) {
         struct svc_log_line l;
         svc_log_begin(&l, "info", "request");
         svc_log_str(&l, "request_id", r->id);
@@ -1064,42 +1269,80 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
         svc_log_int(&l, "status", r->status);
         svc_log_num(&l, "duration_ms", (double)dur / 1e6);
         svc_log_uint(&l, "bytes", r->bytes);
-        if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        if (conn != NULL && atomic_load(&conn->cut))
+            svc_log_str(&l, "outcome", "request_timeout");
+        else if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
             svc_log_str(&l, "outcome", termination_name(toe));
         svc_log_end(&l);
     }
     dc_ruleset_release(r->rs);
-    free(r->body);
+    drop_body(s, r);
+    budget_give(&s->metrics.response_bytes, &r->resp_reserved);
+    if (r->started)
+        atomic_fetch_sub_explicit(&s->metrics.inflight, 1, memory_order_relaxed);
     free(r);
     *req_cls = NULL;
-    atomic_fetch_sub_explicit(&s->metrics.inflight, 1, memory_order_relaxed);
-}
-
-static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
-                          enum MHD_ConnectionNotificationCode toe)
-{
-    svc_server *s = cls;
-    (void)c;
-    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-        int64_t n = atomic_fetch_add(&s->metrics.connections, 1) + 1;
-        if (n > (int64_t)s->cfg.max_connections) {
-            *socket_context = &over_limit_marker;
-            atomic_fetch_add_explicit(&s->metrics.connections_rejected, 1,
-                                      memory_order_relaxed);
-        }
-    } else {
-        atomic_fetch_sub(&s->metrics.connections, 1);
-    }
 }
 
 /* libmicrohttpd's own messages: `fmt` is its printf format (declared so, for
  * -Wformat-nonliteral under clang). */
 static void on_mhd_log(void *cls, const char *fmt, va_list ap) DC_PRINTF(2, 0);
 
+/* Once the headers are in, libmicrohttpd 0.9.75 itself refuses a Content-Length
+ * that is not a number (400) or past 64 bits (413), and a Cookie field its
+ * per-connection buffer cannot copy (431), before the access handler sees the
+ * request; and it writes its error's status line and headers twice (its state
+ * machine builds the reply again after queueing it). It logs the refusal on the
+ * worker thread before anything is sent: the server then writes its own single
+ * answer, naming what is wrong, and shuts its side of the socket down, so the
+ * library's reply can no longer be sent and it closes the connection. */
+static void refuse_for_library(void)
+{
+    struct req *r = parsing;
+    if (r == NULL)
+        return;
+    /* Only while the headers are in and no reply is queued: the library is
+     * refusing them now (one still receiving headers has no header size yet). */
+    struct MHD_Connection *c = r->mhd;
+    const union MHD_ConnectionInfo *fd =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (fd == NULL || MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE) == NULL ||
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS) != NULL)
+        return;
+    parsing = NULL;
+    char detail[SVC_FRAMING_DETAIL_MAX], head[384];
+    int status = framing_status(c, NULL, detail, sizeof(detail));
+    if (status == 0) {
+        /* Not the Content-Length: the only other refusal of this moment. */
+        status = 431;
+        snprintf(detail, sizeof(detail),
+                 "the Cookie field does not fit the server's buffer for a request's header");
+    }
+    if (r->id[0] == '\0')
+        svc_request_id_generate(r->id);
+    cJSON *problem = api_problem_new(status, NULL, NULL, detail, r->id);
+    size_t len = 0;
+    char *body = problem != NULL ? api_json_print(problem, 0, &len) : NULL;
+    cJSON_Delete(problem);
+    int hl = snprintf(head, sizeof(head),
+                      "HTTP/1.1 %d %s\r\nConnection: close\r\nCache-Control: no-store\r\n"
+                      "X-Request-Id: %s\r\nContent-Type: " API_PROBLEM_CONTENT_TYPE
+                      "\r\nContent-Length: %zu\r\n\r\n",
+                      status, api_http_reason(status), r->id, len);
+    struct iovec iov[2] = {{head, (size_t)hl}, {body, len}};
+    struct msghdr mh = {.msg_iov = iov, .msg_iovlen = body != NULL ? 2 : 1};
+    (void)sendmsg(fd->connect_fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+    shutdown(fd->connect_fd, SHUT_WR);
+    free(body);
+    r->status = status;
+    r->bytes = len;
+}
+
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     char msg[512];
     (void)cls;
+    refuse_for_library();
     vsnprintf(msg, sizeof(msg), fmt, ap);
     size_t n = strlen(msg);
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
@@ -1108,70 +1351,6 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 /* ---- start and stop ------------------------------------------------------------------ */
-
-/* Bind and listen on cfg->listen ("HOST:PORT", "[V6]:PORT"). */
-static int open_listener(const char *listen_on, int *fd_out, int *family, uint16_t *port,
-                         char *why, size_t whylen)
-{
-    char host[SVC_CONFIG_STR_MAX];
-    const char *portstr = NULL;
-    if (listen_on[0] == '[') {
-        const char *close = strchr(listen_on, ']');
-        size_t n = (size_t)(close - listen_on - 1);
-        memcpy(host, listen_on + 1, n);
-        host[n] = '\0';
-        portstr = close + 2;
-    } else {
-        const char *colon = strrchr(listen_on, ':');
-        size_t n = (size_t)(colon - listen_on);
-        memcpy(host, listen_on, n);
-        host[n] = '\0';
-        portstr = colon + 1;
-    }
-    struct addrinfo hints = {0}, *ai = NULL;
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-    int gai = getaddrinfo(host, portstr, &hints, &ai);
-    if (gai != 0) {
-        snprintf(why, whylen, "listen %s: %s", listen_on, gai_strerror(gai));
-        return -1;
-    }
-    int fd = -1, err = 0;
-    for (struct addrinfo *a = ai; a != NULL; a = a->ai_next) {
-        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
-        if (fd < 0) {
-            err = errno;
-            continue;
-        }
-        int one = 1;
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-        if (a->ai_family == AF_INET6)
-            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-        if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, LISTEN_BACKLOG) == 0) {
-            *family = a->ai_family;
-            break;
-        }
-        err = errno;
-        close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(ai);
-    if (fd < 0) {
-        snprintf(why, whylen, "listen %s: %s", listen_on, strerror(err));
-        return -1;
-    }
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof(ss);
-    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
-        if (ss.ss_family == AF_INET)
-            *port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-        else if (ss.ss_family == AF_INET6)
-            *port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-    }
-    *fd_out = fd;
-    return 0;
-}
 
 static int load_contract(svc_server *s, char *why, size_t whylen)
 {
@@ -1229,7 +1408,10 @@ static void fit_descriptor_limit(svc_server *s)
             rl = raised;
     }
     unsigned want = s->cfg.max_connections;
-    rlim_t reserve = FD_RESERVE(s->threads);
+    rlim_t reserve = FD_RESERVE(s->threads) +
+                     (s->cfg.admin_listen[0] != '\0'
+                          ? ADMIN_MAX_CONNECTIONS + OVERFLOW_MARGIN(ADMIN_MAX_CONNECTIONS)
+                          : 0);
     rlim_t need = (rlim_t)want + OVERFLOW_MARGIN(want) + reserve;
     if (rl.rlim_cur == RLIM_INFINITY || need <= rl.rlim_cur)
         return;
@@ -1245,6 +1427,24 @@ static void fit_descriptor_limit(svc_server *s)
                 (unsigned long long)rl.rlim_max, s->cfg.max_connections);
 }
 
+/* A daemon for listener `l` on `threads` epoll threads. It has no listening
+ * socket of its own: the acceptor hands it connections and enforces the
+ * listener's hard limit; the daemon's own limit is set out of reach
+ * (server_conn.c says why it must never be reached). */
+static int start_daemon(svc_server *s, struct svc_listener *l, unsigned threads)
+{
+    unsigned flags =
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET;
+    l->hard_limit = l->limit + OVERFLOW_MARGIN(l->limit);
+    l->daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+        MHD_OPTION_URI_LOG_CALLBACK, on_request_line, s, MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_CONNECTION_LIMIT, MHD_UNREACHED_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
+        s->cfg.connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_NOTIFY_CONNECTION, svc__conn_notify, l, MHD_OPTION_END);
+    return l->daemon != NULL ? 0 : -1;
+}
+
 int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, size_t whylen)
 {
     *out = NULL;
@@ -1254,14 +1454,26 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
         return -1;
     }
     s->cfg = *cfg;
-    s->listen_fd = -1;
     s->watch_stop[0] = s->watch_stop[1] = -1;
+    s->accept_wake[0] = s->accept_wake[1] = -1;
+    s->spare_fd = -1;
+    struct svc_listener *ls[2] = {&s->api, &s->admin};
+    for (size_t i = 0; i < 2; i++) {
+        ls[i]->s = s;
+        ls[i]->admin = i == 1;
+        atomic_init(&ls[i]->fd, -1);
+        atomic_init(&ls[i]->open, 0);
+        atomic_init(&ls[i]->pending, 0);
+        atomic_init(&ls[i]->handed, false);
+    }
     svc_metrics_init(&s->metrics);
     pthread_mutex_init(&s->rs_mu, NULL);
     pthread_mutex_init(&s->reload_mu, NULL);
     pthread_mutex_init(&s->probe_mu, NULL);
     pthread_mutex_init(&s->auth_mu, NULL);
+    pthread_mutex_init(&s->conns_mu, NULL);
     atomic_init(&s->draining, false);
+    atomic_init(&s->drained, false);
     snprintf(s->mhd_version, sizeof(s->mhd_version), "%s", MHD_get_version());
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     s->threads = cfg->threads > 0 ? cfg->threads : (unsigned)(cpus > 0 ? cpus : 1);
@@ -1293,23 +1505,22 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
         goto fail;
     if (svc__probe_start(s, why, whylen) != 0)
         goto fail;
-    int family = AF_INET;
-    if (open_listener(cfg->listen, &s->listen_fd, &family, &s->port, why, whylen) != 0)
+    if (svc__listen(&s->api, cfg->listen, why, whylen) != 0)
         goto fail;
-
-    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
-    if (family == AF_INET6)
-        flags |= MHD_USE_IPv6;
+    if (cfg->admin_listen[0] != '\0' && svc__listen(&s->admin, cfg->admin_listen, why, whylen) != 0)
+        goto fail;
     fit_descriptor_limit(s);
-    unsigned limit = s->cfg.max_connections + OVERFLOW_MARGIN(s->cfg.max_connections);
-    s->daemon = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
-        MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
-        MHD_OPTION_THREAD_POOL_SIZE, s->threads, MHD_OPTION_CONNECTION_LIMIT, limit,
-        MHD_OPTION_CONNECTION_TIMEOUT, cfg->connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_END);
-    if (s->daemon == NULL) {
-        snprintf(why, whylen, "libmicrohttpd did not start on %s", cfg->listen);
+    s->api.limit = s->cfg.max_connections;
+    s->admin.limit = ADMIN_MAX_CONNECTIONS;
+    if (start_daemon(s, &s->api, s->threads) != 0 ||
+        (atomic_load(&s->admin.fd) >= 0 && start_daemon(s, &s->admin, 1) != 0)) {
+        snprintf(why, whylen, "libmicrohttpd did not start on %s",
+                 s->api.daemon == NULL ? cfg->listen : cfg->admin_listen);
+        goto fail;
+    }
+    s->daemon = s->api.daemon;
+    if (svc__conns_start(s) != 0) {
+        snprintf(why, whylen, "the acceptor did not start: %s", strerror(errno));
         goto fail;
     }
     if (svc__watch_start(s) != 0) {
@@ -1320,7 +1531,11 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     struct svc_log_line l;
     svc_log_begin(&l, "info", "listening");
     svc_log_str(&l, "listen", cfg->listen);
-    svc_log_uint(&l, "port", s->port);
+    svc_log_uint(&l, "port", s->api.port);
+    if (atomic_load(&s->admin.fd) >= 0) {
+        svc_log_str(&l, "admin_listen", cfg->admin_listen);
+        svc_log_uint(&l, "admin_port", s->admin.port);
+    }
     svc_log_uint(&l, "threads", s->threads);
     svc_log_str(&l, "rules_version", dc_ruleset_version(rs));
     svc_log_str(&l, "rules_origin", dc_ruleset_origin(rs));
@@ -1341,18 +1556,13 @@ fail:
 
 uint16_t svc_server_port(const svc_server *s)
 {
-    return s->port;
+    return s->api.port;
 }
 
 long svc_server_drain(svc_server *s)
 {
     atomic_store(&s->draining, true);
-    if (s->daemon != NULL && s->listen_fd >= 0) {
-        MHD_socket fd = MHD_quiesce_daemon(s->daemon);
-        if (fd != MHD_INVALID_SOCKET)
-            close(fd);
-        s->listen_fd = -1;
-    }
+    svc__conns_close_api(s); /* the admin listener keeps answering /readyz (503) */
     long inflight = (long)atomic_load(&s->metrics.inflight);
     struct svc_log_line l;
     svc_log_begin(&l, "info", "draining");
@@ -1360,9 +1570,14 @@ long svc_server_drain(svc_server *s)
     svc_log_uint(&l, "grace_s", s->cfg.shutdown_grace_s);
     svc_log_end(&l);
     uint64_t deadline = now_ns() + (uint64_t)s->cfg.shutdown_grace_s * 1000000000ull;
-    while ((inflight = (long)atomic_load(&s->metrics.inflight)) > 0 && now_ns() < deadline) {
-        struct timespec ts = {0, 5 * 1000000L};
-        nanosleep(&ts, NULL);
+    for (int pass = 0; pass < 2; pass++) {
+        while ((inflight = (long)atomic_load(&s->metrics.inflight)) > 0 && now_ns() < deadline) {
+            struct timespec ts = {0, 5 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        /* A request on a kept-alive connection may have started after the first
+         * look: once none runs, none may start, and those that did are waited for. */
+        atomic_store(&s->drained, true);
     }
     svc_log_begin(&l, inflight == 0 ? "info" : "warn", "drained");
     svc_log_int(&l, "inflight", inflight);
@@ -1375,10 +1590,11 @@ void svc_server_free(svc_server *s)
     if (s == NULL)
         return;
     svc__watch_stop(s);
-    if (s->daemon != NULL)
-        MHD_stop_daemon(s->daemon);
-    else if (s->listen_fd >= 0)
-        close(s->listen_fd);
+    svc__conns_stop(s); /* no new connection reaches the daemons */
+    if (s->api.daemon != NULL)
+        MHD_stop_daemon(s->api.daemon);
+    if (s->admin.daemon != NULL)
+        MHD_stop_daemon(s->admin.daemon);
     svc__probe_stop(s);
     svc__rules_clear(s);
     api_query_params_cleanup(&s->accelerator_params);
@@ -1390,5 +1606,6 @@ void svc_server_free(svc_server *s)
     pthread_mutex_destroy(&s->reload_mu);
     pthread_mutex_destroy(&s->probe_mu);
     pthread_mutex_destroy(&s->auth_mu);
+    pthread_mutex_destroy(&s->conns_mu);
     free(s);
 }

@@ -21,6 +21,34 @@
 #include "server.h"
 #include "server_cache.h"
 
+/* A listening socket and the daemon its connections are handed to (server_conn.c):
+ * the API's, and the optional admin listener's. The server accepts connections
+ * itself, so that one past the hard limit is answered at once instead of waiting
+ * in the kernel's backlog. */
+struct svc_listener {
+    svc_server *s;
+    bool admin;    /* serves /healthz, /readyz and /metrics only */
+    atomic_int fd; /* -1 when not listening (closed at drain) */
+    uint16_t port;
+    struct MHD_Daemon *daemon;
+    unsigned limit;      /* connections served; requests on those past it get 503 */
+    unsigned hard_limit; /* past it a new connection is answered 503 and closed at once */
+    atomic_long open;    /* connections the daemon holds */
+    atomic_long pending; /* handed to the daemon, not yet started by its threads */
+    atomic_bool handed;  /* a connection was handed over since the reaper last looked */
+};
+
+/* One client connection: libmicrohttpd's socket context, in the server's
+ * registry while the connection is open (server_conn.c). */
+struct svc_conn {
+    struct svc_conn *prev, *next; /* guarded by conns_mu */
+    struct svc_listener *listener;
+    int fd;
+    bool over_limit;              /* accepted past listener->limit */
+    _Atomic uint64_t deadline_ns; /* the request being received must be in by then; 0: none */
+    atomic_bool cut;              /* closed by the reaper at its deadline */
+};
+
 struct svc_server {
     struct svc_config cfg;
     unsigned threads;
@@ -43,9 +71,21 @@ struct svc_server {
     pthread_mutex_t reload_mu;
 
     struct MHD_Daemon *daemon;
-    int listen_fd; /* owned until handed to MHD; -1 after quiesce */
-    uint16_t port;
     atomic_bool draining;
+    atomic_bool drained; /* the drain saw no request in flight: start no new one */
+
+    /* Listeners, the acceptor and the connection registry (server_conn.c). */
+    struct svc_listener api, admin; /* admin.fd is -1 without admin_listen */
+    pthread_t acceptor;
+    bool acceptor_started;
+    int accept_wake[2]; /* pipe: wakes the acceptor to close api or stop */
+    atomic_bool accept_close_api, accept_stop;
+    int spare_fd; /* released to accept (and refuse) at EMFILE */
+    pthread_mutex_t conns_mu;
+    pthread_cond_t conns_cv; /* wakes the reaper to stop */
+    struct svc_conn *conns;
+    pthread_t reaper;
+    bool reaper_started, reaper_stop;
 
     /* The accelerator probe (server_probe.c); probe_holder is NULL when the
      * probe is off. probe_mu guards the worker pointer (replaced when a reload
@@ -94,6 +134,28 @@ uint64_t svc__probe_generation(svc_server *s);
 /* The probe's counters; false when the probe is off. Counts a probe running
  * past probe_timeout (once per probe). */
 bool svc__probe_status(svc_server *s, struct svc_probe_status *out);
+
+/* ---- server_conn.c ---- */
+
+/* Bind and listen on `addr` ("HOST:PORT", "[V6]:PORT") for `l`. Returns 0, or
+ * -1 with the reason in why. */
+int svc__listen(struct svc_listener *l, const char *addr, char *why, size_t whylen);
+/* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION callback; `cls` is the listener. */
+void svc__conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+                      enum MHD_ConnectionNotificationCode toe);
+/* The connection's context, or NULL (out of memory at its start). */
+struct svc_conn *svc__conn_of(struct MHD_Connection *c);
+/* The request on `conn` is in (or answered early): its deadline no longer runs. */
+void svc__conn_received(struct svc_conn *conn);
+/* A response went out: the next request's deadline runs from now. */
+void svc__conn_next(svc_server *s, struct svc_conn *conn);
+/* Start the acceptor and the reaper over the listeners (their daemons started).
+ * Returns 0, or -1 with errno set. */
+int svc__conns_start(svc_server *s);
+/* Stop accepting on the API listener (drain); the admin listener stays. */
+void svc__conns_close_api(svc_server *s);
+/* Stop both threads and close the listeners (before the daemons stop). */
+void svc__conns_stop(svc_server *s);
 
 /* ---- server_watch.c ---- */
 

@@ -10,7 +10,9 @@
  *                `args` and every ACCEL_ADVISOR_* variable in `env` is a setting of
  *                `BINARY serve --help`, --listen binds all interfaces on a declared
  *                containerPort (also the Dockerfile's EXPOSE), probes GET /readyz
- *                and /healthz (paths of openapi.yaml) on that port, explicit
+ *                and /healthz (paths of openapi.yaml) on the --admin-listen port
+ *                (all interfaces, a containerPort) or without one on that port,
+ *                explicit
  *                --threads no larger than the CPU limit, requests <= limits,
  *                security context (non-root, uid of the Dockerfile's USER,
  *                read-only root, no privilege escalation, ALL capabilities dropped,
@@ -492,7 +494,7 @@ static bool openapi_has_get(const cJSON *openapi, const char *path)
 }
 
 static void check_probe(struct problems *P, const struct world *w, const cJSON *c,
-                        const char *which, const char *want_path, int listen_port)
+                        const char *which, const char *want_path, int probe_port)
 {
     const cJSON *probe = cJSON_GetObjectItemCaseSensitive(c, which);
     if (probe == NULL) {
@@ -506,8 +508,29 @@ static void check_probe(struct problems *P, const struct world *w, const cJSON *
     else if (!openapi_has_get(w->openapi, path))
         problem(P, "Deployment: %s path %s is not a GET operation of openapi.yaml", which, path);
     int port = resolve_port(at(c, "ports"), at(probe, "httpGet.port"));
-    if (port == 0 || port != listen_port)
-        problem(P, "Deployment: %s port is not the listening port %d", which, listen_port);
+    if (port == 0 || port != probe_port)
+        problem(P, "Deployment: %s port is not the probes' listening port %d", which, probe_port);
+}
+
+/* The port of a listening address `addr` (HOST:PORT) of setting `what`, checked
+ * to bind all interfaces on a declared container port; 0 when it does not. */
+static int listening_port(struct problems *P, const cJSON *c, const char *what, const char *addr)
+{
+    const char *colon = strrchr(addr, ':');
+    int port = colon != NULL ? atoi(colon + 1) : 0;
+    size_t hl = colon != NULL ? (size_t)(colon - addr) : 0;
+    if (!((hl == 7 && strncmp(addr, "0.0.0.0", 7) == 0) ||
+          (hl == 4 && strncmp(addr, "[::]", 4) == 0)))
+        problem(P,
+                "Deployment: %s on %s: not on all interfaces (loopback is unreachable for the "
+                "kubelet's probes and the Service)",
+                what, addr);
+    cJSON port_ref = {0};
+    port_ref.type = cJSON_Number;
+    port_ref.valuedouble = port;
+    if (port <= 0 || resolve_port(at(c, "ports"), &port_ref) != port)
+        problem(P, "Deployment: %s port %d is not a containerPort", what, port);
+    return port;
 }
 
 /* The Dockerfile's final-stage instruction `word` (the last occurrence). */
@@ -806,26 +829,21 @@ static void check_all(const struct world *w, struct problems *P)
     if (!effective(&args, at(c, "env"), w->dockerfile, w->help, "listen", listen, sizeof(listen))) {
         problem(P, "Deployment: cannot tell the listening address");
     } else {
-        const char *colon = strrchr(listen, ':');
-        listen_port = colon != NULL ? atoi(colon + 1) : 0;
-        size_t hl = colon != NULL ? (size_t)(colon - listen) : 0;
-        if (!((hl == 7 && strncmp(listen, "0.0.0.0", 7) == 0) ||
-              (hl == 4 && strncmp(listen, "[::]", 4) == 0)))
-            problem(P,
-                    "Deployment: listens on %s: not on all interfaces (loopback is "
-                    "unreachable for the kubelet's probes and the Service)",
-                    listen);
-        cJSON port_ref = {0};
-        port_ref.type = cJSON_Number;
-        port_ref.valuedouble = listen_port;
-        if (listen_port <= 0 || resolve_port(at(c, "ports"), &port_ref) != listen_port)
-            problem(P, "Deployment: listening port %d is not a containerPort", listen_port);
+        listen_port = listening_port(P, c, "--listen", listen);
         const char *expose = dockerfile_last(w->dockerfile, "EXPOSE");
         if (expose == NULL || atoi(expose) != listen_port)
             problem(P, "docker/Dockerfile: EXPOSE is not the listening port %d", listen_port);
     }
-    check_probe(P, w, c, "readinessProbe", "/readyz", listen_port);
-    check_probe(P, w, c, "livenessProbe", "/healthz", listen_port);
+    /* The probes: on the admin listener when there is one (answered while the
+     * API port is flooded), else on the API's. */
+    char admin[256];
+    int probe_port = listen_port;
+    if (effective(&args, at(c, "env"), w->dockerfile, w->help, "admin-listen", admin,
+                  sizeof(admin)) &&
+        admin[0] != '\0')
+        probe_port = listening_port(P, c, "--admin-listen", admin);
+    check_probe(P, w, c, "readinessProbe", "/readyz", probe_port);
+    check_probe(P, w, c, "livenessProbe", "/healthz", probe_port);
     check_security(P, w, pod, c);
     check_resources(P, c, &args);
     check_grace(P, w, pod, c, &args);
@@ -1004,7 +1022,11 @@ static void m_readiness_path(struct world *w)
 }
 static void m_liveness_port(struct world *w)
 {
-    set_num(container(w), "livenessProbe.httpGet.port", 9090);
+    set_num(container(w), "livenessProbe.httpGet.port", 8080);
+}
+static void m_admin_loopback(struct world *w)
+{
+    set_arg(w, "--admin-listen", "127.0.0.1:9090");
 }
 static void m_listen_port(struct world *w)
 {
@@ -1126,8 +1148,9 @@ static const struct mutation {
     {"Service targetPort", m_target_port, "Service: targetPort"},
     {"readiness path", m_readiness_path, "readinessProbe must GET /readyz"},
     {"liveness port", m_liveness_port, "livenessProbe port"},
-    {"listen port", m_listen_port, "listening port 9000 is not a containerPort"},
+    {"listen port", m_listen_port, "--listen port 9000 is not a containerPort"},
     {"loopback listen", m_loopback, "not on all interfaces"},
+    {"loopback admin listener", m_admin_loopback, "--admin-listen on 127.0.0.1:9090: not on all"},
     {"HPA target", m_hpa_target, "scaleTargetRef"},
     {"PDB selector", m_pdb_selector, "PodDisruptionBudget: its selector"},
     {"ConfigMap name", m_cm_name, "no volume of the Deployment names it"},

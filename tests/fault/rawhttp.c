@@ -2,6 +2,7 @@
 #include "rawhttp.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -57,10 +58,17 @@ void rh_init(struct rh_conn *c, int port)
 
 int rh_connect(struct rh_conn *c)
 {
+    return rh_connect_rcvbuf(c, 0);
+}
+
+int rh_connect_rcvbuf(struct rh_conn *c, int rcvbuf)
+{
     rh_close(c);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return RH_ECONNECT;
+    if (rcvbuf > 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
     struct sockaddr_in a;
     memset(&a, 0, sizeof(a));
     a.sin_family = AF_INET;
@@ -255,6 +263,34 @@ int rh_exchange(struct rh_conn *c, const void *req, size_t len, bool head, int t
     if (e != RH_OK || r->close)
         rh_close(c);
     return e;
+}
+
+size_t rh_read_to_close(struct rh_conn *c, char *buf, size_t cap, int timeout_ms, bool *closed)
+{
+    long t0 = rh_now_ms();
+    size_t got = 0;
+    *closed = false;
+    while (!*closed && got + 1 < cap && rh_now_ms() - t0 < timeout_ms) {
+        struct pollfd pf = {c->fd, POLLIN, 0};
+        if (poll(&pf, 1, 100) <= 0)
+            continue;
+        ssize_t n = recv(c->fd, buf + got, cap - got - 1, 0);
+        if (n <= 0)
+            *closed = true;
+        else
+            got += (size_t)n;
+    }
+    buf[got] = '\0';
+    return got;
+}
+
+size_t rh_status_lines(const char *buf)
+{
+    size_t n = 0;
+    for (const char *p = buf; (p = strstr(p, "HTTP/1.1 ")) != NULL; p++)
+        n += p[9] >= '1' && p[9] <= '5' && isdigit((unsigned char)p[10]) &&
+             isdigit((unsigned char)p[11]) && p[12] == ' ';
+    return n;
 }
 
 /* ---- request buffers ---------------------------------------------------------------- */

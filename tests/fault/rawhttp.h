@@ -46,6 +46,9 @@ struct rh_buf {
 
 void rh_init(struct rh_conn *c, int port);
 int rh_connect(struct rh_conn *c);
+/* rh_connect with a receive buffer of `rcvbuf` bytes (0: the system's), set before
+ * connecting: a slow reader, whose answers the server has to hold. */
+int rh_connect_rcvbuf(struct rh_conn *c, int rcvbuf);
 void rh_close(struct rh_conn *c);
 /* Close and free the buffer. */
 void rh_free(struct rh_conn *c);
@@ -59,6 +62,12 @@ int rh_read(struct rh_conn *c, bool head, int timeout_ms, struct rh_resp *r);
 int rh_exchange(struct rh_conn *c, const void *req, size_t len, bool head, int timeout_ms,
                 struct rh_resp *r);
 const char *rh_strerror(int e);
+/* Read everything until the peer closes or `timeout_ms` passes, into buf (cap
+ * bytes, NUL-terminated). Returns the bytes read; *closed says whether the peer
+ * closed. For answers that must be followed by a close (refusals). */
+size_t rh_read_to_close(struct rh_conn *c, char *buf, size_t cap, int timeout_ms, bool *closed);
+/* Status lines in a stream of responses: "HTTP/1.1 NNN " anywhere in it. */
+size_t rh_status_lines(const char *buf);
 
 void rh_buf_reset(struct rh_buf *b);
 bool rh_buf_add(struct rh_buf *b, const void *data, size_t len);

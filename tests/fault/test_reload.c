@@ -9,6 +9,9 @@
  * good SIGHUP reloads and 1 broken one under load, the directory watch and
  * ConfigMap swaps; this takes reloads to the issue's scale. The rule files are
  * replaced with rename(2), as editors and the kubelet do, then SIGHUP is sent.
+ * A second test replaces rules.yaml with entries the loader cannot read as a
+ * regular file (a dangling link, a loop, a FIFO, a directory) and with a set of
+ * no rules: each reload is refused and the last good set keeps serving.
  *
  * usage: fault_reload ACCEL_ADVISOR_BINARY SOURCE_DIR */
 #include <setjmp.h>
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -319,12 +323,88 @@ static void test_reloads_under_load(void **state)
     free(dir);
 }
 
+/* SIGHUP after `change`: the reload must fail with `why` for the named entry,
+ * and the last good set (version `good`, `rules` rules) keeps serving. */
+static void expect_refused_reload(const char *good, long rules, const char *why)
+{
+    size_t mark = server_log_len(&srv);
+    assert_int_equal(kill(srv.pid, SIGHUP), 0);
+    char line[4096];
+    assert_true(reload_line(mark, line, sizeof(line), 20000));
+    char kept[VERSION_LEN + 1];
+    if (strstr(line, "\"result\":\"failure\"") == NULL || strstr(line, why) == NULL)
+        fail_msg("want a failed reload naming \"%s\": %s", why, line);
+    assert_true(version_after(line, strlen(line), "keeping", kept));
+    assert_string_equal(kept, good);
+    struct resp r;
+    assert_int_equal(http_get(&srv, "/v1/rules", &r), 0);
+    assert_int_equal(r.status, 200);
+    char served[VERSION_LEN + 1];
+    assert_true(version_after(r.body, r.len, "rules_version", served));
+    assert_string_equal(served, good);
+    cJSON *j = resp_json(&r);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "rules")), rules);
+    cJSON_Delete(j);
+    resp_free(&r);
+}
+
+/* A rules.yaml that is a dangling symbolic link, a loop, a FIFO or a directory,
+ * or a set without rules, used to reload "successfully" with no rules: each is
+ * refused and the last good set keeps serving. */
+static void test_unreadable_entries(void **state)
+{
+    (void)state;
+    char *dir = make_temp_dir();
+    assert_non_null(dir);
+    assert_int_equal(copy_rules(dir), 0);
+    char path[1024], line[4096], good[VERSION_LEN + 1];
+    snprintf(path, sizeof(path), "%s/rules.yaml", dir);
+    const char *const args[] = {"--rules", dir, "--rules-watch=false", NULL};
+    assert_int_equal(server_start(&srv, args), 0);
+    assert_true(reload_line(0, line, sizeof(line), 5000));
+    assert_true(version_after(line, strlen(line), "version", good));
+    struct resp r;
+    assert_int_equal(http_get(&srv, "/v1/rules", &r), 0);
+    cJSON *j = resp_json(&r);
+    long rules = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "rules"));
+    cJSON_Delete(j);
+    resp_free(&r);
+    assert_true(rules > 0);
+    char *text = read_file(path, NULL);
+    assert_non_null(text);
+    size_t len = strlen(text);
+
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(symlink("/nonexistent/rules.yaml", path), 0);
+    expect_refused_reload(good, rules, "rules.yaml:0: is a dangling symbolic link");
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(symlink("rules.yaml", path), 0);
+    expect_refused_reload(good, rules, "rules.yaml:0: is a loop of symbolic links");
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    expect_refused_reload(good, rules, "rules.yaml:0: is a FIFO, not a regular file");
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(mkdir(path, 0700), 0);
+    expect_refused_reload(good, rules, "rules.yaml:0: is a directory, not a regular file");
+    assert_int_equal(rmdir(path), 0);
+    assert_int_equal(write_file(path, "rules: []\n", 10), 0);
+    expect_refused_reload(good, rules, "the rule set has no rules");
+    /* The good file back: it loads again, with the same version. */
+    assert_int_equal(write_file(path, text, len), 0);
+    size_t mark = server_log_len(&srv);
+    assert_int_equal(kill(srv.pid, SIGHUP), 0);
+    assert_true(reload_line(mark, line, sizeof(line), 20000));
+    assert_non_null(strstr(line, "\"result\":\"success\""));
+    assert_int_equal(server_stop(&srv, SIGTERM), 0);
+    free(text);
+    remove_tree(dir);
+    free(dir);
+}
+
 static int teardown(void **state)
 {
     (void)state;
-    if (srv.pid > 0 || srv.reader_started)
-        server_stop(&srv, SIGKILL);
-    return 0;
+    return server_kill_if_running(&srv);
 }
 
 int main(int argc, char **argv)
@@ -333,6 +413,7 @@ int main(int argc, char **argv)
         return 2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_reloads_under_load, teardown),
+        cmocka_unit_test_teardown(test_unreadable_entries, teardown),
     };
     return HARNESS_RUN("reload", tests, NULL, NULL);
 }

@@ -372,9 +372,7 @@ static int teardown(void **state)
 {
     (void)state;
     atomic_store(&stop_clients, true);
-    if (srv.pid > 0 || srv.reader_started)
-        server_stop(&srv, SIGKILL);
-    return 0;
+    return server_kill_if_running(&srv);
 }
 
 int main(int argc, char **argv)

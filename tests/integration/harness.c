@@ -226,6 +226,8 @@ int server_start_filtered(struct server *s, const char *const *args,
             pthread_mutex_lock(&s->mu);
             const char *p = strstr(s->log + at, "\"port\":");
             s->port = p != NULL ? atoi(p + 7) : 0;
+            p = strstr(s->log + at, "\"admin_port\":");
+            s->admin_port = p != NULL ? atoi(p + 13) : 0;
             pthread_mutex_unlock(&s->mu);
             return s->port > 0 ? 0 : -1;
         }
@@ -291,6 +293,24 @@ int server_wait(struct server *s, int timeout_ms)
     return status;
 }
 
+int server_kill_if_running(struct server *s)
+{
+    if (s->pid > 0 || s->reader_started)
+        server_stop(s, SIGKILL);
+    return 0;
+}
+
+int server_stop_clean(struct server *s)
+{
+    bool errors = server_log_find(s, 0, "\"level\":\"error\"", NULL);
+    if (errors)
+        server_log_dump(s);
+    int st = server_stop(s, SIGTERM);
+    if (st != 0)
+        fprintf(stderr, "the server exited with status %d\n", st);
+    return st == 0 && !errors ? 0 : -1;
+}
+
 int server_stop(struct server *s, int sig)
 {
     if (s->pid > 0)
@@ -307,21 +327,32 @@ int server_stop(struct server *s, int sig)
     return st;
 }
 
-long server_rss_kib(const struct server *s)
+/* The KiB of field `name` ("VmRSS:") of /proc/PID/status; -1 when unreadable. */
+static long status_kib(const struct server *s, const char *name)
 {
     char path[64], line[256];
     snprintf(path, sizeof(path), "/proc/%d/status", (int)s->pid);
     FILE *fp = s->pid > 0 ? fopen(path, "r") : NULL;
     long kib = -1;
     while (fp != NULL && fgets(line, sizeof(line), fp) != NULL) {
-        if (strncmp(line, "VmRSS:", 6) == 0) {
-            kib = strtol(line + 6, NULL, 10);
+        if (strncmp(line, name, strlen(name)) == 0) {
+            kib = strtol(line + strlen(name), NULL, 10);
             break;
         }
     }
     if (fp != NULL)
         fclose(fp);
     return kib;
+}
+
+long server_rss_kib(const struct server *s)
+{
+    return status_kib(s, "VmRSS:");
+}
+
+long server_peak_rss_kib(const struct server *s)
+{
+    return status_kib(s, "VmHWM:");
 }
 
 long server_fd_count(const struct server *s)
@@ -440,6 +471,23 @@ int http(struct server *s, const char *method, const char *path, const char *cty
 int http_get(struct server *s, const char *path, struct resp *out)
 {
     return http(s, "GET", path, NULL, NULL, 0, NULL, out);
+}
+
+long scrape_metric(int port, const char *name)
+{
+    struct server at;
+    struct resp m;
+    char needle[160];
+    long v = -1;
+    memset(&at, 0, sizeof(at));
+    at.port = port;
+    snprintf(needle, sizeof(needle), "\n%s ", name);
+    if (http_get(&at, "/metrics", &m) == 0 && m.status == 200) {
+        const char *p = strstr(m.body, needle);
+        v = p != NULL ? strtol(p + strlen(needle), NULL, 10) : -1;
+    }
+    resp_free(&m);
+    return v;
 }
 
 int http_post_json(struct server *s, const char *path, const char *body, struct resp *out)

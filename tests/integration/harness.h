@@ -21,6 +21,7 @@
 struct server {
     pid_t pid;
     int port;
+    int admin_port; /* with --admin-listen; 0 without */
     int err_fd;
     pthread_t reader;
     bool reader_started;
@@ -64,6 +65,8 @@ int server_start_filtered(struct server *s, const char *const *args,
 /* Resident memory (VmRSS in /proc/PID/status, KiB) and open file descriptors
  * (entries of /proc/PID/fd) of the running server; -1 when unreadable. */
 long server_rss_kib(const struct server *s);
+/* The peak of resident memory so far (VmHWM, KiB); -1 when unreadable. */
+long server_peak_rss_kib(const struct server *s);
 long server_fd_count(const struct server *s);
 /* True while the server process runs (neither exited nor a zombie); does not
  * reap it, so server_stop and server_wait still see its exit status. */
@@ -73,6 +76,13 @@ bool server_running(const struct server *s);
 long raise_nofile_limit(void);
 /* Send `sig` and wait for the exit; returns the exit status (or 128 + signal). */
 int server_stop(struct server *s, int sig);
+/* A test's teardown after it may have failed half-way: stop `s` with SIGKILL if
+ * it still runs. Returns 0. */
+int server_kill_if_running(struct server *s);
+/* The end of a group of tests sharing one server: no request may have produced
+ * an error line (the log is printed if one did), and SIGTERM must end it with
+ * status 0. Returns 0 when both hold, -1 otherwise. */
+int server_stop_clean(struct server *s);
 /* Wait for the process to exit on its own; returns as server_stop. */
 int server_wait(struct server *s, int timeout_ms);
 /* True when the log has `needle` at offset >= from (returns its offset in *at). */
@@ -96,6 +106,10 @@ struct resp {
 int http(struct server *s, const char *method, const char *path, const char *ctype,
          const char *body, size_t len, const char *const *headers, struct resp *out);
 int http_get(struct server *s, const char *path, struct resp *out);
+/* The value of the unlabelled series `name` in GET /metrics on 127.0.0.1:`port`
+ * (the server's port, or its admin_port when the API's is full); -1 when absent
+ * or unanswered. */
+long scrape_metric(int port, const char *name);
 int http_post_json(struct server *s, const char *path, const char *body, struct resp *out);
 /* Header value (case-insensitive name) copied into buf; false when absent. */
 bool resp_header(const struct resp *r, const char *name, char *buf, size_t len);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -863,6 +864,27 @@ static void test_cors(void **state)
     assert_int_equal(http(&srv, "OPTIONS", "/v1/recommendations", NULL, NULL, 0, pre, &r), 0);
     assert_false(resp_header(&r, "Access-Control-Allow-Origin", v, sizeof(v)));
     resp_free(&r);
+
+    /* Origins that are not scheme://host[:port] stop the server at start-up (exit
+     * 2), the error naming the origin: "null" used to be accepted and to grant
+     * itself to every sandboxed page. */
+    static const char *const bad[] = {"null", "evil", "https://a.example/path",
+                                      "https://*.example.com"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char cmd[2048], errf[64];
+        snprintf(errf, sizeof(errf), "/tmp/aa-cors-%d.err", (int)getpid());
+        snprintf(cmd, sizeof(cmd), "'%s' serve --listen 127.0.0.1:0 --cors-origins '%s' 2>%s",
+                 h_binary, bad[i], errf);
+        int st = system(cmd);
+        char *err = read_file(errf, NULL);
+        unlink(errf);
+        assert_non_null(err);
+        char want[160];
+        snprintf(want, sizeof(want), "cors_origins: \"%s\" is not an allowed origin", bad[i]);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 2 || strstr(err, want) == NULL)
+            fail_msg("--cors-origins %s: status %d, stderr %s", bad[i], st, err);
+        free(err);
+    }
 }
 
 static void test_openapi_file_drives_validation(void **state)

@@ -63,6 +63,10 @@ DC_API const char *api_contract_version(const api_contract *c);
 /* The compiled Workload and BatchRequest schemas (returns view). */
 DC_API const api_schema *api_contract_workload_schema(const api_contract *c);
 DC_API const api_schema *api_contract_batch_schema(const api_contract *c);
+/* BatchRequest without the Workload schema on its items (returns view): the
+ * envelope alone, validated apart from the workloads so that no number of
+ * violations inside them can push one of the envelope past the error cap. */
+DC_API const api_schema *api_contract_batch_envelope_schema(const api_contract *c);
 
 DC_API void api_contract_free(api_contract *c); /* NULL is a no-op */
 

@@ -540,6 +540,66 @@ static void test_load_dir(void **state)
     dc_diags_cleanup(&d);
 }
 
+/* Load `dir` and expect DC_EIO or DC_EVALIDATE with exactly one diagnostic
+ * equal to `expected`. */
+static void expect_dir_refused(const char *dir, enum dc_status want, const char *expected)
+{
+    dc_ruleset *rs = NULL;
+    struct dc_diags d;
+    dc_diags_init(&d);
+    assert_int_equal(dc_ruleset_load_dir(dir, &rs, &d), want);
+    assert_null(rs);
+    char line[768];
+    assert_int_equal(d.count, 1);
+    dc_diag_format(&d.items[0], line, sizeof(line));
+    assert_string_equal(line, expected);
+    dc_diags_cleanup(&d);
+}
+
+/* A *.yaml entry that is not a readable regular file refuses the whole set (it
+ * used to be skipped, so a dangling rules.yaml loaded a set with no rules), and
+ * so does a set without a single rule. */
+static void test_load_dir_entries(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/aa-rules-XXXXXX";
+    char path[600], want[768];
+    assert_non_null(mkdtemp(dir));
+    write_file(dir, "catalog.yaml", catalog_ok);
+    write_file(dir, "sizing.yaml", sizing_ok);
+    write_file(dir, "prices.yaml", prices_ok);
+    snprintf(path, sizeof(path), "%s/rules.yaml", dir);
+    assert_int_equal(symlink("/nonexistent/rules.yaml", path), 0);
+    expect_dir_refused(dir, DC_EIO,
+                       "rules.yaml:0: is a dangling symbolic link (its target does not exist)");
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(symlink("rules.yaml", path), 0); /* a link to itself */
+    expect_dir_refused(dir, DC_EIO, "rules.yaml:0: is a loop of symbolic links");
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(mkfifo(path, 0600), 0); /* never opened: a read would block */
+    expect_dir_refused(dir, DC_EIO, "rules.yaml:0: is a FIFO, not a regular file");
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(mkdir(path, 0700), 0);
+    expect_dir_refused(dir, DC_EIO, "rules.yaml:0: is a directory, not a regular file");
+    assert_int_equal(rmdir(path), 0);
+    /* No rules at all: without a rules file, and with an empty one. */
+    snprintf(want, sizeof(want), "%s:0: the rule set has no rules (no rule in any *.yaml file)",
+             dir);
+    expect_dir_refused(dir, DC_EVALIDATE, want);
+    write_file(dir, "rules.yaml", "rules: []\n");
+    expect_dir_refused(dir, DC_EVALIDATE, want);
+    /* A symbolic link to a regular file (a ConfigMap volume's layout) loads. */
+    write_file(dir, "real.txt", rules_ok);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(symlink("real.txt", path), 0);
+    dc_ruleset *rs = NULL;
+    assert_int_equal(dc_ruleset_load_dir(dir, &rs, NULL), DC_OK);
+    assert_int_equal(dc_ruleset_rule_count(rs), 2);
+    dc_ruleset_release(rs);
+    snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+    assert_int_equal(system(path), 0);
+}
+
 static void test_default_rules(void **state)
 {
     (void)state;
@@ -613,11 +673,17 @@ static void test_load_embedded(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_load_ok),       cmocka_unit_test(test_version_is_canonical),
-        cmocka_unit_test(test_rule_errors),   cmocka_unit_test(test_catalog_and_sizing_errors),
-        cmocka_unit_test(test_shape_errors),  cmocka_unit_test(test_param_errors),
-        cmocka_unit_test(test_price_errors),  cmocka_unit_test(test_bad_arguments_and_limits),
-        cmocka_unit_test(test_load_dir),      cmocka_unit_test(test_default_rules),
+        cmocka_unit_test(test_load_ok),
+        cmocka_unit_test(test_version_is_canonical),
+        cmocka_unit_test(test_rule_errors),
+        cmocka_unit_test(test_catalog_and_sizing_errors),
+        cmocka_unit_test(test_shape_errors),
+        cmocka_unit_test(test_param_errors),
+        cmocka_unit_test(test_price_errors),
+        cmocka_unit_test(test_bad_arguments_and_limits),
+        cmocka_unit_test(test_load_dir),
+        cmocka_unit_test(test_load_dir_entries),
+        cmocka_unit_test(test_default_rules),
         cmocka_unit_test(test_load_embedded),
     };
     return cmocka_run_group_tests_name("ruleset", tests, NULL, NULL);

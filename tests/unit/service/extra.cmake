@@ -1,13 +1,14 @@
 # Unit tests of the service's library-like modules (configuration, metrics, auth,
-# HTTP vocabulary, JSON writer, cache, logs, inventory, playground): each
-# tests/unit/service/test_*.c target also compiles those sources (not main.c, the
-# commands or the MHD server).
+# HTTP vocabulary, request framing, JSON writer, cache, logs, inventory,
+# playground): each tests/unit/service/test_*.c target also compiles those sources
+# (not main.c, the commands or the MHD server).
 set(AA_SVC_UNIT_SOURCES
     ${CMAKE_SOURCE_DIR}/service/src/config.c
     ${CMAKE_SOURCE_DIR}/service/src/log.c
     ${CMAKE_SOURCE_DIR}/service/src/metrics.c
     ${CMAKE_SOURCE_DIR}/service/src/auth.c
     ${CMAKE_SOURCE_DIR}/service/src/http.c
+    ${CMAKE_SOURCE_DIR}/service/src/framing.c
     ${CMAKE_SOURCE_DIR}/service/src/server_cache.c
     ${CMAKE_SOURCE_DIR}/service/src/inventory.c
     ${CMAKE_SOURCE_DIR}/service/src/playground.c)

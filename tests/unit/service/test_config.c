@@ -62,6 +62,10 @@ static void test_defaults(void **state)
     assert_int_equal(cfg.max_batch, SVC_DEFAULT_MAX_BATCH);
     assert_int_equal(cfg.max_connections, SVC_DEFAULT_MAX_CONNECTIONS);
     assert_int_equal(cfg.connection_timeout_s, SVC_DEFAULT_CONNECTION_TIMEOUT_S);
+    assert_int_equal(cfg.request_timeout_s, SVC_DEFAULT_REQUEST_TIMEOUT_S);
+    assert_string_equal(cfg.admin_listen, "");
+    assert_int_equal(cfg.max_buffered_body_bytes, SVC_DEFAULT_MAX_BUFFERED_BODY_BYTES);
+    assert_int_equal(cfg.max_queued_response_bytes, SVC_DEFAULT_MAX_QUEUED_RESPONSE_BYTES);
     assert_int_equal(cfg.shutdown_grace_s, SVC_DEFAULT_SHUTDOWN_GRACE_S);
     assert_int_equal(cfg.cache_entries, SVC_DEFAULT_CACHE_ENTRIES);
     assert_int_equal(cfg.cache_max_bytes, SVC_DEFAULT_CACHE_MAX_BYTES);
@@ -199,6 +203,20 @@ static void test_errors_name_their_source(void **state)
     expect_error(2, a8, empty_env, "is not a boolean");
     char *a9[] = {S("serve"), S("--max-body-bytes"), S("3PB"), NULL};
     expect_error(3, a9, empty_env, "is not a byte count");
+    char *l1[] = {S("serve"), S("--admin-listen"), S("localhost"), NULL};
+    expect_error(3, l1, empty_env,
+                 "flag --admin-listen: admin_listen: \"localhost\" is not HOST:PORT");
+    char *l2[] = {S("serve"), S("--max-buffered-body-bytes"), S("1KiB"), NULL};
+    expect_error(3, l2, empty_env, "max_buffered_body_bytes: 1024 is out of range (65536 to");
+    /* CORS origins are checked at start-up, each error naming the bad origin. */
+    char *c1[] = {S("serve"), S("--cors-origins"), S("https://a.example,null"), NULL};
+    expect_error(3, c1, empty_env,
+                 "flag --cors-origins: cors_origins: \"null\" is not an allowed origin");
+    char *c2[] = {S("serve"), NULL};
+    char *c2env[] = {S("ACCEL_ADVISOR_CORS_ORIGINS=https://*.example.com"), NULL};
+    expect_error(1, c2, c2env,
+                 "environment ACCEL_ADVISOR_CORS_ORIGINS: cors_origins: \"https://*.example.com\" "
+                 "is not an allowed origin: wildcards are not supported");
 
     char *argv[] = {S("serve"), NULL};
     char *env[] = {S("ACCEL_ADVISOR_MAX_CONNECTIONS=-3"), NULL};
@@ -232,6 +250,14 @@ static void test_errors_name_their_source(void **state)
 
     file = temp_file(".yaml", "- a list\n");
     snprintf(where, sizeof(where), "file %s:1: expected a mapping of settings", file);
+    expect_error(2, b1, empty_env, where);
+    unlink(file);
+
+    file = temp_file(".yaml", "cors_origins:\n  - https://a.example\n  - https://a.example/app\n");
+    snprintf(where, sizeof(where),
+             "file %s:2: cors_origins: \"https://a.example/app\" is not an allowed origin: it "
+             "has a path",
+             file);
     expect_error(2, b1, empty_env, where);
     unlink(file);
 

@@ -132,6 +132,52 @@ static void test_cors(void **state)
     assert_false(svc_cors_origin_allowed("*", NULL));
 }
 
+static void test_cors_origins_valid(void **state)
+{
+    (void)state;
+    char why[256];
+    static const char *const good[] = {"",
+                                       "*",
+                                       " * ",
+                                       "https://a.example",
+                                       "https://a.example, http://b.example:8443 ,http://c",
+                                       "http://127.0.0.1:3000",
+                                       "http://[::1]:8080",
+                                       "chrome-extension://abcdef"};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        if (!svc_cors_origins_valid(good[i], why, sizeof(why)))
+            fail_msg("\"%s\" refused: %s", good[i], why);
+    }
+    static const struct {
+        const char *list, *why;
+    } bad[] = {
+        {"null", "\"null\" is not an allowed origin: \"null\" would let every sandboxed"},
+        {"evil", "\"evil\" is not an allowed origin: it is not scheme://host[:port]"},
+        {"https://a.com/path", "\"https://a.com/path\" is not an allowed origin: it has a path"},
+        {"https://a.com/", "\"https://a.com/\" is not an allowed origin: it has a path"},
+        {"https://*.example.com", "\"https://*.example.com\" is not an allowed origin: wildcards"},
+        {"https://a.example,https://b.*", "\"https://b.*\" is not an allowed origin: wildcards"},
+        {"https://A.example", "\"https://A.example\" is not an allowed origin: browsers send"},
+        {"HTTPS://a.example", "\"HTTPS://a.example\" is not an allowed origin: it is not"},
+        {"https://a.example:0", "its port is not 1 to 65535"},
+        {"https://a.example:65536", "its port is not 1 to 65535"},
+        {"https://a.example:", "its port is not 1 to 65535"},
+        {"https://user@a.example", "it has characters after scheme://host[:port]"},
+        {"https://a.example?x", "it has characters after scheme://host[:port]"},
+        {"https://", "it has no host"},
+        {"http://[::1", "its IPv6 host is not [hex:digits]"},
+        {"https://a.example,,https://b.example", "\"\" is not an allowed origin: an empty entry"},
+        {"https://a.example,*", "\"*\" (any origin) must be the whole list"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        why[0] = '\0';
+        if (svc_cors_origins_valid(bad[i].list, why, sizeof(why)))
+            fail_msg("\"%s\" accepted", bad[i].list);
+        if (strstr(why, bad[i].why) == NULL)
+            fail_msg("\"%s\": want \"%s\" in \"%s\"", bad[i].list, bad[i].why, why);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -139,6 +185,7 @@ int main(void)
         cmocka_unit_test(test_request_ids),
         cmocka_unit_test(test_content_types),
         cmocka_unit_test(test_cors),
+        cmocka_unit_test(test_cors_origins_valid),
     };
     return cmocka_run_group_tests_name("service.http", tests, NULL, NULL);
 }

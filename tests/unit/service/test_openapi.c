@@ -201,6 +201,40 @@ static void test_contract(void **state)
                      DC_OK);
     assert_true(vr.valid);
     api_schema_result_cleanup(&vr);
+    /* The envelope schema leaves the workloads to the Workload schema: 100 empty
+     * workloads pass it; past the contract's maxItems only that is reported (the
+     * server checks the limit in force, max_batch, and drops this one). */
+    cJSON *env = cJSON_CreateObject();
+    cJSON *wls = cJSON_AddArrayToObject(env, "workloads");
+    for (int i = 0; i < 100; i++)
+        cJSON_AddItemToArray(wls, cJSON_CreateObject());
+    assert_int_equal(
+        api_schema_validate(api_contract_batch_envelope_schema(c), env, 100, &vr, &err), DC_OK);
+    assert_true(vr.valid);
+    api_schema_result_cleanup(&vr);
+    cJSON_AddItemToArray(wls, cJSON_CreateObject());
+    assert_int_equal(
+        api_schema_validate(api_contract_batch_envelope_schema(c), env, 100, &vr, &err), DC_OK);
+    assert_false(vr.valid);
+    assert_int_equal(vr.count, 1);
+    assert_string_equal(vr.items[0].keyword, "maxItems");
+    api_schema_result_cleanup(&vr);
+    cJSON_DeleteItemFromArray(wls, 100);
+    cJSON_AddNumberToObject(env, "priority", 1);
+    assert_int_equal(
+        api_schema_validate(api_contract_batch_envelope_schema(c), env, 100, &vr, &err), DC_OK);
+    assert_false(vr.valid);
+    assert_int_equal(vr.count, 1);
+    assert_string_equal(vr.items[0].keyword, "additionalProperties");
+    api_schema_result_cleanup(&vr);
+    cJSON_DeleteItemFromObject(env, "priority");
+    cJSON_ReplaceItemInObject(env, "workloads", cJSON_CreateArray());
+    assert_int_equal(
+        api_schema_validate(api_contract_batch_envelope_schema(c), env, 100, &vr, &err), DC_OK);
+    assert_false(vr.valid);
+    assert_string_equal(vr.items[0].pointer, "/workloads");
+    api_schema_result_cleanup(&vr);
+    cJSON_Delete(env);
     cJSON_Delete(ok);
     cJSON_Delete(bad);
     cJSON_Delete(batch);
@@ -241,6 +275,14 @@ static void test_contract_errors(void **state)
     const char *no_workload = "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n";
     assert_int_not_equal(api_contract_load(no_workload, strlen(no_workload), "y.yaml", &c, &err),
                          DC_OK);
+    /* A BatchRequest without a workloads property has no envelope to check. */
+    const char *no_workloads = "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n"
+                               "components:\n  schemas:\n    Workload: {type: object}\n"
+                               "    BatchRequest: {type: object}\n";
+    assert_int_equal(api_contract_load(no_workloads, strlen(no_workloads), "w.yaml", &c, &err),
+                     DC_EPARSE);
+    assert_null(c);
+    assert_string_equal(err.where, "#/components/schemas/BatchRequest/properties/workloads");
     const char *bad_yaml = "openapi: [\n";
     assert_int_equal(api_contract_load(bad_yaml, strlen(bad_yaml), "z.yaml", &c, &err), DC_EPARSE);
     const struct aa_embedded_file none[] = {{NULL, NULL, 0}};
