@@ -59,6 +59,7 @@ struct svc_config {
     char cors_origins[SVC_CONFIG_STR_MAX];  /* comma-separated, "*" any, "" off */
     unsigned cors_max_age_s;
     bool access_log;
+    char log_level[SVC_CONFIG_STR_MAX];     /* debug | info | warn | error */
     char openapi_file[SVC_CONFIG_STR_MAX];  /* "" = the built-in contract */
     bool prefer_available;
     unsigned cache_entries;                 /* memoised recommendation bodies; 0 = off */

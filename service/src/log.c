@@ -11,6 +11,9 @@
 
 /* Set once in main before any thread starts, read-only afterwards. */
 static int log_fd = 2;
+static enum svc_log_level log_level = SVC_LOG_INFO;
+
+static const char *const level_names[] = {"debug", "info", "warn", "error"};
 
 /* Room always kept for closing a cut string and the line: "\"}\n". */
 #define RESERVE 4
@@ -18,6 +21,29 @@ static int log_fd = 2;
 void svc_log_set_fd(int fd)
 {
     log_fd = fd;
+}
+
+void svc_log_set_level(enum svc_log_level level)
+{
+    log_level = level;
+}
+
+bool svc_log_level_parse(const char *name, enum svc_log_level *out)
+{
+    for (size_t i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++) {
+        if (strcmp(name, level_names[i]) == 0) {
+            *out = (enum svc_log_level)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool svc_log_enabled(const char *level)
+{
+    enum svc_log_level l = SVC_LOG_ERROR; /* an unknown level is never muted */
+    svc_log_level_parse(level, &l);
+    return l >= log_level;
 }
 
 void svc_log_time(char *buf, size_t len)
@@ -145,9 +171,15 @@ static void literal_field(struct svc_log_line *l, const char *k, const char *v)
 void svc_log_begin(struct svc_log_line *l, const char *level, const char *event)
 {
     char t[40];
-    svc_log_time(t, sizeof(t));
     l->len = 0;
-    l->full = false;
+    l->has_msg = false;
+    l->event = event;
+    l->muted = !svc_log_enabled(level);
+    /* A muted line takes no field: every writer stops at `full`. */
+    l->full = l->muted;
+    if (l->muted)
+        return;
+    svc_log_time(t, sizeof(t));
     raw_s(l, "{\"time\":\"");
     raw_s(l, t);
     raw_s(l, "\",\"level\":");
@@ -158,6 +190,8 @@ void svc_log_begin(struct svc_log_line *l, const char *level, const char *event)
 
 void svc_log_str(struct svc_log_line *l, const char *k, const char *val)
 {
+    if (strcmp(k, "msg") == 0)
+        l->has_msg = true;
     if (val == NULL) {
         literal_field(l, k, "null");
         return;
@@ -198,6 +232,10 @@ void svc_log_bool(struct svc_log_line *l, const char *k, bool val)
 
 void svc_log_end(struct svc_log_line *l)
 {
+    if (l->muted)
+        return;
+    if (!l->has_msg)
+        svc_log_str(l, "msg", l->event);
     /* RESERVE guarantees room for the closing bytes even when full. */
     l->buf[l->len++] = '}';
     l->buf[l->len++] = '\n';
@@ -212,15 +250,33 @@ void svc_log_end(struct svc_log_line *l)
     }
 }
 
+/* "msg" from a printf format, then close and write the line. */
+static void end_vmsg(struct svc_log_line *l, const char *fmt, va_list ap) DC_PRINTF(2, 0);
+
+static void end_vmsg(struct svc_log_line *l, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    if (l->muted)
+        return;
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    svc_log_str(l, "msg", msg);
+    svc_log_end(l);
+}
+
+void svc_log_end_msg(struct svc_log_line *l, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    end_vmsg(l, fmt, ap);
+    va_end(ap);
+}
+
 void svc_log_msg(const char *level, const char *event, const char *fmt, ...)
 {
     struct svc_log_line l;
-    char msg[2048];
     va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
     svc_log_begin(&l, level, event);
-    svc_log_str(&l, "msg", msg);
-    svc_log_end(&l);
+    va_start(ap, fmt);
+    end_vmsg(&l, fmt, ap);
+    va_end(ap);
 }

@@ -192,7 +192,7 @@ static enum MHD_Result respond_internal(svc_server *s, struct MHD_Connection *c,
     svc_log_str(&l, "route", svc_route_label(r->route));
     svc_log_str(&l, "where", what);
     svc_log_str(&l, "error", why);
-    svc_log_end(&l);
+    svc_log_end_msg(&l, "internal error in %s: %s", what, why);
     return respond_problem(s, c, r, 500, API_PROBLEM_INTERNAL, "Internal Server Error",
                            "The server could not answer this request; quote the request id "
                            "when reporting it.",
@@ -1040,7 +1040,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
         svc_log_uint(&l, "bytes", r->bytes);
         if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
             svc_log_str(&l, "outcome", termination_name(toe));
-        svc_log_end(&l);
+        svc_log_end_msg(&l, "%s %s %d", svc_method_label(r->method), svc_route_label(r->route),
+                        r->status);
     }
     dc_ruleset_release(r->rs);
     free(r->body);
@@ -1299,7 +1300,7 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     svc_log_bool(&l, "probe", cfg->probe);
     svc_log_str(&l, "version", AA_VERSION);
     svc_log_str(&l, "libmicrohttpd", s->mhd_version);
-    svc_log_end(&l);
+    svc_log_end_msg(&l, "listening on %s (port %u)", cfg->listen, (unsigned)s->port);
     dc_ruleset_release(rs);
     *out = s;
     return 0;
@@ -1327,7 +1328,8 @@ long svc_server_drain(svc_server *s)
     svc_log_begin(&l, "info", "draining");
     svc_log_int(&l, "inflight", inflight);
     svc_log_uint(&l, "grace_s", s->cfg.shutdown_grace_s);
-    svc_log_end(&l);
+    svc_log_end_msg(&l, "draining: %ld request%s in flight, %u s grace", inflight,
+                    inflight == 1 ? "" : "s", s->cfg.shutdown_grace_s);
     uint64_t deadline = now_ns() + (uint64_t)s->cfg.shutdown_grace_s * 1000000000ull;
     while ((inflight = (long)atomic_load(&s->metrics.inflight)) > 0 && now_ns() < deadline) {
         struct timespec ts = {0, 5 * 1000000L};
@@ -1335,7 +1337,8 @@ long svc_server_drain(svc_server *s)
     }
     svc_log_begin(&l, inflight == 0 ? "info" : "warn", "drained");
     svc_log_int(&l, "inflight", inflight);
-    svc_log_end(&l);
+    svc_log_end_msg(&l, "drained: %ld request%s still in flight", inflight,
+                    inflight == 1 ? "" : "s");
     return inflight;
 }
 
