@@ -19,15 +19,20 @@
 #include "probe/probe.h"
 
 /* Status codes counted; any other is counted as 500 (the server sends no other). */
-#define SVC_METRICS_CODES {200, 204, 400, 401, 404, 405, 413, 415, 429, 500, 503}
-#define SVC_METRICS_CODE_COUNT 11
+#define SVC_METRICS_CODES                                                                          \
+    {                                                                                              \
+        200, 204, 304, 400, 401, 404, 405, 413, 415, 429, 500, 503                                 \
+    }
+#define SVC_METRICS_CODE_COUNT 12
 
-/* Upper bounds of the request-duration histogram, in seconds: from 50 us, so
- * sub-millisecond requests are resolved, to 10 s. */
-#define SVC_METRICS_BUCKETS                                                                  \
-    {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, \
-     0.5, 1, 2.5, 5, 10}
-#define SVC_METRICS_BUCKET_COUNT 17
+/* Upper bounds of the request-duration histogram, in seconds: from 10 us (a
+ * cached recommendation or a 304 is answered in tens of microseconds) to 10 s. */
+#define SVC_METRICS_BUCKETS                                                                        \
+    {                                                                                              \
+        0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,    \
+            0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10                                                    \
+    }
+#define SVC_METRICS_BUCKET_COUNT 19
 
 /* Families counted by accel_advisor_recommendations_total: gpu, tpu, cpu, none. */
 #define SVC_METRICS_FAMILY_NONE DC_FAMILY_COUNT
