@@ -26,9 +26,11 @@
 #include "api/convert.h"
 #include "api/jsonw.h"
 #include "api/problem.h"
+#include "build_info.h"
 #include "dc/embedded.h"
 #include "dc/engine.h"
 #include "dc/yaml.h"
+#include "etag.h"
 #include "http.h"
 #include "inventory.h"
 #include "log.h"
@@ -52,8 +54,8 @@
 #define RETRY_AFTER_S "1"
 
 #define JSON_TYPE "application/json"
-#define ALLOW_HEADERS "Authorization, Content-Type, X-Request-Id"
-#define EXPOSE_HEADERS "X-Request-Id, Retry-After"
+#define ALLOW_HEADERS  "Authorization, Content-Type, X-Request-Id, If-None-Match, traceparent"
+#define EXPOSE_HEADERS "X-Request-Id, Retry-After, ETag, traceparent"
 
 /* Marks a connection accepted past max_connections (its socket context). */
 static char over_limit_marker;
@@ -76,6 +78,8 @@ struct req {
     const char *origin; /* view into libmicrohttpd's header storage */
     dc_ruleset *rs;     /* a reference held for the request's whole life */
     char cache_version[64 + 24]; /* rules version "/" probe generation; "" when unused */
+    struct svc_trace trace;      /* W3C trace context: the caller's trace, our span */
+    char etag[SVC_ETAG_SIZE];    /* the 200's ETag on routes that have one; "" otherwise */
 };
 
 struct hdr {
@@ -123,7 +127,10 @@ static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct r
     }
     if (resp == NULL)
         return MHD_NO;
-    bool ok = MHD_add_response_header(resp, "X-Request-Id", r->id) == MHD_YES;
+    char traceparent[SVC_TRACEPARENT_LEN + 1];
+    svc_traceparent_format(&r->trace, traceparent);
+    bool ok = MHD_add_response_header(resp, "X-Request-Id", r->id) == MHD_YES &&
+              MHD_add_response_header(resp, "traceparent", traceparent) == MHD_YES;
     if (ctype != NULL)
         ok = ok && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype) == MHD_YES;
     if (r->cors) {
@@ -136,7 +143,12 @@ static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct r
         if (!any)
             ok = ok && MHD_add_response_header(resp, "Vary", "Origin") == MHD_YES;
     }
-    if (r->route < SVC_ROUTE_HEALTHZ)
+    /* A body with an ETag may be stored but is revalidated before every use;
+     * anything else (recommendations, errors, health) is never stored. */
+    if (r->etag[0] != '\0' && (status == 200 || status == 304))
+        ok = ok && MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, r->etag) == MHD_YES &&
+             MHD_add_response_header(resp, "Cache-Control", "no-cache") == MHD_YES;
+    else
         ok = ok && MHD_add_response_header(resp, "Cache-Control", "no-store") == MHD_YES;
     if (atomic_load(&s->draining) || r->over_limit)
         ok = ok && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close") == MHD_YES;
@@ -146,7 +158,7 @@ static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct r
     MHD_destroy_response(resp);
     if (res == MHD_YES) {
         r->status = status;
-        r->bytes = len;
+        r->bytes = status == 304 ? 0 : len; /* a 304 sends none of the body it stands for */
     }
     return res;
 }
@@ -189,6 +201,8 @@ static enum MHD_Result respond_internal(svc_server *s, struct MHD_Connection *c,
     struct svc_log_line l;
     svc_log_begin(&l, "error", "internal_error");
     svc_log_str(&l, "request_id", r->id);
+    svc_log_str(&l, "trace_id", r->trace.trace_id);
+    svc_log_str(&l, "span_id", r->trace.span_id);
     svc_log_str(&l, "route", svc_route_label(r->route));
     svc_log_str(&l, "where", what);
     svc_log_str(&l, "error", why);
@@ -527,6 +541,30 @@ out:
 
 /* ---- GET routes ---------------------------------------------------------------------- */
 
+/* Routes whose body is a function of the build, the contract and, when given,
+ * the rule set version and the catalog filter: r->etag is made from those (left
+ * empty when no tag can be made). Returns the status to answer with: 304 when
+ * an If-None-Match of the request matches, else 200. A 304 is still queued with
+ * the body it stands for: libmicrohttpd sends no body with a 304 but gives its
+ * Content-Length, which must then be the 200's (RFC 9110, section 8.6). */
+static int conditional_status(svc_server *s, struct MHD_Connection *c, struct req *r,
+                              const char *rules_version, const struct api_catalog_filter *f)
+{
+    const char *parts[] = {svc_route_label(r->route),
+                           AA_VERSION,
+                           aa_build_commit,
+                           aa_build_date,
+                           s->contract_digest,
+                           rules_version,
+                           f != NULL ? f->family : NULL,
+                           f != NULL ? f->vendor : NULL,
+                           f != NULL ? f->provider : NULL};
+    if (!svc_etag_make(parts, sizeof(parts) / sizeof(parts[0]), r->etag) ||
+        !svc__if_none_match(c, r->etag))
+        return 200;
+    return 304;
+}
+
 struct query_check {
     svc_server *s;
     cJSON *problem;
@@ -636,20 +674,23 @@ static enum MHD_Result handle_accelerators(svc_server *s, struct MHD_Connection 
         else if (strcmp(ps->items[i].name, "provider") == 0)
             f.provider = q.values[i];
     }
+    int status = conditional_status(s, c, r, dc_ruleset_version(r->rs), &f);
     size_t len = 0;
     char *text = api_catalog_render(r->rs, &f, &len);
     if (text == NULL)
         return respond_internal(s, c, r, "accelerators", "out of memory");
-    return respond(s, c, r, 200, JSON_TYPE, text, len, BODY_MALLOC, NULL);
+    /* A 304 carries no Content-Type: it describes no body of its own. */
+    return respond(s, c, r, status, status == 200 ? JSON_TYPE : NULL, text, len, BODY_MALLOC, NULL);
 }
 
 static enum MHD_Result handle_rules(svc_server *s, struct MHD_Connection *c, struct req *r)
 {
+    int status = conditional_status(s, c, r, dc_ruleset_version(r->rs), NULL);
     size_t len = 0;
     char *text = api_rules_render(r->rs, &len);
     if (text == NULL)
         return respond_internal(s, c, r, "rules", "out of memory");
-    return respond(s, c, r, 200, JSON_TYPE, text, len, BODY_MALLOC, NULL);
+    return respond(s, c, r, status, status == 200 ? JSON_TYPE : NULL, text, len, BODY_MALLOC, NULL);
 }
 
 static enum MHD_Result handle_healthz(svc_server *s, struct MHD_Connection *c, struct req *r)
@@ -784,6 +825,7 @@ static enum MHD_Result dispatch(svc_server *s, struct MHD_Connection *c, struct 
 {
     size_t len = 0;
     const char *text = NULL;
+    int status = 200;
     switch (r->route) {
     case SVC_ROUTE_RECOMMEND:
         return handle_recommend(s, c, r);
@@ -802,12 +844,15 @@ static enum MHD_Result dispatch(svc_server *s, struct MHD_Connection *c, struct 
     case SVC_ROUTE_METRICS:
         return handle_metrics(s, c, r);
     case SVC_ROUTE_OPENAPI_YAML:
+        status = conditional_status(s, c, r, NULL, NULL);
         text = api_contract_yaml(s->contract, &len);
-        return respond(s, c, r, 200, "application/yaml; charset=utf-8", unconst(text),
-                       len, BODY_STATIC, NULL);
+        return respond(s, c, r, status, status == 200 ? "application/yaml; charset=utf-8" : NULL,
+                       unconst(text), len, BODY_STATIC, NULL);
     case SVC_ROUTE_OPENAPI_JSON:
+        status = conditional_status(s, c, r, NULL, NULL);
         text = api_contract_json(s->contract, &len);
-        return respond(s, c, r, 200, JSON_TYPE, unconst(text), len, BODY_STATIC, NULL);
+        return respond(s, c, r, status, status == 200 ? JSON_TYPE : NULL, unconst(text), len,
+                       BODY_STATIC, NULL);
     case SVC_ROUTE_UNMATCHED:
     case SVC_ROUTE_COUNT:
         break;
@@ -924,6 +969,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             snprintf(r->id, sizeof(r->id), "%s", id);
         else
             svc_request_id_generate(r->id);
+        svc__trace_from_request(c, r->id, &r->trace);
         r->origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
         r->cors = svc_cors_origin_allowed(s->cfg.cors_origins, r->origin);
         const union MHD_ConnectionInfo *ci =
@@ -1033,6 +1079,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
         struct svc_log_line l;
         svc_log_begin(&l, "info", "request");
         svc_log_str(&l, "request_id", r->id);
+        svc_log_str(&l, "trace_id", r->trace.trace_id);
+        svc_log_str(&l, "span_id", r->trace.span_id);
+        if (r->trace.parent_id[0] != '\0')
+            svc_log_str(&l, "parent_span_id", r->trace.parent_id);
         svc_log_str(&l, "method", svc_method_label(r->method));
         svc_log_str(&l, "route", svc_route_label(r->route));
         svc_log_int(&l, "status", r->status);
@@ -1176,6 +1226,12 @@ static int load_contract(svc_server *s, char *why, size_t whylen)
     if (rc != DC_OK) {
         snprintf(why, whylen, "the contract does not load: %s%s%s", err.where,
                  err.where[0] != '\0' ? ": " : "", err.msg);
+        return -1;
+    }
+    size_t len = 0;
+    const char *yaml = api_contract_yaml(s->contract, &len);
+    if (!svc_etag_digest(yaml, len, s->contract_digest)) {
+        snprintf(why, whylen, "the contract's digest: out of memory");
         return -1;
     }
     rc = api_contract_query_params(s->contract, "/v1/accelerators", "get",

@@ -19,12 +19,14 @@
 #include "probe/probe.h"
 #include "server.h"
 #include "server_cache.h"
+#include "trace.h"
 
 struct svc_server {
     struct svc_config cfg;
     unsigned threads;
     api_contract *contract;
     struct api_query_params accelerator_params; /* GET /v1/accelerators */
+    char contract_digest[65];                   /* SHA-256 of the contract's YAML, for ETags */
     /* The API keys (NULL: no authentication), swapped on SIGHUP: guarded by
      * auth_mu, and each check holds its own reference. */
     pthread_mutex_t auth_mu;
@@ -92,6 +94,15 @@ uint64_t svc__probe_generation(svc_server *s);
 /* The probe's counters; false when the probe is off. Counts a probe running
  * past probe_timeout (once per probe). */
 bool svc__probe_status(svc_server *s, struct svc_probe_status *out);
+
+/* ---- server_headers.c ---- */
+
+/* The request's trace from its traceparent header lines (a new trace when
+ * there is none or it is invalid; the reason is logged at debug level). */
+void svc__trace_from_request(struct MHD_Connection *c, const char *request_id,
+                             struct svc_trace *out);
+/* True when an If-None-Match line of the request matches `etag`. */
+bool svc__if_none_match(struct MHD_Connection *c, const char *etag);
 
 /* ---- server_watch.c ---- */
 
