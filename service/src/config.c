@@ -117,6 +117,11 @@ const char *svc_config_setting_name(size_t i)
     return i < N_SETTINGS ? settings[i].name : NULL;
 }
 
+const char *svc_config_setting_meta(size_t i)
+{
+    return i < N_SETTINGS ? settings[i].meta : NULL;
+}
+
 const char *svc_config_source_name(enum svc_config_source s)
 {
     switch (s) {

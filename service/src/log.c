@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "utf8.h"
+
 /* Set once in main before any thread starts, read-only afterwards. */
 static int log_fd = 2;
 static enum svc_log_level log_level = SVC_LOG_INFO;
@@ -73,33 +75,6 @@ static void raw_s(struct svc_log_line *l, const char *s)
     raw(l, s, strlen(s));
 }
 
-/* Length of the valid UTF-8 sequence at p (2 to 4), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *p)
-{
-    size_t need;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (p[0] >= 0xC2 && p[0] <= 0xDF) {
-        need = 1;
-    } else if (p[0] >= 0xE0 && p[0] <= 0xEF) {
-        need = 2;
-        lo = p[0] == 0xE0 ? 0xA0 : 0x80;
-        hi = p[0] == 0xED ? 0x9F : 0xBF;
-    } else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
-        need = 3;
-        lo = p[0] == 0xF0 ? 0x90 : 0x80;
-        hi = p[0] == 0xF4 ? 0x8F : 0xBF;
-    } else {
-        return 0;
-    }
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t k = 2; k <= need; k++) {
-        if ((p[k] & 0xC0) != 0x80)
-            return 0;
-    }
-    return need + 1;
-}
-
 /* A JSON string, escaped; cut (still closed) when the line is full. Valid UTF-8
  * passes through; controls, quote and backslash are escaped; bytes that are not
  * UTF-8 (a library message quoting a client, say) become U+FFFD, so every line
@@ -111,7 +86,8 @@ static void json_str(struct svc_log_line *l, const char *s)
         char esc[8];
         size_t n = 1;
         if (*p >= 0x80) {
-            n = utf8_len(p);
+            uint32_t cp = 0;
+            n = svc_utf8_decode(p, &cp);
             if (n == 0) {
                 memcpy(esc, "\\ufffd", 6);
                 n = 6;
