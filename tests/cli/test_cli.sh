@@ -180,6 +180,13 @@ id1=$(sed -n 's/^{"request_id":"\([0-9a-f]*\)".*/\1/p' "$tmp/out2")
 id2=$(sed -n 's/^{"request_id":"\([0-9a-f]*\)".*/\1/p' "$tmp/out3")
 [ ${#id1} -eq 32 ] && [ ${#id2} -eq 32 ] && [ "$id1" != "$id2" ] && pass=$((pass + 1)) \
     || { fail=$((fail + 1)); echo "FAIL request ids: \"$id1\" \"$id2\""; }
+# The output is a Recommendation of the contract (request_id non-empty included):
+# openapi.yaml read as a JSON Schema whose root refers to that component.
+{ printf '$ref: "#/components/schemas/Recommendation"\n'; cat "$src/openapi.yaml"; } >"$tmp/recommendation.yaml"
+check contract-recommendation 0 "$bin" validate --max-depth 64 --schema "$tmp/recommendation.yaml" "$tmp/out2"
+sed 's/"request_id":"[0-9a-f]*"/"request_id":""/' "$tmp/out2" >"$tmp/empty-id.json"
+check contract-empty-request-id 1 "$bin" validate --max-depth 64 --schema "$tmp/recommendation.yaml" "$tmp/empty-id.json"
+expect_out contract-empty-request-id out "/request_id: must be at least 1 character long"
 
 # YAML output loads back, with the project's own YAML loader, as the JSON document:
 # `validate --schema` reads a *.yaml document with it, and a schema whose const is the
