@@ -1,6 +1,7 @@
 /* service/src/document.c -- CLI documents in JSON or YAML, checked against a schema. */
 #include "document.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/openapi.h"
@@ -29,18 +30,18 @@ enum svc_syntax svc_document_syntax(const char *path, const char *text, size_t l
  * object). */
 static unsigned yaml_line(const dc_yaml_doc *y, const cJSON *root, const char *pointer)
 {
-    char ptr[512];
-    snprintf(ptr, sizeof(ptr), "%s", pointer);
-    for (;;) {
+    char *ptr = strdup(pointer);
+    unsigned line = 0;
+    while (ptr != NULL && line == 0) {
         const cJSON *node = api_json_pointer_get(root, ptr);
-        unsigned line = node != NULL ? dc_yaml_line(y, node) : 0;
-        if (line > 0)
-            return line;
+        line = node != NULL ? dc_yaml_line(y, node) : 0;
         char *slash = strrchr(ptr, '/');
         if (slash == NULL)
-            return 1;
+            break;
         *slash = '\0';
     }
+    free(ptr);
+    return line > 0 ? line : 1;
 }
 
 /* Print one problem at `pointer`: with the YAML document's name and line when
