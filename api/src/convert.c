@@ -16,9 +16,9 @@
 #include "api/jsonw.h"
 
 /* Expected body sizes, so the buffer rarely grows. */
-#define RESULT_HINT 24576
+#define RESULT_HINT  24576
 #define CATALOG_HINT 16384
-#define RULES_HINT 65536
+#define RULES_HINT   65536
 
 /* Round to 4 significant digits for display fields (costs, hours), so bodies
  * do not show 17-digit noise. */
@@ -69,7 +69,61 @@ static void write_price(struct api_jw *w, const struct dc_accelerator *a)
     api_jw_object_end(w);
 }
 
-static void write_workload(struct api_jw *w, const struct dc_workload *wl)
+/* An optional number: written only when the request gave it. */
+static void key_optional(struct api_jw *w, const char *key, double d)
+{
+    if (isfinite(d))
+        key_number(w, key, d);
+}
+
+static void write_model(struct api_jw *w, const struct dc_workload *wl)
+{
+    api_jw_key(w, "model");
+    api_jw_object(w);
+    key_string(w, "architecture", wl->architecture);
+    key_number(w, "parameters", wl->parameters);
+    key_number(w, "active_parameters", wl->active_parameters);
+    key_number(w, "embedding_parameters", wl->embedding_parameters);
+    key_optional(w, "flops_per_sample", wl->flops_per_sample);
+    key_bool(w, "custom_ops", wl->custom_ops);
+    key_bool(w, "dynamic_shapes", wl->dynamic_shapes);
+    key_bool(w, "sparse_embeddings", wl->sparse_embeddings);
+    key_string(w, "compute_pattern", wl->compute_pattern);
+    key_optional(w, "layers", wl->layers);
+    key_optional(w, "hidden_size", wl->hidden_size);
+    key_optional(w, "attention_heads", wl->attention_heads);
+    key_optional(w, "kv_heads", wl->kv_heads);
+    api_jw_object_end(w);
+}
+
+static void write_task_section(struct api_jw *w, const struct dc_workload *wl)
+{
+    static const char *const methods[] = {"full", "lora", "qlora"};
+    if (wl->task != DC_TASK_INFERENCE) {
+        api_jw_key(w, "training");
+        api_jw_object(w);
+        key_number(w, "tokens", wl->tokens);
+        key_optional(w, "samples", wl->samples);
+        key_number(w, "sequence_length", wl->sequence_length);
+        key_string(w, "method", methods[wl->method]);
+        key_number(w, "global_batch_size", wl->global_batch_size);
+        key_optional(w, "deadline_hours", wl->deadline_hours);
+        api_jw_object_end(w);
+        return;
+    }
+    api_jw_key(w, "inference");
+    api_jw_object(w);
+    key_number(w, "requests_per_second", wl->requests_per_second);
+    key_optional(w, "latency_ms_p99", wl->latency_ms_p99);
+    key_number(w, "context_tokens", wl->context_tokens);
+    key_number(w, "input_tokens", wl->input_tokens);
+    key_number(w, "output_tokens", wl->output_tokens);
+    key_optional(w, "batch_size", wl->batch_size);
+    key_string(w, "kv_cache_precision", dc_precision_name(wl->kv_precision));
+    api_jw_object_end(w);
+}
+
+static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct dc_workload *wl)
 {
     static const char *const tasks[] = {"training", "fine-tuning", "inference"};
     static const char *const deploy[] = {"cloud", "on-prem", "hybrid"};
@@ -81,38 +135,9 @@ static void write_workload(struct api_jw *w, const struct dc_workload *wl)
     key_string(w, "task", tasks[wl->task]);
     key_string(w, "framework", wl->framework);
     key_string(w, "stage", wl->stage);
-    api_jw_key(w, "model");
-    api_jw_object(w);
-    key_string(w, "architecture", wl->architecture);
-    key_number(w, "parameters", wl->parameters);
-    key_bool(w, "custom_ops", wl->custom_ops);
-    key_bool(w, "dynamic_shapes", wl->dynamic_shapes);
-    key_bool(w, "sparse_embeddings", wl->sparse_embeddings);
-    key_string(w, "compute_pattern", wl->compute_pattern);
-    if (isfinite(wl->layers))
-        key_number(w, "layers", wl->layers);
-    if (isfinite(wl->hidden_size))
-        key_number(w, "hidden_size", wl->hidden_size);
-    api_jw_object_end(w);
+    write_model(w, wl);
     key_string(w, "precision", dc_precision_name(wl->precision));
-    if (wl->task != DC_TASK_INFERENCE) {
-        api_jw_key(w, "training");
-        api_jw_object(w);
-        key_number(w, "tokens", wl->tokens);
-        key_number(w, "global_batch_size", wl->global_batch_size);
-        if (isfinite(wl->deadline_hours))
-            key_number(w, "deadline_hours", wl->deadline_hours);
-        api_jw_object_end(w);
-    } else {
-        api_jw_key(w, "inference");
-        api_jw_object(w);
-        key_number(w, "requests_per_second", wl->requests_per_second);
-        if (isfinite(wl->latency_ms_p99))
-            key_number(w, "latency_ms_p99", wl->latency_ms_p99);
-        key_number(w, "context_tokens", wl->context_tokens);
-        key_number(w, "batch_size", wl->batch_size);
-        api_jw_object_end(w);
-    }
+    write_task_section(w, wl);
     api_jw_key(w, "constraints");
     api_jw_object(w);
     key_string(w, "deployment", deploy[wl->deployment]);
@@ -123,10 +148,15 @@ static void write_workload(struct api_jw *w, const struct dc_workload *wl)
             api_jw_string(w, dc_provider_name((enum dc_provider)i));
     }
     api_jw_array_end(w);
-    if (isfinite(wl->budget_usd))
-        key_number(w, "budget_usd", wl->budget_usd);
-    if (isfinite(wl->max_accelerators))
-        key_number(w, "max_accelerators", wl->max_accelerators);
+    key_optional(w, "budget_usd", wl->budget_usd);
+    key_optional(w, "max_accelerators", wl->max_accelerators);
+    if (wl->n_allowed > 0) {
+        api_jw_key(w, "accelerators");
+        api_jw_array(w);
+        for (size_t i = 0; i < wl->n_allowed; i++)
+            api_jw_string(w, dc_ruleset_accelerator(rs, wl->allowed[i])->id);
+        api_jw_array_end(w);
+    }
     api_jw_object_end(w);
     api_jw_key(w, "team");
     api_jw_object(w);
@@ -138,25 +168,40 @@ static void write_workload(struct api_jw *w, const struct dc_workload *wl)
     api_jw_object_end(w);
 }
 
-static void write_sizing(struct api_jw *w, const struct dc_sizing *z)
+static void write_sizing(struct api_jw *w, const struct dc_candidate *c)
 {
+    const struct dc_sizing *z = &c->sizing;
+    char shape[96];
     api_jw_key(w, "sizing");
     api_jw_object(w);
+    key_string(w, "basis", dc_chips_basis_name(z->basis));
+    key_string(w, "shape", dc_shape_format(c->acc, &z->shape, shape, sizeof(shape)));
     key_number(w, "memory_need_gb", round4(z->memory_need_gb));
     key_number(w, "memory_per_chip_gb", round4(z->memory_per_chip_gb));
     key_number(w, "chips_for_memory", z->chips_for_memory);
     key_number(w, "chips", z->chips);
     key_number(w, "replicas", z->replicas);
+    key_number(w, "chips_per_replica", z->chips_per_replica);
     key_bool(w, "fits", z->fits);
     key_number(w, "peak_tflops", z->peak_tflops);
-    key_number(w, "mfu", z->mfu);
+    key_number(w, "mfu", round4(z->mfu));
+    key_number(w, "scale_efficiency", round4(z->scale_efficiency));
     key_number(w, "hours", round4(z->hours));
     key_number(w, "cost_usd", round4(z->cost_usd));
     key_number(w, "cost_per_hour_usd", round4(z->cost_per_hour_usd));
+    key_number(w, "batch_per_replica", z->batch_per_replica);
+    key_number(w, "prefill_ms", round4(z->prefill_ms));
     key_number(w, "decode_ms", round4(z->decode_ms));
+    key_number(w, "request_ms", round4(z->request_ms));
     key_number(w, "throughput_rps", round4(z->throughput_rps));
+    key_number(w, "tokens_per_second", round4(z->tokens_per_second));
+    api_jw_key(w, "bound");
+    api_jw_string_or_null(w, !isfinite(z->decode_ms) ? NULL
+                             : z->compute_bound      ? "compute"
+                                                     : "memory-bandwidth");
     key_bool(w, "meets_deadline", z->meets_deadline);
     key_bool(w, "meets_latency", z->meets_latency);
+    key_bool(w, "meets_rate", z->meets_rate);
     key_bool(w, "within_budget", z->within_budget);
     api_jw_object_end(w);
 }
@@ -174,7 +219,7 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
     key_number(w, "score", c->score);
     key_number(w, "rule_score", c->rule_score);
     key_number(w, "objective_score", c->objective_score);
-    write_sizing(w, &c->sizing);
+    write_sizing(w, c);
     write_price(w, a);
     api_jw_key(w, "availability");
     if (c->availability.known) {
@@ -211,7 +256,7 @@ char *api_result_render(const struct dc_result *res, size_t *len)
     api_jw_object(&w);
     key_string(&w, "request_id", res->request_id);
     key_string(&w, "rules_version", res->rules_version);
-    write_workload(&w, &res->workload);
+    write_workload(&w, res->ruleset, &res->workload);
     api_jw_key(&w, "families");
     api_jw_array(&w);
     for (size_t i = 0; i < DC_FAMILY_COUNT; i++) {
@@ -269,11 +314,48 @@ char *api_result_render(const struct dc_result *res, size_t *len)
     return api_jw_finish(&w, len);
 }
 
+/* shapes, scale_out, max_chips and mfu_factor of a catalog entry. */
+static void write_scale(struct api_jw *w, const struct dc_accelerator *a)
+{
+    api_jw_key(w, "shapes");
+    api_jw_object(w);
+    api_jw_key(w, "node_sizes");
+    api_jw_array(w);
+    for (size_t i = 0; i < a->n_node_sizes; i++)
+        api_jw_number(w, a->node_sizes[i]);
+    api_jw_array_end(w);
+    api_jw_key(w, "slices");
+    api_jw_array(w);
+    for (size_t i = 0; i < a->n_slices; i++) {
+        api_jw_object(w);
+        key_string(w, "name", a->slices[i].name);
+        key_number(w, "chips", a->slices[i].chips);
+        api_jw_object_end(w);
+    }
+    api_jw_array_end(w);
+    key_string(w, "source", a->shapes_source);
+    api_jw_object_end(w);
+    api_jw_key(w, "scale_out");
+    api_jw_object(w);
+    key_string(w, "network", a->scale_out_network);
+    key_number(w, "max_chips", a->max_chips);
+    key_string(w, "source", a->scale_out_source);
+    api_jw_object_end(w);
+    key_number(w, "max_chips", a->max_chips);
+    api_jw_key(w, "mfu_factor");
+    api_jw_object(w);
+    key_number(w, "value", a->mfu_factor);
+    api_jw_key(w, "source");
+    api_jw_string_or_null(w, a->mfu_factor_source);
+    api_jw_object_end(w);
+}
+
 static void write_accelerator(struct api_jw *w, const struct dc_accelerator *a)
 {
     api_jw_object(w);
     key_string(w, "id", a->id);
     key_string(w, "name", a->name);
+    key_string(w, "short_name", a->short_name != NULL ? a->short_name : a->id);
     key_string(w, "vendor", a->vendor);
     key_string(w, "family", dc_family_name(a->family));
     api_jw_key(w, "fact");
@@ -316,7 +398,7 @@ static void write_accelerator(struct api_jw *w, const struct dc_accelerator *a)
     } else {
         api_jw_null(w);
     }
-    key_number(w, "max_chips", a->max_chips);
+    write_scale(w, a);
     key_number(w, "power_watts", a->power_watts);
     api_jw_key(w, "providers");
     api_jw_array(w);
@@ -348,8 +430,7 @@ static bool matches(const struct dc_accelerator *a, const struct api_catalog_fil
     return true;
 }
 
-char *api_catalog_render(const dc_ruleset *rs, const struct api_catalog_filter *filter,
-                         size_t *len)
+char *api_catalog_render(const dc_ruleset *rs, const struct api_catalog_filter *filter, size_t *len)
 {
     if (rs == NULL)
         return NULL;
@@ -495,15 +576,17 @@ static void wide_cells(FILE *fp, const struct dc_candidate *c)
 static void table_row(FILE *fp, const struct dc_result *res, const struct dc_candidate *c,
                       bool chosen, bool wide)
 {
-    char cost[32], hours[32];
+    char cost[32], hours[32], shape[48];
     const struct dc_sizing *z = &c->sizing;
     fmt_cost(z->cost_usd, cost, sizeof(cost));
     if (res->workload.task == DC_TASK_INFERENCE)
         fmt_cost(z->decode_ms, hours, sizeof(hours));
     else
         fmt_cost(z->hours, hours, sizeof(hours));
-    fprintf(fp, "%-10s %-28.28s %-4s %5d %5u %9.1f %10s %12s", c->acc->id, c->acc->name,
-            dc_family_name(c->acc->family), c->score, z->chips, z->memory_need_gb, hours, cost);
+    dc_shape_format(c->acc, &z->shape, shape, sizeof(shape));
+    fprintf(fp, "%-10s %-24.24s %-4s %5d %-18.18s %5u %9.1f %10s %12s", c->acc->id, c->acc->name,
+            dc_family_name(c->acc->family), c->score, shape, z->chips, z->memory_need_gb, hours,
+            cost);
     if (wide)
         wide_cells(fp, c);
     fprintf(fp, "   %s\n", chosen ? "\u2714" : "");
@@ -522,8 +605,9 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
         fprintf(fp, " %s %d%s", dc_family_name(res->families[i].family), res->families[i].score,
                 res->families[i].excluded ? " (excluded)" : "");
     fprintf(fp, "\nConsidered accelerators (%zu):\n", res->n_recommendations);
-    fprintf(fp, "%-10s %-28s %-4s %5s %5s %9s %10s %12s", "ID", "NAME", "FAM", "SCORE", "CHIPS",
-            "MEM(GB)", inf ? "DECODE(ms)" : "HOURS", inf ? "COST($/mo)" : "COST($)");
+    fprintf(fp, "%-10s %-24s %-4s %5s %-18s %5s %9s %10s %12s", "ID", "NAME", "FAM", "SCORE",
+            "SHAPE", "CHIPS", "MEM(GB)", inf ? "DECODE(ms)" : "HOURS",
+            inf ? "COST($/mo)" : "COST($)");
     if (wide)
         fprintf(fp, " %5s %5s %4s %8s %8s %5s %9s %-4s %-5s", "RULES", "OBJ", "REPL", "GB/CHIP",
                 "TFLOPS", "MFU", "$/HOUR", "FITS", "AVAIL");

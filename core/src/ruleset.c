@@ -48,11 +48,11 @@ struct loader {
     bool oom;
 };
 
-static void diag(struct loader *L, const char *file, unsigned line, const char *id,
-                 const char *fmt, ...) DC_PRINTF(5, 6);
+static void diag(struct loader *L, const char *file, unsigned line, const char *id, const char *fmt,
+                 ...) DC_PRINTF(5, 6);
 
-static void diag(struct loader *L, const char *file, unsigned line, const char *id,
-                 const char *fmt, ...)
+static void diag(struct loader *L, const char *file, unsigned line, const char *id, const char *fmt,
+                 ...)
 {
     L->problems++;
     struct dc_diags *d = L->diags;
@@ -114,8 +114,8 @@ static void check_keys(const struct where *w, const char *what, const char *cons
         for (size_t i = 0; allowed[i] != NULL && !ok; i++)
             ok = strcmp(item->string, allowed[i]) == 0;
         if (!ok)
-            diag(w->L, w->file, line_of(w, item), w->id, "unknown key \"%s\" in %s",
-                 item->string, what);
+            diag(w->L, w->file, line_of(w, item), w->id, "unknown key \"%s\" in %s", item->string,
+                 what);
     }
 }
 
@@ -135,8 +135,7 @@ static const char *get_str(const struct where *w, const char *key, bool required
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
     if (v == NULL || cJSON_IsNull(v)) {
         if (required)
-            diag(w->L, w->file, line_of(w, w->obj), w->id, "missing required field \"%s\"",
-                 key);
+            diag(w->L, w->file, line_of(w, w->obj), w->id, "missing required field \"%s\"", key);
         return NULL;
     }
     if (!cJSON_IsString(v) || v->valuestring[0] == '\0') {
@@ -158,14 +157,12 @@ static const char *get_url(const struct where *w, const char *key, bool required
 }
 
 /* A number in [lo, hi]; NAN when absent or null (and reported when required). */
-static double get_num(const struct where *w, const char *key, bool required, double lo,
-                      double hi)
+static double get_num(const struct where *w, const char *key, bool required, double lo, double hi)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
     if (v == NULL || cJSON_IsNull(v)) {
         if (required)
-            diag(w->L, w->file, line_of(w, w->obj), w->id, "missing required field \"%s\"",
-                 key);
+            diag(w->L, w->file, line_of(w, w->obj), w->id, "missing required field \"%s\"", key);
         return NAN;
     }
     if (!cJSON_IsNumber(v)) {
@@ -173,8 +170,8 @@ static double get_num(const struct where *w, const char *key, bool required, dou
         return NAN;
     }
     if (v->valuedouble < lo || v->valuedouble > hi) {
-        diag(w->L, w->file, line_of(w, v), w->id, "\"%s\" must be between %g and %g, got %g",
-             key, lo, hi, v->valuedouble);
+        diag(w->L, w->file, line_of(w, v), w->id, "\"%s\" must be between %g and %g, got %g", key,
+             lo, hi, v->valuedouble);
         return NAN;
     }
     return v->valuedouble;
@@ -185,8 +182,7 @@ static bool get_bool(const struct where *w, const char *key, bool required, bool
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
     if (v == NULL) {
         if (required)
-            diag(w->L, w->file, line_of(w, w->obj), w->id, "missing required field \"%s\"",
-                 key);
+            diag(w->L, w->file, line_of(w, w->obj), w->id, "missing required field \"%s\"", key);
         return dflt;
     }
     if (!cJSON_IsBool(v)) {
@@ -202,8 +198,7 @@ static const cJSON *get_obj(const struct where *w, const char *key, bool require
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
     if (v == NULL || cJSON_IsNull(v)) {
         if (required)
-            diag(w->L, w->file, line_of(w, w->obj), w->id, "missing required field \"%s\"",
-                 key);
+            diag(w->L, w->file, line_of(w, w->obj), w->id, "missing required field \"%s\"", key);
         return NULL;
     }
     if (!cJSON_IsObject(v)) {
@@ -218,8 +213,7 @@ static const cJSON *get_arr(const struct where *w, const char *key, bool require
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
     if (v == NULL || cJSON_IsNull(v)) {
         if (required)
-            diag(w->L, w->file, line_of(w, w->obj), w->id, "missing required field \"%s\"",
-                 key);
+            diag(w->L, w->file, line_of(w, w->obj), w->id, "missing required field \"%s\"", key);
         return NULL;
     }
     if (!cJSON_IsArray(v)) {
@@ -256,15 +250,15 @@ static bool valid_id(const char *s, bool allow_dot)
 static void parse_price(const struct where *w, const cJSON *price, struct dc_accelerator *a)
 {
     static const char *const keys[] = {"usd_per_chip_hour", "as_of", "basis", "source",
-                                       "confidence", NULL};
+                                       "confidence",        NULL};
     struct where p = sub(w, price);
     check_keys(&p, "price", keys);
     a->price_usd_per_chip_hour = get_num(&p, "usd_per_chip_hour", true, 0.0001, 1e6);
     const cJSON *asof = cJSON_GetObjectItemCaseSensitive(price, "as_of");
     if (asof == NULL) {
         diag(w->L, w->file, line_of(&p, price), w->id, "missing required field \"as_of\"");
-    } else if (!cJSON_IsString(asof) || (strlen(asof->valuestring) != 7 &&
-                                         strlen(asof->valuestring) != 10) ||
+    } else if (!cJSON_IsString(asof) ||
+               (strlen(asof->valuestring) != 7 && strlen(asof->valuestring) != 10) ||
                asof->valuestring[4] != '-') {
         diag(w->L, w->file, line_of(&p, asof), w->id,
              "\"as_of\" must be a date written YYYY-MM or YYYY-MM-DD (quote it)");
@@ -278,8 +272,8 @@ static void parse_price(const struct where *w, const cJSON *price, struct dc_acc
         diag(w->L, w->file, line_of(&p, cJSON_GetObjectItemCaseSensitive(price, "confidence")),
              w->id, "\"confidence\" must be high or low");
     a->price_low_confidence = conf != NULL && strcmp(conf, "low") == 0;
-    a->has_price = isfinite(a->price_usd_per_chip_hour) && a->price_as_of != NULL &&
-                   a->price_source != NULL;
+    a->has_price =
+        isfinite(a->price_usd_per_chip_hour) && a->price_as_of != NULL && a->price_source != NULL;
 }
 
 /* Parse a list of names through `parse` into a bit set. */
@@ -358,17 +352,141 @@ static void parse_pci(const struct where *w, const cJSON *pci, struct dc_acceler
     }
 }
 
+/* interconnect: {name, bandwidth_gbps, domain}: the fast domain. */
+static void parse_interconnect(const struct where *w, const cJSON *ic, struct dc_accelerator *a)
+{
+    static const char *const keys[] = {"name", "bandwidth_gbps", "domain", NULL};
+    struct where p = sub(w, ic);
+    check_keys(&p, "interconnect", keys);
+    a->interconnect = get_str(&p, "name", true);
+    a->interconnect_gbps = get_num(&p, "bandwidth_gbps", false, 0, 1e9);
+    double dom = get_num(&p, "domain", true, 1, 1e6);
+    a->domain = isfinite(dom) ? (unsigned)dom : 0;
+    if (isfinite(dom) && dom != floor(dom))
+        diag(w->L, w->file, line_of(&p, ic), w->id, "interconnect domain must be an integer");
+}
+
+/* One chip count of a shape list: an integer in [1, 1e6]. */
+static bool shape_count(const struct where *w, const cJSON *v, unsigned *out)
+{
+    if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > 1e6 ||
+        v->valuedouble != floor(v->valuedouble)) {
+        diag(w->L, w->file, line_of(w, v), w->id, "chip counts must be integers from 1 to 1000000");
+        return false;
+    }
+    *out = (unsigned)v->valuedouble;
+    return true;
+}
+
+/* shapes: {node_sizes: [1, 2, 4, 8]} for machines or {slices: {v5p-8: 4, ...}}
+ * for TPUs, ascending, plus the source that documents them. */
+static void parse_shapes(const struct where *w, const cJSON *sh, struct dc_accelerator *a)
+{
+    static const char *const keys[] = {"node_sizes", "slices", "source", NULL};
+    struct where p = sub(w, sh);
+    check_keys(&p, "shapes", keys);
+    a->shapes_source = get_url(&p, "source", true);
+    const cJSON *nodes = get_arr(&p, "node_sizes", false);
+    const cJSON *slices = get_obj(&p, "slices", false);
+    if ((nodes == NULL) == (slices == NULL)) {
+        diag(w->L, w->file, line_of(&p, sh), w->id,
+             "shapes needs node_sizes or slices (one of them)");
+        return;
+    }
+    const cJSON *list = nodes != NULL ? nodes : slices;
+    size_t n = (size_t)cJSON_GetArraySize(list);
+    size_t limit = nodes != NULL ? DC_ACC_MAX_NODE_SIZES : DC_ACC_MAX_SLICES;
+    if (n == 0 || n > limit) {
+        diag(w->L, w->file, line_of(&p, sh), w->id, "shapes must list 1 to %zu sizes", limit);
+        return;
+    }
+    unsigned prev = 0;
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, list)
+    {
+        unsigned chips = 0;
+        if (!shape_count(&p, it, &chips))
+            continue;
+        if (chips <= prev)
+            diag(w->L, w->file, line_of(&p, it), w->id, "shapes must be listed in ascending chips");
+        prev = chips;
+        if (nodes != NULL) {
+            a->node_sizes[a->n_node_sizes++] = chips;
+        } else if (!valid_id(it->string, false)) {
+            diag(w->L, w->file, line_of(&p, it), w->id,
+                 "slice name \"%.40s\" must be 1-32 characters of a-z, 0-9 and '-'", it->string);
+        } else {
+            a->slices[a->n_slices++] = (struct dc_slice){it->string, chips};
+        }
+    }
+}
+
+/* scale_out: {network, max_chips, source}: the cluster beyond one domain. */
+static void parse_scale_out(const struct where *w, const cJSON *so, struct dc_accelerator *a)
+{
+    static const char *const keys[] = {"network", "max_chips", "source", NULL};
+    struct where p = sub(w, so);
+    check_keys(&p, "scale_out", keys);
+    a->scale_out_network = get_str(&p, "network", true);
+    a->scale_out_source = get_url(&p, "source", true);
+    double maxc = get_num(&p, "max_chips", true, 1, 1e6);
+    a->max_chips = isfinite(maxc) ? (unsigned)maxc : 1;
+    if (isfinite(maxc) && maxc != floor(maxc))
+        diag(w->L, w->file, line_of(&p, so), w->id, "max_chips must be an integer");
+}
+
+/* The shapes must agree with the domain and the cluster they describe. */
+static void check_scale(const struct where *w, struct dc_accelerator *a)
+{
+    unsigned largest = 0;
+    if (a->n_slices > 0)
+        largest = a->slices[a->n_slices - 1].chips;
+    else if (a->n_node_sizes > 0)
+        largest = a->node_sizes[a->n_node_sizes - 1];
+    if (largest == 0)
+        return;
+    if (a->domain == 0)
+        a->domain = a->n_slices > 0 ? largest : 1;
+    if (a->n_slices > 0 && a->domain != largest)
+        diag(w->L, w->file, line_of(w, cJSON_GetObjectItemCaseSensitive(w->obj, "interconnect")),
+             w->id, "a TPU's fast domain is its largest slice (%u chips), not %u", largest,
+             a->domain);
+    if (a->max_chips < largest)
+        diag(w->L, w->file, line_of(w, cJSON_GetObjectItemCaseSensitive(w->obj, "scale_out")),
+             w->id, "scale_out max_chips (%u) is below the largest shape (%u chips)", a->max_chips,
+             largest);
+}
+
 static void parse_accelerator(const struct where *w, struct dc_accelerator *a, uint16_t *pool,
                               size_t *pool_used, size_t pool_cap)
 {
-    static const char *const keys[] = {
-        "id",         "name",      "vendor",       "family",     "fact",   "source",
-        "pci",        "memory_gb", "memory_type",  "memory_bandwidth_gbps", "peak_tflops",
-        "precisions", "interconnect", "max_chips", "power_watts", "providers", "on_prem",
-        "price",      "notes",     NULL};
+    static const char *const keys[] = {"id",
+                                       "name",
+                                       "short_name",
+                                       "vendor",
+                                       "family",
+                                       "fact",
+                                       "source",
+                                       "pci",
+                                       "memory_gb",
+                                       "memory_type",
+                                       "memory_bandwidth_gbps",
+                                       "peak_tflops",
+                                       "precisions",
+                                       "interconnect",
+                                       "shapes",
+                                       "scale_out",
+                                       "mfu_factor",
+                                       "power_watts",
+                                       "providers",
+                                       "on_prem",
+                                       "price",
+                                       "notes",
+                                       NULL};
     static const char *const vendors[] = {"nvidia", "amd", "google", "intel", "generic", NULL};
     check_keys(w, "accelerator", keys);
     a->name = get_str(w, "name", true);
+    a->short_name = get_str(w, "short_name", false);
     a->vendor = get_str(w, "vendor", true);
     if (a->vendor != NULL) {
         bool ok = false;
@@ -399,8 +517,7 @@ static void parse_accelerator(const struct where *w, struct dc_accelerator *a, u
         {
             enum dc_precision prec;
             if (!dc_precision_parse(it->string, &prec)) {
-                diag(w->L, w->file, line_of(&p, it), w->id, "unknown precision \"%s\"",
-                     it->string);
+                diag(w->L, w->file, line_of(&p, it), w->id, "unknown precision \"%s\"", it->string);
                 continue;
             }
             a->peak_tflops[prec] = get_num(&p, it->string, false, 0, 1e7);
@@ -412,22 +529,26 @@ static void parse_accelerator(const struct where *w, struct dc_accelerator *a, u
         if (a->precisions == 0)
             diag(w->L, w->file, line_of(w, precs), w->id, "precisions must not be empty");
     }
+    a->interconnect_gbps = NAN;
     const cJSON *ic = get_obj(w, "interconnect", false);
-    if (ic != NULL) {
-        static const char *const ickeys[] = {"name", "bandwidth_gbps", "domain", NULL};
-        struct where p = sub(w, ic);
-        check_keys(&p, "interconnect", ickeys);
-        a->interconnect = get_str(&p, "name", true);
-        a->interconnect_gbps = get_num(&p, "bandwidth_gbps", false, 0, 1e9);
-        double dom = get_num(&p, "domain", false, 1, 1e6);
-        a->domain = isfinite(dom) ? (unsigned)dom : 0;
-    } else {
-        a->interconnect_gbps = NAN;
+    if (ic != NULL)
+        parse_interconnect(w, ic, a);
+    const cJSON *shapes = get_obj(w, "shapes", true);
+    if (shapes != NULL)
+        parse_shapes(w, shapes, a);
+    const cJSON *so = get_obj(w, "scale_out", true);
+    if (so != NULL)
+        parse_scale_out(w, so, a);
+    check_scale(w, a);
+    a->mfu_factor = 1.0;
+    const cJSON *mf = get_obj(w, "mfu_factor", false);
+    if (mf != NULL) {
+        static const char *const mk[] = {"value", "source", NULL};
+        struct where p = sub(w, mf);
+        check_keys(&p, "mfu_factor", mk);
+        a->mfu_factor = get_num(&p, "value", true, 0.05, 2);
+        a->mfu_factor_source = get_url(&p, "source", true);
     }
-    double maxc = get_num(w, "max_chips", true, 1, 1e6);
-    a->max_chips = isfinite(maxc) ? (unsigned)maxc : 1;
-    if (isfinite(maxc) && maxc != floor(maxc))
-        diag(w->L, w->file, line_of(w, w->obj), w->id, "max_chips must be an integer");
     a->power_watts = get_num(w, "power_watts", false, 0, 1e6);
     const cJSON *prov = get_arr(w, "providers", true);
     if (prov != NULL)
@@ -440,8 +561,8 @@ static void parse_accelerator(const struct where *w, struct dc_accelerator *a, u
         a->price_usd_per_chip_hour = NAN;
 }
 
-static void load_catalog(struct loader *L, dc_ruleset *rs, const char *file,
-                         const dc_yaml_doc *doc, const cJSON *root)
+static void load_catalog(struct loader *L, dc_ruleset *rs, const char *file, const dc_yaml_doc *doc,
+                         const cJSON *root)
 {
     struct where w = {L, file, doc, NULL, root};
     static const char *const keys[] = {"accelerators", NULL};
@@ -520,26 +641,206 @@ static void load_catalog(struct loader *L, dc_ruleset *rs, const char *file,
 
 /* ---- sizing ----------------------------------------------------------------- */
 
-static void family_table(const struct where *w, const cJSON *obj, const char *what,
-                         double *out, double lo, double hi)
+/* A parameter's source: a public URL, or the word "convention" for a policy no
+ * publication fixes (docs/scoring.md names each one). */
+static const char *get_source(const struct where *w, const char *key)
 {
-    if (obj == NULL)
+    const char *s = get_str(w, key, true);
+    if (s != NULL && strcmp(s, "convention") != 0 && !is_url(s)) {
+        diag(w->L, w->file, line_of(w, cJSON_GetObjectItemCaseSensitive(w->obj, key)), w->id,
+             "\"%s\" must be a public http(s) URL or \"convention\", got \"%.120s\"", key, s);
+        return NULL;
+    }
+    return s;
+}
+
+/* key: {value: number in [lo, hi], source: URL | convention} */
+static struct dc_param get_param(const struct where *w, const char *key, double lo, double hi)
+{
+    static const char *const keys[] = {"value", "source", NULL};
+    struct dc_param p = {NAN, NULL};
+    const cJSON *o = get_obj(w, key, true);
+    if (o == NULL)
+        return p;
+    struct where q = sub(w, o);
+    check_keys(&q, key, keys);
+    p.value = get_num(&q, "value", true, lo, hi);
+    p.source = get_source(&q, "source");
+    return p;
+}
+
+/* architecture_mfu: {cnn: {value, source}, ...}: architecture names as the
+ * contract lists them. */
+static void load_arch_mfu(const struct where *t, struct dc_sizing_params *s)
+{
+    static const char *const archs[] = {"transformer", "cnn",       "rnn", "mlp",   "recommender",
+                                        "gnn",         "diffusion", "moe", "other", NULL};
+    const cJSON *am = get_obj(t, "architecture_mfu", false);
+    if (am == NULL)
         return;
-    struct where p = sub(w, obj);
-    for (size_t f = 0; f < DC_FAMILY_COUNT; f++)
-        out[f] = get_num(&p, dc_family_name((enum dc_family)f), true, lo, hi);
+    struct where a = sub(t, am);
+    check_keys(&a, "sizing.training.architecture_mfu", archs);
     const cJSON *it = NULL;
-    cJSON_ArrayForEach(it, obj)
+    cJSON_ArrayForEach(it, am)
     {
-        enum dc_family fam;
-        if (!dc_family_parse(it->string, &fam))
-            diag(w->L, w->file, line_of(&p, it), NULL, "unknown family \"%s\" in %s",
-                 it->string, what);
+        if (s->n_arch_mfu == sizeof(s->arch_mfu) / sizeof(s->arch_mfu[0]))
+            break;
+        struct dc_param p = get_param(&a, it->string, 0.01, 1);
+        s->arch_mfu[s->n_arch_mfu++] = (struct dc_arch_factor){it->string, p};
     }
 }
 
-static void load_sizing(struct loader *L, dc_ruleset *rs, const char *file,
-                        const dc_yaml_doc *doc, const cJSON *root)
+static void load_training_params(const struct where *z, struct dc_sizing_params *s)
+{
+    static const char *const keys[] = {"state_bytes_per_parameter",
+                                       "lora_adapter_fraction",
+                                       "lora_flops_factor",
+                                       "qlora_bytes_per_parameter",
+                                       "checkpoint_bytes",
+                                       "layer_bytes",
+                                       "micro_batch",
+                                       "sequence_length",
+                                       "tokens_per_parameter",
+                                       "fine_tuning_tokens",
+                                       "target_hours_training",
+                                       "target_hours_fine_tuning",
+                                       "goodput",
+                                       "efficiency_floor",
+                                       "min_run_hours",
+                                       "architecture_mfu",
+                                       NULL};
+    const cJSON *tr = get_obj(z, "training", true);
+    if (tr == NULL)
+        return;
+    struct where t = sub(z, tr);
+    check_keys(&t, "sizing.training", keys);
+    s->state_bytes_per_parameter = get_param(&t, "state_bytes_per_parameter", 1, 64);
+    s->lora_adapter_fraction = get_param(&t, "lora_adapter_fraction", 0, 1);
+    s->lora_flops_factor = get_param(&t, "lora_flops_factor", 2, 6);
+    s->qlora_bytes_per_parameter = get_param(&t, "qlora_bytes_per_parameter", 0.125, 4);
+    s->checkpoint_bytes = get_param(&t, "checkpoint_bytes", 0, 64);
+    s->layer_bytes = get_param(&t, "layer_bytes", 0, 1000);
+    s->micro_batch = get_param(&t, "micro_batch", 1, 1e4);
+    s->sequence_length = get_param(&t, "sequence_length", 1, 1e7);
+    s->tokens_per_parameter = get_param(&t, "tokens_per_parameter", 0.001, 1e6);
+    s->fine_tuning_tokens = get_param(&t, "fine_tuning_tokens", 1, 1e16);
+    s->target_hours_training = get_param(&t, "target_hours_training", 0.01, 1e6);
+    s->target_hours_fine_tuning = get_param(&t, "target_hours_fine_tuning", 0.01, 1e6);
+    s->goodput = get_param(&t, "goodput", 0.05, 1);
+    s->efficiency_floor = get_param(&t, "efficiency_floor", 0.01, 1);
+    s->min_run_hours = get_param(&t, "min_run_hours", 0, 1e6);
+    load_arch_mfu(&t, s);
+}
+
+static void load_inference_params(const struct where *z, struct dc_sizing_params *s)
+{
+    static const char *const keys[] = {"bytes_per_parameter", "overhead_factor", "context_tokens",
+                                       "output_tokens",       "max_batch",       "hbm_efficiency",
+                                       "kv_source",           "hours_per_month", NULL};
+    const cJSON *inf = get_obj(z, "inference", true);
+    if (inf == NULL)
+        return;
+    struct where t = sub(z, inf);
+    check_keys(&t, "sizing.inference", keys);
+    const cJSON *bpp = get_obj(&t, "bytes_per_parameter", true);
+    if (bpp != NULL) {
+        static const char *const bk[] = {"fp64", "fp32", "bf16", "fp16",   "fp8",
+                                         "fp4",  "int8", "int4", "source", NULL};
+        struct where b = sub(&t, bpp);
+        check_keys(&b, "bytes_per_parameter", bk);
+        for (size_t p = 0; p < DC_PREC_COUNT; p++)
+            s->infer_bytes_per_param[p] =
+                get_num(&b, dc_precision_name((enum dc_precision)p), true, 0.125, 16);
+        s->infer_bytes_source = get_url(&b, "source", true);
+    }
+    s->infer_overhead = get_param(&t, "overhead_factor", 1, 10);
+    s->context_tokens = get_param(&t, "context_tokens", 1, 1e7);
+    s->output_tokens = get_param(&t, "output_tokens", 0, 1e7);
+    s->max_batch = get_param(&t, "max_batch", 1, 1e5);
+    s->hbm_efficiency = get_param(&t, "hbm_efficiency", 0.05, 1);
+    s->kv_source = get_url(&t, "kv_source", true);
+    s->hours_per_month = get_num(&t, "hours_per_month", true, 1, 744);
+}
+
+/* mfu: {gpu: {training, cross_domain, decay_per_doubling, inference, source}, ...} */
+static void load_mfu(const struct where *z, struct dc_sizing_params *s)
+{
+    static const char *const keys[] = {"training",  "cross_domain", "decay_per_doubling",
+                                       "inference", "source",       NULL};
+    const cJSON *mfu = get_obj(z, "mfu", true);
+    if (mfu == NULL)
+        return;
+    struct where m = sub(z, mfu);
+    static const char *const fams[] = {"gpu", "tpu", "cpu", NULL};
+    check_keys(&m, "sizing.mfu", fams);
+    for (size_t f = 0; f < DC_FAMILY_COUNT; f++) {
+        const cJSON *fo = get_obj(&m, dc_family_name((enum dc_family)f), true);
+        if (fo == NULL)
+            continue;
+        struct where q = sub(&m, fo);
+        check_keys(&q, "an mfu family", keys);
+        s->mfu_training[f] = get_num(&q, "training", true, 0.01, 1);
+        s->mfu_cross_domain[f] = get_num(&q, "cross_domain", true, 0.05, 1);
+        s->mfu_decay[f] = get_num(&q, "decay_per_doubling", true, 0, 0.5);
+        s->mfu_inference[f] = get_num(&q, "inference", true, 0.01, 1);
+        s->mfu_source[f] = get_url(&q, "source", true);
+    }
+}
+
+/* precision_gain: {fp8: {gpu, tpu, cpu, source}, ...}; an unlisted precision
+ * gains nothing over bf16. */
+static void load_precision_gain(const struct where *z, struct dc_sizing_params *s)
+{
+    for (size_t p = 0; p < DC_PREC_COUNT; p++) {
+        for (size_t f = 0; f < DC_FAMILY_COUNT; f++)
+            s->precision_gain[p][f] = 1.0;
+    }
+    const cJSON *pg = get_obj(z, "precision_gain", true);
+    if (pg == NULL)
+        return;
+    struct where g = sub(z, pg);
+    static const char *const precs[] = {"fp8", "fp4", "int8", "int4", NULL};
+    static const char *const keys[] = {"gpu", "tpu", "cpu", "source", NULL};
+    check_keys(&g, "sizing.precision_gain", precs);
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, pg)
+    {
+        enum dc_precision p;
+        if (!dc_precision_parse(it->string, &p) || !cJSON_IsObject(it))
+            continue;
+        struct where q = sub(&g, it);
+        check_keys(&q, "a precision gain", keys);
+        for (size_t f = 0; f < DC_FAMILY_COUNT; f++)
+            s->precision_gain[p][f] = get_num(&q, dc_family_name((enum dc_family)f), true, 1, 16);
+        s->precision_gain_source[p] = get_url(&q, "source", true);
+    }
+}
+
+static void load_scoring(const struct where *w, const cJSON *sc, struct dc_sizing_params *s)
+{
+    static const char *const keys[] = {"base",
+                                       "rule_weight",
+                                       "objective_weight",
+                                       "unknown_objective",
+                                       "availability_bonus",
+                                       "price_stale_after_days",
+                                       NULL};
+    struct where c = sub(w, sc);
+    check_keys(&c, "scoring", keys);
+    s->score_base = get_num(&c, "base", true, 0, 100);
+    s->rule_weight = get_num(&c, "rule_weight", true, 0, 1);
+    s->objective_weight = get_num(&c, "objective_weight", true, 0, 1);
+    s->unknown_objective = get_num(&c, "unknown_objective", true, 0, 100);
+    s->availability_bonus = get_num(&c, "availability_bonus", true, 0, 100);
+    s->price_stale_after_days = get_num(&c, "price_stale_after_days", true, 1, 36500);
+    if (isfinite(s->rule_weight) && isfinite(s->objective_weight) &&
+        fabs(s->rule_weight + s->objective_weight - 1.0) > 1e-9)
+        diag(w->L, w->file, line_of(&c, sc), NULL,
+             "rule_weight and objective_weight must add up to 1");
+}
+
+static void load_sizing(struct loader *L, dc_ruleset *rs, const char *file, const dc_yaml_doc *doc,
+                        const cJSON *root)
 {
     struct dc_sizing_params *s = &rs->sizing;
     struct where w = {L, file, doc, NULL, root};
@@ -552,80 +853,18 @@ static void load_sizing(struct loader *L, dc_ruleset *rs, const char *file,
     const cJSON *sz = get_obj(&w, "sizing", true);
     const cJSON *sc = get_obj(&w, "scoring", true);
     if (sz != NULL) {
-        static const char *const keys[] = {"memory_usable_fraction", "training", "inference",
-                                           "mfu", NULL};
+        static const char *const keys[] = {"memory_usable_fraction", "training", "inference", "mfu",
+                                           "precision_gain",         NULL};
         struct where z = sub(&w, sz);
         check_keys(&z, "sizing", keys);
-        s->memory_usable_fraction = get_num(&z, "memory_usable_fraction", true, 0.1, 1.0);
-        const cJSON *tr = get_obj(&z, "training", true);
-        if (tr != NULL) {
-            static const char *const tk[] = {"bytes_per_parameter",
-                                             "bytes_per_parameter_source",
-                                             "activation_overhead",
-                                             "tokens_per_parameter",
-                                             "tokens_per_parameter_source",
-                                             "fine_tuning_tokens",
-                                             NULL};
-            struct where t = sub(&z, tr);
-            check_keys(&t, "sizing.training", tk);
-            s->train_bytes_per_param = get_num(&t, "bytes_per_parameter", true, 1, 64);
-            s->train_bytes_source = get_url(&t, "bytes_per_parameter_source", true);
-            s->activation_overhead = get_num(&t, "activation_overhead", true, 0, 10);
-            s->tokens_per_param = get_num(&t, "tokens_per_parameter", true, 0.001, 1e6);
-            s->tokens_source = get_url(&t, "tokens_per_parameter_source", true);
-            s->fine_tuning_tokens = get_num(&t, "fine_tuning_tokens", true, 1, 1e16);
-        }
-        const cJSON *inf = get_obj(&z, "inference", true);
-        if (inf != NULL) {
-            static const char *const ik[] = {"bytes_per_parameter", "overhead_factor",
-                                             "overhead_source",     "context_tokens",
-                                             "kv_source",           "hours_per_month",
-                                             NULL};
-            struct where t = sub(&z, inf);
-            check_keys(&t, "sizing.inference", ik);
-            const cJSON *bpp = get_obj(&t, "bytes_per_parameter", true);
-            if (bpp != NULL) {
-                struct where b = sub(&t, bpp);
-                for (size_t p = 0; p < DC_PREC_COUNT; p++)
-                    s->infer_bytes_per_param[p] =
-                        get_num(&b, dc_precision_name((enum dc_precision)p), true, 0.125, 16);
-            }
-            s->infer_overhead = get_num(&t, "overhead_factor", true, 1, 10);
-            s->infer_overhead_source = get_url(&t, "overhead_source", true);
-            s->default_context_tokens = get_num(&t, "context_tokens", true, 1, 1e7);
-            s->kv_source = get_url(&t, "kv_source", true);
-            s->hours_per_month = get_num(&t, "hours_per_month", true, 1, 744);
-        }
-        const cJSON *mfu = get_obj(&z, "mfu", true);
-        if (mfu != NULL) {
-            static const char *const mk[] = {"training", "inference", "source", NULL};
-            struct where m = sub(&z, mfu);
-            check_keys(&m, "sizing.mfu", mk);
-            family_table(&m, get_obj(&m, "training", true), "mfu.training", s->mfu_training,
-                         0.01, 1);
-            family_table(&m, get_obj(&m, "inference", true), "mfu.inference",
-                         s->mfu_inference, 0.01, 1);
-            s->mfu_source = get_url(&m, "source", true);
-        }
+        s->memory_usable_fraction = get_param(&z, "memory_usable_fraction", 0.1, 1.0);
+        load_training_params(&z, s);
+        load_inference_params(&z, s);
+        load_mfu(&z, s);
+        load_precision_gain(&z, s);
     }
-    if (sc != NULL) {
-        static const char *const keys[] = {"base",           "rule_weight",
-                                           "objective_weight", "unknown_objective",
-                                           "availability_bonus", "price_stale_after_days",
-                                           NULL};
-        struct where c = sub(&w, sc);
-        check_keys(&c, "scoring", keys);
-        s->score_base = get_num(&c, "base", true, 0, 100);
-        s->rule_weight = get_num(&c, "rule_weight", true, 0, 1);
-        s->objective_weight = get_num(&c, "objective_weight", true, 0, 1);
-        s->unknown_objective = get_num(&c, "unknown_objective", true, 0, 100);
-        s->availability_bonus = get_num(&c, "availability_bonus", true, 0, 100);
-        s->price_stale_after_days = get_num(&c, "price_stale_after_days", true, 1, 36500);
-        if (isfinite(s->rule_weight) && isfinite(s->objective_weight) &&
-            fabs(s->rule_weight + s->objective_weight - 1.0) > 1e-9)
-            diag(L, file, line_of(&c, sc), NULL,
-                 "rule_weight and objective_weight must add up to 1");
-    }
+    if (sc != NULL)
+        load_scoring(&w, sc, s);
 }
 
 /* ---- rules ------------------------------------------------------------------ */
@@ -704,8 +943,7 @@ static void parse_effect(const struct where *w, dc_ruleset *rs, struct dc__rule 
         const cJSON *xf = get_arr(&x, "families", false);
         const cJSON *xa = get_arr(&x, "accelerators", false);
         if (xf == NULL && xa == NULL)
-            diag(w->L, w->file, line_of(&x, excl), w->id,
-                 "exclude needs families or accelerators");
+            diag(w->L, w->file, line_of(&x, excl), w->id, "exclude needs families or accelerators");
         cJSON_ArrayForEach(it, xf)
         {
             enum dc_family f;
@@ -766,8 +1004,8 @@ static void load_rules(struct loader *L, dc_ruleset *rs, const char *file, const
     const cJSON *it = NULL;
     cJSON_ArrayForEach(it, list)
     {
-        static const char *const keys[] = {"id",     "description", "source", "fact",
-                                           "when",   "effect",      "message", NULL};
+        static const char *const keys[] = {"id",   "description", "source",  "fact",
+                                           "when", "effect",      "message", NULL};
         struct dc__rule *r = &rs->rules[rs->n_rules++];
         memset(r, 0, sizeof(*r));
         r->info.file = file;
@@ -1002,8 +1240,7 @@ static enum dc_status load_files(const struct dc_source_file *files, size_t n, c
         return DC_EINVAL;
     *out = NULL;
     if (n > DC_RULESET_MAX_FILES) {
-        diag(&L, origin, 0, NULL, "%zu rule files exceed the limit of %d", n,
-             DC_RULESET_MAX_FILES);
+        diag(&L, origin, 0, NULL, "%zu rule files exceed the limit of %d", n, DC_RULESET_MAX_FILES);
         return DC_ELIMIT;
     }
     rs = calloc(1, sizeof(*rs));
@@ -1036,8 +1273,7 @@ static enum dc_status load_files(const struct dc_source_file *files, size_t n, c
             goto oom;
         if (prc != DC_OK) {
             const char *colon = strrchr(err.where, ':');
-            diag(&L, f->name, colon != NULL ? (unsigned)atoi(colon + 1) : 0, NULL, "%s",
-                 err.msg);
+            diag(&L, f->name, colon != NULL ? (unsigned)atoi(colon + 1) : 0, NULL, "%s", err.msg);
             if (prc == DC_ELIMIT)
                 rc = DC_ELIMIT;
             continue;
@@ -1091,8 +1327,8 @@ out:
     return rc;
 }
 
-enum dc_status dc_ruleset_load_files(const struct dc_source_file *files, size_t n,
-                                     dc_ruleset **out, struct dc_diags *diags)
+enum dc_status dc_ruleset_load_files(const struct dc_source_file *files, size_t n, dc_ruleset **out,
+                                     struct dc_diags *diags)
 {
     return load_files(files, n, "embedded", out, diags);
 }
@@ -1104,8 +1340,7 @@ static bool wanted_file(const char *name)
 }
 
 /* Read one file of at most DC_RULESET_MAX_FILE_BYTES. */
-static enum dc_status read_file(const char *path, char **out, size_t *len, char *why,
-                                size_t whylen)
+static enum dc_status read_file(const char *path, char **out, size_t *len, char *why, size_t whylen)
 {
     *out = NULL;
     FILE *fp = fopen(path, "rb");

@@ -13,33 +13,35 @@
 #include "workload_internal.h"
 
 static const char *const tasks[] = {"training", "fine-tuning", "inference", NULL};
-static const char *const frameworks[] = {"pytorch", "jax",  "tensorflow", "pytorch-xla",
+static const char *const frameworks[] = {"pytorch", "jax",   "tensorflow", "pytorch-xla",
                                          "onnx",    "other", NULL};
 static const char *const stages[] = {"prototype", "development", "production", NULL};
-static const char *const architectures[] = {"transformer", "cnn", "rnn",       "mlp",
-                                            "recommender", "gnn", "diffusion", "moe",
-                                            "other",       NULL};
+static const char *const architectures[] = {
+    "transformer", "cnn", "rnn", "mlp", "recommender", "gnn", "diffusion", "moe", "other", NULL};
 static const char *const patterns[] = {"matmul", "elementwise", "branching", NULL};
 static const char *const precisions[] = {"fp64", "fp32", "bf16", "fp16", "fp8",
                                          "fp4",  "int8", "int4", NULL};
 static const char *const deployments[] = {"cloud", "on-prem", "hybrid", NULL};
 static const char *const experiences[] = {"none", "some", "expert", NULL};
 static const char *const objectives[] = {"cost", "time", "balanced", NULL};
+static const char *const methods[] = {"full", "lora", "qlora", NULL};
 
-static const char *const top_keys[] = {"name",       "task",        "framework",
-                                       "stage",      "model",       "precision",
-                                       "training",   "inference",   "constraints",
-                                       "team",       "objective",   "prefer_available",
+static const char *const top_keys[] = {"name",        "task",      "framework", "stage",
+                                       "model",       "precision", "training",  "inference",
+                                       "constraints", "team",      "objective", "prefer_available",
                                        NULL};
-static const char *const model_keys[] = {"architecture",   "parameters",        "custom_ops",
-                                         "dynamic_shapes", "sparse_embeddings", "compute_pattern",
-                                         "layers",         "hidden_size",       NULL};
-static const char *const training_keys[] = {"tokens", "global_batch_size", "deadline_hours",
-                                            NULL};
-static const char *const inference_keys[] = {"requests_per_second", "latency_ms_p99",
-                                             "context_tokens", "batch_size", NULL};
-static const char *const constraint_keys[] = {"deployment", "providers", "budget_usd",
-                                              "max_accelerators", NULL};
+static const char *const model_keys[] = {
+    "architecture",     "parameters", "active_parameters", "embedding_parameters",
+    "flops_per_sample", "custom_ops", "dynamic_shapes",    "sparse_embeddings",
+    "compute_pattern",  "layers",     "hidden_size",       "attention_heads",
+    "kv_heads",         NULL};
+static const char *const training_keys[] = {
+    "tokens", "samples", "sequence_length", "method", "global_batch_size", "deadline_hours", NULL};
+static const char *const inference_keys[] = {
+    "requests_per_second", "latency_ms_p99", "context_tokens",     "input_tokens",
+    "output_tokens",       "batch_size",     "kv_cache_precision", NULL};
+static const char *const constraint_keys[] = {"deployment",       "providers",    "budget_usd",
+                                              "max_accelerators", "accelerators", NULL};
 static const char *const team_keys[] = {"cuda_experience", "xla_experience", NULL};
 
 static enum dc_status bad(struct dc_error *err, const char *section, const char *key,
@@ -98,23 +100,29 @@ static enum dc_status section(const cJSON *json, const char *name, const char *c
     return check_keys(*out, name, keys, err);
 }
 
+/* The entry of `allowed` equal to `s`, or NULL. Results always point into the
+ * table, so enum_index can compare pointers. */
+static const char *table_entry(const char *const *allowed, const char *s)
+{
+    for (size_t i = 0; s != NULL && allowed[i] != NULL; i++) {
+        if (strcmp(s, allowed[i]) == 0)
+            return allowed[i];
+    }
+    return NULL;
+}
+
 static enum dc_status get_enum(const cJSON *obj, const char *sec, const char *key,
                                const char *const *allowed, const char *dflt, const char **out,
                                struct dc_error *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    *out = dflt;
+    *out = table_entry(allowed, dflt);
     if (v == NULL)
-        return dflt != NULL ? DC_OK : bad(err, sec, key, "required field \"%s\" is missing", key);
+        return *out != NULL ? DC_OK : bad(err, sec, key, "required field \"%s\" is missing", key);
     if (!cJSON_IsString(v))
         return bad(err, sec, key, "%s must be a string", key);
-    for (size_t i = 0; allowed[i] != NULL; i++) {
-        if (strcmp(v->valuestring, allowed[i]) == 0) {
-            *out = allowed[i];
-            return DC_OK;
-        }
-    }
-    return bad(err, sec, key, "unknown value for %s", key);
+    *out = table_entry(allowed, v->valuestring);
+    return *out != NULL ? DC_OK : bad(err, sec, key, "unknown value for %s", key);
 }
 
 static size_t enum_index(const char *const *list, const char *v)
@@ -166,6 +174,219 @@ static enum dc_status get_bool(const cJSON *obj, const char *sec, const char *ke
             return rc_;                                                                            \
     } while (0)
 
+static bool present(const cJSON *obj, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(obj, key) != NULL;
+}
+
+static enum dc_status parse_model(const struct dc_sizing_params *sz, const cJSON *m,
+                                  struct dc_workload *w, struct dc_error *err)
+{
+    (void)sz;
+    TRY(get_enum(m, "model", "architecture", architectures, "transformer", &w->architecture, err));
+    if (!present(m, "parameters"))
+        return bad(err, "model", "parameters", "required field \"%s\" is missing", "parameters");
+    TRY(get_num(m, "model", "parameters", 1, false, DC_WORKLOAD_MAX_PARAMETERS, false, NAN,
+                &w->parameters, err));
+    TRY(get_num(m, "model", "active_parameters", 1, false, DC_WORKLOAD_MAX_PARAMETERS, false,
+                w->parameters, &w->active_parameters, err));
+    if (w->active_parameters > w->parameters)
+        return bad(err, "model", "active_parameters",
+                   "active_parameters (%g) exceeds parameters (%g): it counts the parameters "
+                   "one token or sample uses, a subset of all of them",
+                   w->active_parameters, w->parameters);
+    TRY(get_num(m, "model", "embedding_parameters", 0, false, DC_WORKLOAD_MAX_PARAMETERS, false, 0,
+                &w->embedding_parameters, err));
+    if (w->embedding_parameters >= w->active_parameters)
+        return bad(err, "model", "embedding_parameters",
+                   "embedding_parameters (%g) must be less than active_parameters (%g), which "
+                   "count them",
+                   w->embedding_parameters, w->active_parameters);
+    TRY(get_num(m, "model", "flops_per_sample", 0, true, 1e18, false, NAN, &w->flops_per_sample,
+                err));
+    TRY(get_bool(m, "model", "custom_ops", &w->custom_ops, err));
+    TRY(get_bool(m, "model", "dynamic_shapes", &w->dynamic_shapes, err));
+    TRY(get_bool(m, "model", "sparse_embeddings", &w->sparse_embeddings, err));
+    TRY(get_enum(m, "model", "compute_pattern", patterns, "matmul", &w->compute_pattern, err));
+    TRY(get_num(m, "model", "layers", 1, false, 10000, true, NAN, &w->layers, err));
+    TRY(get_num(m, "model", "hidden_size", 1, false, 1e6, true, NAN, &w->hidden_size, err));
+    TRY(get_num(m, "model", "attention_heads", 1, false, 1e5, true, NAN, &w->attention_heads, err));
+    TRY(get_num(m, "model", "kv_heads", 1, false, 1e5, true, NAN, &w->kv_heads, err));
+    if (isfinite(w->kv_heads) && isfinite(w->attention_heads) && w->kv_heads > w->attention_heads)
+        return bad(err, "model", "kv_heads",
+                   "kv_heads (%g) exceeds attention_heads (%g): grouped-query attention shares "
+                   "each KV head among several query heads",
+                   w->kv_heads, w->attention_heads);
+    return DC_OK;
+}
+
+static enum dc_status parse_training(const struct dc_sizing_params *sz, const cJSON *t,
+                                     struct dc_workload *w, struct dc_error *err)
+{
+    const char *s = NULL;
+    TRY(get_enum(t, "training", "method", methods, "full", &s, err));
+    w->method = (enum dc_method)enum_index(methods, s);
+    TRY(get_num(t, "training", "sequence_length", 1, false, 1e7, true, sz->sequence_length.value,
+                &w->sequence_length, err));
+    TRY(get_num(t, "training", "samples", 1, false, DC_WORKLOAD_MAX_TOKENS, false, NAN, &w->samples,
+                err));
+    double dflt_tokens = 0;
+    if (isfinite(w->samples))
+        dflt_tokens = w->samples * w->sequence_length;
+    else if (w->task == DC_TASK_TRAINING)
+        dflt_tokens = sz->tokens_per_parameter.value * w->parameters;
+    else if (w->task == DC_TASK_FINE_TUNING)
+        dflt_tokens = sz->fine_tuning_tokens.value;
+    /* The default stays within the field's own bound: 20 x 1e15 parameters would
+     * otherwise echo tokens the contract forbids in the result's workload. */
+    if (dflt_tokens > DC_WORKLOAD_MAX_TOKENS)
+        dflt_tokens = DC_WORKLOAD_MAX_TOKENS;
+    TRY(get_num(t, "training", "tokens", 1, false, DC_WORKLOAD_MAX_TOKENS, false, dflt_tokens,
+                &w->tokens, err));
+    w->tokens_defaulted = !present(t, "tokens");
+    TRY(get_num(t, "training", "global_batch_size", 1, false, 1e7, true, 256, &w->global_batch_size,
+                err));
+    TRY(get_num(t, "training", "deadline_hours", 0, true, 1e6, false, NAN, &w->deadline_hours,
+                err));
+    return DC_OK;
+}
+
+/* Tokens per request: the KV cache holds input + output tokens (context). A
+ * model without a KV cache generates nothing token by token. */
+static enum dc_status parse_request_tokens(const struct dc_sizing_params *sz, const cJSON *inf,
+                                           struct dc_workload *w, struct dc_error *err)
+{
+    const double max_ctx = 1e7;
+    bool generative =
+        strcmp(w->architecture, "transformer") == 0 || strcmp(w->architecture, "moe") == 0;
+    double out_dflt = generative ? sz->output_tokens.value : 0;
+    TRY(get_num(inf, "inference", "context_tokens", 1, false, max_ctx, true, NAN,
+                &w->context_tokens, err));
+    TRY(get_num(inf, "inference", "input_tokens", 1, false, max_ctx, true, NAN, &w->input_tokens,
+                err));
+    TRY(get_num(inf, "inference", "output_tokens", 0, false, max_ctx, true, NAN, &w->output_tokens,
+                err));
+    bool in = isfinite(w->input_tokens), out = isfinite(w->output_tokens);
+    if (isfinite(w->context_tokens)) {
+        double ctx = w->context_tokens;
+        if (in && w->input_tokens > ctx)
+            return bad(err, "inference", "input_tokens",
+                       "input_tokens (%g) exceeds context_tokens (%g)", w->input_tokens, ctx);
+        if (out && w->output_tokens >= ctx)
+            return bad(err, "inference", "output_tokens",
+                       "output_tokens (%g) leaves no room for input in context_tokens (%g)",
+                       w->output_tokens, ctx);
+        if (in && out && w->input_tokens + w->output_tokens > ctx)
+            return bad(err, "inference", "context_tokens",
+                       "context_tokens (%g) is less than input_tokens + output_tokens (%g)", ctx,
+                       w->input_tokens + w->output_tokens);
+        if (!out)
+            w->output_tokens =
+                in ? fmin(out_dflt, ctx - w->input_tokens) : fmin(out_dflt, floor(ctx / 2));
+        if (!in)
+            w->input_tokens = ctx - w->output_tokens;
+        return DC_OK;
+    }
+    if (!out)
+        w->output_tokens = out_dflt;
+    if (!in)
+        w->input_tokens = fmax(1, sz->context_tokens.value - w->output_tokens);
+    if (w->input_tokens + w->output_tokens > max_ctx)
+        return bad(err, "inference", "input_tokens",
+                   "input_tokens + output_tokens (%g) exceed the context limit of %g",
+                   w->input_tokens + w->output_tokens, max_ctx);
+    w->context_tokens = w->input_tokens + w->output_tokens;
+    return DC_OK;
+}
+
+static enum dc_status parse_inference(const struct dc_sizing_params *sz, const cJSON *inf,
+                                      struct dc_workload *w, struct dc_error *err)
+{
+    const char *s = NULL;
+    TRY(get_num(inf, "inference", "requests_per_second", 0, true, 1e7, false, 1,
+                &w->requests_per_second, err));
+    TRY(get_num(inf, "inference", "latency_ms_p99", 0, true, 3.6e6, false, NAN, &w->latency_ms_p99,
+                err));
+    TRY(parse_request_tokens(sz, inf, w, err));
+    TRY(get_num(inf, "inference", "batch_size", 1, false, 1e5, true, NAN, &w->batch_size, err));
+    /* Quantised weights keep a 16-bit cache unless told otherwise (vLLM's
+     * "auto" cache type follows the model's activation type). */
+    enum dc_precision p = w->precision;
+    const char *dflt =
+        p == DC_PREC_FP64 || p == DC_PREC_FP32 || p == DC_PREC_FP16 ? dc_precision_name(p) : "bf16";
+    TRY(get_enum(inf, "inference", "kv_cache_precision", precisions, dflt, &s, err));
+    w->kv_precision = (enum dc_precision)enum_index(precisions, s);
+    return DC_OK;
+}
+
+static enum dc_status parse_allowed(const dc_ruleset *rs, const cJSON *c, struct dc_workload *w,
+                                    struct dc_error *err)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(c, "accelerators");
+    if (list == NULL)
+        return DC_OK;
+    if (!cJSON_IsArray(list))
+        return bad(err, "constraints", "accelerators", "%s must be an array", "accelerators");
+    if (cJSON_GetArraySize(list) == 0)
+        return bad(err, "constraints", "accelerators",
+                   "accelerators must name at least one catalog id (omit it to allow any)");
+    size_t i = 0;
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, list)
+    {
+        char where[64];
+        snprintf(where, sizeof(where), "/constraints/accelerators/%zu", i++);
+        if (!cJSON_IsString(it))
+            return dc_error_set(err, DC_EINVAL, where, "accelerator ids are strings");
+        const struct dc_accelerator *a = dc_ruleset_find_accelerator(rs, it->valuestring);
+        if (a == NULL)
+            return dc_error_set(err, DC_EINVAL, where,
+                                "unknown accelerator \"%.40s\" (GET /v1/accelerators lists the "
+                                "catalog)",
+                                it->valuestring);
+        size_t idx = (size_t)(a - dc_ruleset_accelerator(rs, 0));
+        for (size_t k = 0; k < w->n_allowed; k++) {
+            if (w->allowed[k] == idx)
+                return dc_error_set(err, DC_EINVAL, where, "accelerator \"%s\" is listed twice",
+                                    a->id);
+        }
+        if (w->n_allowed == DC_WORKLOAD_MAX_ALLOWED)
+            return dc_error_set(err, DC_EINVAL, where, "at most %d accelerators",
+                                DC_WORKLOAD_MAX_ALLOWED);
+        w->allowed[w->n_allowed++] = (unsigned short)idx;
+    }
+    return DC_OK;
+}
+
+static enum dc_status parse_constraints(const dc_ruleset *rs, const cJSON *c, struct dc_workload *w,
+                                        struct dc_error *err)
+{
+    const char *s = NULL;
+    TRY(get_enum(c, "constraints", "deployment", deployments, "cloud", &s, err));
+    w->deployment = (enum dc_deployment)enum_index(deployments, s);
+    const cJSON *prov = cJSON_GetObjectItemCaseSensitive(c, "providers");
+    if (prov != NULL) {
+        if (!cJSON_IsArray(prov))
+            return bad(err, "constraints", "providers", "%s must be an array", "providers");
+        const cJSON *it = NULL;
+        cJSON_ArrayForEach(it, prov)
+        {
+            enum dc_provider p;
+            if (!cJSON_IsString(it) || !dc_provider_parse(it->valuestring, &p))
+                return bad(err, "constraints", "providers", "%s lists an unknown provider",
+                           "providers");
+            if (w->providers & (1u << p))
+                return bad(err, "constraints", "providers", "%s lists a provider twice",
+                           "providers");
+            w->providers |= 1u << p;
+        }
+    }
+    TRY(get_num(c, "constraints", "budget_usd", 0, true, 1e12, false, NAN, &w->budget_usd, err));
+    TRY(get_num(c, "constraints", "max_accelerators", 1, false, 1e5, true, NAN,
+                &w->max_accelerators, err));
+    return parse_allowed(rs, c, w, err);
+}
+
 enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct dc_workload *out,
                                  struct dc_error *err)
 {
@@ -200,78 +421,17 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     TRY(section(json, "model", model_keys, &m, err));
     if (m == NULL)
         return bad(err, NULL, "model", "required field \"%s\" is missing", "model");
-    TRY(get_enum(m, "model", "architecture", architectures, "transformer", &w->architecture,
-                 err));
-    if (cJSON_GetObjectItemCaseSensitive(m, "parameters") == NULL)
-        return bad(err, "model", "parameters", "required field \"%s\" is missing", "parameters");
-    TRY(get_num(m, "model", "parameters", 1, false, DC_WORKLOAD_MAX_PARAMETERS, false, NAN,
-                &w->parameters, err));
-    TRY(get_bool(m, "model", "custom_ops", &w->custom_ops, err));
-    TRY(get_bool(m, "model", "dynamic_shapes", &w->dynamic_shapes, err));
-    TRY(get_bool(m, "model", "sparse_embeddings", &w->sparse_embeddings, err));
-    TRY(get_enum(m, "model", "compute_pattern", patterns, "matmul", &w->compute_pattern, err));
-    TRY(get_num(m, "model", "layers", 1, false, 10000, true, NAN, &w->layers, err));
-    TRY(get_num(m, "model", "hidden_size", 1, false, 1e6, true, NAN, &w->hidden_size, err));
-
-    const cJSON *t = NULL;
-    TRY(section(json, "training", training_keys, &t, err));
-    const double max_tokens = 1e16; /* the contract's maximum of training.tokens */
-    double dflt_tokens = 0;
-    if (w->task == DC_TASK_TRAINING)
-        dflt_tokens = sz->tokens_per_param * w->parameters;
-    else if (w->task == DC_TASK_FINE_TUNING)
-        dflt_tokens = sz->fine_tuning_tokens;
-    /* The default stays within the field's own bound: 20 x 1e15 parameters would
-     * otherwise echo tokens the contract forbids in the result's workload. */
-    if (dflt_tokens > max_tokens)
-        dflt_tokens = max_tokens;
-    TRY(get_num(t, "training", "tokens", 1, false, max_tokens, false, dflt_tokens, &w->tokens,
-                err));
-    w->tokens_defaulted = cJSON_GetObjectItemCaseSensitive(t, "tokens") == NULL;
-    TRY(get_num(t, "training", "global_batch_size", 1, false, 1e7, true, 256,
-                &w->global_batch_size, err));
-    TRY(get_num(t, "training", "deadline_hours", 0, true, 1e6, false, NAN, &w->deadline_hours,
-                err));
-
-    const cJSON *inf = NULL;
-    TRY(section(json, "inference", inference_keys, &inf, err));
-    TRY(get_num(inf, "inference", "requests_per_second", 0, true, 1e7, false, 1,
-                &w->requests_per_second, err));
-    TRY(get_num(inf, "inference", "latency_ms_p99", 0, true, 3.6e6, false, NAN,
-                &w->latency_ms_p99, err));
-    TRY(get_num(inf, "inference", "context_tokens", 1, false, 1e7, true,
-                sz->default_context_tokens, &w->context_tokens, err));
-    TRY(get_num(inf, "inference", "batch_size", 1, false, 1e5, true, 1, &w->batch_size, err));
-
-    const cJSON *c = NULL;
-    TRY(section(json, "constraints", constraint_keys, &c, err));
-    TRY(get_enum(c, "constraints", "deployment", deployments, "cloud", &s, err));
-    w->deployment = (enum dc_deployment)enum_index(deployments, s);
-    const cJSON *prov = cJSON_GetObjectItemCaseSensitive(c, "providers");
-    if (prov != NULL) {
-        if (!cJSON_IsArray(prov))
-            return bad(err, "constraints", "providers", "%s must be an array", "providers");
-        const cJSON *it = NULL;
-        cJSON_ArrayForEach(it, prov)
-        {
-            enum dc_provider p;
-            if (!cJSON_IsString(it) || !dc_provider_parse(it->valuestring, &p))
-                return bad(err, "constraints", "providers", "%s lists an unknown provider",
-                           "providers");
-            if (w->providers & (1u << p))
-                return bad(err, "constraints", "providers", "%s lists a provider twice",
-                           "providers");
-            w->providers |= 1u << p;
-        }
-    }
-    TRY(get_num(c, "constraints", "budget_usd", 0, true, 1e12, false, NAN, &w->budget_usd, err));
-    TRY(get_num(c, "constraints", "max_accelerators", 1, false, 1e5, true, NAN,
-                &w->max_accelerators, err));
-
-    const cJSON *team = NULL;
-    TRY(section(json, "team", team_keys, &team, err));
-    TRY(get_enum(team, "team", "cuda_experience", experiences, "some", &w->cuda_experience, err));
-    TRY(get_enum(team, "team", "xla_experience", experiences, "some", &w->xla_experience, err));
+    TRY(parse_model(sz, m, w, err));
+    const cJSON *sec = NULL;
+    TRY(section(json, "training", training_keys, &sec, err));
+    TRY(parse_training(sz, sec, w, err));
+    TRY(section(json, "inference", inference_keys, &sec, err));
+    TRY(parse_inference(sz, sec, w, err));
+    TRY(section(json, "constraints", constraint_keys, &sec, err));
+    TRY(parse_constraints(rs, sec, w, err));
+    TRY(section(json, "team", team_keys, &sec, err));
+    TRY(get_enum(sec, "team", "cuda_experience", experiences, "some", &w->cuda_experience, err));
+    TRY(get_enum(sec, "team", "xla_experience", experiences, "some", &w->xla_experience, err));
     return DC_OK;
 }
 
@@ -280,6 +440,11 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
 static const char *const task_names[] = {"training", "fine-tuning", "inference"};
 static const char *const deploy_names[] = {"cloud", "on-prem", "hybrid"};
 static const char *const objective_names[] = {"cost", "time", "balanced"};
+
+const char *dc__method_name(enum dc_method m)
+{
+    return methods[m];
+}
 
 const char *dc__task_name(enum dc_task t)
 {
@@ -331,8 +496,56 @@ static cJSON *str(const char *s)
     return cJSON_CreateStringReference(s);
 }
 
-enum dc_status dc__facts_build(const struct dc_workload *w, const struct dc__derived *d,
-                               cJSON **out)
+static void put_allowed(struct builder *b, const dc_ruleset *rs, const struct dc_workload *w,
+                        cJSON *parent)
+{
+    cJSON *ids = cJSON_CreateArray();
+    for (size_t i = 0; ids != NULL && i < w->n_allowed; i++) {
+        cJSON *s = str(dc_ruleset_accelerator(rs, w->allowed[i])->id);
+        if (s == NULL)
+            b->oom = true;
+        else
+            cJSON_AddItemToArray(ids, s);
+    }
+    put(b, parent, "accelerators", ids);
+}
+
+static void put_model(struct builder *b, const struct dc_workload *w, cJSON *root)
+{
+    cJSON *m = obj(b, root, "model");
+    put(b, m, "architecture", str(w->architecture));
+    put(b, m, "parameters", cJSON_CreateNumber(w->parameters));
+    put(b, m, "active_parameters", cJSON_CreateNumber(w->active_parameters));
+    put(b, m, "embedding_parameters", cJSON_CreateNumber(w->embedding_parameters));
+    put(b, m, "flops_per_sample", num_or_null(w->flops_per_sample));
+    put(b, m, "custom_ops", cJSON_CreateBool(w->custom_ops));
+    put(b, m, "dynamic_shapes", cJSON_CreateBool(w->dynamic_shapes));
+    put(b, m, "sparse_embeddings", cJSON_CreateBool(w->sparse_embeddings));
+    put(b, m, "compute_pattern", str(w->compute_pattern));
+    put(b, m, "layers", num_or_null(w->layers));
+    put(b, m, "hidden_size", num_or_null(w->hidden_size));
+    put(b, m, "attention_heads", num_or_null(w->attention_heads));
+    put(b, m, "kv_heads", num_or_null(w->kv_heads));
+}
+
+static void put_derived(struct builder *b, const struct dc__derived *d, cJSON *root)
+{
+    cJSON *dv = obj(b, root, "derived");
+    put(b, dv, "training_flops", cJSON_CreateNumber(d->training_flops));
+    put(b, dv, "h100_days", num_or_null(d->h100_days));
+    put(b, dv, "memory_gb", cJSON_CreateNumber(d->memory_gb));
+    put(b, dv, "state_gb", cJSON_CreateNumber(d->state_gb));
+    put(b, dv, "activations_gb", cJSON_CreateNumber(d->activations_gb));
+    put(b, dv, "weights_gb", cJSON_CreateNumber(d->weights_gb));
+    put(b, dv, "active_weights_gb", cJSON_CreateNumber(d->active_weights_gb));
+    put(b, dv, "kv_cache_gb", cJSON_CreateNumber(d->kv_cache_gb));
+    put(b, dv, "dense_parameters", cJSON_CreateNumber(d->dense_parameters));
+    put(b, dv, "generative", cJSON_CreateBool(d->generative));
+    put(b, dv, "precision_bits", cJSON_CreateNumber(d->precision_bits));
+}
+
+enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w,
+                               const struct dc__derived *d, cJSON **out)
 {
     struct builder b = {false};
     *out = NULL;
@@ -345,24 +558,22 @@ enum dc_status dc__facts_build(const struct dc_workload *w, const struct dc__der
     put(&b, root, "precision", str(dc_precision_name(w->precision)));
     put(&b, root, "objective", str(objective_names[w->objective]));
     put(&b, root, "prefer_available", cJSON_CreateBool(w->prefer_available));
-    cJSON *m = obj(&b, root, "model");
-    put(&b, m, "architecture", str(w->architecture));
-    put(&b, m, "parameters", cJSON_CreateNumber(w->parameters));
-    put(&b, m, "custom_ops", cJSON_CreateBool(w->custom_ops));
-    put(&b, m, "dynamic_shapes", cJSON_CreateBool(w->dynamic_shapes));
-    put(&b, m, "sparse_embeddings", cJSON_CreateBool(w->sparse_embeddings));
-    put(&b, m, "compute_pattern", str(w->compute_pattern));
-    put(&b, m, "layers", num_or_null(w->layers));
-    put(&b, m, "hidden_size", num_or_null(w->hidden_size));
+    put_model(&b, w, root);
     cJSON *t = obj(&b, root, "training");
     put(&b, t, "tokens", cJSON_CreateNumber(w->tokens));
+    put(&b, t, "samples", num_or_null(w->samples));
+    put(&b, t, "sequence_length", cJSON_CreateNumber(w->sequence_length));
+    put(&b, t, "method", str(methods[w->method]));
     put(&b, t, "global_batch_size", cJSON_CreateNumber(w->global_batch_size));
     put(&b, t, "deadline_hours", num_or_null(w->deadline_hours));
     cJSON *i = obj(&b, root, "inference");
     put(&b, i, "requests_per_second", cJSON_CreateNumber(w->requests_per_second));
     put(&b, i, "latency_ms_p99", num_or_null(w->latency_ms_p99));
     put(&b, i, "context_tokens", cJSON_CreateNumber(w->context_tokens));
-    put(&b, i, "batch_size", cJSON_CreateNumber(w->batch_size));
+    put(&b, i, "input_tokens", cJSON_CreateNumber(w->input_tokens));
+    put(&b, i, "output_tokens", cJSON_CreateNumber(w->output_tokens));
+    put(&b, i, "kv_cache_precision", str(dc_precision_name(w->kv_precision)));
+    put(&b, i, "batch_size", num_or_null(w->batch_size));
     cJSON *c = obj(&b, root, "constraints");
     put(&b, c, "deployment", str(deploy_names[w->deployment]));
     cJSON *prov = cJSON_CreateArray();
@@ -378,16 +589,11 @@ enum dc_status dc__facts_build(const struct dc_workload *w, const struct dc__der
     put(&b, c, "providers", prov);
     put(&b, c, "budget_usd", num_or_null(w->budget_usd));
     put(&b, c, "max_accelerators", num_or_null(w->max_accelerators));
+    put_allowed(&b, rs, w, c);
     cJSON *team = obj(&b, root, "team");
     put(&b, team, "cuda_experience", str(w->cuda_experience));
     put(&b, team, "xla_experience", str(w->xla_experience));
-    cJSON *dv = obj(&b, root, "derived");
-    put(&b, dv, "training_flops", cJSON_CreateNumber(d->training_flops));
-    put(&b, dv, "h100_days", num_or_null(d->h100_days));
-    put(&b, dv, "memory_gb", cJSON_CreateNumber(d->memory_gb));
-    put(&b, dv, "weights_gb", cJSON_CreateNumber(d->weights_gb));
-    put(&b, dv, "kv_cache_gb", cJSON_CreateNumber(d->kv_cache_gb));
-    put(&b, dv, "precision_bits", cJSON_CreateNumber(d->precision_bits));
+    put_derived(&b, d, root);
     if (b.oom) {
         cJSON_Delete(root);
         return DC_ENOMEM;

@@ -40,7 +40,7 @@ static void value_action(const char *name, unsigned outputs, char *buf, size_t l
 {
     char words[128] = "";
     buf[0] = '\0';
-    if (strcmp(name, "output") == 0 || strcmp(name, "format") == 0) {
+    if (outputs != 0 && (strcmp(name, "output") == 0 || strcmp(name, "format") == 0)) {
         svc_output_names(outputs, " ", words, sizeof(words));
         snprintf(buf, len, "-W '%s'", words);
         return;

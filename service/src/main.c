@@ -20,6 +20,8 @@ const struct svc_command svc_commands[] = {
      cmd_validate_options, 0, SVC_ARGS_DOCUMENT},
     {"probe", cmd_probe, "list the accelerators attached to this host (sysfs, NVML, /dev)",
      cmd_probe_options, SVC_OUTPUT_ALL, SVC_ARGS_NONE},
+    {"calibrate", cmd_calibrate, "compare the sizing model with published runs",
+     cmd_calibrate_options, 0, SVC_ARGS_DOCUMENT},
     {"completion", cmd_completion, "print a shell completion script (bash)", cmd_completion_options,
      0, SVC_ARGS_SHELL},
 };

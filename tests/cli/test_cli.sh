@@ -252,8 +252,18 @@ check build-info-bad-epoch 1 env SOURCE_DATE_EPOCH=yesterday cmake -DSRC="$tmp/t
 expect_out build-info-bad-epoch err "SOURCE_DATE_EPOCH"
 
 # ---- YAML workloads: recommend and validate, errors at file:line ----------------------
+# The same workload as JSON and as YAML (flow and block style, comments, plain
+# scalars) gives the same recommendation.
+cat >"$tmp/serving.json" <<'JSON'
+{"name": "70b-chat-serving", "task": "inference", "framework": "pytorch", "stage": "production",
+ "model": {"architecture": "transformer", "parameters": 70e9, "layers": 80, "hidden_size": 8192},
+ "precision": "fp8",
+ "inference": {"requests_per_second": 20, "latency_ms_p99": 50, "context_tokens": 4096},
+ "constraints": {"deployment": "cloud", "providers": ["aws", "gcp"]},
+ "objective": "cost"}
+JSON
 cat >"$tmp/serving.yaml" <<'YAML'
-# the llm-serving example, as YAML
+# the same workload, as YAML
 name: 70b-chat-serving
 task: inference
 framework: pytorch
@@ -264,13 +274,12 @@ inference:
   requests_per_second: 20
   latency_ms_p99: 50
   context_tokens: 4096
-  batch_size: 8
 constraints:
   deployment: cloud
   providers: [aws, gcp]
 objective: cost
 YAML
-"$bin" recommend "$serving" | sed 's/^{"request_id":"[0-9a-f]*"/{/' >"$tmp/from-json"
+"$bin" recommend "$tmp/serving.json" | sed 's/^{"request_id":"[0-9a-f]*"/{/' >"$tmp/from-json"
 check yaml-recommend 0 "$bin" recommend "$tmp/serving.yaml"
 sed 's/^{"request_id":"[0-9a-f]*"/{/' "$tmp/out" >"$tmp/from-yaml"
 cmp -s "$tmp/from-json" "$tmp/from-yaml" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL yaml-recommend differs from the JSON workload's"; }
@@ -338,7 +347,7 @@ expect_completion probe-flags "--pretty --prefer-available --probe --proc-root" 
 expect_completion rules-dir "rulesdir" recommend --rules rules
 expect_completion shell "bash" completion ''
 # Every flag a command's --help names is offered for that command.
-for cmd in recommend check logic version validate probe serve completion; do
+for cmd in recommend check logic version validate probe serve completion calibrate; do
     offered=$(cd "$tmp" && complete_words accel-advisor "$cmd" --)
     for flag in $("$bin" "$cmd" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
         case " $offered " in

@@ -15,12 +15,17 @@
 #include "dc/ruleset.h"
 
 /* Named limits on workload fields (the contract states the same bounds). */
-#define DC_WORKLOAD_NAME_MAX 128
+#define DC_WORKLOAD_NAME_MAX       128
 #define DC_WORKLOAD_MAX_PARAMETERS 1e15
+#define DC_WORKLOAD_MAX_TOKENS     1e16
+/* constraints.accelerators: at most one entry per catalog accelerator. */
+#define DC_WORKLOAD_MAX_ALLOWED DC_RULESET_MAX_ACCELERATORS
 
 enum dc_task { DC_TASK_TRAINING, DC_TASK_FINE_TUNING, DC_TASK_INFERENCE };
 enum dc_objective { DC_OBJECTIVE_COST, DC_OBJECTIVE_TIME, DC_OBJECTIVE_BALANCED };
 enum dc_deployment { DC_DEPLOY_CLOUD, DC_DEPLOY_ON_PREM, DC_DEPLOY_HYBRID };
+/* training.method: what a training step updates (docs/scoring.md, section 5). */
+enum dc_method { DC_METHOD_FULL, DC_METHOD_LORA, DC_METHOD_QLORA };
 
 /* The workload with every default applied (openapi.yaml documents them). */
 struct dc_workload {
@@ -30,25 +35,39 @@ struct dc_workload {
     const char *stage;        /* prototype | development | production */
     const char *architecture; /* transformer | cnn | ... */
     double parameters;
+    double active_parameters;    /* used per token or sample; defaults to parameters */
+    double embedding_parameters; /* sparse tables: memory, not dense compute; 0 default */
+    double flops_per_sample;     /* forward FLOPs of one sample; NAN when absent */
     bool custom_ops;
     bool dynamic_shapes;
     bool sparse_embeddings;
     const char *compute_pattern; /* matmul | elementwise | branching */
     double layers;               /* NAN when absent */
     double hidden_size;          /* NAN when absent */
+    double attention_heads;      /* NAN when absent */
+    double kv_heads;             /* NAN when absent (then every head is a KV head) */
     enum dc_precision precision;
-    double tokens;            /* defaulted per task (sizing.yaml) */
+    enum dc_method method;
+    double tokens; /* defaulted per task (sizing.yaml) */
     bool tokens_defaulted;
+    double samples;         /* training samples; NAN when absent */
+    double sequence_length; /* training sequence length, defaulted */
     double global_batch_size;
-    double deadline_hours;    /* NAN when absent */
+    double deadline_hours; /* NAN when absent */
     double requests_per_second;
-    double latency_ms_p99;    /* NAN when absent */
-    double context_tokens;
-    double batch_size;
+    double latency_ms_p99; /* NAN when absent */
+    double context_tokens; /* KV-cache length per request: input + output tokens */
+    double input_tokens;
+    double output_tokens; /* 0 for models that do not generate tokens */
+    enum dc_precision kv_precision;
+    double batch_size; /* concurrent requests per replica; NAN: chosen per candidate */
     enum dc_deployment deployment;
-    unsigned providers;       /* bit set of enum dc_provider; 0 = any */
-    double budget_usd;        /* NAN when absent */
-    double max_accelerators;  /* NAN when absent */
+    unsigned providers;      /* bit set of enum dc_provider; 0 = any */
+    double budget_usd;       /* NAN when absent */
+    double max_accelerators; /* NAN when absent */
+    /* constraints.accelerators as catalog indices, in request order; none = any. */
+    unsigned short allowed[DC_WORKLOAD_MAX_ALLOWED];
+    size_t n_allowed;
     const char *cuda_experience; /* none | some | expert */
     const char *xla_experience;
     enum dc_objective objective;
@@ -59,8 +78,7 @@ struct dc_workload {
  * must outlive *out) applying defaults from the rule set's sizing parameters.
  * Errors: DC_EINVAL with err->where the JSON Pointer of the bad field. */
 DC_API DC_NODISCARD enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json,
-                                                    struct dc_workload *out,
-                                                    struct dc_error *err);
+                                                     struct dc_workload *out, struct dc_error *err);
 
 /* Live availability of one catalog accelerator on this host (from the probe). */
 struct dc_availability {
@@ -73,10 +91,10 @@ struct dc_availability {
 struct dc_recommend_opts {
     const struct dc_availability *availability; /* may be NULL */
     size_t n_availability;
-    bool probe_enabled;         /* a probe snapshot exists; adds `availability` */
-    const char *probe_source;   /* reason source for the availability bonus */
-    bool prefer_available;      /* server-wide default for workload.prefer_available */
-    const char *request_id;     /* copied into the result; may be NULL */
+    bool probe_enabled;       /* a probe snapshot exists; adds `availability` */
+    const char *probe_source; /* reason source for the availability bonus */
+    bool prefer_available;    /* server-wide default for workload.prefer_available */
+    const char *request_id;   /* copied into the result; may be NULL */
 };
 
 /* One reason behind a score or an exclusion. Strings are views into the rule
@@ -85,26 +103,55 @@ struct dc_reason {
     const char *rule_id; /* a rule id, or "sizing.memory", "catalog.providers", ... */
     int impact;          /* signed score impact; 0 for information */
     const char *message;
-    const char *source;  /* public URL (or "probe") */
+    const char *source; /* public URL (or "probe") */
+};
+
+/* A purchasable shape: `units` machines of `per_unit` chips (GPUs, CPUs) or
+ * `units` TPU slices of type `slice` (several slices: Multislice). */
+struct dc_shape {
+    unsigned units;
+    unsigned per_unit;
+    const char *slice; /* TPU accelerator type, NULL for machines; view into the rule set */
+};
+
+/* What set a candidate's chip count (docs/scoring.md, section 5). */
+enum dc_chips_basis {
+    DC_BASIS_MEMORY,   /* the fewest chips that hold the job already meet every target */
+    DC_BASIS_DEADLINE, /* the fewest that finish by training.deadline_hours */
+    DC_BASIS_TARGET,   /* the fewest that finish within the default target duration */
+    DC_BASIS_FASTEST,  /* objective time: the most above the efficiency floor */
+    DC_BASIS_RATE,     /* inference: replicas for requests_per_second */
+    DC_BASIS_LIMIT,    /* capped: max_accelerators, the cluster, the batch or efficiency */
+    DC_BASIS_PINNED    /* fixed by the caller (dc_size_at) */
 };
 
 struct dc_sizing {
-    double memory_need_gb;     /* whole job */
+    enum dc_chips_basis basis;
+    double memory_need_gb; /* training: state + one chip's activations; inference: one replica */
     double memory_per_chip_gb; /* usable */
-    unsigned chips_for_memory;
-    unsigned chips;            /* recommended count */
+    unsigned chips_for_memory; /* smallest purchasable count that holds it (per replica) */
+    unsigned chips;            /* recommended count, all replicas */
     unsigned replicas;         /* inference: serving replicas; training: 1 */
-    bool fits;                 /* chips within max_accelerators and max_chips */
-    double peak_tflops;        /* per chip at the workload precision; NAN if unknown */
-    double mfu;
-    double hours;              /* training run time; NAN when unknown or inference */
-    double cost_usd;           /* training: whole run; inference: per month; NAN unknown */
-    double cost_per_hour_usd;  /* all chips; NAN when no price */
-    double decode_ms;          /* inference: one decode step (bandwidth bound); NAN */
-    double throughput_rps;     /* inference: requests/s the chips serve; NAN */
-    bool meets_deadline;       /* true when no deadline */
-    bool meets_latency;        /* true when no latency target */
-    bool within_budget;        /* true when no budget or cost unknown */
+    unsigned chips_per_replica;
+    struct dc_shape shape;      /* of `chips` (training) or of one replica (inference) */
+    bool fits;                  /* one copy fits within max_accelerators and the cluster */
+    double peak_tflops;         /* per chip at the workload precision; NAN if unknown */
+    double mfu;                 /* model FLOPs / (chips x peak_tflops x time) modelled */
+    double scale_efficiency;    /* training: MFU here / MFU within one fast domain */
+    double hours;               /* training run time; NAN when unknown or inference */
+    double cost_usd;            /* training: whole run; inference: per month; NAN unknown */
+    double cost_per_hour_usd;   /* all chips; NAN when no price */
+    unsigned batch_per_replica; /* inference: concurrent requests one replica holds */
+    double prefill_ms;          /* inference: one request's prompt; NAN when unknown */
+    double decode_ms;           /* inference: one decode step (one batch for non-generative) */
+    double request_ms;          /* inference: prefill + output tokens x decode step */
+    double throughput_rps;      /* inference: requests/s all replicas serve; NAN unknown */
+    double tokens_per_second;   /* inference: generated tokens/s, all replicas; NAN */
+    bool compute_bound;         /* inference: the decode step is limited by FLOPs, not HBM */
+    bool meets_deadline;        /* true when no deadline */
+    bool meets_latency;         /* true when no latency target */
+    bool meets_rate;            /* inference: throughput_rps >= requests_per_second */
+    bool within_budget;         /* true when no budget or cost unknown */
 };
 
 struct dc_candidate_availability {
@@ -128,19 +175,18 @@ struct dc_candidate {
 
 struct dc_family_rank {
     enum dc_family family;
-    int score;      /* 0..100: base + family impacts */
-    bool excluded;  /* no candidate of this family remains */
+    int score;        /* 0..100: base + family impacts */
+    bool excluded;    /* no candidate of this family remains */
     const char *best; /* id of its best candidate, NULL when excluded */
 };
 
 struct dc_warning {
-    const char *code; /* nothing_fits_memory, nothing_within_budget, no_candidates,
-                         deadline_not_met, price_unknown, condition_error */
+    const char *code; /* docs/scoring.md, section 8: nothing_fits_memory, ... */
     const char *message;
 };
 
 struct dc_assumption {
-    const char *name;   /* "training_bytes_per_parameter" */
+    const char *name; /* "training_bytes_per_parameter" */
     double value;
     const char *unit;   /* "bytes", "ratio", "tokens" ... */
     const char *source; /* public URL */
@@ -152,7 +198,7 @@ struct dc_result {
     char request_id[65];
     struct dc_workload workload;
     struct dc_family_rank families[DC_FAMILY_COUNT]; /* ranked */
-    struct dc_candidate *recommendations; /* ranked, best first */
+    struct dc_candidate *recommendations;            /* ranked, best first */
     size_t n_recommendations;
     struct dc_candidate *excluded; /* in catalog order */
     size_t n_excluded;
@@ -169,10 +215,31 @@ struct dc_result {
  * (bad workload field; err->where is its pointer), DC_ENOMEM. Reentrant:
  * any number of threads may recommend against one rule set. */
 DC_API DC_NODISCARD enum dc_status dc_recommend(const dc_ruleset *rs, const cJSON *workload,
-                                               const struct dc_recommend_opts *opts,
-                                               struct dc_result **out, struct dc_error *err);
+                                                const struct dc_recommend_opts *opts,
+                                                struct dc_result **out, struct dc_error *err);
 
 DC_API void dc_result_free(struct dc_result *res); /* NULL-safe */
+
+/* Size `workload` on catalog accelerator `id` at exactly `chips` chips (a
+ * published run's count) without rules or scoring: what docs/calibration.md
+ * compares with measured runs. Errors: DC_EINVAL (bad workload; err->where),
+ * DC_ENOTFOUND (no such accelerator). */
+DC_API DC_NODISCARD enum dc_status dc_size_at(const dc_ruleset *rs, const cJSON *workload,
+                                              const char *id, unsigned chips, struct dc_sizing *out,
+                                              struct dc_error *err);
+
+/* The smallest purchasable shape of `a` with at least `need` chips and at most
+ * `cap`; false when there is none. */
+DC_API bool dc_shape_at_least(const struct dc_accelerator *a, unsigned need, unsigned cap,
+                              struct dc_shape *out);
+
+/* A shape as people buy it: "4 x 8 H100" (4 machines of 8), "v5p-128" (one
+ * slice), "2 x v6e-256" (Multislice). Writes at most `len` bytes; returns buf. */
+DC_API const char *dc_shape_format(const struct dc_accelerator *a, const struct dc_shape *s,
+                                   char *buf, size_t len);
+
+/* "memory", "deadline", "target", "fastest", "rate", "limit", "pinned". */
+DC_API const char *dc_chips_basis_name(enum dc_chips_basis b);
 
 /* The text of reason `r` of candidate `c` (or of an exclusion). Reasons that
  * carry numbers (sizing, cost, time) are rendered here on demand, so building a

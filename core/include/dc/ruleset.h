@@ -15,12 +15,12 @@
 #include "dc/logic.h"
 
 /* Named limits on a rule set (untrusted files). */
-#define DC_RULESET_MAX_FILES 64
-#define DC_RULESET_MAX_FILE_BYTES (1u << 20)
-#define DC_RULESET_MAX_RULES 1000
+#define DC_RULESET_MAX_FILES        64
+#define DC_RULESET_MAX_FILE_BYTES   (1u << 20)
+#define DC_RULESET_MAX_RULES        1000
 #define DC_RULESET_MAX_ACCELERATORS 100
-#define DC_RULESET_MAX_DIAGS 200
-#define DC_ID_MAX 32 /* rule and accelerator ids */
+#define DC_RULESET_MAX_DIAGS        200
+#define DC_ID_MAX                   32 /* rule and accelerator ids */
 
 enum dc_family { DC_FAMILY_GPU, DC_FAMILY_TPU, DC_FAMILY_CPU, DC_FAMILY_COUNT };
 
@@ -53,15 +53,26 @@ DC_API bool dc_family_parse(const char *s, enum dc_family *out);
 DC_API bool dc_precision_parse(const char *s, enum dc_precision *out);
 DC_API bool dc_provider_parse(const char *s, enum dc_provider *out);
 
+/* Named limits on one catalog entry's purchasable shapes. */
+#define DC_ACC_MAX_NODE_SIZES 8
+#define DC_ACC_MAX_SLICES     40
+
+/* A TPU slice shape as Google documents it: accelerator type and chips. */
+struct dc_slice {
+    const char *name; /* "v5p-128" */
+    unsigned chips;   /* 64 */
+};
+
 /* One catalog entry. Numbers a public source does not give are NAN. */
 struct dc_accelerator {
     const char *id;
     const char *name;
-    const char *vendor; /* nvidia | amd | google | generic */
+    const char *short_name; /* for shapes: "H100" in "4 x 8 H100"; defaults to the id */
+    const char *vendor;     /* nvidia | amd | google | generic */
     enum dc_family family;
-    const char *fact;   /* may be NULL */
+    const char *fact; /* may be NULL */
     const char *source;
-    uint16_t pci_vendor;        /* 0 when none */
+    uint16_t pci_vendor; /* 0 when none */
     const uint16_t *pci_devices;
     size_t n_pci_devices;
     double memory_gb;
@@ -70,8 +81,25 @@ struct dc_accelerator {
     unsigned precisions;               /* bit (1u << enum dc_precision) when supported */
     const char *interconnect;          /* may be NULL */
     double interconnect_gbps;
-    unsigned domain;                   /* chips in one fast domain; 0 when unknown */
+    /* The fast domain: chips joined by the fast interconnect (an NVLink board,
+     * the largest TPU slice over ICI). Beyond it jobs cross the slower network. */
+    unsigned domain;
+    /* What can be bought: GPUs and CPUs per machine (ascending; larger jobs take
+     * whole machines of the largest), or TPU slices (ascending chips; larger jobs
+     * take several slices of one shape, Multislice). */
+    unsigned node_sizes[DC_ACC_MAX_NODE_SIZES];
+    size_t n_node_sizes;
+    struct dc_slice slices[DC_ACC_MAX_SLICES];
+    size_t n_slices;
+    const char *shapes_source;
+    /* The cluster: the most chips one job can use across domains. */
     unsigned max_chips;
+    const char *scale_out_network;
+    const char *scale_out_source;
+    /* Share of its family's MFU this part reaches with its software stack, as
+     * measured (1 unless the catalog cites a measurement). */
+    double mfu_factor;
+    const char *mfu_factor_source;
     double power_watts;
     unsigned providers; /* bit (1u << enum dc_provider) */
     bool on_prem;
@@ -83,24 +111,60 @@ struct dc_accelerator {
     bool price_low_confidence;
 };
 
-/* Sizing and scoring parameters (sizing.yaml). */
+/* One sizing number and the public source it rests on. */
+struct dc_param {
+    double value;
+    const char *source;
+};
+
+/* Sizing and scoring parameters (sizing.yaml; method: docs/scoring.md). Every
+ * value is echoed with its source in a result's `assumptions`. */
 struct dc_sizing_params {
-    double memory_usable_fraction;
-    double train_bytes_per_param;
-    const char *train_bytes_source;
-    double activation_overhead;
-    double tokens_per_param;
-    const char *tokens_source;
-    double fine_tuning_tokens;
+    struct dc_param memory_usable_fraction;
+    /* training */
+    struct dc_param state_bytes_per_parameter; /* full: weights, gradients, Adam */
+    struct dc_param lora_adapter_fraction;     /* adapter / base parameters */
+    struct dc_param lora_flops_factor;         /* FLOPs per parameter and token (vs 6) */
+    struct dc_param qlora_bytes_per_parameter; /* 4-bit base with its constants */
+    struct dc_param checkpoint_bytes;          /* per token x hidden x layer, kept */
+    struct dc_param layer_bytes;               /* per token x hidden, one layer recomputed */
+    struct dc_param micro_batch;               /* sequences per chip and step */
+    struct dc_param sequence_length;           /* default training.sequence_length */
+    struct dc_param tokens_per_parameter;      /* default tokens for training */
+    struct dc_param fine_tuning_tokens;        /* default tokens for fine-tuning */
+    struct dc_param target_hours_training;     /* default run length, no deadline */
+    struct dc_param target_hours_fine_tuning;
+    struct dc_param goodput;          /* whole-run share of steady-state speed */
+    struct dc_param efficiency_floor; /* objective time: scale while above */
+    struct dc_param min_run_hours;    /* objective time: no shorter than */
+    /* inference */
     double infer_bytes_per_param[DC_PREC_COUNT];
-    double infer_overhead;
-    const char *infer_overhead_source;
-    double default_context_tokens;
+    const char *infer_bytes_source;
+    struct dc_param infer_overhead; /* weights x this: runtime and activations */
+    struct dc_param context_tokens; /* default KV length per request */
+    struct dc_param output_tokens;  /* default generated tokens per request */
+    struct dc_param max_batch;      /* most concurrent requests per replica */
+    struct dc_param hbm_efficiency; /* achieved share of peak HBM bandwidth */
     const char *kv_source;
     double hours_per_month;
-    double mfu_training[DC_FAMILY_COUNT];
-    double mfu_inference[DC_FAMILY_COUNT];
-    const char *mfu_source;
+    /* Model FLOPs utilisation per family, each family with its source. */
+    double mfu_training[DC_FAMILY_COUNT];     /* steady state within one fast domain */
+    double mfu_cross_domain[DC_FAMILY_COUNT]; /* factor once a job spans domains */
+    double mfu_decay[DC_FAMILY_COUNT];        /* loss per doubling beyond one domain */
+    double mfu_inference[DC_FAMILY_COUNT];    /* compute-bound serving work */
+    const char *mfu_source[DC_FAMILY_COUNT];
+    /* Training MFU factor of architectures that run below transformer matmul
+     * rates (convolutions), by name; unlisted architectures: 1. */
+    struct dc_arch_factor {
+        const char *architecture;
+        struct dc_param factor;
+    } arch_mfu[8];
+    size_t n_arch_mfu;
+    /* Measured speed-up of low-precision matmuls over bf16, per precision and
+     * family (never above the ratio of the catalog's peaks); 1 when unlisted. */
+    double precision_gain[DC_PREC_COUNT][DC_FAMILY_COUNT];
+    const char *precision_gain_source[DC_PREC_COUNT];
+    /* scoring */
     double score_base;
     double rule_weight;
     double objective_weight;
@@ -157,24 +221,24 @@ typedef struct dc_ruleset dc_ruleset; /* opaque, immutable, reference-counted */
  * problem is appended to `diags` (may be NULL) and the status is DC_EVALIDATE
  * (content), DC_ELIMIT, DC_EINVAL or DC_ENOMEM. Thread-safe. */
 DC_API DC_NODISCARD enum dc_status dc_ruleset_load_files(const struct dc_source_file *files,
-                                                        size_t n, dc_ruleset **out,
-                                                        struct dc_diags *diags);
+                                                         size_t n, dc_ruleset **out,
+                                                         struct dc_diags *diags);
 
 /* Load every non-hidden *.yaml file of directory `dir`. DC_EIO when the
  * directory or a file cannot be read (reported in diags). */
 DC_API DC_NODISCARD enum dc_status dc_ruleset_load_dir(const char *dir, dc_ruleset **out,
-                                                      struct dc_diags *diags);
+                                                       struct dc_diags *diags);
 
 /* Load the files of an embedded table (dc/embedded.h) whose names start with
  * "rules/" (the prefix is dropped, as the loader wants base names). Same
  * contract as dc_ruleset_load_files; DC_ELIMIT past DC_RULESET_MAX_FILES. */
 struct aa_embedded_file;
 DC_API DC_NODISCARD enum dc_status dc_ruleset_load_embedded(const struct aa_embedded_file *files,
-                                                           dc_ruleset **out,
-                                                           struct dc_diags *diags);
+                                                            dc_ruleset **out,
+                                                            struct dc_diags *diags);
 
 DC_API dc_ruleset *dc_ruleset_retain(dc_ruleset *rs); /* returns rs; NULL-safe */
-DC_API void dc_ruleset_release(dc_ruleset *rs);      /* NULL-safe; frees at zero */
+DC_API void dc_ruleset_release(dc_ruleset *rs);       /* NULL-safe; frees at zero */
 
 /* SHA-256 (hex, 64 chars) of the canonical content. */
 DC_API const char *dc_ruleset_version(const dc_ruleset *rs);

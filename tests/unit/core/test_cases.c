@@ -1,7 +1,8 @@
 /* tests/unit/core/test_cases.c -- the decision table: every workload in
  * tests/fixtures/cases.json against the default rule set (rules/), each case
- * naming the fact that justifies its expected top family, exclusions and
- * warnings. */
+ * naming the fact (and its public source) that justifies its expected top
+ * family or pick, exclusions, warnings and the sizing of named candidates. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,6 +41,92 @@ static bool is_excluded(const struct dc_result *r, const char *want)
     return any;
 }
 
+static const struct dc_candidate *candidate(const struct dc_result *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_recommendations; i++) {
+        if (strcmp(r->recommendations[i].acc->id, id) == 0)
+            return &r->recommendations[i];
+    }
+    return NULL;
+}
+
+/* A number of the sizing by its contract name. */
+static double sizing_value(const struct dc_sizing *z, const char *key, bool *known)
+{
+    *known = true;
+    if (strcmp(key, "chips") == 0)
+        return z->chips;
+    if (strcmp(key, "chips_for_memory") == 0)
+        return z->chips_for_memory;
+    if (strcmp(key, "chips_per_replica") == 0)
+        return z->chips_per_replica;
+    if (strcmp(key, "replicas") == 0)
+        return z->replicas;
+    if (strcmp(key, "batch_per_replica") == 0)
+        return z->batch_per_replica;
+    if (strcmp(key, "hours") == 0)
+        return z->hours;
+    if (strcmp(key, "decode_ms") == 0)
+        return z->decode_ms;
+    if (strcmp(key, "throughput_rps") == 0)
+        return z->throughput_rps;
+    if (strcmp(key, "memory_need_gb") == 0)
+        return z->memory_need_gb;
+    if (strcmp(key, "peak_tflops") == 0)
+        return z->peak_tflops;
+    if (strcmp(key, "scale_efficiency") == 0)
+        return z->scale_efficiency;
+    *known = false;
+    return NAN;
+}
+
+/* "sizing": {"h100": {"chips": [lo, hi], "shape": "1 x 8 H100", "basis": "target",
+ * "meets_rate": true, ...}}: every named field must match. */
+static bool sizing_matches(const struct dc_candidate *c, const cJSON *want, char *why, size_t len)
+{
+    const struct dc_sizing *z = &c->sizing;
+    const cJSON *f = NULL;
+    cJSON_ArrayForEach(f, want)
+    {
+        bool known = false;
+        char shape[64];
+        if (cJSON_IsArray(f) && cJSON_GetArraySize(f) == 2) {
+            double v = sizing_value(z, f->string, &known);
+            double lo = cJSON_GetArrayItem(f, 0)->valuedouble;
+            double hi = cJSON_GetArrayItem(f, 1)->valuedouble;
+            if (!known || !(v >= lo && v <= hi)) {
+                snprintf(why, len, "%s = %g, want %g..%g", f->string, v, lo, hi);
+                return false;
+            }
+        } else if (strcmp(f->string, "shape") == 0) {
+            dc_shape_format(c->acc, &z->shape, shape, sizeof(shape));
+            if (strstr(shape, f->valuestring) == NULL) {
+                snprintf(why, len, "shape %s, want %s", shape, f->valuestring);
+                return false;
+            }
+        } else if (strcmp(f->string, "basis") == 0) {
+            if (strcmp(dc_chips_basis_name(z->basis), f->valuestring) != 0) {
+                snprintf(why, len, "basis %s, want %s", dc_chips_basis_name(z->basis),
+                         f->valuestring);
+                return false;
+            }
+        } else if (cJSON_IsBool(f)) {
+            bool v = strcmp(f->string, "meets_rate") == 0       ? z->meets_rate
+                     : strcmp(f->string, "meets_latency") == 0  ? z->meets_latency
+                     : strcmp(f->string, "meets_deadline") == 0 ? z->meets_deadline
+                                                                : z->within_budget;
+            if (v != cJSON_IsTrue(f)) {
+                snprintf(why, len, "%s is %s", f->string, v ? "true" : "false");
+                return false;
+            }
+        } else {
+            snprintf(why, len, "unknown sizing expectation %s", f->string);
+            return false;
+        }
+    }
+    return true;
+}
+
 static int check_case(const cJSON *c)
 {
     const char *name = cJSON_GetObjectItem(c, "name")->valuestring;
@@ -55,7 +142,7 @@ static int check_case(const cJSON *c)
     }
 #define FAIL(...)                                                                                  \
     do {                                                                                           \
-        print_error("case %s (%s): ", name, cJSON_IsString(fact) ? fact->valuestring : "?");      \
+        print_error("case %s (%s): ", name, cJSON_IsString(fact) ? fact->valuestring : "?");       \
         print_error(__VA_ARGS__);                                                                  \
         failures++;                                                                                \
     } while (0)
@@ -65,8 +152,8 @@ static int check_case(const cJSON *c)
             FAIL("expected top family %s, got no recommendation\n", top->valuestring);
         else if (strcmp(dc_family_name(r->recommendations[0].acc->family), top->valuestring) != 0)
             FAIL("expected top family %s, got %s (%s, score %d)\n", top->valuestring,
-                 dc_family_name(r->recommendations[0].acc->family),
-                 r->recommendations[0].acc->id, r->recommendations[0].score);
+                 dc_family_name(r->recommendations[0].acc->family), r->recommendations[0].acc->id,
+                 r->recommendations[0].score);
     }
     const cJSON *it = NULL;
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "excluded"))
@@ -90,6 +177,27 @@ static int check_case(const cJSON *c)
         if (!found)
             FAIL("expected warning %s\n", it->valuestring);
     }
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "absent_warnings"))
+    {
+        for (size_t i = 0; i < r->n_warnings; i++) {
+            if (strcmp(r->warnings[i].code, it->valuestring) == 0)
+                FAIL("unexpected warning %s: %s\n", it->valuestring, r->warnings[i].message);
+        }
+    }
+    const cJSON *pick = cJSON_GetObjectItem(expect, "top");
+    if (cJSON_IsString(pick) && (r->n_recommendations == 0 ||
+                                 strcmp(r->recommendations[0].acc->id, pick->valuestring) != 0))
+        FAIL("expected top pick %s, got %s\n", pick->valuestring,
+             r->n_recommendations > 0 ? r->recommendations[0].acc->id : "nothing");
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "sizing"))
+    {
+        const struct dc_candidate *cand = candidate(r, it->string);
+        char why[512] = "";
+        if (cand == NULL)
+            FAIL("expected %s among the candidates\n", it->string);
+        else if (!sizing_matches(cand, it, why, sizeof(why)))
+            FAIL("%s: %s\n", it->string, why);
+    }
 #undef FAIL
     dc_result_free(r);
     return failures;
@@ -103,13 +211,16 @@ static void test_decision_table(void **state)
     cJSON *cases = cJSON_Parse(text);
     assert_true(cJSON_IsArray(cases));
     int n = cJSON_GetArraySize(cases);
-    assert_true(n >= 25);
+    assert_true(n >= 80);
     int failed = 0;
     const cJSON *c = NULL;
     cJSON_ArrayForEach(c, cases)
     {
         assert_true(cJSON_IsString(cJSON_GetObjectItem(c, "name")));
         assert_true(cJSON_IsString(cJSON_GetObjectItem(c, "fact")));
+        const cJSON *src = cJSON_GetObjectItem(c, "source");
+        if (!cJSON_IsString(src) || strncmp(src->valuestring, "https://", 8) != 0)
+            fail_msg("case %s names no public source", cJSON_GetObjectItem(c, "name")->valuestring);
         if (check_case(c) != 0)
             failed++;
     }

@@ -18,15 +18,17 @@
 
 #include "mini_rules.h"
 
-/* Load `rules` with the good catalog and sizing and expect exactly one
- * diagnostic equal to `expected` ("file:line: id: message" prefix). */
-static void expect_rules_diag(const char *rules, const char *expected)
+/* Load the three files and expect a diagnostic starting with `expected`
+ * ("file:line: id: message" prefix) among those reported. */
+static void expect_diag(const char *catalog, const char *sizing, const char *rules,
+                        const char *expected)
 {
     dc_ruleset *rs = NULL;
     struct dc_diags d;
     dc_diags_init(&d);
-    enum dc_status rc = load3(catalog_ok, sizing_ok, rules, &rs, &d);
-    assert_int_equal(rc, DC_EVALIDATE);
+    enum dc_status rc = load3(catalog, sizing, rules, &rs, &d);
+    if (rc != DC_EVALIDATE)
+        fail_msg("expected \"%s\", but the set loaded (%s)", expected, dc_status_name(rc));
     assert_null(rs);
     char line[768];
     bool found = false;
@@ -43,6 +45,119 @@ static void expect_rules_diag(const char *rules, const char *expected)
         fail_msg("expected diagnostic \"%s\"", expected);
     }
     dc_diags_cleanup(&d);
+}
+
+static void expect_rules_diag(const char *rules, const char *expected)
+{
+    expect_diag(catalog_ok, sizing_ok, rules, expected);
+}
+
+/* `base` with the first `from` replaced by `to` (owned by the caller). */
+static char *with(const char *base, const char *from, const char *to)
+{
+    const char *at = strstr(base, from);
+    assert_non_null(at);
+    size_t n = strlen(base) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    assert_non_null(out);
+    snprintf(out, n, "%.*s%s%s", (int)(at - base), base, to, at + strlen(from));
+    return out;
+}
+
+static void expect_catalog_edit(const char *from, const char *to, const char *expected)
+{
+    char *cat = with(catalog_ok, from, to);
+    expect_diag(cat, sizing_ok, rules_ok, expected);
+    free(cat);
+}
+
+static void expect_sizing_edit(const char *from, const char *to, const char *expected)
+{
+    char *sz = with(sizing_ok, from, to);
+    expect_diag(catalog_ok, sz, rules_ok, expected);
+    free(sz);
+}
+
+/* Purchasable shapes, the cluster, measured MFU factors: every check. */
+static void test_shape_errors(void **state)
+{
+    (void)state;
+    const char *shapes = "shapes: {node_sizes: [1, 2, 4, 8], source: https://example.com/shapes}";
+    expect_catalog_edit(shapes, "shapes: {source: https://example.com/shapes}",
+                        "catalog.yaml:13: gpu-a: shapes needs node_sizes or slices");
+    expect_catalog_edit(shapes,
+                        "shapes: {node_sizes: [1], slices: {a-1: 1}, source: https://e.com/s}",
+                        "catalog.yaml:13: gpu-a: shapes needs node_sizes or slices");
+    expect_catalog_edit(shapes, "shapes: {node_sizes: [4, 2], source: https://example.com/s}",
+                        "catalog.yaml:13: gpu-a: shapes must be listed in ascending chips");
+    expect_catalog_edit(shapes, "shapes: {node_sizes: [1.5], source: https://example.com/s}",
+                        "catalog.yaml:13: gpu-a: chip counts must be integers");
+    expect_catalog_edit(shapes, "shapes: {node_sizes: [], source: https://example.com/s}",
+                        "catalog.yaml:13: gpu-a: shapes must list 1 to 8 sizes");
+    expect_catalog_edit(shapes,
+                        "shapes: {node_sizes: [1,2,3,4,5,6,7,8,9], source: https://e.com/s}",
+                        "catalog.yaml:13: gpu-a: shapes must list 1 to 8 sizes");
+    expect_catalog_edit(shapes, "shapes: {node_sizes: [1], source: ftp://x}",
+                        "catalog.yaml:13: gpu-a: \"source\" must be a public http(s) URL");
+    expect_catalog_edit("tpu-b-4: 4", "Bad_Name: 4",
+                        "catalog.yaml:26: tpu-b: slice name \"Bad_Name\" must be");
+    expect_catalog_edit("tpu-b-16: 16", "tpu-b-16: 2",
+                        "catalog.yaml:26: tpu-b: shapes must be listed in ascending chips");
+    /* A TPU's fast domain is its largest slice; the cluster holds the largest shape. */
+    expect_catalog_edit("    precisions: [bf16, int8]\n",
+                        "    precisions: [bf16, int8]\n    interconnect: {name: ICI, domain: 8}\n",
+                        "catalog.yaml:26: tpu-b: a TPU's fast domain is its largest slice (64");
+    expect_catalog_edit(
+        "{network: InfiniBand, max_chips: 256,", "{network: InfiniBand, max_chips: 4,",
+        "catalog.yaml:14: gpu-a: scale_out max_chips (4) is below the largest shape");
+    expect_catalog_edit("{network: InfiniBand, max_chips: 256,",
+                        "{network: InfiniBand, max_chips: 2.5,",
+                        "catalog.yaml:14: gpu-a: max_chips must be an integer");
+    expect_catalog_edit(
+        "    scale_out: {network: DCN, max_chips: 256, source: https://example.com/dcn}\n", "",
+        "catalog.yaml:18: tpu-b: missing required field \"scale_out\"");
+    expect_catalog_edit("{network: InfiniBand,", "{net: InfiniBand,",
+                        "catalog.yaml:14: gpu-a: unknown key \"net\" in scale_out");
+    expect_catalog_edit("    providers: [aws, gcp]\n",
+                        "    mfu_factor: {value: 3, source: https://example.com/m}\n"
+                        "    providers: [aws, gcp]\n",
+                        "catalog.yaml:15: gpu-a: \"value\" must be between 0.05 and 2");
+    expect_catalog_edit("    providers: [aws, gcp]\n",
+                        "    mfu_factor: {value: 0.5}\n    providers: [aws, gcp]\n",
+                        "catalog.yaml:15: gpu-a: missing required field \"source\"");
+    expect_catalog_edit("domain: 8}", "domain: 1.5}",
+                        "catalog.yaml:12: gpu-a: interconnect domain must be an integer");
+}
+
+/* Sizing parameters: each a {value, source} pair within its bounds. */
+static void test_param_errors(void **state)
+{
+    (void)state;
+    expect_sizing_edit("goodput: {value: 0.8,", "goodput: {value: 2,",
+                       "sizing.yaml:16: \"value\" must be between 0.05 and 1, got 2");
+    expect_sizing_edit("goodput: {value: 0.8, source: https://arxiv.org/abs/2407.21783}",
+                       "goodput: {value: 0.8, source: folklore}",
+                       "sizing.yaml:16: \"source\" must be a public http(s) URL or \"convention\"");
+    expect_sizing_edit("goodput: {value: 0.8, source: https://arxiv.org/abs/2407.21783}",
+                       "goodput: 0.8", "sizing.yaml:16: \"goodput\" must be a mapping");
+    expect_sizing_edit("    goodput: {value: 0.8, source: https://arxiv.org/abs/2407.21783}\n", "",
+                       "sizing.yaml:4: missing required field \"goodput\"");
+    expect_sizing_edit("micro_batch: {value: 1, source: convention}",
+                       "micro_batch: {value: 1, source: convention, note: x}",
+                       "sizing.yaml:10: unknown key \"note\" in micro_batch");
+    expect_sizing_edit("architecture_mfu: {cnn:", "architecture_mfu: {cnx:",
+                       "sizing.yaml:17: unknown key \"cnx\" in sizing.training.architecture_mfu");
+    expect_sizing_edit("    fp8: {gpu: 1.25,", "    fp9: {gpu: 1.25,",
+                       "sizing.yaml:34: unknown key \"fp9\" in sizing.precision_gain");
+    expect_sizing_edit("    fp8: {gpu: 1.25,", "    fp8: {gpu: 0.5,",
+                       "sizing.yaml:34: \"gpu\" must be between 1 and 16");
+    expect_sizing_edit("    gpu: {training: 0.5,", "    gpu: {training: 0.5, speed: 2,",
+                       "sizing.yaml:30: unknown key \"speed\" in an mfu family");
+    expect_sizing_edit("    gpu: {training: 0.5,", "    npu: {training: 0.5,",
+                       "sizing.yaml:30: unknown key \"npu\" in sizing.mfu");
+    expect_sizing_edit("int4: 0.5, source: https://blog.eleuther.ai/transformer-math/}",
+                       "int4: 0.5, int2: 0.25, source: https://blog.eleuther.ai/transformer-math/}",
+                       "sizing.yaml:21: unknown key \"int2\" in bytes_per_parameter");
 }
 
 static void test_load_ok(void **state)
@@ -183,7 +298,7 @@ static void test_catalog_and_sizing_errors(void **state)
     char line[768];
     const char *want[] = {"catalog.yaml:5: gpu-a: family must be gpu, tpu or cpu",
                           "catalog.yaml:8: gpu-a: \"memory_gb\" must be between",
-                          "catalog.yaml:16: gpu-a: \"confidence\" must be high or low"};
+                          "catalog.yaml:17: gpu-a: \"confidence\" must be high or low"};
     for (size_t k = 0; k < 3; k++) {
         bool found = false;
         for (size_t i = 0; i < d.count; i++) {
@@ -334,9 +449,9 @@ static void test_default_rules(void **state)
         assert_non_null(r->fact);
         assert_null(strstr(r->source, "domain-facts"));
     }
-    static const char *const required[] = {"h100", "h200", "b200",  "a100", "l4",  "t4",
-                                           "mi300x", "tpu-v4", "tpu-v5e", "tpu-v5p",
-                                           "tpu-v6e", "tpu7x"};
+    static const char *const required[] = {"h100",    "h200",    "b200",    "a100",
+                                           "l4",      "t4",      "mi300x",  "tpu-v4",
+                                           "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu7x"};
     for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
         if (dc_ruleset_find_accelerator(rs, required[i]) == NULL)
             fail_msg("catalog lacks %s", required[i]);
@@ -390,6 +505,8 @@ int main(void)
         cmocka_unit_test(test_version_is_canonical),
         cmocka_unit_test(test_rule_errors),
         cmocka_unit_test(test_catalog_and_sizing_errors),
+        cmocka_unit_test(test_shape_errors),
+        cmocka_unit_test(test_param_errors),
         cmocka_unit_test(test_bad_arguments_and_limits),
         cmocka_unit_test(test_load_dir),
         cmocka_unit_test(test_default_rules),

@@ -1,0 +1,47 @@
+/* core/src/engine_internal.h -- what the phases of a recommendation share:
+ * engine.c (rules, candidates, scoring), report.c (warnings, assumptions) and
+ * explain.c (reason text). Not part of the public API. */
+#ifndef DC_ENGINE_INTERNAL_H
+#define DC_ENGINE_INTERNAL_H
+
+#include "arena.h"
+#include "dc/engine.h"
+#include "workload_internal.h"
+
+/* Pseudo-rule ids for reasons that come from the workload's constraints, the
+ * catalog and sizing rather than from a rule file. Their messages are rendered
+ * on demand (dc_reason_text). */
+#define DC__R_ALLOWED   "constraints.accelerators"
+#define DC__R_PROVIDERS "catalog.providers"
+#define DC__R_ON_PREM   "catalog.on-prem"
+#define DC__R_PRECISION "catalog.precision"
+#define DC__R_MEMORY    "sizing.memory"
+#define DC__R_BUDGET    "sizing.budget"
+#define DC__R_TIME      "sizing.time"
+#define DC__R_SERVING   "sizing.serving"
+#define DC__R_COST      "sizing.cost"
+#define DC__R_DEADLINE  "sizing.deadline"
+#define DC__R_LATENCY   "sizing.latency"
+#define DC__R_RATE      "sizing.rate"
+#define DC__R_AVAILABLE "probe.available"
+
+#define DC__MAX_WARNINGS    16
+#define DC__MAX_ASSUMPTIONS 40
+
+/* printf into the arena; NULL on OOM. */
+char *dc__fmt(struct dc__arena *ar, const char *f, ...) DC_PRINTF(2, 3);
+
+/* Append the result's warnings (docs/scoring.md, section 8). `all` holds every
+ * candidate, excluded or not, in catalog order. */
+enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
+                                   const struct dc__derived *d, const struct dc_candidate *all,
+                                   size_t n_all);
+
+/* Append the sizing parameters the result rests on, with their sources. */
+void dc__report_assumptions(const dc_ruleset *rs, struct dc_result *res,
+                            const struct dc__derived *d);
+
+/* A warning with `code` and `msg` (NULL msg: out of memory). */
+enum dc_status dc__add_warning(struct dc_result *res, const char *code, const char *msg);
+
+#endif

@@ -1,0 +1,271 @@
+/* core/src/explain.c -- the text of reasons that carry numbers (sizing, cost,
+ * time, exclusions by constraint). They are rendered on demand, so building a
+ * result never pays for formatting it; the numbers are the result's own, so the
+ * text always agrees with the fields beside it. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "sizing.h"
+
+static const char *money(double v, char *buf, size_t len)
+{
+    if (!isfinite(v))
+        snprintf(buf, len, "unknown");
+    else if (v >= 100)
+        snprintf(buf, len, "$%.0f", v);
+    else
+        snprintf(buf, len, "$%.2f", v);
+    return buf;
+}
+
+static const char *plural(unsigned n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* Why this many chips, in words (enum dc_chips_basis). */
+static const char *basis_text(const struct dc_result *res, const struct dc_sizing *z, char *buf,
+                              size_t len)
+{
+    const struct dc_workload *w = &res->workload;
+    const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
+    switch (z->basis) {
+    case DC_BASIS_MEMORY:
+        snprintf(buf, len, "the fewest that hold it");
+        break;
+    case DC_BASIS_DEADLINE:
+        snprintf(buf, len, "the fewest that finish within the %g h deadline", w->deadline_hours);
+        break;
+    case DC_BASIS_TARGET:
+        snprintf(buf, len, "the fewest that finish within the default %g h (no deadline given)",
+                 w->task == DC_TASK_FINE_TUNING ? s->target_hours_fine_tuning.value
+                                                : s->target_hours_training.value);
+        break;
+    case DC_BASIS_FASTEST:
+        snprintf(buf, len,
+                 "objective time: as many as keep %.0f%% scaling efficiency, no run under %g h",
+                 s->efficiency_floor.value * 100, s->min_run_hours.value);
+        break;
+    case DC_BASIS_RATE:
+        snprintf(buf, len, "replicas for %g requests/s", w->requests_per_second);
+        break;
+    case DC_BASIS_LIMIT:
+        snprintf(buf, len,
+                 "the most the accelerator limit, the cluster, the global batch of %g or the "
+                 "efficiency floor allow",
+                 w->global_batch_size);
+        break;
+    case DC_BASIS_PINNED:
+        snprintf(buf, len, "as given");
+        break;
+    }
+    return buf;
+}
+
+static void memory_excluded_text(const struct dc_result *res, const struct dc_candidate *c,
+                                 char *buf, size_t len)
+{
+    const struct dc_workload *w = &res->workload;
+    const struct dc_sizing *z = &c->sizing;
+    const struct dc_accelerator *a = c->acc;
+    unsigned cap = dc__chip_cap(w, a);
+    bool by_user = isfinite(w->max_accelerators) && w->max_accelerators < a->max_chips;
+    if (z->chips_for_memory == 0) {
+        snprintf(buf, len,
+                 "One micro-batch's activations do not fit even when split across a "
+                 "%u-chip fast domain of %.0f GB usable each.",
+                 a->domain > 0 ? a->domain : 1, z->memory_per_chip_gb);
+        return;
+    }
+    snprintf(buf, len,
+             "Needs %.1f GB%s: at least %u chips of %.0f GB usable, over the limit of %u%s.",
+             z->memory_need_gb, w->task == DC_TASK_INFERENCE ? " per replica" : "",
+             z->chips_for_memory, z->memory_per_chip_gb, cap,
+             by_user ? " (constraints.max_accelerators)" : " (the largest job on this cluster)");
+}
+
+static void memory_training_text(const struct dc_result *res, const struct dc_candidate *c,
+                                 char *buf, size_t len)
+{
+    const struct dc_workload *w = &res->workload;
+    const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
+    const struct dc_sizing *z = &c->sizing;
+    char what[160];
+    switch (w->method) {
+    case DC_METHOD_LORA:
+        snprintf(what, sizeof(what), "frozen %s weights plus LoRA adapters with their Adam state",
+                 dc_precision_name(w->precision));
+        break;
+    case DC_METHOD_QLORA:
+        snprintf(what, sizeof(what), "a 4-bit NF4 base (%.3f B/parameter) plus LoRA adapters",
+                 s->qlora_bytes_per_parameter.value);
+        break;
+    case DC_METHOD_FULL:
+        snprintf(what, sizeof(what), "weights, gradients and Adam state (%.0f B/parameter)",
+                 s->state_bytes_per_parameter.value);
+        break;
+    }
+    char shape[64];
+    struct dc_shape least;
+    if (!dc_shape_at_least(c->acc, z->chips_for_memory, UINT_MAX, &least))
+        least = z->shape;
+    snprintf(buf, len,
+             "Needs %.1f GB: %s, sharded across the chips, and the activations of %g sequence%s "
+             "of %g tokens per chip with full recomputation; the smallest shape that holds it "
+             "is %s (%.0f GB usable a chip).",
+             z->memory_need_gb, what, s->micro_batch.value, s->micro_batch.value == 1 ? "" : "s",
+             w->sequence_length, dc_shape_format(c->acc, &least, shape, sizeof(shape)),
+             z->memory_per_chip_gb);
+}
+
+static void memory_inference_text(const struct dc_result *res, const struct dc_candidate *c,
+                                  char *buf, size_t len)
+{
+    const struct dc_workload *w = &res->workload;
+    const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
+    const struct dc_sizing *z = &c->sizing;
+    double weights = w->parameters * s->infer_bytes_per_param[w->precision] / DC__GB;
+    double kv = z->batch_per_replica > 0
+                    ? (z->memory_need_gb - weights * s->infer_overhead.value) / z->batch_per_replica
+                    : 0;
+    char kvtext[200] = "";
+    if (kv > 0)
+        snprintf(kvtext, sizeof(kvtext),
+                 " plus a %.2f GB %s KV cache for each of %u requests (%g tokens, %s)", kv,
+                 dc_precision_name(w->kv_precision), z->batch_per_replica, w->context_tokens,
+                 isfinite(w->kv_heads) ? "KV heads as given"
+                                       : "every attention head a KV head: set model.kv_heads");
+    snprintf(buf, len,
+             "Needs %.1f GB per replica: %.1f GB of %s weights x %.1f runtime overhead%s; %u "
+             "chip%s of %.0f GB usable.",
+             z->memory_need_gb, weights, dc_precision_name(w->precision), s->infer_overhead.value,
+             kvtext, z->chips_per_replica, plural(z->chips_per_replica), z->memory_per_chip_gb);
+}
+
+static void time_text(const struct dc_result *res, const struct dc_candidate *c, char *buf,
+                      size_t len)
+{
+    const struct dc_sizing *z = &c->sizing;
+    char shape[64], why[200];
+    snprintf(buf, len,
+             "About %.1f hours (%.1f days) on %s, %s: %.3g FLOP at %.0f TFLOPS peak and %.0f%% "
+             "MFU (%.0f%% of the single-domain rate).",
+             z->hours, z->hours / 24.0, dc_shape_format(c->acc, &z->shape, shape, sizeof(shape)),
+             basis_text(res, z, why, sizeof(why)),
+             z->hours * 3600.0 * z->chips * z->peak_tflops * 1e12 * z->mfu, z->peak_tflops,
+             z->mfu * 100, z->scale_efficiency * 100);
+}
+
+static void serving_text(const struct dc_result *res, const struct dc_candidate *c, char *buf,
+                         size_t len)
+{
+    const struct dc_workload *w = &res->workload;
+    const struct dc_sizing *z = &c->sizing;
+    char shape[64], why[200];
+    dc_shape_format(c->acc, &z->shape, shape, sizeof(shape));
+    basis_text(res, z, why, sizeof(why));
+    if (!isfinite(z->throughput_rps))
+        snprintf(buf, len,
+                 "Throughput cannot be estimated: no %s rate or memory bandwidth is listed for %s.",
+                 dc_precision_name(w->precision), c->acc->id);
+    else if (isfinite(z->prefill_ms))
+        snprintf(buf, len,
+                 "%u replica%s of %u chip%s on %s (%s), %u concurrent requests each: about "
+                 "%.1f requests/s and %.0f output tokens/s. A request takes about %.0f ms "
+                 "(prefill %.1f ms + %g tokens x %.2f ms per step, each step bound by %s).",
+                 z->replicas, plural(z->replicas), z->chips_per_replica,
+                 plural(z->chips_per_replica), shape, why, z->batch_per_replica, z->throughput_rps,
+                 z->tokens_per_second, z->request_ms, z->prefill_ms, w->output_tokens, z->decode_ms,
+                 z->compute_bound ? "compute" : "memory bandwidth");
+    else
+        snprintf(buf, len,
+                 "%u replica%s of %u chip%s on %s (%s), batches of %u: about %.1f requests/s; "
+                 "one batch takes about %.2f ms, bound by %s.",
+                 z->replicas, plural(z->replicas), z->chips_per_replica,
+                 plural(z->chips_per_replica), shape, why, z->batch_per_replica, z->throughput_rps,
+                 z->decode_ms, z->compute_bound ? "compute" : "memory bandwidth");
+}
+
+static void cost_text(const struct dc_result *res, const struct dc_candidate *c, char *buf,
+                      size_t len)
+{
+    const struct dc_accelerator *a = c->acc;
+    const struct dc_sizing *z = &c->sizing;
+    char m1[32], m2[32];
+    if (res->workload.task == DC_TASK_INFERENCE)
+        snprintf(buf, len,
+                 "About %s per month (%s/hour for %u chip%s) at $%.3f/chip-hour (%s, %s)%s.",
+                 money(z->cost_usd, m1, sizeof(m1)), money(z->cost_per_hour_usd, m2, sizeof(m2)),
+                 z->chips, plural(z->chips), a->price_usd_per_chip_hour, a->price_basis,
+                 a->price_as_of, a->price_low_confidence ? "; low-confidence price" : "");
+    else
+        snprintf(buf, len, "About %s in total at $%.3f/chip-hour (%s, %s)%s.",
+                 money(z->cost_usd, m1, sizeof(m1)), a->price_usd_per_chip_hour, a->price_basis,
+                 a->price_as_of, a->price_low_confidence ? "; low-confidence price" : "");
+}
+
+static void target_text(const struct dc_result *res, const struct dc_candidate *c, const char *id,
+                        char *buf, size_t len)
+{
+    const struct dc_workload *w = &res->workload;
+    const struct dc_sizing *z = &c->sizing;
+    char m1[32], m2[32];
+    if (strcmp(id, DC__R_BUDGET) == 0)
+        snprintf(buf, len, "Estimated %s is over the budget of %s.",
+                 money(z->cost_usd, m1, sizeof(m1)), money(w->budget_usd, m2, sizeof(m2)));
+    else if (strcmp(id, DC__R_DEADLINE) == 0)
+        snprintf(buf, len, "Misses the %.1f h deadline even at %u chips (about %.1f h).",
+                 w->deadline_hours, z->chips, z->hours);
+    else if (strcmp(id, DC__R_LATENCY) == 0)
+        snprintf(
+            buf, len, "One %s takes about %.2f ms even at batch 1, over the %.2f ms p99 target.",
+            isfinite(z->prefill_ms) ? "decode step" : "batch", z->decode_ms, w->latency_ms_p99);
+    else
+        snprintf(buf, len,
+                 "Serves about %.1f of the %g requests/s asked: %u replicas are all the limit of "
+                 "%u chips allows.",
+                 z->throughput_rps, w->requests_per_second, z->replicas, dc__chip_cap(w, c->acc));
+}
+
+const char *dc_reason_text(const struct dc_result *res, const struct dc_candidate *c,
+                           const struct dc_reason *r, char *buf, size_t len)
+{
+    if (r->message != NULL)
+        return r->message;
+    const struct dc_accelerator *a = c->acc;
+    const struct dc_workload *w = &res->workload;
+    const char *id = r->rule_id;
+    if (strcmp(id, DC__R_ALLOWED) == 0)
+        snprintf(buf, len, "%s is not in constraints.accelerators.", a->id);
+    else if (strcmp(id, DC__R_PROVIDERS) == 0)
+        snprintf(buf, len, "%s is not offered by the requested providers or deployment.", a->name);
+    else if (strcmp(id, DC__R_ON_PREM) == 0)
+        snprintf(buf, len, "%s cannot be bought and run on premises.", a->name);
+    else if (strcmp(id, DC__R_PRECISION) == 0)
+        snprintf(buf, len, "%s does not support %s in hardware.", a->name,
+                 dc_precision_name(w->precision));
+    else if (strcmp(id, DC__R_MEMORY) == 0 && !c->sizing.fits)
+        memory_excluded_text(res, c, buf, len);
+    else if (strcmp(id, DC__R_MEMORY) == 0 && w->task == DC_TASK_INFERENCE)
+        memory_inference_text(res, c, buf, len);
+    else if (strcmp(id, DC__R_MEMORY) == 0)
+        memory_training_text(res, c, buf, len);
+    else if (strcmp(id, DC__R_TIME) == 0)
+        time_text(res, c, buf, len);
+    else if (strcmp(id, DC__R_SERVING) == 0)
+        serving_text(res, c, buf, len);
+    else if (strcmp(id, DC__R_COST) == 0)
+        cost_text(res, c, buf, len);
+    else if (strcmp(id, DC__R_BUDGET) == 0 || strcmp(id, DC__R_DEADLINE) == 0 ||
+             strcmp(id, DC__R_LATENCY) == 0 || strcmp(id, DC__R_RATE) == 0)
+        target_text(res, c, id, buf, len);
+    else if (strcmp(id, DC__R_AVAILABLE) == 0)
+        snprintf(buf, len, "%u of %u attached %s are free on this host now.", c->availability.free,
+                 c->availability.attached, a->id);
+    else
+        snprintf(buf, len, "%s", id);
+    return buf;
+}

@@ -1,0 +1,275 @@
+/* core/src/report.c -- what a result says about itself: the warnings a reader
+ * must not miss and the sizing assumptions behind its numbers, each with its
+ * source (docs/scoring.md, sections 5 and 8). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine_internal.h"
+#include "ruleset_internal.h"
+#include "sizing.h"
+
+/* Age in days of a catalog price dated "YYYY-MM" or "YYYY-MM-DD" (a month-only
+ * date counts from the first of that month), at `now`; NAN when unparseable. */
+static double price_age_days(const char *as_of, time_t now)
+{
+    int y = 0, m = 0, d = 1;
+    if (as_of == NULL || sscanf(as_of, "%4d-%2d-%2d", &y, &m, &d) < 2 || m < 1 || m > 12 || d < 1 ||
+        d > 31)
+        return NAN;
+    /* Days from civil date (Howard Hinnant's algorithm), to avoid timegm(). */
+    int yy = y - (m <= 2);
+    int era = (yy >= 0 ? yy : yy - 399) / 400;
+    int yoe = yy - era * 400;
+    int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    double days = (double)era * 146097.0 + doe - 719468.0;
+    return (double)now / 86400.0 - days;
+}
+
+/* Nothing fits, nothing is within budget, or nothing is left at all. */
+static enum dc_status fit_warnings(struct dc_result *res, const struct dc_candidate *all,
+                                   size_t n_all)
+{
+    const struct dc_workload *w = &res->workload;
+    struct dc__arena *ar = res->arena_;
+    size_t allowed = 0, fit_mem = 0;
+    const struct dc_candidate *smallest = NULL, *cheapest = NULL;
+    for (size_t i = 0; i < n_all; i++) {
+        const struct dc_candidate *c = &all[i];
+        const char *by = c->excluded_by != NULL ? c->excluded_by->rule_id : NULL;
+        if (by != NULL && strcmp(by, DC__R_MEMORY) != 0 && strcmp(by, DC__R_BUDGET) != 0)
+            continue;
+        allowed++;
+        if (c->sizing.fits) {
+            fit_mem++;
+            if (isfinite(c->sizing.cost_usd) &&
+                (cheapest == NULL || c->sizing.cost_usd < cheapest->sizing.cost_usd))
+                cheapest = c;
+        } else if (c->sizing.chips_for_memory > 0 &&
+                   (smallest == NULL ||
+                    c->sizing.chips_for_memory < smallest->sizing.chips_for_memory)) {
+            smallest = c;
+        }
+    }
+    enum dc_status rc = DC_OK;
+    if (allowed > 0 && fit_mem == 0 && smallest != NULL)
+        rc = dc__add_warning(
+            res, "nothing_fits_memory",
+            dc__fmt(ar,
+                    "No candidate fits %.1f GB within the accelerator limit; the smallest fit "
+                    "is %u x %s (%.0f GB each): raise constraints.max_accelerators to %u or use "
+                    "a lower precision.",
+                    smallest->sizing.memory_need_gb, smallest->sizing.chips_for_memory,
+                    smallest->acc->id, smallest->acc->memory_gb,
+                    smallest->sizing.chips_for_memory));
+    else if (allowed > 0 && fit_mem == 0)
+        rc = dc__add_warning(res, "nothing_fits_memory",
+                             "No candidate holds the job at any size: one micro-batch's "
+                             "activations exceed a chip's memory; shorten the sequence.");
+    else if (fit_mem > 0 && res->n_recommendations == 0 && cheapest != NULL &&
+             isfinite(w->budget_usd))
+        rc = dc__add_warning(res, "nothing_within_budget",
+                             dc__fmt(ar,
+                                     "No candidate fits the budget of $%.2f; the cheapest is %s "
+                                     "at an estimated $%.2f.",
+                                     w->budget_usd, cheapest->acc->id, cheapest->sizing.cost_usd));
+    if (rc == DC_OK && res->n_recommendations == 0)
+        rc = dc__add_warning(res, "no_candidates",
+                             "Every candidate was excluded; see `excluded` for the rule behind "
+                             "each.");
+    return rc;
+}
+
+/* What the top recommendation misses: deadline, latency, rate. */
+static enum dc_status target_warnings(struct dc_result *res, const struct dc_candidate *top)
+{
+    const struct dc_workload *w = &res->workload;
+    const struct dc_sizing *z = &top->sizing;
+    struct dc__arena *ar = res->arena_;
+    enum dc_status rc = DC_OK;
+    if (!z->meets_deadline)
+        rc = dc__add_warning(res, "deadline_not_met",
+                             dc__fmt(ar,
+                                     "The top recommendation needs an estimated %.1f h on %u "
+                                     "chips, over the %.1f h deadline, even at its largest "
+                                     "useful size.",
+                                     z->hours, z->chips, w->deadline_hours));
+    if (rc == DC_OK && !z->meets_latency)
+        rc = dc__add_warning(res, "latency_not_met",
+                             dc__fmt(ar,
+                                     "One %s of the top recommendation takes about %.2f ms even "
+                                     "at batch 1, over the %.2f ms p99 target.",
+                                     isfinite(z->prefill_ms) ? "decode step" : "batch",
+                                     z->decode_ms, w->latency_ms_p99));
+    if (rc == DC_OK && !z->meets_rate)
+        rc = dc__add_warning(res, "rate_not_met",
+                             dc__fmt(ar,
+                                     "The top recommendation serves about %.1f of the %.1f "
+                                     "requests/s asked: %u replicas of %u chips are all the "
+                                     "accelerator limit allows.",
+                                     z->throughput_rps, w->requests_per_second, z->replicas,
+                                     z->chips_per_replica));
+    return rc;
+}
+
+/* The top recommendation's price: unknown, uncertain or old. */
+static enum dc_status price_warnings(const dc_ruleset *rs, struct dc_result *res,
+                                     const struct dc_candidate *top)
+{
+    const struct dc_accelerator *a = top->acc;
+    struct dc__arena *ar = res->arena_;
+    if (!a->has_price)
+        return dc__add_warning(
+            res, "price_unknown",
+            dc__fmt(ar, "No public list price is known for %s, so its cost is not estimated.",
+                    a->id));
+    enum dc_status rc = DC_OK;
+    if (a->price_low_confidence)
+        rc = dc__add_warning(res, "price_low_confidence",
+                             dc__fmt(ar,
+                                     "The list price of %s is marked low-confidence by the "
+                                     "catalog (%s); check it before relying on the cost "
+                                     "estimate.",
+                                     a->id, a->price_basis));
+    double age = price_age_days(a->price_as_of, time(NULL));
+    if (rc == DC_OK && isfinite(age) && age > rs->sizing.price_stale_after_days)
+        rc = dc__add_warning(res, "price_stale",
+                             dc__fmt(ar,
+                                     "The list price of %s dates from %s, over %.0f days ago; "
+                                     "its cost estimate may be out of date.",
+                                     a->id, a->price_as_of, rs->sizing.price_stale_after_days));
+    return rc;
+}
+
+enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
+                                   const struct dc__derived *d, const struct dc_candidate *all,
+                                   size_t n_all)
+{
+    const struct dc_workload *w = &res->workload;
+    struct dc__arena *ar = res->arena_;
+    enum dc_status rc = fit_warnings(res, all, n_all);
+    if (rc == DC_OK && d->flops_rough)
+        rc = dc__add_warning(res, "compute_estimate_rough",
+                             dc__fmt(ar,
+                                     "The compute of a %s is not 2 x parameters per token; "
+                                     "hours and throughput are rough until model."
+                                     "flops_per_sample (forward FLOPs of one sample) is given.",
+                                     w->architecture));
+    if (rc != DC_OK || res->n_recommendations == 0)
+        return rc;
+    const struct dc_candidate *top = &res->recommendations[0];
+    rc = target_warnings(res, top);
+    if (rc == DC_OK)
+        rc = price_warnings(rs, res, top);
+    if (rc == DC_OK && w->task != DC_TASK_INFERENCE && !isfinite(w->deadline_hours) &&
+        isfinite(top->sizing.hours) && top->sizing.hours > 24.0 * 30)
+        rc = dc__add_warning(res, "long_run",
+                             dc__fmt(ar,
+                                     "The estimated run takes %.0f days on %u x %s, the most the "
+                                     "limits allow; set training.deadline_hours to size the job "
+                                     "for a deadline.",
+                                     top->sizing.hours / 24.0, top->sizing.chips, top->acc->id));
+    return rc;
+}
+
+/* ---- assumptions ------------------------------------------------------------------ */
+
+static void add(struct dc_result *res, const char *name, double value, const char *unit,
+                const char *source)
+{
+    if (res->n_assumptions == DC__MAX_ASSUMPTIONS || !isfinite(value))
+        return;
+    struct dc_assumption *a = &res->assumptions[res->n_assumptions++];
+    *a = (struct dc_assumption){name, value, unit, source};
+}
+
+static void add_param(struct dc_result *res, const char *name, const struct dc_param *p,
+                      const char *unit)
+{
+    add(res, name, p->value, unit, p->source);
+}
+
+static void training_assumptions(const struct dc_sizing_params *s, struct dc_result *res,
+                                 const struct dc__derived *d)
+{
+    const struct dc_workload *w = &res->workload;
+    switch (w->method) {
+    case DC_METHOD_FULL:
+        add_param(res, "state_bytes_per_parameter", &s->state_bytes_per_parameter, "bytes");
+        break;
+    case DC_METHOD_QLORA:
+    case DC_METHOD_LORA:
+        /* QLoRA trains LoRA adapters on a 4-bit base. */
+        if (w->method == DC_METHOD_QLORA)
+            add_param(res, "qlora_bytes_per_parameter", &s->qlora_bytes_per_parameter, "bytes");
+        add_param(res, "lora_adapter_fraction", &s->lora_adapter_fraction, "ratio");
+        add_param(res, "lora_flops_factor", &s->lora_flops_factor, "flop/parameter/token");
+        break;
+    }
+    add_param(res, "checkpoint_bytes", &s->checkpoint_bytes, "bytes/token/hidden/layer");
+    add_param(res, "layer_bytes", &s->layer_bytes, "bytes/token/hidden");
+    add_param(res, "micro_batch", &s->micro_batch, "sequences");
+    add(res, "training_tokens", w->tokens, "tokens", s->tokens_per_parameter.source);
+    add(res, "training_flops", d->training_flops, "flop", "https://arxiv.org/abs/2001.08361");
+    add(res, "training_state_gb", d->state_gb, "GB", s->state_bytes_per_parameter.source);
+    add(res, "activations_gb", d->activations_gb, "GB", s->layer_bytes.source);
+    if (!isfinite(w->deadline_hours))
+        add_param(res,
+                  w->task == DC_TASK_FINE_TUNING ? "target_hours_fine_tuning"
+                                                 : "target_hours_training",
+                  w->task == DC_TASK_FINE_TUNING ? &s->target_hours_fine_tuning
+                                                 : &s->target_hours_training,
+                  "hours");
+    if (w->objective == DC_OBJECTIVE_TIME) {
+        add_param(res, "efficiency_floor", &s->efficiency_floor, "ratio");
+        add_param(res, "min_run_hours", &s->min_run_hours, "hours");
+    }
+    static const char *const names[DC_FAMILY_COUNT][3] = {
+        {"mfu_training_gpu", "mfu_cross_domain_gpu", "mfu_decay_per_doubling_gpu"},
+        {"mfu_training_tpu", "mfu_cross_domain_tpu", "mfu_decay_per_doubling_tpu"},
+        {"mfu_training_cpu", "mfu_cross_domain_cpu", "mfu_decay_per_doubling_cpu"}};
+    for (size_t f = 0; f < DC_FAMILY_COUNT; f++) {
+        add(res, names[f][0], s->mfu_training[f], "ratio", s->mfu_source[f]);
+        add(res, names[f][1], s->mfu_cross_domain[f], "ratio", s->mfu_source[f]);
+        add(res, names[f][2], s->mfu_decay[f], "ratio", s->mfu_source[f]);
+    }
+}
+
+static void inference_assumptions(const struct dc_sizing_params *s, struct dc_result *res,
+                                  const struct dc__derived *d)
+{
+    const struct dc_workload *w = &res->workload;
+    add(res, "inference_bytes_per_parameter", s->infer_bytes_per_param[w->precision], "bytes",
+        s->infer_bytes_source);
+    add_param(res, "inference_overhead_factor", &s->infer_overhead, "ratio");
+    add(res, "kv_cache_bytes_per_token", d->kv_bytes_per_token, "bytes", s->kv_source);
+    add(res, "flops_per_request", d->flops_per_request, "flop", "https://arxiv.org/abs/2001.08361");
+    add_param(res, "max_batch", &s->max_batch, "requests");
+    add_param(res, "hbm_efficiency", &s->hbm_efficiency, "ratio");
+    static const char *const names[DC_FAMILY_COUNT] = {"mfu_inference_gpu", "mfu_inference_tpu",
+                                                       "mfu_inference_cpu"};
+    for (size_t f = 0; f < DC_FAMILY_COUNT; f++)
+        add(res, names[f], s->mfu_inference[f], "ratio", s->mfu_source[f]);
+    add(res, "hours_per_month", s->hours_per_month, "hours", "convention");
+}
+
+void dc__report_assumptions(const dc_ruleset *rs, struct dc_result *res,
+                            const struct dc__derived *d)
+{
+    const struct dc_sizing_params *s = &rs->sizing;
+    const struct dc_workload *w = &res->workload;
+    add_param(res, "memory_usable_fraction", &s->memory_usable_fraction, "ratio");
+    if (w->task == DC_TASK_INFERENCE)
+        inference_assumptions(s, res, d);
+    else
+        training_assumptions(s, res, d);
+    enum dc_precision p = w->precision;
+    if (s->precision_gain_source[p] != NULL)
+        for (size_t f = 0; f < DC_FAMILY_COUNT; f++) {
+            static const char *const names[DC_FAMILY_COUNT] = {
+                "precision_gain_gpu", "precision_gain_tpu", "precision_gain_cpu"};
+            add(res, names[f], s->precision_gain[p][f], "ratio", s->precision_gain_source[p]);
+        }
+}

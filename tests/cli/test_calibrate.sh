@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# `accel-advisor calibrate`: the published-run table of docs/calibration.md is
+# exactly what the command prints for tests/fixtures/calibration.json, and every
+# exit status and error path.
+# usage: test_calibrate.sh BINARY SOURCE_DIR
+set -u
+bin=$1
+src=$2
+fixture=$src/tests/fixtures/calibration.json
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+check() { # name, expected status, command...
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local got=$?
+    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1))
+        echo "FAIL $name: exit $got, want $want"
+        head -5 "$tmp/err" | sed 's/^/  stderr: /'
+    fi
+}
+expect_out() { # name, file, pattern
+    if grep -q -- "$3" "$tmp/$2"; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL $1: $2 lacks: $3"; head -5 "$tmp/$2" | sed 's/^/  /'; fi
+}
+
+check fixture 0 "$bin" calibrate "$fixture"
+sed -n '/<!-- calibrate:begin -->/,/<!-- calibrate:end -->/p' "$src/docs/calibration.md" |
+    sed '1d;$d' >"$tmp/doc"
+if cmp -s "$tmp/out" "$tmp/doc"; then pass=$((pass + 1)); else
+    fail=$((fail + 1))
+    echo "FAIL docs/calibration.md is not what 'calibrate' prints; regenerate the table:"
+    diff "$tmp/doc" "$tmp/out" | head -10 | sed 's/^/  /'
+fi
+check json 0 "$bin" calibrate --format json "$fixture"
+expect_out json out '"measure":"accelerator_hours"'
+expect_out json out '"within":true'
+check json-o 0 "$bin" calibrate -o json "$fixture"
+
+# A row pushed out of the band (ten times the measured hours) fails the run.
+sed 's/"accelerator_hours": 184320/"accelerator_hours": 1843200/' "$fixture" >"$tmp/off.json"
+check out-of-band 1 "$bin" calibrate "$tmp/off.json"
+expect_out out-of-band err "T1 (Llama 2 7B pre-training): ratio 0.12 is outside"
+# Broken rows: what and where.
+echo '[{"id":"X","run":"r","accelerator":"h100","chips":8,"source":"s","evidence":"e","measured":{"hours":1,"tokens_per_second":2},"workload":{"task":"training","model":{"parameters":1e9}}}]' >"$tmp/two.json"
+check two-measures 2 "$bin" calibrate "$tmp/two.json"
+expect_out two-measures err "row 0/measured: measured must hold exactly one positive measure"
+echo '[{"id":"X","run":"r","accelerator":"h999","chips":8,"source":"s","evidence":"e","measured":{"hours":1},"workload":{"task":"training","model":{"parameters":1e9}}}]' >"$tmp/acc.json"
+check unknown-accelerator 2 "$bin" calibrate "$tmp/acc.json"
+expect_out unknown-accelerator err 'no accelerator "h999" in the catalog'
+echo '[{"id":"X","run":"r","accelerator":"h100","chips":8,"source":"s","evidence":"e","measured":{"hours":1},"workload":{"task":"training","model":{"parameters":-1}}}]' >"$tmp/wl.json"
+check bad-workload 2 "$bin" calibrate "$tmp/wl.json"
+expect_out bad-workload err "row 0/model/parameters"
+echo '{"not":"an array"}' >"$tmp/obj.json"
+check not-array 2 "$bin" calibrate "$tmp/obj.json"
+expect_out not-array err "not a JSON array of calibration rows"
+check missing-file 2 "$bin" calibrate "$tmp/none.json"
+check no-args 2 "$bin" calibrate
+check bad-format 2 "$bin" calibrate --format yaml "$fixture"
+check help 0 "$bin" calibrate --help
+expect_out help out "within"
+check bad-rules 2 "$bin" calibrate --rules /nonexistent "$fixture"
+
+echo "cli.calibrate: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,404 @@
+/* tests/unit/core/test_properties.c -- properties of the sizing model over sweeps
+ * of workloads against the default rule set: what must hold for every workload,
+ * not just the worked examples of test_sizing.c.
+ *   - doubling the parameters never lowers a candidate's chips;
+ *   - more tokens never lower the hours at a given chip count, never lower the
+ *     chips or the accelerator-hours the model recommends, and never lower the
+ *     hours while the recommended shape stays the same;
+ *   - a higher request rate never lowers the chips;
+ *   - a decode step is never faster than reading the weights it needs once at
+ *     the peak HBM bandwidth;
+ *   - every chip count is a purchasable shape, replicas included;
+ *   - every meets_* and within_budget flag agrees with the numbers beside it;
+ *   - the same workload gives the same bytes. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "api/convert.h"
+#include "dc/embedded.h"
+#include "dc/engine.h"
+
+static dc_ruleset *rules;
+static size_t checked;
+
+static int setup(void **state)
+{
+    (void)state;
+    return dc_ruleset_load_embedded(aa_embedded_files, &rules, NULL) == DC_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    dc_ruleset_release(rules);
+    print_message("properties: %zu candidate checks\n", checked);
+    return 0;
+}
+
+struct run {
+    struct dc_result *res;
+    cJSON *json;
+};
+
+static struct run run(const char *json)
+{
+    struct run r = {NULL, cJSON_Parse(json)};
+    if (r.json == NULL)
+        fail_msg("bad test JSON: %s", json);
+    struct dc_error err;
+    dc_error_clear(&err);
+    if (dc_recommend(rules, r.json, NULL, &r.res, &err) != DC_OK)
+        fail_msg("%s: %s: %s", json, err.where, err.msg);
+    return r;
+}
+
+static void done(struct run *r)
+{
+    dc_result_free(r->res);
+    cJSON_Delete(r->json);
+}
+
+/* The candidate for `id` when it was not excluded, else NULL. */
+static const struct dc_candidate *kept(const struct run *r, const char *id)
+{
+    for (size_t i = 0; i < r->res->n_recommendations; i++) {
+        if (strcmp(r->res->recommendations[i].acc->id, id) == 0)
+            return &r->res->recommendations[i];
+    }
+    return NULL;
+}
+
+/* A workload of the sweep: task, architecture, precision, method and sizes. */
+struct wl {
+    const char *task;
+    const char *arch;
+    const char *precision;
+    const char *method;
+    double params;
+    double tokens; /* 0: the default */
+    double rps;
+    double latency;  /* 0: none */
+    double deadline; /* 0: none */
+    const char *objective;
+};
+
+static void render(const struct wl *w, char *buf, size_t len)
+{
+    char extra[256] = "";
+    if (strcmp(w->arch, "moe") == 0)
+        snprintf(extra, sizeof(extra), ",\"active_parameters\":%g", w->params / 4);
+    else if (strcmp(w->arch, "cnn") == 0)
+        snprintf(extra, sizeof(extra), ",\"flops_per_sample\":%g", w->params * 300);
+    char train[200] = "", inf[200] = "";
+    if (strcmp(w->task, "inference") != 0) {
+        int n = snprintf(train, sizeof(train), ",\"training\":{\"method\":\"%s\"", w->method);
+        if (w->tokens > 0)
+            n += snprintf(train + n, sizeof(train) - (size_t)n, ",\"tokens\":%g", w->tokens);
+        if (w->deadline > 0)
+            n += snprintf(train + n, sizeof(train) - (size_t)n, ",\"deadline_hours\":%g",
+                          w->deadline);
+        snprintf(train + n, sizeof(train) - (size_t)n, "}");
+    } else {
+        int n = snprintf(inf, sizeof(inf), ",\"inference\":{\"requests_per_second\":%g", w->rps);
+        if (w->latency > 0)
+            n += snprintf(inf + n, sizeof(inf) - (size_t)n, ",\"latency_ms_p99\":%g", w->latency);
+        snprintf(inf + n, sizeof(inf) - (size_t)n, "}");
+    }
+    snprintf(buf, len,
+             "{\"task\":\"%s\",\"precision\":\"%s\",\"objective\":\"%s\",\"model\":{"
+             "\"architecture\":\"%s\",\"parameters\":%g%s}%s%s}",
+             w->task, w->precision, w->objective, w->arch, w->params, extra, train, inf);
+}
+
+/* Calls `fn` for every workload of the sweep. */
+static void sweep(void (*fn)(const struct wl *))
+{
+    static const char *const tasks[] = {"training", "fine-tuning", "inference"};
+    static const char *const archs[] = {"transformer", "moe", "cnn"};
+    static const char *const precs[] = {"bf16", "fp8", "fp32"};
+    static const char *const methods[] = {"full", "lora", "qlora"};
+    static const char *const objectives[] = {"balanced", "time", "cost"};
+    static const double params[] = {1e7, 1e9, 7e9, 7e10, 4e11};
+    for (size_t t = 0; t < 3; t++)
+        for (size_t a = 0; a < 3; a++)
+            for (size_t p = 0; p < 3; p++)
+                for (size_t n = 0; n < sizeof(params) / sizeof(params[0]); n++) {
+                    struct wl w = {
+                        tasks[t], archs[a], precs[p], methods[(a + p + n) % 3], params[n], 0,
+                        1,        0,        0,        objectives[(t + n) % 3]};
+                    if (t == 2) {
+                        w.method = "full";
+                        w.rps = n % 2 == 0 ? 1 : 40;
+                        w.latency = p == 1 ? 60 : 0;
+                    } else if ((a + n) % 3 == 0) {
+                        w.deadline = 200;
+                    }
+                    fn(&w);
+                }
+}
+
+static void for_each_kept(const struct run *a, const struct run *b,
+                          void (*fn)(const struct dc_candidate *, const struct dc_candidate *,
+                                     const char *),
+                          const char *what)
+{
+    for (size_t i = 0; i < a->res->n_recommendations; i++) {
+        const struct dc_candidate *x = &a->res->recommendations[i];
+        const struct dc_candidate *y = kept(b, x->acc->id);
+        if (y != NULL)
+            fn(x, y, what);
+    }
+}
+
+static void chips_not_lower(const struct dc_candidate *x, const struct dc_candidate *y,
+                            const char *what)
+{
+    checked++;
+    if (y->sizing.chips < x->sizing.chips ||
+        y->sizing.chips_for_memory < x->sizing.chips_for_memory)
+        fail_msg("%s: %s went from %u chips (%u for memory) to %u (%u)", what, x->acc->id,
+                 x->sizing.chips, x->sizing.chips_for_memory, y->sizing.chips,
+                 y->sizing.chips_for_memory);
+}
+
+static void doubling_params(const struct wl *w)
+{
+    char a[512], b[512];
+    struct wl w2 = *w;
+    w2.params *= 2;
+    render(w, a, sizeof(a));
+    render(&w2, b, sizeof(b));
+    struct run ra = run(a), rb = run(b);
+    for_each_kept(&ra, &rb, chips_not_lower, a);
+    done(&ra);
+    done(&rb);
+}
+
+static void test_doubling_parameters_never_lowers_chips(void **state)
+{
+    (void)state;
+    sweep(doubling_params);
+}
+
+static void tokens_not_faster(const struct dc_candidate *x, const struct dc_candidate *y,
+                              const char *what)
+{
+    checked++;
+    const struct dc_sizing *a = &x->sizing, *b = &y->sizing;
+    if (!isfinite(a->hours) || !isfinite(b->hours))
+        return;
+    if (b->chips < a->chips)
+        fail_msg("%s: more tokens, fewer %s chips (%u -> %u)", what, x->acc->id, a->chips,
+                 b->chips);
+    if (b->chips * b->hours < a->chips * a->hours * (1 - 1e-9))
+        fail_msg("%s: more tokens, fewer %s accelerator-hours", what, x->acc->id);
+    if (b->chips == a->chips && b->hours < a->hours * (1 - 1e-9))
+        fail_msg("%s: more tokens on the same %u %s chips, fewer hours (%g -> %g)", what, a->chips,
+                 x->acc->id, a->hours, b->hours);
+}
+
+static void more_tokens(const struct wl *w)
+{
+    if (strcmp(w->task, "inference") == 0)
+        return;
+    static const double tokens[] = {1e8, 1e9, 3e10, 1e12, 1e13};
+    for (size_t i = 0; i + 1 < sizeof(tokens) / sizeof(tokens[0]); i++) {
+        struct wl lo = *w, hi = *w;
+        lo.tokens = tokens[i];
+        hi.tokens = tokens[i + 1];
+        char a[512], b[512];
+        render(&lo, a, sizeof(a));
+        render(&hi, b, sizeof(b));
+        struct run ra = run(a), rb = run(b);
+        for_each_kept(&ra, &rb, tokens_not_faster, a);
+        /* At one chip count (a published run's, dc_size_at), hours only grow. */
+        for (size_t k = 0; k < ra.res->n_recommendations; k++) {
+            const struct dc_candidate *c = &ra.res->recommendations[k];
+            struct dc_sizing za, zb;
+            unsigned chips = c->sizing.chips;
+            assert_int_equal(dc_size_at(rules, ra.json, c->acc->id, chips, &za, NULL), DC_OK);
+            assert_int_equal(dc_size_at(rules, rb.json, c->acc->id, chips, &zb, NULL), DC_OK);
+            if (isfinite(za.hours) && !(zb.hours >= za.hours))
+                fail_msg("%s on %u %s: hours %g -> %g", a, chips, c->acc->id, za.hours, zb.hours);
+        }
+        done(&ra);
+        done(&rb);
+    }
+}
+
+static void test_more_tokens_never_lowers_hours(void **state)
+{
+    (void)state;
+    sweep(more_tokens);
+}
+
+static void higher_rate(const struct wl *w)
+{
+    if (strcmp(w->task, "inference") != 0)
+        return;
+    struct wl hi = *w;
+    hi.rps = w->rps * 10;
+    char a[512], b[512];
+    render(w, a, sizeof(a));
+    render(&hi, b, sizeof(b));
+    struct run ra = run(a), rb = run(b);
+    for_each_kept(&ra, &rb, chips_not_lower, a);
+    done(&ra);
+    done(&rb);
+}
+
+static void test_higher_rate_never_lowers_chips(void **state)
+{
+    (void)state;
+    sweep(higher_rate);
+}
+
+/* Whether `chips` is a shape of `a`: a machine size or a slice, or several of
+ * the largest. */
+static bool purchasable(const struct dc_accelerator *a, unsigned chips)
+{
+    unsigned unit =
+        a->n_slices > 0 ? a->slices[a->n_slices - 1].chips : a->node_sizes[a->n_node_sizes - 1];
+    for (size_t i = 0; i < a->n_slices; i++) {
+        if (a->slices[i].chips == chips)
+            return true;
+    }
+    for (size_t i = 0; i < a->n_node_sizes; i++) {
+        if (a->node_sizes[i] == chips)
+            return true;
+    }
+    return chips >= unit && chips % unit == 0;
+}
+
+/* A replica: a tensor-parallel group of 1, 2, 4 ... chips within one machine,
+ * or whole machines; one slice for TPUs. */
+static bool replica_size(const struct dc_accelerator *a, unsigned chips)
+{
+    if (a->n_slices > 0) {
+        for (size_t i = 0; i < a->n_slices; i++) {
+            if (a->slices[i].chips == chips)
+                return true;
+        }
+        return false;
+    }
+    unsigned unit = a->node_sizes[a->n_node_sizes - 1];
+    if (chips >= unit)
+        return chips % unit == 0;
+    return (chips & (chips - 1)) == 0;
+}
+
+static void check_candidate(const struct run *r, const struct dc_candidate *c, const char *what)
+{
+    const struct dc_workload *w = &r->res->workload;
+    const struct dc_sizing *z = &c->sizing;
+    const struct dc_accelerator *a = c->acc;
+    checked++;
+    if (!z->fits)
+        fail_msg("%s: %s recommended but does not fit", what, a->id);
+    if (dc_shape_at_least(a, 1, UINT32_MAX, &(struct dc_shape){0}) &&
+        z->shape.units * z->shape.per_unit != z->chips)
+        fail_msg("%s: %s shape of %u x %u is not its %u chips", what, a->id, z->shape.units,
+                 z->shape.per_unit, z->chips);
+    if (!purchasable(a, z->chips) &&
+        !(a->n_slices > 0 && z->shape.units * z->shape.per_unit == z->chips))
+        fail_msg("%s: %s: %u chips cannot be bought", what, a->id, z->chips);
+    if (w->task == DC_TASK_INFERENCE && !replica_size(a, z->chips_per_replica))
+        fail_msg("%s: %s: %u chips per replica is not a machine's group or a slice", what, a->id,
+                 z->chips_per_replica);
+    if (z->replicas * z->chips_per_replica > z->chips)
+        fail_msg("%s: %s: %u replicas of %u exceed %u chips", what, a->id, z->replicas,
+                 z->chips_per_replica, z->chips);
+    unsigned cap = a->max_chips;
+    if (isfinite(w->max_accelerators) && w->max_accelerators < cap)
+        cap = (unsigned)w->max_accelerators;
+    if (z->chips > cap)
+        fail_msg("%s: %s: %u chips over the cap of %u", what, a->id, z->chips, cap);
+    if (isfinite(w->deadline_hours) && isfinite(z->hours) &&
+        z->meets_deadline != (z->hours <= w->deadline_hours * (1 + 1e-9)))
+        fail_msg("%s: %s meets_deadline disagrees with %g h", what, a->id, z->hours);
+    if (isfinite(w->latency_ms_p99) && isfinite(z->decode_ms) &&
+        z->meets_latency != (z->decode_ms <= w->latency_ms_p99 * (1 + 1e-9)))
+        fail_msg("%s: %s meets_latency disagrees with %g ms", what, a->id, z->decode_ms);
+    if (w->task == DC_TASK_INFERENCE && isfinite(z->throughput_rps) &&
+        z->meets_rate != (z->throughput_rps >= w->requests_per_second * (1 - 1e-9)))
+        fail_msg("%s: %s meets_rate disagrees with %g req/s", what, a->id, z->throughput_rps);
+    if (isfinite(w->budget_usd) && isfinite(z->cost_usd) &&
+        z->within_budget != (z->cost_usd <= w->budget_usd))
+        fail_msg("%s: %s within_budget disagrees with $%g", what, a->id, z->cost_usd);
+    if (w->task == DC_TASK_INFERENCE && isfinite(z->decode_ms) &&
+        isfinite(a->memory_bandwidth_gbps)) {
+        /* One step reads at least one token's weights once, at the peak rate. */
+        double bytes =
+            w->active_parameters * dc_ruleset_sizing(rules)->infer_bytes_per_param[w->precision];
+        double floor_ms = bytes / (z->chips_per_replica * a->memory_bandwidth_gbps * 1e9) * 1000;
+        if (z->decode_ms < floor_ms * (1 - 1e-9))
+            fail_msg("%s: %s decodes in %g ms, under one read of the weights (%g ms)", what, a->id,
+                     z->decode_ms, floor_ms);
+    }
+}
+
+static void invariants(const struct wl *w)
+{
+    char a[512];
+    render(w, a, sizeof(a));
+    struct run r = run(a);
+    for (size_t i = 0; i < r.res->n_recommendations; i++)
+        check_candidate(&r, &r.res->recommendations[i], a);
+    /* Determinism: the same workload, the same bytes. */
+    struct run again = run(a);
+    size_t la = 0, lb = 0;
+    char *ba = api_result_render(r.res, &la), *bb = api_result_render(again.res, &lb);
+    assert_non_null(ba);
+    assert_non_null(bb);
+    if (la != lb || memcmp(ba, bb, la) != 0)
+        fail_msg("%s: two runs rendered different bodies", a);
+    free(ba);
+    free(bb);
+    done(&again);
+    done(&r);
+}
+
+static void test_invariants(void **state)
+{
+    (void)state;
+    sweep(invariants);
+    /* And with budgets and caps that bind. */
+    static const char *const extra[] = {
+        "{\"task\":\"training\",\"model\":{\"parameters\":7e10},\"constraints\":{\"budget_usd\":"
+        "50000}}",
+        "{\"task\":\"training\",\"model\":{\"parameters\":7e10},\"constraints\":{\"max_"
+        "accelerators\":64}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":7e10},\"inference\":{\"requests_per_"
+        "second\":500},"
+        "\"constraints\":{\"max_accelerators\":16}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":8e9,\"kv_heads\":8,\"attention_heads\":"
+        "32},"
+        "\"inference\":{\"requests_per_second\":100,\"latency_ms_p99\":25,\"input_tokens\":32000,"
+        "\"output_tokens\":1000},\"constraints\":{\"budget_usd\":20000}}",
+    };
+    for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++) {
+        struct run r = run(extra[i]);
+        for (size_t k = 0; k < r.res->n_recommendations; k++)
+            check_candidate(&r, &r.res->recommendations[k], extra[i]);
+        done(&r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_doubling_parameters_never_lowers_chips),
+        cmocka_unit_test(test_more_tokens_never_lowers_hours),
+        cmocka_unit_test(test_higher_rate_never_lowers_chips),
+        cmocka_unit_test(test_invariants),
+    };
+    return cmocka_run_group_tests_name("properties", tests, setup, teardown);
+}
