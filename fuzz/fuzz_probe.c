@@ -555,8 +555,10 @@ static void probe_fake_host(const struct field *f)
     cJSON_Delete(json);
     FILE *null = fopen("/dev/null", "w");
     FUZZ_CHECK(null != NULL, "/dev/null: %s", strerror(errno));
-    rc = probe_snapshot_format_table(snap, null);
-    FUZZ_CHECK(rc == DC_OK, "probe_snapshot_format_table: %s", dc_status_name(rc));
+    for (int wide = 0; wide < 2; wide++) {
+        rc = probe_snapshot_format_table(snap, null, wide != 0);
+        FUZZ_CHECK(rc == DC_OK, "probe_snapshot_format_table: %s", dc_status_name(rc));
+    }
     fclose(null);
     probe_snapshot_release(snap);
     rm_tree(root);

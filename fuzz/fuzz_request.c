@@ -124,7 +124,10 @@ static void fill_opts(const dc_ruleset *rs, uint64_t h, struct dc_recommend_opts
     memset(opts, 0, sizeof(*opts));
     opts->prefer_available = (h & 1u) != 0;
     opts->probe_enabled = (h & 2u) != 0;
-    opts->request_id = (h & 4u) != 0 ? "3f9c1a52e4b07d86a1c2e3f405162738" : NULL;
+    /* Every caller passes a request id (the server its request's, the CLI one
+     * per run) and the contract says it is never empty: a generated one or a
+     * caller's X-Request-Id. */
+    opts->request_id = (h & 4u) != 0 ? "3f9c1a52e4b07d86a1c2e3f405162738" : "trace-42.a:b_c";
     if (opts->probe_enabled && (h & 8u) != 0) {
         size_t n = dc_ruleset_accelerator_count(rs);
         size_t k = 0;

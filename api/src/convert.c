@@ -659,8 +659,25 @@ static void fmt_cost(double v, char *buf, size_t len)
         snprintf(buf, len, "%.2f", v);
 }
 
+/* The columns of the wide table: the score's two parts, the sizing behind the
+ * chip count, the hourly price and whether the candidate meets the workload's
+ * limits and is attached here. */
+static void wide_cells(FILE *fp, const struct dc_candidate *c)
+{
+    char tflops[32], mfu[32], per_hour[32], avail[32] = "-";
+    const struct dc_sizing *z = &c->sizing;
+    fmt_cost(z->peak_tflops, tflops, sizeof(tflops));
+    fmt_cost(z->mfu, mfu, sizeof(mfu));
+    fmt_cost(z->cost_per_hour_usd, per_hour, sizeof(per_hour));
+    if (c->availability.known)
+        snprintf(avail, sizeof(avail), "%u/%u", c->availability.free, c->availability.attached);
+    fprintf(fp, " %5d %5d %4u %8.1f %8s %5s %9s %-4s %-5s", c->rule_score, c->objective_score,
+            z->replicas, z->memory_per_chip_gb, tflops, mfu, per_hour, z->fits ? "yes" : "no",
+            avail);
+}
+
 static void table_row(FILE *fp, const struct dc_result *res, const struct dc_candidate *c,
-                      bool chosen)
+                      bool chosen, bool wide)
 {
     char cost[32], hours[32], shape[48];
     const struct dc_sizing *z = &c->sizing;
@@ -670,12 +687,15 @@ static void table_row(FILE *fp, const struct dc_result *res, const struct dc_can
     else
         fmt_cost(z->hours, hours, sizeof(hours));
     dc_shape_format(c->acc, &z->shape, shape, sizeof(shape));
-    fprintf(fp, "%-10s %-24.24s %-4s %5d %-18.18s %5u %9.1f %10s %12s   %s\n", c->acc->id,
-            c->acc->name, dc_family_name(c->acc->family), c->score, shape, z->chips,
-            z->memory_need_gb, hours, cost, chosen ? "\u2714" : "");
+    fprintf(fp, "%-10s %-24.24s %-4s %5d %-18.18s %5u %9.1f %10s %12s", c->acc->id, c->acc->name,
+            dc_family_name(c->acc->family), c->score, shape, z->chips, z->memory_need_gb, hours,
+            cost);
+    if (wide)
+        wide_cells(fp, c);
+    fprintf(fp, "   %s\n", chosen ? "\u2714" : "");
 }
 
-void api_result_print_table(const struct dc_result *res, FILE *fp)
+void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
 {
     char buf[512];
     const struct dc_workload *w = &res->workload;
@@ -688,11 +708,15 @@ void api_result_print_table(const struct dc_result *res, FILE *fp)
         fprintf(fp, " %s %d%s", dc_family_name(res->families[i].family), res->families[i].score,
                 res->families[i].excluded ? " (excluded)" : "");
     fprintf(fp, "\nConsidered accelerators (%zu):\n", res->n_recommendations);
-    fprintf(fp, "%-10s %-24s %-4s %5s %-18s %5s %9s %10s %12s   %s\n", "ID", "NAME", "FAM", "SCORE",
+    fprintf(fp, "%-10s %-24s %-4s %5s %-18s %5s %9s %10s %12s", "ID", "NAME", "FAM", "SCORE",
             "SHAPE", "CHIPS", "MEM(GB)", inf ? "DECODE(ms)" : "HOURS",
-            inf ? "COST($/mo)" : "COST($)", "CHOSEN");
+            inf ? "COST($/mo)" : "COST($)");
+    if (wide)
+        fprintf(fp, " %5s %5s %4s %8s %8s %5s %9s %-4s %-5s", "RULES", "OBJ", "REPL", "GB/CHIP",
+                "TFLOPS", "MFU", "$/HOUR", "FITS", "AVAIL");
+    fprintf(fp, "   %s\n", "CHOSEN");
     for (size_t i = 0; i < res->n_recommendations; i++)
-        table_row(fp, res, &res->recommendations[i], i == 0);
+        table_row(fp, res, &res->recommendations[i], i == 0, wide);
     if (res->n_recommendations > 0) {
         const struct dc_candidate *top = &res->recommendations[0];
         fprintf(fp, "\nWhy %s:\n", top->acc->id);

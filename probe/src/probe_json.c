@@ -12,6 +12,7 @@
 /* Widths of the table's text columns. */
 #define TABLE_MODEL_WIDTH 30
 #define TABLE_PIDS_WIDTH  18
+#define TABLE_CATALOG_WIDTH 12
 
 /* Builder state: the first failed cJSON allocation sets oom, the rest of the
  * calls become no-ops, and the caller deletes the tree. */
@@ -364,7 +365,19 @@ enum dc_status probe_snapshot_to_json(const struct probe_snapshot *s, cJSON **ou
     return DC_OK;
 }
 
-enum dc_status probe_snapshot_format_table(const struct probe_snapshot *s, FILE *fp)
+/* The columns only the wide table has: PCI vendor:device, catalog id, index. */
+static bool wide_cells(FILE *fp, const struct probe_device *d)
+{
+    char pci[16] = "-", index[16] = "-";
+    if (d->pci_vendor != 0)
+        snprintf(pci, sizeof(pci), "%04x:%04x", d->pci_vendor, d->pci_device);
+    if (d->index >= 0)
+        snprintf(index, sizeof(index), "%d", d->index);
+    return tprintf(fp, "%-9s %-*s %5s ", pci, TABLE_CATALOG_WIDTH,
+                   d->catalog_id != NULL ? d->catalog_id : "-", index);
+}
+
+enum dc_status probe_snapshot_format_table(const struct probe_snapshot *s, FILE *fp, bool wide)
 {
     static const double gib = 1024.0 * 1024.0 * 1024.0;
     if (s == NULL || fp == NULL)
@@ -381,9 +394,12 @@ enum dc_status probe_snapshot_format_table(const struct probe_snapshot *s, FILE 
     if (s->n_devices == 0) {
         ok = ok && tprintf(fp, "no accelerators found\n");
     } else {
-        ok = ok && tprintf(fp, "%-13s %-7s %-6s %-*s %-17s %5s %-6s %-*s %-6s %s\n", "ADDRESS",
-                           "VENDOR", "FAMILY", TABLE_MODEL_WIDTH, "MODEL", "MEMORY GiB", "UTIL",
-                           "IN USE", TABLE_PIDS_WIDTH, "PIDS", "SOURCE", "STATE");
+        ok = ok && tprintf(fp, "%-13s ", "ADDRESS") &&
+             (!wide ||
+              tprintf(fp, "%-9s %-*s %5s ", "PCI ID", TABLE_CATALOG_WIDTH, "CATALOG", "INDEX")) &&
+             tprintf(fp, "%-7s %-6s %-*s %-17s %5s %-6s %-*s %-6s %s\n", "VENDOR", "FAMILY",
+                     TABLE_MODEL_WIDTH, "MODEL", "MEMORY GiB", "UTIL", "IN USE", TABLE_PIDS_WIDTH,
+                     "PIDS", "SOURCE", "STATE");
     }
     for (size_t i = 0; ok && i < s->n_devices; i++) {
         const struct probe_device *d = &s->devices[i];
@@ -415,8 +431,9 @@ enum dc_status probe_snapshot_format_table(const struct probe_snapshot *s, FILE 
         const char *in_use = d->in_use == PROBE_IN_USE_YES  ? "yes"
                              : d->in_use == PROBE_IN_USE_NO ? "no"
                                                             : "-";
-        ok = tprintf(fp, "%-13s %-7s %-6s %-*.*s %-17s %5s %-6s %-*s %-6s %s%s%s\n",
-                     d->pci_address[0] != '\0' ? d->pci_address : "-", d->vendor,
+        ok = tprintf(fp, "%-13s ", d->pci_address[0] != '\0' ? d->pci_address : "-") &&
+             (!wide || wide_cells(fp, d)) &&
+             tprintf(fp, "%-7s %-6s %-*.*s %-17s %5s %-6s %-*s %-6s %s%s%s\n", d->vendor,
                      d->family != NULL ? d->family : "-", TABLE_MODEL_WIDTH, TABLE_MODEL_WIDTH,
                      d->name != NULL ? d->name : "-", memory, util, in_use, TABLE_PIDS_WIDTH, pids,
                      probe_data_source_name(d->source), probe_device_state_name(d->state),

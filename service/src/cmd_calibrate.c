@@ -153,17 +153,18 @@ static int run_rows(const dc_ruleset *rs, const cJSON *rows, bool json)
     return status;
 }
 
+const struct option cmd_calibrate_options[] = {{"rules", required_argument, NULL, 'r'},
+                                               {"format", required_argument, NULL, 'f'},
+                                               {"help", no_argument, NULL, 'h'},
+                                               {NULL, 0, NULL, 0}};
+
 int cmd_calibrate(int argc, char **argv)
 {
-    static const struct option opts[] = {{"rules", required_argument, NULL, 'r'},
-                                         {"format", required_argument, NULL, 'f'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
     const char *rules = NULL;
     bool json = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:", cmd_calibrate_options, NULL)) != -1) {
         switch (c) {
         case 'r':
             rules = optarg;

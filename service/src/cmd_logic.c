@@ -11,6 +11,11 @@
 /* Longest line of --jsonl input. */
 #define LOGIC_MAX_LINE (1u << 20)
 
+/* Its flags, for the shell completion; the arguments are parsed by hand below
+ * (a RULE may begin with "-"). */
+const struct option cmd_logic_options[] = {
+    {"jsonl", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+
 static void help(FILE *fp)
 {
     fprintf(fp, "usage: accel-advisor logic RULE [DATA]\n"

@@ -1,16 +1,24 @@
 /* service/src/cmd_probe.c -- `accel-advisor probe`: the accelerators attached
- * to this host, as GET /v1/inventory would report them, or a table. */
+ * to this host, as GET /v1/inventory would report them (JSON or YAML), or a
+ * table. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "inventory.h"
+#include "output.h"
 #include "rulesrc.h"
+
+const struct option cmd_probe_options[] = {{"rules", required_argument, NULL, 'r'},
+                                           SVC_OUTPUT_OPTIONS,
+                                           {"help", no_argument, NULL, 'h'},
+                                           SVC_PROBE_OPTIONS,
+                                           {NULL, 0, NULL, 0}};
 
 static void help(FILE *fp)
 {
-    fprintf(fp, "usage: accel-advisor probe [--rules DIR] [--format json|table] [--pretty]\n"
+    fprintf(fp, "usage: accel-advisor probe [--rules DIR] [-o json|yaml|table|wide] [--pretty]\n"
                 "                           [--sysfs-root DIR] [--dev-root DIR] [--proc-root DIR]\n"
                 "                           [--nvml auto|off|PATH]\n\n"
                 "Probes the accelerators attached to this host once: PCI devices from sysfs\n"
@@ -18,40 +26,34 @@ static void help(FILE *fp)
                 "nodes and the processes holding them, and the host's CPU and memory. PCI ids\n"
                 "map to the catalog of the rule set. A source that fails is reported in the\n"
                 "snapshot, not as a failure.\n\n"
-                "  --rules DIR       map PCI ids with the catalog in DIR (default: embedded)\n"
-                "  --format FORMAT   json (default: the GET /v1/inventory body) or table\n"
-                "  --pretty          indent the JSON\n" SVC_PROBE_OPTIONS_HELP
-                "  -h, --help        this help\n\n"
+                "  --rules DIR          map PCI ids with the catalog in DIR (default: embedded)\n"
+                "  -o, --output FORMAT  json (default: the GET /v1/inventory body), yaml, table,\n"
+                "                       or wide (the table with PCI ids, catalog ids and\n"
+                "                       indexes); --format is the same flag\n"
+                "  --pretty             indent the JSON by two spaces\n" SVC_PROBE_OPTIONS_HELP
+                "  -h, --help           this help\n\n"
                 "exit status: 0 ok (also when a source failed), 2 usage, rule set or I/O error\n");
 }
 
 int cmd_probe(int argc, char **argv)
 {
-    static const struct option opts[] = {{"rules", required_argument, NULL, 'r'},
-                                         {"format", required_argument, NULL, 'f'},
-                                         {"pretty", no_argument, NULL, 'p'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         SVC_PROBE_OPTIONS,
-                                         {NULL, 0, NULL, 0}};
     struct svc_probe_settings ps;
     svc_probe_settings_init(&ps);
     const char *rules = NULL;
-    bool table = false, pretty = false;
+    struct svc_output_opts output = {SVC_OUTPUT_JSON, false};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:", cmd_probe_options, NULL)) != -1) {
         if (svc_probe_settings_option(&ps, c, optarg))
             continue;
         switch (c) {
         case 'r':
             rules = optarg;
             break;
-        case 'f':
-            if (!cmd_parse_format("probe", optarg, &table))
-                return 2;
-            break;
+        case 'o':
         case 'p':
-            pretty = true;
+            if (!svc_output_option("probe", c, optarg, SVC_OUTPUT_ALL, &output))
+                return 2;
             break;
         case 'h':
             help(stdout);
@@ -83,8 +85,8 @@ int cmd_probe(int argc, char **argv)
         fprintf(stderr, "probe: %s\n", err.msg);
         goto out;
     }
-    if (table) {
-        if (probe_snapshot_format_table(snap, stdout) != DC_OK) {
+    if (output.format == SVC_OUTPUT_TABLE || output.format == SVC_OUTPUT_WIDE) {
+        if (probe_snapshot_format_table(snap, stdout, output.format == SVC_OUTPUT_WIDE) != DC_OK) {
             fprintf(stderr, "probe: cannot write the table\n");
             goto out;
         }
@@ -93,13 +95,10 @@ int cmd_probe(int argc, char **argv)
             fprintf(stderr, "probe: %s\n", err.msg);
             goto out;
         }
-        char *s = pretty ? cJSON_Print(body) : cJSON_PrintUnformatted(body);
-        if (s == NULL) {
-            fprintf(stderr, "probe: out of memory\n");
+        if (!svc_output_document(stdout, body, output.format, output.pretty)) {
+            fprintf(stderr, "probe: cannot write the output\n");
             goto out;
         }
-        printf("%s\n", s);
-        cJSON_free(s);
     }
     status = fflush(stdout) == 0 ? 0 : 2;
 out:

@@ -1,5 +1,6 @@
 /* service/src/cmd_recommend.c -- `accel-advisor recommend FILE|-`: the body
- * POST /v1/recommendations would return, or a table for people. */
+ * POST /v1/recommendations would return (as JSON or YAML), or a table for
+ * people. The workload may be JSON or YAML. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,31 +10,48 @@
 #include "api/openapi.h"
 #include "commands.h"
 #include "dc/engine.h"
+#include "document.h"
+#include "http.h"
 #include "inventory.h"
+#include "output.h"
 #include "rulesrc.h"
+
+const struct option cmd_recommend_options[] = {{"rules", required_argument, NULL, 'r'},
+                                               SVC_OUTPUT_OPTIONS,
+                                               {"prefer-available", no_argument, NULL, 'a'},
+                                               {"probe", no_argument, NULL, 'b'},
+                                               {"help", no_argument, NULL, 'h'},
+                                               SVC_PROBE_OPTIONS,
+                                               {NULL, 0, NULL, 0}};
 
 static void help(FILE *fp)
 {
     fprintf(fp,
-            "usage: accel-advisor recommend [--rules DIR] [--format json|table] [--pretty]\n"
+            "usage: accel-advisor recommend [--rules DIR] [-o json|yaml|table|wide] [--pretty]\n"
             "                               [--probe [--prefer-available] [PROBE FLAGS]] FILE|-\n\n"
-            "Reads one workload (JSON, at most 1 MiB), checks it against the Workload\n"
-            "schema of the built-in contract exactly as the server does, and prints the\n"
-            "recommendation.\n\n"
-            "  --rules DIR      use the rule set in DIR instead of the embedded default\n"
-            "  --format FORMAT  json (default: the POST /v1/recommendations body) or table\n"
-            "  --pretty         indent the JSON\n"
-            "  --probe          probe this host first: every candidate gets its availability\n"
-            "  --prefer-available  with --probe, attached free accelerators get a bonus\n"
-            SVC_PROBE_OPTIONS_HELP
-            "  -h, --help       this help\n\n"
+            "Reads one workload (JSON or YAML, at most 1 MiB), checks it against the\n"
+            "Workload schema of the built-in contract exactly as the server does, and\n"
+            "prints the recommendation. FILE is YAML when named *.yaml or *.yml, JSON when\n"
+            "named *.json; otherwise (and for - , stdin) JSON when it starts with { and\n"
+            "YAML else. YAML problems are reported as FILE:LINE: POINTER: message.\n\n"
+            "  --rules DIR          use the rule set in DIR instead of the embedded default\n"
+            "  -o, --output FORMAT  json (default: the POST /v1/recommendations body, with\n"
+            "                       a request_id made for this run), yaml (the same\n"
+            "                       document), table, or wide (the table with more columns);\n"
+            "                       --format is the same flag\n"
+            "  --pretty             indent the JSON by two spaces\n"
+            "  --probe              probe this host first: every candidate gets its\n"
+            "                       availability\n"
+            "  --prefer-available   with --probe, attached free accelerators get a "
+            "bonus\n" SVC_PROBE_OPTIONS_HELP "  -h, --help           this help\n\n"
             "exit status: 0 ok, 1 invalid workload, 2 usage, I/O or rule set error\n");
 }
 
 /* Check `text` against the contract's Workload schema, strictly, as
  * POST /v1/recommendations does; every problem goes to stderr as
- * "recommend: NAME: POINTER: what". Returns 0 with *out owned by the caller, 1
- * when invalid, 2 on an internal failure. */
+ * "recommend: NAME: POINTER: what" (JSON) or "recommend: NAME:LINE: POINTER:
+ * what" (YAML). Returns 0 with *out owned by the caller, 1 when invalid, 2 on
+ * an internal failure. */
 static int check_workload(const char *name, const char *text, size_t len, cJSON **out)
 {
     struct dc_error err;
@@ -43,29 +61,42 @@ static int check_workload(const char *name, const char *text, size_t len, cJSON 
         fprintf(stderr, "recommend: the built-in contract does not load: %s\n", err.msg);
         return 2;
     }
-    char prefix[600];
-    snprintf(prefix, sizeof(prefix), "recommend: %s: ", name);
-    int status = svc_check_document(api_contract_workload_schema(contract), text, len, 0, stderr,
-                                    prefix, out);
+    enum svc_syntax syntax = svc_document_syntax(name, text, len);
+    char prefix[600] = "recommend: ";
+    if (syntax == SVC_SYNTAX_JSON)
+        snprintf(prefix, sizeof(prefix), "recommend: %s: ", name);
+    int status = svc_check_document(api_contract_workload_schema(contract), name, syntax, text, len,
+                                    0, stderr, prefix, out);
     api_contract_free(contract);
     return status;
 }
 
+/* The result in `fmt`: the server's body (JSON or YAML) or the table. */
+static bool print_result(const struct dc_result *res, const struct svc_output_opts *o)
+{
+    if (o->format == SVC_OUTPUT_TABLE || o->format == SVC_OUTPUT_WIDE) {
+        api_result_print_table(res, stdout, o->format == SVC_OUTPUT_WIDE);
+        return true;
+    }
+    /* The very bytes the server sends, or the same document indented or as YAML. */
+    size_t len = 0;
+    char *text = api_result_render(res, &len);
+    bool ok = text != NULL && svc_output_text(stdout, text, len, o->format, o->pretty);
+    free(text);
+    return ok;
+}
+
 int cmd_recommend(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"rules", required_argument, NULL, 'r'}, {"format", required_argument, NULL, 'f'},
-        {"pretty", no_argument, NULL, 'p'},      {"prefer-available", no_argument, NULL, 'a'},
-        {"probe", no_argument, NULL, 'b'},       {"help", no_argument, NULL, 'h'},
-        SVC_PROBE_OPTIONS,                       {NULL, 0, NULL, 0}};
     struct svc_probe_settings ps;
     svc_probe_settings_init(&ps);
     bool probe = false;
     const char *rules = NULL;
-    bool table = false, pretty = false, prefer = false;
+    struct svc_output_opts output = {SVC_OUTPUT_JSON, false};
+    bool prefer = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:", cmd_recommend_options, NULL)) != -1) {
         if (svc_probe_settings_option(&ps, c, optarg))
             continue;
         switch (c) {
@@ -75,12 +106,10 @@ int cmd_recommend(int argc, char **argv)
         case 'r':
             rules = optarg;
             break;
-        case 'f':
-            if (!cmd_parse_format("recommend", optarg, &table))
-                return 2;
-            break;
+        case 'o':
         case 'p':
-            pretty = true;
+            if (!svc_output_option("recommend", c, optarg, SVC_OUTPUT_ALL, &output))
+                return 2;
             break;
         case 'a':
             prefer = true;
@@ -104,7 +133,7 @@ int cmd_recommend(int argc, char **argv)
     int status = 2;
     char *text = NULL;
     size_t len = 0;
-    cJSON *workload = NULL, *body = NULL;
+    cJSON *workload = NULL;
     dc_ruleset *rs = NULL;
     struct dc_result *res = NULL;
     const struct probe_snapshot *snap = NULL;
@@ -139,10 +168,15 @@ int cmd_recommend(int argc, char **argv)
             goto out;
         }
     }
+    /* A run of the CLI is a request of its own: it gets an id as the server
+     * would make one, so no document carries an empty request_id. */
+    char request_id[SVC_REQUEST_ID_GENERATED_LEN + 1];
+    svc_request_id_generate(request_id);
     struct dc_recommend_opts ropts = {.prefer_available = prefer,
                                       .probe_enabled = probe,
                                       .availability = avail,
-                                      .n_availability = n_avail};
+                                      .n_availability = n_avail,
+                                      .request_id = request_id};
     enum dc_status rc = dc_recommend(rs, workload, &ropts, &res, &err);
     if (rc == DC_EINVAL) {
         fprintf(stderr, "recommend: %s: %s: %s\n", argv[optind],
@@ -154,30 +188,15 @@ int cmd_recommend(int argc, char **argv)
         fprintf(stderr, "recommend: %s\n", err.msg);
         goto out;
     }
-    if (table) {
-        api_result_print_table(res, stdout);
-    } else {
-        /* The very bytes the server sends; --pretty indents a parsed copy. */
-        size_t out_len = 0;
-        char *out = api_result_render(res, &out_len);
-        if (out != NULL && pretty) {
-            body = cJSON_ParseWithLength(out, out_len);
-            free(out);
-            out = body != NULL ? cJSON_Print(body) : NULL;
-        }
-        if (out == NULL) {
-            fprintf(stderr, "recommend: out of memory\n");
-            goto out;
-        }
-        printf("%s\n", out);
-        free(out);
+    if (!print_result(res, &output)) {
+        fprintf(stderr, "recommend: cannot write the result\n");
+        goto out;
     }
     status = fflush(stdout) == 0 ? 0 : 2;
 out:
     dc_result_free(res);
     free(avail);
     probe_snapshot_release(snap);
-    cJSON_Delete(body);
     cJSON_Delete(workload);
     dc_ruleset_release(rs);
     dc_diags_cleanup(&diags);

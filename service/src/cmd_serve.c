@@ -29,7 +29,8 @@ static void log_config(const struct svc_config *cfg)
         svc_config_setting_value(cfg, i, val, sizeof(val));
         svc_log_str(&l, name, val);
     }
-    svc_log_end(&l);
+    svc_log_end_msg(&l, "effective configuration%s%s",
+                    cfg->config_file[0] != '\0' ? " with file " : "", cfg->config_file);
     for (size_t i = 0; i < cfg->n_warnings; i++)
         svc_log_msg("warn", "config", "%s", cfg->warnings[i]);
 }
@@ -48,6 +49,10 @@ int cmd_serve(int argc, char **argv)
         fprintf(stderr, "Run `accel-advisor serve --help` for the settings.\n");
         return 2;
     }
+
+    enum svc_log_level level = SVC_LOG_INFO;
+    if (svc_log_level_parse(cfg.log_level, &level)) /* checked by svc_config_load */
+        svc_log_set_level(level);
 
     sigset_t set;
     sigemptyset(&set);

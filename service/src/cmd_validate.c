@@ -1,6 +1,7 @@
 /* service/src/cmd_validate.c -- `accel-advisor validate FILE|-`: check a workload
- * against the contract's Workload schema (what POST /v1/recommendations
- * enforces), or any JSON document against any JSON Schema with --schema. */
+ * (JSON or YAML) against the contract's Workload schema (what
+ * POST /v1/recommendations enforces), or any document against any JSON Schema
+ * with --schema. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,17 +12,26 @@
 #include "commands.h"
 #include "dc/embedded.h"
 #include "dc/yaml.h"
+#include "document.h"
 #include "rulesrc.h"
 
+const struct option cmd_validate_options[] = {{"schema", required_argument, NULL, 's'},
+                                              {"max-depth", required_argument, NULL, 'd'},
+                                              {"help", no_argument, NULL, 'h'},
+                                              {NULL, 0, NULL, 0}};
 
 static void help(FILE *fp)
 {
     fprintf(fp,
             "usage: accel-advisor validate [--schema SCHEMA] [--max-depth N] FILE|-\n\n"
-            "Checks one JSON document (at most 1 MiB) against the Workload schema of the\n"
-            "built-in openapi.yaml: exactly what POST /v1/recommendations accepts (strict\n"
-            "JSON: UTF-8, no duplicate keys, nesting within the limit). Every violation is\n"
-            "printed as \"POINTER: message\" (\"/\" is the whole document).\n\n"
+            "Checks one JSON or YAML document (at most 1 MiB) against the Workload schema\n"
+            "of the built-in openapi.yaml: exactly what POST /v1/recommendations accepts\n"
+            "(strict JSON: UTF-8, no duplicate keys, nesting within the limit). Every\n"
+            "violation is printed as \"POINTER: message\" (\"/\" is the whole document).\n"
+            "FILE is YAML when named *.yaml or *.yml, JSON when named *.json; otherwise\n"
+            "(and for -, stdin) JSON when it starts with { or [ and YAML else. YAML is read\n"
+            "as rule files are (no aliases, anchors, tags or duplicate keys) and every\n"
+            "problem is printed as \"FILE:LINE: POINTER: message\".\n\n"
             "  --schema SCHEMA  validate against this JSON Schema file (JSON, or YAML when\n"
             "                   named *.yaml/*.yml) instead\n"
             "  --max-depth N    nesting limit (default %d, as the server)\n"
@@ -75,15 +85,11 @@ static int load_schema(const char *path, cJSON **root, api_schema **out)
 
 int cmd_validate(int argc, char **argv)
 {
-    static const struct option opts[] = {{"schema", required_argument, NULL, 's'},
-                                         {"max-depth", required_argument, NULL, 'd'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
     const char *schema_path = NULL;
     unsigned depth = API_JSON_DEPTH_DEFAULT;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", cmd_validate_options, NULL)) != -1) {
         switch (c) {
         case 's':
             schema_path = optarg;
@@ -135,7 +141,8 @@ int cmd_validate(int argc, char **argv)
         goto out;
     }
     const api_schema *sch = schema != NULL ? schema : api_contract_workload_schema(contract);
-    status = svc_check_document(sch, text, len, depth, stdout, "", NULL);
+    status = svc_check_document(sch, path, svc_document_syntax(path, text, len), text, len, depth,
+                                stdout, "", NULL);
     if (fflush(stdout) != 0)
         status = 2;
 out:

@@ -4,9 +4,9 @@
 #ifndef SVC_COMMANDS_H
 #define SVC_COMMANDS_H
 
+#include <getopt.h>
 #include <stdbool.h>
-#include <stdio.h>
-#include <string.h>
+#include <stddef.h>
 
 int cmd_recommend(int argc, char **argv);
 int cmd_check(int argc, char **argv);
@@ -15,18 +15,40 @@ int cmd_version(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 
-/* --format json|table of the commands that print a result: sets *table, or
- * says what is wrong on stderr and returns false (a usage error). */
-static inline bool cmd_parse_format(const char *cmd, const char *arg, bool *table)
-{
-    if (strcmp(arg, "json") == 0 || strcmp(arg, "table") == 0) {
-        *table = arg[0] == 't';
-        return true;
-    }
-    fprintf(stderr, "%s: --format must be json or table\n", cmd);
-    return false;
-}
+/* The option tables of the commands (getopt_long form, ended by an entry whose
+ * name is NULL): each command parses its flags with its own table, and the
+ * shell completion is made from the same tables. */
+extern const struct option cmd_recommend_options[];
+extern const struct option cmd_check_options[];
+extern const struct option cmd_logic_options[];
+extern const struct option cmd_version_options[];
+extern const struct option cmd_validate_options[];
+extern const struct option cmd_probe_options[];
+extern const struct option cmd_completion_options[];
+extern const struct option cmd_calibrate_options[];
+
+/* What a command's positional arguments are (for shell completion). */
+enum svc_args {
+    SVC_ARGS_NONE,
+    SVC_ARGS_DOCUMENT, /* a JSON or YAML file, or - */
+    SVC_ARGS_DIR,      /* a directory */
+    SVC_ARGS_SHELL     /* a shell name */
+};
+
+struct svc_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+    const struct option *options; /* NULL for serve: its settings are in config.h */
+    unsigned outputs;             /* the -o formats (output.h); 0 when it has none */
+    enum svc_args args;
+};
+
+/* Every command, in the order `accel-advisor --help` lists them (main.c). */
+extern const struct svc_command svc_commands[];
+extern const size_t svc_command_count;
 
 #endif

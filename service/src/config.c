@@ -12,6 +12,7 @@
 
 #include "dc/yaml.h"
 #include "http.h"
+#include "log.h"
 
 extern char **environ;
 
@@ -89,6 +90,8 @@ static const struct setting settings[] = {
      "how long browsers may cache a preflight answer"},
     {"access_log", T_BOOL, OFF(access_log), 0, 0, "true", "BOOL",
      "one JSON line per request on stderr"},
+    {"log_level", T_STR, OFF(log_level), 0, 0, "info", "debug|info|warn|error",
+     "the least severe log lines written (the access log is info)"},
     {"openapi_file", T_STR, OFF(openapi_file), 0, 0, "", "FILE",
      "serve and enforce this contract instead of the built-in openapi.yaml"},
     {"prefer_available", T_BOOL, OFF(prefer_available), 0, 0, "false", "BOOL",
@@ -130,6 +133,11 @@ size_t svc_config_setting_count(void)
 const char *svc_config_setting_name(size_t i)
 {
     return i < N_SETTINGS ? settings[i].name : NULL;
+}
+
+const char *svc_config_setting_meta(size_t i)
+{
+    return i < N_SETTINGS ? settings[i].meta : NULL;
 }
 
 const char *svc_config_source_name(enum svc_config_source s)
@@ -292,6 +300,11 @@ static bool set_value(struct svc_config *cfg, const struct setting *s, const cha
             return false;
         if (strcmp(s->name, "cors_origins") == 0 && !svc_cors_origins_valid(v, why, whylen))
             return false;
+        enum svc_log_level level;
+        if (strcmp(s->name, "log_level") == 0 && !svc_log_level_parse(v, &level)) {
+            snprintf(why, whylen, "\"%s\" is not debug, info, warn or error", v);
+            return false;
+        }
         if (n == 0 && (strcmp(s->name, "nvml") == 0 || strstr(s->name, "_root") != NULL)) {
             snprintf(why, whylen, "must not be empty");
             return false;

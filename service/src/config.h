@@ -67,6 +67,7 @@ struct svc_config {
     char cors_origins[SVC_CONFIG_STR_MAX];  /* comma-separated, "*" any, "" off */
     unsigned cors_max_age_s;
     bool access_log;
+    char log_level[SVC_CONFIG_STR_MAX];     /* debug | info | warn | error */
     char openapi_file[SVC_CONFIG_STR_MAX];  /* "" = the built-in contract */
     bool prefer_available;
     unsigned cache_entries;                 /* memoised recommendation bodies; 0 = off */
@@ -102,6 +103,9 @@ void svc_config_help(FILE *fp);
 /* The settings, for logs and docs: count, and name/value of setting i. */
 size_t svc_config_setting_count(void);
 const char *svc_config_setting_name(size_t i);
+/* What setting i's value is, as --help shows it: "N", "DIR", "FILE", "BOOL",
+ * "auto|off|PATH", "debug|info|warn|error"... */
+const char *svc_config_setting_meta(size_t i);
 /* Current value of setting i as text into buf. */
 void svc_config_setting_value(const struct svc_config *cfg, size_t i, char *buf, size_t len);
 const char *svc_config_source_name(enum svc_config_source s);

@@ -121,38 +121,49 @@ bool svc_request_id_valid(const char *id)
     return n > 0;
 }
 
-bool svc_request_id_generate(char out[SVC_REQUEST_ID_GENERATED_LEN + 1])
+bool svc_random_hex(char *out, size_t nbytes)
 {
     static const char hex[] = "0123456789abcdef";
-    enum { ID_BYTES = SVC_REQUEST_ID_GENERATED_LEN / 2, POOL = 64 * ID_BYTES };
-    /* Random bytes are drawn from OpenSSL in blocks of 64 ids per thread: one
-     * RAND_bytes call (and its locking and fork check) per 64 requests. */
+    enum { POOL = 1024 };
+    /* Random bytes are drawn from OpenSSL in blocks of 1 KiB per thread: one
+     * RAND_bytes call (and its locking and fork check) per 64 request ids. */
     static _Thread_local unsigned char pool[POOL];
     static _Thread_local size_t used = POOL;
-    if (used + ID_BYTES > POOL) {
+    if (nbytes > SVC_RANDOM_HEX_MAX_BYTES)
+        nbytes = SVC_RANDOM_HEX_MAX_BYTES;
+    if (used + nbytes > POOL) {
         if (RAND_bytes(pool, (int)sizeof(pool)) == 1)
             used = 0;
     }
-    if (used + ID_BYTES <= POOL) {
+    if (used + nbytes <= POOL) {
         const unsigned char *raw = pool + used;
-        for (size_t i = 0; i < ID_BYTES; i++) {
+        for (size_t i = 0; i < nbytes; i++) {
             out[2 * i] = hex[raw[i] >> 4];
             out[2 * i + 1] = hex[raw[i] & 15];
         }
         /* Never hand the same bytes out twice. */
-        memset(pool + used, 0, ID_BYTES);
-        used += ID_BYTES;
-        out[SVC_REQUEST_ID_GENERATED_LEN] = '\0';
+        memset(pool + used, 0, nbytes);
+        used += nbytes;
+        out[2 * nbytes] = '\0';
         return true;
     }
-    /* Unique even without randomness: time plus a process-wide counter. */
+    /* Unique even without randomness: time plus a process-wide counter, the
+     * counter's digits last so that a short id still differs from the one
+     * before. */
     static _Atomic unsigned long long counter;
     struct timespec ts;
+    char both[33];
     clock_gettime(CLOCK_REALTIME, &ts);
-    snprintf(out, SVC_REQUEST_ID_GENERATED_LEN + 1, "%016llx%016llx",
+    snprintf(both, sizeof(both), "%016llx%016llx",
              (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec,
-             atomic_fetch_add(&counter, 1));
+             atomic_fetch_add(&counter, 1) + 1);
+    memcpy(out, both + 32 - 2 * nbytes, 2 * nbytes + 1);
     return false;
+}
+
+bool svc_request_id_generate(char out[SVC_REQUEST_ID_GENERATED_LEN + 1])
+{
+    return svc_random_hex(out, SVC_REQUEST_ID_GENERATED_LEN / 2);
 }
 
 static const char *skip_ows(const char *p)

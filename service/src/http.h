@@ -75,6 +75,14 @@ bool svc_request_id_valid(const char *id);
  * generator fails (then out holds a time-and-counter id, still unique). */
 bool svc_request_id_generate(char out[SVC_REQUEST_ID_GENERATED_LEN + 1]);
 
+/* Most random bytes svc_random_hex draws at once. */
+#define SVC_RANDOM_HEX_MAX_BYTES 16
+/* Write `nbytes` (at most SVC_RANDOM_HEX_MAX_BYTES) random bytes from OpenSSL's
+ * RAND_bytes as 2 * nbytes lowercase hex characters plus NUL into out. Returns
+ * false when the generator fails: out then holds hex digits of the time and a
+ * process-wide counter, distinct from every earlier call. Thread-safe. */
+bool svc_random_hex(char *out, size_t nbytes);
+
 enum svc_content_type {
     SVC_CTYPE_JSON,    /* application/json, optionally with charset=utf-8 */
     SVC_CTYPE_MISSING, /* no Content-Type header */

@@ -9,8 +9,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "utf8.h"
+
 /* Set once in main before any thread starts, read-only afterwards. */
 static int log_fd = 2;
+static enum svc_log_level log_level = SVC_LOG_INFO;
+
+static const char *const level_names[] = {"debug", "info", "warn", "error"};
 
 /* Room always kept for closing a cut string and the line: "\"}\n". */
 #define RESERVE 4
@@ -18,6 +23,29 @@ static int log_fd = 2;
 void svc_log_set_fd(int fd)
 {
     log_fd = fd;
+}
+
+void svc_log_set_level(enum svc_log_level level)
+{
+    log_level = level;
+}
+
+bool svc_log_level_parse(const char *name, enum svc_log_level *out)
+{
+    for (size_t i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++) {
+        if (strcmp(name, level_names[i]) == 0) {
+            *out = (enum svc_log_level)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool svc_log_enabled(const char *level)
+{
+    enum svc_log_level l = SVC_LOG_ERROR; /* an unknown level is never muted */
+    svc_log_level_parse(level, &l);
+    return l >= log_level;
 }
 
 void svc_log_time(char *buf, size_t len)
@@ -47,33 +75,6 @@ static void raw_s(struct svc_log_line *l, const char *s)
     raw(l, s, strlen(s));
 }
 
-/* Length of the valid UTF-8 sequence at p (2 to 4), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *p)
-{
-    size_t need;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (p[0] >= 0xC2 && p[0] <= 0xDF) {
-        need = 1;
-    } else if (p[0] >= 0xE0 && p[0] <= 0xEF) {
-        need = 2;
-        lo = p[0] == 0xE0 ? 0xA0 : 0x80;
-        hi = p[0] == 0xED ? 0x9F : 0xBF;
-    } else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
-        need = 3;
-        lo = p[0] == 0xF0 ? 0x90 : 0x80;
-        hi = p[0] == 0xF4 ? 0x8F : 0xBF;
-    } else {
-        return 0;
-    }
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t k = 2; k <= need; k++) {
-        if ((p[k] & 0xC0) != 0x80)
-            return 0;
-    }
-    return need + 1;
-}
-
 /* A JSON string, escaped; cut (still closed) when the line is full. Valid UTF-8
  * passes through; controls, quote and backslash are escaped; bytes that are not
  * UTF-8 (a library message quoting a client, say) become U+FFFD, so every line
@@ -85,7 +86,8 @@ static void json_str(struct svc_log_line *l, const char *s)
         char esc[8];
         size_t n = 1;
         if (*p >= 0x80) {
-            n = utf8_len(p);
+            uint32_t cp = 0;
+            n = svc_utf8_decode(p, &cp);
             if (n == 0) {
                 memcpy(esc, "\\ufffd", 6);
                 n = 6;
@@ -145,9 +147,15 @@ static void literal_field(struct svc_log_line *l, const char *k, const char *v)
 void svc_log_begin(struct svc_log_line *l, const char *level, const char *event)
 {
     char t[40];
-    svc_log_time(t, sizeof(t));
     l->len = 0;
-    l->full = false;
+    l->has_msg = false;
+    l->event = event;
+    l->muted = !svc_log_enabled(level);
+    /* A muted line takes no field: every writer stops at `full`. */
+    l->full = l->muted;
+    if (l->muted)
+        return;
+    svc_log_time(t, sizeof(t));
     raw_s(l, "{\"time\":\"");
     raw_s(l, t);
     raw_s(l, "\",\"level\":");
@@ -158,6 +166,8 @@ void svc_log_begin(struct svc_log_line *l, const char *level, const char *event)
 
 void svc_log_str(struct svc_log_line *l, const char *k, const char *val)
 {
+    if (strcmp(k, "msg") == 0)
+        l->has_msg = true;
     if (val == NULL) {
         literal_field(l, k, "null");
         return;
@@ -198,6 +208,10 @@ void svc_log_bool(struct svc_log_line *l, const char *k, bool val)
 
 void svc_log_end(struct svc_log_line *l)
 {
+    if (l->muted)
+        return;
+    if (!l->has_msg)
+        svc_log_str(l, "msg", l->event);
     /* RESERVE guarantees room for the closing bytes even when full. */
     l->buf[l->len++] = '}';
     l->buf[l->len++] = '\n';
@@ -212,15 +226,33 @@ void svc_log_end(struct svc_log_line *l)
     }
 }
 
+/* "msg" from a printf format, then close and write the line. */
+static void end_vmsg(struct svc_log_line *l, const char *fmt, va_list ap) DC_PRINTF(2, 0);
+
+static void end_vmsg(struct svc_log_line *l, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    if (l->muted)
+        return;
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    svc_log_str(l, "msg", msg);
+    svc_log_end(l);
+}
+
+void svc_log_end_msg(struct svc_log_line *l, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    end_vmsg(l, fmt, ap);
+    va_end(ap);
+}
+
 void svc_log_msg(const char *level, const char *event, const char *fmt, ...)
 {
     struct svc_log_line l;
-    char msg[2048];
     va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
     svc_log_begin(&l, level, event);
-    svc_log_str(&l, "msg", msg);
-    svc_log_end(&l);
+    va_start(ap, fmt);
+    end_vmsg(&l, fmt, ap);
+    va_end(ap);
 }

@@ -3,30 +3,36 @@
 #include <string.h>
 
 #include "commands.h"
+#include "output.h"
 
-struct command {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *summary;
+const struct svc_command svc_commands[] = {
+    {"recommend", cmd_recommend, "recommend accelerators for a workload (JSON or YAML file, or -)",
+     cmd_recommend_options, SVC_OUTPUT_ALL, SVC_ARGS_DOCUMENT},
+    {"check", cmd_check, "lint a rule set and catalog directory", cmd_check_options,
+     SVC_OUTPUT_TABLES, SVC_ARGS_DIR},
+    {"logic", cmd_logic, "evaluate JSONLogic expressions (one, or --jsonl in bulk)",
+     cmd_logic_options, 0, SVC_ARGS_NONE},
+    {"version", cmd_version, "print the version, the build and the embedded rule set version",
+     cmd_version_options, SVC_OUTPUT_TABLES, SVC_ARGS_NONE},
+    {"serve", cmd_serve, "serve the HTTP API (openapi.yaml) on libmicrohttpd", NULL, 0,
+     SVC_ARGS_NONE},
+    {"validate", cmd_validate, "check a workload against the contract's Workload schema",
+     cmd_validate_options, 0, SVC_ARGS_DOCUMENT},
+    {"probe", cmd_probe, "list the accelerators attached to this host (sysfs, NVML, /dev)",
+     cmd_probe_options, SVC_OUTPUT_ALL, SVC_ARGS_NONE},
+    {"calibrate", cmd_calibrate, "compare the sizing model with published runs",
+     cmd_calibrate_options, 0, SVC_ARGS_DOCUMENT},
+    {"completion", cmd_completion, "print a shell completion script (bash)", cmd_completion_options,
+     0, SVC_ARGS_SHELL},
 };
-
-static const struct command commands[] = {
-    {"recommend", cmd_recommend, "recommend accelerators for a workload (JSON file or -)"},
-    {"check", cmd_check, "lint a rule set and catalog directory"},
-    {"logic", cmd_logic, "evaluate JSONLogic expressions (one, or --jsonl in bulk)"},
-    {"version", cmd_version, "print the version and the embedded rule set version"},
-    {"serve", cmd_serve, "serve the HTTP API (openapi.yaml) on libmicrohttpd"},
-    {"validate", cmd_validate, "check a workload against the contract's Workload schema"},
-    {"probe", cmd_probe, "list the accelerators attached to this host (sysfs, NVML, /dev)"},
-    {"calibrate", cmd_calibrate, "compare the sizing model with published runs"},
-};
+const size_t svc_command_count = sizeof(svc_commands) / sizeof(svc_commands[0]);
 
 static void usage(FILE *fp)
 {
     fprintf(fp, "usage: accel-advisor COMMAND [OPTIONS] [ARGS]\n\n"
                 "Which accelerator should this ML workload run on, and why?\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    for (size_t i = 0; i < svc_command_count; i++)
+        fprintf(fp, "  %-10s %s\n", svc_commands[i].name, svc_commands[i].summary);
     fprintf(fp, "\nRun `accel-advisor COMMAND --help` for the options of a command.\n");
 }
 
@@ -43,9 +49,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--version") == 0)
         return cmd_version(1, argv + 1);
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+    for (size_t i = 0; i < svc_command_count; i++) {
+        if (strcmp(argv[1], svc_commands[i].name) == 0)
+            return svc_commands[i].run(argc - 1, argv + 1);
     }
     fprintf(stderr, "accel-advisor: unknown command \"%s\"\n\n", argv[1]);
     usage(stderr);

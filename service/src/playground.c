@@ -55,22 +55,12 @@ static const char *content_type(const char *name)
     return "application/octet-stream";
 }
 
-/* A strong ETag from the first 128 bits of the bytes' SHA-256. */
-static bool make_etag(const char *data, size_t len, char out[SVC_ETAG_LEN + 1])
+/* A strong ETag of the bytes: the tag of their SHA-256. */
+static bool make_etag(const char *data, size_t len, char out[SVC_ETAG_SIZE])
 {
-    static const char hex[] = "0123456789abcdef";
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
-    if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen < 16)
-        return false;
-    out[0] = '"';
-    for (size_t i = 0; i < 16; i++) {
-        out[1 + 2 * i] = hex[md[i] >> 4];
-        out[2 + 2 * i] = hex[md[i] & 15];
-    }
-    out[SVC_ETAG_LEN - 1] = '"';
-    out[SVC_ETAG_LEN] = '\0';
-    return true;
+    char digest[65];
+    const char *part = digest;
+    return svc_etag_digest(data, len, digest) && svc_etag_make(&part, 1, out);
 }
 
 static bool add(svc_playground *p, const char *path, const char *type, const char *data, size_t len)
@@ -172,30 +162,4 @@ const struct svc_asset *svc_playground_find(const svc_playground *p, const char 
             return &p->entries[i].asset;
     }
     return NULL;
-}
-
-bool svc_etag_match(const char *if_none_match, const char *etag)
-{
-    if (if_none_match == NULL || etag == NULL)
-        return false;
-    size_t elen = strlen(etag);
-    const char *p = if_none_match;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        if (*p == '\0')
-            return false;
-        if (*p == '*')
-            return true;
-        if (strncmp(p, "W/", 2) == 0)
-            p += 2;
-        const char *end = *p == '"' ? strchr(p + 1, '"') : NULL;
-        if (end == NULL)
-            return false; /* not an entity tag: the list cannot be read further */
-        if ((size_t)(end + 1 - p) == elen && memcmp(p, etag, elen) == 0)
-            return true;
-        p = end + 1;
-        while (*p != '\0' && *p != ',')
-            p++;
-    }
 }

@@ -11,10 +11,8 @@
 #include <stddef.h>
 
 #include "dc/embedded.h"
+#include "etag.h"
 #include "http.h" /* SVC_ASSET_PREFIX */
-
-/* A strong ETag: 32 hex digits (128 bits of SHA-256) in quotes. */
-#define SVC_ETAG_LEN 34
 
 /* The page's Content-Security-Policy: its own script, style and images only,
  * requests to its own origin only, no inline code, no plugins, no framing,
@@ -28,7 +26,7 @@ struct svc_asset {
     const char *type; /* its Content-Type */
     const char *data; /* view: the embedded bytes, or the playground's own */
     size_t len;
-    char etag[SVC_ETAG_LEN + 1];
+    char etag[SVC_ETAG_SIZE]; /* of the bytes (etag.h) */
 };
 
 typedef struct svc_playground svc_playground; /* opaque, immutable */
@@ -44,10 +42,5 @@ void svc_playground_free(svc_playground *p); /* NULL is a no-op */
 
 /* The asset answering URL path `path` exactly, or NULL (returns view). */
 const struct svc_asset *svc_playground_find(const svc_playground *p, const char *path);
-
-/* True when an If-None-Match header value (NULL when absent) matches `etag`
- * (RFC 9110 section 13.1.2: "*", or a comma-separated list of entity tags
- * compared weakly, so W/"x" matches "x"). */
-bool svc_etag_match(const char *if_none_match, const char *etag);
 
 #endif /* SVC_PLAYGROUND_H */

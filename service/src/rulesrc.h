@@ -24,12 +24,4 @@ void svc_print_diags(FILE *fp, const struct dc_diags *diags);
 int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *why,
                    size_t whylen);
 
-/* Parse `len` bytes at `text` (NUL-terminated) strictly (api_json_parse, nesting
- * at most `depth`) and validate the document against `schema`, as the server
- * does. Every problem is printed to `fp`, one per line, as "PREFIXPOINTER:
- * message" ("/" for the root). Returns 0 when valid (then *out, when not NULL,
- * owns the document), 1 when not, 2 when out of memory or validation failed. */
-int svc_check_document(const api_schema *schema, const char *text, size_t len, unsigned depth,
-                       FILE *fp, const char *prefix, cJSON **out);
-
 #endif

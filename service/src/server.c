@@ -27,10 +27,12 @@
 #include "api/convert.h"
 #include "api/jsonw.h"
 #include "api/problem.h"
+#include "build_info.h"
 #include "dc/embedded.h"
 #include "dc/engine.h"
 #include "dc/yaml.h"
 #include "framing.h"
+#include "etag.h"
 #include "http.h"
 #include "inventory.h"
 #include "log.h"
@@ -58,8 +60,8 @@
 #define RETRY_AFTER_S "1"
 
 #define JSON_TYPE "application/json"
-#define ALLOW_HEADERS "Authorization, Content-Type, X-Request-Id"
-#define EXPOSE_HEADERS "X-Request-Id, Retry-After"
+#define ALLOW_HEADERS  "Authorization, Content-Type, X-Request-Id, If-None-Match, traceparent"
+#define EXPOSE_HEADERS "X-Request-Id, Retry-After, ETag, traceparent"
 
 struct req {
     uint64_t start_ns;
@@ -89,6 +91,8 @@ struct req {
     const struct svc_asset *asset; /* GET / and /ui/NAME: the playground's file */
     dc_ruleset *rs;     /* a reference held for the request's whole life */
     char cache_version[64 + 24]; /* rules version "/" probe generation; "" when unused */
+    struct svc_trace trace;      /* W3C trace context: the caller's trace, our span */
+    char etag[SVC_ETAG_SIZE];    /* the 200's ETag on routes that have one; "" otherwise */
 };
 
 struct hdr {
@@ -192,7 +196,10 @@ static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct r
     }
     if (resp == NULL)
         return MHD_NO;
-    bool ok = MHD_add_response_header(resp, "X-Request-Id", r->id) == MHD_YES;
+    char traceparent[SVC_TRACEPARENT_LEN + 1];
+    svc_traceparent_format(&r->trace, traceparent);
+    bool ok = MHD_add_response_header(resp, "X-Request-Id", r->id) == MHD_YES &&
+              MHD_add_response_header(resp, "traceparent", traceparent) == MHD_YES;
     if (ctype != NULL)
         ok = ok && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype) == MHD_YES;
     if (r->cors) {
@@ -205,7 +212,12 @@ static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct r
         if (!any)
             ok = ok && MHD_add_response_header(resp, "Vary", "Origin") == MHD_YES;
     }
-    if (r->route < SVC_ROUTE_HEALTHZ)
+    /* A body with an ETag may be stored but is revalidated before every use;
+     * anything else (recommendations, errors, health) is never stored. */
+    if (r->etag[0] != '\0' && (status == 200 || status == 304))
+        ok = ok && MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, r->etag) == MHD_YES &&
+             MHD_add_response_header(resp, "Cache-Control", "no-cache") == MHD_YES;
+    else
         ok = ok && MHD_add_response_header(resp, "Cache-Control", "no-store") == MHD_YES;
     if (atomic_load(&s->draining) || r->over_limit || r->close)
         ok = ok && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close") == MHD_YES;
@@ -215,7 +227,7 @@ static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct r
     MHD_destroy_response(resp);
     if (res == MHD_YES) {
         r->status = status;
-        r->bytes = len;
+        r->bytes = status == 304 ? 0 : len; /* a 304 sends none of the body it stands for */
         svc__conn_received(r->conn); /* the rest of an early-answered body is never read */
     }
     return res;
@@ -259,10 +271,12 @@ static enum MHD_Result respond_internal(svc_server *s, struct MHD_Connection *c,
     struct svc_log_line l;
     svc_log_begin(&l, "error", "internal_error");
     svc_log_str(&l, "request_id", r->id);
+    svc_log_str(&l, "trace_id", r->trace.trace_id);
+    svc_log_str(&l, "span_id", r->trace.span_id);
     svc_log_str(&l, "route", svc_route_label(r->route));
     svc_log_str(&l, "where", what);
     svc_log_str(&l, "error", why);
-    svc_log_end(&l);
+    svc_log_end_msg(&l, "internal error in %s: %s", what, why);
     return respond_problem(s, c, r, 500, API_PROBLEM_INTERNAL, "Internal Server Error",
                            "The server could not answer this request; quote the request id "
                            "when reporting it.",
@@ -597,6 +611,30 @@ out:
 
 /* ---- GET routes ---------------------------------------------------------------------- */
 
+/* Routes whose body is a function of the build, the contract and, when given,
+ * the rule set version and the catalog filter: r->etag is made from those (left
+ * empty when no tag can be made). Returns the status to answer with: 304 when
+ * an If-None-Match of the request matches, else 200. A 304 is still queued with
+ * the body it stands for: libmicrohttpd sends no body with a 304 but gives its
+ * Content-Length, which must then be the 200's (RFC 9110, section 8.6). */
+static int conditional_status(svc_server *s, struct MHD_Connection *c, struct req *r,
+                              const char *rules_version, const struct api_catalog_filter *f)
+{
+    const char *parts[] = {svc_route_label(r->route),
+                           AA_VERSION,
+                           aa_build_commit,
+                           aa_build_date,
+                           s->contract_digest,
+                           rules_version,
+                           f != NULL ? f->family : NULL,
+                           f != NULL ? f->vendor : NULL,
+                           f != NULL ? f->provider : NULL};
+    if (!svc_etag_make(parts, sizeof(parts) / sizeof(parts[0]), r->etag) ||
+        !svc__if_none_match(c, r->etag))
+        return 200;
+    return 304;
+}
+
 struct query_check {
     svc_server *s;
     cJSON *problem;
@@ -706,20 +744,23 @@ static enum MHD_Result handle_accelerators(svc_server *s, struct MHD_Connection 
         else if (strcmp(ps->items[i].name, "provider") == 0)
             f.provider = q.values[i];
     }
+    int status = conditional_status(s, c, r, dc_ruleset_version(r->rs), &f);
     size_t len = 0;
     char *text = api_catalog_render(r->rs, &f, &len);
     if (text == NULL)
         return respond_internal(s, c, r, "accelerators", "out of memory");
-    return respond(s, c, r, 200, JSON_TYPE, text, len, BODY_MALLOC, NULL);
+    /* A 304 carries no Content-Type: it describes no body of its own. */
+    return respond(s, c, r, status, status == 200 ? JSON_TYPE : NULL, text, len, BODY_MALLOC, NULL);
 }
 
 static enum MHD_Result handle_rules(svc_server *s, struct MHD_Connection *c, struct req *r)
 {
+    int status = conditional_status(s, c, r, dc_ruleset_version(r->rs), NULL);
     size_t len = 0;
     char *text = api_rules_render(r->rs, &len);
     if (text == NULL)
         return respond_internal(s, c, r, "rules", "out of memory");
-    return respond(s, c, r, 200, JSON_TYPE, text, len, BODY_MALLOC, NULL);
+    return respond(s, c, r, status, status == 200 ? JSON_TYPE : NULL, text, len, BODY_MALLOC, NULL);
 }
 
 static enum MHD_Result handle_healthz(svc_server *s, struct MHD_Connection *c, struct req *r)
@@ -836,18 +877,18 @@ static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, s
 static enum MHD_Result handle_asset(svc_server *s, struct MHD_Connection *c, struct req *r)
 {
     const struct svc_asset *a = r->asset;
-    const struct hdr h[] = {{MHD_HTTP_HEADER_ETAG, a->etag},
-                            {MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache"},
-                            {"Content-Security-Policy", SVC_PLAYGROUND_CSP},
+    const struct hdr h[] = {{"Content-Security-Policy", SVC_PLAYGROUND_CSP},
                             {"X-Content-Type-Options", "nosniff"},
                             {"Referrer-Policy", "no-referrer"},
                             {"X-Frame-Options", "DENY"},
                             {NULL, NULL}};
-    const char *inm =
-        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
-    if (svc_etag_match(inm, a->etag))
-        return respond(s, c, r, 304, NULL, NULL, 0, BODY_STATIC, h);
-    return respond(s, c, r, 200, a->type, unconst(a->data), a->len, BODY_STATIC, h);
+    /* The tag and Cache-Control go out with the other conditional GET routes'
+     * (respond); a 304 is queued with the body it stands for (see
+     * conditional_status). */
+    memcpy(r->etag, a->etag, sizeof(r->etag));
+    int status = svc__if_none_match(c, r->etag) ? 304 : 200;
+    return respond(s, c, r, status, status == 200 ? a->type : NULL, unconst(a->data), a->len,
+                   BODY_STATIC, h);
 }
 
 static enum MHD_Result handle_options(svc_server *s, struct MHD_Connection *c, struct req *r)
@@ -873,6 +914,7 @@ static enum MHD_Result dispatch(svc_server *s, struct MHD_Connection *c, struct 
 {
     size_t len = 0;
     const char *text = NULL;
+    int status = 200;
     switch (r->route) {
     case SVC_ROUTE_RECOMMEND:
         return handle_recommend(s, c, r);
@@ -891,12 +933,15 @@ static enum MHD_Result dispatch(svc_server *s, struct MHD_Connection *c, struct 
     case SVC_ROUTE_METRICS:
         return handle_metrics(s, c, r);
     case SVC_ROUTE_OPENAPI_YAML:
+        status = conditional_status(s, c, r, NULL, NULL);
         text = api_contract_yaml(s->contract, &len);
-        return respond(s, c, r, 200, "application/yaml; charset=utf-8", unconst(text),
-                       len, BODY_STATIC, NULL);
+        return respond(s, c, r, status, status == 200 ? "application/yaml; charset=utf-8" : NULL,
+                       unconst(text), len, BODY_STATIC, NULL);
     case SVC_ROUTE_OPENAPI_JSON:
+        status = conditional_status(s, c, r, NULL, NULL);
         text = api_contract_json(s->contract, &len);
-        return respond(s, c, r, 200, JSON_TYPE, unconst(text), len, BODY_STATIC, NULL);
+        return respond(s, c, r, status, status == 200 ? JSON_TYPE : NULL, unconst(text), len,
+                       BODY_STATIC, NULL);
     case SVC_ROUTE_PLAYGROUND:
     case SVC_ROUTE_ASSET:
         return handle_asset(s, c, r);
@@ -1108,6 +1153,7 @@ static enum MHD_Result begin_request(svc_server *s, struct MHD_Connection *c, st
         snprintf(r->id, sizeof(r->id), "%s", id);
     else
         svc_request_id_generate(r->id);
+    svc__trace_from_request(c, r->id, &r->trace);
     r->origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
     r->cors = svc_cors_origin_allowed(s->cfg.cors_origins, r->origin);
     r->conn = svc__conn_of(c);
@@ -1264,6 +1310,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
         struct svc_log_line l;
         svc_log_begin(&l, "info", "request");
         svc_log_str(&l, "request_id", r->id);
+        svc_log_str(&l, "trace_id", r->trace.trace_id);
+        svc_log_str(&l, "span_id", r->trace.span_id);
+        if (r->trace.parent_id[0] != '\0')
+            svc_log_str(&l, "parent_span_id", r->trace.parent_id);
         svc_log_str(&l, "method", svc_method_label(r->method));
         svc_log_str(&l, "route", svc_route_label(r->route));
         svc_log_int(&l, "status", r->status);
@@ -1273,7 +1323,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
             svc_log_str(&l, "outcome", "request_timeout");
         else if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
             svc_log_str(&l, "outcome", termination_name(toe));
-        svc_log_end(&l);
+        svc_log_end_msg(&l, "%s %s %d", svc_method_label(r->method), svc_route_label(r->route),
+                        r->status);
     }
     dc_ruleset_release(r->rs);
     drop_body(s, r);
@@ -1380,6 +1431,12 @@ static int load_contract(svc_server *s, char *why, size_t whylen)
     if (rc != DC_OK) {
         snprintf(why, whylen, "the contract does not load: %s%s%s", err.where,
                  err.where[0] != '\0' ? ": " : "", err.msg);
+        return -1;
+    }
+    size_t len = 0;
+    const char *yaml = api_contract_yaml(s->contract, &len);
+    if (!svc_etag_digest(yaml, len, s->contract_digest)) {
+        snprintf(why, whylen, "the contract's digest: out of memory");
         return -1;
     }
     rc = api_contract_query_params(s->contract, "/v1/accelerators", "get",
@@ -1545,7 +1602,7 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     svc_log_bool(&l, "probe", cfg->probe);
     svc_log_str(&l, "version", AA_VERSION);
     svc_log_str(&l, "libmicrohttpd", s->mhd_version);
-    svc_log_end(&l);
+    svc_log_end_msg(&l, "listening on %s (port %u)", cfg->listen, (unsigned)s->api.port);
     dc_ruleset_release(rs);
     *out = s;
     return 0;
@@ -1568,7 +1625,8 @@ long svc_server_drain(svc_server *s)
     svc_log_begin(&l, "info", "draining");
     svc_log_int(&l, "inflight", inflight);
     svc_log_uint(&l, "grace_s", s->cfg.shutdown_grace_s);
-    svc_log_end(&l);
+    svc_log_end_msg(&l, "draining: %ld request%s in flight, %u s grace", inflight,
+                    inflight == 1 ? "" : "s", s->cfg.shutdown_grace_s);
     uint64_t deadline = now_ns() + (uint64_t)s->cfg.shutdown_grace_s * 1000000000ull;
     for (int pass = 0; pass < 2; pass++) {
         while ((inflight = (long)atomic_load(&s->metrics.inflight)) > 0 && now_ns() < deadline) {
@@ -1581,7 +1639,8 @@ long svc_server_drain(svc_server *s)
     }
     svc_log_begin(&l, inflight == 0 ? "info" : "warn", "drained");
     svc_log_int(&l, "inflight", inflight);
-    svc_log_end(&l);
+    svc_log_end_msg(&l, "drained: %ld request%s still in flight", inflight,
+                    inflight == 1 ? "" : "s");
     return inflight;
 }
 

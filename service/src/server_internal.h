@@ -20,6 +20,7 @@
 #include "probe/probe.h"
 #include "server.h"
 #include "server_cache.h"
+#include "trace.h"
 
 /* A listening socket and the daemon its connections are handed to (server_conn.c):
  * the API's, and the optional admin listener's. The server accepts connections
@@ -55,6 +56,7 @@ struct svc_server {
     api_contract *contract;
     struct api_query_params accelerator_params; /* GET /v1/accelerators */
     svc_playground *playground;                 /* GET / and /ui/NAME */
+    char contract_digest[65];                   /* SHA-256 of the contract's YAML, for ETags */
     /* The API keys (NULL: no authentication), swapped on SIGHUP: guarded by
      * auth_mu, and each check holds its own reference. */
     pthread_mutex_t auth_mu;
@@ -156,6 +158,14 @@ int svc__conns_start(svc_server *s);
 void svc__conns_close_api(svc_server *s);
 /* Stop both threads and close the listeners (before the daemons stop). */
 void svc__conns_stop(svc_server *s);
+/* ---- server_headers.c ---- */
+
+/* The request's trace from its traceparent header lines (a new trace when
+ * there is none or it is invalid; the reason is logged at debug level). */
+void svc__trace_from_request(struct MHD_Connection *c, const char *request_id,
+                             struct svc_trace *out);
+/* True when an If-None-Match line of the request matches `etag`. */
+bool svc__if_none_match(struct MHD_Connection *c, const char *etag);
 
 /* ---- server_watch.c ---- */
 

@@ -66,7 +66,7 @@ int svc__probe_start(svc_server *s, char *why, size_t whylen)
     svc_log_str(&l, "dev_root", s->cfg.dev_root);
     svc_log_str(&l, "proc_root", s->cfg.proc_root);
     svc_log_str(&l, "nvml", s->cfg.nvml);
-    svc_log_end(&l);
+    svc_log_end_msg(&l, "probing every %u ms", s->cfg.probe_interval_ms);
     return 0;
 }
 

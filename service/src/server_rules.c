@@ -68,7 +68,7 @@ static bool load_and_swap(svc_server *s, const char *trigger, char *why, size_t 
         svc_log_str(&l, "error", first);
         svc_log_str(&l, "keeping", s->rs != NULL ? dc_ruleset_version(s->rs) : NULL);
         svc_log_num(&l, "duration_ms", ms);
-        svc_log_end(&l);
+        svc_log_end_msg(&l, "the rule set does not load (%s): %s", trigger, first);
         for (size_t i = 0; i < diags.count && i < LOGGED_DIAGS; i++) {
             char line[768];
             dc_diag_format(&diags.items[i], line, sizeof(line));
@@ -100,7 +100,8 @@ static bool load_and_swap(svc_server *s, const char *trigger, char *why, size_t 
     svc_log_uint(&l, "rules", dc_ruleset_rule_count(fresh));
     svc_log_uint(&l, "accelerators", dc_ruleset_accelerator_count(fresh));
     svc_log_num(&l, "duration_ms", ms);
-    svc_log_end(&l);
+    svc_log_end_msg(&l, "rule set %.12s loaded (%s)%s", dc_ruleset_version(fresh), trigger,
+                    changed ? "" : ", unchanged");
     /* Bodies of the old set can never be served again. */
     if (changed) {
         svc_cache_clear(s->cache);
@@ -136,7 +137,7 @@ static void reload_api_keys(svc_server *s)
         svc_log_begin(&l, "error", "api_keys_reload");
         svc_log_str(&l, "result", "failure");
         svc_log_str(&l, "error", why);
-        svc_log_end(&l);
+        svc_log_end_msg(&l, "the API keys file does not load; keeping the current keys");
         return;
     }
     pthread_mutex_lock(&s->auth_mu);
@@ -147,7 +148,8 @@ static void reload_api_keys(svc_server *s)
     svc_log_begin(&l, "info", "api_keys_reload");
     svc_log_str(&l, "result", "success");
     svc_log_uint(&l, "keys", svc_auth_count(fresh));
-    svc_log_end(&l);
+    svc_log_end_msg(&l, "API keys reloaded: %zu key%s", svc_auth_count(fresh),
+                    svc_auth_count(fresh) == 1 ? "" : "s");
 }
 
 bool svc_server_reload(svc_server *s, const char *trigger)

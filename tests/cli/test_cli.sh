@@ -153,5 +153,209 @@ expect_out recommend-no-probe out '"availability":null'
 check recommend-prefer-needs-probe 2 "$bin" recommend --prefer-available "$tmp/jax.json"
 expect_out recommend-prefer-needs-probe err "needs --probe"
 
+# ---- output formats: -o json|yaml|table|wide (--format is the same flag) ----------------
+serving="$src/examples/llm-serving.json"
+check o-table 0 "$bin" recommend -o table "$serving"
+expect_out o-table out "CHOSEN"
+check o-wide 0 "$bin" recommend -o wide "$serving"
+expect_out o-wide out "ID .* GB/CHIP .* TFLOPS .* \$/HOUR FITS AVAIL   CHOSEN"
+check o-format-alias 0 "$bin" recommend --format wide "$serving"
+expect_out o-format-alias out "GB/CHIP"
+check o-bad 2 "$bin" recommend -o xml "$serving"
+expect_out o-bad err "recommend: -o must be json, yaml, table or wide"
+check o-check-no-wide 2 "$bin" check -o wide
+expect_out o-check-no-wide err "check: -o must be json, yaml or table"
+check o-version-no-wide 2 "$bin" version --output wide
+check o-version-extra 2 "$bin" version extra
+# JSON: one line by default; --pretty indents by two spaces.
+check o-json 0 "$bin" recommend -o json "$serving"
+[ "$(wc -l <"$tmp/out")" -eq 1 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL o-json: not one line"; }
+check o-pretty 0 "$bin" recommend --pretty "$serving"
+[ "$(sed -n 2p "$tmp/out" | cut -c1-16)" = '  "request_id": ' ] && ! grep -q "$(printf '\t')" "$tmp/out" \
+    && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL o-pretty:"; head -3 "$tmp/out"; }
+# No empty request_id: every run makes its own, as the server does.
+"$bin" recommend "$serving" >"$tmp/out2"
+id1=$(sed -n 's/^{"request_id":"\([0-9a-f]*\)".*/\1/p' "$tmp/out2")
+"$bin" recommend "$serving" >"$tmp/out3"
+id2=$(sed -n 's/^{"request_id":"\([0-9a-f]*\)".*/\1/p' "$tmp/out3")
+[ ${#id1} -eq 32 ] && [ ${#id2} -eq 32 ] && [ "$id1" != "$id2" ] && pass=$((pass + 1)) \
+    || { fail=$((fail + 1)); echo "FAIL request ids: \"$id1\" \"$id2\""; }
+# The output is a Recommendation of the contract (request_id non-empty included):
+# openapi.yaml read as a JSON Schema whose root refers to that component.
+{ printf '$ref: "#/components/schemas/Recommendation"\n'; cat "$src/openapi.yaml"; } >"$tmp/recommendation.yaml"
+check contract-recommendation 0 "$bin" validate --max-depth 64 --schema "$tmp/recommendation.yaml" "$tmp/out2"
+sed 's/"request_id":"[0-9a-f]*"/"request_id":""/' "$tmp/out2" >"$tmp/empty-id.json"
+check contract-empty-request-id 1 "$bin" validate --max-depth 64 --schema "$tmp/recommendation.yaml" "$tmp/empty-id.json"
+expect_out contract-empty-request-id out "/request_id: must be at least 1 character long"
+
+# YAML output loads back, with the project's own YAML loader, as the JSON document:
+# `validate --schema` reads a *.yaml document with it, and a schema whose const is the
+# JSON output accepts exactly that document.
+same_document() { # name, json file, yaml file
+    { printf '{"const":'; cat "$2"; printf '}'; } >"$tmp/const.json"
+    check "$1" 0 "$bin" validate --max-depth 64 --schema "$tmp/const.json" "$3"
+}
+"$bin" check -o json "$src/rules" >"$tmp/c.json"
+"$bin" check -o yaml "$src/rules" >"$tmp/c.yaml"
+same_document yaml-check "$tmp/c.json" "$tmp/c.yaml"
+"$bin" version -o json >"$tmp/v.json"
+"$bin" version -o yaml >"$tmp/v.yaml"
+same_document yaml-version "$tmp/v.json" "$tmp/v.yaml"
+for f in "$src"/examples/*.json; do
+    "$bin" recommend "$f" | sed 's/^{"request_id":"[0-9a-f]*"/{"request_id":"x"/' >"$tmp/r.json"
+    "$bin" recommend -o yaml "$f" | sed 's/^request_id: .*$/request_id: x/' >"$tmp/r.yaml"
+    same_document "yaml-recommend-$(basename "$f")" "$tmp/r.json" "$tmp/r.yaml"
+done
+# A YAML document that differs from the JSON one is refused (the check can fail).
+sed -i 's/^rules_version: .*$/rules_version: other/' "$tmp/r.yaml"
+check yaml-differs 1 "$bin" validate --max-depth 64 --schema "$tmp/const.json" "$tmp/r.yaml"
+
+# ---- check -o json for CI: every diagnostic with file, line, id and message -----------
+check check-json-ok 0 "$bin" check -o json
+expect_out check-json-ok out '^{"rules_dir":null,"valid":true,"version":"[0-9a-f]\{64\}","rules":[0-9]*,"accelerators":[0-9]*,"diagnostics":\[\],"truncated":false}$'
+check check-json-broken 1 "$bin" check -o json "$tmp/broken"
+expect_out check-json-broken out '"valid":false'
+expect_out check-json-broken out '{"file":"rules.yaml","line":6,"id":"[^"]*","message":"[^"]*condition'
+expect_out check-json-broken out '{"file":"rules.yaml","line":13,"id":"[^"]*","message":"duplicate rule id (first at rules.yaml:8)"}'
+expect_out check-json-broken out '{"file":"rules.yaml","line":18,"id":"[^"]*","message":"missing required field \\"source\\""}'
+[ "$(grep -o '"file":' "$tmp/out" | wc -l)" -eq 4 ] && [ ! -s "$tmp/err" ] && pass=$((pass + 1)) \
+    || { fail=$((fail + 1)); echo "FAIL check-json-broken: not 4 diagnostics on stdout only"; }
+check check-yaml-broken 1 "$bin" check -o yaml --pretty "$tmp/broken"
+expect_out check-yaml-broken out '^  - file: rules.yaml$'
+expect_out check-yaml-broken out '^    line: 13$'
+
+# ---- version -o json: the build's commit and date ------------------------------------
+check version-json 0 "$bin" version -o json
+if [ -e "$src/.git" ] && command -v git >/dev/null; then
+    want_commit=$(git -C "$src" rev-parse HEAD)
+else
+    want_commit=unknown
+fi
+expect_out version-json out "\"commit\":\"$want_commit\",\"modified\":\(true\|false\),\"build_date\":\"[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z\""
+expect_out version-json out '"version":"[0-9.]*"'
+expect_out version-json out '"rules_version":"[0-9a-f]\{64\}"'
+check version-text 0 "$bin" version
+expect_out version-text out "^commit $want_commit"
+# cmake/BuildInfo.cmake on its own: a tree without .git says unknown; SOURCE_DATE_EPOCH
+# sets the date; nothing new, nothing rewritten; a bad epoch is an error.
+mkdir -p "$tmp/tarball"
+SOURCE_DATE_EPOCH=0 cmake -DSRC="$tmp/tarball" -DOUT="$tmp/bi.c" -P "$src/cmake/BuildInfo.cmake"
+grep -q 'aa_build_commit\[\] = "unknown"' "$tmp/bi.c" && grep -q 'aa_build_date\[\] = "1970-01-01T00:00:00Z"' "$tmp/bi.c" \
+    && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL build info of a tree without .git:"; cat "$tmp/bi.c"; }
+touch -d '2001-01-01' "$tmp/bi.c"
+SOURCE_DATE_EPOCH=0 cmake -DSRC="$tmp/tarball" -DOUT="$tmp/bi.c" -P "$src/cmake/BuildInfo.cmake"
+[ "$(date -r "$tmp/bi.c" +%Y)" = 2001 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL build info rewritten"; }
+SOURCE_DATE_EPOCH=86400 cmake -DSRC="$tmp/tarball" -DOUT="$tmp/bi.c" -DCOMMIT=abc123 -P "$src/cmake/BuildInfo.cmake"
+grep -q '"abc123"' "$tmp/bi.c" && grep -q '"1970-01-02T00:00:00Z"' "$tmp/bi.c" && pass=$((pass + 1)) \
+    || { fail=$((fail + 1)); echo "FAIL build info with COMMIT:"; cat "$tmp/bi.c"; }
+check build-info-bad-epoch 1 env SOURCE_DATE_EPOCH=yesterday cmake -DSRC="$tmp/tarball" -DOUT="$tmp/bi.c" -P "$src/cmake/BuildInfo.cmake"
+expect_out build-info-bad-epoch err "SOURCE_DATE_EPOCH"
+
+# ---- YAML workloads: recommend and validate, errors at file:line ----------------------
+# The same workload as JSON and as YAML (flow and block style, comments, plain
+# scalars) gives the same recommendation.
+cat >"$tmp/serving.json" <<'JSON'
+{"name": "70b-chat-serving", "task": "inference", "framework": "pytorch", "stage": "production",
+ "model": {"architecture": "transformer", "parameters": 70e9, "layers": 80, "hidden_size": 8192},
+ "precision": "fp8",
+ "inference": {"requests_per_second": 20, "latency_ms_p99": 50, "context_tokens": 4096},
+ "constraints": {"deployment": "cloud", "providers": ["aws", "gcp"]},
+ "objective": "cost"}
+JSON
+cat >"$tmp/serving.yaml" <<'YAML'
+# the same workload, as YAML
+name: 70b-chat-serving
+task: inference
+framework: pytorch
+stage: production
+model: {architecture: transformer, parameters: 70e9, layers: 80, hidden_size: 8192}
+precision: fp8
+inference:
+  requests_per_second: 20
+  latency_ms_p99: 50
+  context_tokens: 4096
+constraints:
+  deployment: cloud
+  providers: [aws, gcp]
+objective: cost
+YAML
+"$bin" recommend "$tmp/serving.json" | sed 's/^{"request_id":"[0-9a-f]*"/{/' >"$tmp/from-json"
+check yaml-recommend 0 "$bin" recommend "$tmp/serving.yaml"
+sed 's/^{"request_id":"[0-9a-f]*"/{/' "$tmp/out" >"$tmp/from-yaml"
+cmp -s "$tmp/from-json" "$tmp/from-yaml" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL yaml-recommend differs from the JSON workload's"; }
+check yaml-recommend-stdin 0 sh -c "\"$bin\" recommend -o table - < \"$tmp/serving.yaml\""
+expect_out yaml-recommend-stdin out "CHOSEN"
+check yaml-validate 0 "$bin" validate "$tmp/serving.yaml"
+printf 'task: training\nmodel:\n  parameters: 1e9\ncolour: red\n' >"$tmp/extra.yaml"
+check yaml-unknown-field 1 "$bin" recommend "$tmp/extra.yaml"
+expect_out yaml-unknown-field err '^recommend: .*extra.yaml:4: /colour: unknown field "colour"$'
+check yaml-validate-unknown 1 "$bin" validate "$tmp/extra.yaml"
+expect_out yaml-validate-unknown out 'extra.yaml:4: /colour: unknown field "colour"$'
+printf 'task: training\nmodel:\n  parameters: -1\n' >"$tmp/neg.yaml"
+check yaml-invalid-value 1 "$bin" validate "$tmp/neg.yaml"
+expect_out yaml-invalid-value out 'neg.yaml:3: /model/parameters: '
+printf 'model:\n  parameters: 1e9\n' >"$tmp/missing.yaml"
+check yaml-missing 1 "$bin" validate "$tmp/missing.yaml"
+expect_out yaml-missing out 'missing.yaml:1: /: required field "task" is missing'
+printf 'task: training\nmodel: {parameters: 1e9}\ntask: inference\n' >"$tmp/dup.yaml"
+check yaml-duplicate-key 1 "$bin" recommend "$tmp/dup.yaml"
+expect_out yaml-duplicate-key err 'dup.yaml:3: duplicate key "task"'
+printf 'task: &t training\nmodel: {parameters: 1e9}\nname: *t\n' >"$tmp/alias.yaml"
+check yaml-alias 1 "$bin" validate "$tmp/alias.yaml"
+expect_out yaml-alias out 'alias.yaml:1: .*anchor'
+printf 'task: !!binary dHJhaW5pbmc=\nmodel: {parameters: 1e9}\n' >"$tmp/tag.yaml"
+check yaml-tag 1 "$bin" validate "$tmp/tag.yaml"
+expect_out yaml-tag out 'tag.yaml:1: YAML tags are not supported'
+printf 'task: training\nmodel: {parameters: 1e9\n' >"$tmp/syntax.yaml"
+check yaml-syntax 1 "$bin" recommend "$tmp/syntax.yaml"
+expect_out yaml-syntax err 'syntax.yaml:[0-9]*: YAML syntax error'
+printf 'task: training\nmodel:\n  parameters: 1e9\nconstraints:\n  providers: [[aws]]\n' >"$tmp/deep.yaml"
+check yaml-too-deep 1 "$bin" validate --max-depth 2 "$tmp/deep.yaml"
+expect_out yaml-too-deep out 'deep.yaml:5: /: too-deep: nesting deeper than the limit of 2 levels'
+printf 'task: training\nname: \xff\n' >"$tmp/bad-utf8.yaml"
+check yaml-bad-utf8 1 "$bin" validate "$tmp/bad-utf8.yaml"
+expect_out yaml-bad-utf8 out 'bad-utf8.yaml:'
+
+# ---- bash completion: sourced in bash, checked with the completions it offers --------
+"$bin" completion bash >"$tmp/completion.bash"
+check completion-help 0 "$bin" completion --help
+check completion-zsh 2 "$bin" completion zsh
+expect_out completion-zsh err '"zsh" is not a shell this command knows'
+complete_words() { # words of the command line, the last being the one completed
+    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _accel_advisor; echo "${COMPREPLY[*]}"' \
+        _ "$tmp/completion.bash" "$@"
+}
+expect_completion() { # name, wanted completions, words...
+    local name=$1 want=$2
+    shift 2
+    local got
+    got=$(cd "$tmp" && complete_words accel-advisor "$@")
+    if [ "$got" = "$want" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL completion $name: got \"$got\", want \"$want\""; fi
+}
+mkdir -p "$tmp/rulesdir"
+expect_completion commands "recommend" rec
+expect_completion commands-all "version validate" v
+expect_completion recommend-o "json yaml table wide" recommend -o ''
+expect_completion check-o "json yaml table" check --output ''
+expect_completion version-format "yaml" version --format y
+expect_completion log-level "warn" serve --log-level w
+expect_completion log-level-eq "debug" serve --log-level = d
+expect_completion bool-eq "true false" serve --rules-watch = ''
+expect_completion flag "--log-level" serve --log-l
+expect_completion probe-flags "--pretty --prefer-available --probe --proc-root" recommend --pr
+expect_completion rules-dir "rulesdir" recommend --rules rules
+expect_completion shell "bash" completion ''
+# Every flag a command's --help names is offered for that command.
+for cmd in recommend check logic version validate probe serve completion calibrate; do
+    offered=$(cd "$tmp" && complete_words accel-advisor "$cmd" --)
+    for flag in $("$bin" "$cmd" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+        case " $offered " in
+        *" $flag "*) pass=$((pass + 1)) ;;
+        *) fail=$((fail + 1)); echo "FAIL completion: $cmd --help names $flag, completion lacks it" ;;
+        esac
+    done
+done
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

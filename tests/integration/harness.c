@@ -173,8 +173,20 @@ int server_start(struct server *s, const char *const *args)
     return server_start_filtered(s, args, NULL, NULL);
 }
 
-int server_start_filtered(struct server *s, const char *const *args,
-                          bool (*keep)(void *cls, const char *line, size_t len), void *cls)
+/* True once the server takes connections on s->port. */
+static bool accepting(struct server *s)
+{
+    int fd = raw_connect(s);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
+/* Start the server; with `port` 0 it listens on a free port and is ready when
+ * it logs it, otherwise it listens on `port` and is ready when it accepts. */
+static int start(struct server *s, const char *const *args,
+                 bool (*keep)(void *cls, const char *line, size_t len), void *cls, int port)
 {
     memset(s, 0, sizeof(*s));
     s->keep = keep;
@@ -187,10 +199,12 @@ int server_start_filtered(struct server *s, const char *const *args,
         return -1;
     const char *argv[64];
     size_t n = 0;
+    char listen[32];
+    snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
     argv[n++] = h_binary;
     argv[n++] = "serve";
     argv[n++] = "--listen";
-    argv[n++] = "127.0.0.1:0";
+    argv[n++] = listen;
     argv[n++] = "--threads";
     argv[n++] = "2";
     for (size_t i = 0; args != NULL && args[i] != NULL && n < 63; i++)
@@ -222,7 +236,10 @@ int server_start_filtered(struct server *s, const char *const *args,
     long end = now_ms() + 20000;
     while (now_ms() < end) {
         size_t at = 0;
-        if (server_log_find(s, 0, "\"event\":\"listening\"", &at)) {
+        s->port = port;
+        if (port != 0 && accepting(s))
+            return 0;
+        if (port == 0 && server_log_find(s, 0, "\"event\":\"listening\"", &at)) {
             pthread_mutex_lock(&s->mu);
             const char *p = strstr(s->log + at, "\"port\":");
             s->port = p != NULL ? atoi(p + 7) : 0;
@@ -252,6 +269,30 @@ int server_start_filtered(struct server *s, const char *const *args,
     free(s->log);
     s->log = NULL;
     return -1;
+}
+
+int server_start_filtered(struct server *s, const char *const *args,
+                          bool (*keep)(void *cls, const char *line, size_t len), void *cls)
+{
+    return start(s, args, keep, cls, 0);
+}
+
+int server_start_quiet(struct server *s, const char *const *args)
+{
+    /* A free port: bound by the kernel, released, then taken by the server. */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {0};
+    socklen_t al = sizeof(a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &al) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    close(fd);
+    return start(s, args, NULL, NULL, ntohs(a.sin_port));
 }
 
 static int decode_status(int st)
@@ -589,6 +630,41 @@ void check_component(const cJSON *json, const char *name)
     validate_at(json, entry, name);
 }
 
+/* The headers the contract declares for response `resp` (at `rptr`): each one
+ * marked required is present, and every one present has a value its schema
+ * accepts (a number for integer and number schemas, as the simple style reads). */
+static void check_headers(const struct resp *r, const cJSON *root, const cJSON *resp,
+                          const char *rptr, const char *what)
+{
+    const cJSON *h = NULL;
+    cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(resp, "headers"))
+    {
+        char entry[900], value[1024];
+        const cJSON *def = h;
+        const cJSON *ref = cJSON_GetObjectItemCaseSensitive(h, "$ref");
+        if (cJSON_IsString(ref)) {
+            snprintf(entry, sizeof(entry), "%s", ref->valuestring);
+            def = api_json_pointer_get(root, entry);
+        } else {
+            snprintf(entry, sizeof(entry), "%s/headers", rptr);
+            api_json_pointer_append(entry, sizeof(entry), h->string);
+        }
+        if (!resp_header(r, h->string, value, sizeof(value))) {
+            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(def, "required")))
+                fail_msg("%s: the required header %s is missing", what, h->string);
+            continue;
+        }
+        const char *type = str_field(cJSON_GetObjectItemCaseSensitive(def, "schema"), "type");
+        bool number = type != NULL && (strcmp(type, "integer") == 0 || strcmp(type, "number") == 0);
+        cJSON *v = number ? cJSON_CreateNumber(strtod(value, NULL)) : cJSON_CreateString(value);
+        char hwhat[2048];
+        snprintf(hwhat, sizeof(hwhat), "%s: header %s: %s", what, h->string, value);
+        strncat(entry, "/schema", sizeof(entry) - strlen(entry) - 1);
+        validate_at(v, entry, hwhat);
+        cJSON_Delete(v);
+    }
+}
+
 void check_contract(const struct resp *r, const char *method, const char *path_template)
 {
     char ptr[512] = "#/paths", lower[16], what[600], ctype[256], media[256];
@@ -636,7 +712,8 @@ void check_contract(const struct resp *r, const char *method, const char *path_t
         snprintf(rptr, sizeof(rptr), "%s", ref->valuestring);
         resp = api_json_pointer_get(root, rptr);
     }
-    if (r->status == 204 || strcmp(method, "HEAD") == 0)
+    check_headers(r, root, resp, rptr, what);
+    if (r->status == 204 || r->status == 304 || strcmp(method, "HEAD") == 0)
         return; /* no body */
     const cJSON *content = cJSON_GetObjectItemCaseSensitive(resp, "content");
     if (cJSON_GetObjectItemCaseSensitive(content, media) == NULL)

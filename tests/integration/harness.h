@@ -62,6 +62,9 @@ int server_start(struct server *s, const char *const *args);
  * small log. `keep` NULL keeps every line, as server_start does. */
 int server_start_filtered(struct server *s, const char *const *args,
                           bool (*keep)(void *cls, const char *line, size_t len), void *cls);
+/* server_start for a server whose log level hides the `listening` line: it
+ * listens on a free port chosen here and is ready once it accepts connections. */
+int server_start_quiet(struct server *s, const char *const *args);
 /* Resident memory (VmRSS in /proc/PID/status, KiB) and open file descriptors
  * (entries of /proc/PID/fd) of the running server; -1 when unreadable. */
 long server_rss_kib(const struct server *s);

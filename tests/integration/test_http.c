@@ -436,7 +436,7 @@ static void test_metrics(void **state)
         "accel_advisor_http_requests_total{route=\"/v1/recommendations\",method=\"POST\","
         "code=\"200\"}",
         "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/recommendations\","
-        "le=\"5e-05\"}",
+        "le=\"1e-05\"}",
         "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/recommendations\","
         "le=\"+Inf\"}",
         "accel_advisor_http_request_duration_seconds_count{route=\"/v1/recommendations\"}",

@@ -45,7 +45,10 @@ DC_API DC_NODISCARD enum dc_status api_catalog_to_json(const dc_ruleset *rs,
 DC_API DC_NODISCARD enum dc_status api_rules_to_json(const dc_ruleset *rs, cJSON **out);
 
 /* Print `res` as a human table: the considered candidates with a marker on the
- * chosen one and its top reasons underneath (CLI --format table). */
-DC_API void api_result_print_table(const struct dc_result *res, FILE *fp);
+ * chosen one and its top reasons underneath (CLI -o table). `wide` adds the
+ * rule and objective scores, replicas, memory per chip, peak TFLOPS, MFU, the
+ * hourly price, whether the sizing fits and the free/attached devices here
+ * (CLI -o wide). */
+DC_API void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide);
 
 #endif /* API_CONVERT_H */

@@ -293,10 +293,11 @@ DC_API DC_NODISCARD enum dc_status probe_snapshot_to_json(const struct probe_sna
                                                           cJSON **out, struct dc_error *err);
 
 /* A fixed-width table for people: a host line, one row per device, then the
- * sources that are not ok and the warnings. `fp` is borrowed.
+ * sources that are not ok and the warnings. `wide` adds the PCI vendor:device
+ * ids, the catalog id and the device index to each row. `fp` is borrowed.
  * Errors: DC_EINVAL, DC_EIO (a write failed). */
 DC_API DC_NODISCARD enum dc_status probe_snapshot_format_table(const struct probe_snapshot *s,
-                                                               FILE *fp);
+                                                               FILE *fp, bool wide);
 
 /* ------------------------------------------------------------------ holder */
 

@@ -150,13 +150,32 @@ static void test_table(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
-    api_result_print_table(r, fp);
+    api_result_print_table(r, fp, false);
     fclose(fp);
     assert_non_null(strstr(buf, "Target: minimizing cost and time"));
     assert_non_null(strstr(buf, "Considered accelerators (2)"));
     assert_non_null(strstr(buf, "\u2714"));
     assert_non_null(strstr(buf, "Why tpu-b:"));
     assert_non_null(strstr(buf, "jax-likes-tpu"));
+    assert_null(strstr(buf, "GB/CHIP"));
+    /* Wide: the same rows with more columns, the chosen mark still last. */
+    char *wide = NULL;
+    fp = open_memstream(&wide, &len);
+    api_result_print_table(r, fp, true);
+    fclose(fp);
+    const char *head = strstr(wide, "ID ");
+    assert_non_null(head);
+    assert_non_null(strstr(head, " RULES   OBJ REPL  GB/CHIP   TFLOPS   MFU    $/HOUR FITS AVAIL"
+                                 "   CHOSEN\n"));
+    const char *row = strstr(wide, "\ntpu-b ");
+    const char *narrow = strstr(buf, "\ntpu-b ");
+    assert_non_null(row);
+    assert_non_null(narrow);
+    const char *eol = strchr(row + 1, '\n');
+    assert_true(eol - row > strchr(narrow + 1, '\n') - narrow);
+    assert_memory_equal(eol - 3, "\u2714", 3);
+    assert_non_null(strstr(wide, "Why tpu-b:"));
+    free(wide);
     free(buf);
     dc_result_free(r);
     cJSON_Delete(w);

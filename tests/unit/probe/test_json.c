@@ -286,11 +286,11 @@ static void test_json_errors(void **state)
 }
 
 /* The table as text, read back from a temporary file. */
-static char *table_of(const struct probe_snapshot *s)
+static char *table_of_width(const struct probe_snapshot *s, bool wide)
 {
     FILE *fp = tmpfile();
     assert_non_null(fp);
-    assert_int_equal(probe_snapshot_format_table(s, fp), DC_OK);
+    assert_int_equal(probe_snapshot_format_table(s, fp, wide), DC_OK);
     long n = ftell(fp);
     assert_true(n > 0);
     char *buf = malloc((size_t)n + 1);
@@ -300,6 +300,11 @@ static char *table_of(const struct probe_snapshot *s)
     buf[n] = '\0';
     fclose(fp);
     return buf;
+}
+
+static char *table_of(const struct probe_snapshot *s)
+{
+    return table_of_width(s, false);
 }
 
 static void expect_in(const char *text, const char *part)
@@ -326,6 +331,12 @@ static void test_table(void **state)
     expect_in(t, "error: nvmlDeviceGetMemoryInfo: Unknown Error (NVML error 999)\n");
     expect_in(t, "NVIDIA driver 550.54.15\n");
     expect_in(t, "warning: NVML 0000:c3:00.0: nvmlDeviceGetComputeRunningProcesses_v3");
+    assert_null(strstr(t, "CATALOG"));
+    free(t);
+    /* Wide: the PCI ids, the catalog id and the index too. */
+    t = table_of_width(s, true);
+    expect_in(t, "ADDRESS       PCI ID    CATALOG      INDEX VENDOR  FAMILY MODEL");
+    expect_in(t, "0000:1b:00.0  10de:2330 h100             0 nvidia  gpu    NVIDIA H100 80GB HBM3");
     free(t);
     probe_snapshot_release(s);
 
@@ -346,12 +357,12 @@ static void test_table(void **state)
     expect_in(t, "no accelerators found\n");
     free(t);
 
-    assert_int_equal(probe_snapshot_format_table(NULL, stdout), DC_EINVAL);
-    assert_int_equal(probe_snapshot_format_table(s, NULL), DC_EINVAL);
+    assert_int_equal(probe_snapshot_format_table(NULL, stdout, false), DC_EINVAL);
+    assert_int_equal(probe_snapshot_format_table(s, NULL, true), DC_EINVAL);
     /* A stream that cannot be written. */
     FILE *ro = fopen("/dev/null", "r");
     assert_non_null(ro);
-    assert_int_equal(probe_snapshot_format_table(s, ro), DC_EIO);
+    assert_int_equal(probe_snapshot_format_table(s, ro, false), DC_EIO);
     fclose(ro);
     probe_snapshot_release(s);
 

@@ -1,7 +1,8 @@
 # Unit tests of the service's library-like modules (configuration, metrics, auth,
 # HTTP vocabulary, request framing, JSON writer, cache, logs, inventory,
-# playground): each tests/unit/service/test_*.c target also compiles those sources
-# (not main.c, the commands or the MHD server).
+# playground, trace context, ETags, CLI output formats): each
+# tests/unit/service/test_*.c target also compiles those sources (not main.c, the
+# commands or the MHD server).
 set(AA_SVC_UNIT_SOURCES
     ${CMAKE_SOURCE_DIR}/service/src/config.c
     ${CMAKE_SOURCE_DIR}/service/src/log.c
@@ -11,7 +12,11 @@ set(AA_SVC_UNIT_SOURCES
     ${CMAKE_SOURCE_DIR}/service/src/framing.c
     ${CMAKE_SOURCE_DIR}/service/src/server_cache.c
     ${CMAKE_SOURCE_DIR}/service/src/inventory.c
-    ${CMAKE_SOURCE_DIR}/service/src/playground.c)
+    ${CMAKE_SOURCE_DIR}/service/src/playground.c
+    ${CMAKE_SOURCE_DIR}/service/src/trace.c
+    ${CMAKE_SOURCE_DIR}/service/src/etag.c
+    ${CMAKE_SOURCE_DIR}/service/src/output.c
+    ${CMAKE_SOURCE_DIR}/service/src/yaml_out.c)
 file(GLOB _aa_svc_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/unit/service/test_*.c)
 foreach(src IN LISTS _aa_svc_tests)
     get_filename_component(stem ${src} NAME_WE)

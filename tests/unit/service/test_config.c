@@ -72,6 +72,7 @@ static void test_defaults(void **state)
     assert_string_equal(cfg.api_keys_file, "");
     assert_string_equal(cfg.cors_origins, "");
     assert_true(cfg.access_log);
+    assert_string_equal(cfg.log_level, "info");
     assert_false(cfg.prefer_available);
     assert_false(cfg.probe);
     assert_int_equal(cfg.probe_interval_ms, 10000);
@@ -160,7 +161,8 @@ static void test_precedence(void **state)
 
     /* The file may also come from the environment; bare boolean flags mean true. */
     file = temp_file(".yaml", "listen: \"[::1]:9000\"\nmax_batch: 12\ncors_origins:\n"
-                              "  - https://x.example\n  - https://y.example\nrules_watch: false\n");
+                              "  - https://x.example\n  - https://y.example\nrules_watch: false\n"
+                              "log_level: debug\n");
     char envcfg[300];
     snprintf(envcfg, sizeof(envcfg), "ACCEL_ADVISOR_CONFIG=%s", file);
     char *env2[] = {envcfg, NULL};
@@ -170,6 +172,12 @@ static void test_precedence(void **state)
     assert_int_equal(cfg.max_batch, 12);
     assert_string_equal(cfg.cors_origins, "https://x.example,https://y.example");
     assert_true(cfg.rules_watch);
+    assert_string_equal(cfg.log_level, "debug");
+    assert_int_equal(cfg.source[index_of("log_level")], SVC_SRC_FILE);
+    /* The environment sets the level too, over the file. */
+    char *env3[] = {envcfg, S("ACCEL_ADVISOR_LOG_LEVEL=warn"), NULL};
+    assert_int_equal(load(2, argv2, env3, &cfg, why), SVC_CONFIG_OK);
+    assert_string_equal(cfg.log_level, "warn");
     unlink(file);
 }
 
@@ -217,6 +225,11 @@ static void test_errors_name_their_source(void **state)
     expect_error(1, c2, c2env,
                  "environment ACCEL_ADVISOR_CORS_ORIGINS: cors_origins: \"https://*.example.com\" "
                  "is not an allowed origin: wildcards are not supported");
+    char *a10[] = {S("serve"), S("--log-level"), S("verbose"), NULL};
+    expect_error(3, a10, empty_env,
+                 "flag --log-level: log_level: \"verbose\" is not debug, info, warn or error");
+    char *a11[] = {S("serve"), S("--log-level"), S("INFO"), NULL};
+    expect_error(3, a11, empty_env, "\"INFO\" is not debug, info, warn or error");
 
     char *argv[] = {S("serve"), NULL};
     char *env[] = {S("ACCEL_ADVISOR_MAX_CONNECTIONS=-3"), NULL};

@@ -93,6 +93,81 @@ static void test_fields(void **state)
     cJSON_Delete(j);
 }
 
+/* Every line has a message: its own, or its event when it gave none. */
+static void test_every_line_has_msg(void **state)
+{
+    (void)state;
+    struct svc_log_line l;
+    svc_log_begin(&l, "info", "listening");
+    svc_log_uint(&l, "port", 8080);
+    svc_log_end(&l);
+    cJSON *j = last_line();
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "msg")->valuestring, "listening");
+    cJSON_Delete(j);
+
+    svc_log_begin(&l, "info", "request");
+    svc_log_str(&l, "route", "/v1/rules");
+    svc_log_end_msg(&l, "GET %s %d", "/v1/rules", 200);
+    j = last_line();
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "msg")->valuestring,
+                        "GET /v1/rules 200");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "route")->valuestring, "/v1/rules");
+    cJSON_Delete(j);
+
+    /* A "msg" field given as a field is the message; no second one is added. */
+    svc_log_begin(&l, "error", "rules_problem");
+    svc_log_str(&l, "msg", "rules.yaml:3: x: bad");
+    svc_log_end(&l);
+    j = last_line();
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "msg")->valuestring,
+                        "rules.yaml:3: x: bad");
+    char text[SVC_LOG_LINE_MAX + 1];
+    memcpy(text, l.buf, l.len);
+    text[l.len] = '\0';
+    const char *first = strstr(text, "\"msg\"");
+    assert_non_null(first);
+    assert_null(strstr(first + 1, "\"msg\""));
+    cJSON_Delete(j);
+}
+
+/* Lines below the level are not written; the level names parse strictly. */
+static void test_levels(void **state)
+{
+    (void)state;
+    enum svc_log_level lv = SVC_LOG_INFO;
+    assert_true(svc_log_level_parse("debug", &lv));
+    assert_int_equal(lv, SVC_LOG_DEBUG);
+    assert_true(svc_log_level_parse("error", &lv));
+    assert_int_equal(lv, SVC_LOG_ERROR);
+    assert_false(svc_log_level_parse("Info", &lv));
+    assert_false(svc_log_level_parse("", &lv));
+    assert_int_equal(lv, SVC_LOG_ERROR);
+
+    (void)last_line();
+    svc_log_set_level(SVC_LOG_WARN);
+    assert_false(svc_log_enabled("info"));
+    assert_true(svc_log_enabled("warn"));
+    assert_true(svc_log_enabled("fatal")); /* unknown levels are never muted */
+    struct svc_log_line l;
+    svc_log_begin(&l, "info", "request");
+    svc_log_str(&l, "route", "/v1/rules");
+    svc_log_end_msg(&l, "muted %d", 1);
+    svc_log_msg("debug", "thing", "muted too");
+    assert_null(last_line());
+    svc_log_msg("error", "thing", "shown");
+    cJSON *j = last_line();
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "level")->valuestring, "error");
+    cJSON_Delete(j);
+
+    svc_log_set_level(SVC_LOG_DEBUG);
+    svc_log_msg("debug", "thing", "now shown");
+    j = last_line();
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "msg")->valuestring, "now shown");
+    cJSON_Delete(j);
+    svc_log_set_level(SVC_LOG_INFO);
+    assert_false(svc_log_enabled("debug"));
+}
+
 static void test_long_lines_stay_valid(void **state)
 {
     (void)state;
@@ -132,6 +207,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_every_line_has_msg),
+        cmocka_unit_test(test_levels),
         cmocka_unit_test(test_long_lines_stay_valid),
     };
     return cmocka_run_group_tests_name("service.log", tests, setup, teardown);

@@ -53,6 +53,8 @@ static void test_counters_and_histogram(void **state)
     (void)state;
     svc_metrics_init(&m);
     svc_metrics_observe(&m, SVC_ROUTE_RECOMMEND, SVC_METHOD_POST, 200, 30000);      /* 30 us */
+    svc_metrics_observe(&m, SVC_ROUTE_RECOMMEND, SVC_METHOD_POST, 200, 8000);       /* 8 us */
+    svc_metrics_observe(&m, SVC_ROUTE_RULES, SVC_METHOD_GET, 304, 12000);           /* 12 us */
     svc_metrics_observe(&m, SVC_ROUTE_RECOMMEND, SVC_METHOD_POST, 200, 700000);     /* 0.7 ms */
     svc_metrics_observe(&m, SVC_ROUTE_RECOMMEND, SVC_METHOD_POST, 400, 50000);      /* = 50 us */
     svc_metrics_observe(&m, SVC_ROUTE_RECOMMEND, SVC_METHOD_POST, 200, 20000000000); /* 20 s */
@@ -66,28 +68,48 @@ static void test_counters_and_histogram(void **state)
     atomic_store(&m.inflight, 3);
     atomic_store(&m.cache_hits, 5);
     char *t = render();
-    expect_line(t, "accel_advisor_http_requests_total{route=\"/v1/recommendations\",method=\"POST\","
-                   "code=\"200\"} 3");
+    expect_line(t,
+                "accel_advisor_http_requests_total{route=\"/v1/recommendations\",method=\"POST\","
+                "code=\"200\"} 4");
     expect_line(t, "accel_advisor_http_requests_total{route=\"/v1/recommendations\",method=\"POST\","
                    "code=\"400\"} 1");
     expect_line(t, "accel_advisor_http_requests_total{route=\"unmatched\",method=\"other\","
                    "code=\"404\"} 1");
     expect_line(t, "accel_advisor_http_requests_total{route=\"/v1/rules\",method=\"GET\","
                    "code=\"500\"} 1");
-    /* Buckets are cumulative; le is inclusive; +Inf equals _count. */
-    expect_line(t, "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/recommendations\","
-                   "le=\"5e-05\"} 2");
-    expect_line(t, "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/recommendations\","
-                   "le=\"0.0005\"} 2");
-    expect_line(t, "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/recommendations\","
-                   "le=\"0.001\"} 3");
-    expect_line(t, "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/recommendations\","
-                   "le=\"10\"} 3");
-    expect_line(t, "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/recommendations\","
-                   "le=\"+Inf\"} 4");
-    expect_line(t, "accel_advisor_http_request_duration_seconds_count{route=\"/v1/recommendations\"} 4");
+    expect_line(t, "accel_advisor_http_requests_total{route=\"/v1/rules\",method=\"GET\","
+                   "code=\"304\"} 1");
+    /* Buckets are cumulative; le is inclusive; +Inf equals _count. The first
+     * bound is 10 us. */
+    expect_line(t,
+                "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/recommendations\","
+                "le=\"1e-05\"} 1");
+    expect_line(t,
+                "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/recommendations\","
+                "le=\"2.5e-05\"} 1");
+    expect_line(t, "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/rules\","
+                   "le=\"1e-05\"} 1");
+    expect_line(t, "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/rules\","
+                   "le=\"2.5e-05\"} 2");
+    expect_line(t,
+                "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/recommendations\","
+                "le=\"5e-05\"} 3");
+    expect_line(t,
+                "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/recommendations\","
+                "le=\"0.0005\"} 3");
+    expect_line(t,
+                "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/recommendations\","
+                "le=\"0.001\"} 4");
+    expect_line(t,
+                "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/recommendations\","
+                "le=\"10\"} 4");
+    expect_line(t,
+                "accel_advisor_http_request_duration_seconds_bucket{route=\"/v1/recommendations\","
+                "le=\"+Inf\"} 5");
+    expect_line(
+        t, "accel_advisor_http_request_duration_seconds_count{route=\"/v1/recommendations\"} 5");
     expect_line(t, "accel_advisor_http_request_duration_seconds_sum{route=\"/v1/recommendations\"} "
-                   "20.000780000");
+                   "20.000788000");
     /* Routes without requests have no series. */
     assert_null(strstr(t, "route=\"/openapi.yaml\""));
     expect_line(t, "accel_advisor_recommendations_total{family=\"tpu\"} 1");
