@@ -44,7 +44,7 @@ static double on_prem_per_chip_hour(const dc_ruleset *rs, const struct dc_accele
 }
 
 void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc_accelerator *a,
-              struct dc_sizing *z)
+              double price_scale, struct dc_sizing *z)
 {
     const struct dc_sizing_params *s = &rs->sizing;
     bool inference = w->task == DC_TASK_INFERENCE;
@@ -72,6 +72,8 @@ void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc
     }
     if (z->cost_basis == DC_COST_CLOUD)
         z->energy_usd = NAN; /* in the rental price */
+    /* A robustness probe moves the rate the part is priced at, whatever its basis. */
+    z->usd_per_chip_hour *= price_scale;
     z->cost_per_hour_usd = z->chips * z->usd_per_chip_hour;
     z->cost_usd = chip_hours * z->usd_per_chip_hour;
     /* An unknown cost cannot be checked against a budget, so it does not pass. */

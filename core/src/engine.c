@@ -286,6 +286,17 @@ static void sizing_reasons(const struct rec *r, struct dc_candidate *c)
     c->reasons[c->n_reasons++] = mk_reason(DC__R_COST, 0, NULL, cost_source(r->rs, c));
 }
 
+/* The robustness probe's factors on candidate `idx` (dc/explain.h). */
+static struct dc__perturb perturbation(const struct dc_recommend_opts *o, size_t idx)
+{
+    struct dc__perturb k = DC__UNPERTURBED;
+    if (o->price_scale != NULL)
+        k.price = o->price_scale[idx];
+    if (o->mfu_scale != NULL)
+        k.mfu = o->mfu_scale[idx];
+    return k;
+}
+
 static enum dc_status build_candidates(struct rec *r)
 {
     const dc_ruleset *rs = r->rs;
@@ -296,7 +307,7 @@ static enum dc_status build_candidates(struct rec *r)
     for (size_t i = 0; i < rs->n_accs; i++) {
         struct dc_candidate *c = &r->all[i];
         c->acc = &rs->accs[i];
-        dc__size(rs, w, &r->d, c->acc, 0, &c->sizing);
+        dc__size(rs, w, &r->d, c->acc, 0, perturbation(r->opts, i), &c->sizing);
         c->reasons = dc__arena_alloc(r->ar, (r->n_hits + MAX_SIZING_REASONS) * sizeof(*c->reasons));
         if (c->reasons == NULL)
             return DC_ENOMEM;
@@ -726,6 +737,6 @@ enum dc_status dc_size_at(const dc_ruleset *rs, const cJSON *workload, const cha
         return rc;
     struct dc__derived d;
     dc__derive(rs, &w, &d);
-    dc__size(rs, &w, &d, a, chips, out);
+    dc__size(rs, &w, &d, a, chips, DC__UNPERTURBED, out);
     return DC_OK;
 }

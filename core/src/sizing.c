@@ -773,9 +773,18 @@ const char *dc_chips_basis_name(enum dc_chips_basis b)
 }
 
 void dc__size(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__derived *d,
-              const struct dc_accelerator *a, unsigned pinned, struct dc_sizing *z)
+              const struct dc_accelerator *a, unsigned pinned, struct dc__perturb k,
+              struct dc_sizing *z)
 {
     const struct dc_sizing_params *s = &rs->sizing;
+    /* A robustness probe on MFU: every rate below reads the part's measured
+     * factor, so a copy carrying the scaled factor stands in for the part. */
+    struct dc_accelerator scaled;
+    if (k.mfu != 1.0) {
+        scaled = *a;
+        scaled.mfu_factor *= k.mfu;
+        a = &scaled;
+    }
     memset(z, 0, sizeof(*z));
     z->memory_per_chip_gb = a->memory_gb * s->memory_usable_fraction.value;
     z->peak_tflops = listed_peak(a, w->precision);
@@ -798,5 +807,5 @@ void dc__size(const dc_ruleset *rs, const struct dc_workload *w, const struct dc
         size_inference(rs, w, d, a, pinned, z);
     else
         size_training(rs, w, d, a, pinned, z);
-    dc__cost(rs, w, a, z);
+    dc__cost(rs, w, a, k.price, z);
 }

@@ -15,11 +15,21 @@
 /* Workload-level quantities (no accelerator yet). */
 void dc__derive(const dc_ruleset *rs, const struct dc_workload *w, struct dc__derived *d);
 
+/* A robustness probe on one accelerator (struct dc_recommend_opts): factors
+ * on its price per chip-hour and on its MFU. */
+struct dc__perturb {
+    double price;
+    double mfu;
+};
+#define DC__UNPERTURBED ((struct dc__perturb){1.0, 1.0})
+
 /* Size `w` on accelerator `a`. `pinned` > 0 fixes the total chip count (a
  * published run's, for calibration) instead of choosing it; it must be a count
- * the workload fits in. Never fails: unknown numbers stay NAN. */
+ * the workload fits in. `k` scales the part's MFU and price (robustness
+ * probes; DC__UNPERTURBED otherwise). Never fails: unknown numbers stay NAN. */
 void dc__size(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__derived *d,
-              const struct dc_accelerator *a, unsigned pinned, struct dc_sizing *z);
+              const struct dc_accelerator *a, unsigned pinned, struct dc__perturb k,
+              struct dc_sizing *z);
 
 static inline unsigned dc__shape_chips(const struct dc_shape *s)
 {
@@ -37,10 +47,11 @@ double dc__compute_peak(const dc_ruleset *rs, const struct dc_accelerator *a, en
 /* Training MFU relative to the bf16 peak on `chips` chips of `a`. */
 double dc__training_mfu(const dc_ruleset *rs, const struct dc_accelerator *a, unsigned chips);
 
-/* Price the sized candidate: cost_basis, offer, usd_per_chip_hour, cost_usd,
+/* Price the sized candidate: cost_basis, offer, usd_per_chip_hour (times
+ * `price_scale`, a robustness probe's factor, 1 otherwise), cost_usd,
  * cost_per_hour_usd, energy_usd and within_budget (core/src/cost.c). */
 void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc_accelerator *a,
-              struct dc_sizing *z);
+              double price_scale, struct dc_sizing *z);
 
 /* Energy cost of one chip-hour on premises: watts x PUE x $/kWh; NAN when the
  * catalog lists no power. */

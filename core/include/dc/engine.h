@@ -20,6 +20,14 @@
 #define DC_WORKLOAD_MAX_TOKENS     1e16
 /* constraints.accelerators: at most one entry per catalog accelerator. */
 #define DC_WORKLOAD_MAX_ALLOWED DC_RULESET_MAX_ACCELERATORS
+/* explain: each kind at most once. */
+#define DC_WORKLOAD_MAX_EXPLAIN 2
+
+/* What a request's `explain` asks for beside the result (dc/explain.h); bits. */
+enum dc_explain_kind {
+    DC_EXPLAIN_CHANGES = 1u << 0,   /* "changes": what would change the top pick */
+    DC_EXPLAIN_ROBUSTNESS = 1u << 1 /* "robustness": margin, price and MFU +/-30% */
+};
 
 enum dc_task { DC_TASK_TRAINING, DC_TASK_FINE_TUNING, DC_TASK_INFERENCE };
 enum dc_objective { DC_OBJECTIVE_COST, DC_OBJECTIVE_TIME, DC_OBJECTIVE_BALANCED };
@@ -74,6 +82,7 @@ struct dc_workload {
     const char *xla_experience;
     enum dc_objective objective;
     bool prefer_available;
+    unsigned explain; /* enum dc_explain_kind bits; never read by the decision itself */
 };
 
 /* Parse a workload (borrowed; string fields of *out are views into it, so it
@@ -97,6 +106,11 @@ struct dc_recommend_opts {
     const char *probe_source; /* reason source for the availability bonus */
     bool prefer_available;    /* server-wide default for workload.prefer_available */
     const char *request_id;   /* copied into the result; may be NULL */
+    /* Robustness probes (dc/explain.h): factors on each catalog accelerator's
+     * price per chip-hour and on its MFU, in catalog order
+     * (dc_ruleset_accelerator_count entries, each > 0). NULL: 1 for every one. */
+    const double *price_scale;
+    const double *mfu_scale;
 };
 
 /* One reason behind a score or an exclusion. Strings are views into the rule

@@ -627,7 +627,11 @@ static void test_availability(void **state)
     cJSON *w = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
                            "\"prefer_available\":true}");
     struct dc_availability av[1] = {{"tpu-b", 4, 2, 64}};
-    struct dc_recommend_opts o = {av, 1, true, "probe", false, "req-1"};
+    struct dc_recommend_opts o = {.availability = av,
+                                  .n_availability = 1,
+                                  .probe_enabled = true,
+                                  .probe_source = "probe",
+                                  .request_id = "req-1"};
     struct dc_result *r = NULL;
     assert_int_equal(dc_recommend(mini, w, &o, &r, NULL), DC_OK);
     bool ex;
