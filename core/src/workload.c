@@ -31,7 +31,9 @@ static const char *const pricings[] = {"on_demand", "spot", "committed_1y", "com
 static const char *const top_keys[] = {"name",        "task",      "framework", "stage",
                                        "model",       "precision", "training",  "inference",
                                        "constraints", "team",      "objective", "prefer_available",
-                                       NULL};
+                                       "explain",     NULL};
+/* In enum dc_explain_kind bit order. */
+static const char *const explain_kinds[] = {"changes", "robustness", NULL};
 static const char *const model_keys[] = {
     "architecture",     "parameters", "active_parameters", "embedding_parameters",
     "flops_per_sample", "custom_ops", "dynamic_shapes",    "sparse_embeddings",
@@ -393,6 +395,36 @@ static enum dc_status parse_constraints(const dc_ruleset *rs, const cJSON *c, st
     return parse_allowed(rs, c, w, err);
 }
 
+/* `explain`: what to compute beside the result; each kind once. Read here so
+ * that every caller checks it alike, but the decision never looks at it. */
+static enum dc_status parse_explain(const cJSON *json, struct dc_workload *w, struct dc_error *err)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(json, "explain");
+    if (list == NULL)
+        return DC_OK;
+    if (!cJSON_IsArray(list))
+        return bad(err, NULL, "explain", "%s must be an array", "explain");
+    size_t i = 0;
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, list)
+    {
+        char where[48];
+        snprintf(where, sizeof(where), "/explain/%zu", i++);
+        if (i > DC_WORKLOAD_MAX_EXPLAIN)
+            return dc_error_set(err, DC_EINVAL, where, "explain lists at most %d kinds",
+                                DC_WORKLOAD_MAX_EXPLAIN);
+        const char *kind = cJSON_IsString(it) ? table_entry(explain_kinds, it->valuestring) : NULL;
+        if (kind == NULL)
+            return dc_error_set(err, DC_EINVAL, where,
+                                "explain lists \"changes\" and \"robustness\" only");
+        unsigned bit = 1u << enum_index(explain_kinds, kind);
+        if (w->explain & bit)
+            return dc_error_set(err, DC_EINVAL, where, "\"%s\" is listed twice", kind);
+        w->explain |= bit;
+    }
+    return DC_OK;
+}
+
 enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct dc_workload *out,
                                  struct dc_error *err)
 {
@@ -422,6 +454,7 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     TRY(get_enum(json, NULL, "objective", objectives, "balanced", &s, err));
     w->objective = (enum dc_objective)enum_index(objectives, s);
     TRY(get_bool(json, NULL, "prefer_available", &w->prefer_available, err));
+    TRY(parse_explain(json, w, err));
 
     const cJSON *m = NULL;
     TRY(section(json, "model", model_keys, &m, err));
@@ -446,6 +479,29 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
 static const char *const task_names[] = {"training", "fine-tuning", "inference"};
 static const char *const deploy_names[] = {"cloud", "on-prem", "hybrid"};
 static const char *const objective_names[] = {"cost", "time", "balanced"};
+
+const char *const *dc__workload_values(const char *pointer)
+{
+    static const struct {
+        const char *pointer;
+        const char *const *values;
+    } enums[] = {
+        {"/framework", frameworks},
+        {"/stage", stages},
+        {"/precision", precisions},
+        {"/objective", objectives},
+        {"/training/method", methods},
+        {"/constraints/deployment", deployments},
+        {"/constraints/pricing", pricings},
+        {"/team/cuda_experience", experiences},
+        {"/team/xla_experience", experiences},
+    };
+    for (size_t i = 0; pointer != NULL && i < sizeof(enums) / sizeof(enums[0]); i++) {
+        if (strcmp(enums[i].pointer, pointer) == 0)
+            return enums[i].values;
+    }
+    return NULL;
+}
 
 const char *dc__method_name(enum dc_method m)
 {

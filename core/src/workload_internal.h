@@ -39,6 +39,11 @@ struct dc__derived {
 enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w,
                                const struct dc__derived *d, cJSON **out);
 
+/* The values an enumerated workload field takes (NULL-terminated, in the
+ * contract's order), by the field's JSON Pointer ("/framework"); NULL for a
+ * field that is not one of those. */
+const char *const *dc__workload_values(const char *pointer);
+
 const char *dc__task_name(enum dc_task t);
 const char *dc__deployment_name(enum dc_deployment d);
 const char *dc__objective_name(enum dc_objective o);
