@@ -1,0 +1,167 @@
+/* core/src/cf_text.c -- an explanation's changes and perturbations in words,
+ * for the `summary` of the contract and the CLI's table. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cf_internal.h"
+
+/* Appends to a fixed buffer, truncating (never overflowing). */
+struct text {
+    char *buf;
+    size_t len;
+    size_t used;
+};
+
+static void add(struct text *t, const char *fmt, ...) DC_PRINTF(2, 3);
+
+static void add(struct text *t, const char *fmt, ...)
+{
+    if (t->used + 1 >= t->len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->buf + t->used, t->len - t->used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        t->used = t->used + (size_t)n < t->len ? t->used + (size_t)n : t->len - 1;
+}
+
+/* 41000 as "41,000"; below 100 with cents. */
+static void add_grouped(struct text *t, double v)
+{
+    if (v < 100) {
+        add(t, "%.2f", v);
+        return;
+    }
+    char digits[32];
+    snprintf(digits, sizeof(digits), "%.0f", v);
+    size_t n = strlen(digits);
+    for (size_t i = 0; i < n; i++) {
+        add(t, "%c", digits[i]);
+        if (i + 1 < n && (n - i - 1) % 3 == 0)
+            add(t, ",");
+    }
+}
+
+/* The member name a pointer ends in: "/model/custom_ops" -> "custom_ops". */
+static const char *key_of(const char *field)
+{
+    const char *key = strrchr(field, '/');
+    return key != NULL ? key + 1 : field;
+}
+
+/* A value of `field` as people read it. */
+static void add_value(struct text *t, const char *field, const cJSON *v)
+{
+    if (cJSON_IsNull(v) || v == NULL) {
+        add(t, "none");
+    } else if (cJSON_IsNumber(v) && strcmp(field, "/constraints/budget_usd") == 0) {
+        add(t, "$");
+        add_grouped(t, v->valuedouble);
+    } else if (cJSON_IsNumber(v) && strcmp(field, "/training/deadline_hours") == 0) {
+        add(t, "%g hours", v->valuedouble);
+        if (v->valuedouble >= 48)
+            add(t, " (%.1f days)", v->valuedouble / 24);
+    } else if (cJSON_IsNumber(v)) {
+        add(t, "%g", v->valuedouble);
+    } else if (cJSON_IsBool(v)) {
+        add(t, "%s", cJSON_IsTrue(v) ? "true" : "false");
+    } else if (cJSON_IsString(v)) {
+        add(t, "%s", v->valuestring);
+    } else if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 0) {
+        add(t, "any");
+    } else if (cJSON_IsArray(v)) {
+        const cJSON *it = NULL;
+        cJSON_ArrayForEach(it, v)
+        {
+            add(t, "%s%s", it == v->child ? "" : ", ", cJSON_IsString(it) ? it->valuestring : "?");
+        }
+    }
+}
+
+/* "at a budget of $41,000 or more (not at $40,600; now $30,000)". */
+static void add_edit(struct text *t, const struct dc_change *c)
+{
+    bool budget = strcmp(c->field, "/constraints/budget_usd") == 0;
+    bool deadline = strcmp(c->field, "/training/deadline_hours") == 0;
+    if (cJSON_IsNull(c->to) && (budget || deadline))
+        add(t, "with no %s", budget ? "budget" : "deadline");
+    else if (cJSON_IsNull(c->to))
+        add(t, "with %s unset", key_of(c->field));
+    else if (budget || deadline)
+        add(t, "at a %s of ", budget ? "budget" : "deadline");
+    else
+        add(t, "with %s ", key_of(c->field));
+    if (!cJSON_IsNull(c->to))
+        add_value(t, c->field, c->to);
+    if (c->threshold != DC_THRESHOLD_NONE) {
+        cJSON n = {.type = cJSON_Number, .valuedouble = c->not_at};
+        add(t, " or %s (not at ", c->threshold == DC_THRESHOLD_AT_LEAST ? "more" : "less");
+        add_value(t, c->field, &n);
+        add(t, ")");
+    }
+    add(t, "; now ");
+    add_value(t, c->field, c->from);
+}
+
+const char *dc_change_text(const struct dc_target *tg, const struct dc_change *c, char *buf,
+                           size_t len)
+{
+    struct text t = {buf, len, 0};
+    if (buf == NULL || len == 0)
+        return buf;
+    buf[0] = '\0';
+    if (tg->role != DC_ROLE_TOP)
+        add(&t, "%s becomes the top pick ", tg->acc->name);
+    else if (c->top != NULL)
+        add(&t, "%s replaces %s as the top pick ", c->top->name, tg->acc->name);
+    else
+        add(&t, "Nothing is recommended any more ");
+    add_edit(&t, c);
+    add(&t, ".");
+    return buf;
+}
+
+/* "the price of NVIDIA H100 30% higher" */
+static void add_scaled(struct text *t, enum dc_perturbation kind, const char *whose, double f)
+{
+    add(t, "the %s of %s %.0f%% %s", kind == DC_PERTURB_PRICE ? "price" : "MFU", whose,
+        fabs(f - 1) * 100, f > 1 ? "higher" : "lower");
+}
+
+const char *dc_flip_text(const struct dc_robustness *r, const struct dc_robust_check *k, char *buf,
+                         size_t len)
+{
+    struct text t = {buf, len, 0};
+    if (buf == NULL || len == 0)
+        return buf;
+    buf[0] = '\0';
+    if (r->top == NULL)
+        return buf;
+    const char *what = k->kind == DC_PERTURB_PRICE ? "price" : "MFU";
+    double bad =
+        k->kind == DC_PERTURB_PRICE ? 1 + DC_EXPLAIN_PERTURBATION : 1 - DC_EXPLAIN_PERTURBATION;
+    if (k->robust) {
+        add(&t, "%s stays the top pick with its %s %.0f%% %s and every other part's %.0f%% %s.",
+            r->top->name, what, DC_EXPLAIN_PERTURBATION * 100, bad > 1 ? "higher" : "lower",
+            DC_EXPLAIN_PERTURBATION * 100, bad > 1 ? "lower" : "higher");
+        return buf;
+    }
+    add(&t, "With ");
+    for (size_t i = 0; i < k->flip.n_scaled; i++) {
+        if (i > 0)
+            add(&t, " and ");
+        add_scaled(&t, k->kind, k->flip.scaled[i].acc->name, k->flip.scaled[i].factor);
+    }
+    if (k->flip.others != 1)
+        add(&t, " and every other part's %s %.0f%% %s", what, fabs(k->flip.others - 1) * 100,
+            k->flip.others > 1 ? "higher" : "lower");
+    if (k->flip.top != NULL)
+        add(&t, ", %s becomes the top pick.", k->flip.top->name);
+    else
+        add(&t, ", nothing is recommended.");
+    return buf;
+}
