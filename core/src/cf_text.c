@@ -15,6 +15,16 @@ struct text {
     size_t used;
 };
 
+/* Start writing into buf; false when there is no room at all. */
+static bool start(struct text *t, char *buf, size_t len)
+{
+    *t = (struct text){buf, len, 0};
+    if (buf == NULL || len == 0)
+        return false;
+    buf[0] = '\0';
+    return true;
+}
+
 static void add(struct text *t, const char *fmt, ...) DC_PRINTF(2, 3);
 
 static void add(struct text *t, const char *fmt, ...)
@@ -82,7 +92,7 @@ static void add_value(struct text *t, const char *field, const cJSON *v)
     }
 }
 
-/* "at a budget of $41,000 or more (not at $40,600; now $30,000)". */
+/* "at a budget of $41,000 (not at $40,600); now $30,000". */
 static void add_edit(struct text *t, const struct dc_change *c)
 {
     bool budget = strcmp(c->field, "/constraints/budget_usd") == 0;
@@ -99,7 +109,7 @@ static void add_edit(struct text *t, const struct dc_change *c)
         add_value(t, c->field, c->to);
     if (c->threshold != DC_THRESHOLD_NONE) {
         cJSON n = {.type = cJSON_Number, .valuedouble = c->not_at};
-        add(t, " or %s (not at ", c->threshold == DC_THRESHOLD_AT_LEAST ? "more" : "less");
+        add(t, " (not at ");
         add_value(t, c->field, &n);
         add(t, ")");
     }
@@ -110,10 +120,9 @@ static void add_edit(struct text *t, const struct dc_change *c)
 const char *dc_change_text(const struct dc_target *tg, const struct dc_change *c, char *buf,
                            size_t len)
 {
-    struct text t = {buf, len, 0};
-    if (buf == NULL || len == 0)
+    struct text t;
+    if (!start(&t, buf, len))
         return buf;
-    buf[0] = '\0';
     if (tg->role != DC_ROLE_TOP)
         add(&t, "%s becomes the top pick ", tg->acc->name);
     else if (c->top != NULL)
@@ -135,11 +144,8 @@ static void add_scaled(struct text *t, enum dc_perturbation kind, const char *wh
 const char *dc_flip_text(const struct dc_robustness *r, const struct dc_robust_check *k, char *buf,
                          size_t len)
 {
-    struct text t = {buf, len, 0};
-    if (buf == NULL || len == 0)
-        return buf;
-    buf[0] = '\0';
-    if (r->top == NULL)
+    struct text t;
+    if (!start(&t, buf, len) || r->top == NULL)
         return buf;
     const char *what = k->kind == DC_PERTURB_PRICE ? "price" : "MFU";
     double bad =

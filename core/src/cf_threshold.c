@@ -24,7 +24,7 @@
 
 /* One search: `win` was run and makes the target win; `lose` is a value where
  * it does not (INFINITY: the limit unset; NAN: none known yet); `up` when the
- * losing side lies above (the threshold is an upper bound, DC_THRESHOLD_AT_MOST). */
+ * losing side lies above (the target is the pick below the boundary, DC_THRESHOLD_BELOW). */
 struct bracket {
     struct dc_target *t;
     const struct cf_field *f;
@@ -124,7 +124,7 @@ static enum dc_status bisect(struct cf_ctx *c, struct bracket *b, bool guided)
     struct dc_change ch;
     if (!cf__change(c, b->f->pointer, cJSON_CreateNumber(b->win), &b->win_o, &ch))
         return DC_ENOMEM;
-    ch.threshold = b->up ? DC_THRESHOLD_AT_MOST : DC_THRESHOLD_AT_LEAST;
+    ch.threshold = b->up ? DC_THRESHOLD_BELOW : DC_THRESHOLD_ABOVE;
     ch.not_at = b->lose;
     cf__keep(b->t, &ch);
     return rc;
@@ -257,6 +257,25 @@ enum dc_status cf__hinted_thresholds(struct cf_ctx *c, struct dc_explanation *e)
     return rc;
 }
 
+/* Who a ladder run's outcome is searched for: the target it makes the pick,
+ * else the top pick it dethrones (where the pick changes, whatever to); NULL
+ * when that one already has a threshold of `f`. */
+static struct dc_target *ladder_target(struct dc_explanation *e, const struct cf_outcome *o,
+                                       const struct cf_field *f)
+{
+    for (size_t j = 0; j < e->n_targets; j++) {
+        struct dc_target *t = &e->targets[j];
+        if (t->role != DC_ROLE_TOP && cf__wins(t, o))
+            return cf__has(t, f->pointer, true) ? NULL : t;
+    }
+    for (size_t j = 0; j < e->n_targets; j++) {
+        struct dc_target *t = &e->targets[j];
+        if (t->role == DC_ROLE_TOP && cf__wins(t, o) && !cf__has(t, f->pointer, true))
+            return t;
+    }
+    return NULL;
+}
+
 /* Limits the workload sets, doubled and halved: a target that wins at one
  * gets its boundary between it and the workload's value. */
 enum dc_status cf__ladder_thresholds(struct cf_ctx *c, struct dc_explanation *e)
@@ -279,11 +298,10 @@ enum dc_status cf__ladder_thresholds(struct cf_ctx *c, struct dc_explanation *e)
             rc = probe(c, f, v, &o);
             if (rc == DC_EINVAL)
                 rc = DC_OK;
-            for (size_t j = 0; rc == DC_OK && o.top != NULL && j < e->n_targets; j++) {
-                struct dc_target *t = &e->targets[j];
+            struct dc_target *t = rc == DC_OK ? ladder_target(e, &o, f) : NULL;
+            if (t != NULL) {
                 struct bracket b = {t, f, v, o, now, v < now};
-                if (t->role != DC_ROLE_TOP && cf__wins(t, &o) && !cf__has(t, f->pointer, true))
-                    rc = bisect(c, &b, false);
+                rc = bisect(c, &b, false);
             }
         }
     }

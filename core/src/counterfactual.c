@@ -213,5 +213,5 @@ const char *dc_perturbation_name(enum dc_perturbation p)
 
 const char *dc_threshold_name(enum dc_threshold t)
 {
-    return t == DC_THRESHOLD_AT_LEAST ? "at_least" : t == DC_THRESHOLD_AT_MOST ? "at_most" : NULL;
+    return t == DC_THRESHOLD_ABOVE ? "above" : t == DC_THRESHOLD_BELOW ? "below" : NULL;
 }

@@ -51,13 +51,15 @@ enum dc_target_role {
     DC_ROLE_EXCLUDED     /* removed by a hard filter */
 };
 
-/* A numeric change found by bisection: the target is the top pick at `to`
- * and not at `not_at`, within DC_EXPLAIN_THRESHOLD_TOLERANCE of it (the next
- * integer for an integer field). */
+/* A numeric change found by bisection: a boundary between `to`, where the
+ * target is the top pick, and `not_at`, where it is not, within
+ * DC_EXPLAIN_THRESHOLD_TOLERANCE of `to` (the next integer for an integer
+ * field). It says where the answer flips near `to`, not that it holds for
+ * every value past it. */
 enum dc_threshold {
-    DC_THRESHOLD_NONE,     /* a categorical change: exactly this value */
-    DC_THRESHOLD_AT_LEAST, /* this value or more (not_at is below it) */
-    DC_THRESHOLD_AT_MOST   /* this value or less (not_at is above it) */
+    DC_THRESHOLD_NONE,  /* a categorical change: exactly this value */
+    DC_THRESHOLD_ABOVE, /* the target is the pick just above the boundary (not_at below `to`) */
+    DC_THRESHOLD_BELOW  /* the target is the pick just below the boundary (not_at above `to`) */
 };
 
 /* One change to one field of the workload, verified: the workload with `field`
@@ -160,14 +162,16 @@ DC_API const char *dc_target_role_name(enum dc_target_role r);
 DC_API const char *dc_explain_stop_name(enum dc_explain_stop s);
 /* "price", "mfu". */
 DC_API const char *dc_perturbation_name(enum dc_perturbation p);
-/* "at_least", "at_most"; NULL for DC_THRESHOLD_NONE. */
+/* "above", "below"; NULL for DC_THRESHOLD_NONE. */
 DC_API const char *dc_threshold_name(enum dc_threshold t);
 
-/* One line for people: "H200 becomes the top pick at a budget of $41,000 or
- * more (not at $40,600)". Writes at most `len` bytes to buf; returns buf. */
+/* One line for people: "NVIDIA H200 SXM 141GB becomes the top pick at a budget
+ * of $41,000 (not at $40,600); now $30,000." Writes at most `len` bytes to
+ * buf (cut, never overrun); returns buf. */
 DC_API const char *dc_change_text(const struct dc_target *t, const struct dc_change *c, char *buf,
                                   size_t len);
-/* "A 30% higher price for H100 makes H200 the top pick." */
+/* "With the price of NVIDIA H100 SXM 80GB 30% higher, NVIDIA H200 SXM 141GB
+ * becomes the top pick." or, robust, "... stays the top pick with ...". */
 DC_API const char *dc_flip_text(const struct dc_robustness *r, const struct dc_robust_check *k,
                                 char *buf, size_t len);
 

@@ -141,7 +141,7 @@ static void test_budget_brings_back_an_excluded_part(void **state)
     assert_int_equal(t->role, DC_ROLE_EXCLUDED);
     assert_string_equal(t->excluded_by, "sizing.budget");
     const struct dc_change *c = change(t, "/constraints/budget_usd");
-    assert_int_equal(c->threshold, DC_THRESHOLD_AT_LEAST);
+    assert_int_equal(c->threshold, DC_THRESHOLD_ABOVE);
     assert_ptr_equal(c->top, t->acc);
     assert_true(c->to->valuedouble >= cost);
     assert_true(c->to->valuedouble <= cost * (1 + DC_EXPLAIN_THRESHOLD_TOLERANCE));
@@ -171,7 +171,7 @@ static void test_budget_drops_an_unpriced_pick(void **state)
     assert_int_equal(t->role, DC_ROLE_RUNNER_UP);
     assert_int_equal(t->rank, 2);
     const struct dc_change *c = change(t, "/constraints/budget_usd");
-    assert_int_equal(c->threshold, DC_THRESHOLD_AT_LEAST);
+    assert_int_equal(c->threshold, DC_THRESHOLD_ABOVE);
     assert_true(c->to->valuedouble >= cost && c->not_at < cost);
     assert_true(cJSON_IsNull(c->from));
     /* fp64: no TPU at all, so the top pick loses its place. */
@@ -200,7 +200,7 @@ static void test_max_accelerators_is_exact(void **state)
     for (size_t i = 0; i < 2; i++) {
         const char *id = i == 0 ? "gpu-a" : "tpu-b";
         const struct dc_change *c = change(target(&r, id), "/constraints/max_accelerators");
-        assert_int_equal(c->threshold, DC_THRESHOLD_AT_LEAST);
+        assert_int_equal(c->threshold, DC_THRESHOLD_ABOVE);
         assert_int_equal(c->to->valuedouble, candidate(r.res, id)->sizing.chips_for_memory);
         assert_int_equal(c->not_at, c->to->valuedouble - 1);
     }
@@ -415,12 +415,12 @@ static void test_texts(void **state)
                           .from = cJSON_CreateNumber(30000),
                           .to = cJSON_CreateNumber(41000),
                           .top = gpu,
-                          .threshold = DC_THRESHOLD_AT_LEAST,
+                          .threshold = DC_THRESHOLD_ABOVE,
                           .not_at = 40600};
     char buf[512];
     assert_string_equal(dc_change_text(&t, &c, buf, sizeof(buf)),
-                        "Test GPU A becomes the top pick at a budget of $41,000 or more (not at "
-                        "$40,600); now $30,000.");
+                        "Test GPU A becomes the top pick at a budget of $41,000 (not at $40,600); "
+                        "now $30,000.");
     cJSON_Delete(c.to);
     c.to = cJSON_CreateNull();
     c.threshold = DC_THRESHOLD_NONE;
@@ -431,11 +431,11 @@ static void test_texts(void **state)
                           .from = cJSON_CreateNull(),
                           .to = cJSON_CreateNumber(216),
                           .top = gpu,
-                          .threshold = DC_THRESHOLD_AT_MOST,
+                          .threshold = DC_THRESHOLD_BELOW,
                           .not_at = 218};
     assert_string_equal(dc_change_text(&top, &d, buf, sizeof(buf)),
                         "Test GPU A replaces Test TPU B as the top pick at a deadline of 216 "
-                        "hours (9.0 days) or less (not at 218 hours (9.1 days)); now none.");
+                        "hours (9.0 days) (not at 218 hours (9.1 days)); now none.");
     struct dc_change e = {.field = "/constraints/providers",
                           .from = cJSON_Parse("[\"aws\"]"),
                           .to = cJSON_Parse("[\"aws\",\"gcp\"]"),
@@ -455,7 +455,7 @@ static void test_texts(void **state)
     assert_string_equal(dc_target_role_name(DC_ROLE_FAMILY_BEST), "family_best");
     assert_string_equal(dc_explain_stop_name(DC_EXPLAIN_STOP_TIME), "time");
     assert_string_equal(dc_perturbation_name(DC_PERTURB_MFU), "mfu");
-    assert_string_equal(dc_threshold_name(DC_THRESHOLD_AT_MOST), "at_most");
+    assert_string_equal(dc_threshold_name(DC_THRESHOLD_BELOW), "below");
     assert_null(dc_threshold_name(DC_THRESHOLD_NONE));
 }
 

@@ -19,6 +19,7 @@
 
 #include "dc/engine.h"
 #include "dc/explain.h"
+#include "default_rules.h"
 #include "read_file.h"
 
 static dc_ruleset *rules;
@@ -94,7 +95,7 @@ static int check_change(const char *name, const cJSON *w, const struct dc_target
     (*thresholds)++;
     double v = c->to->valuedouble;
     bool integer = strcmp(c->field, "/constraints/max_accelerators") == 0;
-    bool side = c->threshold == DC_THRESHOLD_AT_LEAST ? c->not_at < v : c->not_at > v;
+    bool side = c->threshold == DC_THRESHOLD_ABOVE ? c->not_at < v : c->not_at > v;
     bool near = integer ? fabs(v - c->not_at) == 1
                         : fabs(v - c->not_at) <= DC_EXPLAIN_THRESHOLD_TOLERANCE * v;
     if (!cJSON_IsNumber(c->to) || !side || !near) {
@@ -248,11 +249,8 @@ static void test_every_change_verified(void **state)
 static int setup(void **state)
 {
     (void)state;
-    struct dc_diags d;
-    dc_diags_init(&d);
-    enum dc_status rc = dc_ruleset_load_dir(AA_SOURCE_DIR "/rules", &rules, &d);
-    dc_diags_cleanup(&d);
-    return rc == DC_OK ? 0 : -1;
+    rules = test_default_rules();
+    return rules != NULL ? 0 : -1;
 }
 
 static int teardown(void **state)
