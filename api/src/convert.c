@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "api/jsonw.h"
+#include "explain_render.h"
 
 /* Expected body sizes, so the buffer rarely grows. */
 #define RESULT_HINT  24576
@@ -350,6 +351,12 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
 
 char *api_result_render(const struct dc_result *res, size_t *len)
 {
+    return api_result_render_explained(res, NULL, len);
+}
+
+char *api_result_render_explained(const struct dc_result *res, const struct dc_explanation *e,
+                                  size_t *len)
+{
     char buf[512];
     if (res == NULL)
         return NULL;
@@ -413,6 +420,7 @@ char *api_result_render(const struct dc_result *res, size_t *len)
         api_jw_object_end(&w);
     }
     api_jw_array_end(&w);
+    api__write_explanation(&w, e);
     api_jw_object_end(&w);
     return api_jw_finish(&w, len);
 }

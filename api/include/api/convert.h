@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "dc/engine.h"
+#include "dc/explain.h"
 #include "dc/ruleset.h"
 
 /* Catalog filter for GET /v1/accelerators; NULL members match everything. */
@@ -23,6 +24,10 @@ struct api_catalog_filter {
  * for the tree forms below (api/jsonw.h): owned (free()), *len bytes plus a NUL;
  * NULL when out of memory or given NULL. The server sends these as they are. */
 DC_API char *api_result_render(const struct dc_result *res, size_t *len);
+/* The same body with the `changes` and `robustness` sections `e` (borrowed;
+ * NULL: none) computed for it (openapi.yaml: Changes, Robustness). */
+DC_API char *api_result_render_explained(const struct dc_result *res,
+                                         const struct dc_explanation *e, size_t *len);
 DC_API char *api_catalog_render(const dc_ruleset *rs, const struct api_catalog_filter *filter,
                                 size_t *len);
 DC_API char *api_rules_render(const dc_ruleset *rs, size_t *len);
@@ -50,5 +55,10 @@ DC_API DC_NODISCARD enum dc_status api_rules_to_json(const dc_ruleset *rs, cJSON
  * hourly price, whether the sizing fits and the free/attached devices here
  * (CLI -o wide). */
 DC_API void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide);
+
+/* "What would change the answer": the robustness of the top pick and the
+ * changes of `e` (borrowed; NULL or nothing computed: nothing printed), one
+ * sentence each, after api_result_print_table. */
+DC_API void api_explanation_print_table(const struct dc_explanation *e, FILE *fp);
 
 #endif /* API_CONVERT_H */
