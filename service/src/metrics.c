@@ -12,6 +12,7 @@
 
 static const int codes[SVC_METRICS_CODE_COUNT] = SVC_METRICS_CODES;
 static const double buckets[SVC_METRICS_BUCKET_COUNT] = SVC_METRICS_BUCKETS;
+static const double explain_buckets[SVC_METRICS_EXPLAIN_BUCKET_COUNT] = SVC_METRICS_EXPLAIN_BUCKETS;
 
 void svc_metrics_init(struct svc_metrics *m)
 {
@@ -30,6 +31,17 @@ static size_t code_index(int status)
     return fallback;
 }
 
+/* The bucket of `bounds` (n upper bounds in seconds; n: past the largest)
+ * where a duration falls. */
+static size_t bucket_of(const double *bounds, size_t n, uint64_t duration_ns)
+{
+    double secs = (double)duration_ns / 1e9;
+    size_t b = 0;
+    while (b < n && secs > bounds[b])
+        b++;
+    return b;
+}
+
 void svc_metrics_observe(struct svc_metrics *m, enum svc_route route, enum svc_method method,
                          int status, uint64_t duration_ns)
 {
@@ -37,12 +49,24 @@ void svc_metrics_observe(struct svc_metrics *m, enum svc_route route, enum svc_m
         return;
     atomic_fetch_add_explicit(&m->requests[route][method][code_index(status)], 1,
                               memory_order_relaxed);
-    double secs = (double)duration_ns / 1e9;
-    size_t b = 0;
-    while (b < SVC_METRICS_BUCKET_COUNT && secs > buckets[b])
-        b++;
+    size_t b = bucket_of(buckets, SVC_METRICS_BUCKET_COUNT, duration_ns);
     atomic_fetch_add_explicit(&m->duration[route][b], 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&m->duration_sum_ns[route], duration_ns, memory_order_relaxed);
+}
+
+void svc_metrics_explanation(struct svc_metrics *m, unsigned kinds, enum dc_explain_stop stop,
+                             uint64_t duration_ns)
+{
+    if (kinds & DC_EXPLAIN_CHANGES)
+        atomic_fetch_add_explicit(&m->explanations[0], 1, memory_order_relaxed);
+    if (kinds & DC_EXPLAIN_ROBUSTNESS)
+        atomic_fetch_add_explicit(&m->explanations[1], 1, memory_order_relaxed);
+    if (stop == DC_EXPLAIN_STOP_EVALUATIONS || stop == DC_EXPLAIN_STOP_TIME)
+        atomic_fetch_add_explicit(&m->explanations_stopped[stop == DC_EXPLAIN_STOP_TIME], 1,
+                                  memory_order_relaxed);
+    size_t b = bucket_of(explain_buckets, SVC_METRICS_EXPLAIN_BUCKET_COUNT, duration_ns);
+    atomic_fetch_add_explicit(&m->explain_duration[b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->explain_duration_sum_ns, duration_ns, memory_order_relaxed);
 }
 
 void svc_metrics_recommendation(struct svc_metrics *m, unsigned family)
@@ -191,6 +215,58 @@ static void family(struct out *o, const char *name, const char *type, const char
 static uint64_t load(const _Atomic uint64_t *v)
 {
     return atomic_load_explicit(v, memory_order_relaxed);
+}
+
+/* The series of one histogram: cumulative buckets of the `n` upper `bounds`
+ * (per-bucket counts in `counts`, n + 1 of them), +Inf, sum and count, with
+ * `labels` ("route=\"/x\"", or "" for none). An empty one is left out unless
+ * `always`. */
+static void histogram(struct out *o, const char *name, const char *labels, const double *bounds,
+                      size_t n, const _Atomic uint64_t *counts, uint64_t sum_ns, bool always)
+{
+    uint64_t c[32];
+    uint64_t total = 0;
+    for (size_t b = 0; b <= n && b < 32; b++) {
+        c[b] = load(&counts[b]);
+        total += c[b];
+    }
+    if (total == 0 && !always)
+        return;
+    const char *sep = labels[0] != '\0' ? "," : "";
+    uint64_t cum = 0;
+    for (size_t b = 0; b < n; b++) {
+        cum += c[b];
+        put(o, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, bounds[b],
+            (unsigned long long)cum);
+    }
+    /* _count is the +Inf bucket, both read once, so the series agree. */
+    put(o, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, (unsigned long long)total);
+    const char *open = labels[0] != '\0' ? "{" : "", *close = labels[0] != '\0' ? "}" : "";
+    put(o, "%s_sum%s%s%s %.9f\n", name, open, labels, close, (double)sum_ns / 1e9);
+    put(o, "%s_count%s%s%s %llu\n", name, open, labels, close, (unsigned long long)total);
+}
+
+/* Explanations (dc/explain.h): computed by kind, cut short by budget, time. */
+static void explanation_metrics(struct out *o, const struct svc_metrics *m)
+{
+    family(o, "accel_advisor_explanations_total", "counter",
+           "Explanations computed (\"explain\" in a workload; a cached answer is not computed "
+           "again), by kind asked.");
+    put(o, "accel_advisor_explanations_total{kind=\"changes\"} %llu\n",
+        (unsigned long long)load(&m->explanations[0]));
+    put(o, "accel_advisor_explanations_total{kind=\"robustness\"} %llu\n",
+        (unsigned long long)load(&m->explanations[1]));
+    family(o, "accel_advisor_explanations_stopped_total", "counter",
+           "Explanations cut short, by the budget spent: 64 evaluations or 2 ms.");
+    put(o, "accel_advisor_explanations_stopped_total{budget=\"evaluations\"} %llu\n",
+        (unsigned long long)load(&m->explanations_stopped[0]));
+    put(o, "accel_advisor_explanations_stopped_total{budget=\"time\"} %llu\n",
+        (unsigned long long)load(&m->explanations_stopped[1]));
+    family(o, "accel_advisor_explanation_duration_seconds", "histogram",
+           "Time one explanation took (both kinds of one workload together).");
+    histogram(o, "accel_advisor_explanation_duration_seconds", "", explain_buckets,
+              SVC_METRICS_EXPLAIN_BUCKET_COUNT, m->explain_duration,
+              load(&m->explain_duration_sum_ns), true);
 }
 
 /* Devices of one (vendor, model) pair of a snapshot: how many, how many free. */
@@ -458,32 +534,12 @@ char *svc_metrics_render(const struct svc_metrics *m, const struct svc_metrics_i
     family(&o, "accel_advisor_http_request_duration_seconds", "histogram",
            "Time from the request's headers to its response queued, by route template.");
     for (int r = 0; r < SVC_ROUTE_COUNT; r++) {
-        uint64_t counts[SVC_METRICS_BUCKET_COUNT + 1];
-        uint64_t total = 0;
-        for (int b = 0; b <= SVC_METRICS_BUCKET_COUNT; b++) {
-            counts[b] = load(&m->duration[r][b]);
-            total += counts[b];
-        }
-        if (total == 0)
-            continue;
-        const char *route = svc_route_label((enum svc_route)r);
-        uint64_t cum = 0;
-        for (int b = 0; b < SVC_METRICS_BUCKET_COUNT; b++) {
-            cum += counts[b];
-            put(&o,
-                "accel_advisor_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} "
-                "%llu\n",
-                route, buckets[b], (unsigned long long)cum);
-        }
-        /* _count is the +Inf bucket, both read once, so the series agree. */
-        put(&o,
-            "accel_advisor_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %llu\n",
-            route, (unsigned long long)total);
-        put(&o, "accel_advisor_http_request_duration_seconds_sum{route=\"%s\"} %.9f\n", route,
-            (double)load(&m->duration_sum_ns[r]) / 1e9);
-        put(&o, "accel_advisor_http_request_duration_seconds_count{route=\"%s\"} %llu\n", route,
-            (unsigned long long)total);
+        char label[96];
+        snprintf(label, sizeof(label), "route=\"%s\"", svc_route_label((enum svc_route)r));
+        histogram(&o, "accel_advisor_http_request_duration_seconds", label, buckets,
+                  SVC_METRICS_BUCKET_COUNT, m->duration[r], load(&m->duration_sum_ns[r]), false);
     }
+    explanation_metrics(&o, m);
 
     family(&o, "accel_advisor_inflight_requests", "gauge", "Requests being processed now.");
     put(&o, "accel_advisor_inflight_requests %lld\n",

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dc/explain.h"
 #include "dc/ruleset.h"
 #include "http.h"
 #include "probe/probe.h"
@@ -33,6 +34,14 @@
             0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10                                                    \
     }
 #define SVC_METRICS_BUCKET_COUNT 19
+
+/* Upper bounds of the explanation-duration histogram, in seconds: around the
+ * 2 ms an explanation may take on the server (DC_EXPLAIN_TIME_BUDGET_NS). */
+#define SVC_METRICS_EXPLAIN_BUCKETS                                                                \
+    {                                                                                              \
+        0.0001, 0.00025, 0.0005, 0.001, 0.0015, 0.002, 0.0025, 0.005, 0.01                         \
+    }
+#define SVC_METRICS_EXPLAIN_BUCKET_COUNT 9
 
 /* Families counted by accel_advisor_recommendations_total: gpu, tpu, cpu, none. */
 #define SVC_METRICS_FAMILY_NONE DC_FAMILY_COUNT
@@ -57,6 +66,12 @@ struct svc_metrics {
     _Atomic int64_t response_bytes;
     _Atomic uint64_t body_budget_rejected;
     _Atomic uint64_t response_budget_rejected;
+    /* Explanations computed (dc/explain.h): by kind asked (changes, robustness),
+     * those a budget cut short (evaluations, time), and how long they took. */
+    _Atomic uint64_t explanations[2];
+    _Atomic uint64_t explanations_stopped[2];
+    _Atomic uint64_t explain_duration[SVC_METRICS_EXPLAIN_BUCKET_COUNT + 1];
+    _Atomic uint64_t explain_duration_sum_ns;
 };
 
 /* Zero every counter. */
@@ -68,6 +83,11 @@ void svc_metrics_observe(struct svc_metrics *m, enum svc_route route, enum svc_m
 /* One recommendation whose top candidate is of `family` (SVC_METRICS_FAMILY_NONE
  * when nothing was recommended). */
 void svc_metrics_recommendation(struct svc_metrics *m, unsigned family);
+/* One explanation computed: `kinds` the enum dc_explain_kind bits asked,
+ * `stop` the budget that cut it short (DC_EXPLAIN_COMPLETE: none), taking
+ * `duration_ns`. */
+void svc_metrics_explanation(struct svc_metrics *m, unsigned kinds, enum dc_explain_stop stop,
+                             uint64_t duration_ns);
 /* One rule-set load attempt (the initial load included) at unix time `when`. */
 void svc_metrics_reload(struct svc_metrics *m, bool ok, int64_t when);
 

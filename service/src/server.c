@@ -370,12 +370,44 @@ static unsigned top_family(const struct dc_result *res)
     return (unsigned)res->recommendations[0].acc->family;
 }
 
+/* The explanations the workload asks for (dc/explain.h), within the server's
+ * wall-clock budget; *e stays NULL when none is asked. Counted in the metrics. */
+static enum dc_status explain_one(svc_server *s, const struct req *r, const cJSON *workload,
+                                  const struct dc_recommend_opts *opts, const struct dc_result *res,
+                                  struct dc_explanation **e, char *why, size_t whylen)
+{
+    struct dc_error err;
+    dc_error_clear(&err);
+    *e = NULL;
+    if (res->workload.explain == 0)
+        return DC_OK;
+    struct dc_explain_opts eo = {res->workload.explain, 0, DC_EXPLAIN_TIME_BUDGET_NS};
+    enum dc_status rc = dc_explain(r->rs, workload, opts, res, &eo, e, &err);
+    if (rc != DC_OK) {
+        snprintf(why, whylen, "dc_explain: %s: %s", dc_status_name(rc), err.msg);
+        return rc;
+    }
+    enum dc_explain_stop stop = (*e)->changes_usage.stop != DC_EXPLAIN_COMPLETE
+                                    ? (*e)->changes_usage.stop
+                                    : (*e)->robustness.usage.stop;
+    svc_metrics_explanation(&s->metrics, (*e)->kinds, stop, (*e)->elapsed_ns);
+    return DC_OK;
+}
+
+/* Whether a body may be cached: one whose explanation the clock cut short
+ * depends on the machine's load, not only on the request. */
+static bool deterministic(const struct dc_explanation *e)
+{
+    return e == NULL || (e->changes_usage.stop != DC_EXPLAIN_STOP_TIME &&
+                         e->robustness.usage.stop != DC_EXPLAIN_STOP_TIME);
+}
+
 /* Recommend for one validated workload. On DC_OK *out is the Recommendation
- * body (owned text of *out_len bytes); on DC_EINVAL *problem is a 400 problem;
- * otherwise an internal error. */
+ * body (owned text of *out_len bytes) and *cacheable says whether it may be
+ * cached; on DC_EINVAL *problem is a 400 problem; otherwise an internal error. */
 static enum dc_status recommend_one(svc_server *s, struct req *r, const cJSON *workload,
                                     const char *prefix, char **out, size_t *out_len,
-                                    cJSON **problem, unsigned *family, char *why,
+                                    cJSON **problem, unsigned *family, bool *cacheable, char *why,
                                     size_t whylen)
 {
     struct dc_error err;
@@ -404,19 +436,30 @@ static enum dc_status recommend_one(svc_server *s, struct req *r, const cJSON *w
         opts.probe_source = "probe";
     }
     enum dc_status rc = dc_recommend(r->rs, workload, &opts, &res, &err);
-    free(avail);
     if (rc == DC_EINVAL) {
+        free(avail);
         *problem = core_problem(r, &err, prefix);
         return *problem != NULL ? DC_EINVAL : DC_ENOMEM;
     }
     if (rc != DC_OK) {
+        free(avail);
         snprintf(why, whylen, "dc_recommend: %s: %s", dc_status_name(rc), err.msg);
         return rc;
     }
     *family = top_family(res);
     svc_metrics_recommendation(&s->metrics, *family);
-    *out = api_result_render(res, out_len);
+    /* The re-runs see the same availability as the result they explain. */
+    struct dc_explanation *e = NULL;
+    rc = explain_one(s, r, workload, &opts, res, &e, why, whylen);
+    free(avail);
+    if (rc == DC_OK) {
+        *cacheable = deterministic(e);
+        *out = api_result_render_explained(res, e, out_len);
+    }
+    dc_explanation_free(e);
     dc_result_free(res);
+    if (rc != DC_OK)
+        return rc;
     if (*out == NULL) {
         snprintf(why, whylen, "api_result_render: out of memory");
         return DC_ENOMEM;
@@ -424,16 +467,17 @@ static enum dc_status recommend_one(svc_server *s, struct req *r, const cJSON *w
     return DC_OK;
 }
 
-/* Answer 200 with a Recommendation body (takes `text`) and keep it in the cache. */
+/* Answer 200 with a Recommendation body (takes `text`) and keep it in the
+ * cache when `cacheable`. */
 static enum MHD_Result respond_recommendation(svc_server *s, struct MHD_Connection *c,
                                               struct req *r, char *text, size_t len,
-                                              unsigned family)
+                                              unsigned family, bool cacheable)
 {
     /* convert.c writes request_id first: {"request_id":"ID", ... */
     static const char lead[] = "{\"request_id\":\"";
     size_t idl = strlen(r->id);
     size_t off = sizeof(lead) - 1;
-    if (s->cache != NULL && len > off + idl && memcmp(text, lead, off) == 0 &&
+    if (s->cache != NULL && cacheable && len > off + idl && memcmp(text, lead, off) == 0 &&
         memcmp(text + off, r->id, idl) == 0 && text[off + idl] == '"')
         svc_cache_put(s->cache, r->cache_version[0] != '\0' ? r->cache_version
                                                              : dc_ruleset_version(r->rs),
@@ -487,9 +531,11 @@ static enum MHD_Result handle_recommend(svc_server *s, struct MHD_Connection *c,
         char *body = NULL;
         size_t len = 0;
         unsigned family = 0;
-        rc = recommend_one(s, r, root, "", &body, &len, &problem, &family, why, sizeof(why));
+        bool cacheable = true;
+        rc = recommend_one(s, r, root, "", &body, &len, &problem, &family, &cacheable, why,
+                           sizeof(why));
         if (rc == DC_OK)
-            res = respond_recommendation(s, c, r, body, len, family);
+            res = respond_recommendation(s, c, r, body, len, family, cacheable);
         else if (rc == DC_EINVAL)
             res = respond_problem_json(s, c, r, problem, NULL);
         else
@@ -523,7 +569,9 @@ static enum dc_status batch_item(svc_server *s, struct req *r, const cJSON *w, i
         rc = problem != NULL ? DC_EINVAL : DC_ENOMEM;
     } else {
         unsigned family = 0;
-        rc = recommend_one(s, r, w, prefix, &body, &len, &problem, &family, why, whylen);
+        bool cacheable = true;
+        rc =
+            recommend_one(s, r, w, prefix, &body, &len, &problem, &family, &cacheable, why, whylen);
     }
     api_schema_result_cleanup(&vr);
     if (rc != DC_OK && rc != DC_EINVAL)

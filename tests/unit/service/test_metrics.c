@@ -142,6 +142,36 @@ static void test_counters_and_histogram(void **state)
     free(t);
 }
 
+/* Explanations: by kind asked, cut short by budget, and their duration. */
+static void test_explanations(void **state)
+{
+    (void)state;
+    svc_metrics_init(&m);
+    char *t = render();
+    /* Present from the start, at zero, so a dashboard has the series. */
+    expect_line(t, "accel_advisor_explanations_total{kind=\"changes\"} 0");
+    expect_line(t, "accel_advisor_explanation_duration_seconds_count 0");
+    free(t);
+    /* 0.4 ms, exactly 2 ms (le is inclusive), and 30 ms. */
+    unsigned both = DC_EXPLAIN_CHANGES | DC_EXPLAIN_ROBUSTNESS;
+    svc_metrics_explanation(&m, both, DC_EXPLAIN_COMPLETE, 400000);
+    svc_metrics_explanation(&m, DC_EXPLAIN_ROBUSTNESS, DC_EXPLAIN_STOP_TIME, 2000000);
+    svc_metrics_explanation(&m, DC_EXPLAIN_CHANGES, DC_EXPLAIN_STOP_EVALUATIONS, 30000000);
+    t = render();
+    expect_line(t, "accel_advisor_explanations_total{kind=\"changes\"} 2");
+    expect_line(t, "accel_advisor_explanations_total{kind=\"robustness\"} 2");
+    expect_line(t, "accel_advisor_explanations_stopped_total{budget=\"evaluations\"} 1");
+    expect_line(t, "accel_advisor_explanations_stopped_total{budget=\"time\"} 1");
+    expect_line(t, "accel_advisor_explanation_duration_seconds_bucket{le=\"0.00025\"} 0");
+    expect_line(t, "accel_advisor_explanation_duration_seconds_bucket{le=\"0.0005\"} 1");
+    expect_line(t, "accel_advisor_explanation_duration_seconds_bucket{le=\"0.002\"} 2");
+    expect_line(t, "accel_advisor_explanation_duration_seconds_bucket{le=\"0.01\"} 2");
+    expect_line(t, "accel_advisor_explanation_duration_seconds_bucket{le=\"+Inf\"} 3");
+    expect_line(t, "accel_advisor_explanation_duration_seconds_sum 0.032400000");
+    expect_line(t, "accel_advisor_explanation_duration_seconds_count 3");
+    free(t);
+}
+
 static void test_process_stats(void **state)
 {
     (void)state;
@@ -166,6 +196,7 @@ static void test_promtool(void **state)
     for (int r = 0; r < SVC_ROUTE_COUNT; r++)
         svc_metrics_observe(&m, (enum svc_route)r, SVC_METHOD_GET, 200, (uint64_t)r * 100000);
     svc_metrics_recommendation(&m, DC_FAMILY_GPU);
+    svc_metrics_explanation(&m, DC_EXPLAIN_CHANGES, DC_EXPLAIN_STOP_TIME, 2500000);
     char *t = render();
     char path[] = "/tmp/aa-prom-XXXXXX";
     int fd = mkstemp(path);
@@ -185,6 +216,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counters_and_histogram),
+        cmocka_unit_test(test_explanations),
         cmocka_unit_test(test_process_stats),
         cmocka_unit_test(test_promtool),
     };
