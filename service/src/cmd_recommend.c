@@ -1,6 +1,7 @@
 /* service/src/cmd_recommend.c -- `accel-advisor recommend FILE|-`: the body
  * POST /v1/recommendations would return (as JSON or YAML), or a table for
- * people. The workload may be JSON or YAML. */
+ * people, with what would change the answer when asked (--why-not). The
+ * workload may be JSON or YAML. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 const struct option cmd_recommend_options[] = {{"rules", required_argument, NULL, 'r'},
                                                SVC_OUTPUT_OPTIONS,
                                                {"prefer-available", no_argument, NULL, 'a'},
+                                               {"why-not", no_argument, NULL, 'w'},
                                                {"probe", no_argument, NULL, 'b'},
                                                {"help", no_argument, NULL, 'h'},
                                                SVC_PROBE_OPTIONS,
@@ -26,25 +28,32 @@ const struct option cmd_recommend_options[] = {{"rules", required_argument, NULL
 
 static void help(FILE *fp)
 {
-    fprintf(fp,
-            "usage: accel-advisor recommend [--rules DIR] [-o json|yaml|table|wide] [--pretty]\n"
-            "                               [--probe [--prefer-available] [PROBE FLAGS]] FILE|-\n\n"
-            "Reads one workload (JSON or YAML, at most 1 MiB), checks it against the\n"
-            "Workload schema of the built-in contract exactly as the server does, and\n"
-            "prints the recommendation. FILE is YAML when named *.yaml or *.yml, JSON when\n"
-            "named *.json; otherwise (and for - , stdin) JSON when it starts with { and\n"
-            "YAML else. YAML problems are reported as FILE:LINE: POINTER: message.\n\n"
-            "  --rules DIR          use the rule set in DIR instead of the embedded default\n"
-            "  -o, --output FORMAT  json (default: the POST /v1/recommendations body, with\n"
-            "                       a request_id made for this run), yaml (the same\n"
-            "                       document), table, or wide (the table with more columns);\n"
-            "                       --format is the same flag\n"
-            "  --pretty             indent the JSON by two spaces\n"
-            "  --probe              probe this host first: every candidate gets its\n"
-            "                       availability\n"
-            "  --prefer-available   with --probe, attached free accelerators get a "
-            "bonus\n" SVC_PROBE_OPTIONS_HELP "  -h, --help           this help\n\n"
-            "exit status: 0 ok, 1 invalid workload, 2 usage, I/O or rule set error\n");
+    fprintf(
+        fp,
+        "usage: accel-advisor recommend [--rules DIR] [-o json|yaml|table|wide] [--pretty]\n"
+        "                               [--why-not] [--probe [--prefer-available] [PROBE FLAGS]]\n"
+        "                               FILE|-\n\n"
+        "Reads one workload (JSON or YAML, at most 1 MiB), checks it against the\n"
+        "Workload schema of the built-in contract exactly as the server does, and\n"
+        "prints the recommendation. FILE is YAML when named *.yaml or *.yml, JSON when\n"
+        "named *.json; otherwise (and for - , stdin) JSON when it starts with { and\n"
+        "YAML else. YAML problems are reported as FILE:LINE: POINTER: message.\n\n"
+        "  --rules DIR          use the rule set in DIR instead of the embedded default\n"
+        "  -o, --output FORMAT  json (default: the POST /v1/recommendations body, with\n"
+        "                       a request_id made for this run), yaml (the same\n"
+        "                       document), table, or wide (the table with more columns);\n"
+        "                       --format is the same flag\n"
+        "  --pretty             indent the JSON by two spaces\n"
+        "  --why-not            what would change the answer: the changes to the\n"
+        "                       workload that make each other candidate the top pick,\n"
+        "                       and how robust the pick is to prices and MFU +/-30%%\n"
+        "                       (the changes and robustness sections, as \"explain\" in\n"
+        "                       the workload asks; docs/explanations.md)\n"
+        "  --probe              probe this host first: every candidate gets its\n"
+        "                       availability\n"
+        "  --prefer-available   with --probe, attached free accelerators get a "
+        "bonus\n" SVC_PROBE_OPTIONS_HELP "  -h, --help           this help\n\n"
+        "exit status: 0 ok, 1 invalid workload, 2 usage, I/O or rule set error\n");
 }
 
 /* Check `text` against the contract's Workload schema, strictly, as
@@ -71,16 +80,19 @@ static int check_workload(const char *name, const char *text, size_t len, cJSON 
     return status;
 }
 
-/* The result in `fmt`: the server's body (JSON or YAML) or the table. */
-static bool print_result(const struct dc_result *res, const struct svc_output_opts *o)
+/* The result and its explanation `e` (NULL: none) in `fmt`: the server's
+ * body (JSON or YAML) or the table. */
+static bool print_result(const struct dc_result *res, const struct dc_explanation *e,
+                         const struct svc_output_opts *o)
 {
     if (o->format == SVC_OUTPUT_TABLE || o->format == SVC_OUTPUT_WIDE) {
         api_result_print_table(res, stdout, o->format == SVC_OUTPUT_WIDE);
+        api_explanation_print_table(e, stdout);
         return true;
     }
     /* The very bytes the server sends, or the same document indented or as YAML. */
     size_t len = 0;
-    char *text = api_result_render(res, &len);
+    char *text = api_result_render_explained(res, e, &len);
     bool ok = text != NULL && svc_output_text(stdout, text, len, o->format, o->pretty);
     free(text);
     return ok;
@@ -94,6 +106,7 @@ int cmd_recommend(int argc, char **argv)
     const char *rules = NULL;
     struct svc_output_opts output = {SVC_OUTPUT_JSON, false};
     bool prefer = false;
+    bool why_not = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", cmd_recommend_options, NULL)) != -1) {
@@ -113,6 +126,9 @@ int cmd_recommend(int argc, char **argv)
             break;
         case 'a':
             prefer = true;
+            break;
+        case 'w':
+            why_not = true;
             break;
         case 'h':
             help(stdout);
@@ -136,6 +152,7 @@ int cmd_recommend(int argc, char **argv)
     cJSON *workload = NULL;
     dc_ruleset *rs = NULL;
     struct dc_result *res = NULL;
+    struct dc_explanation *expl = NULL;
     const struct probe_snapshot *snap = NULL;
     struct dc_availability *avail = NULL;
     size_t n_avail = 0;
@@ -188,12 +205,21 @@ int cmd_recommend(int argc, char **argv)
         fprintf(stderr, "recommend: %s\n", err.msg);
         goto out;
     }
-    if (!print_result(res, &output)) {
+    /* The same explanations the server computes, without its wall-clock cap:
+     * the evaluation budget alone keeps a run of the CLI reproducible. */
+    struct dc_explain_opts eopts = {
+        res->workload.explain | (why_not ? DC_EXPLAIN_CHANGES | DC_EXPLAIN_ROBUSTNESS : 0u), 0, 0};
+    if (eopts.kinds != 0 && dc_explain(rs, workload, &ropts, res, &eopts, &expl, &err) != DC_OK) {
+        fprintf(stderr, "recommend: %s\n", err.msg);
+        goto out;
+    }
+    if (!print_result(res, expl, &output)) {
         fprintf(stderr, "recommend: cannot write the result\n");
         goto out;
     }
     status = fflush(stdout) == 0 ? 0 : 2;
 out:
+    dc_explanation_free(expl);
     dc_result_free(res);
     free(avail);
     probe_snapshot_release(snap);

@@ -188,6 +188,35 @@ sed 's/"request_id":"[0-9a-f]*"/"request_id":""/' "$tmp/out2" >"$tmp/empty-id.js
 check contract-empty-request-id 1 "$bin" validate --max-depth 64 --schema "$tmp/recommendation.yaml" "$tmp/empty-id.json"
 expect_out contract-empty-request-id out "/request_id: must be at least 1 character long"
 
+# ---- recommend --why-not: what would change the answer (docs/explanations.md) -----------
+check why-not 0 "$bin" recommend --why-not "$serving"
+expect_out why-not out '"changes":{"evaluations":[0-9]*,"stopped":null,"targets":\[{"accelerator":"[a-z0-9-]*","name":"[^"]*","family":"[a-z]*","role":"top","rank":1,'
+expect_out why-not out '"robustness":{"top":"[a-z0-9-]*","top_score":[0-9]*,"runner_up":'
+cp "$tmp/out" "$tmp/why1.json"
+check why-not-contract 0 "$bin" validate --max-depth 64 --schema "$tmp/recommendation.yaml" "$tmp/why1.json"
+# The same workload explains the same way, run after run.
+"$bin" recommend --why-not "$serving" >"$tmp/why2.json"
+sed -i 's/^{"request_id":"[0-9a-f]*"//' "$tmp/why1.json" "$tmp/why2.json"
+cmp -s "$tmp/why1.json" "$tmp/why2.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL why-not: two runs differ"; }
+check why-not-table 0 "$bin" recommend --why-not -o table "$serving"
+expect_out why-not-table out "^What would change the answer:$"
+expect_out why-not-table out "^  [a-z0-9-]* is \(robust\|fragile\)"
+expect_out why-not-table out "^  [a-z0-9-]* (top):"
+check why-not-yaml 0 "$bin" recommend --why-not -o yaml "$serving"
+expect_out why-not-yaml out "^robustness:"
+# Without --why-not or "explain": no section; the workload's own "explain" is
+# honoured as the server honours it; a bad one is refused with its pointer.
+check why-not-off 0 "$bin" recommend -o table "$serving"
+! grep -q "What would change" "$tmp/out" && ! "$bin" recommend "$serving" | grep -q '"robustness":' \
+    && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL why-not-off: an explanation nobody asked for"; }
+printf '{"task":"inference","model":{"parameters":7e9},"explain":["robustness"]}' >"$tmp/expl.json"
+check explain-field 0 "$bin" recommend "$tmp/expl.json"
+expect_out explain-field out '"robustness":{"top":'
+! grep -q '"changes":' "$tmp/out" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL explain-field: changes not asked for"; }
+printf '{"task":"inference","model":{"parameters":7e9},"explain":["robustness","why"]}' >"$tmp/bad-expl.json"
+check explain-bad 1 "$bin" recommend "$tmp/bad-expl.json"
+expect_out explain-bad err "bad-expl.json: /explain/1: "
+
 # YAML output loads back, with the project's own YAML loader, as the JSON document:
 # `validate --schema` reads a *.yaml document with it, and a schema whose const is the
 # JSON output accepts exactly that document.
@@ -346,6 +375,7 @@ expect_completion flag "--log-level" serve --log-l
 expect_completion probe-flags "--pretty --prefer-available --probe --proc-root" recommend --pr
 expect_completion rules-dir "rulesdir" recommend --rules rules
 expect_completion shell "bash" completion ''
+expect_completion why-not "--why-not" recommend --wh
 # Every flag a command's --help names is offered for that command.
 for cmd in recommend check logic version validate probe serve completion calibrate; do
     offered=$(cd "$tmp" && complete_words accel-advisor "$cmd" --)
