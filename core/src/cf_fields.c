@@ -2,6 +2,8 @@
  * which a change to them is smaller (docs/explanations.md), and the round
  * numbers a threshold is reported as. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cf_internal.h"
@@ -79,4 +81,71 @@ double cf__roundest(double lo, double hi, bool integer)
             return v;
     }
     return integer && ceil(lo) <= hi ? ceil(lo) : lo;
+}
+
+/* Whether `v` is {"var": name} or {"var": [name, default]}. */
+static bool is_var(const cJSON *v, const char *name)
+{
+    const cJSON *var = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "var") : NULL;
+    if (cJSON_IsArray(var))
+        var = cJSON_GetArrayItem(var, 0);
+    return cJSON_IsString(var) && strcmp(var->valuestring, name) == 0;
+}
+
+static bool is_comparison(const char *op)
+{
+    static const char *const ops[] = {"<", "<=", ">", ">=", "==", "===", "!=", "!=="};
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        if (strcmp(op, ops[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Collect the numbers compared with `name` anywhere under `node`. */
+static void collect(const cJSON *node, const char *name, double *out, size_t max, size_t *n)
+{
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, node)
+    {
+        if (it->string != NULL && is_comparison(it->string) && cJSON_IsArray(it)) {
+            bool compares = false;
+            const cJSON *arg = NULL;
+            cJSON_ArrayForEach(arg, it)
+            {
+                compares = compares || is_var(arg, name);
+            }
+            cJSON_ArrayForEach(arg, it)
+            {
+                if (compares && cJSON_IsNumber(arg) && *n < max)
+                    out[(*n)++] = arg->valuedouble;
+            }
+        }
+        collect(it, name, out, max, n);
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+size_t cf__rule_constants(const dc_ruleset *rs, const struct cf_field *f, double *out, size_t max)
+{
+    char name[64];
+    size_t n = 0, k = 0;
+    /* "/constraints/budget_usd" is "constraints.budget_usd" to a condition. */
+    snprintf(name, sizeof(name), "%s", f->pointer + 1);
+    for (char *p = name; *p != '\0'; p++)
+        *p = *p == '/' ? '.' : *p;
+    for (size_t i = 0; i < dc_ruleset_rule_count(rs); i++)
+        collect(dc_ruleset_rule(rs, i)->when, name, out, max, &n);
+    qsort(out, n, sizeof(*out), cmp_double);
+    for (size_t i = 0; i < n; i++) {
+        if ((k == 0 || out[i] != out[k - 1]) && isfinite(out[i]) && out[i] > f->min &&
+            out[i] < f->max)
+            out[k++] = out[i];
+    }
+    return k;
 }

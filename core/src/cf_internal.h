@@ -80,6 +80,13 @@ size_t cf__field_rank(const char *pointer);
 /* Whether the workload reads `f` (task-specific fields). */
 bool cf__field_applies(const struct cf_ctx *c, const struct cf_field *f);
 
+/* Rules compare each limit with a few constants ({"<=": [{"var":
+ * "training.deadline_hours"}, 168]}): where the answer can flip besides the
+ * parts' own costs, chips and hours. The distinct ones within the field's
+ * bounds, ascending, at most `max`; returns how many. */
+#define CF_MAX_RULE_CONSTANTS 8
+size_t cf__rule_constants(const dc_ruleset *rs, const struct cf_field *f, double *out, size_t max);
+
 /* The number in [lo, hi] (0 < lo <= hi) with the fewest significant digits,
  * the smallest of those; an integer when `integer`. */
 double cf__roundest(double lo, double hi, bool integer);
@@ -115,6 +122,10 @@ enum dc_status cf__sweep(struct cf_ctx *c, struct dc_explanation *e);
 /* Thresholds guided by the base result's sizing (a target's cost, chips,
  * hours), for every target but the top pick. */
 enum dc_status cf__hinted_thresholds(struct cf_ctx *c, struct dc_explanation *e);
+/* The constants rules compare each limit with, crossed one at a time from the
+ * workload's side; the target the crossing makes the pick (or the top pick it
+ * dethrones) gets its boundary by bisection. */
+enum dc_status cf__rule_thresholds(struct cf_ctx *c, struct dc_explanation *e);
 /* Limits the workload sets, doubled and halved; a target that wins there
  * gets its boundary by bisection. */
 enum dc_status cf__ladder_thresholds(struct cf_ctx *c, struct dc_explanation *e);

@@ -39,11 +39,12 @@ static void add(struct text *t, const char *fmt, ...)
         t->used = t->used + (size_t)n < t->len ? t->used + (size_t)n : t->len - 1;
 }
 
-/* 41000 as "41,000"; below 100 with cents. */
+/* Dollars as people write them: "41,000", "21.30", and below a dollar three
+ * significant digits ("0.00512"); the exact value is the contract's `to`. */
 static void add_grouped(struct text *t, double v)
 {
-    if (v < 100) {
-        add(t, "%.2f", v);
+    if (v < 1000) {
+        add(t, v < 1 ? "%.3g" : "%.2f", v);
         return;
     }
     char digits[32];
@@ -72,7 +73,7 @@ static void add_value(struct text *t, const char *field, const cJSON *v)
         add(t, "$");
         add_grouped(t, v->valuedouble);
     } else if (cJSON_IsNumber(v) && strcmp(field, "/training/deadline_hours") == 0) {
-        add(t, "%g hours", v->valuedouble);
+        add(t, v->valuedouble < 1000 ? "%.4g hours" : "%.0f hours", v->valuedouble);
         if (v->valuedouble >= 48)
             add(t, " (%.1f days)", v->valuedouble / 24);
     } else if (cJSON_IsNumber(v)) {

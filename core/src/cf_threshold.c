@@ -54,27 +54,42 @@ static bool converged(const struct bracket *b)
     return fmax(b->win, b->lose) / fmin(b->win, b->lose) <= CF_BRACKET_RATIO;
 }
 
-/* The next value to run, strictly between win and lose (or outwards from win
- * when lose is no limit); NAN when there is none. */
-static double next_value(const struct bracket *b, bool guided)
+/* Whether `v` lies strictly between win and lose (past win on the losing
+ * side when lose is unknown or no limit) and within the field's bounds. */
+static bool inside(const struct bracket *b, double v)
 {
     const struct cf_field *f = b->f;
-    double v;
-    if (guided)
-        v = f->integer ? b->win + (b->up ? 1 : -1)
-                       : (b->up ? b->win * CF_BRACKET_RATIO : b->win / CF_BRACKET_RATIO);
-    else if (isinf(b->lose))
+    if (isnan(v) || v > f->max || v < f->min || (!f->integer && v <= f->min))
+        return false;
+    if (b->up)
+        return v > b->win && !(v >= b->lose);
+    return v < b->win && !(v <= b->lose);
+}
+
+/* The value just past win on the losing side, where a predicted boundary
+ * should have the target lose: the next integer, or the roundest value within
+ * one bracket ratio. */
+static double neighbour(const struct bracket *b)
+{
+    if (b->f->integer)
+        return b->win + (b->up ? 1 : -1);
+    return b->up ? cf__roundest(b->win * (1 + 1e-9), b->win * CF_BRACKET_RATIO, false)
+                 : cf__roundest(b->win / CF_BRACKET_RATIO, b->win * (1 - 1e-9), false);
+}
+
+/* The next value to run: halfway (geometrically) between win and lose, or
+ * outwards from win when lose is no limit; NAN when there is none. */
+static double next_value(const struct bracket *b)
+{
+    const struct cf_field *f = b->f;
+    double v = NAN;
+    if (isinf(b->lose))
         v = fmin(b->win * OUTWARD_FACTOR, f->max);
-    else if (isnan(b->lose))
-        return NAN;
-    else if (f->integer)
-        v = fmax(fmin(round(sqrt(b->win * b->lose)), fmax(b->win, b->lose) - 1),
-                 fmin(b->win, b->lose) + 1);
-    else
+    else if (f->integer && !isnan(b->lose))
+        v = round(sqrt(b->win * b->lose));
+    else if (!isnan(b->lose))
         v = sqrt(b->win * b->lose);
-    if (v == b->win || v > f->max || v < f->min || (!f->integer && v <= f->min))
-        return NAN;
-    return v;
+    return inside(b, v) ? v : NAN;
 }
 
 /* The roundest value on the winning side within the tolerance of `lose`,
@@ -96,13 +111,14 @@ static enum dc_status settle(struct cf_ctx *c, struct bracket *b)
     return rc == DC_OK || rc == DC_EINVAL ? DC_OK : rc;
 }
 
-/* Narrow the bracket to the tolerance and keep the threshold for b->t. A
- * search that runs out of values, or of budget, keeps nothing. */
-static enum dc_status bisect(struct cf_ctx *c, struct bracket *b, bool guided)
+/* Narrow the bracket to the tolerance and keep the threshold for b->t,
+ * trying `first` first when it lies inside (NAN: none). A search that runs out
+ * of values, or of budget, keeps nothing. */
+static enum dc_status bisect(struct cf_ctx *c, struct bracket *b, double first)
 {
     while (!converged(b)) {
-        double v = next_value(b, guided);
-        guided = false;
+        double v = inside(b, first) ? first : next_value(b);
+        first = NAN;
         if (isnan(v))
             return DC_OK;
         struct cf_outcome o;
@@ -140,7 +156,7 @@ static enum dc_status from_hint(struct cf_ctx *c, struct bracket *b)
     enum dc_status rc = probe(c, b->f, b->win, &b->win_o);
     if (rc == DC_EINVAL || (rc == DC_OK && !cf__wins(b->t, &b->win_o)))
         return DC_OK;
-    return rc == DC_OK ? bisect(c, b, true) : rc;
+    return rc == DC_OK ? bisect(c, b, neighbour(b)) : rc;
 }
 
 /* The workload's value of a limit; INFINITY when unset (no limit). */
@@ -257,11 +273,11 @@ enum dc_status cf__hinted_thresholds(struct cf_ctx *c, struct dc_explanation *e)
     return rc;
 }
 
-/* Who a ladder run's outcome is searched for: the target it makes the pick,
- * else the top pick it dethrones (where the pick changes, whatever to); NULL
- * when that one already has a threshold of `f`. */
-static struct dc_target *ladder_target(struct dc_explanation *e, const struct cf_outcome *o,
-                                       const struct cf_field *f)
+/* Who a run of a limit is searched for: the target it makes the pick, else
+ * the top pick it dethrones (where the pick changes, whatever to); NULL when
+ * that one already has a threshold of `f`. */
+static struct dc_target *limit_target(struct dc_explanation *e, const struct cf_outcome *o,
+                                      const struct cf_field *f)
 {
     for (size_t j = 0; j < e->n_targets; j++) {
         struct dc_target *t = &e->targets[j];
@@ -274,6 +290,61 @@ static struct dc_target *ladder_target(struct dc_explanation *e, const struct cf
             return t;
     }
     return NULL;
+}
+
+/* Run limit `f` at `v`; the target that makes the pick gets its boundary
+ * between `v` and the workload's own value `now`, trying `first` first
+ * (NAN: none) where the boundary is expected. */
+static enum dc_status try_limit(struct cf_ctx *c, struct dc_explanation *e,
+                                const struct cf_field *f, double v, double now, double first)
+{
+    struct cf_outcome o;
+    enum dc_status rc = probe(c, f, v, &o);
+    if (rc != DC_OK)
+        return rc == DC_EINVAL ? DC_OK : rc;
+    struct dc_target *t = limit_target(e, &o, f);
+    if (t == NULL)
+        return DC_OK;
+    struct bracket b = {t, f, v, o, now, v < now};
+    return bisect(c, &b, first);
+}
+
+/* Just below (or above) a rule's constant `k`: the roundest value within half
+ * a bracket ratio of it, the next integer for an integer field; NAN outside
+ * the field's bounds. */
+static double across(const struct cf_field *f, double k, bool below)
+{
+    double half = sqrt(CF_BRACKET_RATIO), v;
+    if (f->integer)
+        v = below ? ceil(k) - 1 : floor(k) + 1;
+    else if (below)
+        v = cf__roundest(k / half, k * (1 - 1e-9), false);
+    else
+        v = cf__roundest(k * (1 + 1e-9), k * half, false);
+    return v > f->max || v < f->min || (!f->integer && v <= f->min) ? NAN : v;
+}
+
+enum dc_status cf__rule_thresholds(struct cf_ctx *c, struct dc_explanation *e)
+{
+    size_t n = 0;
+    const struct cf_field *fields = cf__fields(&n);
+    enum dc_status rc = DC_OK;
+    for (size_t i = 0; rc == DC_OK && i < n; i++) {
+        const struct cf_field *f = &fields[i];
+        double k[CF_MAX_RULE_CONSTANTS];
+        size_t nk = 0;
+        if (f->kind == CF_NUMBER && cf__field_applies(c, f))
+            nk = cf__rule_constants(c->rs, f, k, CF_MAX_RULE_CONSTANTS);
+        double now = limit_now(c, f);
+        /* From the workload's side of each constant to the other; the first
+         * value tried back is just on this side of it. */
+        for (size_t j = 0; rc == DC_OK && j < nk; j++) {
+            double v = across(f, k[j], now > k[j]);
+            if (!isnan(v))
+                rc = try_limit(c, e, f, v, now, across(f, k[j], !(now > k[j])));
+        }
+    }
+    return rc;
 }
 
 /* Limits the workload sets, doubled and halved: a target that wins at one
@@ -292,17 +363,8 @@ enum dc_status cf__ladder_thresholds(struct cf_ctx *c, struct dc_explanation *e)
         for (size_t k = 0; rc == DC_OK && k < 2; k++) {
             double v = fmin(now * factors[k], f->max);
             v = f->integer ? fmax(f->min, floor(v)) : v;
-            if (v == now)
-                continue;
-            struct cf_outcome o;
-            rc = probe(c, f, v, &o);
-            if (rc == DC_EINVAL)
-                rc = DC_OK;
-            struct dc_target *t = rc == DC_OK ? ladder_target(e, &o, f) : NULL;
-            if (t != NULL) {
-                struct bracket b = {t, f, v, o, now, v < now};
-                rc = bisect(c, &b, false);
-            }
+            if (v != now)
+                rc = try_limit(c, e, f, v, now, NAN);
         }
     }
     return rc;

@@ -116,6 +116,8 @@ static enum dc_status explain_changes(struct cf_ctx *c, struct dc_explanation *e
     pick_targets(e, c->base);
     enum dc_status rc = cf__hinted_thresholds(c, e);
     if (rc == DC_OK)
+        rc = cf__rule_thresholds(c, e);
+    if (rc == DC_OK)
         rc = cf__targeted_changes(c, e);
     if (rc == DC_OK)
         rc = cf__sweep(c, e);
