@@ -139,6 +139,8 @@ static void write_robustness(struct api_jw *w, const struct dc_robustness *r)
     id_or_null(w, "runner_up", r->runner_up);
     int_or_null(w, "runner_up_score", r->runner_up != NULL, r->runner_up_score);
     int_or_null(w, "margin", r->runner_up != NULL, r->top_score - r->runner_up_score);
+    api_jw_key(w, "top_priced");
+    api_jw_bool(w, r->top_priced);
     api_jw_key(w, "verdict");
     api_jw_string_or_null(w, api__robustness_verdict(r));
     api_jw_key(w, "checks");

@@ -7,6 +7,7 @@
  * called robust. One that does not is fragile, and the smallest perturbation
  * tried that flips it is named: the pick's own move alone, then the new
  * pick's alone, then both, else that corner itself. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,7 @@ enum dc_status cf__robustness(struct cf_ctx *c, struct dc_robustness *out)
     if (b->n_recommendations > 0 && c->n_accs > 0) {
         out->top = b->recommendations[0].acc;
         out->top_score = b->recommendations[0].score;
+        out->top_priced = isfinite(b->recommendations[0].sizing.cost_usd);
         if (b->n_recommendations > 1) {
             out->runner_up = b->recommendations[1].acc;
             out->runner_up_score = b->recommendations[1].score;

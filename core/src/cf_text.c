@@ -151,6 +151,13 @@ const char *dc_flip_text(const struct dc_robustness *r, const struct dc_robust_c
     const char *what = k->kind == DC_PERTURB_PRICE ? "price" : "MFU";
     double bad =
         k->kind == DC_PERTURB_PRICE ? 1 + DC_EXPLAIN_PERTURBATION : 1 - DC_EXPLAIN_PERTURBATION;
+    if (k->robust && k->kind == DC_PERTURB_PRICE && !r->top_priced) {
+        add(&t,
+            "%s stays the top pick with every other part's price %.0f%% lower (it has no known "
+            "price to move).",
+            r->top->name, DC_EXPLAIN_PERTURBATION * 100);
+        return buf;
+    }
     if (k->robust) {
         add(&t, "%s stays the top pick with its %s %.0f%% %s and every other part's %.0f%% %s.",
             r->top->name, what, DC_EXPLAIN_PERTURBATION * 100, bad > 1 ? "higher" : "lower",

@@ -129,6 +129,7 @@ struct dc_robustness {
     const struct dc_accelerator *runner_up; /* NULL when nothing else is */
     int top_score;
     int runner_up_score;
+    bool top_priced; /* the top pick has a known cost: a price to move */
     struct dc_robust_check checks[DC_PERTURB_COUNT];
     size_t n_checks; /* checks finished (0 without a top pick or when cut short) */
     struct dc_explain_usage usage;

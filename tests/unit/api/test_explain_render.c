@@ -119,6 +119,7 @@ static void test_sections(void **state)
     assert_int_equal(get(rob, "margin")->valueint,
                      get(rob, "top_score")->valueint - get(rob, "runner_up_score")->valueint);
     assert_string_equal(get(rob, "verdict")->valuestring, "robust");
+    assert_true(cJSON_IsFalse(get(rob, "top_priced")));
     const cJSON *price = cJSON_GetArrayItem(get(rob, "checks"), 0);
     assert_string_equal(get(price, "kind")->valuestring, "price");
     assert_true(get(price, "perturbation")->valuedouble == DC_EXPLAIN_PERTURBATION);

@@ -238,9 +238,23 @@ static void test_robustness(void **state)
     char buf[512];
     assert_string_equal(dc_flip_text(rb, &rb->checks[1], buf, sizeof(buf)),
                         "With the MFU of Test TPU B 30% lower, Test GPU A becomes the top pick.");
+    /* tpu-b has no price: the check can only lower the others'. */
+    assert_false(rb->top_priced);
     assert_string_equal(dc_flip_text(rb, &rb->checks[0], buf, sizeof(buf)),
-                        "Test TPU B stays the top pick with its price 30% higher and every other "
-                        "part's 30% lower.");
+                        "Test TPU B stays the top pick with every other part's price 30% lower (it "
+                        "has no known price to move).");
+    done(&r);
+    /* Under objective cost gpu-a, priced, is the pick. */
+    explain_all("{\"task\":\"training\",\"model\":{\"parameters\":1e9},\"objective\":\"cost\"}",
+                &r);
+    rb = &r.e->robustness;
+    assert_string_equal(rb->top->id, "gpu-a");
+    assert_true(rb->top_priced);
+    assert_int_equal(rb->n_checks, 2);
+    dc_flip_text(rb, &rb->checks[0], buf, sizeof(buf));
+    assert_non_null(strstr(buf, rb->checks[0].robust
+                                    ? "Test GPU A stays the top pick with its price 30% higher"
+                                    : "With the price of Test GPU A 30% higher"));
     done(&r);
 }
 
