@@ -1,0 +1,170 @@
+/* bench/explain_bench.c -- what an explained request costs: dc_explain (both
+ * kinds, no wall-clock cap, so the whole search is timed) after dc_recommend,
+ * for the three workloads of core_bench.c and for every workload of the
+ * decision table (tests/fixtures/cases.json). Prints medians over repeated
+ * runs and the evaluations each explanation used.
+ *
+ *   build/bench/bench_explain [RULES_DIR [CASES_JSON]]
+ *
+ * Target (issue 10): at most 64 evaluations and 2 ms per explained request. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dc/engine.h"
+#include "dc/explain.h"
+
+#define REPEATS       15
+#define ITERATIONS    100
+#define CASE_REPEATS  21
+#define BUDGET_NS     2e6
+#define MAX_CASES     512
+#define MAX_CASES_LEN (4u << 20)
+
+static const char *const workloads[] = {
+    "{\"task\":\"training\",\"framework\":\"jax\",\"stage\":\"production\","
+    "\"model\":{\"architecture\":\"transformer\",\"parameters\":13e9},"
+    "\"training\":{\"tokens\":260e9,\"global_batch_size\":2048,\"deadline_hours\":720}}",
+    "{\"task\":\"inference\",\"framework\":\"pytorch\",\"precision\":\"fp8\","
+    "\"model\":{\"parameters\":70e9,\"layers\":80,\"hidden_size\":8192},"
+    "\"inference\":{\"requests_per_second\":20,\"latency_ms_p99\":50,\"context_tokens\":4096},"
+    "\"constraints\":{\"providers\":[\"aws\",\"gcp\"]},\"objective\":\"cost\"}",
+    "{\"task\":\"fine-tuning\",\"framework\":\"pytorch\","
+    "\"model\":{\"parameters\":7e9,\"custom_ops\":true,\"dynamic_shapes\":true},"
+    "\"team\":{\"cuda_experience\":\"expert\",\"xla_experience\":\"none\"}}",
+};
+static const char *const names[] = {"training (13B JAX, deadline)",
+                                    "inference (70B fp8, latency, providers)",
+                                    "fine-tuning (7B, custom CUDA ops)"};
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One explained request as the server makes it: recommend, then explain.
+ * Returns the explanation's evaluations, -1 on failure. */
+static int explained(const dc_ruleset *rs, const cJSON *w, enum dc_explain_stop *stop)
+{
+    struct dc_result *res = NULL;
+    struct dc_explanation *e = NULL;
+    struct dc_explain_opts o = {DC_EXPLAIN_CHANGES | DC_EXPLAIN_ROBUSTNESS, 0, 0};
+    if (dc_recommend(rs, w, NULL, &res, NULL) != DC_OK ||
+        dc_explain(rs, w, NULL, res, &o, &e, NULL) != DC_OK) {
+        dc_result_free(res);
+        return -1;
+    }
+    int n = (int)(e->changes_usage.evaluations + e->robustness.usage.evaluations);
+    *stop = e->changes_usage.stop;
+    dc_explanation_free(e);
+    dc_result_free(res);
+    return n;
+}
+
+/* Median time of one explained request of `w` over `repeats` runs of `iters`. */
+static double median_ns(const dc_ruleset *rs, const cJSON *w, int repeats, int iters, int *evals,
+                        enum dc_explain_stop *stop)
+{
+    double t[64];
+    for (int rep = 0; rep < repeats; rep++) {
+        double t0 = now_ns();
+        for (int it = 0; it < iters; it++)
+            *evals = explained(rs, w, stop);
+        t[rep] = (now_ns() - t0) / iters;
+    }
+    qsort(t, (size_t)repeats, sizeof(double), cmp_double);
+    return t[repeats / 2];
+}
+
+static char *read_all(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL)
+        return NULL;
+    char *buf = malloc(MAX_CASES_LEN + 1);
+    size_t n = buf != NULL ? fread(buf, 1, MAX_CASES_LEN, fp) : 0;
+    fclose(fp);
+    if (buf != NULL)
+        buf[n] = '\0';
+    return buf;
+}
+
+/* Every workload of the decision table: the distribution of the per-case medians. */
+static int table(const dc_ruleset *rs, const char *path)
+{
+    char *text = read_all(path);
+    cJSON *cases = text != NULL ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (!cJSON_IsArray(cases)) {
+        fprintf(stderr, "cannot read %s\n", path);
+        cJSON_Delete(cases);
+        return 1;
+    }
+    static double t[MAX_CASES], ev[MAX_CASES];
+    int n = 0, over = 0, cut = 0;
+    const cJSON *c = NULL;
+    cJSON_ArrayForEach(c, cases)
+    {
+        if (n == MAX_CASES)
+            break;
+        int evals = 0;
+        enum dc_explain_stop stop = DC_EXPLAIN_COMPLETE;
+        t[n] = median_ns(rs, cJSON_GetObjectItem(c, "workload"), CASE_REPEATS, 1, &evals, &stop);
+        ev[n] = evals;
+        over += t[n] > BUDGET_NS;
+        cut += stop == DC_EXPLAIN_STOP_EVALUATIONS;
+        n++;
+    }
+    cJSON_Delete(cases);
+    if (n == 0)
+        return 1;
+    qsort(t, (size_t)n, sizeof(double), cmp_double);
+    qsort(ev, (size_t)n, sizeof(double), cmp_double);
+    printf("decision table, %d workloads (median of %d runs each):\n", n, CASE_REPEATS);
+    printf("  time per explained request: median %.0f us, p90 %.0f us, max %.0f us; "
+           "%d over 2 ms\n",
+           t[n / 2] / 1000, t[n * 9 / 10] / 1000, t[n - 1] / 1000, over);
+    printf("  evaluations: median %.0f, p90 %.0f, max %.0f (limit %d); %d cut by the limit\n",
+           ev[n / 2], ev[n * 9 / 10], ev[n - 1], DC_EXPLAIN_MAX_EVALUATIONS, cut);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : AA_SOURCE_DIR "/rules";
+    const char *cases = argc > 2 ? argv[2] : AA_SOURCE_DIR "/tests/fixtures/cases.json";
+    dc_ruleset *rs = NULL;
+    struct dc_diags d;
+    dc_diags_init(&d);
+    if (dc_ruleset_load_dir(dir, &rs, &d) != DC_OK) {
+        fprintf(stderr, "cannot load rules from %s\n", dir);
+        return 1;
+    }
+    dc_diags_cleanup(&d);
+    printf("rules %s: %zu rules, %zu accelerators\n", dc_ruleset_version(rs),
+           dc_ruleset_rule_count(rs), dc_ruleset_accelerator_count(rs));
+    int rc = 0;
+    for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]) && rc == 0; i++) {
+        cJSON *w = cJSON_Parse(workloads[i]);
+        int evals = 0;
+        enum dc_explain_stop stop = DC_EXPLAIN_COMPLETE;
+        double med = median_ns(rs, w, REPEATS, ITERATIONS, &evals, &stop);
+        rc = evals < 0;
+        printf("%-42s median %7.1f us, %2d evaluations%s  (%d runs x %d)\n", names[i], med / 1000,
+               evals, stop == DC_EXPLAIN_COMPLETE ? "" : " (cut)", REPEATS, ITERATIONS);
+        cJSON_Delete(w);
+    }
+    if (rc == 0)
+        rc = table(rs, cases);
+    dc_ruleset_release(rs);
+    return rc;
+}
