@@ -18,7 +18,11 @@
  *    and a text; the three families are ranked once each;
  *  - for a schema-valid body, the result converts to JSON, and that JSON, as a
  *    client reads it (printed, parsed back strictly), validates against the
- *    contract's Recommendation schema.
+ *    contract's Recommendation schema;
+ *  - a workload with "explain" is explained (dc_explain, a few runs of the
+ *    core): DC_OK within the evaluation budget, every change of a known field
+ *    naming its pick, every threshold with its other side; with the body
+ *    rendered, still a Recommendation of the contract.
  * The recommend options (probe on/off, server-wide prefer_available, an
  * availability table, a request id) are derived from a hash of the input, so
  * those paths are covered and every input still takes one fixed path. */
@@ -30,7 +34,12 @@
 #include "api/convert.h"
 #include "api/openapi.h"
 #include "dc/engine.h"
+#include "dc/explain.h"
 #include "fuzz_common.h"
+
+/* Runs of the core one fuzzed explanation may make: enough to reach every
+ * phase of the search on most inputs, few enough to keep the fuzzer fast. */
+#define FUZZ_EXPLAIN_EVALUATIONS 24
 
 static void check_reason(const struct dc_result *res, const struct dc_candidate *c,
                          const struct dc_reason *r, const char *what);
@@ -115,6 +124,35 @@ static void check_result(const dc_ruleset *rs, const struct dc_result *res)
                    "warning %zu without code or message", i);
 }
 
+static void check_explanation(const struct dc_explanation *e)
+{
+    char buf[768];
+    FUZZ_CHECK(e->changes_usage.evaluations + e->robustness.usage.evaluations <=
+                   FUZZ_EXPLAIN_EVALUATIONS,
+               "explanation ran %u + %u times", e->changes_usage.evaluations,
+               e->robustness.usage.evaluations);
+    FUZZ_CHECK(e->n_targets <= DC_EXPLAIN_MAX_TARGETS, "%zu targets", e->n_targets);
+    for (size_t i = 0; i < e->n_targets; i++) {
+        const struct dc_target *t = &e->targets[i];
+        FUZZ_CHECK(t->n_changes <= DC_EXPLAIN_MAX_CHANGES, "%s: %zu changes", t->acc->id,
+                   t->n_changes);
+        for (size_t k = 0; k < t->n_changes; k++) {
+            const struct dc_change *c = &t->changes[k];
+            FUZZ_CHECK(c->field != NULL && c->field[0] == '/' && c->from != NULL && c->to != NULL,
+                       "%s: change %zu without field or values", t->acc->id, k);
+            FUZZ_CHECK(t->role == DC_ROLE_TOP ? c->top != NULL && c->top != t->acc
+                                              : c->top == t->acc,
+                       "%s: change of %s names pick %s", t->acc->id, c->field,
+                       c->top != NULL ? c->top->id : "(none)");
+            FUZZ_CHECK(c->threshold == DC_THRESHOLD_NONE ||
+                           (cJSON_IsNumber(c->to) && isfinite(c->not_at)),
+                       "%s: threshold of %s without its other side", t->acc->id, c->field);
+            const char *text = dc_change_text(t, c, buf, sizeof(buf));
+            FUZZ_CHECK(text[0] != '\0', "%s: change of %s without text", t->acc->id, c->field);
+        }
+    }
+}
+
 /* Options a caller may pass, chosen by hash bits: the server's default
  * (probe off), a probe with nothing attached, and a probe that reports
  * a few catalog accelerators (some free, some busy). */
@@ -155,6 +193,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cJSON *root = NULL;
     cJSON *json = NULL;
     struct dc_result *res = NULL;
+    struct dc_explanation *expl = NULL;
     struct api_schema_result vr = {0};
     struct dc_error err;
     dc_error_clear(&err);
@@ -201,7 +240,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(rc == DC_OK && json != NULL, "api_result_to_json: %s", dc_status_name(rc));
     if (valid)
         fuzz_expect_conforms(fuzz_contract_schema("Recommendation"), "the Recommendation", json);
+    if (res->workload.explain != 0) {
+        struct dc_explain_opts eo = {res->workload.explain, FUZZ_EXPLAIN_EVALUATIONS, 0};
+        rc = dc_explain(rs, root, &opts, res, &eo, &expl, &err);
+        FUZZ_CHECK(rc == DC_OK && expl != NULL, "dc_explain: %s: %s", dc_status_name(rc), err.msg);
+        check_explanation(expl);
+        size_t len = 0;
+        char *text = api_result_render_explained(res, expl, &len);
+        FUZZ_CHECK(text != NULL, "the explained body does not render");
+        cJSON_Delete(json);
+        json = cJSON_ParseWithLength(text, len);
+        free(text);
+        FUZZ_CHECK(json != NULL, "the explained body does not parse back");
+        if (valid)
+            fuzz_expect_conforms(fuzz_contract_schema("Recommendation"),
+                                 "the explained Recommendation", json);
+    }
 out:
+    dc_explanation_free(expl);
     cJSON_Delete(json);
     dc_result_free(res);
     api_schema_result_cleanup(&vr);

@@ -138,6 +138,19 @@ def request_seeds():
         "invalid-ranges": {"task": "inference", "model": {"parameters": 0},
                            "inference": {"batch_size": 0, "context_tokens": 1e12},
                            "name": ""},
+        "explain-every-limit": {"task": "training", "framework": "jax",
+                                "model": {"parameters": 7e10},
+                                "training": {"deadline_hours": 300, "method": "lora"},
+                                "constraints": {"budget_usd": 5e5, "max_accelerators": 512,
+                                                "providers": ["gcp"],
+                                                "accelerators": ["tpu-v5p", "h100"]},
+                                "explain": ["changes", "robustness"]},
+        "explain-serving-robustness": {"task": "inference", "precision": "fp8",
+                                       "model": {"parameters": 7e10},
+                                       "inference": {"requests_per_second": 20},
+                                       "objective": "cost", "explain": ["robustness"]},
+        "invalid-explain": {"task": "inference", "model": {"parameters": 7e9},
+                            "explain": ["changes", "changes", "why", 5]},
     }
     for name, v in seeds.items():
         put(name + ".json", compact(v))
