@@ -1,8 +1,8 @@
 /* bench/explain_bench.c -- what an explained request costs: dc_explain (both
  * kinds, no wall-clock cap, so the whole search is timed) after dc_recommend,
- * for the three workloads of core_bench.c and for every workload of the
- * decision table (tests/fixtures/cases.json). Prints medians over repeated
- * runs and the evaluations each explanation used.
+ * for the three workloads core_bench.c times (bench_common.h) and for every
+ * workload of the decision table (tests/fixtures/cases.json). Prints medians
+ * over repeated runs and the evaluations each explanation used.
  *
  *   build/bench/bench_explain [RULES_DIR [CASES_JSON]]
  *
@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_common.h"
 #include "dc/engine.h"
 #include "dc/explain.h"
 
@@ -21,35 +21,6 @@
 #define BUDGET_NS     2e6
 #define MAX_CASES     512
 #define MAX_CASES_LEN (4u << 20)
-
-static const char *const workloads[] = {
-    "{\"task\":\"training\",\"framework\":\"jax\",\"stage\":\"production\","
-    "\"model\":{\"architecture\":\"transformer\",\"parameters\":13e9},"
-    "\"training\":{\"tokens\":260e9,\"global_batch_size\":2048,\"deadline_hours\":720}}",
-    "{\"task\":\"inference\",\"framework\":\"pytorch\",\"precision\":\"fp8\","
-    "\"model\":{\"parameters\":70e9,\"layers\":80,\"hidden_size\":8192},"
-    "\"inference\":{\"requests_per_second\":20,\"latency_ms_p99\":50,\"context_tokens\":4096},"
-    "\"constraints\":{\"providers\":[\"aws\",\"gcp\"]},\"objective\":\"cost\"}",
-    "{\"task\":\"fine-tuning\",\"framework\":\"pytorch\","
-    "\"model\":{\"parameters\":7e9,\"custom_ops\":true,\"dynamic_shapes\":true},"
-    "\"team\":{\"cuda_experience\":\"expert\",\"xla_experience\":\"none\"}}",
-};
-static const char *const names[] = {"training (13B JAX, deadline)",
-                                    "inference (70B fp8, latency, providers)",
-                                    "fine-tuning (7B, custom CUDA ops)"};
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* One explained request as the server makes it: recommend, then explain.
  * Returns the explanation's evaluations, -1 on failure. */
@@ -76,12 +47,12 @@ static double median_ns(const dc_ruleset *rs, const cJSON *w, int repeats, int i
 {
     double t[64];
     for (int rep = 0; rep < repeats; rep++) {
-        double t0 = now_ns();
+        double t0 = bench_now_ns();
         for (int it = 0; it < iters; it++)
             *evals = explained(rs, w, stop);
-        t[rep] = (now_ns() - t0) / iters;
+        t[rep] = (bench_now_ns() - t0) / iters;
     }
-    qsort(t, (size_t)repeats, sizeof(double), cmp_double);
+    qsort(t, (size_t)repeats, sizeof(double), bench_cmp_double);
     return t[repeats / 2];
 }
 
@@ -127,8 +98,8 @@ static int table(const dc_ruleset *rs, const char *path)
     cJSON_Delete(cases);
     if (n == 0)
         return 1;
-    qsort(t, (size_t)n, sizeof(double), cmp_double);
-    qsort(ev, (size_t)n, sizeof(double), cmp_double);
+    qsort(t, (size_t)n, sizeof(double), bench_cmp_double);
+    qsort(ev, (size_t)n, sizeof(double), bench_cmp_double);
     printf("decision table, %d workloads (median of %d runs each):\n", n, CASE_REPEATS);
     printf("  time per explained request: median %.0f us, p90 %.0f us, max %.0f us; "
            "%d over 2 ms\n",
@@ -142,25 +113,19 @@ int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : AA_SOURCE_DIR "/rules";
     const char *cases = argc > 2 ? argv[2] : AA_SOURCE_DIR "/tests/fixtures/cases.json";
-    dc_ruleset *rs = NULL;
-    struct dc_diags d;
-    dc_diags_init(&d);
-    if (dc_ruleset_load_dir(dir, &rs, &d) != DC_OK) {
-        fprintf(stderr, "cannot load rules from %s\n", dir);
+    dc_ruleset *rs = bench_rules(dir);
+    if (rs == NULL)
         return 1;
-    }
-    dc_diags_cleanup(&d);
-    printf("rules %s: %zu rules, %zu accelerators\n", dc_ruleset_version(rs),
-           dc_ruleset_rule_count(rs), dc_ruleset_accelerator_count(rs));
     int rc = 0;
-    for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]) && rc == 0; i++) {
-        cJSON *w = cJSON_Parse(workloads[i]);
+    for (size_t i = 0; i < BENCH_WORKLOADS && rc == 0; i++) {
+        cJSON *w = cJSON_Parse(bench_workloads[i]);
         int evals = 0;
         enum dc_explain_stop stop = DC_EXPLAIN_COMPLETE;
         double med = median_ns(rs, w, REPEATS, ITERATIONS, &evals, &stop);
         rc = evals < 0;
-        printf("%-42s median %7.1f us, %2d evaluations%s  (%d runs x %d)\n", names[i], med / 1000,
-               evals, stop == DC_EXPLAIN_COMPLETE ? "" : " (cut)", REPEATS, ITERATIONS);
+        printf("%-42s median %7.1f us, %2d evaluations%s  (%d runs x %d)\n",
+               bench_workload_names[i], med / 1000, evals,
+               stop == DC_EXPLAIN_COMPLETE ? "" : " (cut)", REPEATS, ITERATIONS);
         cJSON_Delete(w);
     }
     if (rc == 0)

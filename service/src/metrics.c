@@ -249,19 +249,22 @@ static void histogram(struct out *o, const char *name, const char *labels, const
 /* Explanations (dc/explain.h): computed by kind, cut short by budget, time. */
 static void explanation_metrics(struct out *o, const struct svc_metrics *m)
 {
+    static const char *const series[2][2] = {
+        {"explanations_total{kind=\"changes\"}", "explanations_total{kind=\"robustness\"}"},
+        {"explanations_stopped_total{budget=\"evaluations\"}",
+         "explanations_stopped_total{budget=\"time\"}"}};
+    const _Atomic uint64_t *counts[2] = {m->explanations, m->explanations_stopped};
     family(o, "accel_advisor_explanations_total", "counter",
            "Explanations computed (\"explain\" in a workload; a cached answer is not computed "
            "again), by kind asked.");
-    put(o, "accel_advisor_explanations_total{kind=\"changes\"} %llu\n",
-        (unsigned long long)load(&m->explanations[0]));
-    put(o, "accel_advisor_explanations_total{kind=\"robustness\"} %llu\n",
-        (unsigned long long)load(&m->explanations[1]));
-    family(o, "accel_advisor_explanations_stopped_total", "counter",
-           "Explanations cut short, by the budget spent: 64 evaluations or 2 ms.");
-    put(o, "accel_advisor_explanations_stopped_total{budget=\"evaluations\"} %llu\n",
-        (unsigned long long)load(&m->explanations_stopped[0]));
-    put(o, "accel_advisor_explanations_stopped_total{budget=\"time\"} %llu\n",
-        (unsigned long long)load(&m->explanations_stopped[1]));
+    for (size_t f = 0; f < 2; f++) {
+        if (f == 1)
+            family(o, "accel_advisor_explanations_stopped_total", "counter",
+                   "Explanations cut short, by the budget spent: 64 evaluations or 2 ms.");
+        for (size_t i = 0; i < 2; i++)
+            put(o, "accel_advisor_%s %llu\n", series[f][i],
+                (unsigned long long)load(&counts[f][i]));
+    }
     family(o, "accel_advisor_explanation_duration_seconds", "histogram",
            "Time one explanation took (both kinds of one workload together).");
     histogram(o, "accel_advisor_explanation_duration_seconds", "", explain_buckets,

@@ -136,4 +136,11 @@ static inline enum dc_status load3(const char *catalog, const char *sizing, cons
     return load4(catalog, sizing, rules, prices_ok, rs, d);
 }
 
+/* The whole mini rule set into *rs (owned: dc_ruleset_release); a cmocka
+ * group setup's return value: 0, or -1 when it does not load. */
+static inline int mini_load(dc_ruleset **rs)
+{
+    return load3(catalog_ok, sizing_ok, rules_ok, rs, NULL) == DC_OK ? 0 : -1;
+}
+
 #endif

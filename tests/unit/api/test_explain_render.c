@@ -25,7 +25,7 @@ static api_schema *recommendation;
 static int setup(void **state)
 {
     (void)state;
-    if (load3(catalog_ok, sizing_ok, rules_ok, &rs, NULL) != DC_OK ||
+    if (mini_load(&rs) != 0 ||
         api_contract_load_embedded(aa_embedded_files, &contract, NULL) != DC_OK)
         return -1;
     return api_schema_compile(api_contract_root(contract), "#/components/schemas/Recommendation",

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "candidates.h"
 #include "cf_internal.h"
 #include "dc/engine.h"
 #include "dc/explain.h"
@@ -25,7 +26,7 @@ static dc_ruleset *mini;
 static int setup(void **state)
 {
     (void)state;
-    return load3(catalog_ok, sizing_ok, rules_ok, &mini, NULL) == DC_OK ? 0 : -1;
+    return mini_load(&mini);
 }
 
 static int teardown(void **state)
@@ -89,16 +90,10 @@ static const struct dc_change *change(const struct dc_target *t, const char *fie
 
 static const struct dc_candidate *candidate(const struct dc_result *res, const char *id)
 {
-    for (size_t i = 0; i < res->n_recommendations; i++) {
-        if (strcmp(res->recommendations[i].acc->id, id) == 0)
-            return &res->recommendations[i];
-    }
-    for (size_t i = 0; i < res->n_excluded; i++) {
-        if (strcmp(res->excluded[i].acc->id, id) == 0)
-            return &res->excluded[i];
-    }
-    fail_msg("no candidate %s", id);
-    return NULL;
+    const struct dc_candidate *c = test_candidate(res, id);
+    if (c == NULL)
+        fail_msg("no candidate %s", id);
+    return c;
 }
 
 static void test_null_arguments(void **state)

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "candidates.h"
 #include "dc/engine.h"
 #include "mini_rules.h"
 
@@ -61,17 +62,10 @@ static void done(struct run *r)
 
 static const struct dc_candidate *cand(const struct run *r, const char *id)
 {
-    const struct dc_result *res = r->res;
-    for (size_t i = 0; i < res->n_recommendations; i++) {
-        if (strcmp(res->recommendations[i].acc->id, id) == 0)
-            return &res->recommendations[i];
-    }
-    for (size_t i = 0; i < res->n_excluded; i++) {
-        if (strcmp(res->excluded[i].acc->id, id) == 0)
-            return &res->excluded[i];
-    }
-    fail_msg("candidate %s not in result", id);
-    return NULL;
+    const struct dc_candidate *c = test_candidate(r->res, id);
+    if (c == NULL)
+        fail_msg("candidate %s not in result", id);
+    return c;
 }
 
 static bool has_warning(const struct run *r, const char *code)

@@ -1,0 +1,64 @@
+/* bench/bench_common.h -- what the core benchmarks share: the three
+ * representative workloads they time, a monotonic clock and the comparison
+ * their medians sort with. */
+#ifndef AA_BENCH_COMMON_H
+#define AA_BENCH_COMMON_H
+
+#include <stdio.h>
+#include <time.h>
+
+#include "dc/ruleset.h"
+
+#define BENCH_WORKLOADS 3
+
+static const char *const bench_workloads[BENCH_WORKLOADS] = {
+    /* training: a JAX LLM pre-training run with a deadline */
+    "{\"task\":\"training\",\"framework\":\"jax\",\"stage\":\"production\","
+    "\"model\":{\"architecture\":\"transformer\",\"parameters\":13e9},"
+    "\"training\":{\"tokens\":260e9,\"global_batch_size\":2048,\"deadline_hours\":720}}",
+    /* inference: a 70B chat model with latency and throughput targets */
+    "{\"task\":\"inference\",\"framework\":\"pytorch\",\"precision\":\"fp8\","
+    "\"model\":{\"parameters\":70e9,\"layers\":80,\"hidden_size\":8192},"
+    "\"inference\":{\"requests_per_second\":20,\"latency_ms_p99\":50,\"context_tokens\":4096},"
+    "\"constraints\":{\"providers\":[\"aws\",\"gcp\"]},\"objective\":\"cost\"}",
+    /* fine-tuning with custom CUDA ops */
+    "{\"task\":\"fine-tuning\",\"framework\":\"pytorch\","
+    "\"model\":{\"parameters\":7e9,\"custom_ops\":true,\"dynamic_shapes\":true},"
+    "\"team\":{\"cuda_experience\":\"expert\",\"xla_experience\":\"none\"}}",
+};
+static const char *const bench_workload_names[BENCH_WORKLOADS] = {
+    "training (13B JAX, deadline)", "inference (70B fp8, latency, providers)",
+    "fine-tuning (7B, custom CUDA ops)"};
+
+/* The rule set in `dir` (owned), its version and size printed; NULL (with a
+ * message) when it does not load. */
+static inline dc_ruleset *bench_rules(const char *dir)
+{
+    dc_ruleset *rs = NULL;
+    struct dc_diags d;
+    dc_diags_init(&d);
+    enum dc_status rc = dc_ruleset_load_dir(dir, &rs, &d);
+    dc_diags_cleanup(&d);
+    if (rc != DC_OK) {
+        fprintf(stderr, "cannot load rules from %s\n", dir);
+        return NULL;
+    }
+    printf("rules %s: %zu rules, %zu accelerators\n", dc_ruleset_version(rs),
+           dc_ruleset_rule_count(rs), dc_ruleset_accelerator_count(rs));
+    return rs;
+}
+
+static inline double bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+#endif
