@@ -333,6 +333,7 @@ static double time_metric(const struct rec *r, const struct dc_sizing *z)
 
 /* What the objective compares against, over the candidates left. */
 struct refs {
+    bool any_cost;       /* some candidate has a known cost */
     double best_cost;    /* lowest known cost */
     double unknown_cost; /* points of an unknown cost: those of the highest known */
     double best_time;
@@ -390,7 +391,9 @@ static void score_candidate(const struct rec *r, struct dc_candidate *c, const s
     double obj = NAN;
     switch (w->objective) {
     case DC_OBJECTIVE_COST:
-        obj = cost_pts;
+        /* With no known cost at all (on premises without list prices), time
+         * and fit decide, as the cost reasons say. */
+        obj = ref->any_cost ? cost_pts : time_pts;
         break;
     case DC_OBJECTIVE_TIME:
         obj = time_pts;
@@ -554,7 +557,7 @@ static enum dc_status score_and_rank(struct rec *r)
     const struct dc_workload *w = &res->workload;
     size_t n = r->rs->n_accs, n_rec = 0, n_priced = 0;
     double worst_cost = 0;
-    struct refs ref = {INFINITY, NAN, INFINITY};
+    struct refs ref = {false, INFINITY, NAN, INFINITY};
     for (size_t i = 0; i < n; i++) {
         const struct dc_candidate *c = &r->all[i];
         if (c->excluded_by != NULL)
@@ -569,6 +572,7 @@ static enum dc_status score_and_rank(struct rec *r)
         if (isfinite(t) && t > 0)
             ref.best_time = fmin(ref.best_time, t);
     }
+    ref.any_cost = n_priced > 0;
     ref.unknown_cost =
         n_priced > 0 ? relative_points(worst_cost, ref.best_cost) : r->rs->sizing.unknown_objective;
     r->unpriced_last = w->objective == DC_OBJECTIVE_COST && n_priced > 0;

@@ -673,18 +673,12 @@ static void test_load_embedded(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_load_ok),
-        cmocka_unit_test(test_version_is_canonical),
-        cmocka_unit_test(test_rule_errors),
-        cmocka_unit_test(test_catalog_and_sizing_errors),
-        cmocka_unit_test(test_shape_errors),
-        cmocka_unit_test(test_param_errors),
-        cmocka_unit_test(test_price_errors),
-        cmocka_unit_test(test_bad_arguments_and_limits),
-        cmocka_unit_test(test_load_dir),
-        cmocka_unit_test(test_load_dir_entries),
-        cmocka_unit_test(test_default_rules),
-        cmocka_unit_test(test_load_embedded),
+        cmocka_unit_test(test_load_ok),       cmocka_unit_test(test_version_is_canonical),
+        cmocka_unit_test(test_rule_errors),   cmocka_unit_test(test_catalog_and_sizing_errors),
+        cmocka_unit_test(test_shape_errors),  cmocka_unit_test(test_param_errors),
+        cmocka_unit_test(test_price_errors),  cmocka_unit_test(test_bad_arguments_and_limits),
+        cmocka_unit_test(test_load_dir),      cmocka_unit_test(test_load_dir_entries),
+        cmocka_unit_test(test_default_rules), cmocka_unit_test(test_load_embedded),
     };
     return cmocka_run_group_tests_name("ruleset", tests, NULL, NULL);
 }
