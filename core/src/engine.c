@@ -379,7 +379,7 @@ static void score_candidate(const struct rec *r, struct dc_candidate *c, const s
     const struct dc_sizing_params *s = &r->rs->sizing;
     double cost_pts = relative_points(c->sizing.cost_usd, ref->best_cost);
     /* A price its own source marks as uncertain earns only half of its lead
-     * over an unknown price (docs/scoring.md, section 6). */
+     * over an unknown price (docs/scoring.md, section 7). */
     if (isfinite(cost_pts) && c->sizing.offer != NULL && c->sizing.offer->low_confidence)
         cost_pts = ref->unknown_cost + (cost_pts - ref->unknown_cost) * LOW_CONFIDENCE_SHARE;
     /* An unknown cost is never better than the dearest known one. */
@@ -447,7 +447,7 @@ static int cand_cmp(const void *a, const void *b)
     return strcmp(x->acc->id, y->acc->id);
 }
 
-/* ---- phase 4: ranking gates (docs/scoring.md, section 7) ------------------------ */
+/* ---- phase 4: ranking gates (docs/scoring.md, section 8) ------------------------ */
 
 /* Under objective cost, a part without a known cost ranks after every priced
  * part that fits; 0 for every candidate when the objective is not cost or

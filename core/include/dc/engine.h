@@ -202,7 +202,7 @@ struct dc_family_rank {
 };
 
 struct dc_warning {
-    const char *code; /* docs/scoring.md, section 8: nothing_fits_memory, ... */
+    const char *code; /* docs/scoring.md, section 9: nothing_fits_memory, ... */
     const char *message;
 };
 
