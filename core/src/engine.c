@@ -551,30 +551,61 @@ static void order_by_cost_tier(const struct rec *r, struct dc_candidate *v, size
 
 /* Objective among the survivors (cost, time or both, relative to the best),
  * final scores, gates, and the split into recommendations and exclusions. */
+static bool meets_targets(const struct dc_sizing *z)
+{
+    return z->meets_deadline && z->meets_latency && z->meets_rate;
+}
+
+/* The best cost and time to compare against: among the candidates that meet
+ * every target when one does (a part that serves a tenth of the rate is not
+ * cheap, it is short), else among all. An unknown cost scores as the dearest
+ * known one. Returns how many candidates are left, *n_priced how many of them
+ * have a known cost. */
+static size_t objective_refs(const struct rec *r, struct refs *ref, size_t *n_priced)
+{
+    size_t n_left = 0, n_meet = 0;
+    double worst_cost = 0;
+    *ref = (struct refs){false, INFINITY, NAN, INFINITY};
+    *n_priced = 0;
+    for (size_t i = 0; i < r->rs->n_accs; i++) {
+        const struct dc_candidate *c = &r->all[i];
+        if (c->excluded_by == NULL) {
+            n_left++;
+            n_meet += meets_targets(&c->sizing);
+        }
+    }
+    for (size_t i = 0; i < r->rs->n_accs; i++) {
+        const struct dc_candidate *c = &r->all[i];
+        if (c->excluded_by != NULL)
+            continue;
+        bool counts = n_meet == 0 || meets_targets(&c->sizing);
+        double cost = c->sizing.cost_usd, t = time_metric(r, &c->sizing);
+        if (isfinite(cost) && cost > 0) {
+            (*n_priced)++;
+            worst_cost = fmax(worst_cost, cost);
+            if (counts)
+                ref->best_cost = fmin(ref->best_cost, cost);
+        }
+        if (counts && isfinite(t) && t > 0)
+            ref->best_time = fmin(ref->best_time, t);
+    }
+    ref->any_cost = *n_priced > 0;
+    if (!isfinite(ref->best_cost) && *n_priced > 0) /* none that meets is priced */
+        for (size_t i = 0; i < r->rs->n_accs; i++)
+            if (r->all[i].excluded_by == NULL && r->all[i].sizing.cost_usd > 0)
+                ref->best_cost = fmin(ref->best_cost, r->all[i].sizing.cost_usd);
+    ref->unknown_cost = *n_priced > 0 ? relative_points(worst_cost, ref->best_cost)
+                                      : r->rs->sizing.unknown_objective;
+    return n_left;
+}
+
 static enum dc_status score_and_rank(struct rec *r)
 {
     struct dc_result *res = r->res;
     const struct dc_workload *w = &res->workload;
-    size_t n = r->rs->n_accs, n_rec = 0, n_priced = 0;
-    double worst_cost = 0;
-    struct refs ref = {false, INFINITY, NAN, INFINITY};
-    for (size_t i = 0; i < n; i++) {
-        const struct dc_candidate *c = &r->all[i];
-        if (c->excluded_by != NULL)
-            continue;
-        n_rec++;
-        if (isfinite(c->sizing.cost_usd) && c->sizing.cost_usd > 0) {
-            ref.best_cost = fmin(ref.best_cost, c->sizing.cost_usd);
-            worst_cost = fmax(worst_cost, c->sizing.cost_usd);
-            n_priced++;
-        }
-        double t = time_metric(r, &c->sizing);
-        if (isfinite(t) && t > 0)
-            ref.best_time = fmin(ref.best_time, t);
-    }
-    ref.any_cost = n_priced > 0;
-    ref.unknown_cost =
-        n_priced > 0 ? relative_points(worst_cost, ref.best_cost) : r->rs->sizing.unknown_objective;
+    size_t n = r->rs->n_accs, n_priced = 0;
+    struct refs ref;
+    size_t n_rec = objective_refs(r, &ref, &n_priced);
     r->unpriced_last = w->objective == DC_OBJECTIVE_COST && n_priced > 0;
     res->recommendations = dc__arena_alloc(r->ar, (n_rec + 1) * sizeof(*res->recommendations));
     res->excluded = dc__arena_alloc(r->ar, (n - n_rec + 1) * sizeof(*res->excluded));

@@ -55,6 +55,34 @@ expect_out check-broken err "rules.yaml:12: unknown-target: unknown accelerator 
 expect_out check-broken err "rules.yaml:13: unknown-target: duplicate rule id (first at rules.yaml:8)"
 expect_out check-broken err "rules.yaml:18: no-source: missing required field \"source\""
 expect_out check-broken err "4 problems"
+# prices.yaml is linted like the rest: an operator's replacement with a typo, a
+# provider the catalog does not list and an undated price; none is the same set.
+mkdir -p "$tmp/prices" && cp "$src/rules/catalog.yaml" "$src/rules/sizing.yaml" "$src/rules/rules.yaml" "$tmp/prices/"
+cat > "$tmp/prices/prices.yaml" <<'EOF_PRICES'
+prices:
+  - accelerator: h100
+    provider: aws
+    region: us-east-1
+    offer: negotiated
+    source: https://aws.amazon.com/ec2/pricing/on-demand/
+    confidence: high
+    on_demand: {usd_per_chip_hour: 3.1, as_of: "2026-10-01"}
+    reserved: {usd_per_chip_hour: 2.0, as_of: "2026-10-01"}
+  - accelerator: tpu-v6e
+    provider: aws
+    region: us-east-1
+    offer: not sold there
+    source: https://cloud.google.com/tpu/pricing
+    confidence: high
+    on_demand: {usd_per_chip_hour: 2.7, as_of: 2025}
+EOF_PRICES
+check check-prices 1 "$bin" check "$tmp/prices"
+expect_out check-prices err "prices.yaml:9: h100: unknown key \"reserved\" in an offer"
+expect_out check-prices err "prices.yaml:10: tpu-v6e: the catalog does not list aws among the providers of tpu-v6e"
+expect_out check-prices err "prices.yaml:16: tpu-v6e: \"as_of\" must be a date written YYYY-MM or YYYY-MM-DD"
+rm "$tmp/prices/prices.yaml"
+check check-no-prices 1 "$bin" check "$tmp/prices"
+expect_out check-no-prices err "no prices.yaml in the rule set"
 
 # recommend: JSON body, table, stdin, and every error path.
 for f in "$src"/examples/*.json; do
