@@ -40,6 +40,7 @@ struct rec {
     const struct dc__rule *fam_excl_by[DC_FAMILY_COUNT];
     struct dc_candidate *all; /* every catalog entry, in catalog order */
     bool unpriced_last;       /* objective cost with a priced candidate: gate unknown costs */
+    uint64_t steps_left;      /* of the request's rule-evaluation budget */
 };
 
 static double clamp(double v, double lo, double hi)
@@ -76,28 +77,55 @@ enum dc_status dc__add_warning(struct dc_result *res, const char *code, const ch
 
 /* ---- phase 1: rules ------------------------------------------------------------ */
 
+/* A condition that could not be evaluated: a warning, and the rule is skipped
+ * (false). Past the request's step budget the rest are skipped too; the
+ * warning names where it ran out. Returns false when the loop must stop. */
+static bool skipped_rule(struct rec *r, size_t i, enum dc_status crc, const struct dc_error *cerr,
+                         enum dc_status *rc)
+{
+    const struct dc__rule *rule = &r->rs->rules[i];
+    if (crc == DC_ENOMEM) {
+        *rc = DC_ENOMEM;
+        return false;
+    }
+    if (crc == DC_ELIMIT && r->steps_left == 0) {
+        *rc = dc__add_warning(r->res, "rules_budget_exhausted",
+                              dc__fmt(r->ar,
+                                      "The rules spent the %llu evaluation steps a request may "
+                                      "use; rule %s and the %zu after it were skipped.",
+                                      (unsigned long long)DC_RECOMMEND_MAX_RULE_STEPS,
+                                      rule->info.id, r->rs->n_rules - i - 1));
+        return false;
+    }
+    *rc = dc__add_warning(r->res, "condition_error",
+                          dc__fmt(r->ar, "Rule %s could not be evaluated (%s) and was skipped.",
+                                  rule->info.id, cerr->msg));
+    return *rc == DC_OK;
+}
+
 /* Which conditions hold for this workload; family scores and exclusions. A
  * condition that cannot be evaluated counts as false with a warning: one
- * broken rule must not take the whole service down. */
+ * broken rule must not take the whole service down, and all of them together
+ * spend at most DC_RECOMMEND_MAX_RULE_STEPS. */
 static enum dc_status evaluate_rules(struct rec *r)
 {
     const dc_ruleset *rs = r->rs;
     r->hits = calloc(rs->n_rules + 1, sizeof(*r->hits));
     if (r->hits == NULL)
         return DC_ENOMEM;
+    r->steps_left = DC_RECOMMEND_MAX_RULE_STEPS;
     for (size_t i = 0; i < rs->n_rules; i++) {
         const struct dc__rule *rule = &rs->rules[i];
         bool hit = false;
+        uint64_t spent = 0;
         struct dc_error cerr;
-        enum dc_status crc = dc_logic_eval_truthy(rule->cond, r->facts, &hit, &cerr);
-        if (crc == DC_ENOMEM)
-            return DC_ENOMEM;
+        enum dc_status crc =
+            dc_logic_eval_truthy_within(rule->cond, r->facts, r->steps_left, &spent, &hit, &cerr);
+        r->steps_left -= spent < r->steps_left ? spent : r->steps_left;
         if (crc != DC_OK) {
-            if (dc__add_warning(r->res, "condition_error",
-                                dc__fmt(r->ar,
-                                        "Rule %s could not be evaluated (%s) and was skipped.",
-                                        rule->info.id, cerr.msg)) != DC_OK)
-                return DC_ENOMEM;
+            enum dc_status rc = DC_OK;
+            if (!skipped_rule(r, i, crc, &cerr, &rc))
+                return rc;
             continue;
         }
         if (!hit)

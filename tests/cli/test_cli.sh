@@ -80,6 +80,22 @@ check check-prices 1 "$bin" check "$tmp/prices"
 expect_out check-prices err "prices.yaml:9: h100: unknown key \"reserved\" in an offer"
 expect_out check-prices err "prices.yaml:10: tpu-v6e: the catalog does not list aws among the providers of tpu-v6e"
 expect_out check-prices err "prices.yaml:16: tpu-v6e: \"as_of\" must be a date written YYYY-MM or YYYY-MM-DD"
+# A rule that can spend most of a request's rule-evaluation budget: a warning
+# with its file, line and id; the set still loads (exit 0).
+cp "$src/rules/prices.yaml" "$tmp/prices/prices.yaml"
+nums=$(seq -s, 0 299)
+cat >> "$tmp/prices/rules.yaml" <<EOF_HEAVY
+  - id: heavy
+    description: Spends about 180,000 steps.
+    source: https://example.com/heavy
+    when: {"all": [[$nums], {"none": [[$nums], {"==": [1, 2]}]}]}
+    effect: {families: {gpu: 1}}
+EOF_HEAVY
+check check-costly 0 "$bin" check "$tmp/prices"
+expect_out check-costly err "warning: rules.yaml:[0-9]*: heavy: can spend 180601 of the 250000 evaluation steps"
+expect_out check-costly out "ok: "
+check check-costly-json 0 "$bin" check -o json "$tmp/prices"
+expect_out check-costly-json out '"warnings":\[{"file":"rules.yaml","line":[0-9]*,"id":"heavy"'
 rm "$tmp/prices/prices.yaml"
 check check-no-prices 1 "$bin" check "$tmp/prices"
 expect_out check-no-prices err "no prices.yaml in the rule set"
@@ -240,7 +256,7 @@ check yaml-differs 1 "$bin" validate --max-depth 64 --schema "$tmp/const.json" "
 
 # ---- check -o json for CI: every diagnostic with file, line, id and message -----------
 check check-json-ok 0 "$bin" check -o json
-expect_out check-json-ok out '^{"rules_dir":null,"valid":true,"version":"[0-9a-f]\{64\}","rules":[0-9]*,"accelerators":[0-9]*,"diagnostics":\[\],"truncated":false}$'
+expect_out check-json-ok out '^{"rules_dir":null,"valid":true,"version":"[0-9a-f]\{64\}","rules":[0-9]*,"accelerators":[0-9]*,"diagnostics":\[\],"warnings":\[\],"truncated":false}$'
 check check-json-broken 1 "$bin" check -o json "$tmp/broken"
 expect_out check-json-broken out '"valid":false'
 expect_out check-json-broken out '{"file":"rules.yaml","line":6,"id":"[^"]*","message":"[^"]*condition'
