@@ -29,6 +29,7 @@
 
 #include "api/convert.h"
 #include "dc/embedded.h"
+#include "core_run.h"
 #include "dc/engine.h"
 
 static dc_ruleset *rules;
@@ -48,27 +49,14 @@ static int teardown(void **state)
     return 0;
 }
 
-struct run {
-    struct dc_result *res;
-    cJSON *json;
-};
-
 static struct run run(const char *json)
 {
-    struct run r = {NULL, cJSON_Parse(json)};
-    if (r.json == NULL)
-        fail_msg("bad test JSON: %s", json);
-    struct dc_error err;
-    dc_error_clear(&err);
-    if (dc_recommend(rules, r.json, NULL, &r.res, &err) != DC_OK)
-        fail_msg("%s: %s: %s", json, err.where, err.msg);
-    return r;
+    return core_run(rules, json);
 }
 
 static void done(struct run *r)
 {
-    dc_result_free(r->res);
-    cJSON_Delete(r->json);
+    core_done(r);
 }
 
 /* The candidate for `id` when it was not excluded, else NULL. */
