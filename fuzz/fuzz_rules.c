@@ -2,8 +2,8 @@
  * YAML reader under it (dc/yaml.h).
  *
  * Input: one selector byte, then the content of one rule file. The selector
- * (modulo 3) says which of catalog.yaml, sizing.yaml and rules.yaml the
- * content replaces; the other two are the real embedded ones.
+ * (modulo 4) says which of catalog.yaml, sizing.yaml, rules.yaml and
+ * prices.yaml the content replaces; the other three are the real embedded ones.
  *
  * Invariants (each aborts when broken):
  *  - dc_yaml_parse returns DC_OK, DC_EPARSE, DC_ELIMIT or DC_ENOMEM; on DC_OK
@@ -29,7 +29,9 @@
 #include "dc/yaml.h"
 #include "fuzz_common.h"
 
-static const char *const file_names[3] = {"catalog.yaml", "sizing.yaml", "rules.yaml"};
+#define N_FILES 4
+static const char *const file_names[N_FILES] = {"catalog.yaml", "sizing.yaml", "rules.yaml",
+                                                "prices.yaml"};
 
 /* Workloads a rule set that loads must answer (examples/ and the contract's
  * own example, in short). */
@@ -62,7 +64,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         g_workloads[i] = cJSON_Parse(workloads[i]);
         FUZZ_CHECK(g_workloads[i] != NULL, "workload %zu does not parse", i);
     }
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < N_FILES; i++)
         (void)fuzz_embedded_rule_file(file_names[i]);
     (void)fuzz_workload_schema();
     (void)fuzz_contract_schema("Recommendation");
@@ -187,14 +189,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
         return 0;
-    size_t which = data[0] % 3u;
+    size_t which = data[0] % N_FILES;
     const char *text = (const char *)data + 1;
     size_t len = size - 1;
 
     check_yaml(file_names[which], text, len);
 
-    struct dc_source_file files[3];
-    for (size_t i = 0; i < 3; i++)
+    struct dc_source_file files[N_FILES];
+    for (size_t i = 0; i < N_FILES; i++)
         files[i] = fuzz_embedded_rule_file(file_names[i]);
     files[which].data = text;
     files[which].len = len;
@@ -202,7 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dc_ruleset *rs = NULL;
     struct dc_diags diags;
     dc_diags_init(&diags);
-    enum dc_status rc = dc_ruleset_load_files(files, 3, &rs, &diags);
+    enum dc_status rc = dc_ruleset_load_files(files, N_FILES, &rs, &diags);
     if (g_verbose) {
         char line[768];
         fprintf(stderr, "fuzz_rules: %s fuzzed: %s, %zu diagnostics\n", file_names[which],
@@ -230,8 +232,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(d->file[0] != '\0', "diagnostic %zu has no file: %s", i, d->msg);
             FUZZ_CHECK(d->msg[0] != '\0', "diagnostic %zu (%s:%u) has no message", i, d->file,
                        d->line);
-            FUZZ_CHECK(memchr(d->id, '\0', sizeof(d->id)) != NULL, "diagnostic %zu: id overrun",
-                       i);
+            FUZZ_CHECK(memchr(d->id, '\0', sizeof(d->id)) != NULL, "diagnostic %zu: id overrun", i);
         }
     }
     dc_diags_cleanup(&diags);

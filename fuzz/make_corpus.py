@@ -73,14 +73,16 @@ def request_seeds():
                       "attention_heads": 64, "kv_heads": 8},
             "precision": "fp8",
             "training": {"tokens": 1e13, "samples": 1e9, "sequence_length": 8192,
-                         "method": "lora", "global_batch_size": 4096, "deadline_hours": 2000},
+                         "method": "lora", "global_batch_size": 4096, "deadline_hours": 2000,
+                         "input_bound": True},
             "inference": {"requests_per_second": 3, "latency_ms_p99": 20,
                           "context_tokens": 8192, "input_tokens": 7000, "output_tokens": 1000,
                           "batch_size": 4, "kv_cache_precision": "fp8"},
             "constraints": {"deployment": "hybrid", "providers": ["aws", "gcp", "azure", "oci",
                                                                   "neocloud"],
                             "budget_usd": 2.5e7, "max_accelerators": 4096,
-                            "accelerators": ["h100", "tpu-v5p", "mi300x"]},
+                            "accelerators": ["h100", "tpu-v5p", "mi300x"],
+                            "pricing": "committed_3y"},
             "team": {"cuda_experience": "none", "xla_experience": "expert"},
             "objective": "time", "prefer_available": True},
         "limits-high": {"task": "training", "model": {"parameters": 1e15},
@@ -130,6 +132,11 @@ def request_seeds():
                               "precision": "fp4",
                               "model": {"architecture": "cnn", "parameters": 2.5e7},
                               "constraints": {"providers": ["neocloud"], "budget_usd": 50}},
+        "spot-budget-unpriced": {"task": "training", "framework": "pytorch",
+                                 "model": {"parameters": 7e9},
+                                 "training": {"tokens": 1.4e11, "global_batch_size": 1024},
+                                 "constraints": {"pricing": "spot", "budget_usd": 1e5},
+                                 "team": {"xla_experience": "none"}, "objective": "cost"},
         "invalid-unknown-field": {"task": "inference", "model": {"parameters": 7e9},
                                   "colour": "blue"},
         "invalid-types": {"task": 3, "model": {"parameters": "7e9", "layers": 1.5},
@@ -202,7 +209,8 @@ def logic_seeds():
 
 def rules_seeds():
     put = writer("fuzz_rules")
-    sel = {"catalog.yaml": b"\x00", "sizing.yaml": b"\x01", "rules.yaml": b"\x02"}
+    sel = {"catalog.yaml": b"\x00", "sizing.yaml": b"\x01", "rules.yaml": b"\x02",
+           "prices.yaml": b"\x03"}
     with open(os.path.join(ROOT, "rules", "sizing.yaml"), "rb") as f:
         put("sizing-full.yaml", sel["sizing.yaml"] + f.read())
     with open(os.path.join(ROOT, "rules", "catalog.yaml")) as f:
@@ -242,10 +250,29 @@ def rules_seeds():
         "unicode-breaks": "a: b\u2028c: d\u0085e: f\n",
     }
     for i, (name, t) in enumerate(sorted(yamls.items())):
-        put("yaml-" + name + ".yaml", bytes([i % 3]) + t.encode())
+        put("yaml-" + name + ".yaml", bytes([i % 4]) + t.encode())
     put("yaml-utf16.yaml", b"\x02" + "rules: []\n".encode("utf-16"))
     put("sizing-bad-values.yaml", sel["sizing.yaml"] +
         b"sizing:\n  memory_usable_fraction: 1.5\n  training: {bytes_per_parameter: -1}\nscoring: {base: 500}\n")
+    with open(os.path.join(ROOT, "rules", "prices.yaml"), "rb") as f:
+        put("prices-full.yaml", sel["prices.yaml"] + f.read())
+    with open(os.path.join(ROOT, "rules", "prices.yaml")) as f:
+        prices = yaml.safe_load(f)
+    put("prices-compact.yaml", sel["prices.yaml"] + ("prices:\n" + "".join(
+        "  - " + compact(o) + "\n" for o in prices["prices"]) + "hardware:\n"
+        "  - {accelerator: h100, usd_per_chip: 25000, as_of: \"2026-01\", "
+        "source: https://example.com/h}\n").encode())
+    put("prices-bad.yaml", sel["prices.yaml"] +
+        b"prices:\n  - accelerator: h999\n    provider: ibm\n  - accelerator: h100\n"
+        b"    provider: aws\n    region: r\n    offer: o\n    source: ftp://x\n"
+        b"    confidence: meh\n    on_demand: {usd_per_chip_hour: -1, as_of: 2026}\n"
+        b"    spot: {usd_per_chip_hour: 1, as_of: \"2026-13\"}\n"
+        b"hardware: [7, {accelerator: h100, usd_per_chip: 0}]\n")
+    put("rules-gate.yaml", sel["rules.yaml"] +
+        b"rules:\n  - id: gate\n    description: d\n    source: https://example.com/g\n"
+        b"    fact: F1.13\n    when: true\n    effect: {rank_below: {families: [tpu], below: gpu}}\n"
+        b"  - id: same-fact\n    description: d\n    source: https://example.com/s\n"
+        b"    fact: F1.13\n    when: true\n    effect: {families: {tpu: 30}}\n")
     put("rules-bad.yaml", sel["rules.yaml"] +
         b"rules:\n  - id: Bad_ID\n    when: {\"nope\": []}\n    effect: {families: {gpu: 1000}}\n"
         b"  - id: no-source\n    description: x\n    message: y\n    when: true\n"

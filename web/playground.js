@@ -679,19 +679,31 @@
         el('span', { class: 'impact', 'aria-label': 'impact ' + impact,
                      text: impact > 0 ? '+' + impact : impact < 0 ? '−' + -impact : 'info' }),
         el('span', { class: 'msg' }, r.message || '', ' ',
-          el('code', { class: 'rule', text: r.rule_id || '' }), ' ', source(r.source)));
+          el('code', { class: 'rule', text: r.rule_id || '' }),
+          r.fact ? [' ', el('span', { class: 'fact', text: 'fact ' + r.fact })] : null,
+          r.counted_with ? [' ', el('span', { class: 'muted', text: '(same fact as ' + r.counted_with + ', counted once)' })] : null,
+          ' ', source(r.source)));
     }));
   }
 
+  /* The price behind a candidate's cost (Price in the contract); null: unknown. */
   function renderPrice(p) {
-    if (!p) return el('p', { class: 'muted', text: 'No public price in the rule set.' });
+    if (!p || typeof p !== 'object')
+      return el('p', { class: 'muted', text: 'No public price on the asked basis: the cost is not estimated.' });
+    const rate = '$' + num(p.usd_per_chip_hour, 4) + ' per chip-hour';
+    if (p.kind === 'on_prem')
+      return el('p', { class: 'price' }, rate + ' on premises (energy plus the list price amortised), list price as of ' +
+        (p.as_of || '?') + ' ', source(p.source));
+    const where = [p.provider, p.region].filter(Boolean).join(' ');
     return el('p', { class: 'price' },
-      '$' + num(p.usd_per_chip_hour, 2) + ' per chip-hour, as of ' + (p.as_of || '?') + ' (' +
-      (p.basis || '') + ', ' + (p.confidence || '?') + ' confidence) ', source(p.source));
+      rate + ', ' + String(p.pricing || '').replace(/_/g, ' ') + (where ? ' on ' + where : '') +
+      (p.offer ? ' (' + p.offer + ')' : '') + ', as of ' + (p.as_of || '?') + ', ' +
+      (p.confidence || '?') + ' confidence ', source(p.source),
+      p.via ? [' via ', source(p.via)] : null);
   }
 
   const CANDIDATE_KNOWN = new Set(['accelerator', 'name', 'family', 'vendor', 'score', 'rule_score',
-    'objective_score', 'sizing', 'price', 'availability', 'reasons']);
+    'objective_score', 'sizing', 'price', 'capped_by', 'availability', 'reasons']);
 
   function renderCandidate(c, rank) {
     const sizing = c.sizing && typeof c.sizing === 'object' ? c.sizing : {};
@@ -712,7 +724,8 @@
           el('span', { class: 'headline', text: headline })),
         el('div', { class: 'body' },
           el('p', { class: 'scores', text: 'Score ' + c.score + ' (rules ' + c.rule_score +
-            ', objective ' + c.objective_score + ')' }),
+            ', objective ' + c.objective_score + ')' +
+            (c.capped_by ? '; held below others by ' + c.capped_by : '') }),
           el('h4', { text: 'Sizing' }),
           el('dl', { class: 'kv sizing' }, Object.entries(sizing).map(([k, v]) => [
             el('dt', { text: sizingLabel(k) }), el('dd', { text: withUnit(k, v) })])),

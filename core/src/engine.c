@@ -40,6 +40,7 @@ struct rec {
     const struct dc__rule *fam_excl_by[DC_FAMILY_COUNT];
     struct dc_candidate *all; /* every catalog entry, in catalog order */
     bool unpriced_last;       /* objective cost with a priced candidate: gate unknown costs */
+    uint64_t steps_left;      /* of the request's rule-evaluation budget */
 };
 
 static double clamp(double v, double lo, double hi)
@@ -76,28 +77,55 @@ enum dc_status dc__add_warning(struct dc_result *res, const char *code, const ch
 
 /* ---- phase 1: rules ------------------------------------------------------------ */
 
+/* A condition that could not be evaluated: a warning, and the rule is skipped
+ * (false). Past the request's step budget the rest are skipped too; the
+ * warning names where it ran out. Returns false when the loop must stop. */
+static bool skipped_rule(struct rec *r, size_t i, enum dc_status crc, const struct dc_error *cerr,
+                         enum dc_status *rc)
+{
+    const struct dc__rule *rule = &r->rs->rules[i];
+    if (crc == DC_ENOMEM) {
+        *rc = DC_ENOMEM;
+        return false;
+    }
+    if (crc == DC_ELIMIT && r->steps_left == 0) {
+        *rc = dc__add_warning(r->res, "rules_budget_exhausted",
+                              dc__fmt(r->ar,
+                                      "The rules spent the %llu evaluation steps a request may "
+                                      "use; rule %s and the %zu after it were skipped.",
+                                      (unsigned long long)DC_RECOMMEND_MAX_RULE_STEPS,
+                                      rule->info.id, r->rs->n_rules - i - 1));
+        return false;
+    }
+    *rc = dc__add_warning(r->res, "condition_error",
+                          dc__fmt(r->ar, "Rule %s could not be evaluated (%s) and was skipped.",
+                                  rule->info.id, cerr->msg));
+    return *rc == DC_OK;
+}
+
 /* Which conditions hold for this workload; family scores and exclusions. A
  * condition that cannot be evaluated counts as false with a warning: one
- * broken rule must not take the whole service down. */
+ * broken rule must not take the whole service down, and all of them together
+ * spend at most DC_RECOMMEND_MAX_RULE_STEPS. */
 static enum dc_status evaluate_rules(struct rec *r)
 {
     const dc_ruleset *rs = r->rs;
     r->hits = calloc(rs->n_rules + 1, sizeof(*r->hits));
     if (r->hits == NULL)
         return DC_ENOMEM;
+    r->steps_left = DC_RECOMMEND_MAX_RULE_STEPS;
     for (size_t i = 0; i < rs->n_rules; i++) {
         const struct dc__rule *rule = &rs->rules[i];
         bool hit = false;
+        uint64_t spent = 0;
         struct dc_error cerr;
-        enum dc_status crc = dc_logic_eval_truthy(rule->cond, r->facts, &hit, &cerr);
-        if (crc == DC_ENOMEM)
-            return DC_ENOMEM;
+        enum dc_status crc =
+            dc_logic_eval_truthy_within(rule->cond, r->facts, r->steps_left, &spent, &hit, &cerr);
+        r->steps_left -= spent < r->steps_left ? spent : r->steps_left;
         if (crc != DC_OK) {
-            if (dc__add_warning(r->res, "condition_error",
-                                dc__fmt(r->ar,
-                                        "Rule %s could not be evaluated (%s) and was skipped.",
-                                        rule->info.id, cerr.msg)) != DC_OK)
-                return DC_ENOMEM;
+            enum dc_status rc = DC_OK;
+            if (!skipped_rule(r, i, crc, &cerr, &rc))
+                return rc;
             continue;
         }
         if (!hit)
@@ -173,7 +201,7 @@ static void count_facts_once(struct dc_candidate *c, size_t first)
             continue;
         for (size_t j = first; j < c->n_reasons; j++) {
             const struct dc_reason *y = &c->reasons[j];
-            if (j == i || y->fact == NULL || strcmp(x->fact, y->fact) != 0)
+            if (j == i || y->fact != x->fact) /* interned by the loader */
                 continue;
             if (y->impact > x->impact || (y->impact == x->impact && j < i)) {
                 x->counted_with = y->rule_id;
@@ -344,6 +372,7 @@ static double time_metric(const struct rec *r, const struct dc_sizing *z)
 
 /* What the objective compares against, over the candidates left. */
 struct refs {
+    bool any_cost;       /* some candidate has a known cost */
     double best_cost;    /* lowest known cost */
     double unknown_cost; /* points of an unknown cost: those of the highest known */
     double best_time;
@@ -389,7 +418,7 @@ static void score_candidate(const struct rec *r, struct dc_candidate *c, const s
     const struct dc_sizing_params *s = &r->rs->sizing;
     double cost_pts = relative_points(c->sizing.cost_usd, ref->best_cost);
     /* A price its own source marks as uncertain earns only half of its lead
-     * over an unknown price (docs/scoring.md, section 6). */
+     * over an unknown price (docs/scoring.md, section 7). */
     if (isfinite(cost_pts) && c->sizing.offer != NULL && c->sizing.offer->low_confidence)
         cost_pts = ref->unknown_cost + (cost_pts - ref->unknown_cost) * LOW_CONFIDENCE_SHARE;
     /* An unknown cost is never better than the dearest known one. */
@@ -401,7 +430,9 @@ static void score_candidate(const struct rec *r, struct dc_candidate *c, const s
     double obj = NAN;
     switch (w->objective) {
     case DC_OBJECTIVE_COST:
-        obj = cost_pts;
+        /* With no known cost at all (on premises without list prices), time
+         * and fit decide, as the cost reasons say. */
+        obj = ref->any_cost ? cost_pts : time_pts;
         break;
     case DC_OBJECTIVE_TIME:
         obj = time_pts;
@@ -439,6 +470,19 @@ static int reason_cmp(const void *a, const void *b)
     return strcmp(x->rule_id, y->rule_id);
 }
 
+/* A candidate's few reasons (a dozen or so) in reason_cmp order: an insertion
+ * sort, stable, and cheaper than qsort's merge at this size. */
+static void sort_reasons(struct dc_reason *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct dc_reason key = v[i];
+        size_t j = i;
+        for (; j > 0 && reason_cmp(&v[j - 1], &key) > 0; j--)
+            v[j] = v[j - 1];
+        v[j] = key;
+    }
+}
+
 static int cand_cmp(const void *a, const void *b)
 {
     const struct dc_candidate *x = a;
@@ -455,7 +499,7 @@ static int cand_cmp(const void *a, const void *b)
     return strcmp(x->acc->id, y->acc->id);
 }
 
-/* ---- phase 4: ranking gates (docs/scoring.md, section 7) ------------------------ */
+/* ---- phase 4: ranking gates (docs/scoring.md, section 8) ------------------------ */
 
 /* Under objective cost, a part without a known cost ranks after every priced
  * part that fits; 0 for every candidate when the objective is not cost or
@@ -559,29 +603,61 @@ static void order_by_cost_tier(const struct rec *r, struct dc_candidate *v, size
 
 /* Objective among the survivors (cost, time or both, relative to the best),
  * final scores, gates, and the split into recommendations and exclusions. */
+static bool meets_targets(const struct dc_sizing *z)
+{
+    return z->meets_deadline && z->meets_latency && z->meets_rate;
+}
+
+/* The best cost and time to compare against: among the candidates that meet
+ * every target when one does (a part that serves a tenth of the rate is not
+ * cheap, it is short), else among all. An unknown cost scores as the dearest
+ * known one. Returns how many candidates are left, *n_priced how many of them
+ * have a known cost. */
+static size_t objective_refs(const struct rec *r, struct refs *ref, size_t *n_priced)
+{
+    size_t n_left = 0, n_meet = 0;
+    double worst_cost = 0;
+    *ref = (struct refs){false, INFINITY, NAN, INFINITY};
+    *n_priced = 0;
+    for (size_t i = 0; i < r->rs->n_accs; i++) {
+        const struct dc_candidate *c = &r->all[i];
+        if (c->excluded_by == NULL) {
+            n_left++;
+            n_meet += meets_targets(&c->sizing);
+        }
+    }
+    for (size_t i = 0; i < r->rs->n_accs; i++) {
+        const struct dc_candidate *c = &r->all[i];
+        if (c->excluded_by != NULL)
+            continue;
+        bool counts = n_meet == 0 || meets_targets(&c->sizing);
+        double cost = c->sizing.cost_usd, t = time_metric(r, &c->sizing);
+        if (isfinite(cost) && cost > 0) {
+            (*n_priced)++;
+            worst_cost = fmax(worst_cost, cost);
+            if (counts)
+                ref->best_cost = fmin(ref->best_cost, cost);
+        }
+        if (counts && isfinite(t) && t > 0)
+            ref->best_time = fmin(ref->best_time, t);
+    }
+    ref->any_cost = *n_priced > 0;
+    if (!isfinite(ref->best_cost) && *n_priced > 0) /* none that meets is priced */
+        for (size_t i = 0; i < r->rs->n_accs; i++)
+            if (r->all[i].excluded_by == NULL && r->all[i].sizing.cost_usd > 0)
+                ref->best_cost = fmin(ref->best_cost, r->all[i].sizing.cost_usd);
+    ref->unknown_cost = *n_priced > 0 ? relative_points(worst_cost, ref->best_cost)
+                                      : r->rs->sizing.unknown_objective;
+    return n_left;
+}
+
 static enum dc_status score_and_rank(struct rec *r)
 {
     struct dc_result *res = r->res;
     const struct dc_workload *w = &res->workload;
-    size_t n = r->rs->n_accs, n_rec = 0, n_priced = 0;
-    double worst_cost = 0;
-    struct refs ref = {INFINITY, NAN, INFINITY};
-    for (size_t i = 0; i < n; i++) {
-        const struct dc_candidate *c = &r->all[i];
-        if (c->excluded_by != NULL)
-            continue;
-        n_rec++;
-        if (isfinite(c->sizing.cost_usd) && c->sizing.cost_usd > 0) {
-            ref.best_cost = fmin(ref.best_cost, c->sizing.cost_usd);
-            worst_cost = fmax(worst_cost, c->sizing.cost_usd);
-            n_priced++;
-        }
-        double t = time_metric(r, &c->sizing);
-        if (isfinite(t) && t > 0)
-            ref.best_time = fmin(ref.best_time, t);
-    }
-    ref.unknown_cost =
-        n_priced > 0 ? relative_points(worst_cost, ref.best_cost) : r->rs->sizing.unknown_objective;
+    size_t n = r->rs->n_accs, n_priced = 0;
+    struct refs ref;
+    size_t n_rec = objective_refs(r, &ref, &n_priced);
     r->unpriced_last = w->objective == DC_OBJECTIVE_COST && n_priced > 0;
     res->recommendations = dc__arena_alloc(r->ar, (n_rec + 1) * sizeof(*res->recommendations));
     res->excluded = dc__arena_alloc(r->ar, (n - n_rec + 1) * sizeof(*res->excluded));
@@ -596,7 +672,7 @@ static enum dc_status score_and_rank(struct rec *r)
     apply_gates(r);
     for (size_t i = 0; i < n; i++) {
         struct dc_candidate *c = &r->all[i];
-        qsort(c->reasons, c->n_reasons, sizeof(*c->reasons), reason_cmp);
+        sort_reasons(c->reasons, c->n_reasons);
         if (c->excluded_by != NULL)
             res->excluded[res->n_excluded++] = *c;
         else

@@ -34,7 +34,7 @@ char *dc__fmt(struct dc__arena *ar, const char *f, ...) DC_PRINTF(2, 3);
 /* A price basis in words: "on-demand", "spot", "1-year committed". */
 const char *dc__pricing_words(enum dc_pricing p);
 
-/* Append the result's warnings (docs/scoring.md, section 8). `all` holds every
+/* Append the result's warnings (docs/scoring.md, section 9). `all` holds every
  * candidate, excluded or not, in catalog order. */
 enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
                                    const struct dc__derived *d, const struct dc_candidate *all,

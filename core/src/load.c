@@ -78,20 +78,33 @@ bool dc__is_url(const char *s)
     return strlen(s) > 10;
 }
 
-const char *dc__get_str(const struct dc__where *w, const char *key, bool required)
+/* The value of `key`, or NULL when absent or null (reported when required). */
+static const cJSON *present(const struct dc__where *w, const char *key, bool required)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
-    if (v == NULL || cJSON_IsNull(v)) {
-        if (required)
-            dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id, "missing required field \"%s\"",
-                     key);
-        return NULL;
-    }
-    if (!cJSON_IsString(v) || v->valuestring[0] == '\0') {
-        dc__diag(w->L, w->file, dc__line_of(w, v), w->id, "\"%s\" must be a non-empty string", key);
-        return NULL;
-    }
-    return v->valuestring;
+    if (v != NULL && !cJSON_IsNull(v))
+        return v;
+    if (required)
+        dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id, "missing required field \"%s\"",
+                 key);
+    return NULL;
+}
+
+/* v when `ok`, else NULL with "\"key\" must be <what>" reported at v. */
+static const cJSON *typed(const struct dc__where *w, const char *key, const cJSON *v, bool ok,
+                          const char *what)
+{
+    if (v == NULL || ok)
+        return v;
+    dc__diag(w->L, w->file, dc__line_of(w, v), w->id, "\"%s\" must be %s", key, what);
+    return NULL;
+}
+
+const char *dc__get_str(const struct dc__where *w, const char *key, bool required)
+{
+    const cJSON *v = present(w, key, required);
+    v = typed(w, key, v, cJSON_IsString(v) && v->valuestring[0] != '\0', "a non-empty string");
+    return v != NULL ? v->valuestring : NULL;
 }
 
 const char *dc__get_url(const struct dc__where *w, const char *key, bool required)
@@ -108,17 +121,10 @@ const char *dc__get_url(const struct dc__where *w, const char *key, bool require
 /* A number in [lo, hi]; NAN when absent or null (and reported when required). */
 double dc__get_num(const struct dc__where *w, const char *key, bool required, double lo, double hi)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
-    if (v == NULL || cJSON_IsNull(v)) {
-        if (required)
-            dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id, "missing required field \"%s\"",
-                     key);
+    const cJSON *v = present(w, key, required);
+    v = typed(w, key, v, cJSON_IsNumber(v), "a number");
+    if (v == NULL)
         return NAN;
-    }
-    if (!cJSON_IsNumber(v)) {
-        dc__diag(w->L, w->file, dc__line_of(w, v), w->id, "\"%s\" must be a number", key);
-        return NAN;
-    }
     if (v->valuedouble < lo || v->valuedouble > hi) {
         dc__diag(w->L, w->file, dc__line_of(w, v), w->id,
                  "\"%s\" must be between %g and %g, got %g", key, lo, hi, v->valuedouble);
@@ -129,51 +135,24 @@ double dc__get_num(const struct dc__where *w, const char *key, bool required, do
 
 bool dc__get_bool(const struct dc__where *w, const char *key, bool required, bool dflt)
 {
+    /* null is no boolean: only an absent key takes the default. */
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
-    if (v == NULL) {
-        if (required)
-            dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id, "missing required field \"%s\"",
-                     key);
-        return dflt;
-    }
-    if (!cJSON_IsBool(v)) {
-        dc__diag(w->L, w->file, dc__line_of(w, v), w->id, "\"%s\" must be true or false", key);
-        return dflt;
-    }
-    return cJSON_IsTrue(v);
+    v = v != NULL ? v : present(w, key, required);
+    v = typed(w, key, v, cJSON_IsBool(v), "true or false");
+    return v != NULL ? cJSON_IsTrue(v) : dflt;
 }
 
 /* The child object `key`; NULL when absent or null (reported when required). */
 const cJSON *dc__get_obj(const struct dc__where *w, const char *key, bool required)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
-    if (v == NULL || cJSON_IsNull(v)) {
-        if (required)
-            dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id, "missing required field \"%s\"",
-                     key);
-        return NULL;
-    }
-    if (!cJSON_IsObject(v)) {
-        dc__diag(w->L, w->file, dc__line_of(w, v), w->id, "\"%s\" must be a mapping", key);
-        return NULL;
-    }
-    return v;
+    const cJSON *v = present(w, key, required);
+    return typed(w, key, v, cJSON_IsObject(v), "a mapping");
 }
 
 const cJSON *dc__get_arr(const struct dc__where *w, const char *key, bool required)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
-    if (v == NULL || cJSON_IsNull(v)) {
-        if (required)
-            dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id, "missing required field \"%s\"",
-                     key);
-        return NULL;
-    }
-    if (!cJSON_IsArray(v)) {
-        dc__diag(w->L, w->file, dc__line_of(w, v), w->id, "\"%s\" must be a list", key);
-        return NULL;
-    }
-    return v;
+    const cJSON *v = present(w, key, required);
+    return typed(w, key, v, cJSON_IsArray(v), "a list");
 }
 
 struct dc__where dc__sub(const struct dc__where *w, const cJSON *obj)

@@ -3174,9 +3174,11 @@ enum dc_status dc_logic_eval(const dc_logic *logic, const cJSON *data, cJSON **o
     return rc;
 }
 
-enum dc_status dc_logic_eval_truthy_stats(const dc_logic *logic, const cJSON *data,
-                                          struct dc_logic_stats *stats, bool *out,
-                                          struct dc_error *err)
+/* Truthiness within `max_steps` steps (0: the rule's own limit; a larger value
+ * never raises it), the steps spent in *steps also when the limit was hit. */
+static enum dc_status truthy(const dc_logic *logic, const cJSON *data, uint64_t max_steps,
+                             struct dc_logic_stats *stats, uint64_t *steps, bool *out,
+                             struct dc_error *err)
 {
     alignas(LG_ALIGN) unsigned char first[LG_INLINE_BYTES];
     struct dc_logic_stats st = {stats != NULL ? stats->fail_at : 0, 0, 0, 0};
@@ -3192,12 +3194,14 @@ enum dc_status dc_logic_eval_truthy_stats(const dc_logic *logic, const cJSON *da
     lg_arena_init(&cx.arena, first, sizeof(first), DC_LOGIC_EVAL_MEMORY_MAX,
                   stats != NULL ? &st : NULL);
     cx.steps = 0;
-    cx.max_steps = logic->max_steps;
+    cx.max_steps = max_steps != 0 && max_steps < logic->max_steps ? max_steps : logic->max_steps;
     cx.serial = 0;
     cx.err = err;
     rc = lg_run(logic, data, &cx, &res);
     bool truthy = rc == DC_OK && lv_truthy(&res);
     lg_arena_release(&cx.arena);
+    if (steps != NULL)
+        *steps = cx.steps;
     if (rc == DC_OK) {
         *out = truthy;
         if (stats != NULL) {
@@ -3208,10 +3212,26 @@ enum dc_status dc_logic_eval_truthy_stats(const dc_logic *logic, const cJSON *da
     return rc;
 }
 
+enum dc_status dc_logic_eval_truthy_stats(const dc_logic *logic, const cJSON *data,
+                                          struct dc_logic_stats *stats, bool *out,
+                                          struct dc_error *err)
+{
+    return truthy(logic, data, 0, stats, NULL, out, err);
+}
+
 enum dc_status dc_logic_eval_truthy(const dc_logic *logic, const cJSON *data, bool *out,
                                     struct dc_error *err)
 {
-    return dc_logic_eval_truthy_stats(logic, data, NULL, out, err);
+    return truthy(logic, data, 0, NULL, NULL, out, err);
+}
+
+enum dc_status dc_logic_eval_truthy_within(const dc_logic *logic, const cJSON *data,
+                                           uint64_t max_steps, uint64_t *steps, bool *out,
+                                           struct dc_error *err)
+{
+    if (steps != NULL)
+        *steps = 0;
+    return truthy(logic, data, max_steps, NULL, steps, out, err);
 }
 
 /* The paths were collected at compile time, sorted and made distinct. They

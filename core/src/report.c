@@ -122,7 +122,7 @@ static enum dc_status target_warnings(struct dc_result *res, const struct dc_can
 }
 
 /* Under objective cost, the parts without a known cost that ranked after
- * every priced one (docs/scoring.md, section 7). */
+ * every priced one (docs/scoring.md, section 8). */
 static enum dc_status unpriced_warning(struct dc_result *res)
 {
     const struct dc_workload *w = &res->workload;
@@ -328,6 +328,11 @@ void dc__report_assumptions(const dc_ruleset *rs, struct dc_result *res,
         inference_assumptions(s, res, d);
     else
         training_assumptions(s, res, d);
+    if (w->deployment != DC_DEPLOY_CLOUD) {
+        add_param(res, "usd_per_kwh", &s->usd_per_kwh, "usd/kWh");
+        add_param(res, "pue", &s->pue, "ratio");
+        add_param(res, "amortization_years", &s->amortization_years, "years");
+    }
     enum dc_precision p = w->precision;
     if (s->precision_gain_source[p] != NULL)
         for (size_t f = 0; f < DC_FAMILY_COUNT; f++) {

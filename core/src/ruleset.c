@@ -178,6 +178,18 @@ static void parse_effect(const struct dc__where *w, dc_ruleset *rs, struct dc__r
     }
 }
 
+/* The first rule's copy of an equal fact id, so that rules citing one fact
+ * share one pointer and the engine compares facts by address. */
+static const char *intern_fact(const dc_ruleset *rs, const char *fact)
+{
+    for (size_t j = 0; fact != NULL && j + 1 < rs->n_rules; j++) {
+        const char *f = rs->rules[j].info.fact;
+        if (f != NULL && strcmp(f, fact) == 0)
+            return f;
+    }
+    return fact;
+}
+
 static void load_rules(struct dc__loader *L, dc_ruleset *rs, const char *file,
                        const dc_yaml_doc *doc, const cJSON *root)
 {
@@ -233,7 +245,7 @@ static void load_rules(struct dc__loader *L, dc_ruleset *rs, const char *file,
         dc__check_keys(&rw, "rule", keys);
         r->info.description = dc__get_str(&rw, "description", true);
         r->info.source = dc__get_url(&rw, "source", true);
-        r->info.fact = dc__get_str(&rw, "fact", false);
+        r->info.fact = intern_fact(rs, dc__get_str(&rw, "fact", false));
         r->info.message = dc__get_str(&rw, "message", false);
         if (r->info.message == NULL)
             r->info.message = r->info.description;
@@ -581,8 +593,7 @@ static bool regular_entry(const char *path, char *why, size_t whylen)
 /* Read one file of at most DC_RULESET_MAX_FILE_BYTES. The descriptor is checked
  * again, so an entry replaced by a FIFO after regular_entry() cannot block the
  * load (O_NONBLOCK) or be read as rules. */
-static enum dc_status read_file(const char *path, char **out, size_t *len, char *why,
-                                size_t whylen)
+static enum dc_status read_file(const char *path, char **out, size_t *len, char *why, size_t whylen)
 {
     *out = NULL;
     struct stat st;

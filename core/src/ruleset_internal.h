@@ -24,7 +24,7 @@ struct dc__rule {
     size_t *exclude_accs;
     size_t n_exclude_accs;
     /* rank_below: candidates of these families score below the best candidate
-     * of family `below` (docs/scoring.md, section 7). 0 when none. */
+     * of family `below` (docs/scoring.md, section 8). 0 when none. */
     unsigned rank_below_families;
     enum dc_family below;
 };

@@ -7,26 +7,8 @@ set -u
 bin=$1
 src=$2
 fixture=$src/tests/fixtures/calibration.json
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-check() { # name, expected status, command...
-    local name=$1 want=$2
-    shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    local got=$?
-    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else
-        fail=$((fail + 1))
-        echo "FAIL $name: exit $got, want $want"
-        head -5 "$tmp/err" | sed 's/^/  stderr: /'
-    fi
-}
-expect_out() { # name, file, pattern
-    if grep -q -- "$3" "$tmp/$2"; then pass=$((pass + 1)); else
-        fail=$((fail + 1)); echo "FAIL $1: $2 lacks: $3"; head -5 "$tmp/$2" | sed 's/^/  /'; fi
-}
+# shellcheck source=tests/cli/lib.sh
+. "$src/tests/cli/lib.sh"
 
 check fixture 0 "$bin" calibrate "$fixture"
 sed -n '/<!-- calibrate:begin -->/,/<!-- calibrate:end -->/p' "$src/docs/calibration.md" |

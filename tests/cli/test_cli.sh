@@ -4,29 +4,8 @@
 set -u
 bin=$1
 src=$2
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-check() { # name, expected status, command...
-    local name=$1 want=$2
-    shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    local got=$?
-    if [ "$got" -eq "$want" ]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL $name: exit $got, want $want"
-        sed 's/^/  stdout: /' "$tmp/out" | head -5
-        sed 's/^/  stderr: /' "$tmp/err" | head -5
-    fi
-}
-expect_out() { # name, file, pattern
-    if grep -q -- "$3" "$tmp/$2"; then pass=$((pass + 1)); else
-        fail=$((fail + 1)); echo "FAIL $1: $2 lacks: $3"; head -5 "$tmp/$2" | sed 's/^/  /'; fi
-}
+# shellcheck source=tests/cli/lib.sh
+. "$src/tests/cli/lib.sh"
 
 check help 0 "$bin" --help
 expect_out help out "recommend"
@@ -55,6 +34,50 @@ expect_out check-broken err "rules.yaml:12: unknown-target: unknown accelerator 
 expect_out check-broken err "rules.yaml:13: unknown-target: duplicate rule id (first at rules.yaml:8)"
 expect_out check-broken err "rules.yaml:18: no-source: missing required field \"source\""
 expect_out check-broken err "4 problems"
+# prices.yaml is linted like the rest: an operator's replacement with a typo, a
+# provider the catalog does not list and an undated price; none is the same set.
+mkdir -p "$tmp/prices" && cp "$src/rules/catalog.yaml" "$src/rules/sizing.yaml" "$src/rules/rules.yaml" "$tmp/prices/"
+cat > "$tmp/prices/prices.yaml" <<'EOF_PRICES'
+prices:
+  - accelerator: h100
+    provider: aws
+    region: us-east-1
+    offer: negotiated
+    source: https://aws.amazon.com/ec2/pricing/on-demand/
+    confidence: high
+    on_demand: {usd_per_chip_hour: 3.1, as_of: "2026-10-01"}
+    reserved: {usd_per_chip_hour: 2.0, as_of: "2026-10-01"}
+  - accelerator: tpu-v6e
+    provider: aws
+    region: us-east-1
+    offer: not sold there
+    source: https://cloud.google.com/tpu/pricing
+    confidence: high
+    on_demand: {usd_per_chip_hour: 2.7, as_of: 2025}
+EOF_PRICES
+check check-prices 1 "$bin" check "$tmp/prices"
+expect_out check-prices err "prices.yaml:9: h100: unknown key \"reserved\" in an offer"
+expect_out check-prices err "prices.yaml:10: tpu-v6e: the catalog does not list aws among the providers of tpu-v6e"
+expect_out check-prices err "prices.yaml:16: tpu-v6e: \"as_of\" must be a date written YYYY-MM or YYYY-MM-DD"
+# A rule that can spend most of a request's rule-evaluation budget: a warning
+# with its file, line and id; the set still loads (exit 0).
+cp "$src/rules/prices.yaml" "$tmp/prices/prices.yaml"
+nums=$(seq -s, 0 299)
+cat >> "$tmp/prices/rules.yaml" <<EOF_HEAVY
+  - id: heavy
+    description: Spends about 180,000 steps.
+    source: https://example.com/heavy
+    when: {"all": [[$nums], {"none": [[$nums], {"==": [1, 2]}]}]}
+    effect: {families: {gpu: 1}}
+EOF_HEAVY
+check check-costly 0 "$bin" check "$tmp/prices"
+expect_out check-costly err "warning: rules.yaml:[0-9]*: heavy: can spend 180601 of the 250000 evaluation steps"
+expect_out check-costly out "ok: "
+check check-costly-json 0 "$bin" check -o json "$tmp/prices"
+expect_out check-costly-json out '"warnings":\[{"file":"rules.yaml","line":[0-9]*,"id":"heavy"'
+rm "$tmp/prices/prices.yaml"
+check check-no-prices 1 "$bin" check "$tmp/prices"
+expect_out check-no-prices err "no prices.yaml in the rule set"
 
 # recommend: JSON body, table, stdin, and every error path.
 for f in "$src"/examples/*.json; do
@@ -241,7 +264,7 @@ check yaml-differs 1 "$bin" validate --max-depth 64 --schema "$tmp/const.json" "
 
 # ---- check -o json for CI: every diagnostic with file, line, id and message -----------
 check check-json-ok 0 "$bin" check -o json
-expect_out check-json-ok out '^{"rules_dir":null,"valid":true,"version":"[0-9a-f]\{64\}","rules":[0-9]*,"accelerators":[0-9]*,"diagnostics":\[\],"truncated":false}$'
+expect_out check-json-ok out '^{"rules_dir":null,"valid":true,"version":"[0-9a-f]\{64\}","rules":[0-9]*,"accelerators":[0-9]*,"diagnostics":\[\],"warnings":\[\],"truncated":false}$'
 check check-json-broken 1 "$bin" check -o json "$tmp/broken"
 expect_out check-json-broken out '"valid":false'
 expect_out check-json-broken out '{"file":"rules.yaml","line":6,"id":"[^"]*","message":"[^"]*condition'

@@ -8,6 +8,7 @@
 #define DC_ENGINE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -18,6 +19,13 @@
 #define DC_WORKLOAD_NAME_MAX       128
 #define DC_WORKLOAD_MAX_PARAMETERS 1e15
 #define DC_WORKLOAD_MAX_TOKENS     1e16
+/* JSONLogic steps one recommendation may spend on all its rules together (each
+ * rule also has its own limit, DC_LOGIC_MAX_STEPS_DEFAULT). Past it the rules
+ * left are skipped with a rules_budget_exhausted warning, so a rule set cannot
+ * make a request slow: the shipped rules spend a few hundred in all. `check`
+ * warns about a rule that can spend a quarter of it alone. */
+#define DC_RECOMMEND_MAX_RULE_STEPS 250000
+#define DC_RULE_STEPS_WARN          (DC_RECOMMEND_MAX_RULE_STEPS / 4)
 /* constraints.accelerators: at most one entry per catalog accelerator. */
 #define DC_WORKLOAD_MAX_ALLOWED DC_RULESET_MAX_ACCELERATORS
 /* explain: each kind at most once. */
@@ -216,7 +224,7 @@ struct dc_family_rank {
 };
 
 struct dc_warning {
-    const char *code; /* docs/scoring.md, section 8: nothing_fits_memory, ... */
+    const char *code; /* docs/scoring.md, section 9: nothing_fits_memory, ... */
     const char *message;
 };
 
@@ -272,6 +280,13 @@ DC_API bool dc_shape_at_least(const struct dc_accelerator *a, unsigned need, uns
  * slice), "2 x v6e-256" (Multislice). Writes at most `len` bytes; returns buf. */
 DC_API const char *dc_shape_format(const struct dc_accelerator *a, const struct dc_shape *s,
                                    char *buf, size_t len);
+
+/* The most JSONLogic steps each rule of `rs` spends on a workload whose arrays
+ * are as long as the contract allows (one probe per task), in steps[0..n_rules):
+ * what `check` compares with DC_RECOMMEND_MAX_RULE_STEPS. A rule that hits its
+ * own step limit reports that limit. Errors: DC_EINVAL, DC_ENOMEM. */
+DC_API DC_NODISCARD enum dc_status dc_ruleset_rule_steps(const dc_ruleset *rs, uint64_t *steps,
+                                                         struct dc_error *err);
 
 /* "memory", "deadline", "target", "fastest", "rate", "limit", "pinned". */
 DC_API const char *dc_chips_basis_name(enum dc_chips_basis b);

@@ -11,6 +11,7 @@
 #define DC_LOGIC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -36,20 +37,29 @@ struct dc_logic_limits {
  * DC_ENOMEM. err->where holds the JSON Pointer of the offending node inside
  * the rule ("/and/1/var"). Thread-safe. */
 DC_API DC_NODISCARD enum dc_status dc_logic_compile(const cJSON *rule,
-                                                   const struct dc_logic_limits *limits,
-                                                   dc_logic **out, struct dc_error *err);
+                                                    const struct dc_logic_limits *limits,
+                                                    dc_logic **out, struct dc_error *err);
 
 /* Evaluate and return the full result as a new cJSON tree (owned by the caller,
  * cJSON_Delete). `data` (borrowed) may be NULL, meaning null. Errors: DC_EINVAL,
  * DC_ELIMIT (step limit), DC_ENOMEM. Thread-safe and reentrant. */
 DC_API DC_NODISCARD enum dc_status dc_logic_eval(const dc_logic *logic, const cJSON *data,
-                                                cJSON **out, struct dc_error *err);
+                                                 cJSON **out, struct dc_error *err);
 
 /* Evaluate and return only the JavaScript truthiness of the result. Does not
  * allocate unless the rule builds strings or arrays (cat, merge, map, ...).
  * Errors as dc_logic_eval. Thread-safe and reentrant. */
 DC_API DC_NODISCARD enum dc_status dc_logic_eval_truthy(const dc_logic *logic, const cJSON *data,
-                                                       bool *out, struct dc_error *err);
+                                                        bool *out, struct dc_error *err);
+
+/* dc_logic_eval_truthy within at most `max_steps` steps: a caller's budget
+ * shared by many rules (0, or more than the rule's own limit: the rule's own
+ * limit). *steps (may be NULL) receives the steps spent, also when the limit
+ * was hit (DC_ELIMIT), so a budget can be charged either way. */
+DC_API DC_NODISCARD enum dc_status dc_logic_eval_truthy_within(const dc_logic *logic,
+                                                               const cJSON *data,
+                                                               uint64_t max_steps, uint64_t *steps,
+                                                               bool *out, struct dc_error *err);
 
 /* Every `var` path the rule reads, for linting rules against the workload
  * schema: calls fn(path, ctx) once per distinct literal path ("model.parameters").

@@ -217,7 +217,7 @@ struct dc_rule_info {
     const char *description;
     const char *message;
     const char *source;
-    const char *fact; /* may be NULL */
+    const char *fact; /* may be NULL; rules citing one fact share this pointer */
     const char *file;
     unsigned line;
     const cJSON *when; /* the condition as written (JSON) */

@@ -50,6 +50,29 @@ static const struct dc_candidate *candidate(const struct dc_result *r, const cha
     return NULL;
 }
 
+/* Candidate `id`, recommended or excluded; NULL when it is in neither. */
+static const struct dc_candidate *any_candidate(const struct dc_result *r, const char *id)
+{
+    const struct dc_candidate *c = candidate(r, id);
+    for (size_t i = 0; c == NULL && i < r->n_excluded; i++) {
+        if (strcmp(r->excluded[i].acc->id, id) == 0)
+            c = &r->excluded[i];
+    }
+    return c;
+}
+
+/* Whether rule `rule` is among c's reasons or is what excluded it. */
+static bool has_reason(const struct dc_candidate *c, const char *rule)
+{
+    if (c->excluded_by != NULL && strcmp(c->excluded_by->rule_id, rule) == 0)
+        return true;
+    for (size_t i = 0; i < c->n_reasons; i++) {
+        if (strcmp(c->reasons[i].rule_id, rule) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* A number of the sizing by its contract name. */
 static double sizing_value(const struct dc_sizing *z, const char *key, bool *known)
 {
@@ -189,6 +212,44 @@ static int check_case(const cJSON *c)
                                  strcmp(r->recommendations[0].acc->id, pick->valuestring) != 0))
         FAIL("expected top pick %s, got %s\n", pick->valuestring,
              r->n_recommendations > 0 ? r->recommendations[0].acc->id : "nothing");
+    /* "reasons": {"acc": "rule-id"}: the rule is among acc's reasons (or excluded it). */
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "reasons"))
+    {
+        const struct dc_candidate *cand = any_candidate(r, it->string);
+        if (cand == NULL || !has_reason(cand, it->valuestring))
+            FAIL("expected reason %s on %s\n", it->valuestring, it->string);
+    }
+    /* "capped": {"acc": "rule-id"}: a ranking gate holds acc below another. */
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "capped"))
+    {
+        const struct dc_candidate *cand = candidate(r, it->string);
+        if (cand == NULL || cand->capped_by == NULL ||
+            strcmp(cand->capped_by->rule_id, it->valuestring) != 0)
+            FAIL("expected %s capped by %s, got %s\n", it->string, it->valuestring,
+                 cand == NULL || cand->capped_by == NULL ? "none" : cand->capped_by->rule_id);
+    }
+    /* "uncapped": ["acc"]: no ranking gate holds acc (a gate's exception). */
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "uncapped"))
+    {
+        const struct dc_candidate *cand = candidate(r, it->valuestring);
+        if (cand == NULL || cand->capped_by != NULL)
+            FAIL("expected %s recommended and not capped (%s)\n", it->valuestring,
+                 cand == NULL ? "not recommended" : cand->capped_by->rule_id);
+    }
+    /* "counted": {"acc": "rule-id"}: the rule's bonus on acc shares its fact with a
+     * larger one, so it counts 0 and names that rule. */
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "counted"))
+    {
+        const struct dc_candidate *cand = candidate(r, it->string);
+        const struct dc_reason *why = NULL;
+        for (size_t i = 0; cand != NULL && i < cand->n_reasons; i++) {
+            if (strcmp(cand->reasons[i].rule_id, it->valuestring) == 0)
+                why = &cand->reasons[i];
+        }
+        if (why == NULL || why->counted_with == NULL || why->impact != 0)
+            FAIL("expected %s's bonus on %s counted once with another rule\n", it->valuestring,
+                 it->string);
+    }
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "sizing"))
     {
         const struct dc_candidate *cand = candidate(r, it->string);

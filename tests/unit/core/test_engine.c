@@ -560,6 +560,69 @@ static void test_gate_and_fact_once(void **state)
     dc_ruleset_release(rs);
 }
 
+/* A rule that spends about 180,000 steps: `all` over 300 numbers, each checked
+ * against `none` over 300 more that never match. */
+static void heavy_rule(char *buf, size_t len, const char *id)
+{
+    size_t k = (size_t)snprintf(buf, len,
+                                "  - id: %s\n    description: Heavy.\n    source: https://e.com/h\n"
+                                "    when: {\"all\": [[",
+                                id);
+    for (int i = 0; i < 300; i++)
+        k += (size_t)snprintf(buf + k, len - k, "%s%d", i ? "," : "", i);
+    k += (size_t)snprintf(buf + k, len - k, "], {\"none\": [[");
+    for (int i = 0; i < 300; i++)
+        k += (size_t)snprintf(buf + k, len - k, "%s%d", i ? "," : "", i);
+    snprintf(buf + k, len - k, "], {\"==\": [1, 2]}]}]}\n    effect: {families: {gpu: 5}}\n");
+}
+
+/* The rules of one request share DC_RECOMMEND_MAX_RULE_STEPS: past it the rest
+ * are skipped with a warning naming where it ran out; `check`'s measure finds
+ * the rules that can spend most of it. */
+static void test_rule_budget(void **state)
+{
+    (void)state;
+    static char rules[16384];
+    size_t k = (size_t)snprintf(rules, sizeof(rules), "rules:\n");
+    heavy_rule(rules + k, sizeof(rules) - k, "heavy-1");
+    k = strlen(rules);
+    heavy_rule(rules + k, sizeof(rules) - k, "heavy-2");
+    k = strlen(rules);
+    snprintf(rules + k, sizeof(rules) - k,
+             "  - id: light\n    description: Light.\n    source: https://e.com/l\n"
+             "    when: true\n    effect: {families: {tpu: 5}}\n");
+    dc_ruleset *rs = NULL;
+    struct dc_diags d;
+    dc_diags_init(&d);
+    enum dc_status rc = load3(catalog_ok, sizing_ok, rules, &rs, &d);
+    if (rc != DC_OK)
+        fail_msg("%s: %s", dc_status_name(rc), d.count > 0 ? d.items[0].msg : "");
+    dc_diags_cleanup(&d);
+    uint64_t steps[3] = {0};
+    assert_int_equal(dc_ruleset_rule_steps(rs, steps, NULL), DC_OK);
+    assert_true(steps[0] > DC_RULE_STEPS_WARN && steps[1] == steps[0]);
+    assert_true(steps[2] < 10); /* a literal condition costs next to nothing */
+    cJSON *json = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8}}");
+    struct dc_result *r = NULL;
+    assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
+    /* heavy-1 fits the budget (it is true: none of the numbers is 1 == 2);
+     * heavy-2 runs out of it, and light after it never runs. */
+    assert_true(has_warning(r, "rules_budget_exhausted"));
+    const char *msg = NULL;
+    for (size_t i = 0; i < r->n_warnings; i++)
+        if (strcmp(r->warnings[i].code, "rules_budget_exhausted") == 0)
+            msg = r->warnings[i].message;
+    assert_non_null(strstr(msg, "rule heavy-2 and the 1 after it were skipped"));
+    bool ex;
+    assert_non_null(reason(find(r, "gpu-a", &ex), "heavy-1"));
+    assert_null(reason(find(r, "gpu-a", &ex), "heavy-2"));
+    assert_null(reason(find(r, "tpu-b", &ex), "light"));
+    dc_result_free(r);
+    cJSON_Delete(json);
+    dc_ruleset_release(rs);
+    assert_int_equal(dc_ruleset_rule_steps(NULL, steps, NULL), DC_EINVAL);
+}
+
 /* rank_below in a rule file: every mistake reported. */
 static void test_gate_errors(void **state)
 {
@@ -725,6 +788,7 @@ int main(void)
         cmocka_unit_test(test_on_prem_cost),
         cmocka_unit_test(test_gate_and_fact_once),
         cmocka_unit_test(test_gate_errors),
+        cmocka_unit_test(test_rule_budget),
         cmocka_unit_test(test_reason_texts),
         cmocka_unit_test(test_availability),
         cmocka_unit_test(test_deterministic),

@@ -934,6 +934,22 @@ static void test_step_limit(void **state)
     assert_int_equal(dc_logic_eval_truthy(logic, data, &b, &err), DC_ELIMIT);
     dc_logic_free(logic);
 
+    /* A caller's budget narrows the rule's own limit and is told what was spent,
+     * also when it runs out; 0, or a larger budget, leaves the rule's limit. */
+    uint64_t spent = 0;
+    assert_int_equal(dc_logic_compile(rule, NULL, &logic, &err), DC_OK);
+    assert_int_equal(dc_logic_eval_truthy_within(logic, data, 0, &spent, &b, &err), DC_OK);
+    uint64_t full = spent;
+    assert_true(full > 10000);
+    assert_int_equal(dc_logic_eval_truthy_within(logic, data, UINT64_MAX, &spent, &b, &err), DC_OK);
+    assert_int_equal(spent, full);
+    assert_int_equal(dc_logic_eval_truthy_within(logic, data, 777, &spent, &b, &err), DC_ELIMIT);
+    assert_int_equal(spent, 777);
+    assert_false(b);
+    assert_non_null(strstr(err.msg, "step limit (777"));
+    assert_int_equal(dc_logic_eval_truthy_within(logic, data, full, NULL, &b, &err), DC_OK);
+    dc_logic_free(logic);
+
     cJSON_Delete(rule);
     cJSON_Delete(data);
     cJSON_Delete(sc);

@@ -10,7 +10,12 @@
  *     the peak HBM bandwidth;
  *   - every chip count is a purchasable shape, replicas included;
  *   - every meets_* and within_budget flag agrees with the numbers beside it;
- *   - the same workload gives the same bytes. */
+ *   - the same workload gives the same bytes;
+ *   - with a budget, every recommendation has a known cost within it, and an
+ *     empty answer says why; a larger budget never drops a candidate;
+ *   - under objective cost no unpriced part ranks above a priced one;
+ *   - another price basis changes only what is priced: costs, prices, their
+ *     reasons and (unless the objective is time) scores and order. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +29,7 @@
 
 #include "api/convert.h"
 #include "dc/embedded.h"
+#include "core_run.h"
 #include "dc/engine.h"
 
 static dc_ruleset *rules;
@@ -43,27 +49,14 @@ static int teardown(void **state)
     return 0;
 }
 
-struct run {
-    struct dc_result *res;
-    cJSON *json;
-};
-
 static struct run run(const char *json)
 {
-    struct run r = {NULL, cJSON_Parse(json)};
-    if (r.json == NULL)
-        fail_msg("bad test JSON: %s", json);
-    struct dc_error err;
-    dc_error_clear(&err);
-    if (dc_recommend(rules, r.json, NULL, &r.res, &err) != DC_OK)
-        fail_msg("%s: %s: %s", json, err.where, err.msg);
-    return r;
+    return core_run(rules, json);
 }
 
 static void done(struct run *r)
 {
-    dc_result_free(r->res);
-    cJSON_Delete(r->json);
+    core_done(r);
 }
 
 /* The candidate for `id` when it was not excluded, else NULL. */
@@ -392,6 +385,210 @@ static void test_invariants(void **state)
     }
 }
 
+/* ---- prices and budgets ------------------------------------------------------ */
+
+static bool has_warning(const struct dc_result *r, const char *code)
+{
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        if (strcmp(r->warnings[i].code, code) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* `json` (an object's text, "{...}") with constraints `extra` added. */
+static void with_constraints(const char *json, const char *extra, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.*s,\"constraints\":{%s}}", (int)strlen(json) - 1, json, extra);
+}
+
+static void budgets(const struct wl *w)
+{
+    char base[512], with[700];
+    render(w, base, sizeof(base));
+    struct run free_run = run(base);
+    double cheapest = INFINITY;
+    for (size_t i = 0; i < free_run.res->n_recommendations; i++)
+        cheapest = fmin(cheapest, free_run.res->recommendations[i].sizing.cost_usd);
+    done(&free_run);
+    if (!isfinite(cheapest) || cheapest <= 0)
+        cheapest = 1000;
+    static const double levels[] = {0.5, 1.0001, 3, 100};
+    struct run prev = {0};
+    for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+        char extra[64];
+        double budget = cheapest * levels[l];
+        snprintf(extra, sizeof(extra), "\"budget_usd\":%.17g", budget);
+        with_constraints(base, extra, with, sizeof(with));
+        struct run r = run(with);
+        for (size_t i = 0; i < r.res->n_recommendations; i++) {
+            const struct dc_candidate *c = &r.res->recommendations[i];
+            checked++;
+            if (!(c->sizing.cost_usd <= budget))
+                fail_msg("%s: %s recommended at a cost of %g", with, c->acc->id,
+                         c->sizing.cost_usd);
+        }
+        if (r.res->n_recommendations == 0 && !has_warning(r.res, "nothing_within_budget") &&
+            !has_warning(r.res, "nothing_fits_memory") && !has_warning(r.res, "no_candidates"))
+            fail_msg("%s: nothing recommended and no warning says why", with);
+        /* A larger budget keeps every candidate the smaller one kept. */
+        for (size_t i = 0; prev.res != NULL && i < prev.res->n_recommendations; i++) {
+            if (kept(&r, prev.res->recommendations[i].acc->id) == NULL)
+                fail_msg("%s: %s dropped by a larger budget", with,
+                         prev.res->recommendations[i].acc->id);
+        }
+        if (prev.res != NULL)
+            done(&prev);
+        prev = r;
+    }
+    done(&prev);
+}
+
+static void test_budgets(void **state)
+{
+    (void)state;
+    sweep(budgets);
+}
+
+/* Under objective cost every priced candidate ranks above every unpriced one. */
+static void priced_first(const struct wl *w)
+{
+    struct wl cost = *w;
+    cost.objective = "cost";
+    char json[512];
+    render(&cost, json, sizeof(json));
+    struct run r = run(json);
+    bool unpriced_seen = false;
+    for (size_t i = 0; i < r.res->n_recommendations; i++) {
+        const struct dc_candidate *c = &r.res->recommendations[i];
+        checked++;
+        if (!isfinite(c->sizing.cost_usd))
+            unpriced_seen = true;
+        else if (unpriced_seen)
+            fail_msg("%s: priced %s ranks below an unpriced part", json, c->acc->id);
+    }
+    done(&r);
+}
+
+static void test_objective_cost_never_prefers_unknown(void **state)
+{
+    (void)state;
+    sweep(priced_first);
+}
+
+static const char *sort_key;
+
+static int by_key(const void *a, const void *b)
+{
+    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+    return strcmp(cJSON_GetObjectItem(x, sort_key)->valuestring,
+                  cJSON_GetObjectItem(y, sort_key)->valuestring);
+}
+
+/* An array's items in the order of their string member `key`: detached, sorted
+ * and added back (cJSON keeps no index to sort in place). */
+static void sort_by(cJSON *array, const char *key)
+{
+    int n = cJSON_GetArraySize(array);
+    cJSON **items = calloc((size_t)n + 1, sizeof(*items));
+    assert_non_null(items);
+    for (int i = 0; i < n; i++)
+        items[i] = cJSON_DetachItemFromArray(array, 0);
+    sort_key = key;
+    qsort(items, (size_t)n, sizeof(*items), by_key);
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(array, items[i]);
+    free(items);
+}
+
+/* Remove from a rendered result what a price basis may change: costs, prices
+ * and their reasons; with `scores`, also scores, impacts and the order. */
+static void strip_priced(cJSON *res, bool scores)
+{
+    static const char *const sizing_keys[] = {"cost_usd", "cost_per_hour_usd", "cost_basis",
+                                              "energy_usd", "within_budget"};
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(res, "workload"), "constraints");
+    cJSON_DeleteItemFromObject(res, "warnings");
+    cJSON *c = NULL;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(res, "recommendations"))
+    {
+        cJSON *z = cJSON_GetObjectItem(c, "sizing");
+        for (size_t k = 0; k < sizeof(sizing_keys) / sizeof(sizing_keys[0]); k++)
+            cJSON_DeleteItemFromObject(z, sizing_keys[k]);
+        cJSON_DeleteItemFromObject(c, "price");
+        cJSON *reasons = cJSON_GetObjectItem(c, "reasons");
+        for (int i = cJSON_GetArraySize(reasons) - 1; i >= 0; i--) {
+            cJSON *r = cJSON_GetArrayItem(reasons, i);
+            if (strcmp(cJSON_GetObjectItem(r, "rule_id")->valuestring, "sizing.cost") == 0)
+                cJSON_DeleteItemFromArray(reasons, i);
+            else if (scores)
+                cJSON_DeleteItemFromObject(r, "impact");
+        }
+        if (scores) {
+            cJSON_DeleteItemFromObject(c, "score");
+            cJSON_DeleteItemFromObject(c, "objective_score");
+            cJSON_DeleteItemFromObject(c, "capped_by");
+            sort_by(reasons, "rule_id");
+        }
+    }
+    if (scores) {
+        sort_by(cJSON_GetObjectItem(res, "recommendations"), "accelerator");
+        cJSON *f = NULL;
+        cJSON_ArrayForEach(f, cJSON_GetObjectItem(res, "families"))
+        {
+            cJSON_DeleteItemFromObject(f, "score");
+            cJSON_DeleteItemFromObject(f, "best");
+        }
+        sort_by(cJSON_GetObjectItem(res, "families"), "family");
+    }
+}
+
+/* The rendered result of `json` with constraints `extra`, stripped. */
+static cJSON *priced_view(const char *json, const char *extra, bool scores)
+{
+    char with[700];
+    with_constraints(json, extra, with, sizeof(with));
+    struct run r = run(with);
+    size_t len = 0;
+    char *text = api_result_render(r.res, &len);
+    cJSON *view = cJSON_ParseWithLength(text, len);
+    assert_non_null(view);
+    free(text);
+    done(&r);
+    cJSON_DeleteItemFromObject(view, "excluded");
+    strip_priced(view, scores);
+    return view;
+}
+
+static void bases(const struct wl *w)
+{
+    char json[512];
+    render(w, json, sizeof(json));
+    /* Objective time: the price basis changes nothing but prices. Otherwise
+     * scores, impacts and order may move, but not the sizing, the rules that
+     * hold or the candidates left. */
+    bool time = strcmp(w->objective, "time") == 0;
+    cJSON *a = priced_view(json, "\"pricing\":\"on_demand\"", !time);
+    static const char *const others[] = {"\"pricing\":\"spot\"", "\"pricing\":\"committed_1y\"",
+                                         "\"pricing\":\"committed_3y\""};
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+        cJSON *b = priced_view(json, others[i], !time);
+        checked++;
+        if (!cJSON_Compare(a, b, true)) {
+            char *x = cJSON_PrintUnformatted(a), *y = cJSON_PrintUnformatted(b);
+            fail_msg("%s: %s changed more than prices:\n%s\n%s", json, others[i], x, y);
+        }
+        cJSON_Delete(b);
+    }
+    cJSON_Delete(a);
+}
+
+static void test_price_basis_changes_only_prices(void **state)
+{
+    (void)state;
+    sweep(bases);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,6 +596,9 @@ int main(void)
         cmocka_unit_test(test_more_tokens_never_lowers_hours),
         cmocka_unit_test(test_higher_rate_never_lowers_chips),
         cmocka_unit_test(test_invariants),
+        cmocka_unit_test(test_budgets),
+        cmocka_unit_test(test_objective_cost_never_prefers_unknown),
+        cmocka_unit_test(test_price_basis_changes_only_prices),
     };
     return cmocka_run_group_tests_name("properties", tests, setup, teardown);
 }

@@ -204,6 +204,11 @@ static void test_price_errors(void **state)
                        "prices.yaml:11: tpu-z: unknown accelerator \"tpu-z\"");
     expect_prices_edit("hardware: []\n", "hardware: [7]\n",
                        "prices.yaml:10: each hardware price must be a mapping");
+    /* null is no boolean, and a missing one is reported at its mapping. */
+    expect_catalog_edit("    on_prem: true\n", "    on_prem: null\n",
+                        "catalog.yaml:16: gpu-a: \"on_prem\" must be true or false");
+    expect_catalog_edit("    on_prem: true\n", "    on_prem: 1\n",
+                        "catalog.yaml:16: gpu-a: \"on_prem\" must be true or false");
     /* A price inside the catalog is an error that says where prices go. */
     expect_catalog_edit("    on_prem: true\n",
                         "    on_prem: true\n    price: {usd_per_chip_hour: 1}\n",
@@ -673,18 +678,12 @@ static void test_load_embedded(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_load_ok),
-        cmocka_unit_test(test_version_is_canonical),
-        cmocka_unit_test(test_rule_errors),
-        cmocka_unit_test(test_catalog_and_sizing_errors),
-        cmocka_unit_test(test_shape_errors),
-        cmocka_unit_test(test_param_errors),
-        cmocka_unit_test(test_price_errors),
-        cmocka_unit_test(test_bad_arguments_and_limits),
-        cmocka_unit_test(test_load_dir),
-        cmocka_unit_test(test_load_dir_entries),
-        cmocka_unit_test(test_default_rules),
-        cmocka_unit_test(test_load_embedded),
+        cmocka_unit_test(test_load_ok),       cmocka_unit_test(test_version_is_canonical),
+        cmocka_unit_test(test_rule_errors),   cmocka_unit_test(test_catalog_and_sizing_errors),
+        cmocka_unit_test(test_shape_errors),  cmocka_unit_test(test_param_errors),
+        cmocka_unit_test(test_price_errors),  cmocka_unit_test(test_bad_arguments_and_limits),
+        cmocka_unit_test(test_load_dir),      cmocka_unit_test(test_load_dir_entries),
+        cmocka_unit_test(test_default_rules), cmocka_unit_test(test_load_embedded),
     };
     return cmocka_run_group_tests_name("ruleset", tests, NULL, NULL);
 }

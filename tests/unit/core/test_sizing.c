@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "candidates.h"
+#include "core_run.h"
 #include "dc/engine.h"
 #include "mini_rules.h"
 
@@ -38,26 +39,14 @@ static int teardown(void **state)
 }
 
 /* The result and the workload it views (freed together by done()). */
-struct run {
-    struct dc_result *res;
-    cJSON *json;
-};
-
 static struct run run(const char *json)
 {
-    struct run r = {NULL, cJSON_Parse(json)};
-    assert_non_null(r.json);
-    struct dc_error err;
-    dc_error_clear(&err);
-    if (dc_recommend(mini, r.json, NULL, &r.res, &err) != DC_OK)
-        fail_msg("dc_recommend: %s: %s", err.where, err.msg);
-    return r;
+    return core_run(mini, json);
 }
 
 static void done(struct run *r)
 {
-    dc_result_free(r->res);
-    cJSON_Delete(r->json);
+    core_done(r);
 }
 
 static const struct dc_candidate *cand(const struct run *r, const char *id)
