@@ -24,7 +24,9 @@
       fields: ['/inference/requests_per_second', '/inference/latency_ms_p99',
                '/inference/context_tokens', '/inference/batch_size'] },
     { title: 'Constraints', fields: ['/constraints/deployment', '/constraints/providers',
-                                    '/constraints/budget_usd', '/constraints/max_accelerators'] },
+                                    '/constraints/budget_usd', '/constraints/max_accelerators',
+                                    '/constraints/pricing'] },
+    { title: 'Explain', fields: ['/explain'] },
   ];
 
   const LABELS = {
@@ -37,17 +39,14 @@
     '/inference/context_tokens': 'Context (tokens)',
     '/constraints/budget_usd': 'Budget (US$)',
     '/constraints/max_accelerators': 'At most this many chips',
+    '/constraints/pricing': 'Price basis',
+    '/explain': 'What would change the answer',
   };
 
-  /* Sections of a Recommendation laid out by hand; any other member (the
-   * counterfactuals, future additions) is shown by the generic renderer. */
+  /* Sections of a Recommendation laid out by hand; any other member (future
+   * additions) is shown by the generic renderer. */
   const KNOWN = new Set(['request_id', 'rules_version', 'workload', 'families',
-    'recommendations', 'excluded', 'warnings', 'assumptions']);
-  const TITLES = {
-    changes: 'What would change the answer',
-    robustness: 'How robust the answer is',
-    explain: 'How the answer was reached',
-  };
+    'recommendations', 'excluded', 'warnings', 'assumptions', 'changes', 'robustness']);
 
   const state = { contract: null, workload: {}, fields: new Map(), examples: [], busy: false };
   const $ = (id) => document.getElementById(id);
@@ -781,6 +780,37 @@
     return Array.isArray(v) ? v : [];
   }
 
+  /* robustness: the verdict, the margin, and each check in the server's words. */
+  function renderRobustness(rb) {
+    if (!rb || typeof rb !== 'object') return null;
+    return section('How robust the answer is',
+      el('p', { class: 'verdict ' + (rb.verdict === 'robust' ? 'up' : 'down') },
+        el('strong', { text: String(rb.verdict || '') }), ' · ' + (rb.top || '') + ' leads ' +
+        (rb.runner_up ? rb.runner_up + ' by ' + rb.margin + ' points' : 'with no runner-up')),
+      el('ul', { class: 'plain' }, arr(rb.checks).map((c) =>
+        el('li', { class: c.robust ? 'up' : 'down' }, c.summary || ''))),
+      rb.stopped ? el('p', { class: 'muted', text: 'Stopped early: ' + rb.stopped + '.' }) : null);
+  }
+
+  /* changes: per target (the pick, the runner-up, other families' best,
+   * excluded parts), the smallest verified changes that would make it the pick. */
+  function renderChanges(ch) {
+    if (!ch || typeof ch !== 'object') return null;
+    const targets = arr(ch.targets);
+    return section('What would change the answer',
+      targets.length === 0 ? el('p', { class: 'muted', text: 'No single change found within the search.' }) : null,
+      el('ul', { class: 'changes' }, targets.map((t) => el('li', { 'data-accelerator': t.accelerator },
+        el('p', null, el('strong', { text: t.name || t.accelerator }),
+          ' ', el('span', { class: 'muted', text: '(' + [t.accelerator, String(t.role || '').replace(/_/g, ' '),
+            t.excluded_by ? 'excluded by ' + t.excluded_by : null].filter(Boolean).join(', ') + ')' })),
+        arr(t.changes).length
+          ? el('ul', { class: 'plain' }, arr(t.changes).map((c) => el('li', null, c.summary || '',
+            ' ', el('code', { class: 'rule', text: c.field || '' }))))
+          : el('p', { class: 'muted', text: 'No change of one field the search tried makes it the pick.' })))),
+      el('p', { class: 'muted', text: (ch.evaluations != null ? ch.evaluations + ' runs of the decision' : '') +
+        (ch.stopped ? '; stopped early (' + ch.stopped + ')' : '') + '. Every change was run and gives the pick it names.' }));
+  }
+
   function renderResult(r) {
     const recs = arr(r.recommendations);
     const others = Object.keys(r).filter((k) => !KNOWN.has(k));
@@ -792,7 +822,9 @@
       arr(r.families).length ? renderFamilies(arr(r.families)) : null,
       section('Candidates (' + recs.length + ')', el('ol', { class: 'candidates' },
         recs.map((c, i) => renderCandidate(c, i + 1)))),
-      others.map((k) => section(TITLES[k] || humanize(k), renderValue(r[k]))),
+      renderRobustness(r.robustness),
+      renderChanges(r.changes),
+      others.map((k) => section(humanize(k), renderValue(r[k]))),
       renderExcluded(arr(r.excluded)),
       renderAssumptions(arr(r.assumptions)),
       el('details', { class: 'block raw' }, el('summary', { text: 'The response as JSON' }),

@@ -171,11 +171,14 @@ async function fillAndCompare(browser, srv) {
   await setText(page, '#f-inference-requests-per-second', '20');
   await page.click('#f-constraints-providers input[value="gcp"]');
   await page.click('#f-constraints-providers input[value="aws"]');
+  await page.click('#f-explain input[value="changes"]');
+  await page.click('#f-explain input[value="robustness"]');
   const sent = await page.$eval('#json', (e) => e.value);
   const w = JSON.parse(sent);
   check(w.task === 'inference' && w.model.parameters === 70e9 && w.precision === 'fp8' &&
         w.objective === 'cost' && w.inference.requests_per_second === 20 && w.name === 'browser-test' &&
-        JSON.stringify(w.constraints.providers) === '["aws","gcp"]', `the form's workload: ${sent}`);
+        JSON.stringify(w.constraints.providers) === '["aws","gcp"]' &&
+        JSON.stringify(w.explain) === '["changes","robustness"]', `the form's workload: ${sent}`);
 
   await submitAndWait(page);
   const pick = await topPick(page);
@@ -196,6 +199,20 @@ async function fillAndCompare(browser, srv) {
     check(/^https?:\/\//.test(href) && rel.includes('noopener'), `source link ${href} ${rel}`);
   const excluded = await page.$$eval('#result table tbody tr', (rs) => rs.length);
   check(excluded >= direct.body.excluded.length, 'exclusions are listed');
+  // The explanation, in the server's own sentences: every target's changes and
+  // every robustness check.
+  const headings = await page.$$eval('#result h3', (hs) => hs.map((h) => h.textContent));
+  for (const h of ['What would change the answer', 'How robust the answer is'])
+    check(headings.includes(h), `section "${h}" in ${headings}`);
+  const shown = await page.$eval('#result', (e) => e.textContent);
+  const sentences = direct.body.robustness.checks.map((c) => c.summary)
+    .concat(direct.body.changes.targets.flatMap((t) => t.changes.map((c) => c.summary)));
+  check(sentences.length > 0, 'the API explained the answer');
+  for (const line of sentences)
+    check(shown.includes(line), `explanation shown: ${line}`);
+  const targets = await page.$$eval('ul.changes > li', (ls) => ls.map((l) => l.dataset.accelerator));
+  check(JSON.stringify(targets) === JSON.stringify(direct.body.changes.targets.map((t) => t.accelerator)),
+    `explained candidates on the page ${targets}`);
   await shot(page, 'playground.png');
 
   // The permalink: the workload in the fragment; opening it answers the same.
@@ -261,10 +278,9 @@ async function badWorkloads(page, srv) {
   noTrouble(page, 'bad workloads');
 }
 
-// A result with what this server does not send yet (counterfactual sections,
-// new fields) and with hostile text: the page shows the new sections, ignores
-// nothing it can lay out, and never turns server text into markup or a
-// non-http(s) link.
+// A result with what this server does not send yet (new sections, new fields)
+// and with hostile text: the page shows the new sections, ignores nothing it
+// can lay out, and never turns server text into markup or a non-http(s) link.
 async function futureFields(browser, srv) {
   const page = await openPage(browser);
   await ready(page, srv.url);
@@ -272,8 +288,8 @@ async function futureFields(browser, srv) {
   const real = (await api(srv.url, sent)).body;
   const hostile = '<img src=x onerror="window.pwned=1">';
   const future = structuredClone(real);
-  future.changes = [{ change: 'precision fp8', top: 'h100', score_delta: 7, source: 'https://example.org/fp8' }];
-  future.robustness = { stable: true, runner_up_margin: 4 };
+  future.provenance = [{ change: 'precision fp8', top: 'h100', score_delta: 7, source: 'https://example.org/fp8' }];
+  future.audit_trail = { stable: true, runner_up_margin: 4 };
   future.recommendations[0].sizing.tensor_parallel = 8;
   future.recommendations[0].shape = { nodes: 2, per_node: 4 };
   future.recommendations[0].reasons[0].message = hostile;
@@ -287,7 +303,7 @@ async function futureFields(browser, srv) {
   });
   await submitAndWait(page);
   const headings = await page.$$eval('#result h3', (hs) => hs.map((h) => h.textContent));
-  for (const h of ['What would change the answer', 'How robust the answer is'])
+  for (const h of ['Provenance', 'Audit trail'])
     check(headings.includes(h), `section "${h}" in ${headings}`);
   const text = await page.$eval('#result', (e) => e.textContent);
   check(text.includes('precision fp8') && text.includes('Runner up margin') && text.includes('Tensor parallel') &&
