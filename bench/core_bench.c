@@ -15,7 +15,7 @@
 #include "bench_common.h"
 #include "dc/engine.h"
 
-#define REPEATS 15
+#define REPEATS    15
 #define ITERATIONS 20000
 
 int main(int argc, char **argv)

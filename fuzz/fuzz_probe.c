@@ -39,12 +39,12 @@
 #include "fuzz_common.h"
 #include "probe_internal.h"
 
-#define N_FIELDS 12
+#define N_FIELDS         12
 #define DEFAULT_PCI_NAME "0000:3b:00.0"
-#define HOLDER_PID 4242
-#define HOLDER_PID_NAME "4242"
-#define TPU_LINK_MAX 64 /* probe_tpu.c reads fd link targets into this many bytes */
-#define LINK_TARGET_MAX 1024
+#define HOLDER_PID       4242
+#define HOLDER_PID_NAME  "4242"
+#define TPU_LINK_MAX     64 /* probe_tpu.c reads fd link targets into this many bytes */
+#define LINK_TARGET_MAX  1024
 
 enum {
     F_VENDOR,
@@ -269,8 +269,9 @@ static void check_parsers(const struct field *f)
 
     bool ok = probe_parse_uint(f->p, f->len, &u);
     rok = ref_u64(f->p, f->len, &ru);
-    FUZZ_CHECK(ok == rok && (!ok || u == ru), "probe_parse_uint(\"%.40s\") = %d %llu, reference %d %llu",
-               f->p, (int)ok, (unsigned long long)u, (int)rok, (unsigned long long)ru);
+    FUZZ_CHECK(ok == rok && (!ok || u == ru),
+               "probe_parse_uint(\"%.40s\") = %d %llu, reference %d %llu", f->p, (int)ok,
+               (unsigned long long)u, (int)rok, (unsigned long long)ru);
 
     check_pci_roundtrip(f->p);
 
@@ -488,7 +489,8 @@ static void probe_fake_host(const struct field *f)
                 total = id->memory_bytes;
             bool used_ok = attr_u64(&f[F_VRAM_USED], &used) && !(has_total && used > total);
             bool busy_ok = attr_u64(&f[F_BUSY], &busy) && busy <= 100;
-            FUZZ_CHECK(d->has_memory_total == has_total && (!has_total || d->memory_total_bytes == total),
+            FUZZ_CHECK(d->has_memory_total == has_total &&
+                           (!has_total || d->memory_total_bytes == total),
                        "memory total %d %llu, expected %d %llu", (int)d->has_memory_total,
                        (unsigned long long)d->memory_total_bytes, (int)has_total,
                        (unsigned long long)total);
@@ -507,8 +509,8 @@ static void probe_fake_host(const struct field *f)
              * whose fd link (read into 64 bytes) names that node. */
             FUZZ_CHECK(d->index == 0, "TPU index %d", d->index);
             FUZZ_CHECK(d->generation != NULL && strcmp(d->generation, gen->name) == 0,
-                       "generation %s, expected %s", d->generation != NULL ? d->generation : "(null)",
-                       gen->name);
+                       "generation %s, expected %s",
+                       d->generation != NULL ? d->generation : "(null)", gen->name);
             unsigned long node = 0;
             const struct field *io = &f[F_IOMMU];
             if (gen->kind == PROBE_TPU_NODE_VFIO && link_usable(io)) {

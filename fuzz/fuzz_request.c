@@ -64,8 +64,8 @@ static void check_reason(const struct dc_result *res, const struct dc_candidate 
     FUZZ_CHECK(r->rule_id != NULL && r->rule_id[0] != '\0', "%s of %s: reason without a rule id",
                what, c->acc->id);
     const char *text = dc_reason_text(res, c, r, buf, sizeof(buf));
-    FUZZ_CHECK(text != NULL && text[0] != '\0', "%s of %s: reason %s has no text", what,
-               c->acc->id, r->rule_id);
+    FUZZ_CHECK(text != NULL && text[0] != '\0', "%s of %s: reason %s has no text", what, c->acc->id,
+               r->rule_id);
 }
 
 static void check_result(const dc_ruleset *rs, const struct dc_result *res)
@@ -82,15 +82,14 @@ static void check_result(const dc_ruleset *rs, const struct dc_result *res)
     for (size_t i = 0; i < res->n_recommendations; i++) {
         const struct dc_candidate *c = &res->recommendations[i];
         FUZZ_CHECK(c->acc != NULL && c->excluded_by == NULL, "recommendation %zu is excluded", i);
-        FUZZ_CHECK(c->score >= 0 && c->score <= 100 && c->rule_score >= 0 &&
-                       c->rule_score <= 100 && c->objective_score >= 0 &&
-                       c->objective_score <= 100,
+        FUZZ_CHECK(c->score >= 0 && c->score <= 100 && c->rule_score >= 0 && c->rule_score <= 100 &&
+                       c->objective_score >= 0 && c->objective_score <= 100,
                    "%s: score %d, rule_score %d, objective_score %d out of 0..100", c->acc->id,
                    c->score, c->rule_score, c->objective_score);
         if (i > 0) {
             const struct dc_candidate *p = &res->recommendations[i - 1];
-            FUZZ_CHECK(p->score >= c->score, "not sorted by score: %s %d before %s %d",
-                       p->acc->id, p->score, c->acc->id, c->score);
+            FUZZ_CHECK(p->score >= c->score, "not sorted by score: %s %d before %s %d", p->acc->id,
+                       p->score, c->acc->id, c->score);
         }
         for (size_t k = 0; k < c->n_reasons; k++) {
             check_reason(res, c, &c->reasons[k], "recommendation");
@@ -209,10 +208,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     FUZZ_CHECK(root != NULL, "parse succeeded without a tree");
 
-    enum dc_status rc = api_schema_validate(fuzz_workload_schema(), root,
-                                            API_VALIDATION_MAX_ERRORS, &vr, &err);
-    FUZZ_CHECK(rc == DC_OK, "Workload validation did not run: %s: %s", dc_status_name(rc),
-               err.msg);
+    enum dc_status rc =
+        api_schema_validate(fuzz_workload_schema(), root, API_VALIDATION_MAX_ERRORS, &vr, &err);
+    FUZZ_CHECK(rc == DC_OK, "Workload validation did not run: %s: %s", dc_status_name(rc), err.msg);
     fuzz_check_schema_result(&vr);
     bool valid = vr.valid;
 

@@ -52,8 +52,8 @@ static enum dc_status compile_envelope(api_contract *c, struct dc_error *err)
     return api_schema_compile(c->envelope_root, API_SCHEMA_BATCH, &c->envelope, err);
 }
 
-enum dc_status api_contract_load(const char *yaml, size_t len, const char *name,
-                                 api_contract **out, struct dc_error *err)
+enum dc_status api_contract_load(const char *yaml, size_t len, const char *name, api_contract **out,
+                                 struct dc_error *err)
 {
     dc_yaml_doc *doc = NULL;
     api_contract *c = NULL;
@@ -107,8 +107,8 @@ out:
     return rc;
 }
 
-enum dc_status api_contract_load_embedded(const struct aa_embedded_file *files,
-                                          api_contract **out, struct dc_error *err)
+enum dc_status api_contract_load_embedded(const struct aa_embedded_file *files, api_contract **out,
+                                          struct dc_error *err)
 {
     if (out == NULL)
         return dc_error_set(err, DC_EINVAL, NULL, "api_contract_load_embedded: NULL argument");
@@ -554,7 +554,7 @@ enum scan_state {
     ST_KEY_OR_CLOSE,   /* after '{': a key or '}' */
     ST_KEY,            /* after ',' in an object */
     ST_COLON,
-    ST_AFTER           /* after a value */
+    ST_AFTER /* after a value */
 };
 
 /* The grammar, iteratively: the only stack is `stack`, max_depth bytes. */

@@ -54,8 +54,8 @@ cJSON *api_problem_new(int status, const char *type, const char *title, const ch
     else
         snprintf(type_uri, sizeof(type_uri), "about:blank");
     bool ok = cJSON_AddStringToObject(p, "type", type_uri) != NULL &&
-              cJSON_AddStringToObject(p, "title", title != NULL ? title : api_http_reason(status)) !=
-                  NULL &&
+              cJSON_AddStringToObject(p, "title",
+                                      title != NULL ? title : api_http_reason(status)) != NULL &&
               cJSON_AddNumberToObject(p, "status", status) != NULL;
     if (ok && detail != NULL)
         ok = cJSON_AddStringToObject(p, "detail", detail) != NULL;
@@ -82,7 +82,8 @@ enum dc_status api_problem_add_error(cJSON *problem, const char *pointer, const 
     if (e == NULL)
         return DC_ENOMEM;
     if (cJSON_AddStringToObject(e, "pointer", pointer) == NULL ||
-        cJSON_AddStringToObject(e, "message", message) == NULL || !cJSON_AddItemToArray(errors, e)) {
+        cJSON_AddStringToObject(e, "message", message) == NULL ||
+        !cJSON_AddItemToArray(errors, e)) {
         cJSON_Delete(e);
         return DC_ENOMEM;
     }

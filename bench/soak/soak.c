@@ -536,14 +536,9 @@ static void b_oversize_chunked(struct worker *w, uint64_t i, uint64_t v)
 static void b_unknown_path(struct worker *w, uint64_t i, uint64_t v)
 {
     (void)i;
-    static const char *const p[] = {"/v2/recommendations",
-                                    "/index.html",
-                                    "/v1/rules/extra",
-                                    "/v1/recommendations/",
-                                    "/healthz/..",
-                                    "/metrics.txt",
-                                    "/v1/Rules",
-                                    "/v1/accelerators/h100"};
+    static const char *const p[] = {
+        "/v2/recommendations", "/index.html",  "/v1/rules/extra", "/v1/recommendations/",
+        "/healthz/..",         "/metrics.txt", "/v1/Rules",       "/v1/accelerators/h100"};
     if ((v / 8) % 3 == 0) {
         rh_buf_str(&w->body, "{}");
         post_json(w, p[v % 8]);

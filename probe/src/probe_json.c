@@ -10,8 +10,8 @@
 #include <time.h>
 
 /* Widths of the table's text columns. */
-#define TABLE_MODEL_WIDTH 30
-#define TABLE_PIDS_WIDTH  18
+#define TABLE_MODEL_WIDTH   30
+#define TABLE_PIDS_WIDTH    18
 #define TABLE_CATALOG_WIDTH 12
 
 /* Builder state: the first failed cJSON allocation sets oom, the rest of the

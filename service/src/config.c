@@ -16,8 +16,8 @@
 
 extern char **environ;
 
-#define ENV_PREFIX "ACCEL_ADVISOR_"
-#define CONFIG_ENV ENV_PREFIX "CONFIG"
+#define ENV_PREFIX     "ACCEL_ADVISOR_"
+#define CONFIG_ENV     ENV_PREFIX "CONFIG"
 #define MAX_FILE_BYTES (1u << 20)
 
 /* T_MS: a duration stored in milliseconds, written N (seconds) or with a unit:
@@ -34,8 +34,8 @@ struct setting {
     const char *help;
 };
 
-#define OFF(f) offsetof(struct svc_config, f)
-#define STR(x) #x
+#define OFF(f)  offsetof(struct svc_config, f)
+#define STR(x)  #x
 #define XSTR(x) STR(x)
 
 static const struct setting settings[] = {
@@ -51,13 +51,12 @@ static const struct setting settings[] = {
      "how often to poll the rules directory when inotify is unavailable or lost"},
     {"rules_debounce_ms", T_UINT, OFF(rules_debounce_ms), 0, 60000, "500", "MS",
      "quiet time after the last change before reloading"},
-    {"max_body_bytes", T_BYTES, OFF(max_body_bytes), 64, SVC_MAX_BODY_BYTES_LIMIT,
-     "1MiB", "BYTES",
+    {"max_body_bytes", T_BYTES, OFF(max_body_bytes), 64, SVC_MAX_BODY_BYTES_LIMIT, "1MiB", "BYTES",
      "largest request body (413 past it); suffixes KiB, MiB allowed"},
-    {"max_json_depth", T_UINT, OFF(max_json_depth), 2, 256, XSTR(SVC_DEFAULT_MAX_JSON_DEPTH),
-     "N", "deepest nesting of arrays and objects in a body (400 past it)"},
-    {"max_batch", T_UINT, OFF(max_batch), 1, SVC_MAX_BATCH_LIMIT, XSTR(SVC_DEFAULT_MAX_BATCH),
-     "N", "most workloads in one POST /v1/recommendations:batch (413 past it)"},
+    {"max_json_depth", T_UINT, OFF(max_json_depth), 2, 256, XSTR(SVC_DEFAULT_MAX_JSON_DEPTH), "N",
+     "deepest nesting of arrays and objects in a body (400 past it)"},
+    {"max_batch", T_UINT, OFF(max_batch), 1, SVC_MAX_BATCH_LIMIT, XSTR(SVC_DEFAULT_MAX_BATCH), "N",
+     "most workloads in one POST /v1/recommendations:batch (413 past it)"},
     {"max_connections", T_UINT, OFF(max_connections), 1, SVC_MAX_CONNECTIONS_LIMIT,
      XSTR(SVC_DEFAULT_MAX_CONNECTIONS), "N",
      "open client connections served; requests on connections past it get 503"},
@@ -79,9 +78,8 @@ static const struct setting settings[] = {
      SVC_MAX_BUFFERED_BYTES_LIMIT, "64MiB", "BYTES",
      "response bodies waiting for slow clients to read them, all requests together (503 with "
      "Retry-After past it)"},
-    {"shutdown_grace_s", T_UINT, OFF(shutdown_grace_s), 0, 3600,
-     XSTR(SVC_DEFAULT_SHUTDOWN_GRACE_S), "SECONDS",
-     "on SIGTERM/SIGINT, how long in-flight requests may take to finish"},
+    {"shutdown_grace_s", T_UINT, OFF(shutdown_grace_s), 0, 3600, XSTR(SVC_DEFAULT_SHUTDOWN_GRACE_S),
+     "SECONDS", "on SIGTERM/SIGINT, how long in-flight requests may take to finish"},
     {"api_keys_file", T_STR, OFF(api_keys_file), 0, 0, "", "FILE",
      "SHA-256 digests of the API keys, one per line; empty = no authentication"},
     {"cors_origins", T_STR, OFF(cors_origins), 0, 0, "", "LIST",
@@ -96,8 +94,8 @@ static const struct setting settings[] = {
      "serve and enforce this contract instead of the built-in openapi.yaml"},
     {"prefer_available", T_BOOL, OFF(prefer_available), 0, 0, "false", "BOOL",
      "default of the workloads' prefer_available (with a probe)"},
-    {"cache_entries", T_UINT, OFF(cache_entries), 0, 1000000, XSTR(SVC_DEFAULT_CACHE_ENTRIES),
-     "N", "recommendation bodies memoised by exact request bytes and rules version; 0 = off"},
+    {"cache_entries", T_UINT, OFF(cache_entries), 0, 1000000, XSTR(SVC_DEFAULT_CACHE_ENTRIES), "N",
+     "recommendation bodies memoised by exact request bytes and rules version; 0 = off"},
     {"cache_max_bytes", T_BYTES, OFF(cache_max_bytes), 0, 1u << 30, "8MiB", "BYTES",
      "memory the recommendation cache may hold"},
     {"probe", T_BOOL, OFF(probe), 0, 0, "false", "BOOL",
@@ -321,7 +319,8 @@ static bool set_value(struct svc_config *cfg, const struct setting *s, const cha
                                            [T_MS] = "duration (N seconds, Nms, Ns, Nm, Nh)"};
         const char *unit = s->type == T_MS ? "ms" : "";
         unsigned long long n = 0;
-        bool ok = s->type == T_MS ? parse_duration_ms(v, &n) : parse_uint(v, &n, s->type == T_BYTES);
+        bool ok =
+            s->type == T_MS ? parse_duration_ms(v, &n) : parse_uint(v, &n, s->type == T_BYTES);
         if (!ok) {
             snprintf(why, whylen, "\"%s\" is not a %s", v, what[s->type]);
             return false;
@@ -428,8 +427,7 @@ static bool apply(struct svc_config *cfg, const struct setting *s, const char *v
     return true;
 }
 
-static bool load_kv(struct svc_config *cfg, const char *path, char *text, char *why,
-                    size_t whylen)
+static bool load_kv(struct svc_config *cfg, const char *path, char *text, char *why, size_t whylen)
 {
     unsigned lineno = 0;
     char where[SVC_CONFIG_STR_MAX + 64];
@@ -521,13 +519,12 @@ static bool load_yaml(struct svc_config *cfg, const char *path, const char *text
             cJSON_ArrayForEach(e, it)
             {
                 if (!cJSON_IsString(e)) {
-                    snprintf(why, whylen, "%s: %s: list items must be strings", where,
-                             it->string);
+                    snprintf(why, whylen, "%s: %s: list items must be strings", where, it->string);
                     ok = false;
                     break;
                 }
-                int w = snprintf(val + n, sizeof(val) - n, "%s%s", n > 0 ? "," : "",
-                                 e->valuestring);
+                int w =
+                    snprintf(val + n, sizeof(val) - n, "%s%s", n > 0 ? "," : "", e->valuestring);
                 if (w < 0 || (size_t)w >= sizeof(val) - n)
                     break;
                 n += (size_t)w;
@@ -626,11 +623,11 @@ static const char *env_lookup(char **envp, const char *name)
     return NULL;
 }
 
-#define OPT_HELP 1000
+#define OPT_HELP   1000
 #define OPT_CONFIG 1001
 
-enum svc_config_result svc_config_load(int argc, char **argv, char **envp,
-                                       struct svc_config *cfg, char *why, size_t whylen)
+enum svc_config_result svc_config_load(int argc, char **argv, char **envp, struct svc_config *cfg,
+                                       char *why, size_t whylen)
 {
     char flag[N_SETTINGS][64];
     struct option opts[N_SETTINGS + 3];
@@ -732,15 +729,16 @@ void svc_config_help(FILE *fp)
             snprintf(arg, sizeof(arg), "--%s[=%s]", fl, s->meta);
         else
             snprintf(arg, sizeof(arg), "--%s %s", fl, s->meta);
-        fprintf(fp, "  %s\n      %s\n      env %s, file key %s, default \"%s\"", arg, s->help,
-                en, s->name, s->dflt);
+        fprintf(fp, "  %s\n      %s\n      env %s, file key %s, default \"%s\"", arg, s->help, en,
+                s->name, s->dflt);
         if (s->type == T_UINT || s->type == T_BYTES)
             fprintf(fp, ", range %lu..%lu", s->min, s->max);
         else if (s->type == T_MS)
             fprintf(fp, ", range %lums..%lums", s->min, s->max);
         fprintf(fp, "\n");
     }
-    fprintf(fp, "  --config FILE\n      configuration file (env %s)\n"
-                "  -h, --help\n      this help\n",
+    fprintf(fp,
+            "  --config FILE\n      configuration file (env %s)\n"
+            "  -h, --help\n      this help\n",
             CONFIG_ENV);
 }

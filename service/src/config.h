@@ -17,42 +17,42 @@
 #include <stdio.h>
 
 /* Defaults of the named limits (docs/operations.md). */
-#define SVC_DEFAULT_LISTEN "127.0.0.1:8080"
-#define SVC_DEFAULT_MAX_BODY_BYTES (1u << 20)
-#define SVC_DEFAULT_MAX_JSON_DEPTH 32
-#define SVC_DEFAULT_MAX_BATCH 100 /* openapi.yaml: BatchRequest.workloads.maxItems */
-#define SVC_DEFAULT_MAX_CONNECTIONS 4096 /* idle slowloris connections (tests/fault) */
-#define SVC_DEFAULT_CONNECTION_TIMEOUT_S 30
+#define SVC_DEFAULT_LISTEN                    "127.0.0.1:8080"
+#define SVC_DEFAULT_MAX_BODY_BYTES            (1u << 20)
+#define SVC_DEFAULT_MAX_JSON_DEPTH            32
+#define SVC_DEFAULT_MAX_BATCH                 100 /* openapi.yaml: BatchRequest.workloads.maxItems */
+#define SVC_DEFAULT_MAX_CONNECTIONS           4096 /* idle slowloris connections (tests/fault) */
+#define SVC_DEFAULT_CONNECTION_TIMEOUT_S      30
 #define SVC_DEFAULT_REQUEST_TIMEOUT_S         60
 #define SVC_DEFAULT_MAX_BUFFERED_BODY_BYTES   (64u << 20)
 #define SVC_DEFAULT_MAX_QUEUED_RESPONSE_BYTES (64u << 20)
-#define SVC_DEFAULT_SHUTDOWN_GRACE_S 30
-#define SVC_DEFAULT_CACHE_ENTRIES 1024
-#define SVC_DEFAULT_CACHE_MAX_BYTES (8u << 20)
+#define SVC_DEFAULT_SHUTDOWN_GRACE_S          30
+#define SVC_DEFAULT_CACHE_ENTRIES             1024
+#define SVC_DEFAULT_CACHE_MAX_BYTES           (8u << 20)
 
 /* Probe intervals and timeouts accepted, in milliseconds. */
 #define SVC_PROBE_INTERVAL_MIN_MS 100u
 #define SVC_PROBE_INTERVAL_MAX_MS 86400000u
 
 /* Hard ceilings a configuration may not pass. */
-#define SVC_MAX_BODY_BYTES_LIMIT (64u << 20)
-#define SVC_MAX_BATCH_LIMIT 10000
-#define SVC_MAX_CONNECTIONS_LIMIT 100000
+#define SVC_MAX_BODY_BYTES_LIMIT     (64u << 20)
+#define SVC_MAX_BATCH_LIMIT          10000
+#define SVC_MAX_CONNECTIONS_LIMIT    100000
 #define SVC_MAX_BUFFERED_BYTES_LIMIT (1u << 31) /* each memory budget: 2 GiB */
-#define SVC_MAX_THREADS 256
+#define SVC_MAX_THREADS              256
 
-#define SVC_CONFIG_STR_MAX 1024
+#define SVC_CONFIG_STR_MAX      1024
 #define SVC_CONFIG_MAX_WARNINGS 16
 
 enum svc_config_source { SVC_SRC_DEFAULT, SVC_SRC_FILE, SVC_SRC_ENV, SVC_SRC_FLAG };
 
 struct svc_config {
-    char listen[SVC_CONFIG_STR_MAX];       /* HOST:PORT; port 0 picks a free one */
-    unsigned threads;                       /* 0 = one per online CPU */
-    char rules[SVC_CONFIG_STR_MAX];        /* rule directory; "" = embedded default */
-    bool rules_watch;                       /* reload when the directory changes */
-    unsigned rules_poll_interval_ms;        /* polling when inotify is unavailable */
-    unsigned rules_debounce_ms;             /* quiet time before a reload */
+    char listen[SVC_CONFIG_STR_MAX]; /* HOST:PORT; port 0 picks a free one */
+    unsigned threads;                /* 0 = one per online CPU */
+    char rules[SVC_CONFIG_STR_MAX];  /* rule directory; "" = embedded default */
+    bool rules_watch;                /* reload when the directory changes */
+    unsigned rules_poll_interval_ms; /* polling when inotify is unavailable */
+    unsigned rules_debounce_ms;      /* quiet time before a reload */
     unsigned max_body_bytes;
     unsigned max_json_depth;
     unsigned max_batch;
@@ -67,22 +67,22 @@ struct svc_config {
     char cors_origins[SVC_CONFIG_STR_MAX];  /* comma-separated, "*" any, "" off */
     unsigned cors_max_age_s;
     bool access_log;
-    char log_level[SVC_CONFIG_STR_MAX];     /* debug | info | warn | error */
-    char openapi_file[SVC_CONFIG_STR_MAX];  /* "" = the built-in contract */
+    char log_level[SVC_CONFIG_STR_MAX];    /* debug | info | warn | error */
+    char openapi_file[SVC_CONFIG_STR_MAX]; /* "" = the built-in contract */
     bool prefer_available;
-    unsigned cache_entries;                 /* memoised recommendation bodies; 0 = off */
+    unsigned cache_entries; /* memoised recommendation bodies; 0 = off */
     unsigned cache_max_bytes;
-    bool probe;                             /* run the accelerator probe */
+    bool probe; /* run the accelerator probe */
     unsigned probe_interval_ms;
-    unsigned probe_timeout_ms;              /* a longer probe is an error */
-    char sysfs_root[SVC_CONFIG_STR_MAX];    /* plays /sys for the probe */
+    unsigned probe_timeout_ms;           /* a longer probe is an error */
+    char sysfs_root[SVC_CONFIG_STR_MAX]; /* plays /sys for the probe */
     char dev_root[SVC_CONFIG_STR_MAX];
     char proc_root[SVC_CONFIG_STR_MAX];
-    char nvml[SVC_CONFIG_STR_MAX];          /* auto | off | library path */
+    char nvml[SVC_CONFIG_STR_MAX]; /* auto | off | library path */
 
     /* Where each setting came from (index: svc_config_setting_count order). */
     enum svc_config_source source[48];
-    char config_file[SVC_CONFIG_STR_MAX];   /* "" when none */
+    char config_file[SVC_CONFIG_STR_MAX]; /* "" when none */
     /* Unknown ACCEL_ADVISOR_* variables and similar: logged, not fatal. */
     char warnings[SVC_CONFIG_MAX_WARNINGS][256];
     size_t n_warnings;
@@ -94,8 +94,8 @@ enum svc_config_result { SVC_CONFIG_OK, SVC_CONFIG_HELP, SVC_CONFIG_ERROR };
  * "NAME=value" strings; NULL means the process environment) and the flags in
  * argv[1..argc) (argv[0] is the command name). SVC_CONFIG_HELP for --help.
  * SVC_CONFIG_ERROR writes one message naming the source to `why`. */
-enum svc_config_result svc_config_load(int argc, char **argv, char **envp,
-                                       struct svc_config *cfg, char *why, size_t whylen);
+enum svc_config_result svc_config_load(int argc, char **argv, char **envp, struct svc_config *cfg,
+                                       char *why, size_t whylen);
 
 /* Print every setting: flag, environment variable, file key, default, meaning. */
 void svc_config_help(FILE *fp);

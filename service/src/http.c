@@ -11,7 +11,7 @@
 #include <openssl/rand.h>
 
 #define GET_HEAD (SVC_METHOD_BIT(SVC_METHOD_GET) | SVC_METHOD_BIT(SVC_METHOD_HEAD))
-#define POST SVC_METHOD_BIT(SVC_METHOD_POST)
+#define POST     SVC_METHOD_BIT(SVC_METHOD_POST)
 
 static const struct {
     const char *path;

@@ -21,9 +21,9 @@ enum svc_route {
     SVC_ROUTE_METRICS,
     SVC_ROUTE_OPENAPI_YAML,
     SVC_ROUTE_OPENAPI_JSON,
-    SVC_ROUTE_PLAYGROUND,   /* GET / (playground.h) */
-    SVC_ROUTE_ASSET,        /* GET /ui/NAME: the playground's assets */
-    SVC_ROUTE_UNMATCHED,    /* any other path (404) */
+    SVC_ROUTE_PLAYGROUND, /* GET / (playground.h) */
+    SVC_ROUTE_ASSET,      /* GET /ui/NAME: the playground's assets */
+    SVC_ROUTE_UNMATCHED,  /* any other path (404) */
     SVC_ROUTE_COUNT
 };
 
@@ -44,7 +44,7 @@ enum svc_method {
 #define SVC_ASSET_PREFIX "/ui/"
 
 /* Longest request id accepted from a client, and the generated form (32 hex). */
-#define SVC_REQUEST_ID_MAX 64
+#define SVC_REQUEST_ID_MAX           64
 #define SVC_REQUEST_ID_GENERATED_LEN 32
 
 /* The route of `path` (the URL path without the query): an exact match, or

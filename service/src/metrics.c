@@ -9,7 +9,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-
 static const int codes[SVC_METRICS_CODE_COUNT] = SVC_METRICS_CODES;
 static const double buckets[SVC_METRICS_BUCKET_COUNT] = SVC_METRICS_BUCKETS;
 static const double explain_buckets[SVC_METRICS_EXPLAIN_BUCKET_COUNT] = SVC_METRICS_EXPLAIN_BUCKETS;
@@ -125,8 +124,7 @@ void svc_process_stats_read(struct svc_process_stats *out)
                 while (fgets(line, sizeof(line), st) != NULL) {
                     unsigned long long btime = 0;
                     if (sscanf(line, "btime %llu", &btime) == 1) {
-                        out->start_time_seconds =
-                            (double)btime + (double)start / (double)ticks;
+                        out->start_time_seconds = (double)btime + (double)start / (double)ticks;
                         break;
                     }
                 }
@@ -302,18 +300,18 @@ static void probe_device_counts(struct out *o, const struct probe_snapshot *snap
         char v[64], m[128];
         label_value(v, sizeof(v), d->vendor);
         label_value(m, sizeof(m), model);
-        put(o, "accel_advisor_probe_devices{vendor=\"%s\",model=\"%s\",state=\"attached\"} %u\n",
-            v, m, n);
-        put(o, "accel_advisor_probe_devices{vendor=\"%s\",model=\"%s\",state=\"free\"} %u\n", v,
-            m, n_free);
+        put(o, "accel_advisor_probe_devices{vendor=\"%s\",model=\"%s\",state=\"attached\"} %u\n", v,
+            m, n);
+        put(o, "accel_advisor_probe_devices{vendor=\"%s\",model=\"%s\",state=\"free\"} %u\n", v, m,
+            n_free);
     }
 }
 
 /* One gauge per device, for the devices where the figure is known. */
 enum probe_gauge { G_MEM_TOTAL, G_MEM_USED, G_UTIL, G_UP };
 
-static void probe_device_gauge(struct out *o, const struct probe_snapshot *snap,
-                               enum probe_gauge g, const char *name, const char *help)
+static void probe_device_gauge(struct out *o, const struct probe_snapshot *snap, enum probe_gauge g,
+                               const char *name, const char *help)
 {
     family(o, name, "gauge", help);
     for (size_t i = 0; i < snap->n_devices; i++) {
@@ -435,12 +433,12 @@ static void process_metrics(struct out *o)
         double value;
         int decimals;
     } rows[] = {
-        {"process_cpu_seconds_total", "counter",
-         "Total user and system CPU time spent in seconds.", ps.cpu_seconds, 2},
+        {"process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.",
+         ps.cpu_seconds, 2},
         {"process_open_fds", "gauge", "Number of open file descriptors.", ps.open_fds, 0},
         {"process_max_fds", "gauge", "Maximum number of open file descriptors.", ps.max_fds, 0},
-        {"process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.",
-         ps.virtual_bytes, 0},
+        {"process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", ps.virtual_bytes,
+         0},
         {"process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
          ps.resident_bytes, 0},
         {"process_start_time_seconds", "gauge",
@@ -468,8 +466,8 @@ char *svc_metrics_render(const struct svc_metrics *m, const struct svc_metrics_i
     label_value(v1, sizeof(v1), info->version);
     label_value(v2, sizeof(v2), info->contract_version);
     label_value(v3, sizeof(v3), info->mhd_version);
-    put(&o, "accel_advisor_build_info{version=\"%s\",contract=\"%s\",libmicrohttpd=\"%s\"} 1\n",
-        v1, v2, v3);
+    put(&o, "accel_advisor_build_info{version=\"%s\",contract=\"%s\",libmicrohttpd=\"%s\"} 1\n", v1,
+        v2, v3);
 
     family(&o, "accel_advisor_rules_info", "gauge",
            "The rule set serving requests: its version (SHA-256) and origin; always 1.");

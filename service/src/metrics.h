@@ -116,8 +116,8 @@ struct svc_metrics_info {
     bool cache_enabled;
     size_t cache_entries;
     size_t cache_bytes;
-    const struct svc_probe_status *probe;   /* NULL when the probe is off */
-    const struct probe_snapshot *snapshot;  /* latest; NULL before the first */
+    const struct svc_probe_status *probe;  /* NULL when the probe is off */
+    const struct probe_snapshot *snapshot; /* latest; NULL before the first */
 };
 
 /* The process metrics of Linux's /proc/self. Fields are -1 when unknown. */

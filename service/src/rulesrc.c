@@ -7,7 +7,6 @@
 
 #include "dc/embedded.h"
 
-
 enum dc_status svc_ruleset_load(const char *dir, dc_ruleset **out, struct dc_diags *diags)
 {
     if (dir != NULL)
@@ -26,8 +25,7 @@ void svc_print_diags(FILE *fp, const struct dc_diags *diags)
         fprintf(fp, "(more problems not shown: limit of %d reached)\n", DC_RULESET_MAX_DIAGS);
 }
 
-int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *why,
-                   size_t whylen)
+int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *why, size_t whylen)
 {
     *out = NULL;
     *len = 0;

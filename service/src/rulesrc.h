@@ -21,7 +21,6 @@ void svc_print_diags(FILE *fp, const struct dc_diags *diags);
 /* Read `path` ("-" is stdin) up to `max` bytes into a NUL-terminated buffer
  * (owned by the caller, free()). On failure returns non-zero and writes a
  * message to `why`. */
-int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *why,
-                   size_t whylen);
+int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *why, size_t whylen);
 
 #endif

@@ -38,7 +38,6 @@
 #include "log.h"
 #include "server_internal.h"
 
-
 #ifndef AA_VERSION
 #define AA_VERSION "0.0.0"
 #endif
@@ -57,9 +56,9 @@
 /* Descriptors the server keeps for itself beside its connections (listener,
  * epoll and wake-up descriptors of every worker, rules files, inotify, probe). */
 #define FD_RESERVE(threads) (64u + 4u * (threads))
-#define RETRY_AFTER_S "1"
+#define RETRY_AFTER_S       "1"
 
-#define JSON_TYPE "application/json"
+#define JSON_TYPE      "application/json"
 #define ALLOW_HEADERS  "Authorization, Content-Type, X-Request-Id, If-None-Match, traceparent"
 #define EXPOSE_HEADERS "X-Request-Id, Retry-After, ETag, traceparent"
 
@@ -78,21 +77,21 @@ struct req {
     size_t resp_reserved; /* of the queued-response budget (max_queued_response_bytes) */
     bool too_large;
     bool over_budget; /* a chunked body outgrew the buffered-body budget */
-    bool checked; /* the header checks ran */
-    bool started; /* the access handler saw the request (counted in flight) */
+    bool checked;     /* the header checks ran */
+    bool started;     /* the access handler saw the request (counted in flight) */
     bool over_limit;
     bool admin; /* on the admin listener: /healthz, /readyz, /metrics only */
     bool close; /* answer with Connection: close (its framing was refused) */
     bool cors;
     struct MHD_Connection *mhd;
-    struct svc_conn *conn;      /* the connection's context (its deadline) */
-    const char *target_problem; /* why the raw request target is refused, or NULL */
-    const char *origin; /* view into libmicrohttpd's header storage */
+    struct svc_conn *conn;         /* the connection's context (its deadline) */
+    const char *target_problem;    /* why the raw request target is refused, or NULL */
+    const char *origin;            /* view into libmicrohttpd's header storage */
     const struct svc_asset *asset; /* GET / and /ui/NAME: the playground's file */
-    dc_ruleset *rs;     /* a reference held for the request's whole life */
-    char cache_version[64 + 24]; /* rules version "/" probe generation; "" when unused */
-    struct svc_trace trace;      /* W3C trace context: the caller's trace, our span */
-    char etag[SVC_ETAG_SIZE];    /* the 200's ETag on routes that have one; "" otherwise */
+    dc_ruleset *rs;                /* a reference held for the request's whole life */
+    char cache_version[64 + 24];   /* rules version "/" probe generation; "" when unused */
+    struct svc_trace trace;        /* W3C trace context: the caller's trace, our span */
+    char etag[SVC_ETAG_SIZE];      /* the 200's ETag on routes that have one; "" otherwise */
 };
 
 struct hdr {
@@ -205,8 +204,8 @@ static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct r
     if (r->cors) {
         bool any = strcmp(s->cfg.cors_origins, "*") == 0;
         ok = ok &&
-             MHD_add_response_header(resp, "Access-Control-Allow-Origin",
-                                     any ? "*" : r->origin) == MHD_YES &&
+             MHD_add_response_header(resp, "Access-Control-Allow-Origin", any ? "*" : r->origin) ==
+                 MHD_YES &&
              MHD_add_response_header(resp, "Access-Control-Expose-Headers", EXPOSE_HEADERS) ==
                  MHD_YES;
         if (!any)
@@ -228,7 +227,7 @@ static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct r
     if (res == MHD_YES) {
         r->status = status;
         r->bytes = status == 304 ? 0 : len; /* a 304 sends none of the body it stands for */
-        svc__conn_received(r->conn); /* the rest of an early-answered body is never read */
+        svc__conn_received(r->conn);        /* the rest of an early-answered body is never read */
     }
     return res;
 }
@@ -246,9 +245,8 @@ static enum MHD_Result respond_json(svc_server *s, struct MHD_Connection *c, str
     return respond(s, c, r, status, ctype, text, len, BODY_MALLOC, extra);
 }
 
-static enum MHD_Result respond_problem_json(svc_server *s, struct MHD_Connection *c,
-                                            struct req *r, cJSON *problem,
-                                            const struct hdr *extra)
+static enum MHD_Result respond_problem_json(svc_server *s, struct MHD_Connection *c, struct req *r,
+                                            cJSON *problem, const struct hdr *extra)
 {
     if (problem == NULL)
         return MHD_NO;
@@ -308,9 +306,8 @@ static cJSON *parse_body(svc_server *s, struct MHD_Connection *c, struct req *r,
     struct dc_error err;
     cJSON *root = NULL;
     dc_error_clear(&err);
-    enum api_json_error e =
-        api_json_parse(r->body != NULL ? r->body : "", r->body_len, s->cfg.max_json_depth, &root,
-                       &err);
+    enum api_json_error e = api_json_parse(r->body != NULL ? r->body : "", r->body_len,
+                                           s->cfg.max_json_depth, &root, &err);
     if (e == API_JSON_OK)
         return root;
     if (e == API_JSON_NOMEM) {
@@ -353,8 +350,8 @@ static cJSON *core_problem(const struct req *r, const struct dc_error *err, cons
 {
     char ptr[DC_ERROR_WHERE_MAX + 64];
     snprintf(ptr, sizeof(ptr), "%s%s", prefix, err->where);
-    cJSON *p = api_problem_new(400, API_PROBLEM_VALIDATION, "The workload is not valid", err->msg,
-                               r->id);
+    cJSON *p =
+        api_problem_new(400, API_PROBLEM_VALIDATION, "The workload is not valid", err->msg, r->id);
     if (p != NULL && api_problem_add_error(p, ptr, err->msg) != DC_OK) {
         cJSON_Delete(p);
         return NULL;
@@ -424,8 +421,7 @@ static enum dc_status recommend_one(svc_server *s, struct req *r, const cJSON *w
         /* With a probe every candidate carries its availability: none is
          * attached until the first snapshot is in. */
         const struct probe_snapshot *snap = svc__probe_get(s);
-        enum dc_status arc =
-            svc_inventory_availability(r->rs, snap, &avail, &opts.n_availability);
+        enum dc_status arc = svc_inventory_availability(r->rs, snap, &avail, &opts.n_availability);
         probe_snapshot_release(snap);
         if (arc != DC_OK) {
             snprintf(why, whylen, "availability: %s", dc_status_name(arc));
@@ -479,10 +475,9 @@ static enum MHD_Result respond_recommendation(svc_server *s, struct MHD_Connecti
     size_t off = sizeof(lead) - 1;
     if (s->cache != NULL && cacheable && len > off + idl && memcmp(text, lead, off) == 0 &&
         memcmp(text + off, r->id, idl) == 0 && text[off + idl] == '"')
-        svc_cache_put(s->cache, r->cache_version[0] != '\0' ? r->cache_version
-                                                             : dc_ruleset_version(r->rs),
-                      r->body != NULL ? r->body : "",
-                      r->body_len, text, len, off, idl, family);
+        svc_cache_put(s->cache,
+                      r->cache_version[0] != '\0' ? r->cache_version : dc_ruleset_version(r->rs),
+                      r->body != NULL ? r->body : "", r->body_len, text, len, off, idl, family);
     return respond(s, c, r, 200, JSON_TYPE, text, len, BODY_MALLOC, NULL);
 }
 
@@ -507,9 +502,8 @@ static enum MHD_Result handle_recommend(svc_server *s, struct MHD_Connection *c,
     if (s->cache != NULL) {
         size_t len = 0;
         unsigned family = 0;
-        char *hit = svc_cache_get(s->cache, cache_version(s, r),
-                                  r->body != NULL ? r->body : "", r->body_len, r->id, &len,
-                                  &family);
+        char *hit = svc_cache_get(s->cache, cache_version(s, r), r->body != NULL ? r->body : "",
+                                  r->body_len, r->id, &len, &family);
         if (hit != NULL) {
             atomic_fetch_add_explicit(&s->metrics.cache_hits, 1, memory_order_relaxed);
             svc_metrics_recommendation(&s->metrics, family);
@@ -762,8 +756,7 @@ static enum MHD_Result handle_accelerators(svc_server *s, struct MHD_Connection 
         struct api_schema_result vr = {0};
         struct dc_error err;
         dc_error_clear(&err);
-        if (v == NULL ||
-            api_schema_validate(ps->items[i].schema, v, 4, &vr, &err) != DC_OK) {
+        if (v == NULL || api_schema_validate(ps->items[i].schema, v, 4, &vr, &err) != DC_OK) {
             q.oom = true;
         } else if (!vr.valid) {
             char msg[256];
@@ -871,15 +864,15 @@ static enum MHD_Result handle_inventory(svc_server *s, struct MHD_Connection *c,
     if (!ok)
         cJSON_Delete(p);
     /* Stale: no snapshot has been published for a whole interval plus the timeout. */
-    ok = ok && cJSON_AddNumberToObject(p, "interval_seconds", ps.interval_seconds) != NULL &&
-         cJSON_AddNumberToObject(p, "timeout_seconds", ps.timeout_seconds) != NULL &&
-         cJSON_AddNumberToObject(p, "runs", (double)ps.stats.runs) != NULL &&
-         cJSON_AddNumberToObject(p, "in_progress_seconds",
-                                 ps.stats.busy ? ps.stats.busy_seconds : 0.0) != NULL &&
-         cJSON_AddBoolToObject(p, "stuck", ps.stuck) != NULL &&
-         cJSON_AddBoolToObject(p, "stale", age > ps.interval_seconds + ps.timeout_seconds) !=
-             NULL &&
-         cJSON_AddStringToObject(o, "request_id", r->id) != NULL;
+    ok =
+        ok && cJSON_AddNumberToObject(p, "interval_seconds", ps.interval_seconds) != NULL &&
+        cJSON_AddNumberToObject(p, "timeout_seconds", ps.timeout_seconds) != NULL &&
+        cJSON_AddNumberToObject(p, "runs", (double)ps.stats.runs) != NULL &&
+        cJSON_AddNumberToObject(p, "in_progress_seconds",
+                                ps.stats.busy ? ps.stats.busy_seconds : 0.0) != NULL &&
+        cJSON_AddBoolToObject(p, "stuck", ps.stuck) != NULL &&
+        cJSON_AddBoolToObject(p, "stale", age > ps.interval_seconds + ps.timeout_seconds) != NULL &&
+        cJSON_AddStringToObject(o, "request_id", r->id) != NULL;
     if (!ok) {
         cJSON_Delete(o);
         return respond_internal(s, c, r, "inventory", "out of memory");
@@ -916,8 +909,8 @@ static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, s
     dc_ruleset_release(rs);
     if (text == NULL)
         return respond_internal(s, c, r, "metrics", "out of memory");
-    return respond(s, c, r, 200, "text/plain; version=0.0.4; charset=utf-8", text, len,
-                   BODY_MALLOC, NULL);
+    return respond(s, c, r, 200, "text/plain; version=0.0.4; charset=utf-8", text, len, BODY_MALLOC,
+                   NULL);
 }
 
 /* GET / and its assets: embedded bytes under the page's security headers,
@@ -1051,8 +1044,7 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
     char allow[64];
     if (r->over_limit) {
         *res = respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, "Too many connections",
-                               "the server is at its connection limit; retry shortly",
-                               retry_after);
+                               "the server is at its connection limit; retry shortly", retry_after);
         return true;
     }
     if (r->route == SVC_ROUTE_UNMATCHED ||
@@ -1074,8 +1066,8 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
         return true;
     }
     if (svc_route_protected(r->route) && !authorized(s, c)) {
-        const struct hdr h[] = {{MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"accel-advisor\""},
-                                {NULL, NULL}};
+        const struct hdr h[] = {
+            {MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"accel-advisor\""}, {NULL, NULL}};
         *res = respond_problem(s, c, r, 401, API_PROBLEM_UNAUTHORIZED, "Unauthorized",
                                "send a valid API key as Authorization: Bearer KEY", h);
         return true;
@@ -1089,17 +1081,16 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
         }
     }
     if (r->method == SVC_METHOD_POST) {
-        const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                                     MHD_HTTP_HEADER_CONTENT_TYPE);
+        const char *ct =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
         if (svc_content_type_classify(ct) != SVC_CTYPE_JSON) {
             *res = respond_problem(s, c, r, 415, API_PROBLEM_UNSUPPORTED_MEDIA_TYPE,
                                    "Unsupported Media Type",
-                                   "send the body as Content-Type: application/json (UTF-8)",
-                                   NULL);
+                                   "send the body as Content-Type: application/json (UTF-8)", NULL);
             return true;
         }
-        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+        const char *cl =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl != NULL) {
             char *end = NULL;
             errno = 0;
@@ -1284,9 +1275,8 @@ static enum MHD_Result take_body(svc_server *s, struct req *r, const char *data,
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **req_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **req_cls)
 {
     svc_server *s = cls;
     struct req *r = *req_cls;
@@ -1487,8 +1477,8 @@ static int load_contract(svc_server *s, char *why, size_t whylen)
         snprintf(why, whylen, "the contract's digest: out of memory");
         return -1;
     }
-    rc = api_contract_query_params(s->contract, "/v1/accelerators", "get",
-                                   &s->accelerator_params, &err);
+    rc = api_contract_query_params(s->contract, "/v1/accelerators", "get", &s->accelerator_params,
+                                   &err);
     if (rc != DC_OK) {
         snprintf(why, whylen, "the contract's GET /v1/accelerators: %s", err.msg);
         return -1;
@@ -1520,8 +1510,8 @@ static void fit_descriptor_limit(svc_server *s)
     rlim_t need = (rlim_t)want + OVERFLOW_MARGIN(want) + reserve;
     if (rl.rlim_cur == RLIM_INFINITY || need <= rl.rlim_cur)
         return;
-    unsigned fit = rl.rlim_cur > reserve + 17 ? (unsigned)((rl.rlim_cur - reserve - 16) * 8 / 9)
-                                              : 1;
+    unsigned fit =
+        rl.rlim_cur > reserve + 17 ? (unsigned)((rl.rlim_cur - reserve - 16) * 8 / 9) : 1;
     while (fit > 1 && (rlim_t)fit + OVERFLOW_MARGIN(fit) + reserve > rl.rlim_cur)
         fit--;
     s->cfg.max_connections = fit < want ? fit : want;

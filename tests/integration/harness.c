@@ -31,7 +31,6 @@
 #include "api/schema.h"
 #include "dc/embedded.h"
 
-
 const char *h_binary;
 const char *h_source_dir;
 
@@ -594,7 +593,8 @@ static const api_schema *schema_at(const char *entry)
         }
     }
     api_schema *sch = NULL;
-    if (n_compiled == 64 || api_schema_compile(api_contract_root(contract), entry, &sch, &err) != DC_OK)
+    if (n_compiled == 64 ||
+        api_schema_compile(api_contract_root(contract), entry, &sch, &err) != DC_OK)
         fail_msg("cannot compile %s: %s", entry, err.msg);
     snprintf(compiled[n_compiled].entry, sizeof(compiled[0].entry), "%s", entry);
     compiled[n_compiled++].schema = sch;
@@ -962,8 +962,8 @@ const char *str_field(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-void expect_problem(const struct resp *r, long status, const char *type,
-                           const char *method, const char *path)
+void expect_problem(const struct resp *r, long status, const char *type, const char *method,
+                    const char *path)
 {
     char ct[128];
     if (r->status != status)
@@ -995,8 +995,8 @@ int harness_init(int argc, char **argv)
     return 0;
 }
 
-int harness_run(const char *name, const struct CMUnitTest *tests, size_t n,
-                CMFixtureFunction setup, CMFixtureFunction teardown)
+int harness_run(const char *name, const struct CMUnitTest *tests, size_t n, CMFixtureFunction setup,
+                CMFixtureFunction teardown)
 {
     int failed = _cmocka_run_group_tests(name, tests, n, setup, teardown);
     curl_global_cleanup();

@@ -46,10 +46,10 @@ extern const char *h_source_dir;
  * or 2 after printing the usage. */
 int harness_init(int argc, char **argv);
 /* Run a cmocka group and stop libcurl; returns the number of failed tests. */
-#define HARNESS_RUN(name, tests, setup, teardown)                                          \
+#define HARNESS_RUN(name, tests, setup, teardown)                                                  \
     harness_run(name, tests, sizeof(tests) / sizeof((tests)[0]), setup, teardown)
-int harness_run(const char *name, const struct CMUnitTest *tests, size_t n,
-                CMFixtureFunction setup, CMFixtureFunction teardown);
+int harness_run(const char *name, const struct CMUnitTest *tests, size_t n, CMFixtureFunction setup,
+                CMFixtureFunction teardown);
 
 /* Start `serve --listen 127.0.0.1:0` with extra arguments (NULL-terminated; may
  * be NULL). Returns 0 once the server logged its port, -1 if it exited or did

@@ -67,8 +67,7 @@ static void test_recommend_examples(void **state)
         assert_string_equal(str_field(j, "request_id"), id);
         assert_int_equal(strlen(id), 32);
         assert_string_equal(str_field(j, "rules_version"), str_field(rj, "rules_version"));
-        assert_true(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "recommendations")) >
-                    0);
+        assert_true(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "recommendations")) > 0);
         cJSON_Delete(j);
         resp_free(&r);
         free(body);
@@ -83,9 +82,9 @@ static void test_request_ids(void **state)
     const char *body = "{\"task\":\"inference\",\"model\":{\"parameters\":7e9}}";
     static const char *const good[] = {"X-Request-Id: trace-42.a:b_c", NULL};
     struct resp r;
-    assert_int_equal(http(&srv, "POST", "/v1/recommendations", "application/json", body,
-                          strlen(body), good, &r),
-                     0);
+    assert_int_equal(
+        http(&srv, "POST", "/v1/recommendations", "application/json", body, strlen(body), good, &r),
+        0);
     assert_int_equal(r.status, 200);
     char id[128];
     assert_true(resp_header(&r, "X-Request-Id", id, sizeof(id)));
@@ -129,14 +128,12 @@ static void test_batch(void **state)
     cJSON *j = resp_json(&r);
     cJSON *results = cJSON_GetObjectItemCaseSensitive(j, "results");
     assert_int_equal(cJSON_GetArraySize(results), 3);
-    assert_int_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(results, 0), "status")
-                         ->valueint,
-                     200);
+    assert_int_equal(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(results, 0), "status")->valueint, 200);
     cJSON *second = cJSON_GetArrayItem(results, 1);
     assert_int_equal(cJSON_GetObjectItemCaseSensitive(second, "status")->valueint, 400);
-    cJSON *errs =
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(second, "problem"),
-                                         "errors");
+    cJSON *errs = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(second, "problem"), "errors");
     assert_int_equal(cJSON_GetArraySize(errs), 2);
     /* Pointers are into the whole request body. */
     bool saw_param = false, saw_colour = false;
@@ -148,9 +145,8 @@ static void test_batch(void **state)
                       strcmp(str_field(e, "pointer"), "/workloads/1") == 0;
     }
     assert_true(saw_param && saw_colour);
-    assert_int_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(results, 2), "status")
-                         ->valueint,
-                     400);
+    assert_int_equal(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(results, 2), "status")->valueint, 400);
     cJSON_Delete(j);
     resp_free(&r);
 
@@ -501,14 +497,14 @@ static void test_400(void **state)
     const char *trailing = "{\"task\":\"inference\",\"model\":{\"parameters\":1}} x";
     post_expect(trailing, strlen(trailing), 400, "tag:accel-advisor,2025:malformed-json", NULL);
     post_expect("", 0, 400, "tag:accel-advisor,2025:malformed-json", NULL);
-    const char bad_utf8[] = "{\"task\":\"inference\",\"name\":\"\xc3\x28\",\"model\":{\"parameters\":1}}";
+    const char bad_utf8[] =
+        "{\"task\":\"inference\",\"name\":\"\xc3\x28\",\"model\":{\"parameters\":1}}";
     post_expect(bad_utf8, sizeof(bad_utf8) - 1, 400, "tag:accel-advisor,2025:invalid-utf8", NULL);
     /* An escaped NUL is JSON (RFC 8259) but would cut a C string short. */
     const char *nul = "{\"task\":\"training\\u0000x\",\"model\":{\"parameters\":1}}";
     post_expect(nul, strlen(nul), 400, "tag:accel-advisor,2025:nul-in-string", "");
     const char *dup = "{\"task\":\"inference\",\"model\":{\"parameters\":1,\"parameters\":2}}";
-    post_expect(dup, strlen(dup), 400, "tag:accel-advisor,2025:duplicate-key",
-                "/model/parameters");
+    post_expect(dup, strlen(dup), 400, "tag:accel-advisor,2025:duplicate-key", "/model/parameters");
     char deep[200];
     size_t n = 0;
     n += (size_t)snprintf(deep + n, sizeof(deep) - n, "{\"task\":");
@@ -565,9 +561,8 @@ static void test_415(void **state)
                                         "application/x-www-form-urlencoded", NULL};
     struct resp r;
     for (size_t i = 0; i < 4; i++) {
-        assert_int_equal(http(&srv, "POST", "/v1/recommendations", types[i], body, strlen(body),
-                              NULL, &r),
-                         0);
+        assert_int_equal(
+            http(&srv, "POST", "/v1/recommendations", types[i], body, strlen(body), NULL, &r), 0);
         expect_problem(&r, 415, "tag:accel-advisor,2025:unsupported-media-type", "POST",
                        "/v1/recommendations");
         resp_free(&r);
@@ -603,8 +598,10 @@ static void test_cache(void **state)
     resp_free(&b);
     struct resp m;
     assert_int_equal(http_get(&srv, "/metrics", &m), 0);
-    assert_non_null(strstr(m.body, "accel_advisor_recommendation_cache_requests_total{result=\"hit\"}"));
-    assert_null(strstr(m.body, "accel_advisor_recommendation_cache_requests_total{result=\"hit\"} 0\n"));
+    assert_non_null(
+        strstr(m.body, "accel_advisor_recommendation_cache_requests_total{result=\"hit\"}"));
+    assert_null(
+        strstr(m.body, "accel_advisor_recommendation_cache_requests_total{result=\"hit\"} 0\n"));
     resp_free(&m);
 }
 
@@ -694,17 +691,16 @@ static void test_401(void **state)
     /* POST with a body: refused before the body is read. */
     const char *body = "{\"task\":\"inference\",\"model\":{\"parameters\":1}}";
     assert_int_equal(http_post_json(&s, "/v1/recommendations", body, &r), 0);
-    expect_problem(&r, 401, "tag:accel-advisor,2025:unauthorized", "POST",
-                   "/v1/recommendations");
+    expect_problem(&r, 401, "tag:accel-advisor,2025:unauthorized", "POST", "/v1/recommendations");
     resp_free(&r);
     static const char *const right[] = {"Authorization: Bearer s3cret-key", NULL};
     assert_int_equal(http(&s, "GET", "/v1/rules", NULL, NULL, 0, right, &r), 0);
     assert_int_equal(r.status, 200);
     resp_free(&r);
     static const char *const right2[] = {"Authorization: bearer other-key", NULL};
-    assert_int_equal(http(&s, "POST", "/v1/recommendations", "application/json", body,
-                          strlen(body), right2, &r),
-                     0);
+    assert_int_equal(
+        http(&s, "POST", "/v1/recommendations", "application/json", body, strlen(body), right2, &r),
+        0);
     assert_int_equal(r.status, 200);
     resp_free(&r);
     /* Health, readiness, metrics, the contract and the playground stay open (the
@@ -721,7 +717,8 @@ static void test_401(void **state)
     assert_int_equal(write_file(keys, text, strlen(text)), 0);
     size_t mark = server_log_len(&s);
     kill(s.pid, SIGHUP);
-    assert_true(server_log_wait(&s, mark, "\"event\":\"api_keys_reload\",\"result\":\"success\",\"keys\":1", 5000));
+    assert_true(server_log_wait(
+        &s, mark, "\"event\":\"api_keys_reload\",\"result\":\"success\",\"keys\":1", 5000));
     assert_int_equal(http(&s, "GET", "/v1/rules", NULL, NULL, 0, right, &r), 0);
     assert_int_equal(r.status, 401); /* s3cret-key was removed */
     resp_free(&r);
@@ -732,7 +729,8 @@ static void test_401(void **state)
     assert_int_equal(write_file(keys, "not a digest\n", 13), 0);
     mark = server_log_len(&s);
     kill(s.pid, SIGHUP);
-    assert_true(server_log_wait(&s, mark, "\"event\":\"api_keys_reload\",\"result\":\"failure\"", 5000));
+    assert_true(
+        server_log_wait(&s, mark, "\"event\":\"api_keys_reload\",\"result\":\"failure\"", 5000));
     assert_int_equal(http(&s, "GET", "/v1/rules", NULL, NULL, 0, right2, &r), 0);
     assert_int_equal(r.status, 200);
     resp_free(&r);
@@ -756,24 +754,20 @@ static void test_413(void **state)
     memcpy(big, w, strlen(w));
     struct resp r;
     /* Announced by Content-Length: refused before the body is read. */
-    assert_int_equal(http(&s, "POST", "/v1/recommendations", "application/json", big,
-                          sizeof(big), NULL, &r),
-                     0);
-    expect_problem(&r, 413, "tag:accel-advisor,2025:body-too-large", "POST",
-                   "/v1/recommendations");
+    assert_int_equal(
+        http(&s, "POST", "/v1/recommendations", "application/json", big, sizeof(big), NULL, &r), 0);
+    expect_problem(&r, 413, "tag:accel-advisor,2025:body-too-large", "POST", "/v1/recommendations");
     resp_free(&r);
     /* Chunked (no Content-Length): refused once it passes the limit. */
     static const char *const chunked[] = {"Transfer-Encoding: chunked", NULL};
-    assert_int_equal(http(&s, "POST", "/v1/recommendations", "application/json", big,
-                          sizeof(big), chunked, &r),
-                     0);
-    expect_problem(&r, 413, "tag:accel-advisor,2025:body-too-large", "POST",
-                   "/v1/recommendations");
+    assert_int_equal(
+        http(&s, "POST", "/v1/recommendations", "application/json", big, sizeof(big), chunked, &r),
+        0);
+    expect_problem(&r, 413, "tag:accel-advisor,2025:body-too-large", "POST", "/v1/recommendations");
     resp_free(&r);
     /* Within the limit: fine (trailing whitespace is allowed JSON). */
-    assert_int_equal(http(&s, "POST", "/v1/recommendations", "application/json", big, 1000,
-                          NULL, &r),
-                     0);
+    assert_int_equal(
+        http(&s, "POST", "/v1/recommendations", "application/json", big, 1000, NULL, &r), 0);
     if (r.status != 200)
         fprintf(stderr, "%s\n", r.body);
     assert_int_equal(r.status, 200);
@@ -827,8 +821,8 @@ static void test_503_connections(void **state)
 static void test_cors(void **state)
 {
     (void)state;
-    static const char *const args[] = {"--cors-origins", "https://portal.example, https://b.example",
-                                       NULL};
+    static const char *const args[] = {"--cors-origins",
+                                       "https://portal.example, https://b.example", NULL};
     struct server s;
     assert_int_equal(server_start(&s, args), 0);
     struct resp r;
@@ -897,7 +891,8 @@ static void test_openapi_file_drives_validation(void **state)
     size_t len = 0;
     char *yaml = read_file(path, &len);
     assert_non_null(yaml);
-    const char *from = "minLength: 1\n          maxLength: 128\n          description: An optional label";
+    const char *from =
+        "minLength: 1\n          maxLength: 128\n          description: An optional label";
     char *p = strstr(yaml, from);
     assert_non_null(p);
     memcpy(strstr(p, "128"), "5  ", 3);
@@ -909,7 +904,8 @@ static void test_openapi_file_drives_validation(void **state)
     const char *const args[] = {"--openapi-file", mod, NULL};
     struct server s;
     assert_int_equal(server_start(&s, args), 0);
-    const char *body = "{\"name\":\"longer-than-five\",\"task\":\"inference\",\"model\":{\"parameters\":1}}";
+    const char *body =
+        "{\"name\":\"longer-than-five\",\"task\":\"inference\",\"model\":{\"parameters\":1}}";
     struct resp r;
     assert_int_equal(http_post_json(&s, "/v1/recommendations", body, &r), 0);
     assert_int_equal(r.status, 400);

@@ -38,12 +38,11 @@ DC_API DC_NODISCARD enum dc_status api_result_to_json(const struct dc_result *re
 
 /* One catalog entry as the Accelerator schema. */
 DC_API DC_NODISCARD enum dc_status api_accelerator_to_json(const struct dc_accelerator *acc,
-                                                          cJSON **out);
+                                                           cJSON **out);
 
 /* {"rules_version": ..., "accelerators": [...]} filtered. */
-DC_API DC_NODISCARD enum dc_status api_catalog_to_json(const dc_ruleset *rs,
-                                                      const struct api_catalog_filter *filter,
-                                                      cJSON **out);
+DC_API DC_NODISCARD enum dc_status
+api_catalog_to_json(const dc_ruleset *rs, const struct api_catalog_filter *filter, cJSON **out);
 
 /* {"rules_version": ..., "origin": ..., "count": n, "rules": [{id, description, message,
  * source, fact, file, line, when}]}. */

@@ -21,8 +21,8 @@
 #include "dc/embedded.h"
 
 /* Named limits on request bodies (the server's defaults; every one is configurable). */
-#define API_JSON_DEPTH_DEFAULT 32  /* nesting of arrays and objects */
-#define API_JSON_DEPTH_MAX 256     /* the most a configuration may allow */
+#define API_JSON_DEPTH_DEFAULT    32  /* nesting of arrays and objects */
+#define API_JSON_DEPTH_MAX        256 /* the most a configuration may allow */
 #define API_VALIDATION_MAX_ERRORS 100 /* violations listed in one 400 */
 #define API_JSON_NUMBER_MAX_CHARS 63  /* longest number literal (cJSON's own buffer) */
 
@@ -31,7 +31,7 @@
 
 /* Entry points of the request schemas compiled at load. */
 #define API_SCHEMA_WORKLOAD "#/components/schemas/Workload"
-#define API_SCHEMA_BATCH "#/components/schemas/BatchRequest"
+#define API_SCHEMA_BATCH    "#/components/schemas/BatchRequest"
 
 typedef struct api_contract api_contract; /* opaque, immutable once loaded */
 
@@ -40,15 +40,15 @@ typedef struct api_contract api_contract; /* opaque, immutable once loaded */
  * (api_contract_free). Errors: DC_EINVAL, DC_EPARSE (YAML, or not an OpenAPI
  * 3.1 document), DC_ENOMEM, and those of api_schema_compile (a request schema
  * missing or malformed); err->where says where. Thread-safe. */
-DC_API DC_NODISCARD enum dc_status api_contract_load(const char *yaml, size_t len,
-                                                    const char *name, api_contract **out,
-                                                    struct dc_error *err);
+DC_API DC_NODISCARD enum dc_status api_contract_load(const char *yaml, size_t len, const char *name,
+                                                     api_contract **out, struct dc_error *err);
 
 /* Load the contract built into the binary (the embedded "openapi.yaml" of
  * `files`, a table ending with a NULL name; borrowed). DC_ENOTFOUND when the
  * table has no contract. Otherwise as api_contract_load. */
-DC_API DC_NODISCARD enum dc_status api_contract_load_embedded(
-    const struct aa_embedded_file *files, api_contract **out, struct dc_error *err);
+DC_API DC_NODISCARD enum dc_status api_contract_load_embedded(const struct aa_embedded_file *files,
+                                                              api_contract **out,
+                                                              struct dc_error *err);
 
 /* The contract as loaded (returns view, valid until api_contract_free). */
 DC_API const char *api_contract_yaml(const api_contract *c, size_t *len);
@@ -87,9 +87,9 @@ struct api_query_params {
  * with no query parameter gives count 0. Errors: DC_ENOTFOUND (no such
  * operation), DC_EPARSE, DC_ENOMEM. Release with api_query_params_cleanup. */
 DC_API DC_NODISCARD enum dc_status api_contract_query_params(const api_contract *c,
-                                                            const char *path, const char *method,
-                                                            struct api_query_params *out,
-                                                            struct dc_error *err);
+                                                             const char *path, const char *method,
+                                                             struct api_query_params *out,
+                                                             struct dc_error *err);
 DC_API void api_query_params_cleanup(struct api_query_params *p);
 
 /* The node at JSON Pointer fragment `ptr` ("#/components/schemas/Workload", with

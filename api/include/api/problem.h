@@ -14,24 +14,24 @@
 #include "api/schema.h"
 #include "dc/common.h"
 
-#define API_PROBLEM_TYPE_PREFIX "tag:accel-advisor,2025:"
+#define API_PROBLEM_TYPE_PREFIX  "tag:accel-advisor,2025:"
 #define API_PROBLEM_CONTENT_TYPE "application/problem+json"
 
 /* Problem type names (the part after API_PROBLEM_TYPE_PREFIX). */
-#define API_PROBLEM_MALFORMED_JSON "malformed-json"
-#define API_PROBLEM_INVALID_UTF8 "invalid-utf8"
-#define API_PROBLEM_DUPLICATE_KEY "duplicate-key"
-#define API_PROBLEM_TOO_DEEP "too-deep"
-#define API_PROBLEM_NUL_IN_STRING "nul-in-string"
-#define API_PROBLEM_VALIDATION "validation"
-#define API_PROBLEM_BODY_TOO_LARGE "body-too-large"
-#define API_PROBLEM_BATCH_TOO_LARGE "batch-too-large"
+#define API_PROBLEM_MALFORMED_JSON         "malformed-json"
+#define API_PROBLEM_INVALID_UTF8           "invalid-utf8"
+#define API_PROBLEM_DUPLICATE_KEY          "duplicate-key"
+#define API_PROBLEM_TOO_DEEP               "too-deep"
+#define API_PROBLEM_NUL_IN_STRING          "nul-in-string"
+#define API_PROBLEM_VALIDATION             "validation"
+#define API_PROBLEM_BODY_TOO_LARGE         "body-too-large"
+#define API_PROBLEM_BATCH_TOO_LARGE        "batch-too-large"
 #define API_PROBLEM_UNSUPPORTED_MEDIA_TYPE "unsupported-media-type"
-#define API_PROBLEM_UNAUTHORIZED "unauthorized"
-#define API_PROBLEM_NOT_READY "not-ready"
-#define API_PROBLEM_OVERLOADED "overloaded"
-#define API_PROBLEM_PROBE_DISABLED "probe-disabled"
-#define API_PROBLEM_INTERNAL "internal"
+#define API_PROBLEM_UNAUTHORIZED           "unauthorized"
+#define API_PROBLEM_NOT_READY              "not-ready"
+#define API_PROBLEM_OVERLOADED             "overloaded"
+#define API_PROBLEM_PROBE_DISABLED         "probe-disabled"
+#define API_PROBLEM_INTERNAL               "internal"
 
 /* The reason phrase of an HTTP status ("Not Found"); "Error" when unknown. */
 DC_API const char *api_http_reason(int status);
@@ -41,13 +41,13 @@ DC_API const char *api_http_reason(int status);
  * status's reason phrase; `detail` and `request_id` may be NULL (then omitted).
  * All strings are copied. Returns owned (cJSON_Delete), or NULL when out of
  * memory. */
-DC_API cJSON *api_problem_new(int status, const char *type, const char *title,
-                              const char *detail, const char *request_id);
+DC_API cJSON *api_problem_new(int status, const char *type, const char *title, const char *detail,
+                              const char *request_id);
 
 /* Append {pointer, message} to the problem's `errors` (created on first use).
  * Strings are copied. Errors: DC_EINVAL, DC_ENOMEM. */
 DC_API DC_NODISCARD enum dc_status api_problem_add_error(cJSON *problem, const char *pointer,
-                                                        const char *message);
+                                                         const char *message);
 
 /* Append every violation of `res` (borrowed) whose pointer starts with `prefix`
  * ("" for all; "/workloads/3" takes that element and everything under it), the
@@ -56,9 +56,9 @@ DC_API DC_NODISCARD enum dc_status api_problem_add_error(cJSON *problem, const c
  * Returns the number of errors added through *added (may be NULL).
  * Errors: DC_EINVAL, DC_ENOMEM. */
 DC_API DC_NODISCARD enum dc_status api_problem_add_violations(cJSON *problem,
-                                                             const struct api_schema_result *res,
-                                                             const char *prefix,
-                                                             const char *prepend, size_t *added);
+                                                              const struct api_schema_result *res,
+                                                              const char *prefix,
+                                                              const char *prepend, size_t *added);
 
 /* Render a problem as one line of JSON (owned, free with cJSON_free), or NULL. */
 DC_API char *api_problem_render(const cJSON *problem);

@@ -20,7 +20,7 @@
 typedef struct api_schema api_schema; /* opaque, immutable once compiled */
 
 /* Named limits. */
-#define API_SCHEMA_MAX_REF_DEPTH 64    /* nested $ref/applicator recursion during validation */
+#define API_SCHEMA_MAX_REF_DEPTH      64 /* nested $ref/applicator recursion during validation */
 #define API_SCHEMA_MAX_ERRORS_DEFAULT 64 /* violations reported by one validation */
 
 /* One violation. Strings are owned by the api_schema_result that holds them. */
@@ -32,8 +32,8 @@ struct api_schema_violation {
 
 struct api_schema_result {
     bool valid;
-    size_t count;      /* violations stored in items[] */
-    bool truncated;    /* more violations existed than max_errors */
+    size_t count;   /* violations stored in items[] */
+    bool truncated; /* more violations existed than max_errors */
     struct api_schema_violation *items;
 };
 
@@ -46,7 +46,7 @@ struct api_schema_result {
  * value, unresolvable or remote $ref, invalid regular expression), DC_ENOMEM;
  * err->where is the JSON Pointer of the problem inside `root`. */
 DC_API DC_NODISCARD enum dc_status api_schema_compile(const cJSON *root, const char *entry,
-                                                     api_schema **out, struct dc_error *err);
+                                                      api_schema **out, struct dc_error *err);
 
 /* Validate `instance` (borrowed). `max_errors` of 0 means
  * API_SCHEMA_MAX_ERRORS_DEFAULT. The result is written to *out and must be
@@ -55,9 +55,9 @@ DC_API DC_NODISCARD enum dc_status api_schema_compile(const cJSON *root, const c
  * A returned DC_OK with out->valid == false means "validated: not valid".
  * Thread-safe and reentrant. */
 DC_API DC_NODISCARD enum dc_status api_schema_validate(const api_schema *schema,
-                                                      const cJSON *instance, size_t max_errors,
-                                                      struct api_schema_result *out,
-                                                      struct dc_error *err);
+                                                       const cJSON *instance, size_t max_errors,
+                                                       struct api_schema_result *out,
+                                                       struct dc_error *err);
 
 DC_API void api_schema_result_cleanup(struct api_schema_result *res);
 

@@ -93,7 +93,7 @@ static void test_durations(void **state)
         const char *text;
         unsigned ms;
         const char *shown;
-    } ok[] = {{"3", 3000, "3s"},           {"250ms", 250, "250ms"}, {"2s", 2000, "2s"},
+    } ok[] = {{"3", 3000, "3s"},          {"250ms", 250, "250ms"}, {"2s", 2000, "2s"},
               {"1500ms", 1500, "1500ms"}, {"5m", 300000, "300s"},  {"1h", 3600000, "3600s"},
               {"24h", 86400000, "86400s"}};
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
@@ -140,17 +140,17 @@ static void test_precedence(void **state)
                                     "max_body_bytes = 2MiB\n");
     char cfgarg[300];
     snprintf(cfgarg, sizeof(cfgarg), "--config=%s", file);
-    char *env[] = {S("ACCEL_ADVISOR_THREADS=5"), S("ACCEL_ADVISOR_MAX_JSON_DEPTH=9"), S("PATH=/bin"),
-                   NULL};
+    char *env[] = {S("ACCEL_ADVISOR_THREADS=5"), S("ACCEL_ADVISOR_MAX_JSON_DEPTH=9"),
+                   S("PATH=/bin"), NULL};
     char *argv[] = {S("serve"), cfgarg, S("--max-json-depth"), S("11"), S("--access-log=no"), NULL};
     struct svc_config cfg;
     char why[512];
     assert_int_equal(load(5, argv, env, &cfg, why), SVC_CONFIG_OK);
-    assert_int_equal(cfg.max_batch, 7);                 /* file */
-    assert_int_equal(cfg.threads, 5);                   /* env over file */
-    assert_int_equal(cfg.max_json_depth, 11);           /* flag over env */
-    assert_int_equal(cfg.max_body_bytes, 2u << 20);     /* suffix */
-    assert_false(cfg.access_log);                       /* flag */
+    assert_int_equal(cfg.max_batch, 7);             /* file */
+    assert_int_equal(cfg.threads, 5);               /* env over file */
+    assert_int_equal(cfg.max_json_depth, 11);       /* flag over env */
+    assert_int_equal(cfg.max_body_bytes, 2u << 20); /* suffix */
+    assert_false(cfg.access_log);                   /* flag */
     assert_string_equal(cfg.cors_origins, "https://a.example, https://b.example");
     assert_int_equal(cfg.source[index_of("max_batch")], SVC_SRC_FILE);
     assert_int_equal(cfg.source[index_of("threads")], SVC_SRC_ENV);
@@ -196,7 +196,8 @@ static void test_errors_name_their_source(void **state)
     char *a1[] = {S("serve"), S("--max-batch"), S("0"), NULL};
     expect_error(3, a1, empty_env, "flag --max-batch: max_batch: 0 is out of range (1 to 10000)");
     char *a2[] = {S("serve"), S("--threads"), S("many"), NULL};
-    expect_error(3, a2, empty_env, "flag --threads: threads: \"many\" is not a non-negative integer");
+    expect_error(3, a2, empty_env,
+                 "flag --threads: threads: \"many\" is not a non-negative integer");
     char *a3[] = {S("serve"), S("--nope"), NULL};
     expect_error(2, a3, empty_env, "unknown flag --nope");
     char *a4[] = {S("serve"), S("--listen"), NULL};
@@ -328,10 +329,8 @@ static void test_help_and_warnings(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_precedence),
-        cmocka_unit_test(test_durations),
-        cmocka_unit_test(test_errors_name_their_source),
+        cmocka_unit_test(test_defaults),          cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_durations),         cmocka_unit_test(test_errors_name_their_source),
         cmocka_unit_test(test_help_and_warnings),
     };
     return cmocka_run_group_tests_name("service.config", tests, NULL, NULL);

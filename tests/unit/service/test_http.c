@@ -16,7 +16,6 @@
 #include "dc/engine.h"
 #include "http.h"
 
-
 static void test_routes(void **state)
 {
     (void)state;

@@ -88,8 +88,7 @@ static void test_fields(void **state)
 
     svc_log_msg("warn", "thing", "formatted %d %s", 7, "x");
     j = last_line();
-    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "msg")->valuestring,
-                        "formatted 7 x");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "msg")->valuestring, "formatted 7 x");
     cJSON_Delete(j);
 }
 

@@ -52,11 +52,11 @@ static void test_counters_and_histogram(void **state)
 {
     (void)state;
     svc_metrics_init(&m);
-    svc_metrics_observe(&m, SVC_ROUTE_RECOMMEND, SVC_METHOD_POST, 200, 30000);      /* 30 us */
-    svc_metrics_observe(&m, SVC_ROUTE_RECOMMEND, SVC_METHOD_POST, 200, 8000);       /* 8 us */
-    svc_metrics_observe(&m, SVC_ROUTE_RULES, SVC_METHOD_GET, 304, 12000);           /* 12 us */
-    svc_metrics_observe(&m, SVC_ROUTE_RECOMMEND, SVC_METHOD_POST, 200, 700000);     /* 0.7 ms */
-    svc_metrics_observe(&m, SVC_ROUTE_RECOMMEND, SVC_METHOD_POST, 400, 50000);      /* = 50 us */
+    svc_metrics_observe(&m, SVC_ROUTE_RECOMMEND, SVC_METHOD_POST, 200, 30000);       /* 30 us */
+    svc_metrics_observe(&m, SVC_ROUTE_RECOMMEND, SVC_METHOD_POST, 200, 8000);        /* 8 us */
+    svc_metrics_observe(&m, SVC_ROUTE_RULES, SVC_METHOD_GET, 304, 12000);            /* 12 us */
+    svc_metrics_observe(&m, SVC_ROUTE_RECOMMEND, SVC_METHOD_POST, 200, 700000);      /* 0.7 ms */
+    svc_metrics_observe(&m, SVC_ROUTE_RECOMMEND, SVC_METHOD_POST, 400, 50000);       /* = 50 us */
     svc_metrics_observe(&m, SVC_ROUTE_RECOMMEND, SVC_METHOD_POST, 200, 20000000000); /* 20 s */
     svc_metrics_observe(&m, SVC_ROUTE_UNMATCHED, SVC_METHOD_OTHER, 404, 1000);
     svc_metrics_observe(&m, SVC_ROUTE_RULES, SVC_METHOD_GET, 299, 1000); /* counted as 500 */
@@ -71,8 +71,9 @@ static void test_counters_and_histogram(void **state)
     expect_line(t,
                 "accel_advisor_http_requests_total{route=\"/v1/recommendations\",method=\"POST\","
                 "code=\"200\"} 4");
-    expect_line(t, "accel_advisor_http_requests_total{route=\"/v1/recommendations\",method=\"POST\","
-                   "code=\"400\"} 1");
+    expect_line(t,
+                "accel_advisor_http_requests_total{route=\"/v1/recommendations\",method=\"POST\","
+                "code=\"400\"} 1");
     expect_line(t, "accel_advisor_http_requests_total{route=\"unmatched\",method=\"other\","
                    "code=\"404\"} 1");
     expect_line(t, "accel_advisor_http_requests_total{route=\"/v1/rules\",method=\"GET\","

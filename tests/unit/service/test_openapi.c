@@ -15,7 +15,6 @@
 #include "api/problem.h"
 #include "dc/embedded.h"
 
-
 /* Parse `len` bytes copied into a NUL-terminated buffer, as the server holds them. */
 static enum api_json_error parse(const char *s, size_t len, unsigned depth, cJSON **out,
                                  struct dc_error *err)
@@ -47,7 +46,7 @@ static void expect(const char *s, size_t len, enum api_json_error want, const ch
     cJSON_Delete(j);
 }
 
-#define OK(s) expect(s, sizeof(s) - 1, API_JSON_OK, NULL)
+#define OK(s)        expect(s, sizeof(s) - 1, API_JSON_OK, NULL)
 #define BAD(s, e, m) expect(s, sizeof(s) - 1, e, m)
 
 static void test_strict_json(void **state)
@@ -138,8 +137,7 @@ static void test_depth_and_duplicates(void **state)
 
     dc_error_clear(&err);
     const char *dup = "{\"a\":{\"b~/\":1,\"b~/\":2}}";
-    assert_int_equal(parse(dup, strlen(dup), 0, &j, &err),
-                     API_JSON_DUPLICATE_KEY);
+    assert_int_equal(parse(dup, strlen(dup), 0, &j, &err), API_JSON_DUPLICATE_KEY);
     assert_string_equal(err.where, "/a/b~0~1");
     /* A large object takes the sorted path. */
     char obj[4096];
@@ -174,8 +172,8 @@ static void test_contract(void **state)
     const cJSON *w = api_json_pointer_get(api_contract_root(c), API_SCHEMA_WORKLOAD);
     assert_true(cJSON_IsObject(w));
     assert_null(api_json_pointer_get(api_contract_root(c), "#/components/schemas/Nope"));
-    assert_non_null(api_json_pointer_get(api_contract_root(c),
-                                         "#/paths/~1v1~1recommendations:batch/post"));
+    assert_non_null(
+        api_json_pointer_get(api_contract_root(c), "#/paths/~1v1~1recommendations:batch/post"));
     char ptr[64] = "#";
     assert_true(api_json_pointer_append(ptr, sizeof(ptr), "a/b~c"));
     assert_string_equal(ptr, "#/a~1b~0c");
@@ -185,8 +183,7 @@ static void test_contract(void **state)
     /* The compiled Workload schema accepts the examples and reports every violation. */
     struct api_schema_result vr = {0};
     cJSON *ok = cJSON_Parse("{\"task\":\"inference\",\"model\":{\"parameters\":1e9}}");
-    assert_int_equal(api_schema_validate(api_contract_workload_schema(c), ok, 0, &vr, &err),
-                     DC_OK);
+    assert_int_equal(api_schema_validate(api_contract_workload_schema(c), ok, 0, &vr, &err), DC_OK);
     assert_true(vr.valid);
     api_schema_result_cleanup(&vr);
     cJSON *bad = cJSON_Parse("{\"task\":\"x\",\"model\":{\"parameters\":0,\"layers\":1.5},"
@@ -196,9 +193,9 @@ static void test_contract(void **state)
     assert_false(vr.valid);
     assert_true(vr.count >= 4);
     api_schema_result_cleanup(&vr);
-    cJSON *batch = cJSON_Parse("{\"workloads\":[{\"task\":\"inference\",\"model\":{\"parameters\":1}}]}");
-    assert_int_equal(api_schema_validate(api_contract_batch_schema(c), batch, 0, &vr, &err),
-                     DC_OK);
+    cJSON *batch =
+        cJSON_Parse("{\"workloads\":[{\"task\":\"inference\",\"model\":{\"parameters\":1}}]}");
+    assert_int_equal(api_schema_validate(api_contract_batch_schema(c), batch, 0, &vr, &err), DC_OK);
     assert_true(vr.valid);
     api_schema_result_cleanup(&vr);
     /* The envelope schema leaves the workloads to the Workload schema: 100 empty
@@ -257,8 +254,7 @@ static void test_contract(void **state)
     assert_int_equal(api_contract_query_params(c, "/v1/rules", "get", &qp, &err), DC_OK);
     assert_int_equal(qp.count, 0);
     api_query_params_cleanup(&qp);
-    assert_int_equal(api_contract_query_params(c, "/v1/nothing", "get", &qp, &err),
-                     DC_ENOTFOUND);
+    assert_int_equal(api_contract_query_params(c, "/v1/nothing", "get", &qp, &err), DC_ENOTFOUND);
     api_contract_free(c);
     api_contract_free(NULL);
 }
@@ -306,10 +302,11 @@ static void test_problems(void **state)
                         "tag:accel-advisor,2025:validation");
     assert_null(cJSON_GetObjectItemCaseSensitive(p, "detail"));
     struct api_schema_violation v[] = {
-        {(char *)(uintptr_t)"/workloads/1/model", (char *)(uintptr_t)"type", (char *)(uintptr_t)"m1"},
-        {(char *)(uintptr_t)"/workloads/10", (char *)(uintptr_t)"type", (char *)(uintptr_t)"m2"},
-        {(char *)(uintptr_t)"/workloads/1", (char *)(uintptr_t)"type", (char *)(uintptr_t)"m3"},
-        {(char *)(uintptr_t)"", (char *)(uintptr_t)"required", (char *)(uintptr_t)"m4"},
+        {(char *)(uintptr_t) "/workloads/1/model", (char *)(uintptr_t) "type",
+         (char *)(uintptr_t) "m1"},
+        {(char *)(uintptr_t) "/workloads/10", (char *)(uintptr_t) "type", (char *)(uintptr_t) "m2"},
+        {(char *)(uintptr_t) "/workloads/1", (char *)(uintptr_t) "type", (char *)(uintptr_t) "m3"},
+        {(char *)(uintptr_t) "", (char *)(uintptr_t) "required", (char *)(uintptr_t) "m4"},
     };
     struct api_schema_result res = {false, 4, true, v};
     size_t added = 0;
@@ -338,10 +335,8 @@ static void test_problems(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_strict_json),
-        cmocka_unit_test(test_depth_and_duplicates),
-        cmocka_unit_test(test_contract),
-        cmocka_unit_test(test_contract_errors),
+        cmocka_unit_test(test_strict_json), cmocka_unit_test(test_depth_and_duplicates),
+        cmocka_unit_test(test_contract),    cmocka_unit_test(test_contract_errors),
         cmocka_unit_test(test_problems),
     };
     return cmocka_run_group_tests_name("api.openapi", tests, NULL, NULL);
