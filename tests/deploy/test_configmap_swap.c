@@ -235,7 +235,8 @@ static void test_configmap_edits_reload(void **state)
     assert_true(changed);
     assert_int_equal(v2.count, v1.count + 1);
     assert_true(v2.has_added);
-    assert_true(server_log_find(&s, mark, "\"trigger\":\"watch\"", NULL));
+    /* The reload is logged just after the new set is swapped in. */
+    assert_true(server_log_wait(&s, mark, "\"trigger\":\"watch\"", 10000));
 
     /* Generation 3: a broken edit is refused; the last good set keeps serving. */
     cJSON *d3 = edited("\n  - id: [this is not a rule\n");
