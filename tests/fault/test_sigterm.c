@@ -6,8 +6,9 @@
  * signal. Every request the server accepted (it has an access-log line) must
  * have reached its client as a complete response with the logged status; a
  * request the server never accepted may only have failed to connect (the
- * listener is closed) or found its idle keep-alive connection closed before any
- * byte of an answer. No response may be cut in the middle. The process must exit
+ * listener is closed), had its new connection closed before any byte of an
+ * answer (it completed in the backlog as the listener closed), or found its idle
+ * keep-alive connection closed likewise. No response may be cut in the middle. The process must exit
  * 0 within the grace period. A request that never finishes is cut off by the
  * grace period, and the server still exits 0.
  *
@@ -124,6 +125,12 @@ static void *client_main(void *arg)
         } else if (e == RH_ECLOSED && !fresh) {
             /* The server closed a kept-alive connection with no byte of an answer. */
             add(c, id, O_CLOSED_IDLE, 0, "");
+        } else if (e == RH_ECLOSED && atomic_load(&signalled)) {
+            /* A connection that completed in the kernel's backlog just as the
+             * listener closed: closed with no byte of an answer, which is the
+             * refusal it amounts to (the access log must not have it). */
+            add(c, id, O_REFUSED, 0, "");
+            refused = true;
         } else {
             add(c, id, O_BROKEN, 0, rh_strerror(e));
         }
