@@ -28,19 +28,22 @@ const struct dc_offer *dc_cheapest_offer(const struct dc_accelerator *a, enum dc
     return best;
 }
 
-double dc__energy_per_chip_hour(const dc_ruleset *rs, const struct dc_accelerator *a)
+/* Energy cost of one chip-hour on premises: watts x PUE x $/kWh; NAN when the
+ * catalog lists no power. */
+static double energy_per_chip_hour(const dc_ruleset *rs, const struct dc_accelerator *a)
 {
     const struct dc_sizing_params *s = &rs->sizing;
     return a->power_watts / 1000.0 * s->pue.value * s->usd_per_kwh.value;
 }
 
-/* Energy plus the list price spread over the amortisation period; NAN when
- * either is unknown. */
-static double on_prem_per_chip_hour(const dc_ruleset *rs, const struct dc_accelerator *a)
+/* `energy` (per chip-hour) plus the list price spread over the amortisation
+ * period; NAN when either is unknown. */
+static double on_prem_per_chip_hour(const dc_ruleset *rs, const struct dc_accelerator *a,
+                                    double energy)
 {
     const struct dc_sizing_params *s = &rs->sizing;
     double hours = s->amortization_years.value * 12.0 * s->hours_per_month;
-    return dc__energy_per_chip_hour(rs, a) + a->list_price_usd / hours;
+    return energy + a->list_price_usd / hours;
 }
 
 void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc_accelerator *a,
@@ -61,8 +64,9 @@ void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc
         }
     }
     if (w->deployment != DC_DEPLOY_CLOUD && a->on_prem) {
-        z->energy_usd = chip_hours * dc__energy_per_chip_hour(rs, a);
-        double rate = on_prem_per_chip_hour(rs, a);
+        double energy = energy_per_chip_hour(rs, a);
+        z->energy_usd = chip_hours * energy;
+        double rate = on_prem_per_chip_hour(rs, a, energy);
         /* Cheaper than the cloud offer, or there is none (NAN compares false). */
         if (isfinite(rate) && !(rate >= z->usd_per_chip_hour)) {
             z->cost_basis = DC_COST_ON_PREM;

@@ -617,35 +617,31 @@ static size_t objective_refs(const struct rec *r, struct refs *ref, size_t *n_pr
 {
     size_t n_left = 0, n_meet = 0;
     double worst_cost = 0;
-    *ref = (struct refs){false, INFINITY, NAN, INFINITY};
+    /* The best of all the candidates left, and of those that meet every target. */
+    double cost_all = INFINITY, cost_meet = INFINITY, time_all = INFINITY, time_meet = INFINITY;
     *n_priced = 0;
-    for (size_t i = 0; i < r->rs->n_accs; i++) {
-        const struct dc_candidate *c = &r->all[i];
-        if (c->excluded_by == NULL) {
-            n_left++;
-            n_meet += meets_targets(&c->sizing);
-        }
-    }
     for (size_t i = 0; i < r->rs->n_accs; i++) {
         const struct dc_candidate *c = &r->all[i];
         if (c->excluded_by != NULL)
             continue;
-        bool counts = n_meet == 0 || meets_targets(&c->sizing);
+        n_left++;
+        bool meets = meets_targets(&c->sizing);
+        n_meet += meets;
         double cost = c->sizing.cost_usd, t = time_metric(r, &c->sizing);
         if (isfinite(cost) && cost > 0) {
             (*n_priced)++;
             worst_cost = fmax(worst_cost, cost);
-            if (counts)
-                ref->best_cost = fmin(ref->best_cost, cost);
+            cost_all = fmin(cost_all, cost);
+            cost_meet = meets ? fmin(cost_meet, cost) : cost_meet;
         }
-        if (counts && isfinite(t) && t > 0)
-            ref->best_time = fmin(ref->best_time, t);
+        if (isfinite(t) && t > 0) {
+            time_all = fmin(time_all, t);
+            time_meet = meets ? fmin(time_meet, t) : time_meet;
+        }
     }
-    ref->any_cost = *n_priced > 0;
-    if (!isfinite(ref->best_cost) && *n_priced > 0) /* none that meets is priced */
-        for (size_t i = 0; i < r->rs->n_accs; i++)
-            if (r->all[i].excluded_by == NULL && r->all[i].sizing.cost_usd > 0)
-                ref->best_cost = fmin(ref->best_cost, r->all[i].sizing.cost_usd);
+    /* When none that meets is priced, the cheapest of all sets the scale. */
+    *ref = (struct refs){*n_priced > 0, isfinite(cost_meet) ? cost_meet : cost_all, NAN,
+                         n_meet > 0 ? time_meet : time_all};
     ref->unknown_cost = *n_priced > 0 ? relative_points(worst_cost, ref->best_cost)
                                       : r->rs->sizing.unknown_objective;
     return n_left;

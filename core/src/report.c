@@ -68,20 +68,18 @@ static enum dc_status fit_warnings(struct dc_result *res, const struct dc_candid
         rc = dc__add_warning(res, "nothing_fits_memory",
                              "No candidate holds the job at any size: one micro-batch's "
                              "activations exceed a chip's memory; shorten the sequence.");
-    else if (fit_mem > 0 && res->n_recommendations == 0 && cheapest == NULL &&
-             isfinite(w->budget_usd))
-        rc = dc__add_warning(res, "nothing_within_budget",
-                             dc__fmt(ar,
-                                     "No candidate that fits has a public %s price to check the "
-                                     "budget of $%.2f against.",
-                                     dc__pricing_words(w->pricing), w->budget_usd));
-    else if (fit_mem > 0 && res->n_recommendations == 0 && cheapest != NULL &&
-             isfinite(w->budget_usd))
-        rc = dc__add_warning(res, "nothing_within_budget",
-                             dc__fmt(ar,
-                                     "No candidate fits the budget of $%.2f; the cheapest is %s "
-                                     "at an estimated $%.2f.",
-                                     w->budget_usd, cheapest->acc->id, cheapest->sizing.cost_usd));
+    else if (fit_mem > 0 && res->n_recommendations == 0 && isfinite(w->budget_usd))
+        rc = dc__add_warning(
+            res, "nothing_within_budget",
+            cheapest == NULL
+                ? dc__fmt(ar,
+                          "No candidate that fits has a public %s price to check the budget of "
+                          "$%.2f against.",
+                          dc__pricing_words(w->pricing), w->budget_usd)
+                : dc__fmt(ar,
+                          "No candidate fits the budget of $%.2f; the cheapest is %s at an "
+                          "estimated $%.2f.",
+                          w->budget_usd, cheapest->acc->id, cheapest->sizing.cost_usd));
     if (rc == DC_OK && res->n_recommendations == 0)
         rc = dc__add_warning(res, "no_candidates",
                              "Every candidate was excluded; see `excluded` for the rule behind "
@@ -129,17 +127,20 @@ static enum dc_status unpriced_warning(struct dc_result *res)
     char names[256];
     size_t k = 0, n_priced = 0, n_unpriced = 0;
     names[0] = '\0';
+    if (w->objective != DC_OBJECTIVE_COST)
+        return DC_OK;
     for (size_t i = 0; i < res->n_recommendations; i++) {
         const struct dc_candidate *c = &res->recommendations[i];
         if (isfinite(c->sizing.cost_usd)) {
             n_priced++;
-        } else if (k < sizeof(names)) {
+            continue;
+        }
+        if (k < sizeof(names))
             k += (size_t)snprintf(names + k, sizeof(names) - k, "%s%s", n_unpriced ? ", " : "",
                                   c->acc->id);
-            n_unpriced++;
-        }
+        n_unpriced++;
     }
-    if (w->objective != DC_OBJECTIVE_COST || n_priced == 0 || n_unpriced == 0)
+    if (n_priced == 0 || n_unpriced == 0)
         return DC_OK;
     return dc__add_warning(res, "unpriced_ranked_last",
                            dc__fmt(res->arena_,

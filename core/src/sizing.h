@@ -53,8 +53,4 @@ double dc__training_mfu(const dc_ruleset *rs, const struct dc_accelerator *a, un
 void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc_accelerator *a,
               double price_scale, struct dc_sizing *z);
 
-/* Energy cost of one chip-hour on premises: watts x PUE x $/kWh; NAN when the
- * catalog lists no power. */
-double dc__energy_per_chip_hour(const dc_ruleset *rs, const struct dc_accelerator *a);
-
 #endif

@@ -30,17 +30,20 @@ static void help(FILE *fp)
 }
 
 /* Rules that can spend more than DC_RULE_STEPS_WARN of a request's evaluation
- * budget, as diagnostics (appended to `out`); false when out of memory. */
+ * budget, as diagnostics in `out` (an initialised, empty set: room for one per
+ * rule is allocated; dc_diags_cleanup frees it); false when out of memory. */
 static bool costly_rules(const dc_ruleset *rs, struct dc_diags *out)
 {
     size_t n = dc_ruleset_rule_count(rs);
     uint64_t *steps = calloc(n + 1, sizeof(*steps));
+    out->items = calloc(n + 1, sizeof(*out->items));
+    out->cap = n;
     struct dc_error err;
-    if (steps == NULL || dc_ruleset_rule_steps(rs, steps, &err) != DC_OK) {
+    if (steps == NULL || out->items == NULL || dc_ruleset_rule_steps(rs, steps, &err) != DC_OK) {
         free(steps);
         return false;
     }
-    for (size_t i = 0; i < n && out->count < out->cap; i++) {
+    for (size_t i = 0; i < n; i++) {
         const struct dc_rule_info *r = dc_ruleset_rule(rs, i);
         if (steps[i] <= DC_RULE_STEPS_WARN)
             continue;
@@ -133,8 +136,8 @@ int cmd_check(int argc, char **argv)
     if (svc_ruleset_load(dir, &rs, &diags) != DC_OK)
         rs = NULL;
     int status = rs != NULL ? 0 : 1;
-    struct dc_diag items[DC_RULESET_MAX_DIAGS];
-    struct dc_diags warnings = {items, 0, DC_RULESET_MAX_DIAGS, false};
+    struct dc_diags warnings;
+    dc_diags_init(&warnings);
     if (rs != NULL && !costly_rules(rs, &warnings)) {
         fprintf(stderr, "check: out of memory measuring the rules\n");
         status = 2;
@@ -151,5 +154,6 @@ int cmd_check(int argc, char **argv)
     }
     dc_ruleset_release(rs);
     dc_diags_cleanup(&diags);
+    dc_diags_cleanup(&warnings);
     return fflush(stdout) == 0 ? status : 2;
 }
