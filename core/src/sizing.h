@@ -12,7 +12,7 @@
 #define DC__GB               1e9
 #define DC__SECONDS_PER_HOUR 3600.0
 
-/* Workload-level quantities (no accelerator yet). */
+/* Workload-level quantities (no accelerator yet): core/src/derive.c. */
 void dc__derive(const dc_ruleset *rs, const struct dc_workload *w, struct dc__derived *d);
 
 /* A robustness probe on one accelerator (struct dc_recommend_opts): factors
