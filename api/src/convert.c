@@ -246,6 +246,7 @@ static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct 
     key_optional(w, "budget_usd", wl->budget_usd);
     key_optional(w, "max_accelerators", wl->max_accelerators);
     key_string(w, "pricing", dc_pricing_name(wl->pricing));
+    key_bool(w, "portable", wl->portable);
     if (wl->n_allowed > 0) {
         api_jw_key(w, "accelerators");
         api_jw_array(w);
@@ -305,6 +306,23 @@ static void write_sizing(struct api_jw *w, const struct dc_candidate *c)
     api_jw_object_end(w);
 }
 
+/* How the selection placed the candidate (docs/scoring.md, sections 7-8). */
+static void write_selection(struct api_jw *w, const struct dc_candidate *c)
+{
+    const struct dc_selection *s = &c->selection;
+    api_jw_key(w, "selection");
+    api_jw_object(w);
+    key_bool(w, "meets_targets", s->meets_targets);
+    key_bool(w, "priced", s->priced);
+    key_number(w, "gates", s->gates);
+    key_bool(w, "in_band", s->in_band);
+    key_number(w, "objective_value", round4(s->objective_value));
+    key_number(w, "soft_points", s->soft_points);
+    key_number(w, "adjustment", round4(s->adjustment));
+    key_number(w, "breakeven_usd_per_chip_hour", round4(s->breakeven_usd_per_chip_hour));
+    api_jw_object_end(w);
+}
+
 static void write_candidate(struct api_jw *w, const struct dc_result *res,
                             const struct dc_candidate *c)
 {
@@ -318,6 +336,7 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
     key_number(w, "score", c->score);
     key_number(w, "rule_score", c->rule_score);
     key_number(w, "objective_score", c->objective_score);
+    write_selection(w, c);
     write_sizing(w, c);
     write_candidate_price(w, res, c);
     api_jw_key(w, "capped_by");
@@ -343,6 +362,36 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
         key_string(w, "source", r->source != NULL ? r->source : "");
         key_string_or_null(w, "fact", r->fact);
         key_string_or_null(w, "counted_with", r->counted_with);
+        api_jw_object_end(w);
+    }
+    api_jw_array_end(w);
+    api_jw_object_end(w);
+}
+
+/* The cost-time frontier, ascending cost; `time` is hours or ms. */
+static void write_frontier(struct api_jw *w, const struct dc_result *res)
+{
+    char shape[96];
+    bool serving = res->workload.task == DC_TASK_INFERENCE;
+    api_jw_key(w, "frontier");
+    api_jw_object(w);
+    key_string(w, "time_unit", serving ? "ms" : "hours");
+    key_string(w, "cost_unit", serving ? "usd_per_month" : "usd_per_run");
+    api_jw_key(w, "points");
+    api_jw_array(w);
+    for (size_t i = 0; i < res->n_frontier; i++) {
+        const struct dc_frontier_point *f = &res->frontier[i];
+        api_jw_object(w);
+        key_string(w, "accelerator", f->acc->id);
+        key_string(w, "shape", dc_shape_format(f->acc, &f->shape, shape, sizeof(shape)));
+        key_number(w, "chips", f->chips);
+        key_number(w, "replicas", f->replicas);
+        key_number(w, "chips_per_replica", f->chips_per_replica);
+        key_number(w, "batch_per_replica", f->batch_per_replica);
+        key_number(w, "cost_usd", round4(f->cost_usd));
+        key_number(w, "cost_per_hour_usd", round4(f->cost_per_hour_usd));
+        key_number(w, "time", round4(f->time));
+        key_bool(w, "pick", f->pick);
         api_jw_object_end(w);
     }
     api_jw_array_end(w);
@@ -385,6 +434,7 @@ char *api_result_render_explained(const struct dc_result *res, const struct dc_e
     for (size_t i = 0; i < res->n_recommendations; i++)
         write_candidate(&w, res, &res->recommendations[i]);
     api_jw_array_end(&w);
+    write_frontier(&w, res);
     api_jw_key(&w, "excluded");
     api_jw_array(&w);
     for (size_t i = 0; i < res->n_excluded; i++) {

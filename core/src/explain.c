@@ -26,28 +26,50 @@ static const char *plural(unsigned n)
     return n == 1 ? "" : "s";
 }
 
+/* The training time target in words: the deadline, or the default. */
+static void target_words(const struct dc_result *res, char *buf, size_t len)
+{
+    const struct dc_workload *w = &res->workload;
+    const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
+    if (isfinite(w->deadline_hours))
+        snprintf(buf, len, "the %g h deadline", w->deadline_hours);
+    else
+        snprintf(buf, len, "the default %g h (no deadline given)",
+                 w->task == DC_TASK_FINE_TUNING ? s->target_hours_fine_tuning.value
+                                                : s->target_hours_training.value);
+}
+
 /* Why this many chips, in words (enum dc_chips_basis). */
 static const char *basis_text(const struct dc_result *res, const struct dc_sizing *z, char *buf,
                               size_t len)
 {
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
+    char target[96];
+    target_words(res, target, sizeof(target));
     switch (z->basis) {
     case DC_BASIS_MEMORY:
-        snprintf(buf, len, "the fewest that hold it");
+        snprintf(buf, len, "the fewest that hold it; no other count does better on the objective");
         break;
     case DC_BASIS_DEADLINE:
-        snprintf(buf, len, "the fewest that finish within the %g h deadline", w->deadline_hours);
-        break;
     case DC_BASIS_TARGET:
-        snprintf(buf, len, "the fewest that finish within the default %g h (no deadline given)",
-                 w->task == DC_TASK_FINE_TUNING ? s->target_hours_fine_tuning.value
-                                                : s->target_hours_training.value);
+        snprintf(buf, len, "the fewest that finish within %s, and the cheapest that do", target);
+        break;
+    case DC_BASIS_CHEAPEST:
+        snprintf(buf, len,
+                 "the cheapest count that finishes within %s; more chips cost more per run once "
+                 "the job leaves one fast domain",
+                 target);
         break;
     case DC_BASIS_FASTEST:
         snprintf(buf, len,
-                 "objective time: as many as keep %.0f%% scaling efficiency, no run under %g h",
-                 s->efficiency_floor.value * 100, s->min_run_hours.value);
+                 "objective time: the fastest count, up to %.0f%% scaling efficiency; a run "
+                 "under %g h counts as %g h, so no more chips than that",
+                 s->efficiency_floor.value * 100, s->min_run_hours.value,
+                 s->min_run_hours.value);
+        break;
+    case DC_BASIS_BALANCED:
+        snprintf(buf, len, "objective balanced: the least cost x time of the counts tried");
         break;
     case DC_BASIS_RATE:
         snprintf(buf, len, "replicas for %g requests/s", w->requests_per_second);
@@ -149,7 +171,7 @@ static void time_text(const struct dc_result *res, const struct dc_candidate *c,
                       size_t len)
 {
     const struct dc_sizing *z = &c->sizing;
-    char shape[64], why[200];
+    char shape[64], why[320];
     snprintf(buf, len,
              "About %.1f hours (%.1f days) on %s, %s: %.3g FLOP at %.0f TFLOPS peak and %.0f%% "
              "MFU (%.0f%% of the single-domain rate).",
@@ -164,7 +186,7 @@ static void serving_text(const struct dc_result *res, const struct dc_candidate 
 {
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing *z = &c->sizing;
-    char shape[64], why[200];
+    char shape[64], why[320];
     dc_shape_format(c->acc, &z->shape, shape, sizeof(shape));
     basis_text(res, z, why, sizeof(why));
     if (!isfinite(z->throughput_rps))
@@ -266,8 +288,16 @@ static void cost_text(const struct dc_result *res, const struct dc_candidate *c,
 {
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing *z = &c->sizing;
-    char who[80];
+    char who[80], win[160] = "";
     bool gated = c->capped_by != NULL && strcmp(c->capped_by->rule_id, DC__R_COST) == 0;
+    double be = c->selection.breakeven_usd_per_chip_hour;
+    if (gated && isfinite(be))
+        snprintf(win, sizeof(win),
+                 "; it ranks after every priced part that fits, and at $%.3g per chip-hour or "
+                 "less it would match the top pick",
+                 be);
+    else if (gated)
+        snprintf(win, sizeof(win), "; it ranks after every priced part that fits");
     if (z->cost_basis == DC_COST_CLOUD)
         cloud_cost_text(res, c, buf, len);
     else if (z->cost_basis == DC_COST_ON_PREM ||
@@ -276,7 +306,7 @@ static void cost_text(const struct dc_result *res, const struct dc_candidate *c,
     else
         snprintf(buf, len, "No public %s price for %s %s, so its cost is not estimated%s.",
                  dc__pricing_words(w->pricing), c->acc->name, providers_text(w, who, sizeof(who)),
-                 gated ? "; under objective cost it ranks after every priced part that fits" : "");
+                 win);
 }
 
 static void target_text(const struct dc_result *res, const struct dc_candidate *c, const char *id,
@@ -291,9 +321,18 @@ static void target_text(const struct dc_result *res, const struct dc_candidate *
     else if (strcmp(id, DC__R_BUDGET) == 0)
         snprintf(buf, len, "Estimated %s is over the budget of %s.",
                  money(z->cost_usd, m1, sizeof(m1)), money(w->budget_usd, m2, sizeof(m2)));
-    else if (strcmp(id, DC__R_DEADLINE) == 0)
-        snprintf(buf, len, "Misses the %.1f h deadline even at %u chips (about %.1f h).",
-                 w->deadline_hours, z->chips, z->hours);
+    else if (strcmp(id, DC__R_DEADLINE) == 0) {
+        char target[96];
+        target_words(res, target, sizeof(target));
+        snprintf(buf, len,
+                 "Misses %s even at %u chips (about %.1f h), so it ranks after every part "
+                 "that meets it.",
+                 target, z->chips, z->hours);
+    } else if (strcmp(id, DC__R_PORTABLE) == 0)
+        snprintf(buf, len,
+                 "Not every provider in constraints.providers rents %s on the %s basis, and "
+                 "the answer must run on each of them (constraints.portable).",
+                 c->acc->name, dc__pricing_words(w->pricing));
     else if (strcmp(id, DC__R_LATENCY) == 0)
         snprintf(
             buf, len, "One %s takes about %.2f ms even at batch 1, over the %.2f ms p99 target.",

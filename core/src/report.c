@@ -119,19 +119,17 @@ static enum dc_status target_warnings(struct dc_result *res, const struct dc_can
     return rc;
 }
 
-/* Under objective cost, the parts without a known cost that ranked after
- * every priced one (docs/scoring.md, section 8). */
+/* The parts without a known cost that rank after every priced one, under
+ * any objective (docs/scoring.md, section 8). */
 static enum dc_status unpriced_warning(struct dc_result *res)
 {
     const struct dc_workload *w = &res->workload;
     char names[256];
     size_t k = 0, n_priced = 0, n_unpriced = 0;
     names[0] = '\0';
-    if (w->objective != DC_OBJECTIVE_COST)
-        return DC_OK;
     for (size_t i = 0; i < res->n_recommendations; i++) {
         const struct dc_candidate *c = &res->recommendations[i];
-        if (isfinite(c->sizing.cost_usd)) {
+        if (c->selection.priced) {
             n_priced++;
             continue;
         }
@@ -144,10 +142,30 @@ static enum dc_status unpriced_warning(struct dc_result *res)
         return DC_OK;
     return dc__add_warning(res, "unpriced_ranked_last",
                            dc__fmt(res->arena_,
-                                   "Under objective cost, %s %s no public %s price and rank%s "
-                                   "after every priced part that fits.",
+                                   "%s %s no public %s price and rank%s after every priced part "
+                                   "that fits; each says what price would make it the pick.",
                                    names, n_unpriced == 1 ? "has" : "have",
                                    dc__pricing_words(w->pricing), n_unpriced == 1 ? "s" : ""));
+}
+
+/* The team gate rests on a default the workload did not state. */
+static enum dc_status assumed_team_warning(struct dc_result *res)
+{
+    const struct dc_workload *w = &res->workload;
+    if (!w->xla_experience_assumed || strcmp(w->xla_experience, "none") != 0)
+        return DC_OK;
+    for (size_t i = 0; i < res->n_recommendations; i++) {
+        const struct dc_candidate *c = &res->recommendations[i];
+        if (c->capped_by != NULL && strcmp(c->capped_by->rule_id, "team-fit-first") == 0)
+            return dc__add_warning(
+                res, "xla_experience_assumed",
+                dc__fmt(res->arena_,
+                        "team.xla_experience was not given; a %s team is taken to have none "
+                        "(the playbook's GPU default), so TPUs rank after GPUs. Set it to "
+                        "\"some\" or \"expert\" if the team knows XLA.",
+                        w->framework));
+    }
+    return DC_OK;
 }
 
 /* The date of the price behind a candidate's cost, or NULL. */
@@ -227,13 +245,19 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
         rc = price_warnings(rs, res, top);
     if (rc == DC_OK)
         rc = unpriced_warning(res);
+    if (rc == DC_OK)
+        rc = assumed_team_warning(res);
     if (rc == DC_OK && w->task != DC_TASK_INFERENCE && !isfinite(w->deadline_hours) &&
-        isfinite(top->sizing.hours) && top->sizing.hours > 24.0 * 30)
+        !top->selection.meets_targets && isfinite(top->sizing.hours))
         rc = dc__add_warning(res, "long_run",
                              dc__fmt(ar,
-                                     "The estimated run takes %.0f days on %u x %s, the most the "
+                                     "No candidate finishes within the default %g h: the top "
+                                     "recommendation takes %.0f days on %u x %s, the most its "
                                      "limits allow; set training.deadline_hours to size the job "
                                      "for a deadline.",
+                                     w->task == DC_TASK_FINE_TUNING
+                                         ? rs->sizing.target_hours_fine_tuning.value
+                                         : rs->sizing.target_hours_training.value,
                                      top->sizing.hours / 24.0, top->sizing.chips, top->acc->id));
     return rc;
 }

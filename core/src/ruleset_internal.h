@@ -23,10 +23,14 @@ struct dc__rule {
     size_t n_acc_impacts;
     size_t *exclude_accs;
     size_t n_exclude_accs;
-    /* rank_below: candidates of these families score below the best candidate
-     * of family `below` (docs/scoring.md, section 8). 0 when none. */
+    /* rank_below: candidates of these families, and these accelerators, rank
+     * below every candidate of family `below` (or, below_any, every candidate
+     * the rule does not hold) that is left (docs/scoring.md, section 8). */
     unsigned rank_below_families;
+    size_t *rank_below_accs; /* catalog indices */
+    size_t n_rank_below_accs;
     enum dc_family below;
+    bool below_any;
 };
 
 struct dc_ruleset {

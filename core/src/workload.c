@@ -46,7 +46,8 @@ static const char *const inference_keys[] = {
     "requests_per_second", "latency_ms_p99", "context_tokens",     "input_tokens",
     "output_tokens",       "batch_size",     "kv_cache_precision", NULL};
 static const char *const constraint_keys[] = {
-    "deployment", "providers", "budget_usd", "max_accelerators", "accelerators", "pricing", NULL};
+    "deployment", "providers", "budget_usd", "max_accelerators", "accelerators", "pricing",
+    "portable",   NULL};
 static const char *const team_keys[] = {"cuda_experience", "xla_experience", NULL};
 
 static enum dc_status bad(struct dc_error *err, const char *section, const char *key,
@@ -392,6 +393,11 @@ static enum dc_status parse_constraints(const dc_ruleset *rs, const cJSON *c, st
                 &w->max_accelerators, err));
     TRY(get_enum(c, "constraints", "pricing", pricings, "on_demand", &s, err));
     w->pricing = (enum dc_pricing)enum_index(pricings, s);
+    TRY(get_bool(c, "constraints", "portable", &w->portable, err));
+    if (w->portable && w->providers == 0)
+        return bad(err, "constraints", "portable",
+                   "%s needs constraints.providers: the providers the answer must run on",
+                   "portable");
     return parse_allowed(rs, c, w, err);
 }
 
@@ -470,7 +476,15 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     TRY(parse_constraints(rs, sec, w, err));
     TRY(section(json, "team", team_keys, &sec, err));
     TRY(get_enum(sec, "team", "cuda_experience", experiences, "some", &w->cuda_experience, err));
-    TRY(get_enum(sec, "team", "xla_experience", experiences, "some", &w->xla_experience, err));
+    /* The playbook's GPU default: a PyTorch team, or a TensorFlow team on CUDA,
+     * that does not say it knows XLA is taken not to (an assumption). */
+    bool cuda_stack = strcmp(w->framework, "pytorch") == 0 ||
+                      (strcmp(w->framework, "tensorflow") == 0 &&
+                       strcmp(w->cuda_experience, "none") != 0);
+    w->xla_experience_assumed =
+        sec == NULL || cJSON_GetObjectItemCaseSensitive(sec, "xla_experience") == NULL;
+    TRY(get_enum(sec, "team", "xla_experience", experiences, cuda_stack ? "none" : "some",
+                 &w->xla_experience, err));
     return DC_OK;
 }
 
@@ -654,6 +668,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put(&b, c, "max_accelerators", num_or_null(w->max_accelerators));
     put_allowed(&b, rs, w, c);
     put(&b, c, "pricing", str(pricings[w->pricing]));
+    put(&b, c, "portable", cJSON_CreateBool(w->portable));
     cJSON *team = obj(&b, root, "team");
     put(&b, team, "cuda_experience", str(w->cuda_experience));
     put(&b, team, "xla_experience", str(w->xla_experience));

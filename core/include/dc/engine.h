@@ -80,6 +80,7 @@ struct dc_workload {
     double batch_size; /* concurrent requests per replica; NAN: chosen per candidate */
     enum dc_deployment deployment;
     unsigned providers;      /* bit set of enum dc_provider; 0 = any */
+    bool portable;           /* the answer must be bought alike from every listed provider */
     double budget_usd;       /* NAN when absent */
     enum dc_pricing pricing; /* the price basis costs use */
     double max_accelerators; /* NAN when absent */
@@ -88,6 +89,7 @@ struct dc_workload {
     size_t n_allowed;
     const char *cuda_experience; /* none | some | expert */
     const char *xla_experience;
+    bool xla_experience_assumed; /* not stated: the default for the framework applies */
     enum dc_objective objective;
     bool prefer_available;
     unsigned explain; /* enum dc_explain_kind bits; never read by the decision itself */
@@ -144,13 +146,15 @@ struct dc_shape {
 
 /* What set a candidate's chip count (docs/scoring.md, section 5). */
 enum dc_chips_basis {
-    DC_BASIS_MEMORY,   /* the fewest chips that hold the job already meet every target */
-    DC_BASIS_DEADLINE, /* the fewest that finish by training.deadline_hours */
-    DC_BASIS_TARGET,   /* the fewest that finish within the default target duration */
-    DC_BASIS_FASTEST,  /* objective time: the most above the efficiency floor */
+    DC_BASIS_MEMORY,   /* the fewest chips that hold the job: no other count does better */
+    DC_BASIS_DEADLINE, /* objective cost: the fewest that finish by training.deadline_hours */
+    DC_BASIS_TARGET,   /* objective cost: the fewest that finish within the default target */
+    DC_BASIS_FASTEST,  /* objective time: the fastest (no run counts as under min_run_hours) */
     DC_BASIS_RATE,     /* inference: replicas for requests_per_second */
     DC_BASIS_LIMIT,    /* capped: max_accelerators, the cluster, the batch or efficiency */
-    DC_BASIS_PINNED    /* fixed by the caller (dc_size_at) */
+    DC_BASIS_PINNED,   /* fixed by the caller (dc_size_at) */
+    DC_BASIS_CHEAPEST, /* objective cost: the cheapest count that meets the target */
+    DC_BASIS_BALANCED  /* objective balanced: the least cost x time */
 };
 
 /* What a candidate's cost rests on (docs/scoring.md, section 6). */
@@ -200,19 +204,39 @@ struct dc_candidate_availability {
     double memory_free_gb;
 };
 
+/* How the selection placed a candidate (docs/scoring.md, sections 7 and 8). */
+struct dc_selection {
+    bool meets_targets; /* the deadline (or default target), latency and rate */
+    bool priced;        /* its cost is known */
+    unsigned gates;     /* ranking gates holding it below others: 0 when none */
+    /* Objective balanced: it has a configuration within balanced_premium of
+     * the cheapest that meets every target (then it ranks by time). */
+    bool in_band;
+    /* What the objective compares: the cost, the time (hours, or one
+     * request's ms), or cost x time; NAN when unknown. */
+    double objective_value;
+    int soft_points;   /* rule impacts (and availability), facts counted once */
+    double adjustment; /* the factor soft_points put on objective_value */
+    /* An unpriced part: the price per chip-hour at or under which it would
+     * match the top pick on the objective; NAN when none would (or priced). */
+    double breakeven_usd_per_chip_hour;
+};
+
 struct dc_candidate {
     const struct dc_accelerator *acc; /* view into the rule set */
-    int score;                        /* 0..100 */
-    int rule_score;                   /* 0..100 */
-    int objective_score;              /* 0..100 */
+    int score;                        /* 0..100, from the objective (section 8) */
+    int rule_score;                   /* 0..100: base + soft points, for information */
+    int objective_score;              /* 0..100: the objective against the top pick's */
+    struct dc_selection selection;
     struct dc_sizing sizing;
     struct dc_candidate_availability availability;
     struct dc_reason *reasons; /* sorted by |impact| descending, then rule id */
     size_t n_reasons;
     const struct dc_reason *excluded_by; /* NULL unless excluded */
-    /* The ranking gate that holds this candidate below others (a rule's
-     * rank_below, or an unknown cost under objective cost), or NULL. */
+    /* The first ranking gate that holds this candidate below others (a rule's
+     * rank_below, or an unknown cost while priced parts are left), or NULL. */
     const struct dc_reason *capped_by;
+    size_t index_; /* catalog index (private) */
 };
 
 struct dc_family_rank {
@@ -235,6 +259,26 @@ struct dc_assumption {
     const char *source; /* public URL */
 };
 
+/* One configuration on the cost-time frontier: no other feasible, priced
+ * configuration of any part is both cheaper and faster (serving: lower
+ * latency). `time` is run hours (training) or one request's ms (serving). */
+struct dc_frontier_point {
+    const struct dc_accelerator *acc;
+    struct dc_shape shape;
+    unsigned chips;
+    unsigned replicas;
+    unsigned chips_per_replica;
+    unsigned batch_per_replica; /* serving */
+    double cost_usd;            /* training: the run; serving: a month */
+    double cost_per_hour_usd;
+    double time;
+    bool pick; /* the top recommendation's configuration */
+};
+
+/* Points kept on a result's frontier, evenly spread in cost between the
+ * cheapest and the fastest (both always kept, and the pick). */
+#define DC_FRONTIER_MAX_POINTS 24
+
 struct dc_result {
     const dc_ruleset *ruleset; /* reference held by the result */
     char rules_version[65];
@@ -249,6 +293,8 @@ struct dc_result {
     size_t n_warnings;
     struct dc_assumption *assumptions;
     size_t n_assumptions;
+    struct dc_frontier_point *frontier; /* ascending cost, descending time */
+    size_t n_frontier;
     struct dc__arena *arena_; /* private */
 };
 
@@ -288,7 +334,8 @@ DC_API const char *dc_shape_format(const struct dc_accelerator *a, const struct 
 DC_API DC_NODISCARD enum dc_status dc_ruleset_rule_steps(const dc_ruleset *rs, uint64_t *steps,
                                                          struct dc_error *err);
 
-/* "memory", "deadline", "target", "fastest", "rate", "limit", "pinned". */
+/* "memory", "deadline", "target", "fastest", "rate", "limit", "pinned",
+ * "cheapest", "balanced". */
 DC_API const char *dc_chips_basis_name(enum dc_chips_basis b);
 
 /* The text of reason `r` of candidate `c` (or of an exclusion). Reasons that

@@ -181,6 +181,7 @@ struct dc_sizing_params {
     struct dc_param hbm_efficiency; /* achieved share of peak HBM bandwidth */
     const char *kv_source;
     double hours_per_month;
+    struct dc_param serving_max_chips; /* all replicas together, without max_accelerators */
     /* Model FLOPs utilisation per family, each family with its source. */
     double mfu_training[DC_FAMILY_COUNT];     /* steady state within one fast domain */
     double mfu_cross_domain[DC_FAMILY_COUNT]; /* factor once a job spans domains */
@@ -202,12 +203,15 @@ struct dc_sizing_params {
     struct dc_param usd_per_kwh;
     struct dc_param pue;
     struct dc_param amortization_years;
-    /* scoring */
-    double score_base;
-    double rule_weight;
-    double objective_weight;
-    double unknown_objective;
-    double availability_bonus;
+    /* scoring (docs/scoring.md, sections 7 and 8) */
+    double score_base;            /* rule_score = base + soft points, for information */
+    double soft_band;             /* soft points move a value by at most half this each way */
+    double soft_full_points;      /* the soft points that take the whole half-band */
+    double balanced_premium;      /* balanced: spend at most this share more, to be faster */
+    double negligible_cost_usd;   /* costs under it compare as equal to it */
+    double points_per_doubling;   /* score lost per doubling of the objective value */
+    double availability_points;   /* prefer_available: soft points of a free part */
+    double low_confidence_points; /* soft points a low-confidence price loses */
     double price_stale_after_days;
 };
 
