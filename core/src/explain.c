@@ -56,12 +56,21 @@ static const char *basis_text(const struct dc_result *res, const struct dc_sizin
         snprintf(buf, len, "the fewest that finish within %s, and the cheapest that do", target);
         break;
     case DC_BASIS_CHEAPEST:
-        snprintf(buf, len,
-                 "the cheapest count that finishes within %s; more chips cost more per run once "
-                 "the job leaves one fast domain",
-                 target);
+        if (w->task == DC_TASK_INFERENCE)
+            snprintf(buf, len,
+                     "the cheapest layout that serves the rate and meets the latency target");
+        else
+            snprintf(buf, len,
+                     "the cheapest count that finishes within %s, the fastest of those that "
+                     "cost the same; more chips cost more per run once the job leaves one fast "
+                     "domain",
+                     target);
         break;
     case DC_BASIS_FASTEST:
+        if (w->task == DC_TASK_INFERENCE) {
+            snprintf(buf, len, "objective time: the layout with the shortest requests");
+            break;
+        }
         snprintf(buf, len,
                  "objective time: the fastest count, up to %.0f%% scaling efficiency; a run "
                  "under %g h counts as %g h, so no more chips than that",
@@ -69,7 +78,10 @@ static const char *basis_text(const struct dc_result *res, const struct dc_sizin
                  s->min_run_hours.value);
         break;
     case DC_BASIS_BALANCED:
-        snprintf(buf, len, "objective balanced: the least cost x time of the counts tried");
+        snprintf(buf, len,
+                 "objective balanced: the fastest that costs at most %.0f%% more than the "
+                 "cheapest option meeting every target",
+                 s->balanced_premium * 100);
         break;
     case DC_BASIS_RATE:
         snprintf(buf, len, "replicas for %g requests/s", w->requests_per_second);

@@ -67,8 +67,7 @@ void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct
         }
         if (best != &c->sizing) {
             c->sizing = *best;
-            if (w->task != DC_TASK_INFERENCE)
-                c->sizing.basis = DC_BASIS_BALANCED;
+            c->sizing.basis = DC_BASIS_BALANCED;
         }
     }
 }

@@ -444,14 +444,14 @@ static void test_catalog_and_sizing_errors(void **state)
     assert_true(dup_pci);
     dc_diags_cleanup(&d);
 
-    /* Sizing: weights must add up; a missing section is reported. */
+    /* Sizing: a number out of its range; a missing section is reported. */
     dc_diags_init(&d);
     char *sz = strdup(sizing_ok);
-    p = strstr(sz, "rule_weight: 0.6");
-    memcpy(p, "rule_weight: 0.7", 16);
+    p = strstr(sz, "soft_band: 0.1");
+    memcpy(p, "soft_band: 1.5", 14);
     assert_int_equal(load3(catalog_ok, sz, rules_ok, &rs, &d), DC_EVALIDATE);
     dc_diag_format(&d.items[0], line, sizeof(line));
-    assert_non_null(strstr(line, "rule_weight and objective_weight must add up to 1"));
+    assert_non_null(strstr(line, "\"soft_band\" must be between 0 and 1, got 1.5"));
     dc_diags_cleanup(&d);
     free(sz);
 
