@@ -178,6 +178,7 @@ struct dc_sizing {
     double cost_per_hour_usd; /* all chips; NAN when no price */
     enum dc_cost_basis cost_basis;
     const struct dc_offer *offer; /* DC_COST_CLOUD: the offer priced; view into the rule set */
+    unsigned instances; /* DC_COST_CLOUD: how many of the offer's instances (TPU: slices) */
     double usd_per_chip_hour;     /* the rate behind cost_usd; NAN when unknown */
     double energy_usd;            /* on premises: energy of the run (training) or a month */
     unsigned batch_per_replica;   /* inference: concurrent requests one replica holds */
