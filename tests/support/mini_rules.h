@@ -106,16 +106,18 @@ static const char rules_ok[] = "rules:\n"
                                "    effect: {families: {tpu: 15}, accelerators: {gpu-a: -5}}\n"
                                "    message: JAX runs natively on TPUs.\n";
 
-/* gpu-a: one AWS offer (on demand and spot); tpu-b: none. */
+/* gpu-a: one AWS offer of 1-GPU instances (on demand and spot), so every
+ * machine size is a whole number of them; tpu-b: none. */
 static const char prices_ok[] = "prices:\n"
                                 "  - accelerator: gpu-a\n"
                                 "    provider: aws\n"
                                 "    region: us-east-1\n"
-                                "    offer: test machine\n"
+                                "    instance_type: test machine\n"
+                                "    accelerators: 1\n"
                                 "    source: https://example.com/p\n"
                                 "    confidence: high\n"
-                                "    on_demand: {usd_per_chip_hour: 4.9, as_of: \"2024-12\"}\n"
-                                "    spot: {usd_per_chip_hour: 2.0, as_of: \"2024-12-01\"}\n"
+                                "    on_demand: {usd_per_hour: 4.9, as_of: \"2024-12\"}\n"
+                                "    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}\n"
                                 "hardware: []\n";
 
 static inline enum dc_status load4(const char *catalog, const char *sizing, const char *rules,
