@@ -89,8 +89,12 @@ static void write_offer_price(struct api_jw *w, const struct dc_offer *o, enum d
 /* On premises: the hardware list price amortised, plus energy. */
 static void write_on_prem_price(struct api_jw *w, const struct dc_accelerator *a, double rate)
 {
-    static const char *const none[] = {"provider", "region", "instance_type", "instances",
-                                       "accelerators_per_instance", "usd_per_instance_hour"};
+    static const char *const none[] = {"provider",
+                                       "region",
+                                       "instance_type",
+                                       "instances",
+                                       "accelerators_per_instance",
+                                       "usd_per_instance_hour"};
     api_jw_object(w);
     key_string(w, "kind", "on_prem");
     api_jw_key(w, "pricing");
@@ -168,8 +172,8 @@ static void write_offers(struct api_jw *w, const struct dc_accelerator *a)
     api_jw_key(w, "price");
     if (cheapest != NULL) {
         struct dc_sizing one = {0};
-        one.shape = (struct dc_shape){1, cheapest->accelerators > 0 ? cheapest->accelerators : 1,
-                                      NULL};
+        one.shape =
+            (struct dc_shape){1, cheapest->accelerators > 0 ? cheapest->accelerators : 1, NULL};
         one.instances = 1;
         write_offer_price(w, cheapest, DC_PRICING_ON_DEMAND, &one);
     } else {

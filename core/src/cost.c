@@ -60,9 +60,9 @@ static unsigned instances_for(const struct dc_offer *o, const struct dc_shape *s
     return o->accelerators == 0 ? s->units : s->units * (s->per_unit / o->accelerators);
 }
 
-const struct dc_offer *dc__offer_for_shape(const struct dc_accelerator *a,
-                                           const struct dc_shape *s, enum dc_pricing basis,
-                                           unsigned providers, unsigned *instances)
+const struct dc_offer *dc__offer_for_shape(const struct dc_accelerator *a, const struct dc_shape *s,
+                                           enum dc_pricing basis, unsigned providers,
+                                           unsigned *instances)
 {
     const struct dc_offer *best = NULL;
     if (instances != NULL)
@@ -114,9 +114,8 @@ bool dc__providers_renting(const struct dc_accelerator *a, const struct dc_shape
                            enum dc_pricing basis, unsigned *providers_out)
 {
     unsigned set = 0;
-    for (size_t i = 0; a != NULL && s != NULL && (unsigned)basis < DC_PRICING_COUNT &&
-                       i < a->n_offers;
-         i++) {
+    for (size_t i = 0;
+         a != NULL && s != NULL && (unsigned)basis < DC_PRICING_COUNT && i < a->n_offers; i++) {
         const struct dc_offer *o = &a->offers[i];
         if (offer_allowed(o, basis, 0) && rents(o, s))
             set |= 1u << o->provider;
@@ -135,7 +134,10 @@ static void sizes_text(const struct dc_accelerator *a, enum dc_pricing basis, un
     size_t k = 0;
     buf[0] = '\0';
     for (unsigned i = 0; i < n && k < len; i++)
-        k += (size_t)snprintf(buf + k, len - k, "%s%u", i == 0 ? "" : i + 1 == n ? " and " : ", ",
+        k += (size_t)snprintf(buf + k, len - k, "%s%u",
+                              i == 0       ? ""
+                              : i + 1 == n ? " and "
+                                           : ", ",
                               sizes[i]);
 }
 

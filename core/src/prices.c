@@ -101,7 +101,8 @@ static unsigned parse_size(const struct dc__where *w, const struct dc_accelerato
     double n = v == NULL ? 0 : dc__get_num(w, "accelerators", true, 1, 1e6);
     if (v != NULL && (!isfinite(n) || n != floor(n))) {
         if (isfinite(n))
-            dc__diag(w->L, w->file, dc__line_of(w, v), w->id, "\"accelerators\" must be an integer");
+            dc__diag(w->L, w->file, dc__line_of(w, v), w->id,
+                     "\"accelerators\" must be an integer");
         return 0;
     }
     if (!size_usable(a, (unsigned)n)) {
@@ -143,10 +144,10 @@ static void parse_prices(const struct dc__where *w, struct dc_offer *o)
 /* One offer; false when it names no catalog part (nothing to keep). */
 static bool parse_offer(const struct dc__where *w, dc_ruleset *rs, struct parsed_offer *po)
 {
-    static const char *const keys[] = {
-        "accelerator", "provider", "region",     "instance_type", "accelerators",
-        "vcpus",       "memory_gb", "source",    "via",           "confidence",
-        "on_demand",   "spot",      "committed_1y", "committed_3y", NULL};
+    static const char *const keys[] = {"accelerator",  "provider",     "region",    "instance_type",
+                                       "accelerators", "vcpus",        "memory_gb", "source",
+                                       "via",          "confidence",   "on_demand", "spot",
+                                       "committed_1y", "committed_3y", NULL};
     struct dc_offer *o = &po->offer;
     const char *acc = dc__get_str(w, "accelerator", true);
     if (acc == NULL)

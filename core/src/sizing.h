@@ -60,9 +60,9 @@ void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc
  * *instances (may be NULL) is how many of its instances the shape takes.
  * NULL (and 0 instances) when none rents that size, or on a NULL argument or
  * a basis out of range. */
-const struct dc_offer *dc__offer_for_shape(const struct dc_accelerator *a,
-                                           const struct dc_shape *s, enum dc_pricing basis,
-                                           unsigned providers, unsigned *instances);
+const struct dc_offer *dc__offer_for_shape(const struct dc_accelerator *a, const struct dc_shape *s,
+                                           enum dc_pricing basis, unsigned providers,
+                                           unsigned *instances);
 
 /* The distinct machine sizes (accelerators per instance, ascending) that an
  * offer of one of `providers` (0 = any) rents on `basis`, at most `max` of them

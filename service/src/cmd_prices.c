@@ -27,29 +27,30 @@ const struct option cmd_prices_options[] = {{"rules", required_argument, NULL, '
 
 static void help(FILE *fp)
 {
-    fprintf(fp,
-            "usage: accel-advisor prices [--rules DIR]\n"
-            "       accel-advisor prices import skypilot --provider P --source URL --as-of DATE\n"
-            "                                  [--via URL] [--region R] [--map CSV] FILE...\n"
-            "       accel-advisor prices import aws [--region R] [--via URL] [--map CSV] FILE...\n\n"
-            "Without a subcommand, shows which part each provider prices on each basis\n"
-            "(on_demand, spot, committed_1y, committed_3y): the number of offers and the\n"
-            "age in days of the oldest of their prices, and why an unpriced part has none.\n\n"
-            "import writes a prices.yaml document to stdout from SkyPilot's catalog CSVs\n"
-            "(catalogs/v7/<cloud>/vms.csv) or the AWS Price List API's AmazonEC2 offer\n"
-            "file, mapping accelerator names to catalog ids with the table in --map\n"
-            "(default data/accelerator-names.csv); each row it cannot map is reported on\n"
-            "stderr as FILE:LINE: unmapped NAME (INSTANCE TYPE).\n\n"
-            "  --rules DIR         the rule set to show (default: the embedded one)\n"
-            "  --provider P        aws, gcp, azure, oci or neocloud (skypilot)\n"
-            "  --source URL        the provider's pricing page (skypilot; aws has its own)\n"
-            "  --as-of DATE        YYYY-MM or YYYY-MM-DD of the data (skypilot; aws reads\n"
-            "                      the file's publicationDate)\n"
-            "  --via URL           where the file was read\n"
-            "  --region R          keep only the rows of this region\n"
-            "  --confidence C      high or low (default: low for skypilot, high for aws)\n"
-            "  -h, --help          this help\n\n"
-            "exit status: 0 done, 1 a file is not of the format, 2 usage or I/O error\n");
+    fprintf(
+        fp,
+        "usage: accel-advisor prices [--rules DIR]\n"
+        "       accel-advisor prices import skypilot --provider P --source URL --as-of DATE\n"
+        "                                  [--via URL] [--region R] [--map CSV] FILE...\n"
+        "       accel-advisor prices import aws [--region R] [--via URL] [--map CSV] FILE...\n\n"
+        "Without a subcommand, shows which part each provider prices on each basis\n"
+        "(on_demand, spot, committed_1y, committed_3y): the number of offers and the\n"
+        "age in days of the oldest of their prices, and why an unpriced part has none.\n\n"
+        "import writes a prices.yaml document to stdout from SkyPilot's catalog CSVs\n"
+        "(catalogs/v7/<cloud>/vms.csv) or the AWS Price List API's AmazonEC2 offer\n"
+        "file, mapping accelerator names to catalog ids with the table in --map\n"
+        "(default data/accelerator-names.csv); each row it cannot map is reported on\n"
+        "stderr as FILE:LINE: unmapped NAME (INSTANCE TYPE).\n\n"
+        "  --rules DIR         the rule set to show (default: the embedded one)\n"
+        "  --provider P        aws, gcp, azure, oci or neocloud (skypilot)\n"
+        "  --source URL        the provider's pricing page (skypilot; aws has its own)\n"
+        "  --as-of DATE        YYYY-MM or YYYY-MM-DD of the data (skypilot; aws reads\n"
+        "                      the file's publicationDate)\n"
+        "  --via URL           where the file was read\n"
+        "  --region R          keep only the rows of this region\n"
+        "  --confidence C      high or low (default: low for skypilot, high for aws)\n"
+        "  -h, --help          this help\n\n"
+        "exit status: 0 done, 1 a file is not of the format, 2 usage or I/O error\n");
 }
 
 /* Days from `as_of` (YYYY-MM or YYYY-MM-DD) to `now`; -1 when unreadable. */
@@ -139,8 +140,9 @@ static bool import_opts_ok(enum svc_price_format f, struct svc_import_opts *o)
         o->confidence = f == SVC_PRICES_AWS ? "high" : "low";
     if (o->provider == NULL || !dc_provider_parse(o->provider, &p) || o->source == NULL ||
         (f == SVC_PRICES_SKYPILOT && o->as_of == NULL)) {
-        fprintf(stderr, "prices import: %s needs --provider (aws, gcp, azure, oci, neocloud), "
-                        "--source and --as-of\n",
+        fprintf(stderr,
+                "prices import: %s needs --provider (aws, gcp, azure, oci, neocloud), "
+                "--source and --as-of\n",
                 f == SVC_PRICES_AWS ? "aws" : "skypilot");
         return false;
     }
@@ -204,16 +206,36 @@ int cmd_prices(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", cmd_prices_options, NULL)) != -1) {
         switch (c) {
-        case 'r': dir = optarg; break;
-        case 'p': o.provider = optarg; break;
-        case 'R': o.region = optarg; break;
-        case 's': o.source = optarg; break;
-        case 'v': o.via = optarg; break;
-        case 'a': o.as_of = optarg; break;
-        case 'c': o.confidence = optarg; break;
-        case 'm': map_path = optarg; break;
-        case 'h': help(stdout); return 0;
-        default: help(stderr); return 2;
+        case 'r':
+            dir = optarg;
+            break;
+        case 'p':
+            o.provider = optarg;
+            break;
+        case 'R':
+            o.region = optarg;
+            break;
+        case 's':
+            o.source = optarg;
+            break;
+        case 'v':
+            o.via = optarg;
+            break;
+        case 'a':
+            o.as_of = optarg;
+            break;
+        case 'c':
+            o.confidence = optarg;
+            break;
+        case 'm':
+            map_path = optarg;
+            break;
+        case 'h':
+            help(stdout);
+            return 0;
+        default:
+            help(stderr);
+            return 2;
         }
     }
     if (optind == argc)

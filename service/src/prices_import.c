@@ -100,8 +100,8 @@ static double number(const char *s)
 }
 
 /* The offer for (instance type, region), added when new; NULL when full. */
-static struct svc_import_offer *offer_for(struct svc_import *im, const char *acc,
-                                          const char *type, const char *region)
+static struct svc_import_offer *offer_for(struct svc_import *im, const char *acc, const char *type,
+                                          const char *region)
 {
     for (size_t i = 0; i < im->n; i++) {
         struct svc_import_offer *o = &im->offers[i];
@@ -172,9 +172,9 @@ bool svc_import_skypilot(const char *file, char *text, const struct svc_price_ma
                          const struct svc_import_opts *o, struct svc_import *im, FILE *report,
                          char *why, size_t len)
 {
-    static const char *const names[SKY_N] = {"InstanceType", "AcceleratorName",
-                                             "AcceleratorCount", "vCPUs", "MemoryGiB", "Price",
-                                             "SpotPrice", "Region"};
+    static const char *const names[SKY_N] = {"InstanceType", "AcceleratorName", "AcceleratorCount",
+                                             "vCPUs",        "MemoryGiB",       "Price",
+                                             "SpotPrice",    "Region"};
     char *save = NULL;
     char *line = strtok_r(text, "\n", &save);
     char *h[32], *f[32];
@@ -280,9 +280,9 @@ static void aws_product(const cJSON *p, const cJSON *terms, const struct svc_pri
     }
     double price[DC_PRICING_COUNT] = {NAN, NAN, NAN, NAN};
     aws_terms(terms, p->string, price);
-    struct svc_import_offer *of =
-        isfinite(price[DC_PRICING_ON_DEMAND]) ? offer_for(im, acc, type, attr(a, "regionCode"))
-                                              : NULL;
+    struct svc_import_offer *of = isfinite(price[DC_PRICING_ON_DEMAND])
+                                      ? offer_for(im, acc, type, attr(a, "regionCode"))
+                                      : NULL;
     if (of == NULL) {
         im->skipped++;
         return;
@@ -296,8 +296,8 @@ static void aws_product(const cJSON *p, const cJSON *terms, const struct svc_pri
 }
 
 bool svc_import_aws(const char *file, const char *text, const struct svc_price_map *map,
-                    const struct svc_import_opts *o, struct svc_import *im, FILE *report,
-                    char *why, size_t len)
+                    const struct svc_import_opts *o, struct svc_import *im, FILE *report, char *why,
+                    size_t len)
 {
     cJSON *doc = cJSON_Parse(text);
     const char *pub = attr(doc, "publicationDate");

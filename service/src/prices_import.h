@@ -78,8 +78,8 @@ bool svc_import_skypilot(const char *file, char *text, const struct svc_price_ma
                          const struct svc_import_opts *o, struct svc_import *im, FILE *report,
                          char *why, size_t len);
 bool svc_import_aws(const char *file, const char *text, const struct svc_price_map *map,
-                    const struct svc_import_opts *o, struct svc_import *im, FILE *report,
-                    char *why, size_t len);
+                    const struct svc_import_opts *o, struct svc_import *im, FILE *report, char *why,
+                    size_t len);
 
 /* Write the offers as a prices.yaml document. */
 void svc_import_write(FILE *fp, const struct svc_import *im, const struct svc_import_opts *o);

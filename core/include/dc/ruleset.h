@@ -83,7 +83,8 @@ struct dc_offer {
     double vcpus;              /* per instance; NAN when not given */
     double memory_gb;          /* host memory per instance; NAN when not given */
     const char *source;        /* the provider's own pricing page */
-    const char *via; /* where the number was read: a copy of the provider's price API; may be NULL */
+    const char
+        *via; /* where the number was read: a copy of the provider's price API; may be NULL */
     bool low_confidence;
     struct dc_price price[DC_PRICING_COUNT];
 };

@@ -207,15 +207,14 @@ static void test_price_errors(void **state)
     expect_prices_edit("    on_demand: {usd_per_hour: 4.9, as_of: \"2024-12\"}\n"
                        "    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}\n",
                        "", "prices.yaml:2: gpu-a: an offer needs a price on at least one of");
-    expect_prices_edit(
-        "    spot:", "    reserved:", "prices.yaml:10: gpu-a: unknown key \"reserved\" in an offer");
-    expect_prices_edit(
-        "hardware: []\n",
-        "  - accelerator: gpu-a\n    provider: aws\n    region: us-east-1\n"
-        "    instance_type: test machine\n    accelerators: 1\n"
-        "    source: https://example.com/q\n"
-        "    confidence: low\n    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
-        "prices.yaml:11: gpu-a: a second aws test machine offer in us-east-1");
+    expect_prices_edit("    spot:", "    reserved:",
+                       "prices.yaml:10: gpu-a: unknown key \"reserved\" in an offer");
+    expect_prices_edit("hardware: []\n",
+                       "  - accelerator: gpu-a\n    provider: aws\n    region: us-east-1\n"
+                       "    instance_type: test machine\n    accelerators: 1\n"
+                       "    source: https://example.com/q\n"
+                       "    confidence: low\n    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
+                       "prices.yaml:11: gpu-a: a second aws test machine offer in us-east-1");
     expect_prices_edit("hardware: []\n",
                        "  - accelerator: gpu-z\n    provider: aws\n    region: us-east-1\n"
                        "    instance_type: x\n    accelerators: 1\n"
