@@ -60,16 +60,25 @@ static void key_string_or_null(struct api_jw *w, const char *key, const char *s)
     api_jw_string_or_null(w, s);
 }
 
-/* The price behind a cost: one provider's offer on one basis. */
-static void write_offer_price(struct api_jw *w, const struct dc_offer *o, enum dc_pricing p)
+/* The price behind a cloud cost: which offer, how many of its instances, and
+ * what they cost on the workload's basis. A per-chip TPU offer rents the
+ * shape's slices, so those are its instances. */
+static void write_offer_price(struct api_jw *w, const struct dc_offer *o, enum dc_pricing p,
+                              const struct dc_sizing *z)
 {
+    bool per_chip = o->accelerators == 0;
+    unsigned per_instance = per_chip ? z->shape.per_unit : o->accelerators;
+    const char *type = per_chip && z->shape.slice != NULL ? z->shape.slice : o->instance_type;
     api_jw_object(w);
     key_string(w, "kind", "cloud");
     key_string(w, "pricing", dc_pricing_name(p));
-    key_number(w, "usd_per_chip_hour", o->price[p].usd_per_chip_hour);
     key_string(w, "provider", dc_provider_name(o->provider));
     key_string(w, "region", o->region);
-    key_string(w, "offer", o->offer);
+    key_string(w, "instance_type", type);
+    key_number(w, "instances", z->instances);
+    key_number(w, "accelerators_per_instance", per_instance);
+    key_number(w, "usd_per_instance_hour", o->price[p].usd_per_chip_hour * per_instance);
+    key_number(w, "usd_per_chip_hour", o->price[p].usd_per_chip_hour);
     key_string(w, "as_of", o->price[p].as_of);
     key_string(w, "source", o->source);
     key_string_or_null(w, "via", o->via);
@@ -80,14 +89,19 @@ static void write_offer_price(struct api_jw *w, const struct dc_offer *o, enum d
 /* On premises: the hardware list price amortised, plus energy. */
 static void write_on_prem_price(struct api_jw *w, const struct dc_accelerator *a, double rate)
 {
+    static const char *const none[] = {"provider",
+                                       "region",
+                                       "instance_type",
+                                       "instances",
+                                       "accelerators_per_instance",
+                                       "usd_per_instance_hour"};
     api_jw_object(w);
     key_string(w, "kind", "on_prem");
     api_jw_key(w, "pricing");
     api_jw_null(w);
+    for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+        key_string_or_null(w, none[i], NULL);
     key_number(w, "usd_per_chip_hour", rate);
-    key_string_or_null(w, "provider", NULL);
-    key_string_or_null(w, "region", NULL);
-    key_string_or_null(w, "offer", NULL);
     key_string(w, "as_of", a->list_price_as_of);
     key_string(w, "source", a->list_price_source);
     key_string_or_null(w, "via", NULL);
@@ -102,7 +116,7 @@ static void write_candidate_price(struct api_jw *w, const struct dc_result *res,
     api_jw_key(w, "price");
     switch (z->cost_basis) {
     case DC_COST_CLOUD:
-        write_offer_price(w, z->offer, res->workload.pricing);
+        write_offer_price(w, z->offer, res->workload.pricing, z);
         return;
     case DC_COST_ON_PREM:
         write_on_prem_price(w, c->acc, z->usd_per_chip_hour);
@@ -113,43 +127,63 @@ static void write_candidate_price(struct api_jw *w, const struct dc_result *res,
     api_jw_null(w);
 }
 
+/* One offer as the catalog lists it: what is rented and each basis's price. */
+static void write_offer(struct api_jw *w, const struct dc_offer *o)
+{
+    api_jw_object(w);
+    key_string(w, "provider", dc_provider_name(o->provider));
+    key_string(w, "region", o->region);
+    key_string(w, "instance_type", o->instance_type);
+    api_jw_key(w, "accelerators_per_instance");
+    if (o->accelerators > 0)
+        api_jw_number(w, o->accelerators);
+    else
+        api_jw_null(w);
+    key_number(w, "vcpus", o->vcpus);
+    key_number(w, "memory_gb", o->memory_gb);
+    key_string(w, "source", o->source);
+    key_string_or_null(w, "via", o->via);
+    key_string(w, "confidence", o->low_confidence ? "low" : "high");
+    api_jw_key(w, "prices");
+    api_jw_object(w);
+    for (size_t p = 0; p < DC_PRICING_COUNT; p++) {
+        const struct dc_price *pr = &o->price[p];
+        api_jw_key(w, dc_pricing_name((enum dc_pricing)p));
+        if (!isfinite(pr->usd_per_chip_hour)) {
+            api_jw_null(w);
+            continue;
+        }
+        api_jw_object(w);
+        key_number(w, "usd_per_hour", pr->usd_per_hour);
+        key_number(w, "usd_per_chip_hour", pr->usd_per_chip_hour);
+        key_string(w, "as_of", pr->as_of);
+        api_jw_object_end(w);
+    }
+    api_jw_object_end(w);
+    api_jw_object_end(w);
+}
+
 /* Catalog view: every public offer with each basis it is priced on, the
- * cheapest on-demand one as `price`, and the hardware list price. */
+ * cheapest on-demand one per chip-hour as `price`, why a part has none, and
+ * the hardware list price. */
 static void write_offers(struct api_jw *w, const struct dc_accelerator *a)
 {
     const struct dc_offer *cheapest = dc_cheapest_offer(a, DC_PRICING_ON_DEMAND, 0);
     api_jw_key(w, "price");
-    if (cheapest != NULL)
-        write_offer_price(w, cheapest, DC_PRICING_ON_DEMAND);
-    else
+    if (cheapest != NULL) {
+        struct dc_sizing one = {0};
+        one.shape =
+            (struct dc_shape){1, cheapest->accelerators > 0 ? cheapest->accelerators : 1, NULL};
+        one.instances = 1;
+        write_offer_price(w, cheapest, DC_PRICING_ON_DEMAND, &one);
+    } else {
         api_jw_null(w);
+    }
+    key_string_or_null(w, "unpriced_reason", a->unpriced_reason);
     api_jw_key(w, "offers");
     api_jw_array(w);
-    for (size_t i = 0; i < a->n_offers; i++) {
-        const struct dc_offer *o = &a->offers[i];
-        api_jw_object(w);
-        key_string(w, "provider", dc_provider_name(o->provider));
-        key_string(w, "region", o->region);
-        key_string(w, "offer", o->offer);
-        key_string(w, "source", o->source);
-        key_string_or_null(w, "via", o->via);
-        key_string(w, "confidence", o->low_confidence ? "low" : "high");
-        api_jw_key(w, "prices");
-        api_jw_object(w);
-        for (size_t p = 0; p < DC_PRICING_COUNT; p++) {
-            api_jw_key(w, dc_pricing_name((enum dc_pricing)p));
-            if (!isfinite(o->price[p].usd_per_chip_hour)) {
-                api_jw_null(w);
-                continue;
-            }
-            api_jw_object(w);
-            key_number(w, "usd_per_chip_hour", o->price[p].usd_per_chip_hour);
-            key_string(w, "as_of", o->price[p].as_of);
-            api_jw_object_end(w);
-        }
-        api_jw_object_end(w);
-        api_jw_object_end(w);
-    }
+    for (size_t i = 0; i < a->n_offers; i++)
+        write_offer(w, &a->offers[i]);
     api_jw_array_end(w);
     api_jw_key(w, "list_price");
     if (isfinite(a->list_price_usd)) {

@@ -382,8 +382,22 @@ static bool serve_config(const struct dc__part *p, unsigned chips, unsigned batc
     dc__sizing_init(p, z);
     z->fits = true;
     dc__serve_at(p, &r, n, &buy, z);
-    z->basis = !z->meets_rate ? DC_BASIS_LIMIT : n > 1 ? DC_BASIS_RATE : DC_BASIS_MEMORY;
     return true;
+}
+
+/* Why a serving pick has its layout: capped below the rate, replicas for the
+ * rate, the fewest chips that hold the model, or the objective's choice of a
+ * larger replica (tensor parallel for latency or a larger batch). */
+static enum dc_chips_basis serving_basis(const struct dc__part *p, const struct dc_sizing *z,
+                                         unsigned first_fit)
+{
+    if (!z->meets_rate)
+        return DC_BASIS_LIMIT;
+    if (z->replicas > 1)
+        return DC_BASIS_RATE;
+    if (z->chips_per_replica <= first_fit)
+        return DC_BASIS_MEMORY;
+    return p->w->objective == DC_OBJECTIVE_TIME ? DC_BASIS_FASTEST : DC_BASIS_CHEAPEST;
 }
 
 static bool configure_serving(const struct dc__part *p, size_t idx,
@@ -434,6 +448,8 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
             (void)dc_shape_at_least(p->a, t, UINT_MAX, &pick->shape);
         return false;
     }
+    for (size_t i = 0; i < n; i++)
+        v[i].basis = serving_basis(p, &v[i], first_fit);
     *pick = v[best];
     *rc = keep_frontier(p, idx, v, ok, n, pts);
     return true;

@@ -256,7 +256,7 @@ static void cloud_cost_text(const struct dc_result *res, const struct dc_candida
     char m1[32], m2[32], rate[200];
     snprintf(rate, sizeof(rate), "$%.4g per chip-hour, %s on %s %s (%s), as of %s%s",
              z->usd_per_chip_hour, dc__pricing_words(w->pricing), dc_provider_name(o->provider),
-             o->region, o->offer, o->price[w->pricing].as_of,
+             o->region, o->instance_type, o->price[w->pricing].as_of,
              o->low_confidence ? "; its source is marked low confidence" : "");
     if (w->task == DC_TASK_INFERENCE)
         snprintf(buf, len, "About %s per month (%s an hour for %u chip%s) at %s.",
@@ -315,10 +315,15 @@ static void cost_text(const struct dc_result *res, const struct dc_candidate *c,
     else if (z->cost_basis == DC_COST_ON_PREM ||
              (w->deployment != DC_DEPLOY_CLOUD && c->acc->on_prem))
         on_prem_cost_text(res, c, buf, len);
-    else
-        snprintf(buf, len, "No public %s price for %s %s, so its cost is not estimated%s.",
-                 dc__pricing_words(w->pricing), c->acc->name, providers_text(w, who, sizeof(who)),
-                 win);
+    else {
+        /* Offers on this basis but none of this machine size, or none at all. */
+        char why[240];
+        if (!dc__unrented_size_text(w, c->acc, &z->shape, why, sizeof(why)))
+            snprintf(why, sizeof(why), "No public %s price for %s %s",
+                     dc__pricing_words(w->pricing), c->acc->name,
+                     providers_text(w, who, sizeof(who)));
+        snprintf(buf, len, "%s, so its cost is not estimated%s.", why, win);
+    }
 }
 
 static void target_text(const struct dc_result *res, const struct dc_candidate *c, const char *id,

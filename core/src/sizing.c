@@ -40,6 +40,28 @@ static double arch_mfu_factor(const struct dc_sizing_params *s, const char *arch
     return 1.0;
 }
 
+/* Keep the catalog's machine sizes that are rented (`sizes`, ascending, n of
+ * them): configurations are built only from machines that can be bought. A
+ * part none of whose catalog sizes is rented keeps them all (each is then
+ * unpriced, and says why). */
+static void rentable_sizes(struct dc_accelerator *a, const unsigned *sizes, unsigned n)
+{
+    unsigned kept[DC_ACC_MAX_NODE_SIZES];
+    size_t m = 0;
+    for (size_t i = 0; i < a->n_node_sizes; i++)
+        for (unsigned j = 0; j < n; j++)
+            if (a->node_sizes[i] == sizes[j])
+                kept[m++] = a->node_sizes[i];
+    if (m == 0)
+        return;
+    memcpy(a->node_sizes, kept, m * sizeof(kept[0]));
+    a->n_node_sizes = m;
+    /* NVLink joins the GPUs of one machine only: rented by smaller machines,
+     * the fast domain is one of them. */
+    if (a->domain > kept[m - 1])
+        a->domain = kept[m - 1];
+}
+
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
                    const struct dc__derived *d, const struct dc_accelerator *a,
                    struct dc__perturb k)
@@ -51,13 +73,21 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     p->w = w;
     p->d = d;
     p->a = a;
-    /* A robustness probe on MFU: every rate below reads the part's measured
-     * factor, so a copy carrying the scaled factor stands in for the part. */
-    if (k.mfu != 1.0) {
+    /* A copy of the part stands in for it when a robustness probe scales its
+     * MFU (every rate below reads the part's measured factor), or when the
+     * cloud rents it in fewer machine sizes than the catalog lists. */
+    unsigned sizes[DC_ACC_MAX_NODE_SIZES];
+    unsigned n = w->deployment == DC_DEPLOY_CLOUD
+                     ? dc__rentable_node_sizes(a, w->pricing, w->providers, sizes,
+                                               DC_ACC_MAX_NODE_SIZES)
+                     : 0;
+    if (k.mfu != 1.0 || n > 0) {
         p->scaled = *a;
         p->scaled.mfu_factor *= k.mfu;
         p->a = &p->scaled;
     }
+    if (n > 0)
+        rentable_sizes(&p->scaled, sizes, n);
     a = p->a;
     p->price_scale = k.price;
     p->cap = dc__chip_cap(w, a);

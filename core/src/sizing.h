@@ -146,6 +146,38 @@ void dc__size_pinned(const dc_ruleset *rs, const struct dc_workload *w,
 void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc_accelerator *a,
               double price_scale, struct dc_sizing *z);
 
+/* The offer that prices shape `s` of `a` on `basis` from one of `providers`
+ * (bit set; 0 = any): the cheapest per chip-hour among those renting instances
+ * of exactly s->per_unit accelerators, or, for a TPU slice, the per-chip
+ * offers; the first in file order on a tie.
+ * *instances (may be NULL) is how many of its instances the shape takes.
+ * NULL (and 0 instances) when none rents that size, or on a NULL argument or
+ * a basis out of range. */
+const struct dc_offer *dc__offer_for_shape(const struct dc_accelerator *a, const struct dc_shape *s,
+                                           enum dc_pricing basis, unsigned providers,
+                                           unsigned *instances);
+
+/* The distinct machine sizes (accelerators per instance, ascending) that an
+ * offer of one of `providers` (0 = any) rents on `basis`, at most `max` of them
+ * (the smallest); the count written. 0 for parts bought as named slices
+ * (TPUs, CPU machine types: the engine uses the catalog's), for a NULL
+ * argument or a basis out of range. */
+unsigned dc__rentable_node_sizes(const struct dc_accelerator *a, enum dc_pricing basis,
+                                 unsigned providers, unsigned *sizes, unsigned max);
+
+/* Which providers (bit set into *providers_out, which may be NULL) rent shape
+ * `s` of `a` on `basis`; false when none does, or on a NULL argument or a
+ * basis out of range. */
+bool dc__providers_renting(const struct dc_accelerator *a, const struct dc_shape *s,
+                           enum dc_pricing basis, unsigned *providers_out);
+
+/* Why a cloud candidate with offers on the workload's basis has no price:
+ * "No public offer rents machines of 4 H100 on demand (instances of 1 and 8
+ * H100 are offered)". False (buf untouched) when no allowed offer is priced on
+ * that basis at all, which the caller words itself. */
+bool dc__unrented_size_text(const struct dc_workload *w, const struct dc_accelerator *a,
+                            const struct dc_shape *s, char *buf, size_t len);
+
 /* ---- the configurations of a part (configs.c) ----------------------------------- */
 
 /* The cost side of an objective for a configuration: its cost (no less than

@@ -17,6 +17,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_prices(int argc, char **argv);
 
 /* The option tables of the commands (getopt_long form, ended by an entry whose
  * name is NULL): each command parses its flags with its own table, and the
@@ -29,6 +30,7 @@ extern const struct option cmd_validate_options[];
 extern const struct option cmd_probe_options[];
 extern const struct option cmd_completion_options[];
 extern const struct option cmd_calibrate_options[];
+extern const struct option cmd_prices_options[];
 
 /* What a command's positional arguments are (for shell completion). */
 enum svc_args {

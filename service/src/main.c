@@ -22,6 +22,8 @@ const struct svc_command svc_commands[] = {
      cmd_probe_options, SVC_OUTPUT_ALL, SVC_ARGS_NONE},
     {"calibrate", cmd_calibrate, "compare the sizing model with published runs",
      cmd_calibrate_options, 0, SVC_ARGS_DOCUMENT},
+    {"prices", cmd_prices, "show price coverage, or import a public price catalog",
+     cmd_prices_options, 0, SVC_ARGS_DOCUMENT},
     {"completion", cmd_completion, "print a shell completion script (bash)", cmd_completion_options,
      0, SVC_ARGS_SHELL},
 };

@@ -182,19 +182,20 @@ struct dc_sizing {
     double cost_per_hour_usd; /* all chips; NAN when no price */
     enum dc_cost_basis cost_basis;
     const struct dc_offer *offer; /* DC_COST_CLOUD: the offer priced; view into the rule set */
-    double usd_per_chip_hour;     /* the rate behind cost_usd; NAN when unknown */
-    double energy_usd;            /* on premises: energy of the run (training) or a month */
-    unsigned batch_per_replica;   /* inference: concurrent requests one replica holds */
-    double prefill_ms;            /* inference: one request's prompt; NAN when unknown */
-    double decode_ms;             /* inference: one decode step (one batch for non-generative) */
-    double request_ms;            /* inference: prefill + output tokens x decode step */
-    double throughput_rps;        /* inference: requests/s all replicas serve; NAN unknown */
-    double tokens_per_second;     /* inference: generated tokens/s, all replicas; NAN */
-    bool compute_bound;           /* inference: the decode step is limited by FLOPs, not HBM */
-    bool meets_deadline;          /* true when no deadline */
-    bool meets_latency;           /* true when no latency target */
-    bool meets_rate;              /* inference: throughput_rps >= requests_per_second */
-    bool within_budget;           /* true when no budget or cost unknown */
+    unsigned instances;         /* DC_COST_CLOUD: how many of the offer's instances (TPU: slices) */
+    double usd_per_chip_hour;   /* the rate behind cost_usd; NAN when unknown */
+    double energy_usd;          /* on premises: energy of the run (training) or a month */
+    unsigned batch_per_replica; /* inference: concurrent requests one replica holds */
+    double prefill_ms;          /* inference: one request's prompt; NAN when unknown */
+    double decode_ms;           /* inference: one decode step (one batch for non-generative) */
+    double request_ms;          /* inference: prefill + output tokens x decode step */
+    double throughput_rps;      /* inference: requests/s all replicas serve; NAN unknown */
+    double tokens_per_second;   /* inference: generated tokens/s, all replicas; NAN */
+    bool compute_bound;         /* inference: the decode step is limited by FLOPs, not HBM */
+    bool meets_deadline;        /* true when no deadline */
+    bool meets_latency;         /* true when no latency target */
+    bool meets_rate;            /* inference: throughput_rps >= requests_per_second */
+    bool within_budget;         /* true when no budget or cost unknown */
 };
 
 struct dc_candidate_availability {

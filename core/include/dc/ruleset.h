@@ -64,18 +64,25 @@ enum dc_pricing {
 DC_API const char *dc_pricing_name(enum dc_pricing p); /* "on_demand", "committed_1y" */
 DC_API bool dc_pricing_parse(const char *s, enum dc_pricing *out);
 
-/* One dated price per chip-hour; NAN when the offer has none on that basis. */
+/* One dated price on one basis; NAN when the offer has none on that basis. */
 struct dc_price {
-    double usd_per_chip_hour;
-    const char *as_of; /* YYYY-MM or YYYY-MM-DD */
+    double usd_per_hour;      /* one instance (machine) an hour; NAN for per-chip offers */
+    double usd_per_chip_hour; /* per accelerator: usd_per_hour / accelerators */
+    const char *as_of;        /* YYYY-MM or YYYY-MM-DD */
 };
 
-/* One provider's public offer of an accelerator (prices.yaml). */
+/* One provider's public offer of an accelerator (prices.yaml): an instance
+ * (machine) type with a fixed number of accelerators, priced per instance-hour,
+ * or, for parts bought as named slices (TPUs), a price per chip that applies to
+ * every documented slice. */
 struct dc_offer {
     enum dc_provider provider;
     const char *region;
-    const char *offer;  /* what is rented: "p5.48xlarge, 8 x H100 with their host" */
-    const char *source; /* the provider's own pricing page */
+    const char *instance_type; /* "p5.48xlarge", "a3-highgpu-4g", "TPU v5p" */
+    unsigned accelerators;     /* per instance; 0: priced per chip for every slice */
+    double vcpus;              /* per instance; NAN when not given */
+    double memory_gb;          /* host memory per instance; NAN when not given */
+    const char *source;        /* the provider's own pricing page */
     const char
         *via; /* where the number was read: a copy of the provider's price API; may be NULL */
     bool low_confidence;
@@ -84,6 +91,8 @@ struct dc_offer {
 
 /* Named limits on prices.yaml. */
 #define DC_RULESET_MAX_OFFERS 1000
+/* Parts listed under `unpriced` (why no public price exists), per file. */
+#define DC_RULESET_MAX_UNPRICED DC_RULESET_MAX_ACCELERATORS
 
 /* Named limits on one catalog entry's purchasable shapes. */
 #define DC_ACC_MAX_NODE_SIZES 8
@@ -138,6 +147,9 @@ struct dc_accelerator {
     /* Public offers from prices.yaml, in file order (views into the rule set). */
     const struct dc_offer *offers;
     size_t n_offers;
+    /* prices.yaml's `unpriced` entry: why no public price exists and what was
+     * checked; NULL when none (then the part should have an offer). */
+    const char *unpriced_reason;
     /* A hardware list price per chip for on-premises cost; NAN when none is
      * public (none is, for any shipped part: operators add their own). */
     double list_price_usd;
@@ -298,9 +310,11 @@ DC_API const struct dc_accelerator *dc_ruleset_find_pci(const dc_ruleset *rs, ui
                                                         uint16_t device);
 DC_API const struct dc_sizing_params *dc_ruleset_sizing(const dc_ruleset *rs);
 
-/* The cheapest offer of `a` priced on `basis` by one of `providers` (bit set
- * of enum dc_provider; 0 = any), the first in file order on a tie; NULL when
- * none is priced on that basis. */
+/* The offer of `a` with the lowest price per chip-hour on `basis` from one of
+ * `providers` (bit set of enum dc_provider; 0 = any), whatever machine size it
+ * rents, the first in file order on a tie; NULL when none is priced on that
+ * basis. What a configuration costs depends on its machine size: the engine
+ * prices it with the offers that rent that size (core/src/cost.c). */
 DC_API const struct dc_offer *dc_cheapest_offer(const struct dc_accelerator *a,
                                                 enum dc_pricing basis, unsigned providers);
 

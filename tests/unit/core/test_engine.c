@@ -280,7 +280,7 @@ static void test_low_confidence_price(void **state)
     (void)state;
     /* tpu-b gets a firm GCP price so that there is a lead to halve. */
     static const char tpu_offer[] = "  - accelerator: tpu-b\n    provider: gcp\n"
-                                    "    region: us-central1\n    offer: per chip\n"
+                                    "    region: us-central1\n    instance_type: per chip\n"
                                     "    source: https://example.com/t\n    confidence: high\n"
                                     "    on_demand: {usd_per_chip_hour: 9, as_of: \"2025-06\"}\n";
     char firm_prices[sizeof(prices_ok) + sizeof(tpu_offer)];

@@ -168,28 +168,89 @@ static void test_price_errors(void **state)
     expect_prices_edit("confidence: high", "confidence: meh",
                        "prices.yaml:2: gpu-a: \"confidence\" must be high or low");
     expect_prices_edit("as_of: \"2024-12\"", "as_of: 2024",
-                       "prices.yaml:8: gpu-a: \"as_of\" must be a date written YYYY-MM");
-    expect_prices_edit("as_of: \"2024-12\"", "as_of: \"2024-13\"",
-                       "prices.yaml:8: gpu-a: \"as_of\" must be a date written YYYY-MM");
-    expect_prices_edit("as_of: \"2024-12-01\"", "as_of: \"2024-12-32\"",
                        "prices.yaml:9: gpu-a: \"as_of\" must be a date written YYYY-MM");
-    expect_prices_edit("usd_per_chip_hour: 4.9", "usd_per_chip_hour: -1",
-                       "prices.yaml:8: gpu-a: \"usd_per_chip_hour\" must be between");
+    expect_prices_edit("as_of: \"2024-12\"", "as_of: \"2024-13\"",
+                       "prices.yaml:9: gpu-a: \"as_of\" must be a date written YYYY-MM");
+    expect_prices_edit("as_of: \"2024-12-01\"", "as_of: \"2024-12-32\"",
+                       "prices.yaml:10: gpu-a: \"as_of\" must be a date written YYYY-MM");
+    /* A price is dated by its data, which cannot come from the future. */
+    expect_prices_edit("as_of: \"2024-12\"", "as_of: \"2999-01\"",
+                       "prices.yaml:9: gpu-a: \"as_of\" 2999-01 is in the future");
+    expect_prices_edit("usd_per_hour: 4.9", "usd_per_hour: -1",
+                       "prices.yaml:9: gpu-a: \"usd_per_hour\" must be between");
+    /* Non-finite prices never reach the loader: the YAML reader refuses them. */
+    expect_prices_edit("usd_per_hour: 4.9", "usd_per_hour: .nan",
+                       "prices.yaml:9: non-finite numbers are not supported");
+    expect_prices_edit("usd_per_hour: 4.9", "usd_per_hour: .inf",
+                       "prices.yaml:9: non-finite numbers are not supported");
+    /* An instance type is priced per instance, a TPU per chip. */
+    expect_prices_edit("usd_per_hour: 4.9", "usd_per_chip_hour: 4.9",
+                       "prices.yaml:9: gpu-a: unknown key \"usd_per_chip_hour\" in a price");
     expect_prices_edit("source: https://example.com/p", "source: see the web",
-                       "prices.yaml:6: gpu-a: \"source\" must be a public http(s) URL");
-    expect_prices_edit("    offer: test machine\n", "",
-                       "prices.yaml:2: gpu-a: missing required field \"offer\"");
-    expect_prices_edit("    on_demand: {usd_per_chip_hour: 4.9, as_of: \"2024-12\"}\n"
-                       "    spot: {usd_per_chip_hour: 2.0, as_of: \"2024-12-01\"}\n",
+                       "prices.yaml:7: gpu-a: \"source\" must be a public http(s) URL");
+    expect_prices_edit("    source: https://example.com/p\n", "",
+                       "prices.yaml:2: gpu-a: missing required field \"source\"");
+    expect_prices_edit("    instance_type: test machine\n", "",
+                       "prices.yaml:2: gpu-a: missing required field \"instance_type\"");
+    /* Sizes the catalog's shapes (1, 2, 4, 8) cannot be built from. */
+    expect_prices_edit("accelerators: 1", "accelerators: 3",
+                       "prices.yaml:6: gpu-a: no shape of gpu-a is built from instances of 3");
+    expect_prices_edit("accelerators: 1", "accelerators: 16",
+                       "prices.yaml:6: gpu-a: no shape of gpu-a is built from instances of 16");
+    expect_prices_edit("accelerators: 1", "accelerators: 1.5",
+                       "prices.yaml:6: gpu-a: \"accelerators\" must be an integer");
+    expect_prices_edit("accelerators: 1", "accelerators: 0",
+                       "prices.yaml:6: gpu-a: \"accelerators\" must be between 1 and");
+    expect_prices_edit("    accelerators: 1\n", "",
+                       "prices.yaml:2: gpu-a: an offer of gpu-a needs \"accelerators\" per "
+                       "instance");
+    expect_prices_edit("    on_demand: {usd_per_hour: 4.9, as_of: \"2024-12\"}\n"
+                       "    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}\n",
                        "", "prices.yaml:2: gpu-a: an offer needs a price on at least one of");
-    expect_prices_edit(
-        "    spot:", "    reserved:", "prices.yaml:9: gpu-a: unknown key \"reserved\" in an offer");
-    expect_prices_edit(
-        "hardware: []\n",
-        "  - accelerator: gpu-a\n    provider: aws\n    region: us-east-1\n"
-        "    offer: again\n    source: https://example.com/q\n"
-        "    confidence: low\n    spot: {usd_per_chip_hour: 1, as_of: \"2025-01\"}\n",
-        "prices.yaml:10: gpu-a: a second aws offer in us-east-1");
+    expect_prices_edit("    spot:", "    reserved:",
+                       "prices.yaml:10: gpu-a: unknown key \"reserved\" in an offer");
+    expect_prices_edit("hardware: []\n",
+                       "  - accelerator: gpu-a\n    provider: aws\n    region: us-east-1\n"
+                       "    instance_type: test machine\n    accelerators: 1\n"
+                       "    source: https://example.com/q\n"
+                       "    confidence: low\n    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
+                       "prices.yaml:11: gpu-a: a second aws test machine offer in us-east-1");
+    expect_prices_edit("hardware: []\n",
+                       "  - accelerator: gpu-z\n    provider: aws\n    region: us-east-1\n"
+                       "    instance_type: x\n    accelerators: 1\n"
+                       "    source: https://example.com/q\n    confidence: low\n"
+                       "    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
+                       "prices.yaml:11: gpu-z: unknown accelerator \"gpu-z\"");
+    /* A TPU is priced per chip, without an instance size. */
+    expect_prices_edit("hardware: []\n",
+                       "  - accelerator: tpu-b\n    provider: gcp\n    region: us-central1\n"
+                       "    instance_type: TPU b\n    source: https://example.com/q\n"
+                       "    confidence: low\n    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
+                       "prices.yaml:17: tpu-b: unknown key \"usd_per_hour\" in a price");
+    /* unpriced: why a part has no price, with the sources checked. */
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: gpu-a, reason: none found, checked: "
+                       "[https://example.com/c]}\nhardware: []\n",
+                       "prices.yaml:12: gpu-a: listed as unpriced but has 1 offer");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: tpu-b, reason: none found, checked: []}\n"
+                       "hardware: []\n",
+                       "prices.yaml:12: tpu-b: \"checked\" must name the sources looked at");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: tpu-b, reason: none found, checked: "
+                       "[not a url]}\nhardware: []\n",
+                       "prices.yaml:12: tpu-b: \"checked\" lists public URLs");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: tpu-b, checked: [https://example.com/c]}\n"
+                       "hardware: []\n",
+                       "prices.yaml:12: tpu-b: missing required field \"reason\"");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: tpu-b, reason: a, checked: "
+                       "[https://example.com/c]}\n  - {accelerator: tpu-b, reason: b, checked: "
+                       "[https://example.com/c]}\nhardware: []\n",
+                       "prices.yaml:13: tpu-b: listed as unpriced twice");
+    expect_prices_edit("hardware: []\n", "unpriced: [3]\nhardware: []\n",
+                       "prices.yaml:11: each unpriced part must be a mapping");
     expect_prices_edit("prices:\n", "offers:\n",
                        "prices.yaml:2: unknown key \"offers\" in prices.yaml");
     expect_prices_edit(
@@ -197,13 +258,13 @@ static void test_price_errors(void **state)
         "hardware:\n  - {accelerator: gpu-a, usd_per_chip: 25000, as_of: \"2025-01\", "
         "source: https://example.com/h}\n  - {accelerator: gpu-a, usd_per_chip: 1, "
         "as_of: \"2025-01\", source: https://example.com/h}\n",
-        "prices.yaml:12: gpu-a: a second hardware price");
+        "prices.yaml:13: gpu-a: a second hardware price");
     expect_prices_edit("hardware: []\n",
                        "hardware:\n  - {accelerator: tpu-z, usd_per_chip: 1, as_of: \"2025-01\", "
                        "source: https://example.com/h}\n",
-                       "prices.yaml:11: tpu-z: unknown accelerator \"tpu-z\"");
+                       "prices.yaml:12: tpu-z: unknown accelerator \"tpu-z\"");
     expect_prices_edit("hardware: []\n", "hardware: [7]\n",
-                       "prices.yaml:10: each hardware price must be a mapping");
+                       "prices.yaml:11: each hardware price must be a mapping");
     /* null is no boolean, and a missing one is reported at its mapping. */
     expect_catalog_edit("    on_prem: true\n", "    on_prem: null\n",
                         "catalog.yaml:16: gpu-a: \"on_prem\" must be true or false");
