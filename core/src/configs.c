@@ -128,28 +128,37 @@ static int cmp_config(const struct dc__part *p, const struct dc_sizing *x, bool 
 
 /* ---- the frontier --------------------------------------------------------------- */
 
-static bool dominates(const struct dc__part *p, const struct dc_sizing *x,
-                      const struct dc_sizing *y)
-{
-    int c = dc__cmp_value(dc__config_spend(p->s, p->w, x), dc__config_spend(p->s, p->w, y));
-    int t = dc__cmp_value(dc__config_time(p->s, p->w, x), dc__config_time(p->s, p->w, y));
-    return c <= 0 && t <= 0 && (c < 0 || t < 0);
-}
-
-/* Append the configurations of `v` (feasible and priced) no other of them
- * dominates. */
+/* Append the configurations of `v` (feasible and priced: ok[i]) that no
+ * other of them beats on both cost and time: sorted by cost, each that is
+ * faster than every cheaper one. */
 static enum dc_status keep_frontier(const struct dc__part *p, size_t idx,
                                     const struct dc_sizing *v, const bool *ok, size_t n,
                                     struct dc__points *pts)
 {
+    struct {
+        double spend, time;
+        size_t i;
+    } k[TRAIN_MAX_CONFIGS > SERVE_MAX_CONFIGS ? TRAIN_MAX_CONFIGS : SERVE_MAX_CONFIGS], t;
+    size_t m = 0;
     for (size_t i = 0; pts != NULL && i < n; i++) {
         if (!ok[i])
             continue;
-        bool dominated = false;
-        for (size_t j = 0; j < n && !dominated; j++)
-            dominated = j != i && ok[j] && dominates(p, &v[j], &v[i]);
-        if (dominated)
+        t.spend = dc__config_spend(p->s, p->w, &v[i]);
+        t.time = dc__config_time(p->s, p->w, &v[i]);
+        t.i = i;
+        size_t j = m++; /* insertion by cost, then time */
+        for (; j > 0 && (dc__cmp_value(k[j - 1].spend, t.spend) > 0 ||
+                         (dc__cmp_value(k[j - 1].spend, t.spend) == 0 &&
+                          dc__cmp_value(k[j - 1].time, t.time) > 0));
+             j--)
+            k[j] = k[j - 1];
+        k[j] = t;
+    }
+    double best = INFINITY;
+    for (size_t j = 0; j < m; j++) {
+        if (!(dc__cmp_value(k[j].time, best) < 0))
             continue;
+        best = k[j].time;
         if (pts->n == pts->cap) {
             size_t cap = pts->cap == 0 ? 64 : pts->cap * 2;
             struct dc__point *grown = realloc(pts->v, cap * sizeof(*grown));
@@ -158,7 +167,7 @@ static enum dc_status keep_frontier(const struct dc__part *p, size_t idx,
             pts->v = grown;
             pts->cap = cap;
         }
-        pts->v[pts->n++] = (struct dc__point){idx, v[i]};
+        pts->v[pts->n++] = (struct dc__point){idx, v[k[j].i]};
     }
     return DC_OK;
 }

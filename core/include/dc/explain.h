@@ -72,6 +72,14 @@ struct dc_change {
     int top_score;
     enum dc_threshold threshold;
     double not_at; /* threshold: the nearest value tried where `top` is not the pick */
+    /* A threshold at a constant a rule compares the field with: the rule (a
+     * view into the rule set), whose effect starts or stops there; NULL when
+     * the boundary is the parts' own (a cost, a chip count, a run time). */
+    const char *rule;
+    double rule_at; /* that constant */
+    /* The change flips the pick because the pick loses its price (no offer
+     * on the new basis or providers), not because another part is better. */
+    bool price_missing;
 };
 
 struct dc_target {

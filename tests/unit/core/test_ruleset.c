@@ -214,43 +214,43 @@ static void test_price_errors(void **state)
                        "    instance_type: test machine\n    accelerators: 1\n"
                        "    source: https://example.com/q\n"
                        "    confidence: low\n    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
-                       "prices.yaml:11: gpu-a: a second aws test machine offer in us-east-1");
+                       "prices.yaml:38: gpu-a: a second aws test machine offer in us-east-1");
     expect_prices_edit("hardware: []\n",
                        "  - accelerator: gpu-z\n    provider: aws\n    region: us-east-1\n"
                        "    instance_type: x\n    accelerators: 1\n"
                        "    source: https://example.com/q\n    confidence: low\n"
                        "    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
-                       "prices.yaml:11: gpu-z: unknown accelerator \"gpu-z\"");
+                       "prices.yaml:38: gpu-z: unknown accelerator \"gpu-z\"");
     /* A TPU is priced per chip, without an instance size. */
     expect_prices_edit("hardware: []\n",
                        "  - accelerator: tpu-b\n    provider: gcp\n    region: us-central1\n"
                        "    instance_type: TPU b\n    source: https://example.com/q\n"
                        "    confidence: low\n    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
-                       "prices.yaml:17: tpu-b: unknown key \"usd_per_hour\" in a price");
+                       "prices.yaml:44: tpu-b: unknown key \"usd_per_hour\" in a price");
     /* unpriced: why a part has no price, with the sources checked. */
     expect_prices_edit("hardware: []\n",
                        "unpriced:\n  - {accelerator: gpu-a, reason: none found, checked: "
                        "[https://example.com/c]}\nhardware: []\n",
-                       "prices.yaml:12: gpu-a: listed as unpriced but has 1 offer");
+                       "prices.yaml:39: gpu-a: listed as unpriced but has 4 offers");
     expect_prices_edit("hardware: []\n",
                        "unpriced:\n  - {accelerator: tpu-b, reason: none found, checked: []}\n"
                        "hardware: []\n",
-                       "prices.yaml:12: tpu-b: \"checked\" must name the sources looked at");
+                       "prices.yaml:39: tpu-b: \"checked\" must name the sources looked at");
     expect_prices_edit("hardware: []\n",
                        "unpriced:\n  - {accelerator: tpu-b, reason: none found, checked: "
                        "[not a url]}\nhardware: []\n",
-                       "prices.yaml:12: tpu-b: \"checked\" lists public URLs");
+                       "prices.yaml:39: tpu-b: \"checked\" lists public URLs");
     expect_prices_edit("hardware: []\n",
                        "unpriced:\n  - {accelerator: tpu-b, checked: [https://example.com/c]}\n"
                        "hardware: []\n",
-                       "prices.yaml:12: tpu-b: missing required field \"reason\"");
+                       "prices.yaml:39: tpu-b: missing required field \"reason\"");
     expect_prices_edit("hardware: []\n",
                        "unpriced:\n  - {accelerator: tpu-b, reason: a, checked: "
                        "[https://example.com/c]}\n  - {accelerator: tpu-b, reason: b, checked: "
                        "[https://example.com/c]}\nhardware: []\n",
-                       "prices.yaml:13: tpu-b: listed as unpriced twice");
+                       "prices.yaml:40: tpu-b: listed as unpriced twice");
     expect_prices_edit("hardware: []\n", "unpriced: [3]\nhardware: []\n",
-                       "prices.yaml:11: each unpriced part must be a mapping");
+                       "prices.yaml:38: each unpriced part must be a mapping");
     expect_prices_edit("prices:\n", "offers:\n",
                        "prices.yaml:2: unknown key \"offers\" in prices.yaml");
     expect_prices_edit(
@@ -258,13 +258,13 @@ static void test_price_errors(void **state)
         "hardware:\n  - {accelerator: gpu-a, usd_per_chip: 25000, as_of: \"2025-01\", "
         "source: https://example.com/h}\n  - {accelerator: gpu-a, usd_per_chip: 1, "
         "as_of: \"2025-01\", source: https://example.com/h}\n",
-        "prices.yaml:13: gpu-a: a second hardware price");
+        "prices.yaml:40: gpu-a: a second hardware price");
     expect_prices_edit("hardware: []\n",
                        "hardware:\n  - {accelerator: tpu-z, usd_per_chip: 1, as_of: \"2025-01\", "
                        "source: https://example.com/h}\n",
-                       "prices.yaml:12: tpu-z: unknown accelerator \"tpu-z\"");
+                       "prices.yaml:39: tpu-z: unknown accelerator \"tpu-z\"");
     expect_prices_edit("hardware: []\n", "hardware: [7]\n",
-                       "prices.yaml:11: each hardware price must be a mapping");
+                       "prices.yaml:38: each hardware price must be a mapping");
     /* null is no boolean, and a missing one is reported at its mapping. */
     expect_catalog_edit("    on_prem: true\n", "    on_prem: null\n",
                         "catalog.yaml:16: gpu-a: \"on_prem\" must be true or false");
@@ -323,13 +323,13 @@ static void test_param_errors(void **state)
     expect_sizing_edit("architecture_mfu: {cnn:", "architecture_mfu: {cnx:",
                        "sizing.yaml:17: unknown key \"cnx\" in sizing.training.architecture_mfu");
     expect_sizing_edit("    fp8: {gpu: 1.25,", "    fp9: {gpu: 1.25,",
-                       "sizing.yaml:34: unknown key \"fp9\" in sizing.precision_gain");
+                       "sizing.yaml:35: unknown key \"fp9\" in sizing.precision_gain");
     expect_sizing_edit("    fp8: {gpu: 1.25,", "    fp8: {gpu: 0.5,",
-                       "sizing.yaml:34: \"gpu\" must be between 1 and 16");
+                       "sizing.yaml:35: \"gpu\" must be between 1 and 16");
     expect_sizing_edit("    gpu: {training: 0.5,", "    gpu: {training: 0.5, speed: 2,",
-                       "sizing.yaml:30: unknown key \"speed\" in an mfu family");
+                       "sizing.yaml:31: unknown key \"speed\" in an mfu family");
     expect_sizing_edit("    gpu: {training: 0.5,", "    npu: {training: 0.5,",
-                       "sizing.yaml:30: unknown key \"npu\" in sizing.mfu");
+                       "sizing.yaml:31: unknown key \"npu\" in sizing.mfu");
     expect_sizing_edit("int4: 0.5, source: https://blog.eleuther.ai/transformer-math/}",
                        "int4: 0.5, int2: 0.25, source: https://blog.eleuther.ai/transformer-math/}",
                        "sizing.yaml:21: unknown key \"int2\" in bytes_per_parameter");
@@ -360,7 +360,9 @@ static void test_load_ok(void **state)
     assert_int_equal(a->family, DC_FAMILY_GPU);
     assert_int_equal(a->pci_vendor, 0x10de);
     assert_int_equal(a->n_pci_devices, 2);
-    assert_int_equal(a->n_offers, 1);
+    assert_int_equal(a->n_offers, 4); /* machines of 1, 2, 4 and 8 */
+    assert_int_equal(a->offers[3].accelerators, 8);
+    assert_true(a->offers[3].price[DC_PRICING_ON_DEMAND].usd_per_chip_hour == 4.9);
     assert_int_equal(a->offers[0].provider, DC_PROVIDER_AWS);
     assert_true(a->offers[0].price[DC_PRICING_ON_DEMAND].usd_per_chip_hour == 4.9);
     assert_true(isnan(a->offers[0].price[DC_PRICING_COMMITTED_1Y].usd_per_chip_hour));
