@@ -1,7 +1,6 @@
 /* core/src/cf_eval.c -- one re-run of the decision core for an explanation:
  * the workload edited, the evaluation and wall-clock budgets kept, the top
  * pick read off the result. */
-#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -26,7 +25,8 @@ static bool budget_left(struct cf_ctx *c)
     return c->stop == DC_EXPLAIN_COMPLETE;
 }
 
-/* The base's top pick had a price and has none in `res` (left or excluded). */
+/* The base's top pick had a price and has none in `res` (an exclusion is
+ * another reason, said by its own rule). */
 static bool base_top_lost_price(const struct cf_ctx *c, const struct dc_result *res)
 {
     const struct dc_result *b = c->base;
@@ -36,9 +36,6 @@ static bool base_top_lost_price(const struct cf_ctx *c, const struct dc_result *
     for (size_t i = 0; i < res->n_recommendations; i++)
         if (res->recommendations[i].acc == top)
             return !res->recommendations[i].selection.priced;
-    for (size_t i = 0; i < res->n_excluded; i++)
-        if (res->excluded[i].acc == top)
-            return !isfinite(res->excluded[i].sizing.cost_usd);
     return false;
 }
 

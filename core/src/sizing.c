@@ -205,30 +205,47 @@ void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsign
 
 /* ---- serving ------------------------------------------------------------------------ */
 
+/* The chips of a replica that work on one token together: all of a TPU slice
+ * (its ICI joins every chip); for machines, a tensor-parallel group within the
+ * fast domain. A replica larger than the domain is pipeline stages: they hold
+ * more (weights, KV caches) and keep more requests in flight, but a token
+ * still passes the stages one after another, so its weights are read no
+ * faster than one domain reads them (docs/scoring.md, section 5). */
+static unsigned tensor_parallel(const struct dc_accelerator *a, unsigned chips)
+{
+    unsigned domain = a->domain > 0 ? a->domain : 1;
+    return a->n_slices > 0 || chips <= domain ? chips : domain;
+}
+
 void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch,
                     struct dc__replica *r)
 {
     const struct dc_workload *w = p->w;
     const struct dc__derived *d = p->d;
-    double bw = chips * p->bandwidth, fl = chips * p->flops;
+    unsigned tp = tensor_parallel(p->a, chips);
+    double stages = (double)chips / tp;
+    double bw = chips * p->bandwidth, fl = chips * p->flops, tp_bw = tp * p->bandwidth;
     /* A decode step reads every weight a token of the batch touches (a mixture
      * of experts reads more experts as the batch grows) and each request's KV
-     * cache, which averages the prompt plus half the output (F2.6, F4.5). */
+     * cache, which averages the prompt plus half the output (F2.6, F4.5). The
+     * stages read their shares of the KV caches side by side. */
     double weights = fmin(d->weights_gb, d->active_weights_gb * batch) * DC__GB;
     r->chips = chips;
     r->batch = batch;
     if (d->generative) {
         double kv = batch * d->kv_bytes_per_token * (w->input_tokens + w->output_tokens / 2.0);
-        double mem_s = (weights + kv) / bw;
+        double mem_s = weights / tp_bw + kv / bw;
         double cmp_s = batch * 2.0 * d->dense_parameters / fl;
         r->step_s = max_known(mem_s, cmp_s);
         r->compute_bound = cmp_s > mem_s;
-        r->prefill_s = max_known(d->active_weights_gb * DC__GB / bw, d->flops_per_request / fl);
+        r->prefill_s = max_known(d->active_weights_gb * DC__GB / tp_bw,
+                                 d->flops_per_request / (tp * p->flops));
         r->request_s = r->prefill_s + w->output_tokens * r->step_s;
-        /* The replica's time per batch: every request's prompt, then the steps. */
-        r->rps = batch / (batch * r->prefill_s + w->output_tokens * r->step_s);
+        /* The replica's time per batch: every request's prompt (the stages
+         * work on as many prompts at once), then the steps. */
+        r->rps = batch / (batch * r->prefill_s / stages + w->output_tokens * r->step_s);
     } else {
-        double mem_s = weights / bw;
+        double mem_s = weights / tp_bw;
         double cmp_s = batch * d->flops_per_request / fl;
         r->step_s = max_known(mem_s, cmp_s);
         r->compute_bound = cmp_s > mem_s;
