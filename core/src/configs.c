@@ -34,6 +34,10 @@ double dc__config_spend(const struct dc_sizing_params *s, const struct dc_worklo
 {
     if (isfinite(z->cost_usd))
         return fmax(z->cost_usd, s->negligible_cost_usd);
+    /* Chips a team owns cost the same idle or busy: on premises without a
+     * list price, time decides. */
+    if (w->deployment == DC_DEPLOY_ON_PREM)
+        return NAN;
     return w->task == DC_TASK_INFERENCE ? (double)z->chips : z->chips * z->hours;
 }
 
@@ -128,6 +132,15 @@ static int cmp_config(const struct dc__part *p, const struct dc_sizing *x, bool 
 
 /* ---- the frontier --------------------------------------------------------------- */
 
+/* Whether (spend, time, chips) x sorts after y: by cost, time, then chips. */
+static bool after(double xs, double xt, unsigned xc, double ys, double yt, unsigned yc)
+{
+    int c = dc__cmp_value(xs, ys);
+    if (c == 0)
+        c = dc__cmp_value(xt, yt);
+    return c > 0 || (c == 0 && xc > yc);
+}
+
 /* Append the configurations of `v` (feasible and priced: ok[i]) that no
  * other of them beats on both cost and time: sorted by cost, each that is
  * faster than every cheaper one. */
@@ -137,6 +150,7 @@ static enum dc_status keep_frontier(const struct dc__part *p, size_t idx,
 {
     struct {
         double spend, time;
+        unsigned chips;
         size_t i;
     } k[TRAIN_MAX_CONFIGS > SERVE_MAX_CONFIGS ? TRAIN_MAX_CONFIGS : SERVE_MAX_CONFIGS], t;
     size_t m = 0;
@@ -145,11 +159,11 @@ static enum dc_status keep_frontier(const struct dc__part *p, size_t idx,
             continue;
         t.spend = dc__config_spend(p->s, p->w, &v[i]);
         t.time = dc__config_time(p->s, p->w, &v[i]);
+        t.chips = v[i].chips;
         t.i = i;
-        size_t j = m++; /* insertion by cost, then time */
-        for (; j > 0 && (dc__cmp_value(k[j - 1].spend, t.spend) > 0 ||
-                         (dc__cmp_value(k[j - 1].spend, t.spend) == 0 &&
-                          dc__cmp_value(k[j - 1].time, t.time) > 0));
+        size_t j = m++; /* insertion by cost, then time, then fewer chips */
+        for (; j > 0 && after(k[j - 1].spend, k[j - 1].time, k[j - 1].chips, t.spend, t.time,
+                              t.chips);
              j--)
             k[j] = k[j - 1];
         k[j] = t;
@@ -174,9 +188,9 @@ static enum dc_status keep_frontier(const struct dc__part *p, size_t idx,
 
 /* ---- training --------------------------------------------------------------------- */
 
-/* The most chips worth buying: a global batch of B sequences keeps at most B
- * data-parallel groups of one fast domain busy, and past the efficiency floor
- * extra chips mostly wait on the network (docs/scoring.md, section 5). */
+/* The most chips worth buying: a global batch of B sequences keeps at most
+ * B x chips_per_sequence chips busy, and past the efficiency floor extra
+ * chips mostly wait on the network (docs/scoring.md, section 5). */
 static unsigned efficiency_limit(const struct dc__part *p, unsigned cap)
 {
     const struct dc_sizing_params *s = p->s;
@@ -193,8 +207,8 @@ static unsigned efficiency_limit(const struct dc__part *p, unsigned cap)
 
 static unsigned batch_limit(const struct dc__part *p)
 {
-    double domain = p->a->domain > 0 ? p->a->domain : 1;
-    return (unsigned)fmax(1.0, fmin((double)p->cap, p->w->global_batch_size * domain));
+    double per = p->s->chips_per_sequence.value;
+    return (unsigned)fmax(1.0, fmin((double)p->cap, p->w->global_batch_size * per));
 }
 
 /* The fewest chips in [lo, hi] whose purchasable shape finishes within
@@ -223,6 +237,7 @@ struct train_counts {
     unsigned v[TRAIN_MAX_CONFIGS];
     size_t n;
     unsigned lo, hi, target; /* target: the fewest meeting the time target, 0 none */
+    bool hi_by_efficiency;   /* hi is the efficiency floor's, not a cap's */
 };
 
 static void add_count(struct train_counts *t, unsigned chips)
@@ -244,14 +259,17 @@ static void training_counts(const struct dc__part *p, unsigned lo, struct train_
     t->n = 0;
     t->lo = lo;
     t->hi = eff > lo ? eff : lo;
+    t->hi_by_efficiency = eff < batch;
     t->target = 0;
     if (isfinite(p->peak)) {
         /* A deadline is a requirement: past the efficiency floor if it takes
          * that, up to the batch bound; the default target is not. */
         unsigned reach = isfinite(p->w->deadline_hours) && batch > t->hi ? batch : t->hi;
         t->target = fewest_within(p, lo, reach, target_hours(p));
-        if (t->target > t->hi)
+        if (t->target > t->hi) {
             t->hi = t->target;
+            t->hi_by_efficiency = false;
+        }
     }
     struct dc_shape s;
     dc__shape_at_most(a, t->hi, &s);
@@ -277,7 +295,8 @@ static enum dc_chips_basis training_basis(const struct dc__part *p, const struct
     if (z->chips == t->lo)
         return DC_BASIS_MEMORY;
     if (p->w->objective == DC_OBJECTIVE_TIME)
-        return z->chips == t->hi && dc__config_time(p->s, p->w, z) > p->s->min_run_hours.value
+        return z->chips == t->hi && !t->hi_by_efficiency &&
+                       dc__config_time(p->s, p->w, z) > p->s->min_run_hours.value
                    ? DC_BASIS_LIMIT
                    : DC_BASIS_FASTEST;
     if (z->chips == t->target)

@@ -45,6 +45,7 @@ static void load_training_params(const struct dc__where *z, struct dc_sizing_par
                                        "target_hours_fine_tuning",
                                        "goodput",
                                        "efficiency_floor",
+                                       "chips_per_sequence",
                                        "min_run_hours",
                                        "architecture_mfu",
                                        NULL};
@@ -67,6 +68,7 @@ static void load_training_params(const struct dc__where *z, struct dc_sizing_par
     s->target_hours_fine_tuning = dc__get_param(&t, "target_hours_fine_tuning", 0.01, 1e6);
     s->goodput = dc__get_param(&t, "goodput", 0.05, 1);
     s->efficiency_floor = dc__get_param(&t, "efficiency_floor", 0.01, 1);
+    s->chips_per_sequence = dc__get_param(&t, "chips_per_sequence", 1, 1e4);
     s->min_run_hours = dc__get_param(&t, "min_run_hours", 0, 1e6);
     load_arch_mfu(&t, s);
 }

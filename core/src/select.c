@@ -62,7 +62,9 @@ void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct
                 continue;
             int t = dc__cmp_value(dc__config_time(&rs->sizing, w, z),
                                   dc__config_time(&rs->sizing, w, best));
-            if (t < 0 || (t == 0 && dc__cmp_value(z->cost_usd, best->cost_usd) < 0))
+            int m = dc__cmp_value(dc__config_spend(&rs->sizing, w, z),
+                                  dc__config_spend(&rs->sizing, w, best));
+            if (t < 0 || (t == 0 && (m < 0 || (m == 0 && z->chips < best->chips))))
                 best = z;
         }
         if (best != &c->sizing) {

@@ -59,6 +59,7 @@ static const char sizing_ok[] =
     "    goodput: {value: 0.8, source: https://arxiv.org/abs/2407.21783}\n"
     "    architecture_mfu: {cnn: {value: 0.5, source: https://example.com/cnn}}\n"
     "    efficiency_floor: {value: 0.7, source: convention}\n"
+    "    chips_per_sequence: {value: 8, source: convention}\n"
     "    min_run_hours: {value: 1, source: convention}\n"
     "  inference:\n"
     "    bytes_per_parameter: {fp64: 8, fp32: 4, bf16: 2, fp16: 2, fp8: 1, int8: 1, fp4: 0.5, "

@@ -182,6 +182,7 @@ struct dc_sizing_params {
     struct dc_param target_hours_fine_tuning;
     struct dc_param goodput;          /* whole-run share of steady-state speed */
     struct dc_param efficiency_floor; /* objective time: scale while above */
+    struct dc_param chips_per_sequence; /* chips one sequence of a global batch keeps busy */
     struct dc_param min_run_hours;    /* objective time: no shorter than */
     /* inference */
     double infer_bytes_per_param[DC_PREC_COUNT];

@@ -323,16 +323,16 @@ static void test_param_errors(void **state)
     expect_sizing_edit("architecture_mfu: {cnn:", "architecture_mfu: {cnx:",
                        "sizing.yaml:17: unknown key \"cnx\" in sizing.training.architecture_mfu");
     expect_sizing_edit("    fp8: {gpu: 1.25,", "    fp9: {gpu: 1.25,",
-                       "sizing.yaml:35: unknown key \"fp9\" in sizing.precision_gain");
+                       "sizing.yaml:36: unknown key \"fp9\" in sizing.precision_gain");
     expect_sizing_edit("    fp8: {gpu: 1.25,", "    fp8: {gpu: 0.5,",
-                       "sizing.yaml:35: \"gpu\" must be between 1 and 16");
+                       "sizing.yaml:36: \"gpu\" must be between 1 and 16");
     expect_sizing_edit("    gpu: {training: 0.5,", "    gpu: {training: 0.5, speed: 2,",
-                       "sizing.yaml:31: unknown key \"speed\" in an mfu family");
+                       "sizing.yaml:32: unknown key \"speed\" in an mfu family");
     expect_sizing_edit("    gpu: {training: 0.5,", "    npu: {training: 0.5,",
-                       "sizing.yaml:31: unknown key \"npu\" in sizing.mfu");
+                       "sizing.yaml:32: unknown key \"npu\" in sizing.mfu");
     expect_sizing_edit("int4: 0.5, source: https://blog.eleuther.ai/transformer-math/}",
                        "int4: 0.5, int2: 0.25, source: https://blog.eleuther.ai/transformer-math/}",
-                       "sizing.yaml:21: unknown key \"int2\" in bytes_per_parameter");
+                       "sizing.yaml:22: unknown key \"int2\" in bytes_per_parameter");
 }
 
 static void test_load_ok(void **state)
