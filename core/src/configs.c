@@ -35,8 +35,9 @@ double dc__config_spend(const struct dc_sizing_params *s, const struct dc_worklo
     if (isfinite(z->cost_usd))
         return fmax(z->cost_usd, s->negligible_cost_usd);
     /* Chips a team owns cost the same idle or busy: on premises without a
-     * list price, time decides. */
-    if (w->deployment == DC_DEPLOY_ON_PREM)
+     * list price, and with the count it owns (max_accelerators), time
+     * decides. */
+    if (w->deployment == DC_DEPLOY_ON_PREM && isfinite(w->max_accelerators))
         return NAN;
     return w->task == DC_TASK_INFERENCE ? (double)z->chips : z->chips * z->hours;
 }

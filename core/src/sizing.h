@@ -184,7 +184,8 @@ bool dc__unrented_size_text(const struct dc_workload *w, const struct dc_acceler
  * negligible_cost_usd: cents apart are no reason to prefer a part), or for a
  * part with no price its chip-hours (training) or chips (serving), so that an
  * unpriced part is still sized as a priced one would be; NAN on premises
- * with no list price, where the chips are the team's and time decides. */
+ * with no list price and max_accelerators given: the chips are the team's
+ * and time decides. */
 double dc__config_spend(const struct dc_sizing_params *s, const struct dc_workload *w,
                         const struct dc_sizing *z);
 /* The time side: run hours, no shorter than min_run_hours (training), or one

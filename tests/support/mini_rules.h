@@ -5,6 +5,7 @@
 #ifndef AA_TEST_MINI_RULES_H
 #define AA_TEST_MINI_RULES_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "dc/ruleset.h"
@@ -175,6 +176,22 @@ static inline enum dc_status load3(const char *catalog, const char *sizing, cons
 static inline int mini_load(dc_ruleset **rs)
 {
     return load3(catalog_ok, sizing_ok, rules_ok, rs, NULL) == DC_OK ? 0 : -1;
+}
+
+/* The mini set with `rules`, and tpu-b priced too at `usd` a chip-hour on
+ * GCP (an unpriced part never ranks first, so tests of two priced parts need
+ * it): 0, or -1 when it does not load. */
+static inline int mini_load_priced_tpu(const char *rules, const char *usd, dc_ruleset **rs)
+{
+    char offer[400], prices[sizeof(prices_ok) + 400];
+    snprintf(offer, sizeof(offer),
+             "  - accelerator: tpu-b\n    provider: gcp\n    region: us-central1\n"
+             "    instance_type: per chip\n    source: https://example.com/t\n"
+             "    confidence: high\n    on_demand: {usd_per_chip_hour: %s, as_of: \"2025-06\"}\n",
+             usd);
+    const char *hw = strstr(prices_ok, "hardware:");
+    snprintf(prices, sizeof(prices), "%.*s%s%s", (int)(hw - prices_ok), prices_ok, offer, hw);
+    return load4(catalog_ok, sizing_ok, rules, prices, rs, NULL) == DC_OK ? 0 : -1;
 }
 
 #endif

@@ -494,34 +494,12 @@ static const char rules_gate[] =
     "    when: {\"==\": [{\"var\": \"team.xla_experience\"}, \"none\"]}\n"
     "    effect: {rank_below: {families: [tpu], below: gpu}}\n";
 
-/* prices_ok with tpu-b priced too, at $3 a chip-hour on GCP: the mini set's
- * tpu-b has no price, and an unpriced part never ranks first. */
-static char *prices_with_tpu(void)
-{
-    static const char tpu_offer[] = "  - accelerator: tpu-b\n    provider: gcp\n"
-                                    "    region: us-central1\n    instance_type: per chip\n"
-                                    "    source: https://example.com/t\n    confidence: high\n"
-                                    "    on_demand: {usd_per_chip_hour: 3, as_of: \"2025-06\"}\n";
-    size_t n = sizeof(prices_ok) + sizeof(tpu_offer);
-    char *out = malloc(n);
-    assert_non_null(out);
-    const char *hw = strstr(prices_ok, "hardware:");
-    snprintf(out, n, "%.*s%s%s", (int)(hw - prices_ok), prices_ok, tpu_offer, hw);
-    return out;
-}
-
 static void test_gate_and_fact_once(void **state)
 {
     (void)state;
     dc_ruleset *rs = NULL;
-    struct dc_diags d;
-    dc_diags_init(&d);
-    char *prices = prices_with_tpu();
-    enum dc_status rc = load4(catalog_ok, sizing_ok, rules_gate, prices, &rs, &d);
-    free(prices);
-    if (rc != DC_OK)
-        fail_msg("%s: %s", dc_status_name(rc), d.count > 0 ? d.items[0].msg : "");
-    dc_diags_cleanup(&d);
+    if (mini_load_priced_tpu(rules_gate, "3", &rs) != 0)
+        fail_msg("the gate rules do not load");
     bool ex;
     cJSON *json = cJSON_Parse("{\"task\":\"training\",\"framework\":\"jax\","
                               "\"model\":{\"parameters\":1e8},\"objective\":\"time\","

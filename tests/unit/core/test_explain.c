@@ -120,22 +120,10 @@ static void test_nothing_asked(void **state)
     done(&r);
 }
 
-/* The mini set with tpu-b priced too (GCP, per chip), at `usd` a chip-hour:
- * an unpriced part never ranks first, so the searches below need both
- * priced. Owned by the caller. */
 static dc_ruleset *priced_tpu(const char *usd)
 {
-    char tpu_offer[400];
-    snprintf(tpu_offer, sizeof(tpu_offer),
-             "  - accelerator: tpu-b\n    provider: gcp\n    region: us-central1\n"
-             "    instance_type: per chip\n    source: https://example.com/t\n"
-             "    confidence: high\n    on_demand: {usd_per_chip_hour: %s, as_of: \"2025-06\"}\n",
-             usd);
-    char prices[sizeof(prices_ok) + sizeof(tpu_offer)];
-    const char *hw = strstr(prices_ok, "hardware:");
-    snprintf(prices, sizeof(prices), "%.*s%s%s", (int)(hw - prices_ok), prices_ok, tpu_offer, hw);
     dc_ruleset *rs = NULL;
-    assert_int_equal(load4(catalog_ok, sizing_ok, rules_ok, prices, &rs, NULL), DC_OK);
+    assert_int_equal(mini_load_priced_tpu(rules_ok, usd, &rs), 0);
     return rs;
 }
 
@@ -289,15 +277,8 @@ static void test_rule_constant_is_the_rule(void **state)
                                "    source: https://example.com/w\n"
                                "    when: {\"<=\": [{\"var\": \"training.deadline_hours\"}, 168]}\n"
                                "    effect: {rank_below: {families: [tpu], below: gpu}}\n";
-    static const char tpu_offer[] =
-        "  - accelerator: tpu-b\n    provider: gcp\n    region: us-central1\n"
-        "    instance_type: per chip\n    source: https://example.com/t\n"
-        "    confidence: high\n    on_demand: {usd_per_chip_hour: 3, as_of: \"2025-06\"}\n";
-    char prices[sizeof(prices_ok) + sizeof(tpu_offer)];
-    const char *hw = strstr(prices_ok, "hardware:");
-    snprintf(prices, sizeof(prices), "%.*s%s%s", (int)(hw - prices_ok), prices_ok, tpu_offer, hw);
     dc_ruleset *rs = NULL;
-    assert_int_equal(load4(catalog_ok, sizing_ok, gate, prices, &rs, NULL), DC_OK);
+    assert_int_equal(mini_load_priced_tpu(gate, "3", &rs), 0);
     struct run r;
     explain_on(rs,
                "{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":1e9},"
