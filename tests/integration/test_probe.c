@@ -181,13 +181,17 @@ static void test_h100_host(void **state)
     const cJSON *b200 = get(candidate(rec, "b200"), "availability");
     assert_true(num(b200, "attached") == 0);
     assert_true(num(b200, "free") == 0);
-    int score_plain = (int)num(h100, "score");
+    double soft_plain = num(get(h100, "selection"), "soft_points");
+    double adjust_plain = num(get(h100, "selection"), "adjustment");
     cJSON_Delete(rec);
     rec = recommend(&s, true);
     h100 = candidate(rec, "h100");
     assert_true(has_reason(h100, "probe.available"));
     assert_false(has_reason(candidate(rec, "b200"), "probe.available"));
-    assert_true((int)num(h100, "score") > score_plain);
+    /* Free chips count as availability_points (20) of soft points, which move
+     * the H100's objective value down (docs/scoring.md, section 7). */
+    assert_true(num(get(h100, "selection"), "soft_points") == soft_plain + 20);
+    assert_true(num(get(h100, "selection"), "adjustment") < adjust_plain);
     cJSON_Delete(rec);
 
     /* Metrics: devices by vendor and model, memory, utilisation, probe timing. */
