@@ -258,7 +258,7 @@ static void explanation_metrics(struct out *o, const struct svc_metrics *m)
     for (size_t f = 0; f < 2; f++) {
         if (f == 1)
             family(o, "accel_advisor_explanations_stopped_total", "counter",
-                   "Explanations cut short, by the budget spent: 64 evaluations or 2 ms.");
+                   "Explanations cut short, by the budget spent: the evaluations (64), or the 250 ms guard.");
         for (size_t i = 0; i < 2; i++)
             put(o, "accel_advisor_%s %llu\n", series[f][i],
                 (unsigned long long)load(&counts[f][i]));

@@ -35,11 +35,11 @@
     }
 #define SVC_METRICS_BUCKET_COUNT 19
 
-/* Upper bounds of the explanation-duration histogram, in seconds: around the
- * 2 ms an explanation may take on the server (DC_EXPLAIN_TIME_BUDGET_NS). */
+/* Upper bounds of the explanation-duration histogram, in seconds: from a
+ * fraction of a millisecond to the 250 ms guard (DC_EXPLAIN_TIME_GUARD_NS). */
 #define SVC_METRICS_EXPLAIN_BUCKETS                                                                \
     {                                                                                              \
-        0.0001, 0.00025, 0.0005, 0.001, 0.0015, 0.002, 0.0025, 0.005, 0.01                         \
+        0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25                                  \
     }
 #define SVC_METRICS_EXPLAIN_BUCKET_COUNT 9
 

@@ -378,7 +378,7 @@ static enum dc_status explain_one(svc_server *s, const struct req *r, const cJSO
     *e = NULL;
     if (res->workload.explain == 0)
         return DC_OK;
-    struct dc_explain_opts eo = {res->workload.explain, 0, DC_EXPLAIN_TIME_BUDGET_NS};
+    struct dc_explain_opts eo = {res->workload.explain, 0, DC_EXPLAIN_TIME_GUARD_NS};
     enum dc_status rc = dc_explain(r->rs, workload, opts, res, &eo, e, &err);
     if (rc != DC_OK) {
         snprintf(why, whylen, "dc_explain: %s: %s", dc_status_name(rc), err.msg);
