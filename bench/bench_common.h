@@ -61,4 +61,30 @@ static inline int bench_cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Most bytes of a decision-table file a bench reads. */
+#define BENCH_MAX_CASES_LEN (4u << 20)
+
+/* The decision table at `path` (tests/fixtures/cases.json): a JSON array
+ * (owned, cJSON_Delete), or NULL with a message. */
+static inline cJSON *bench_cases(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    char *buf = fp != NULL ? malloc(BENCH_MAX_CASES_LEN + 1) : NULL;
+    size_t n = buf != NULL ? fread(buf, 1, BENCH_MAX_CASES_LEN, fp) : 0;
+    if (fp != NULL)
+        fclose(fp);
+    cJSON *cases = NULL;
+    if (buf != NULL) {
+        buf[n] = '\0';
+        cases = cJSON_Parse(buf);
+    }
+    free(buf);
+    if (!cJSON_IsArray(cases)) {
+        fprintf(stderr, "cannot read %s\n", path);
+        cJSON_Delete(cases);
+        return NULL;
+    }
+    return cases;
+}
+
 #endif
