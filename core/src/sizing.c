@@ -379,25 +379,25 @@ struct serve_ctx {
 
 static void replica_at(const struct serve_ctx *c, unsigned chips, unsigned batch, struct replica *r)
 {
-    const struct dc_workload *w = c->w;
     const struct dc__derived *d = c->d;
     double bw = chips * c->bandwidth, fl = chips * c->flops;
     /* A decode step reads every weight a token of the batch touches (a mixture
      * of experts reads more experts as the batch grows) and each request's KV
-     * cache, which averages the prompt plus half the output (F2.6, F4.5). */
-    double weights = fmin(d->weights_gb, d->active_weights_gb * batch) * DC__GB;
+     * cache, which averages the prompt plus half the output (F2.6, F4.5);
+     * derive.c says how much of each, by kind of model. */
+    double weights = dc__step_weight_bytes(d, batch);
     r->chips = chips;
     r->batch = batch;
     if (d->generative) {
-        double kv = batch * d->kv_bytes_per_token * (w->input_tokens + w->output_tokens / 2.0);
+        double kv = batch * d->kv_step_bytes;
         double mem_s = (weights + kv) / bw;
-        double cmp_s = batch * 2.0 * d->dense_parameters / fl;
+        double cmp_s = batch * d->decode_flops / fl;
         r->step_s = max_known(mem_s, cmp_s);
         r->compute_bound = cmp_s > mem_s;
         r->prefill_s = max_known(d->active_weights_gb * DC__GB / bw, d->flops_per_request / fl);
-        r->request_s = r->prefill_s + w->output_tokens * r->step_s;
+        r->request_s = r->prefill_s + d->decode_steps * r->step_s;
         /* The replica's time per batch: every request's prompt, then the steps. */
-        r->rps = batch / (batch * r->prefill_s + w->output_tokens * r->step_s);
+        r->rps = batch / (batch * r->prefill_s + d->decode_steps * r->step_s);
     } else {
         double mem_s = weights / bw;
         double cmp_s = batch * d->flops_per_request / fl;
@@ -624,6 +624,25 @@ static void size_inference(const dc_ruleset *rs, const struct dc_workload *w,
     z->tokens_per_second = d->generative ? z->throughput_rps * w->output_tokens : NAN;
     z->meets_rate = z->throughput_rps >= w->requests_per_second * (1 - 1e-9);
     z->meets_latency = latency_ok(&c, &p.r);
+    /* An offline job runs for as long as its requests take, priced per job. */
+    if (w->job_requests > 0) {
+        z->hours = w->job_requests / z->throughput_rps / DC__SECONDS_PER_HOUR;
+        z->meets_deadline = z->hours <= w->job_deadline_hours * (1 + 1e-9);
+    }
+}
+
+/* An estimate off by more than 3x is not shown (derive.c names the field
+ * that would fix it): the chips that hold the job stay, their time, speed
+ * and cost go. */
+static void withhold(const struct dc_workload *w, const struct dc__derived *d, struct dc_sizing *z)
+{
+    z->estimate_withheld = d->withheld;
+    z->hours = z->cost_usd = z->cost_per_hour_usd = z->energy_usd = NAN;
+    z->mfu = z->prefill_ms = z->decode_ms = z->request_ms = NAN;
+    z->throughput_rps = z->tokens_per_second = NAN;
+    z->meets_deadline = z->meets_latency = z->meets_rate = true;
+    /* As for an unknown price: a cost not estimated does not pass a budget. */
+    z->within_budget = !isfinite(w->budget_usd);
 }
 
 const char *dc_chips_basis_name(enum dc_chips_basis b)
@@ -669,4 +688,6 @@ void dc__size(const dc_ruleset *rs, const struct dc_workload *w, const struct dc
     else
         size_training(rs, w, d, a, pinned, z);
     dc__cost(rs, w, a, k.price, z);
+    if (d->withheld != NULL)
+        withhold(w, d, z);
 }
