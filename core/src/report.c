@@ -219,6 +219,8 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
                                      "hours and throughput are rough until model."
                                      "flops_per_sample (forward FLOPs of one sample) is given.",
                                      w->architecture));
+    if (rc == DC_OK)
+        rc = dc__report_defaults(rs, res, d);
     if (rc != DC_OK || res->n_recommendations == 0)
         return rc;
     const struct dc_candidate *top = &res->recommendations[0];
@@ -249,6 +251,12 @@ static void add(struct dc_result *res, const char *name, double value, const cha
     *a = (struct dc_assumption){name, value, unit, source};
 }
 
+void dc__add_assumption(struct dc_result *res, const char *name, double value, const char *unit,
+                        const char *source)
+{
+    add(res, name, value, unit, source);
+}
+
 static void add_param(struct dc_result *res, const char *name, const struct dc_param *p,
                       const char *unit)
 {
@@ -261,6 +269,8 @@ static void training_assumptions(const struct dc_sizing_params *s, struct dc_res
     const struct dc_workload *w = &res->workload;
     switch (w->method) {
     case DC_METHOD_FULL:
+    case DC_METHOD_DPO:
+    case DC_METHOD_RL:
         add_param(res, "state_bytes_per_parameter", &s->state_bytes_per_parameter, "bytes");
         break;
     case DC_METHOD_QLORA:
