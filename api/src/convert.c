@@ -786,7 +786,7 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
     fprintf(fp, "\nConsidered accelerators (%zu):\n", res->n_recommendations);
     fprintf(fp, "%-10s %-24s %-4s %5s %-18s %5s %9s %10s %12s", "ID", "NAME", "FAM", "SCORE",
             "SHAPE", "CHIPS", "MEM(GB)", inf ? "DECODE(ms)" : "HOURS",
-            inf ? "COST($/mo)" : "COST($)");
+            inf && !(w->job_requests > 0) ? "COST($/mo)" : "COST($)");
     if (wide)
         fprintf(fp, " %5s %5s %4s %8s %8s %5s %9s %-4s %-5s", "RULES", "OBJ", "REPL", "GB/CHIP",
                 "TFLOPS", "MFU", "$/HOUR", "FITS", "AVAIL");
