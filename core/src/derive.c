@@ -114,7 +114,9 @@ static double kv_bytes_per_position(const struct dc_workload *w, const struct dc
  * describe (convolutions reuse weights across positions, diffusion runs the
  * network once a step, recommenders look rows up, graph networks gather):
  * without flops_per_sample their compute is a guess (F4.7 is for
- * transformers; an RNN or MLP does use each weight once a token or sample). */
+ * transformers; an RNN or MLP does use each weight once a token or sample).
+ * Where the guess could be off by more than 3x the estimate is withheld
+ * instead (withheld_field), so the callers flag it rough only otherwise. */
 static bool compute_guessed(const struct dc_workload *w, const struct dc__derived *d)
 {
     return d->kind == DC__KIND_VISION || d->kind == DC__KIND_DIFFUSION ||
@@ -219,7 +221,7 @@ static void derive_training(const struct dc_sizing_params *s, const struct dc_wo
         d->training_flops = method_flops_per_token(s, w, 1.0) / 2.0 * fps * samples;
     } else {
         d->training_flops = method_flops_per_token(s, w, d->dense_parameters) * w->tokens;
-        d->flops_rough = compute_guessed(w, d);
+        d->flops_rough = compute_guessed(w, d) && d->withheld == NULL;
     }
     if (w->method == DC_METHOD_RL)
         d->training_flops /= 1.0 - w->rl_rollout_share;
@@ -380,7 +382,7 @@ static void forward_flops(const struct dc_workload *w, struct dc__derived *d)
     d->flops_per_request = d->kind == DC__KIND_ENCODER ? 2.0 * d->dense_parameters * in +
                                                              pair_flops(d) * d->layers * in * in
                                                        : 2.0 * d->dense_parameters;
-    d->flops_rough = compute_guessed(w, d);
+    d->flops_rough = compute_guessed(w, d) && d->withheld == NULL;
 }
 
 static void derive_inference(const struct dc_sizing_params *s, const struct dc_workload *w,

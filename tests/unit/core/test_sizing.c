@@ -185,7 +185,7 @@ static void test_training_compute(void **state)
     assert_true(isnan(g->sizing.hours));
     assert_true(isnan(g->sizing.cost_usd));
     assert_string_equal(g->sizing.estimate_withheld, "model.flops_per_sample");
-    assert_true(has_warning(&r, "compute_estimate_rough"));
+    assert_false(has_warning(&r, "compute_estimate_rough")); /* not rough: withheld */
     assert_true(has_warning(&r, "estimate_withheld"));
     done(&r);
     r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"cnn\",\"parameters\":2.56e7,"
@@ -195,7 +195,13 @@ static void test_training_compute(void **state)
     NEAR(g->sizing.mfu, 0.25);
     assert_false(has_warning(&r, "compute_estimate_rough"));
     done(&r);
+    /* A CNN without its FLOPs would run ~100x low: withheld, not rough; a
+     * GNN's 2N guess stays, flagged rough. */
     r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"cnn\",\"parameters\":2.56e7}}");
+    assert_true(has_warning(&r, "estimate_withheld"));
+    assert_false(has_warning(&r, "compute_estimate_rough"));
+    done(&r);
+    r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"gnn\",\"parameters\":2.56e7}}");
     assert_true(has_warning(&r, "compute_estimate_rough"));
     done(&r);
 }
@@ -417,7 +423,8 @@ static void test_inference_moe_and_non_generative(void **state)
     done(&r);
     r = run("{\"task\":\"inference\",\"model\":{\"architecture\":\"diffusion\","
             "\"parameters\":2.6e9}}");
-    assert_true(has_warning(&r, "compute_estimate_rough"));
+    assert_true(has_warning(&r, "estimate_withheld"));
+    assert_false(has_warning(&r, "compute_estimate_rough"));
     done(&r);
 }
 
