@@ -94,13 +94,15 @@ static enum dc_status target_warnings(struct dc_result *res, const struct dc_can
     const struct dc_sizing *z = &top->sizing;
     struct dc__arena *ar = res->arena_;
     enum dc_status rc = DC_OK;
+    /* An offline job's deadline is its own (inference.job). */
+    double deadline = w->job_requests > 0 ? w->job_deadline_hours : w->deadline_hours;
     if (!z->meets_deadline)
         rc = dc__add_warning(res, "deadline_not_met",
                              dc__fmt(ar,
                                      "The top recommendation needs an estimated %.1f h on %u "
                                      "chips, over the %.1f h deadline, even at its largest "
                                      "useful size.",
-                                     z->hours, z->chips, w->deadline_hours));
+                                     z->hours, z->chips, deadline));
     if (rc == DC_OK && !z->meets_latency)
         rc = dc__add_warning(res, "latency_not_met",
                              dc__fmt(ar,

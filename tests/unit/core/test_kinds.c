@@ -250,6 +250,19 @@ static void test_job(void **state)
     char buf[512];
     assert_non_null(strstr(reason(&r, "gpu-a", "sizing.cost", buf, sizeof(buf)), "for the job"));
     core_done(&r);
+    /* A job that cannot finish in time says so, with its own deadline. */
+    r = core_run(mini, "{\"task\":\"inference\",\"model\":{\"parameters\":7e9,\"layers\":32,"
+                       "\"hidden_size\":4096,\"attention_heads\":32,\"kv_heads\":8},"
+                       "\"inference\":{\"input_tokens\":500,\"output_tokens\":200,\"job\":{"
+                       "\"requests\":1e9,\"deadline_hours\":1}},"
+                       "\"constraints\":{\"max_accelerators\":1}}");
+    assert_false(gpu(&r)->meets_deadline);
+    bool said = false;
+    for (size_t i = 0; i < r.res->n_warnings; i++)
+        said |= strcmp(r.res->warnings[i].code, "deadline_not_met") == 0 &&
+                strstr(r.res->warnings[i].message, "over the 1.0 h deadline") != NULL;
+    assert_true(said);
+    core_done(&r);
 }
 
 /* RL: (6 + 2) x N a token for the update and reference pass, over the share of
