@@ -316,7 +316,7 @@ check yaml-differs 1 "$bin" validate --max-depth 64 --schema "$tmp/const.json" "
 
 # ---- check -o json for CI: every diagnostic with file, line, id and message -----------
 check check-json-ok 0 "$bin" check -o json
-expect_out check-json-ok out '^{"rules_dir":null,"valid":true,"version":"[0-9a-f]\{64\}","rules":[0-9]*,"accelerators":[0-9]*,"diagnostics":\[\],"warnings":\[\],"truncated":false}$'
+expect_out check-json-ok out '^{"rules_dir":null,"valid":true,"version":"[0-9a-f]\{64\}","rules":[0-9]*,"accelerators":[0-9]*,"models":[0-9]*,"diagnostics":\[\],"warnings":\[\],"truncated":false}$'
 check check-json-broken 1 "$bin" check -o json "$tmp/broken"
 expect_out check-json-broken out '"valid":false'
 expect_out check-json-broken out '{"file":"rules.yaml","line":6,"id":"[^"]*","message":"[^"]*condition'
