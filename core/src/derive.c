@@ -239,8 +239,7 @@ static void derive_training(const struct dc_sizing_params *s, const struct dc_wo
 
 /* ---- inference -------------------------------------------------------------------- */
 
-/* Bytes a served weight takes: the quantized format's, else the precision's. */
-static double weight_bytes(const struct dc_sizing_params *s, const struct dc_workload *w)
+double dc__served_weight_bytes(const struct dc_sizing_params *s, const struct dc_workload *w)
 {
     switch (w->quantization) {
     case DC_QUANT_AWQ:
@@ -283,8 +282,8 @@ static void decode_weights(const struct dc_workload *w, double bpp, struct dc__d
 
 double dc__weights_gb(const struct dc_sizing_params *s, const struct dc_workload *w)
 {
-    double bpp =
-        w->task == DC_TASK_INFERENCE ? weight_bytes(s, w) : s->infer_bytes_per_param[w->precision];
+    double bpp = w->task == DC_TASK_INFERENCE ? dc__served_weight_bytes(s, w)
+                                              : s->infer_bytes_per_param[w->precision];
     double draft = w->draft_tokens > 0 ? w->draft_parameters : 0;
     return (w->parameters + draft) * bpp / DC__GB;
 }
@@ -388,7 +387,7 @@ static void forward_flops(const struct dc_workload *w, struct dc__derived *d)
 static void derive_inference(const struct dc_sizing_params *s, const struct dc_workload *w,
                              struct dc__derived *d)
 {
-    double bpp = weight_bytes(s, w);
+    double bpp = dc__served_weight_bytes(s, w);
     d->tokens_per_step = 1;
     d->tokens_per_request_step = 1;
     if (d->kind == DC__KIND_DECODER) {
@@ -452,8 +451,8 @@ void dc__derive(const dc_ruleset *rs, const struct dc_workload *w, struct dc__de
     d->precision_bits = bits[w->precision];
     d->dense_parameters = fmax(w->active_parameters - w->embedding_parameters, 1.0);
     derive_shape(w, d);
-    double bpp =
-        w->task == DC_TASK_INFERENCE ? weight_bytes(s, w) : s->infer_bytes_per_param[w->precision];
+    double bpp = w->task == DC_TASK_INFERENCE ? dc__served_weight_bytes(s, w)
+                                              : s->infer_bytes_per_param[w->precision];
     d->weights_gb = dc__weights_gb(s, w);
     d->active_weights_gb = w->active_parameters * bpp / DC__GB;
     d->withheld = withheld_field(w, d);

@@ -76,6 +76,9 @@ struct dc__derived {
  * stored: quantized, else at the workload precision. */
 double dc__weights_gb(const struct dc_sizing_params *s, const struct dc_workload *w);
 
+/* Bytes one served weight takes: its quantized format's, else the precision's. */
+double dc__served_weight_bytes(const struct dc_sizing_params *s, const struct dc_workload *w);
+
 /* Bytes of weights (and table rows) one step reads at `batch` concurrent
  * requests: a decode step of a generative model, a whole batch otherwise. */
 double dc__step_weight_bytes(const struct dc__derived *d, double batch);
