@@ -317,7 +317,7 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
                                   const struct dc__derived *d)
 {
     const struct dc_workload *w = &res->workload;
-    add(res, "inference_bytes_per_parameter", s->infer_bytes_per_param[w->precision], "bytes",
+    add(res, "inference_bytes_per_parameter", dc__served_weight_bytes(s, w), "bytes",
         s->infer_bytes_source);
     add_param(res, "inference_overhead_factor", &s->infer_overhead, "ratio");
     add(res, "kv_cache_bytes_per_token", d->kv_bytes_per_token, "bytes", s->kv_source);
