@@ -204,10 +204,33 @@ static void key_optional(struct api_jw *w, const char *key, double d)
         key_number(w, key, d);
 }
 
+/* The architecture beyond the counts: each field when given or read from the
+ * registry (model.name). */
+static void write_model_shape(struct api_jw *w, const struct dc_workload *wl)
+{
+    key_optional(w, "head_dim", wl->head_dim);
+    key_optional(w, "intermediate_size", wl->intermediate_size);
+    key_optional(w, "context_length", wl->context_length);
+    key_string(w, "attention", wl->attention);
+    key_optional(w, "sliding_window", wl->sliding_window);
+    key_optional(w, "full_attention_every", wl->full_attention_every);
+    key_optional(w, "kv_latent_dim", wl->kv_latent_dim);
+    key_optional(w, "experts", wl->experts);
+    key_optional(w, "experts_per_token", wl->experts_per_token);
+    key_optional(w, "encoder_layers", wl->encoder_layers);
+    key_optional(w, "tokens_per_sample", wl->tokens_per_sample);
+    key_optional(w, "denoising_steps", wl->denoising_steps);
+    key_optional(w, "guidance_passes", wl->guidance_passes);
+    key_optional(w, "embedding_dim", wl->embedding_dim);
+    key_optional(w, "lookups_per_sample", wl->lookups_per_sample);
+}
+
 static void write_model(struct api_jw *w, const struct dc_workload *wl)
 {
     api_jw_key(w, "model");
     api_jw_object(w);
+    if (wl->model_name != NULL)
+        key_string(w, "name", wl->model_name);
     key_string(w, "architecture", wl->architecture);
     key_number(w, "parameters", wl->parameters);
     key_number(w, "active_parameters", wl->active_parameters);
@@ -221,12 +244,51 @@ static void write_model(struct api_jw *w, const struct dc_workload *wl)
     key_optional(w, "hidden_size", wl->hidden_size);
     key_optional(w, "attention_heads", wl->attention_heads);
     key_optional(w, "kv_heads", wl->kv_heads);
+    write_model_shape(w, wl);
     api_jw_object_end(w);
+}
+
+static void write_rl(struct api_jw *w, const struct dc_workload *wl)
+{
+    api_jw_key(w, "rl");
+    api_jw_object(w);
+    key_string(w, "algorithm", wl->rl_algorithm == DC_RL_PPO ? "ppo" : "grpo");
+    key_bool(w, "reference_model", wl->rl_reference);
+    key_number(w, "reward_model_parameters", wl->rl_reward_parameters);
+    key_number(w, "rollout_share", wl->rl_rollout_share);
+    api_jw_object_end(w);
+}
+
+/* Speculative decoding and an offline job, when the request asked for them. */
+static void write_serving_modes(struct api_jw *w, const struct dc_workload *wl)
+{
+    key_number(w, "prefix_cache_hit_rate", wl->prefix_cache_hit_rate);
+    if (wl->draft_tokens > 0) {
+        api_jw_key(w, "speculative");
+        api_jw_object(w);
+        if (wl->draft_name != NULL)
+            key_string(w, "draft_model", wl->draft_name);
+        else
+            key_number(w, "draft_parameters", wl->draft_parameters);
+        key_number(w, "draft_tokens", wl->draft_tokens);
+        key_number(w, "acceptance_rate", wl->acceptance_rate);
+        api_jw_object_end(w);
+    }
+    if (wl->job_requests > 0) {
+        api_jw_key(w, "job");
+        api_jw_object(w);
+        if (isfinite(wl->job_tokens))
+            key_number(w, "tokens", wl->job_tokens);
+        else
+            key_number(w, "requests", wl->job_requests);
+        key_number(w, "deadline_hours", wl->job_deadline_hours);
+        api_jw_object_end(w);
+    }
 }
 
 static void write_task_section(struct api_jw *w, const struct dc_workload *wl)
 {
-    static const char *const methods[] = {"full", "lora", "qlora"};
+    static const char *const methods[] = {"full", "lora", "qlora", "dpo", "rl"};
     if (wl->task != DC_TASK_INFERENCE) {
         api_jw_key(w, "training");
         api_jw_object(w);
@@ -237,6 +299,8 @@ static void write_task_section(struct api_jw *w, const struct dc_workload *wl)
         key_number(w, "global_batch_size", wl->global_batch_size);
         key_optional(w, "deadline_hours", wl->deadline_hours);
         key_bool(w, "input_bound", wl->input_bound);
+        if (wl->method == DC_METHOD_RL)
+            write_rl(w, wl);
         api_jw_object_end(w);
         return;
     }
@@ -249,6 +313,7 @@ static void write_task_section(struct api_jw *w, const struct dc_workload *wl)
     key_number(w, "output_tokens", wl->output_tokens);
     key_optional(w, "batch_size", wl->batch_size);
     key_string(w, "kv_cache_precision", dc_precision_name(wl->kv_precision));
+    write_serving_modes(w, wl);
     api_jw_object_end(w);
 }
 
@@ -266,6 +331,8 @@ static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct 
     key_string(w, "stage", wl->stage);
     write_model(w, wl);
     key_string(w, "precision", dc_precision_name(wl->precision));
+    static const char *const quantizations[] = {"none", "awq", "gptq", "nf4", "mxfp4", "int8"};
+    key_string(w, "quantization", quantizations[wl->quantization]);
     write_task_section(w, wl);
     api_jw_key(w, "constraints");
     api_jw_object(w);
@@ -337,6 +404,7 @@ static void write_sizing(struct api_jw *w, const struct dc_candidate *c)
     key_bool(w, "meets_latency", z->meets_latency);
     key_bool(w, "meets_rate", z->meets_rate);
     key_bool(w, "within_budget", z->within_budget);
+    key_string_or_null(w, "estimate_withheld", z->estimate_withheld);
     api_jw_object_end(w);
 }
 
@@ -406,11 +474,12 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
 static void write_frontier(struct api_jw *w, const struct dc_result *res)
 {
     char shape[96];
-    bool serving = res->workload.task == DC_TASK_INFERENCE;
+    bool job = res->workload.job_requests > 0;
+    bool serving = res->workload.task == DC_TASK_INFERENCE && !job;
     api_jw_key(w, "frontier");
     api_jw_object(w);
     key_string(w, "time_unit", serving ? "ms" : "hours");
-    key_string(w, "cost_unit", serving ? "usd_per_month" : "usd_per_run");
+    key_string(w, "cost_unit", serving ? "usd_per_month" : job ? "usd_per_job" : "usd_per_run");
     api_jw_key(w, "points");
     api_jw_array(w);
     for (size_t i = 0; i < res->n_frontier; i++) {
@@ -802,7 +871,7 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
     fprintf(fp, "\nConsidered accelerators (%zu):\n", res->n_recommendations);
     fprintf(fp, "%-10s %-24s %-4s %5s %-18s %5s %9s %10s %12s", "ID", "NAME", "FAM", "SCORE",
             "SHAPE", "CHIPS", "MEM(GB)", inf ? "DECODE(ms)" : "HOURS",
-            inf ? "COST($/mo)" : "COST($)");
+            inf && !(w->job_requests > 0) ? "COST($/mo)" : "COST($)");
     if (wide)
         fprintf(fp, " %5s %5s %4s %8s %8s %5s %9s %-4s %-5s", "RULES", "OBJ", "REPL", "GB/CHIP",
                 "TFLOPS", "MFU", "$/HOUR", "FITS", "AVAIL");

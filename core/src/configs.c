@@ -45,7 +45,8 @@ double dc__config_spend(const struct dc_sizing_params *s, const struct dc_worklo
 double dc__config_time(const struct dc_sizing_params *s, const struct dc_workload *w,
                        const struct dc_sizing *z)
 {
-    if (w->task == DC_TASK_INFERENCE)
+    /* An offline job (inference.job) is timed by the hours it runs. */
+    if (w->task == DC_TASK_INFERENCE && !(w->job_requests > 0))
         return z->request_ms;
     /* Runs shorter than min_run_hours count as that long: minutes apart are no
      * reason to buy more chips. */

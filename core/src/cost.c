@@ -182,8 +182,10 @@ void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc
               double price_scale, struct dc_sizing *z)
 {
     const struct dc_sizing_params *s = &rs->sizing;
-    bool inference = w->task == DC_TASK_INFERENCE;
-    double chip_hours = z->chips * (inference ? s->hours_per_month : z->hours);
+    /* Serving is priced a month at a time; a training run or an offline
+     * inference job (inference.job) for the hours it takes. */
+    bool monthly = w->task == DC_TASK_INFERENCE && !(w->job_requests > 0);
+    double chip_hours = z->chips * (monthly ? s->hours_per_month : z->hours);
     z->cost_basis = DC_COST_UNKNOWN;
     z->offer = NULL;
     z->instances = 0;

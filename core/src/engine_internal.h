@@ -67,4 +67,13 @@ enum dc_status dc__frontier(const dc_ruleset *rs, struct dc_result *res,
 /* A warning with `code` and `msg` (NULL msg: out of memory). */
 enum dc_status dc__add_warning(struct dc_result *res, const char *code, const char *msg);
 
+/* An assumption (skipped when the list is full or the value unknown). */
+void dc__add_assumption(struct dc_result *res, const char *name, double value, const char *unit,
+                        const char *source);
+
+/* The defaults that moved a number, each an assumption and a warning naming
+ * the field to give (core/src/defaults.c). */
+enum dc_status dc__report_defaults(const dc_ruleset *rs, struct dc_result *res,
+                                   const struct dc__derived *d);
+
 #endif

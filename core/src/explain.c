@@ -141,6 +141,17 @@ static void memory_training_text(const struct dc_result *res, const struct dc_ca
         snprintf(what, sizeof(what), "weights, gradients and Adam state (%.0f B/parameter)",
                  s->state_bytes_per_parameter.value);
         break;
+    case DC_METHOD_DPO:
+        snprintf(what, sizeof(what),
+                 "weights, gradients and Adam state (%.0f B/parameter) plus a frozen reference",
+                 s->state_bytes_per_parameter.value);
+        break;
+    case DC_METHOD_RL:
+        snprintf(what, sizeof(what),
+                 "the policy's weights, gradients and Adam state plus its reference, reward%s "
+                 "models",
+                 w->rl_algorithm == DC_RL_PPO ? " and critic" : "");
+        break;
     }
     char shape[64];
     struct dc_shape least;
@@ -161,22 +172,27 @@ static void memory_inference_text(const struct dc_result *res, const struct dc_c
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
     const struct dc_sizing *z = &c->sizing;
-    double weights = w->parameters * s->infer_bytes_per_param[w->precision] / DC__GB;
+    double weights = dc__weights_gb(s, w);
     double kv = z->batch_per_replica > 0
                     ? (z->memory_need_gb - weights * s->infer_overhead.value) / z->batch_per_replica
                     : 0;
     char kvtext[200] = "";
+    bool mla = strcmp(w->attention, "mla") == 0;
     if (kv > 0)
         snprintf(kvtext, sizeof(kvtext),
                  " plus a %.2f GB %s KV cache for each of %u requests (%g tokens, %s)", kv,
                  dc_precision_name(w->kv_precision), z->batch_per_replica, w->context_tokens,
-                 isfinite(w->kv_heads) ? "KV heads as given"
-                                       : "every attention head a KV head: set model.kv_heads");
+                 mla                     ? "MLA's latent vector"
+                 : isfinite(w->kv_heads) ? "KV heads as given"
+                                         : "every attention head a KV head: set model.kv_heads");
     snprintf(buf, len,
              "Needs %.1f GB per replica: %.1f GB of %s weights x %.1f runtime overhead%s; %u "
              "chip%s of %.0f GB usable.",
-             z->memory_need_gb, weights, dc_precision_name(w->precision), s->infer_overhead.value,
-             kvtext, z->chips_per_replica, plural(z->chips_per_replica), z->memory_per_chip_gb);
+             z->memory_need_gb, weights,
+             w->quantization != DC_QUANT_NONE ? dc__quantization_name(w->quantization)
+                                              : dc_precision_name(w->precision),
+             s->infer_overhead.value, kvtext, z->chips_per_replica, plural(z->chips_per_replica),
+             z->memory_per_chip_gb);
 }
 
 static void time_text(const struct dc_result *res, const struct dc_candidate *c, char *buf,
@@ -201,7 +217,13 @@ static void serving_text(const struct dc_result *res, const struct dc_candidate 
     char shape[64], why[320];
     dc_shape_format(c->acc, &z->shape, shape, sizeof(shape));
     basis_text(res, z, why, sizeof(why));
-    if (!isfinite(z->throughput_rps))
+    if (z->estimate_withheld != NULL)
+        snprintf(buf, len,
+                 "%u replica%s of %u chip%s on %s hold the model; its speed is not estimated "
+                 "without %s.",
+                 z->replicas, plural(z->replicas), z->chips_per_replica,
+                 plural(z->chips_per_replica), shape, z->estimate_withheld);
+    else if (!isfinite(z->throughput_rps))
         snprintf(buf, len,
                  "Throughput cannot be estimated: no %s rate or memory bandwidth is listed for %s.",
                  dc_precision_name(w->precision), c->acc->id);
@@ -258,7 +280,10 @@ static void cloud_cost_text(const struct dc_result *res, const struct dc_candida
              z->usd_per_chip_hour, dc__pricing_words(w->pricing), dc_provider_name(o->provider),
              o->region, o->instance_type, o->price[w->pricing].as_of,
              o->low_confidence ? "; its source is marked low confidence" : "");
-    if (w->task == DC_TASK_INFERENCE)
+    if (w->task == DC_TASK_INFERENCE && w->job_requests > 0)
+        snprintf(buf, len, "About %s for the job: %u chip%s for %.1f h at %s.",
+                 money(z->cost_usd, m1, sizeof(m1)), z->chips, plural(z->chips), z->hours, rate);
+    else if (w->task == DC_TASK_INFERENCE)
         snprintf(buf, len, "About %s per month (%s an hour for %u chip%s) at %s.",
                  money(z->cost_usd, m1, sizeof(m1)), money(z->cost_per_hour_usd, m2, sizeof(m2)),
                  z->chips, plural(z->chips), rate);
@@ -273,7 +298,10 @@ static void on_prem_cost_text(const struct dc_result *res, const struct dc_candi
     const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
     const struct dc_accelerator *a = c->acc;
     const struct dc_sizing *z = &c->sizing;
-    const char *per = res->workload.task == DC_TASK_INFERENCE ? " a month" : " for the run";
+    const struct dc_workload *w = &res->workload;
+    const char *per = w->task == DC_TASK_INFERENCE && !(w->job_requests > 0) ? " a month"
+                      : w->task == DC_TASK_INFERENCE                         ? " for the job"
+                                                                             : " for the run";
     char m1[32], m2[32], energy[160];
     snprintf(energy, sizeof(energy), "%g W x PUE %g x $%g/kWh", a->power_watts, s->pue.value,
              s->usd_per_kwh.value);
@@ -310,7 +338,12 @@ static void cost_text(const struct dc_result *res, const struct dc_candidate *c,
                  be);
     else if (gated)
         snprintf(win, sizeof(win), "; it ranks after every priced part that fits");
-    if (z->cost_basis == DC_COST_CLOUD)
+    if (z->estimate_withheld != NULL)
+        snprintf(buf, len,
+                 "Not estimated: the time this model takes is unknown without %s (give it or a "
+                 "model.name).",
+                 z->estimate_withheld);
+    else if (z->cost_basis == DC_COST_CLOUD)
         cloud_cost_text(res, c, buf, len);
     else if (z->cost_basis == DC_COST_ON_PREM ||
              (w->deployment != DC_DEPLOY_CLOUD && c->acc->on_prem))
@@ -332,7 +365,12 @@ static void target_text(const struct dc_result *res, const struct dc_candidate *
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing *z = &c->sizing;
     char m1[32], m2[32];
-    if (strcmp(id, DC__R_BUDGET) == 0 && !isfinite(z->cost_usd))
+    if (strcmp(id, DC__R_BUDGET) == 0 && z->estimate_withheld != NULL)
+        snprintf(buf, len,
+                 "The cost is not estimated without %s, so the budget of %s cannot be "
+                 "checked.",
+                 z->estimate_withheld, money(w->budget_usd, m2, sizeof(m2)));
+    else if (strcmp(id, DC__R_BUDGET) == 0 && !isfinite(z->cost_usd))
         snprintf(buf, len, "No public %s price to check the budget of %s against.",
                  dc__pricing_words(w->pricing), money(w->budget_usd, m2, sizeof(m2)));
     else if (strcmp(id, DC__R_BUDGET) == 0)

@@ -12,8 +12,10 @@
  * contract lists them. */
 static void load_arch_mfu(const struct dc__where *t, struct dc_sizing_params *s)
 {
-    static const char *const archs[] = {"transformer", "cnn",       "rnn", "mlp",   "recommender",
-                                        "gnn",         "diffusion", "moe", "other", NULL};
+    static const char *const archs[] = {
+        "transformer", "cnn",       "rnn", "mlp",     "recommender",
+        "gnn",         "diffusion", "moe", "encoder", "encoder-decoder",
+        "vit",         "other",     NULL};
     const cJSON *am = dc__get_obj(t, "architecture_mfu", false);
     if (am == NULL)
         return;
@@ -48,6 +50,7 @@ static void load_training_params(const struct dc__where *z, struct dc_sizing_par
                                        "chips_per_sequence",
                                        "min_run_hours",
                                        "architecture_mfu",
+                                       "rl_rollout_share",
                                        NULL};
     const cJSON *tr = dc__get_obj(z, "training", true);
     if (tr == NULL)
@@ -70,6 +73,10 @@ static void load_training_params(const struct dc__where *z, struct dc_sizing_par
     s->efficiency_floor = dc__get_param(&t, "efficiency_floor", 0.01, 1);
     s->chips_per_sequence = dc__get_param(&t, "chips_per_sequence", 1, 1e4);
     s->min_run_hours = dc__get_param(&t, "min_run_hours", 0, 1e6);
+    /* Optional: a set without it asks RL workloads for training.rl.rollout_share. */
+    s->rl_rollout_share = cJSON_GetObjectItemCaseSensitive(tr, "rl_rollout_share") != NULL
+                              ? dc__get_param(&t, "rl_rollout_share", 0, 0.99)
+                              : (struct dc_param){NAN, NULL};
     load_arch_mfu(&t, s);
 }
 

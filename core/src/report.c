@@ -94,13 +94,15 @@ static enum dc_status target_warnings(struct dc_result *res, const struct dc_can
     const struct dc_sizing *z = &top->sizing;
     struct dc__arena *ar = res->arena_;
     enum dc_status rc = DC_OK;
+    /* An offline job's deadline is its own (inference.job). */
+    double deadline = w->job_requests > 0 ? w->job_deadline_hours : w->deadline_hours;
     if (!z->meets_deadline)
         rc = dc__add_warning(res, "deadline_not_met",
                              dc__fmt(ar,
                                      "The top recommendation needs an estimated %.1f h on %u "
                                      "chips, over the %.1f h deadline, even at its largest "
                                      "useful size.",
-                                     z->hours, z->chips, w->deadline_hours));
+                                     z->hours, z->chips, deadline));
     if (rc == DC_OK && !z->meets_latency)
         rc = dc__add_warning(res, "latency_not_met",
                              dc__fmt(ar,
@@ -237,6 +239,8 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
                                      "hours and throughput are rough until model."
                                      "flops_per_sample (forward FLOPs of one sample) is given.",
                                      w->architecture));
+    if (rc == DC_OK)
+        rc = dc__report_defaults(rs, res, d);
     if (rc != DC_OK || res->n_recommendations == 0)
         return rc;
     const struct dc_candidate *top = &res->recommendations[0];
@@ -273,6 +277,12 @@ static void add(struct dc_result *res, const char *name, double value, const cha
     *a = (struct dc_assumption){name, value, unit, source};
 }
 
+void dc__add_assumption(struct dc_result *res, const char *name, double value, const char *unit,
+                        const char *source)
+{
+    add(res, name, value, unit, source);
+}
+
 static void add_param(struct dc_result *res, const char *name, const struct dc_param *p,
                       const char *unit)
 {
@@ -285,6 +295,8 @@ static void training_assumptions(const struct dc_sizing_params *s, struct dc_res
     const struct dc_workload *w = &res->workload;
     switch (w->method) {
     case DC_METHOD_FULL:
+    case DC_METHOD_DPO:
+    case DC_METHOD_RL:
         add_param(res, "state_bytes_per_parameter", &s->state_bytes_per_parameter, "bytes");
         break;
     case DC_METHOD_QLORA:
@@ -329,7 +341,7 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
                                   const struct dc__derived *d)
 {
     const struct dc_workload *w = &res->workload;
-    add(res, "inference_bytes_per_parameter", s->infer_bytes_per_param[w->precision], "bytes",
+    add(res, "inference_bytes_per_parameter", dc__served_weight_bytes(s, w), "bytes",
         s->infer_bytes_source);
     add_param(res, "inference_overhead_factor", &s->infer_overhead, "ratio");
     add(res, "kv_cache_bytes_per_token", d->kv_bytes_per_token, "bytes", s->kv_source);

@@ -442,6 +442,7 @@ static void ruleset_destroy(dc_ruleset *rs)
     free(rs->accs);
     free(rs->pci_pool);
     free(rs->offers);
+    dc__models_free(rs);
     for (size_t i = 0; i < rs->n_trees; i++) {
         cJSON_Delete(rs->trees[i]);
         free(rs->file_names[i]);
@@ -507,7 +508,7 @@ static enum dc_status load_files(const struct dc_source_file *files, size_t n, c
     qsort(sorted, n, sizeof(*sorted), file_cmp);
 
     /* Parse every file first, so syntax errors in several files all show. */
-    ssize_t catalog = -1, sizing = -1, prices = -1;
+    ssize_t catalog = -1, sizing = -1, prices = -1, models = -1;
     for (size_t i = 0; i < n; i++) {
         struct dc_error err;
         dc_error_clear(&err);
@@ -534,6 +535,8 @@ static enum dc_status load_files(const struct dc_source_file *files, size_t n, c
             sizing = (ssize_t)i;
         else if (strcmp(f->name, "prices.yaml") == 0)
             prices = (ssize_t)i;
+        else if (strcmp(f->name, "models.yaml") == 0)
+            models = (ssize_t)i;
     }
     if (catalog < 0 && L.problems == 0)
         dc__diag(&L, origin, 0, NULL, "no catalog.yaml in the rule set");
@@ -550,12 +553,15 @@ static enum dc_status load_files(const struct dc_source_file *files, size_t n, c
     /* Prices name catalog entries, so only once the catalog loaded cleanly. */
     if (prices >= 0 && catalog_ok)
         dc__load_prices(&L, rs, rs->file_names[prices], docs[prices], rs->trees[prices]);
+    /* The registry is optional: a set without it answers model.name with a 400. */
+    if (models >= 0)
+        dc__load_models(&L, rs, rs->file_names[models], docs[models], rs->trees[models]);
     /* Rules are checked against the catalog, so only once it loaded cleanly;
      * otherwise every rule naming a broken entry would be reported too. */
     if (catalog >= 0 && rs->n_accs > 0) {
         for (size_t i = 0; i < n; i++) {
             if ((ssize_t)i == catalog || (ssize_t)i == sizing || (ssize_t)i == prices ||
-                docs[i] == NULL)
+                (ssize_t)i == models || docs[i] == NULL)
                 continue;
             load_rules(&L, rs, rs->file_names[i], docs[i], rs->trees[i]);
             if (L.oom)

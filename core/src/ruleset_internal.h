@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "dc/logic.h"
+#include "dc/models.h"
 #include "dc/ruleset.h"
 
 struct dc__acc_impact {
@@ -48,6 +49,10 @@ struct dc_ruleset {
     struct dc__rule *rules;
     size_t n_rules;
     struct dc_sizing_params sizing;
+    /* models.yaml (core/src/models.c); none when the set has no such file. */
+    struct dc_model_info *models;
+    size_t n_models;
+    cJSON *model_trees; /* owns every entry's model, details, sources and notes */
 };
 
 #endif

@@ -262,7 +262,8 @@ static void breakevens(const dc_ruleset *rs, const struct dc_workload *w, const 
     for (size_t i = 1; i < n; i++) {
         struct dc_candidate *c = v[i].c;
         const struct dc_sizing *z = &c->sizing;
-        double hours = w->task == DC_TASK_INFERENCE ? rs->sizing.hours_per_month : z->hours;
+        bool monthly = w->task == DC_TASK_INFERENCE && !(w->job_requests > 0);
+        double hours = monthly ? rs->sizing.hours_per_month : z->hours;
         double chip_hours = z->chips * hours;
         double t = dc__config_time(&rs->sizing, w, z);
         if (c->selection.priced || !(chip_hours > 0) || !isfinite(t))

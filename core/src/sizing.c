@@ -126,6 +126,22 @@ void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
     z->replicas = 1;
 }
 
+/* An estimate off by more than 3x is not shown (derive.c names the field
+ * that would fix it): the chips that hold the job stay, their time, speed
+ * and cost go, and as for an unknown price a cost not estimated does not
+ * pass a budget. */
+static void withhold(const struct dc__part *p, struct dc_sizing *z)
+{
+    if (p->d->withheld == NULL)
+        return;
+    z->estimate_withheld = p->d->withheld;
+    z->hours = z->cost_usd = z->cost_per_hour_usd = z->energy_usd = NAN;
+    z->mfu = z->prefill_ms = z->decode_ms = z->request_ms = NAN;
+    z->throughput_rps = z->tokens_per_second = NAN;
+    z->meets_deadline = z->meets_latency = z->meets_rate = true;
+    z->within_budget = !isfinite(p->w->budget_usd);
+}
+
 /* ---- training --------------------------------------------------------------------- */
 
 /* Memory on each of `chips` chips: the state is sharded across all of them
@@ -201,6 +217,7 @@ void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsign
     z->meets_deadline =
         !isfinite(w->deadline_hours) || z->hours <= w->deadline_hours * (1 + 1e-9);
     dc__cost(p->rs, w, p->a, p->price_scale, z);
+    withhold(p, z);
 }
 
 /* ---- serving ------------------------------------------------------------------------ */
@@ -220,30 +237,30 @@ static unsigned tensor_parallel(const struct dc_accelerator *a, unsigned chips)
 void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch,
                     struct dc__replica *r)
 {
-    const struct dc_workload *w = p->w;
     const struct dc__derived *d = p->d;
     unsigned tp = tensor_parallel(p->a, chips);
     double stages = (double)chips / tp;
     double bw = chips * p->bandwidth, fl = chips * p->flops, tp_bw = tp * p->bandwidth;
     /* A decode step reads every weight a token of the batch touches (a mixture
      * of experts reads more experts as the batch grows) and each request's KV
-     * cache, which averages the prompt plus half the output (F2.6, F4.5). The
-     * stages read their shares of the KV caches side by side. */
-    double weights = fmin(d->weights_gb, d->active_weights_gb * batch) * DC__GB;
+     * cache, which averages the prompt plus half the output (F2.6, F4.5);
+     * derive.c says how much of each, by kind of model. The stages read their
+     * shares of the KV caches side by side. */
+    double weights = dc__step_weight_bytes(d, batch);
     r->chips = chips;
     r->batch = batch;
     if (d->generative) {
-        double kv = batch * d->kv_bytes_per_token * (w->input_tokens + w->output_tokens / 2.0);
+        double kv = batch * d->kv_step_bytes;
         double mem_s = weights / tp_bw + kv / bw;
-        double cmp_s = batch * 2.0 * d->dense_parameters / fl;
+        double cmp_s = batch * d->decode_flops / fl;
         r->step_s = max_known(mem_s, cmp_s);
         r->compute_bound = cmp_s > mem_s;
         r->prefill_s = max_known(d->active_weights_gb * DC__GB / tp_bw,
                                  d->flops_per_request / (tp * p->flops));
-        r->request_s = r->prefill_s + w->output_tokens * r->step_s;
+        r->request_s = r->prefill_s + d->decode_steps * r->step_s;
         /* The replica's time per batch: every request's prompt (the stages
          * work on as many prompts at once), then the steps. */
-        r->rps = batch / (batch * r->prefill_s / stages + w->output_tokens * r->step_s);
+        r->rps = batch / (batch * r->prefill_s / stages + d->decode_steps * r->step_s);
     } else {
         double mem_s = weights / tp_bw;
         double cmp_s = batch * d->flops_per_request / fl;
@@ -388,9 +405,15 @@ void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigne
             z->tokens_per_second = d->generative ? z->throughput_rps * w->output_tokens : NAN;
             z->meets_rate = z->throughput_rps >= w->requests_per_second * (1 - 1e-9);
             z->meets_latency = dc__replica_latency_ok(p, r);
+            /* An offline job runs for as long as its requests take, priced per job. */
+            if (w->job_requests > 0) {
+                z->hours = w->job_requests / z->throughput_rps / DC__SECONDS_PER_HOUR;
+                z->meets_deadline = z->hours <= w->job_deadline_hours * (1 + 1e-9);
+            }
         }
     }
     dc__cost(p->rs, w, p->a, p->price_scale, z);
+    withhold(p, z);
 }
 
 /* ---- a published run's count (calibration) ---------------------------------------- */

@@ -188,8 +188,9 @@ bool dc__unrented_size_text(const struct dc_workload *w, const struct dc_acceler
  * and time decides. */
 double dc__config_spend(const struct dc_sizing_params *s, const struct dc_workload *w,
                         const struct dc_sizing *z);
-/* The time side: run hours, no shorter than min_run_hours (training), or one
- * request's latency in ms (serving); NAN when unknown. */
+/* The time side: run hours, no shorter than min_run_hours (training, and an
+ * offline inference job), or one request's latency in ms (serving); NAN when
+ * unknown. */
 double dc__config_time(const struct dc_sizing_params *s, const struct dc_workload *w,
                        const struct dc_sizing *z);
 

@@ -794,13 +794,18 @@ static enum MHD_Result handle_accelerators(svc_server *s, struct MHD_Connection 
     return respond(s, c, r, status, status == 200 ? JSON_TYPE : NULL, text, len, BODY_MALLOC, NULL);
 }
 
-static enum MHD_Result handle_rules(svc_server *s, struct MHD_Connection *c, struct req *r)
+/* GET /v1/rules and GET /v1/models: a document of the rule set, tagged by its
+ * version (api/src/convert.c, api/src/models_render.c render them). */
+static enum MHD_Result handle_ruleset_document(svc_server *s, struct MHD_Connection *c,
+                                               struct req *r,
+                                               char *(*render)(const dc_ruleset *, size_t *),
+                                               const char *what)
 {
     int status = conditional_status(s, c, r, dc_ruleset_version(r->rs), NULL);
     size_t len = 0;
-    char *text = api_rules_render(r->rs, &len);
+    char *text = render(r->rs, &len);
     if (text == NULL)
-        return respond_internal(s, c, r, "rules", "out of memory");
+        return respond_internal(s, c, r, what, "out of memory");
     return respond(s, c, r, status, status == 200 ? JSON_TYPE : NULL, text, len, BODY_MALLOC, NULL);
 }
 
@@ -964,7 +969,9 @@ static enum MHD_Result dispatch(svc_server *s, struct MHD_Connection *c, struct 
     case SVC_ROUTE_ACCELERATORS:
         return handle_accelerators(s, c, r);
     case SVC_ROUTE_RULES:
-        return handle_rules(s, c, r);
+        return handle_ruleset_document(s, c, r, api_rules_render, "rules");
+    case SVC_ROUTE_MODELS:
+        return handle_ruleset_document(s, c, r, api_models_render, "models");
     case SVC_ROUTE_INVENTORY:
         return handle_inventory(s, c, r);
     case SVC_ROUTE_HEALTHZ:

@@ -132,6 +132,42 @@ expect_out check-costly-json out '"warnings":\[{"file":"rules.yaml","line":[0-9]
 rm "$tmp/prices/prices.yaml"
 check check-no-prices 1 "$bin" check "$tmp/prices"
 expect_out check-no-prices err "no prices.yaml in the rule set"
+# models.yaml is linted like the rest: each entry's fields through the
+# workload's parser, its parameters recounted from its architecture, its source.
+cat > "$tmp/prices/models.yaml" <<'EOF_MODELS'
+models:
+  - name: tiny
+    title: Tiny
+    architecture: transformer
+    facts:
+      - source: https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json
+        layers: 32
+        hidden_size: 4096
+        attention_heads: 32
+        kv_heads: 8
+        intermediate_size: 14336
+        vocab_size: 128256
+        parameters: 5e9
+  - name: unsourced
+    title: Unsourced
+    architecture: cnn
+    facts:
+      - parameters: 2.5e7
+  - name: tiny
+    title: Tiny again
+    architecture: cnn
+    colour: red
+    facts:
+      - source: https://example.com/x
+        parameters: 2.5e7
+EOF_MODELS
+cp "$src/rules/prices.yaml" "$tmp/prices/"
+check check-models 1 "$bin" check "$tmp/prices"
+expect_out check-models err 'models.yaml:2: tiny: parameters 5e+09 disagree with the 8.03e+09 its architecture implies'
+expect_out check-models err 'models.yaml:18: unsourced: missing required field "source"'
+expect_out check-models err 'models.yaml:19: tiny: a model of this name is listed before'
+expect_out check-models err 'models.yaml:22: tiny: unknown key "colour" in a model'
+rm "$tmp/prices/models.yaml" "$tmp/prices/prices.yaml"
 
 # recommend: JSON body, table, stdin, and every error path.
 for f in "$src"/examples/*.json; do
@@ -168,6 +204,22 @@ check recommend-no-file 2 "$bin" recommend
 head -c 1100000 /dev/zero | tr '\0' ' ' >"$tmp/huge.json"
 check recommend-too-large 2 "$bin" recommend "$tmp/huge.json"
 expect_out recommend-too-large err "over the limit"
+
+# recommend --model: a model of the registry by name or alias, alone or in a
+# workload whose own model fields override the registry's.
+check recommend-model 0 "$bin" recommend --model llama-3.1-8b
+expect_out recommend-model out '"model":{"name":"llama-3.1-8b","architecture":"transformer","parameters":8030000000,'
+check recommend-model-alias 0 "$bin" recommend --model Qwen/Qwen3-30B-A3B -o table
+expect_out recommend-model-alias out "CHOSEN"
+printf 'task: fine-tuning\nmodel:\n  name: bert-base\n  layers: 16\n' >"$tmp/named.yaml"
+check recommend-model-override 0 "$bin" recommend --model llama-3.1-8b "$tmp/named.yaml"
+expect_out recommend-model-override out '"task":"fine-tuning"'
+expect_out recommend-model-override out '"model":{"name":"llama-3.1-8b","architecture":"transformer","parameters":8030000000,[^}]*"layers":16,'
+check recommend-model-unknown 1 "$bin" recommend --model lama-3.1-8b
+expect_out recommend-model-unknown err '/model/name: unknown model "lama-3.1-8b"; close names: llama-3.1-8b'
+check recommend-model-empty 1 "$bin" recommend --model ""
+expect_out recommend-model-empty err "/model/name: "
+check recommend-model-two-files 2 "$bin" recommend --model llama-3.1-8b a.json b.json
 
 # logic: one expression, and JSON Lines in bulk.
 check logic-one 0 "$bin" logic '{"+":[1,2]}'
@@ -318,7 +370,7 @@ check yaml-differs 1 "$bin" validate --max-depth 64 --schema "$tmp/const.json" "
 
 # ---- check -o json for CI: every diagnostic with file, line, id and message -----------
 check check-json-ok 0 "$bin" check -o json
-expect_out check-json-ok out '^{"rules_dir":null,"valid":true,"version":"[0-9a-f]\{64\}","rules":[0-9]*,"accelerators":[0-9]*,"diagnostics":\[\],"warnings":\[\],"truncated":false}$'
+expect_out check-json-ok out '^{"rules_dir":null,"valid":true,"version":"[0-9a-f]\{64\}","rules":[0-9]*,"accelerators":[0-9]*,"models":[0-9]*,"diagnostics":\[\],"warnings":\[\],"truncated":false}$'
 check check-json-broken 1 "$bin" check -o json "$tmp/broken"
 expect_out check-json-broken out '"valid":false'
 expect_out check-json-broken out '{"file":"rules.yaml","line":6,"id":"[^"]*","message":"[^"]*condition'

@@ -126,6 +126,20 @@ export async function run(base: string, key: string): Promise<string[]> {
       'a malformed request id is replaced');
     called.push('listRules');
   }
+  // listModels: the registry, each entry a Workload model a request can post as is.
+  {
+    const { data, response } = await api.GET('/v1/models');
+    check(response.status === 200 && data !== undefined, `models: ${response.status}`);
+    check(data.count === data.models.length && data.count >= 40, 'model count');
+    const llama = data.models.find((m) => m.name === 'llama-3.1-70b');
+    check(llama !== undefined && llama.sources['kv_heads']!.startsWith('https://'), 'a field and its source');
+    const named = await api.POST('/v1/recommendations', {
+      body: { task: 'inference', model: { name: 'meta-llama/Llama-3.1-70B' } },
+    });
+    check(named.response.status === 200 && named.data?.workload.model.name === 'llama-3.1-70b',
+      'an alias is answered with the canonical name');
+    called.push('listModels');
+  }
   // getInventory: the probe's first snapshot may still be coming (503 until then).
   {
     let status = 0;

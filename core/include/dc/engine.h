@@ -40,8 +40,23 @@ enum dc_explain_kind {
 enum dc_task { DC_TASK_TRAINING, DC_TASK_FINE_TUNING, DC_TASK_INFERENCE };
 enum dc_objective { DC_OBJECTIVE_COST, DC_OBJECTIVE_TIME, DC_OBJECTIVE_BALANCED };
 enum dc_deployment { DC_DEPLOY_CLOUD, DC_DEPLOY_ON_PREM, DC_DEPLOY_HYBRID };
-/* training.method: what a training step updates (docs/scoring.md, section 5). */
-enum dc_method { DC_METHOD_FULL, DC_METHOD_LORA, DC_METHOD_QLORA };
+/* training.method: what a training step updates (docs/scoring.md, section 5):
+ * every weight, LoRA adapters (on a 4-bit base for QLoRA), preference tuning
+ * against a frozen reference (DPO), or RL post-training (rollouts, reference
+ * and reward passes, policy update). */
+enum dc_method { DC_METHOD_FULL, DC_METHOD_LORA, DC_METHOD_QLORA, DC_METHOD_DPO, DC_METHOD_RL };
+/* `quantization`: how the served weights are stored, apart from the precision
+ * the math runs at (AWQ/GPTQ/NF4/MXFP4 keep 4-bit weights, int8 8-bit ones). */
+enum dc_quantization {
+    DC_QUANT_NONE,
+    DC_QUANT_AWQ,
+    DC_QUANT_GPTQ,
+    DC_QUANT_NF4,
+    DC_QUANT_MXFP4,
+    DC_QUANT_INT8
+};
+/* training.rl.algorithm */
+enum dc_rl_algorithm { DC_RL_GRPO, DC_RL_PPO };
 
 /* The workload with every default applied (openapi.yaml documents them). */
 struct dc_workload {
@@ -49,9 +64,13 @@ struct dc_workload {
     enum dc_task task;
     const char *framework;    /* pytorch | jax | tensorflow | pytorch-xla | onnx | other */
     const char *stage;        /* prototype | development | production */
-    const char *architecture; /* transformer | cnn | ... */
+    const char *architecture; /* transformer | moe | encoder | ... | cnn | ... */
+    /* model.name: the registry entry (rules/models.yaml) the model fields not
+     * given were read from, its canonical name; NULL when none. */
+    const char *model_name;
     double parameters;
     double active_parameters;    /* used per token or sample; defaults to parameters */
+    bool active_defaulted;       /* active_parameters neither given nor from the registry */
     double embedding_parameters; /* sparse tables: memory, not dense compute; 0 default */
     double flops_per_sample;     /* forward FLOPs of one sample; NAN when absent */
     bool custom_ops;
@@ -62,7 +81,25 @@ struct dc_workload {
     double hidden_size;          /* NAN when absent */
     double attention_heads;      /* NAN when absent */
     double kv_heads;             /* NAN when absent (then every head is a KV head) */
+    /* The rest of the architecture (NAN or NULL when absent; openapi.yaml,
+     * Model, says what each sizes). */
+    double head_dim;
+    double intermediate_size;
+    double context_length;       /* most positions the model attends to */
+    const char *attention;       /* full | sliding_window | mla */
+    double sliding_window;       /* tokens a windowed layer attends to */
+    double full_attention_every; /* one layer in this many attends to everything */
+    double kv_latent_dim;        /* MLA: cached elements per token and layer */
+    double experts;              /* routed experts per MoE layer */
+    double experts_per_token;
+    double encoder_layers;     /* encoder-decoder: the encoder's layers */
+    double tokens_per_sample;  /* positions one sample is (encoder frames, patches) */
+    double denoising_steps;    /* diffusion: steps per image or clip */
+    double guidance_passes;    /* diffusion: network passes per step (CFG: 2) */
+    double embedding_dim;      /* recommender: width of a table row */
+    double lookups_per_sample; /* recommender: rows one sample reads */
     enum dc_precision precision;
+    enum dc_quantization quantization;
     enum dc_method method;
     double tokens; /* defaulted per task (sizing.yaml) */
     bool tokens_defaulted;
@@ -71,13 +108,36 @@ struct dc_workload {
     double global_batch_size;
     bool input_bound;      /* training.input_bound: the host's input pipeline limits steps */
     double deadline_hours; /* NAN when absent */
+    /* training.rl (method rl) */
+    enum dc_rl_algorithm rl_algorithm;
+    bool rl_reference;               /* a frozen reference model for the KL term */
+    double rl_reward_parameters;     /* reward model; 0 for verifiable rewards */
+    double rl_rollout_share;         /* of an RL step spent generating rollouts */
+    bool rl_rollout_share_defaulted; /* from sizing.yaml */
     double requests_per_second;
     double latency_ms_p99; /* NAN when absent */
     double context_tokens; /* KV-cache length per request: input + output tokens */
     double input_tokens;
-    double output_tokens; /* 0 for models that do not generate tokens */
+    double output_tokens;          /* 0 for models that do not generate tokens */
+    bool request_tokens_defaulted; /* input and output tokens from sizing.yaml */
     enum dc_precision kv_precision;
     double batch_size; /* concurrent requests per replica; NAN: chosen per candidate */
+    /* inference.speculative: a draft model proposes draft_tokens tokens that
+     * the target verifies in one step (0 draft tokens: none). */
+    const char *draft_name; /* registry name of the draft, or NULL */
+    double draft_parameters;
+    double draft_layers; /* draft shape from the registry; NAN when unknown */
+    double draft_hidden;
+    double draft_kv_heads;
+    double draft_head_dim;
+    double draft_tokens;
+    double acceptance_rate;
+    double prefix_cache_hit_rate; /* share of prompt tokens found cached; 0 default */
+    /* inference.job: an offline batch of job_requests requests to finish
+     * within job_deadline_hours, priced per job (0 requests: not a job). */
+    double job_requests;
+    double job_tokens; /* NAN unless the job was given in tokens */
+    double job_deadline_hours;
     enum dc_deployment deployment;
     unsigned providers;      /* bit set of enum dc_provider; 0 = any */
     bool portable;           /* the answer must be bought alike from every listed provider */
@@ -172,13 +232,13 @@ struct dc_sizing {
     unsigned chips;            /* recommended count, all replicas */
     unsigned replicas;         /* inference: serving replicas; training: 1 */
     unsigned chips_per_replica;
-    struct dc_shape shape;    /* of `chips` (training) or of one replica (inference) */
-    bool fits;                /* one copy fits within max_accelerators and the cluster */
-    double peak_tflops;       /* per chip at the workload precision; NAN if unknown */
-    double mfu;               /* model FLOPs / (chips x peak_tflops x time) modelled */
-    double scale_efficiency;  /* training: MFU here / MFU within one fast domain */
-    double hours;             /* training run time; NAN when unknown or inference */
-    double cost_usd;          /* training: whole run; inference: per month; NAN unknown */
+    struct dc_shape shape;   /* of `chips` (training) or of one replica (inference) */
+    bool fits;               /* one copy fits within max_accelerators and the cluster */
+    double peak_tflops;      /* per chip at the workload precision; NAN if unknown */
+    double mfu;              /* model FLOPs / (chips x peak_tflops x time) modelled */
+    double scale_efficiency; /* training: MFU here / MFU within one fast domain */
+    double hours;            /* training run time, an inference job's; NAN unknown or serving */
+    double cost_usd; /* training, an inference job: whole run; serving: per month; NAN unknown */
     double cost_per_hour_usd; /* all chips; NAN when no price */
     enum dc_cost_basis cost_basis;
     const struct dc_offer *offer; /* DC_COST_CLOUD: the offer priced; view into the rule set */
@@ -196,6 +256,9 @@ struct dc_sizing {
     bool meets_latency;         /* true when no latency target */
     bool meets_rate;            /* inference: throughput_rps >= requests_per_second */
     bool within_budget;         /* true when no budget or cost unknown */
+    /* The model field whose absence leaves time and cost off by more than 3x
+     * ("model.flops_per_sample"): they are then not estimated (NAN); NULL. */
+    const char *estimate_withheld;
 };
 
 struct dc_candidate_availability {

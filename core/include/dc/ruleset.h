@@ -184,6 +184,9 @@ struct dc_sizing_params {
     struct dc_param efficiency_floor; /* objective time: scale while above */
     struct dc_param chips_per_sequence; /* chips one sequence of a global batch keeps busy */
     struct dc_param min_run_hours;    /* objective time: no shorter than */
+    /* RL post-training: share of a step spent generating rollouts; value NAN
+     * when sizing.yaml gives none (training.rl.rollout_share is then needed). */
+    struct dc_param rl_rollout_share;
     /* inference */
     double infer_bytes_per_param[DC_PREC_COUNT];
     const char *infer_bytes_source;

@@ -99,12 +99,18 @@ static double sizing_value(const struct dc_sizing *z, const char *key, bool *kno
         return z->peak_tflops;
     if (strcmp(key, "scale_efficiency") == 0)
         return z->scale_efficiency;
+    if (strcmp(key, "prefill_ms") == 0)
+        return z->prefill_ms;
+    if (strcmp(key, "request_ms") == 0)
+        return z->request_ms;
+    if (strcmp(key, "cost_usd") == 0)
+        return z->cost_usd;
     *known = false;
     return NAN;
 }
 
 /* "sizing": {"h100": {"chips": [lo, hi], "shape": "1 x 8 H100", "basis": "target",
- * "meets_rate": true, ...}}: every named field must match. */
+ * "meets_rate": true, "withheld": false, ...}}: every named field must match. */
 static bool sizing_matches(const struct dc_candidate *c, const cJSON *want, char *why, size_t len)
 {
     const struct dc_sizing *z = &c->sizing;
@@ -131,6 +137,13 @@ static bool sizing_matches(const struct dc_candidate *c, const cJSON *want, char
             if (strcmp(dc_chips_basis_name(z->basis), f->valuestring) != 0) {
                 snprintf(why, len, "basis %s, want %s", dc_chips_basis_name(z->basis),
                          f->valuestring);
+                return false;
+            }
+        } else if (cJSON_IsBool(f) && strcmp(f->string, "withheld") == 0) {
+            /* "withheld": true when time and cost are not estimated. */
+            if ((z->estimate_withheld != NULL) != cJSON_IsTrue(f)) {
+                snprintf(why, len, "estimate_withheld is %s",
+                         z->estimate_withheld != NULL ? z->estimate_withheld : "null");
                 return false;
             }
         } else if (cJSON_IsBool(f)) {

@@ -180,12 +180,20 @@ static void test_training_compute(void **state)
     NEAR(g->sizing.memory_need_gb, 8e9 * 16 / 1e9 + 4096.0 * 2048 * (2 * 24 + 34) / 1e9);
     NEAR(g->sizing.hours, 6 * 2e9 * 1e9 / (g->sizing.chips * 989e12 * 0.5 * 0.8) / 3600);
     done(&r);
+    /* Tables of 9.9e9 fp32 rows train with a row-wise optimizer (4 B a
+     * parameter), the dense 1e8 with Adam (16 B); without flops_per_sample
+     * the run's time and cost are withheld, the chips that hold it stay. */
     r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"recommender\","
             "\"parameters\":1e10,\"embedding_parameters\":9.9e9,\"layers\":4,\"hidden_size\":1024},"
             "\"training\":{\"tokens\":1e10}}");
     g = cand(&r, "gpu-a");
-    NEAR(g->sizing.hours, 6 * 1e8 * 1e10 / (g->sizing.chips * 989e12 * 0.5 * 0.8) / 3600);
-    assert_true(has_warning(&r, "compute_estimate_rough"));
+    NEAR(g->sizing.memory_need_gb,
+         (9.9e9 * 4 + 1e8 * 16) / 1e9 + 4096.0 * 1024 * (2 * 4 + 34) / 1e9);
+    assert_true(isnan(g->sizing.hours));
+    assert_true(isnan(g->sizing.cost_usd));
+    assert_string_equal(g->sizing.estimate_withheld, "model.flops_per_sample");
+    assert_false(has_warning(&r, "compute_estimate_rough")); /* not rough: withheld */
+    assert_true(has_warning(&r, "estimate_withheld"));
     done(&r);
     r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"cnn\",\"parameters\":2.56e7,"
             "\"flops_per_sample\":8.2e9},\"training\":{\"samples\":4.6e7}}");
@@ -194,7 +202,13 @@ static void test_training_compute(void **state)
     NEAR(g->sizing.mfu, 0.25);
     assert_false(has_warning(&r, "compute_estimate_rough"));
     done(&r);
+    /* A CNN without its FLOPs would run ~100x low: withheld, not rough; a
+     * GNN's 2N guess stays, flagged rough. */
     r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"cnn\",\"parameters\":2.56e7}}");
+    assert_true(has_warning(&r, "estimate_withheld"));
+    assert_false(has_warning(&r, "compute_estimate_rough"));
+    done(&r);
+    r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"gnn\",\"parameters\":2.56e7}}");
     assert_true(has_warning(&r, "compute_estimate_rough"));
     done(&r);
 }
@@ -305,7 +319,9 @@ static void test_inference_generative(void **state)
     assert_int_equal(g->sizing.chips_per_replica, 1);
     assert_int_equal(g->sizing.replicas, 1);
     double step = (26e9 + 6 * 819200.0 * 1920) / 1675e9;
-    double prefill = 2 * 13e9 * 1792 / (989e12 * 0.5);
+    /* Prefill: 2 FLOPs a parameter and token, plus 4 x heads x head dim for
+     * each of the 1,792 x 1,793 / 2 causal query-key pairs in each layer. */
+    double prefill = (2 * 13e9 * 1792 + 4.0 * 40 * 128 * 40 * 1792 * 1793 / 2) / (989e12 * 0.5);
     NEAR(g->sizing.decode_ms, step * 1000);
     NEAR(g->sizing.prefill_ms, prefill * 1000);
     NEAR(g->sizing.request_ms, (prefill + 256 * step) * 1000);
@@ -420,8 +436,11 @@ static void test_inference_moe_and_non_generative(void **state)
     double kv = 2.0 * 32 * 8 * 128 * 2 * (1792 + 128);
     NEAR(g->sizing.decode_ms, (2 * 1.3e10 + kv) / (g->sizing.chips_per_replica * 1675e9) * 1000);
     done(&r);
+    /* A diffusion request is steps x guidance passes x one pass's FLOPs:
+     * 20 x 2 x 1.5e13 = 6e14 an image. */
     r = run("{\"task\":\"inference\",\"model\":{\"architecture\":\"diffusion\","
-            "\"parameters\":2.6e9,\"flops_per_sample\":6e14},"
+            "\"parameters\":2.6e9,\"flops_per_sample\":1.5e13,\"denoising_steps\":20,"
+            "\"guidance_passes\":2},"
             "\"inference\":{\"requests_per_second\":2,\"batch_size\":4}}");
     g = cand(&r, "gpu-a");
     assert_true(isnan(g->sizing.prefill_ms));
@@ -435,7 +454,8 @@ static void test_inference_moe_and_non_generative(void **state)
     done(&r);
     r = run("{\"task\":\"inference\",\"model\":{\"architecture\":\"diffusion\","
             "\"parameters\":2.6e9}}");
-    assert_true(has_warning(&r, "compute_estimate_rough"));
+    assert_true(has_warning(&r, "estimate_withheld"));
+    assert_false(has_warning(&r, "compute_estimate_rough"));
     done(&r);
 }
 
