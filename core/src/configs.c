@@ -292,10 +292,10 @@ static void training_counts(const struct dc__part *p, unsigned lo, struct train_
 static enum dc_chips_basis training_basis(const struct dc__part *p, const struct train_counts *t,
                                           const struct dc_sizing *z)
 {
+    if (z->estimate_withheld != NULL || z->chips == t->lo)
+        return DC_BASIS_MEMORY;
     if (!dc__meets_targets(p, z))
         return DC_BASIS_LIMIT;
-    if (z->chips == t->lo)
-        return DC_BASIS_MEMORY;
     if (p->w->objective == DC_OBJECTIVE_TIME)
         return z->chips == t->hi && !t->hi_by_efficiency &&
                        dc__config_time(p->s, p->w, z) > p->s->min_run_hours.value
@@ -421,6 +421,8 @@ static bool serve_config(const struct dc__part *p, unsigned chips, unsigned batc
 static enum dc_chips_basis serving_basis(const struct dc__part *p, const struct dc_sizing *z,
                                          unsigned first_fit)
 {
+    if (z->estimate_withheld != NULL)
+        return DC_BASIS_MEMORY;
     if (!z->meets_rate)
         return DC_BASIS_LIMIT;
     if (z->replicas > 1)

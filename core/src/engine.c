@@ -264,37 +264,52 @@ static const char *cost_source(const dc_ruleset *rs, const struct dc_candidate *
     return c->acc->source;
 }
 
-/* The first hard filter the candidate fails (docs/scoring.md, section 4), or
- * NULL; false on OOM. */
-static bool exclusion(const struct rec *r, size_t idx, const struct dc_candidate *c,
-                      const struct dc__rule *excl_rule, bool portable,
-                      const struct dc_reason **out)
+/* The first hard filter the candidate fails before it is sized (docs/
+ * scoring.md, section 4: the allow-list, a rule, where it is sold, its
+ * precisions), or NULL; *oom on out of memory. */
+static const struct dc_reason *filtered(const struct rec *r, size_t idx,
+                                        const struct dc_candidate *c,
+                                        const struct dc__rule *excl_rule, bool *oom)
+{
+    const struct dc_workload *w = &r->res->workload;
+    const struct dc_accelerator *a = c->acc;
+    const char *why = NULL;
+    const struct dc_reason *out = NULL;
+    if (!allowed(w, idx))
+        out = new_reason(r->ar, DC__R_ALLOWED, NULL, a->source);
+    else if (excl_rule != NULL)
+        out =
+            new_reason(r->ar, excl_rule->info.id, excl_rule->info.message, excl_rule->info.source);
+    else if (!deployment_ok(w, a, &why))
+        out = new_reason(r->ar, why, NULL, a->source);
+    else if ((a->precisions & (1u << w->precision)) == 0)
+        out = new_reason(r->ar, DC__R_PRECISION, NULL, a->source);
+    else
+        return NULL;
+    *oom = out == NULL;
+    return out;
+}
+
+/* The first hard filter the sized candidate fails: memory, budget,
+ * portability; NULL when it passes (*oom on out of memory). */
+static const struct dc_reason *unfit(const struct rec *r, const struct dc_candidate *c,
+                                     bool portable, bool *oom)
 {
     const struct dc_workload *w = &r->res->workload;
     const struct dc_sizing_params *s = &r->rs->sizing;
-    const struct dc_accelerator *a = c->acc;
-    const char *why = NULL;
-    *out = NULL;
-    if (!allowed(w, idx))
-        *out = new_reason(r->ar, DC__R_ALLOWED, NULL, a->source);
-    else if (excl_rule != NULL)
-        *out =
-            new_reason(r->ar, excl_rule->info.id, excl_rule->info.message, excl_rule->info.source);
-    else if (!deployment_ok(w, a, &why))
-        *out = new_reason(r->ar, why, NULL, a->source);
-    else if ((a->precisions & (1u << w->precision)) == 0)
-        *out = new_reason(r->ar, DC__R_PRECISION, NULL, a->source);
-    else if (!c->sizing.fits)
-        *out = new_reason(r->ar, DC__R_MEMORY, NULL,
-                          w->task == DC_TASK_INFERENCE ? s->kv_source
-                                                       : s->state_bytes_per_parameter.source);
+    const struct dc_reason *out = NULL;
+    if (!c->sizing.fits)
+        out = new_reason(r->ar, DC__R_MEMORY, NULL,
+                         w->task == DC_TASK_INFERENCE ? s->kv_source
+                                                      : s->state_bytes_per_parameter.source);
     else if (!c->sizing.within_budget)
-        *out = new_reason(r->ar, DC__R_BUDGET, NULL, cost_source(r->rs, c));
+        out = new_reason(r->ar, DC__R_BUDGET, NULL, cost_source(r->rs, c));
     else if (!portable)
-        *out = new_reason(r->ar, DC__R_PORTABLE, NULL, cost_source(r->rs, c));
+        out = new_reason(r->ar, DC__R_PORTABLE, NULL, cost_source(r->rs, c));
     else
-        return true;
-    return *out != NULL;
+        return NULL;
+    *oom = out == NULL;
+    return out;
 }
 
 /* How the candidate was sized and what it costs: information, impact 0 but
@@ -363,6 +378,19 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
     struct dc_candidate *c = &r->all[i];
     c->acc = &rs->accs[i];
     c->index_ = i;
+    c->reasons = dc__arena_alloc(r->ar, (r->n_hits + MAX_SIZING_REASONS) * sizeof(*c->reasons));
+    if (c->reasons == NULL)
+        return DC_ENOMEM;
+    const struct dc__rule *excl_rule = NULL;
+    (void)rule_reasons(r, i, c, &excl_rule);
+    bool oom = false;
+    /* A part the workload rules out is not sized: its configurations would
+     * only cost time, and none may reach the frontier. */
+    c->excluded_by = filtered(r, i, c, excl_rule, &oom);
+    if (oom)
+        return DC_ENOMEM;
+    if (c->excluded_by != NULL)
+        return DC_OK;
     struct dc__part p;
     dc__part_init(&p, rs, w, &r->d, c->acc, perturbation(r->opts, i));
     enum dc_status rc = DC_OK;
@@ -371,16 +399,10 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
         return rc;
     c->selection.meets_targets = c->sizing.fits && dc__meets_targets(&p, &c->sizing);
     c->selection.priced = isfinite(c->sizing.cost_usd);
-    c->reasons = dc__arena_alloc(r->ar, (r->n_hits + MAX_SIZING_REASONS) * sizeof(*c->reasons));
-    if (c->reasons == NULL)
+    c->excluded_by = unfit(r, c, portable_ok(&p, &c->sizing), &oom);
+    if (oom)
         return DC_ENOMEM;
-    const struct dc__rule *excl_rule = NULL;
-    (void)rule_reasons(r, i, c, &excl_rule);
-    const struct dc_reason *ex = NULL;
-    if (!exclusion(r, i, c, excl_rule, portable_ok(&p, &c->sizing), &ex))
-        return DC_ENOMEM;
-    c->excluded_by = ex;
-    if (ex == NULL)
+    if (c->excluded_by == NULL)
         sizing_reasons(r, c);
     return DC_OK;
 }

@@ -133,6 +133,11 @@ static int cmp_ranked(const dc_ruleset *rs, const struct dc_workload *w, bool an
     int c = dc__cmp_value(x->key, y->key);
     if (c != 0)
         return c;
+    /* Nothing to weigh (the estimate is withheld, or nothing is known): the
+     * rules decide. */
+    if (!isfinite(x->key) && !isfinite(y->key) &&
+        x->c->selection.soft_points != y->c->selection.soft_points)
+        return x->c->selection.soft_points > y->c->selection.soft_points ? -1 : 1;
     /* A tie: the other side of the objective decides. */
     const struct dc_sizing *a = &x->c->sizing, *b = &y->c->sizing;
     if (w->objective == DC_OBJECTIVE_TIME)

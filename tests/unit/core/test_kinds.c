@@ -81,8 +81,9 @@ static const char *reason(const struct run *r, const char *acc, const char *id, 
 /* A mixture of 8 experts, 2 a token: 92 GB of bf16 weights of which 88 GB are
  * routed experts (11 GB each: (92 - 26) / 6) and 4 GB shared. Two requests
  * touch 1 - 0.75^2 = 43.75% of the experts: 4 + 38.5 GB, plus two caches of
- * 32 x 8 x 128 x 2 x 2 B = 131,072 B a token over 1,100 tokens, read by a
- * 2-chip replica at 3,350 GB/s. */
+ * 32 x 8 x 128 x 2 x 2 B = 131,072 B a token over 1,100 tokens, read by the
+ * replica's chips at 1,675 GB/s each (one 4-chip replica: the cost of two
+ * 2-chip ones, and sooner). */
 static void test_moe_experts_touched(void **state)
 {
     (void)state;
@@ -93,8 +94,9 @@ static void test_moe_experts_touched(void **state)
                                   "\"inference\":{\"batch_size\":2,\"input_tokens\":1000,"
                                   "\"output_tokens\":200}}");
     const struct dc_sizing *z = gpu(&r);
-    assert_int_equal(z->chips_per_replica, 2);
-    NEAR(z->decode_ms, (4e9 + 88e9 * 0.4375 + 2 * 131072.0 * 1100) / 3.35e12 * 1000);
+    assert_int_equal(z->chips_per_replica, 4);
+    NEAR(z->decode_ms,
+         (4e9 + 88e9 * 0.4375 + 2 * 131072.0 * 1100) / (z->chips_per_replica * 1.675e12) * 1000);
     assert_false(has_warning(&r, "assumed_active_parameters"));
     core_done(&r);
 }
@@ -223,10 +225,14 @@ static void test_prefix_cache(void **state)
     "{\"task\":\"inference\",\"model\":{\"parameters\":7e9,\"layers\":32,"                         \
     "\"hidden_size\":4096,\"attention_heads\":32,\"kv_heads\":8},"                                 \
     "\"inference\":{\"batch_size\":1,\"input_tokens\":8000,"                                       \
-    "\"output_tokens\":100,\"prefix_cache_hit_rate\":" rate "}}"
+    "\"output_tokens\":100,\"prefix_cache_hit_rate\":" rate "},"                                  \
+    "\"constraints\":{\"max_accelerators\":1}}"
     struct run a = core_run(mini, PREFIX_CACHE("0"));
     struct run b = core_run(mini, PREFIX_CACHE("0.75"));
 #undef PREFIX_CACHE
+    /* One chip each (max_accelerators), so that only the cache differs. */
+    assert_int_equal(gpu(&a)->chips_per_replica, 1);
+    assert_int_equal(gpu(&b)->chips_per_replica, 1);
     NEAR(gpu(&b)->prefill_ms, gpu(&a)->prefill_ms * 0.25);
     core_done(&a);
     core_done(&b);
