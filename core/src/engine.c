@@ -352,21 +352,16 @@ static struct dc__perturb perturbation(const struct dc_recommend_opts *o, size_t
 
 
 /* A configuration can be bought alike from every provider the workload
- * requires (constraints.portable): each of them has an offer of the part
- * priced on the asked basis. */
+ * requires (constraints.portable): each of them rents its machine size (or
+ * slice) on the asked basis. */
 static bool portable_ok(const struct dc__part *p, const struct dc_sizing *z)
 {
-    (void)z;
     const struct dc_workload *w = p->w;
+    unsigned renting = 0;
     if (!w->portable)
         return true;
-    unsigned seen = 0;
-    for (size_t i = 0; i < p->a->n_offers; i++) {
-        const struct dc_offer *o = &p->a->offers[i];
-        if (isfinite(o->price[w->pricing].usd_per_chip_hour))
-            seen |= 1u << o->provider;
-    }
-    return (seen & w->providers) == w->providers;
+    return dc__providers_renting(p->a, &z->shape, w->pricing, &renting) &&
+           (renting & w->providers) == w->providers;
 }
 
 /* Size the part's configurations and keep the objective's pick; its

@@ -73,6 +73,24 @@ static bool has_reason(const struct dc_candidate *c, const char *rule)
     return false;
 }
 
+/* 1-based place of `id` among the recommendations; 0 when it is not one. */
+static size_t rank_of(const struct dc_result *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_recommendations; i++)
+        if (strcmp(r->recommendations[i].acc->id, id) == 0)
+            return i + 1;
+    return 0;
+}
+
+static bool pick_on_frontier(const struct dc_result *r)
+{
+    for (size_t i = 0; i < r->n_frontier; i++)
+        if (r->frontier[i].pick && r->n_recommendations > 0 &&
+            r->frontier[i].acc == r->recommendations[0].acc)
+            return true;
+    return false;
+}
+
 /* A number of the sizing by its contract name. */
 static double sizing_value(const struct dc_sizing *z, const char *key, bool *known)
 {
@@ -262,6 +280,24 @@ static int check_case(const cJSON *c)
         if (why == NULL || why->counted_with == NULL || why->impact != 0)
             FAIL("expected %s's bonus on %s counted once with another rule\n", it->valuestring,
                  it->string);
+    }
+    /* "before": {"a": "b"}: a is recommended and ranks above b (or b is not). */
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "before"))
+    {
+        size_t ra = rank_of(r, it->string), rb = rank_of(r, it->valuestring);
+        if (ra == 0 || (rb != 0 && rb < ra))
+            FAIL("expected %s above %s (ranks %zu and %zu)\n", it->string, it->valuestring, ra, rb);
+    }
+    /* "frontier_pick": true: the top pick's configuration is on the frontier. */
+    const cJSON *fp = cJSON_GetObjectItem(expect, "frontier_pick");
+    if (cJSON_IsTrue(fp) && !pick_on_frontier(r))
+        FAIL("expected the top pick on the frontier (%zu points)\n", r->n_frontier);
+    /* "breakeven": {"acc": true}: an unpriced part says what price would do. */
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "breakeven"))
+    {
+        const struct dc_candidate *cand = candidate(r, it->string);
+        if (cand == NULL || !(cand->selection.breakeven_usd_per_chip_hour > 0))
+            FAIL("expected a breakeven price on %s\n", it->string);
     }
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "sizing"))
     {
