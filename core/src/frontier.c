@@ -15,6 +15,14 @@ struct cand {
     double cost, time;
 };
 
+/* The time a person reads: the run's hours (training, an offline job) or one
+ * request's ms, as sized, not floored at min_run_hours as the objective
+ * compares them. */
+static double shown_time(const struct dc_workload *w, const struct dc_sizing *z)
+{
+    return w->task == DC_TASK_INFERENCE && !(w->job_requests > 0) ? z->request_ms : z->hours;
+}
+
 static int by_cost(const void *a, const void *b)
 {
     const struct cand *x = a, *y = b;
@@ -37,7 +45,7 @@ static bool same_config(const struct dc_candidate *c, const struct dc__point *p)
            a->shape.per_unit == b->shape.per_unit;
 }
 
-static struct dc_frontier_point point(const dc_ruleset *rs, const struct dc_workload *w,
+static struct dc_frontier_point point(const struct dc_workload *w,
                                       const struct dc_accelerator *acc, const struct dc_sizing *z)
 {
     return (struct dc_frontier_point){acc,
@@ -48,7 +56,7 @@ static struct dc_frontier_point point(const dc_ruleset *rs, const struct dc_work
                                       z->batch_per_replica,
                                       z->cost_usd,
                                       z->cost_per_hour_usd,
-                                      dc__config_time(&rs->sizing, w, z),
+                                      shown_time(w, z),
                                       false};
 }
 
@@ -106,7 +114,7 @@ enum dc_status dc__frontier(const dc_ruleset *rs, struct dc_result *res,
         return DC_ENOMEM;
     }
     for (size_t i = 0; i < n; i++)
-        v[i] = (struct cand){&pts[i], pts[i].z.cost_usd, dc__config_time(&rs->sizing, w, &pts[i].z)};
+        v[i] = (struct cand){&pts[i], pts[i].z.cost_usd, shown_time(w, &pts[i].z)};
     qsort(v, n, sizeof(*v), by_cost);
     /* Ascending cost: a point stays when it is faster than every cheaper one. */
     size_t m = 0, pick = SIZE_MAX;
@@ -131,7 +139,7 @@ enum dc_status dc__frontier(const dc_ruleset *rs, struct dc_result *res,
     }
     for (size_t i = 0; i < k; i++) {
         struct dc_frontier_point *f = &res->frontier[res->n_frontier++];
-        *f = point(rs, w, &rs->accs[v[keep[i]].p->acc], &v[keep[i]].p->z);
+        *f = point(w, &rs->accs[v[keep[i]].p->acc], &v[keep[i]].p->z);
         f->pick = keep[i] == pick;
     }
     if (off) { /* in cost order */
@@ -140,7 +148,7 @@ enum dc_status dc__frontier(const dc_ruleset *rs, struct dc_result *res,
             res->frontier[at] = res->frontier[at - 1];
             at--;
         }
-        res->frontier[at] = point(rs, w, top->acc, &top->sizing);
+        res->frontier[at] = point(w, top->acc, &top->sizing);
         res->frontier[at].pick = true;
     }
     free(v);
