@@ -856,6 +856,64 @@ static void table_row(FILE *fp, const struct dc_result *res, const struct dc_can
     fprintf(fp, "   %s\n", chosen ? "\u2714" : "");
 }
 
+/* The candidate the objective alone would pick (the lowest objective value,
+ * before soft points), or NULL. */
+static const struct dc_candidate *objective_best(const struct dc_result *res)
+{
+    const struct dc_candidate *best = NULL;
+    for (size_t i = 0; i < res->n_recommendations; i++) {
+        const struct dc_candidate *c = &res->recommendations[i];
+        double v = c->selection.objective_value;
+        if (isfinite(v) && (best == NULL || v < best->selection.objective_value))
+            best = c;
+    }
+    return best;
+}
+
+/* When the tick is not on the objective's best value, one line saying why:
+ * a target it misses, its unknown price, a gate, the balanced band, or the
+ * soft points within their band. */
+static void print_why_not_best(const struct dc_result *res, FILE *fp)
+{
+    const struct dc_candidate *top = res->n_recommendations > 0 ? &res->recommendations[0] : NULL;
+    const struct dc_candidate *best = objective_best(res);
+    if (top == NULL || best == NULL || best == top ||
+        !(best->selection.objective_value < top->selection.objective_value))
+        return;
+    const struct dc_selection *b = &best->selection, *t = &top->selection;
+    char why[160];
+    if (!b->meets_targets && t->meets_targets)
+        snprintf(why, sizeof(why), "it misses a target the tick meets");
+    else if (b->gates > t->gates && best->capped_by != NULL)
+        snprintf(why, sizeof(why), "the gate %s holds it after", best->capped_by->rule_id);
+    else if (!b->in_band && t->in_band)
+        snprintf(why, sizeof(why), "it is outside the balanced band");
+    else
+        snprintf(why, sizeof(why), "the rules' points moved them within the %.0f%% band",
+                 dc_ruleset_sizing(res->ruleset)->soft_band * 100);
+    fprintf(fp, "(The tick is not on %s, best on the objective alone: %s.)\n", best->acc->id, why);
+}
+
+/* The cost-time frontier in a few lines, the pick marked. */
+static void print_frontier(const struct dc_result *res, FILE *fp)
+{
+    if (res->n_frontier == 0)
+        return;
+    const struct dc_workload *w = &res->workload;
+    bool serving = w->task == DC_TASK_INFERENCE && !(w->job_requests > 0);
+    char shape[64];
+    fprintf(fp, "\nCost and %s, no configuration better on both:\n",
+            serving ? "request time" : "run time");
+    for (size_t i = 0; i < res->n_frontier; i++) {
+        const struct dc_frontier_point *f = &res->frontier[i];
+        fprintf(fp, "  %12.*f %-5s  %10.*f %-2s  %-20s%s\n", f->cost_usd < 100 ? 2 : 0,
+                f->cost_usd, serving ? "$/mo" : w->job_requests > 0 ? "$/job" : "$/run",
+                f->time < 10 ? 2 : 0, f->time, serving ? "ms" : "h",
+                dc_shape_format(f->acc, &f->shape, shape, sizeof(shape)),
+                f->pick ? "  <- pick" : "");
+    }
+}
+
 void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
 {
     char buf[512];
@@ -876,6 +934,7 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
         fprintf(fp, " %5s %5s %4s %8s %8s %5s %9s %-4s %-5s", "RULES", "OBJ", "REPL", "GB/CHIP",
                 "TFLOPS", "MFU", "$/HOUR", "FITS", "AVAIL");
     fprintf(fp, "   %s\n", "CHOSEN");
+    print_why_not_best(res, fp);
     for (size_t i = 0; i < res->n_recommendations; i++)
         table_row(fp, res, &res->recommendations[i], i == 0, wide);
     if (res->n_recommendations > 0) {
@@ -888,6 +947,7 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
                     dc_reason_text(res, top, r, buf, sizeof(buf)));
         }
     }
+    print_frontier(res, fp);
     if (res->n_excluded > 0) {
         fprintf(fp, "\nExcluded:\n");
         for (size_t i = 0; i < res->n_excluded; i++) {
