@@ -50,7 +50,7 @@
   /* Sections of a Recommendation laid out by hand; any other member (future
    * additions) is shown by the generic renderer. */
   const KNOWN = new Set(['request_id', 'rules_version', 'workload', 'families',
-    'recommendations', 'excluded', 'warnings', 'assumptions', 'changes', 'robustness']);
+    'recommendations', 'frontier', 'excluded', 'warnings', 'assumptions', 'changes', 'robustness']);
 
   /* models: the registry's entries; null until v1/models answers (it may need
    * the API key: asked again after a request with the key succeeds). */
@@ -918,6 +918,77 @@
         (ch.stopped ? '; stopped early (' + ch.stopped + ')' : '') + '. Every change was run and gives the pick it names.' }));
   }
 
+  /* The cost-time frontier as an inline SVG: cost across (log scale), time up
+   * (log scale), one dot a configuration, the pick ringed and named. A table
+   * under it says the same for screen readers and people who read numbers. */
+  const SVG = 'http://www.w3.org/2000/svg';
+  function svg(tag, attrs, ...children) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v !== undefined && v !== null) node.setAttribute(k, String(v));
+    }
+    for (const c of children.flat()) {
+      if (c != null) node.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    }
+    return node;
+  }
+
+  function frontierChart(points, costUnit, timeUnit) {
+    const W = 560, H = 260, L = 64, R = 16, T = 14, B = 40;
+    const lc = points.map((p) => Math.log10(Math.max(p.cost_usd, 1e-9)));
+    const lt = points.map((p) => Math.log10(Math.max(p.time, 1e-9)));
+    const span = (v) => {
+      const lo = Math.min(...v), hi = Math.max(...v);
+      return hi - lo < 1e-9 ? [lo - 0.5, hi + 0.5] : [lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)];
+    };
+    const [c0, c1] = span(lc), [t0, t1] = span(lt);
+    const x = (v) => L + (v - c0) / (c1 - c0) * (W - L - R);
+    const y = (v) => H - B - (v - t0) / (t1 - t0) * (H - T - B);
+    const dots = points.map((p, i) => svg('circle', {
+      cx: x(lc[i]).toFixed(1), cy: y(lt[i]).toFixed(1), r: p.pick ? 7 : 4,
+      class: p.pick ? 'pick' : 'point', 'data-accelerator': p.accelerator },
+      svg('title', null, p.shape + ': ' + num(p.cost_usd, 4) + ' ' + costUnit + ', ' +
+        num(p.time, 3) + ' ' + timeUnit + (p.pick ? ' (the pick)' : ''))));
+    const line = svg('polyline', { class: 'front', fill: 'none',
+      points: points.map((p, i) => x(lc[i]).toFixed(1) + ',' + y(lt[i]).toFixed(1)).join(' ') });
+    const pick = points.findIndex((p) => p.pick);
+    const label = pick < 0 ? null : svg('text', { x: (x(lc[pick]) + 10).toFixed(1),
+      y: (y(lt[pick]) - 8).toFixed(1), class: 'pick-label' }, 'pick: ' + points[pick].shape);
+    return svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'frontier', role: 'img',
+      'aria-label': 'Cost against ' + (timeUnit === 'ms' ? 'request time' : 'run time') +
+        ' for the ' + points.length + ' configurations no other beats on both' },
+    svg('line', { x1: L, y1: H - B, x2: W - R, y2: H - B, class: 'axis' }),
+    svg('line', { x1: L, y1: T, x2: L, y2: H - B, class: 'axis' }),
+    svg('text', { x: (L + W - R) / 2, y: H - 8, class: 'axis-label', 'text-anchor': 'middle' },
+      'cost (' + costUnit + ', log scale)'),
+    svg('text', { x: 14, y: (T + H - B) / 2, class: 'axis-label', 'text-anchor': 'middle',
+      transform: 'rotate(-90 14 ' + (T + H - B) / 2 + ')' }, 'time (' + timeUnit + ', log scale)'),
+    svg('text', { x: L, y: H - B + 16, class: 'tick', 'text-anchor': 'start' }, num(10 ** c0, 3)),
+    svg('text', { x: W - R, y: H - B + 16, class: 'tick', 'text-anchor': 'end' }, num(10 ** c1, 3)),
+    svg('text', { x: L - 6, y: H - B, class: 'tick', 'text-anchor': 'end' }, num(10 ** t0, 3)),
+    svg('text', { x: L - 6, y: T + 10, class: 'tick', 'text-anchor': 'end' }, num(10 ** t1, 3)),
+    line, dots, label);
+  }
+
+  function renderFrontier(fr) {
+    const points = fr && Array.isArray(fr.points) ? fr.points : [];
+    if (points.length === 0) return null;
+    const costUnit = { usd_per_month: '$/month', usd_per_job: '$/job' }[fr.cost_unit] || '$/run';
+    const timeUnit = fr.time_unit === 'ms' ? 'ms' : 'h';
+    return section('Cost against time',
+      el('p', { class: 'muted', text: 'Every configuration sized (each part, chip count and ' +
+        'serving layout) that meets every target and has a price, keeping those no other is ' +
+        'both cheaper and faster than. The ringed dot is the pick.' }),
+      el('figure', { class: 'frontier' }, frontierChart(points, costUnit, timeUnit)),
+      table(['Configuration', 'Cost (' + costUnit + ')', 'Time (' + timeUnit + ')', ''],
+        points.map((p) => [
+          document.createTextNode(p.shape),
+          document.createTextNode(num(p.cost_usd, 4)),
+          document.createTextNode(num(p.time, 3)),
+          document.createTextNode(p.pick ? 'the pick' : '')]),
+        'The frontier, cheapest first'));
+  }
+
   function renderResult(r) {
     const recs = arr(r.recommendations);
     const others = Object.keys(r).filter((k) => !KNOWN.has(k));
@@ -929,6 +1000,7 @@
       arr(r.families).length ? renderFamilies(arr(r.families)) : null,
       section('Candidates (' + recs.length + ')', el('ol', { class: 'candidates' },
         recs.map((c, i) => renderCandidate(c, i + 1)))),
+      renderFrontier(r.frontier),
       renderRobustness(r.robustness),
       renderChanges(r.changes),
       others.map((k) => section(humanize(k), renderValue(r[k]))),

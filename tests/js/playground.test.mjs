@@ -204,8 +204,7 @@ async function fillAndCompare(browser, srv) {
   const excluded = await page.$$eval('#result table tbody tr', (rs) => rs.length);
   check(excluded >= direct.body.excluded.length, 'exclusions are listed');
   // The explanation, in the server's own sentences: every target's changes and
-  // every robustness check of the answer the page got (the server's clock may
-  // cut an explanation short, so a second request need not say the same).
+  // every robustness check of the answer the page got.
   const headings = await page.$$eval('#result h3', (hs) => hs.map((h) => h.textContent));
   for (const h of ['What would change the answer', 'How robust the answer is'])
     check(headings.includes(h), `section "${h}" in ${headings}`);
@@ -215,6 +214,16 @@ async function fillAndCompare(browser, srv) {
   check(sentences.length > 0, 'the API explained the answer');
   for (const line of sentences)
     check(shown.includes(line), `explanation shown: ${line}`);
+  // The frontier: an inline SVG, a dot per point the API gave, the pick ringed
+  // on the top pick's part, and the same points in a table.
+  const dots = await page.$$eval('#result svg.frontier circle', (cs) =>
+    cs.map((c) => [c.dataset.accelerator, c.getAttribute('class')]));
+  check(dots.length === got.frontier.points.length && dots.length > 0,
+    `frontier dots ${dots.length}, points ${got.frontier.points.length}`);
+  const ringed = dots.filter(([, cls]) => cls === 'pick');
+  check(ringed.length === 1 && ringed[0][0] === got.recommendations[0].accelerator,
+    `the pick on the frontier: ${JSON.stringify(ringed)}`);
+  check(headings.includes('Cost against time'), 'the frontier has its section');
   const targets = await page.$$eval('ul.changes > li', (ls) => ls.map((l) => l.dataset.accelerator));
   check(JSON.stringify(targets) === JSON.stringify(got.changes.targets.map((t) => t.accelerator)),
     `explained candidates on the page ${targets}`);
