@@ -170,7 +170,7 @@ check probe-broken-rules 2 "$bin" probe --rules "$tmp/broken"
 echo '{"task":"inference","model":{"parameters":1e9},"framework":"jax","prefer_available":true}' >"$tmp/jax.json"
 check recommend-probe 0 on_host tpu-v5e-x4 "$bin" recommend --probe "$tmp/jax.json"
 expect_out recommend-probe out '"availability":{"attached":4,"free":3,'
-expect_out recommend-probe out '"rule_id":"probe.available","impact":[0-9]*,"message":"3 of 4 attached tpu-v5e are free on this host now.","source":"probe"'
+expect_out recommend-probe out '"rule_id":"probe.available","impact":[0-9]*,"message":"3 of 4 attached tpu-v5e are free on this host now: room for v5litepod-1.","source":"probe"'
 check recommend-no-probe 0 "$bin" recommend "$tmp/jax.json"
 expect_out recommend-no-probe out '"availability":null'
 check recommend-prefer-needs-probe 2 "$bin" recommend --prefer-available "$tmp/jax.json"
