@@ -253,10 +253,14 @@ DC_API DC_NODISCARD enum dc_status
 probe_nvml_mode_parse(const char *text, enum probe_nvml_mode *mode, const char **path);
 
 /* A device is free when it answers (state ok), no process is known to hold it,
- * and its utilisation, where measured, is at most PROBE_FREE_UTILIZATION_MAX
- * percent. When the holders cannot be known (AMD; NVIDIA without NVML) a
- * measured utilisation must say it is idle. NULL is not free. Thread-safe. */
+ * its utilisation, where measured, is at most PROBE_FREE_UTILIZATION_MAX
+ * percent and its memory used, where both figures are known, at most
+ * PROBE_FREE_MEMORY_USED_MAX percent of its memory. When the holders cannot be
+ * known (AMD; NVIDIA without NVML) a measured utilisation must say it is idle.
+ * NULL is not free. Thread-safe. The fleet applies the same limits to
+ * dcgm-exporter's series (docs/operations.md, "Fleet"). */
 #define PROBE_FREE_UTILIZATION_MAX 5u
+#define PROBE_FREE_MEMORY_USED_MAX 5u
 DC_API bool probe_device_free(const struct probe_device *d);
 
 /* -------------------------------------------------------------------- run */
