@@ -303,6 +303,23 @@ DC_API DC_NODISCARD enum dc_status probe_snapshot_to_json(const struct probe_sna
 DC_API DC_NODISCARD enum dc_status probe_snapshot_format_table(const struct probe_snapshot *s,
                                                                FILE *fp, bool wide);
 
+/* The snapshot's devices as Prometheus text-format (0.0.4) gauge families, the
+ * series that `accel-advisor agent` and `serve --probe` export on /metrics
+ * (docs/probe.md, "Metrics"): accel_advisor_probe_devices{vendor, model, state,
+ * node} (attached and free per catalog model), and per device
+ * accel_advisor_probe_device_up, _free (lost devices left out),
+ * _memory_total_bytes, _memory_used_bytes and _utilization_ratio, each labelled
+ * device (the PCI address, else "index-N"), vendor, model (the catalog id, or
+ * "unknown") and node (`node`, borrowed; NULL is ""). A figure that is not known
+ * is left out. `fp` is borrowed. Errors: DC_EINVAL (NULL s or fp), DC_EIO (a
+ * write failed). Thread-safe. */
+DC_API DC_NODISCARD enum dc_status probe_snapshot_format_metrics(const struct probe_snapshot *s,
+                                                                 const char *node, FILE *fp);
+
+/* Escape `s` (NULL is "") as a label value of the text format (\\, \" and \n)
+ * into dst, at most cap - 1 bytes and a NUL; what does not fit is cut. */
+DC_API void probe_metrics_label(char *dst, size_t cap, const char *s);
+
 /* ------------------------------------------------------------------ holder */
 
 /* The latest snapshot, shared between one writer (usually a probe_worker)
