@@ -896,6 +896,7 @@ static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, s
         .max_buffered_body_bytes = s->cfg.max_buffered_body_bytes,
         .max_queued_response_bytes = s->cfg.max_queued_response_bytes,
         .cache_enabled = s->cache != NULL,
+        .node = s->cfg.node_name,
     };
     svc_cache_stats(s->cache, &info.cache_entries, &info.cache_bytes);
     struct svc_probe_status ps;
@@ -1540,15 +1541,16 @@ static int start_daemon(svc_server *s, struct svc_listener *l, unsigned threads)
     return l->daemon != NULL ? 0 : -1;
 }
 
-int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, size_t whylen)
+svc_server *svc__server_new(const struct svc_config *cfg)
 {
-    *out = NULL;
     svc_server *s = calloc(1, sizeof(*s));
-    if (s == NULL) {
-        snprintf(why, whylen, "out of memory");
-        return -1;
-    }
+    if (s == NULL)
+        return NULL;
     s->cfg = *cfg;
+    /* The node label of the probe's device series: the host's name by default. */
+    if (s->cfg.node_name[0] == '\0' &&
+        gethostname(s->cfg.node_name, sizeof(s->cfg.node_name) - 1) != 0)
+        snprintf(s->cfg.node_name, sizeof(s->cfg.node_name), "unknown");
     s->watch_stop[0] = s->watch_stop[1] = -1;
     s->accept_wake[0] = s->accept_wake[1] = -1;
     s->spare_fd = -1;
@@ -1574,7 +1576,17 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     s->threads = cfg->threads > 0 ? cfg->threads : (unsigned)(cpus > 0 ? cpus : 1);
     if (s->threads > SVC_MAX_THREADS)
         s->threads = SVC_MAX_THREADS;
+    return s;
+}
 
+int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, size_t whylen)
+{
+    *out = NULL;
+    svc_server *s = svc__server_new(cfg);
+    if (s == NULL) {
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
     if (load_contract(s, why, whylen) != 0)
         goto fail;
     s->playground = svc_playground_new(aa_embedded_files);

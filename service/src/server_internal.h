@@ -106,6 +106,14 @@ struct svc_server {
     int watch_stop[2]; /* pipe: writing wakes the watcher to exit */
 };
 
+/* ---- server.c ---- */
+
+/* A server with `cfg` (copied; an empty node_name becomes the host's name) and
+ * nothing started: what svc_server_start builds on, and what the node agent
+ * (agent.c) runs its probe in. NULL when out of memory; svc_server_free frees
+ * it whatever was started since. */
+svc_server *svc__server_new(const struct svc_config *cfg);
+
 /* ---- server_rules.c ---- */
 
 /* A new reference to the serving rule set, or NULL when none is loaded. The

@@ -45,9 +45,9 @@ static void start_on_host(struct server *s, const char *host, const char *nvml,
     } else {
         unsetenv("FAKE_NVML_CONFIG");
     }
-    const char *args[32] = {"--probe",  "--probe-interval", "200ms", "--sysfs-root", sys,
-                            "--dev-root", dev,              "--proc-root", proc,     "--nvml",
-                            nvml};
+    const char *args[32] = {"--probe", "--probe-interval", "200ms", "--sysfs-root",
+                            sys,       "--dev-root",       dev,     "--proc-root",
+                            proc,      "--nvml",           nvml};
     size_t n = 11;
     for (size_t i = 0; extra != NULL && extra[i] != NULL && n < 31; i++)
         args[n++] = extra[i];
@@ -154,7 +154,8 @@ static void test_h100_host(void **state)
 {
     (void)state;
     struct server s;
-    start_on_host(&s, "h100x8", FAKE_NVML_LIB, "nvml.conf", NULL);
+    const char *const node[] = {"--node-name", "hgx-1", NULL};
+    start_on_host(&s, "h100x8", FAKE_NVML_LIB, "nvml.conf", node);
     cJSON *inv = inventory(&s, 5000);
     const cJSON *counts = get(inv, "counts");
     assert_true(num(counts, "devices") == 8); /* NVSwitches, NIC and audio left out */
@@ -194,16 +195,25 @@ static void test_h100_host(void **state)
     struct resp r;
     assert_int_equal(http_get(&s, "/metrics", &r), 0);
     assert_int_equal(r.status, 200);
+    /* Devices by vendor and model, and one series per device labelled with its
+     * PCI address, vendor, catalog id and node, free included (docs/probe.md). */
     assert_true(metric(r.body, "accel_advisor_probe_devices{vendor=\"nvidia\",model=\"h100\","
-                               "state=\"attached\"}") == 8);
+                               "state=\"attached\",node=\"hgx-1\"}") == 8);
     assert_true(metric(r.body, "accel_advisor_probe_devices{vendor=\"nvidia\",model=\"h100\","
-                               "state=\"free\"}") == 3);
-    assert_true(metric(r.body, "accel_advisor_probe_device_utilization_ratio{device="
-                               "\"0000:1b:00.0\",vendor=\"nvidia\",model=\"h100\"}") == 0.97);
+                               "state=\"free\",node=\"hgx-1\"}") == 3);
+    assert_true(metric(r.body,
+                       "accel_advisor_probe_device_utilization_ratio{device="
+                       "\"0000:1b:00.0\",vendor=\"nvidia\",model=\"h100\",node=\"hgx-1\"}") ==
+                0.97);
     assert_true(metric(r.body, "accel_advisor_probe_device_up{device=\"0000:d1:00.0\","
-                               "vendor=\"nvidia\",model=\"h100\"}") == 0);
-    assert_true(metric(r.body, "accel_advisor_probe_device_memory_total_bytes{device="
-                               "\"0000:43:00.0\",vendor=\"nvidia\",model=\"h100\"}") > 8e10);
+                               "vendor=\"nvidia\",model=\"h100\",node=\"hgx-1\"}") == 0);
+    assert_true(metric(r.body,
+                       "accel_advisor_probe_device_memory_total_bytes{device="
+                       "\"0000:43:00.0\",vendor=\"nvidia\",model=\"h100\",node=\"hgx-1\"}") > 8e10);
+    assert_true(metric(r.body, "accel_advisor_probe_device_free{device=\"0000:43:00.0\","
+                               "vendor=\"nvidia\",model=\"h100\",node=\"hgx-1\"}") == 1);
+    assert_true(metric(r.body, "accel_advisor_probe_device_free{device=\"0000:1b:00.0\","
+                               "vendor=\"nvidia\",model=\"h100\",node=\"hgx-1\"}") == 0);
     assert_true(metric(r.body, "accel_advisor_probe_runs_total") >= 1);
     assert_true(metric(r.body, "accel_advisor_probe_errors_total{source=\"nvml\"}") == 0);
     assert_true(metric(r.body, "accel_advisor_probe_duration_seconds") > 0);
@@ -295,8 +305,12 @@ static void test_slow_probe(void **state)
     snprintf(sys, sizeof(sys), "%s/tests/fixtures/hosts/h100x8/sys", h_source_dir);
     snprintf(dev, sizeof(dev), "%s/tests/fixtures/hosts/h100x8/dev", h_source_dir);
     snprintf(proc, sizeof(proc), "%s/tests/fixtures/hosts/h100x8/proc", h_source_dir);
-    const char *args[] = {"--probe", "--probe-interval", "10s", "--probe-timeout", "300ms",
-                          "--sysfs-root", sys, "--dev-root", dev, "--proc-root", proc, "--nvml",
+    const char *args[] = {"--probe",     "--probe-interval",
+                          "10s",         "--probe-timeout",
+                          "300ms",       "--sysfs-root",
+                          sys,           "--dev-root",
+                          dev,           "--proc-root",
+                          proc,          "--nvml",
                           FAKE_NVML_LIB, NULL};
     assert_int_equal(server_start(&s, args), 0);
     struct resp r;
@@ -347,8 +361,8 @@ static void test_reload_while_probing(void **state)
     for (int waited = 0;; waited += 50) {
         inv = inventory(&s, 5000);
         assert_true(num(get(inv, "counts"), "devices") == 4);
-        assert_string_equal(
-            str_field(cJSON_GetArrayItem(get(inv, "devices"), 0), "catalog_id"), "tpu-v4");
+        assert_string_equal(str_field(cJSON_GetArrayItem(get(inv, "devices"), 0), "catalog_id"),
+                            "tpu-v4");
         bool more = num(get(inv, "probe"), "runs") > runs;
         cJSON_Delete(inv);
         if (more)
@@ -419,9 +433,12 @@ int main(int argc, char **argv)
     if (harness_init(argc, argv) != 0)
         return 2;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_h100_host),      cmocka_unit_test(test_tpu_and_amd_hosts),
-        cmocka_unit_test(test_failing_source), cmocka_unit_test(test_slow_probe),
-        cmocka_unit_test(test_reload_while_probing), cmocka_unit_test(test_bad_settings),
+        cmocka_unit_test(test_h100_host),
+        cmocka_unit_test(test_tpu_and_amd_hosts),
+        cmocka_unit_test(test_failing_source),
+        cmocka_unit_test(test_slow_probe),
+        cmocka_unit_test(test_reload_while_probing),
+        cmocka_unit_test(test_bad_settings),
         cmocka_unit_test(test_probe_off),
     };
     return HARNESS_RUN("probe", tests, NULL, NULL);
