@@ -417,11 +417,24 @@ static enum dc_status recommend_one(svc_server *s, struct req *r, const cJSON *w
         .request_id = r->id,
     };
     struct dc_availability *avail = NULL;
-    if (s->probe_holder != NULL) {
+    if (s->fleet != NULL) {
+        /* The fleet's, when configured: this host is (at most) one of its nodes. */
+        enum dc_status arc = svc__fleet_availability(s, r->rs, &opts, &avail);
+        if (arc != DC_OK) {
+            free(avail);
+            snprintf(why, whylen, "availability: %s", dc_status_name(arc));
+            return arc;
+        }
+    } else if (s->probe_holder != NULL) {
         /* With a probe every candidate carries its availability: none is
          * attached until the first snapshot is in. */
         const struct probe_snapshot *snap = svc__probe_get(s);
         enum dc_status arc = svc_inventory_availability(r->rs, snap, &avail, &opts.n_availability);
+        if (snap != NULL) {
+            opts.availability_age_seconds = probe_snapshot_age_seconds(snap);
+            opts.availability_stale = opts.availability_age_seconds * 1e3 >
+                                      s->cfg.probe_interval_ms + s->cfg.probe_timeout_ms;
+        }
         probe_snapshot_release(snap);
         if (arc != DC_OK) {
             snprintf(why, whylen, "availability: %s", dc_status_name(arc));
@@ -485,10 +498,13 @@ static enum MHD_Result respond_recommendation(svc_server *s, struct MHD_Connecti
  * generation too, since every body then carries live availability. */
 static const char *cache_version(svc_server *s, struct req *r)
 {
-    if (s->probe_holder == NULL)
+    if (s->probe_holder == NULL && s->fleet == NULL)
         return dc_ruleset_version(r->rs);
-    snprintf(r->cache_version, sizeof(r->cache_version), "%s/%llu", dc_ruleset_version(r->rs),
-             (unsigned long long)svc__probe_generation(s));
+    char fleet[48] = "";
+    if (s->fleet != NULL)
+        svc__fleet_cache_version(s, fleet, sizeof(fleet));
+    snprintf(r->cache_version, sizeof(r->cache_version), "%s/%llu%s", dc_ruleset_version(r->rs),
+             (unsigned long long)svc__probe_generation(s), fleet);
     return r->cache_version;
 }
 
@@ -880,6 +896,23 @@ static enum MHD_Result handle_inventory(svc_server *s, struct MHD_Connection *c,
     return respond_json(s, c, r, 200, JSON_TYPE, o, NULL);
 }
 
+/* GET /v1/fleet: the latest fleet snapshot, never a fresh query. */
+static enum MHD_Result handle_fleet(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    if (s->fleet == NULL)
+        return respond_problem(s, c, r, 404, API_PROBLEM_FLEET_DISABLED, "Fleet disabled",
+                               "this server reads no fleet (start it with --fleet-prometheus URL)",
+                               NULL);
+    bool ready = false;
+    cJSON *o = svc__fleet_body(s, r->id, &ready);
+    if (!ready)
+        return respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY, "No fleet snapshot yet",
+                               "Prometheus has not answered both fleet queries yet", retry_after);
+    if (o == NULL)
+        return respond_internal(s, c, r, "fleet", "out of memory");
+    return respond_json(s, c, r, 200, JSON_TYPE, o, NULL);
+}
+
 static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, struct req *r)
 {
     dc_ruleset *rs = svc__rules_acquire(s);
@@ -904,8 +937,11 @@ static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, s
         info.probe = &ps;
         info.snapshot = svc__probe_get(s);
     }
+    char *fleet = svc__fleet_metrics(s);
+    info.fleet_text = fleet;
     size_t len = 0;
     char *text = svc_metrics_render(&s->metrics, &info, &len);
+    free(fleet);
     probe_snapshot_release(info.snapshot);
     dc_ruleset_release(rs);
     if (text == NULL)
@@ -968,6 +1004,8 @@ static enum MHD_Result dispatch(svc_server *s, struct MHD_Connection *c, struct 
         return handle_rules(s, c, r);
     case SVC_ROUTE_INVENTORY:
         return handle_inventory(s, c, r);
+    case SVC_ROUTE_FLEET:
+        return handle_fleet(s, c, r);
     case SVC_ROUTE_HEALTHZ:
         return handle_healthz(s, c, r);
     case SVC_ROUTE_READYZ:
@@ -1612,6 +1650,8 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
         goto fail;
     if (svc__probe_start(s, why, whylen) != 0)
         goto fail;
+    if (svc__fleet_start(s, why, whylen) != 0)
+        goto fail;
     if (svc__listen(&s->api, cfg->listen, why, whylen) != 0)
         goto fail;
     if (cfg->admin_listen[0] != '\0' && svc__listen(&s->admin, cfg->admin_listen, why, whylen) != 0)
@@ -1650,6 +1690,7 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     svc_log_bool(&l, "auth", s->auth != NULL);
     svc_log_bool(&l, "cors", cfg->cors_origins[0] != '\0');
     svc_log_bool(&l, "probe", cfg->probe);
+    svc_log_bool(&l, "fleet", s->fleet != NULL);
     svc_log_str(&l, "version", AA_VERSION);
     svc_log_str(&l, "libmicrohttpd", s->mhd_version);
     svc_log_end_msg(&l, "listening on %s (port %u)", cfg->listen, (unsigned)s->api.port);
@@ -1704,6 +1745,7 @@ void svc_server_free(svc_server *s)
         MHD_stop_daemon(s->api.daemon);
     if (s->admin.daemon != NULL)
         MHD_stop_daemon(s->admin.daemon);
+    svc__fleet_stop(s);
     svc__probe_stop(s);
     svc__rules_clear(s);
     api_query_params_cleanup(&s->accelerator_params);
