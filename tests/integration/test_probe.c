@@ -98,43 +98,27 @@ static const cJSON *get(const cJSON *o, const char *key)
 /* The value of the first metric line starting with `series` ("name{labels}"). */
 static double metric(const char *body, const char *series)
 {
-    size_t n = strlen(series);
-    for (const char *p = body; p != NULL && *p != '\0'; p = strchr(p, '\n'), p = p ? p + 1 : p) {
-        if (strncmp(p, series, n) == 0 && p[n] == ' ')
-            return strtod(p + n + 1, NULL);
-    }
-    fail_msg("no metric %s", series);
-    return 0;
+    double v = 0;
+    if (!metric_find(body, series, &v))
+        fail_msg("no metric %s", series);
+    return v;
 }
 
 /* The candidate for accelerator `id` in a Recommendation (recommended or excluded). */
 static const cJSON *candidate(const cJSON *rec, const char *id)
 {
-    static const char *const lists[] = {"recommendations", "excluded"};
-    for (size_t l = 0; l < 2; l++) {
-        const cJSON *c = NULL;
-        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(rec, lists[l]))
-        {
-            const char *aid = str_field(c, "accelerator");
-            if (aid != NULL && strcmp(aid, id) == 0)
-                return c;
-        }
-    }
-    fail_msg("no candidate %s", id);
-    return NULL;
+    const cJSON *c = rec_candidate(rec, id);
+    if (c == NULL)
+        fail_msg("no candidate %s", id);
+    return c;
 }
 
 static bool has_reason(const cJSON *c, const char *rule)
 {
-    const cJSON *r = NULL;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(c, "reasons"))
-    {
-        if (strcmp(str_field(r, "rule_id"), rule) == 0) {
-            assert_string_equal(str_field(r, "source"), "probe");
-            return true;
-        }
-    }
-    return false;
+    const cJSON *r = rec_reason(c, rule);
+    if (r != NULL)
+        assert_string_equal(str_field(r, "source"), "probe");
+    return r != NULL;
 }
 
 static cJSON *recommend(struct server *s, bool prefer)
