@@ -396,6 +396,15 @@ static bool text_valid(const char *name, const char *v, char *why, size_t whylen
                      v);
             return false;
         }
+        /* The labels the fleet's queries group by already (fleet_parse.c). */
+        static const char *const taken[] = {"node", "device", "model",      "vendor",    "Hostname",
+                                            "UUID", "gpu",    "pci_bus_id", "modelName", "pod"};
+        for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
+            if (strcmp(v, taken[i]) == 0) {
+                snprintf(why, whylen, "\"%s\" is a label the fleet's queries read already", v);
+                return false;
+            }
+        }
     } else if (strcmp(name, "node_name") == 0) {
         bool ok = strlen(v) <= 253;
         for (const char *p = v; *p != '\0' && ok; p++)

@@ -1,5 +1,7 @@
-/* service/src/fleet_parse.c -- the answer of a Prometheus instant query
- * (https://prometheus.io/docs/prometheus/latest/querying/api/#instant-queries),
+/* service/src/fleet_parse.c -- the fleet's side of the Prometheus HTTP API: the
+ * queries it sends, the names of its sources and errors, and the answer of an
+ * instant query
+ * (https://prometheus.io/docs/prometheus/latest/querying/api/#instant-queries)
  * read as hostile input: strict JSON within a depth limit, the documented shape
  * or nothing, a bounded number of series, bounded label values, finite values.
  * Owner: the fleet availability work (issue 19). */
@@ -12,6 +14,52 @@
 #include "api/openapi.h"
 #include "fleet.h"
 #include "utf8.h"
+
+/* ---- names and queries --------------------------------------------------------- */
+
+const char *svc_fleet_source_name(enum svc_fleet_source s)
+{
+    return s == SVC_FLEET_AGENT ? "agent" : s == SVC_FLEET_DCGM ? "dcgm-exporter" : "unknown";
+}
+
+const char *svc_fleet_error_name(enum svc_fleet_error e)
+{
+    static const char *const names[SVC_FLEET_ERROR_COUNT] = {
+        [SVC_FLEET_OK] = "ok",
+        [SVC_FLEET_E_CONNECT] = "connect",
+        [SVC_FLEET_E_TIMEOUT] = "timeout",
+        [SVC_FLEET_E_HTTP] = "http",
+        [SVC_FLEET_E_TOO_LARGE] = "too_large",
+        [SVC_FLEET_E_MALFORMED] = "malformed",
+        [SVC_FLEET_E_QUERY] = "query",
+        [SVC_FLEET_E_SERIES] = "series",
+        [SVC_FLEET_E_TOKEN] = "token",
+        [SVC_FLEET_E_NOMEM] = "nomem",
+        [SVC_FLEET_E_OTHER] = "other",
+    };
+    return e < SVC_FLEET_ERROR_COUNT ? names[e] : "other";
+}
+
+const char *svc_fleet_promql(enum svc_fleet_source s, const char *cluster_label, char *buf,
+                             size_t len)
+{
+    char by[128];
+    const char *cl = cluster_label != NULL ? cluster_label : "";
+    snprintf(by, sizeof(by), "%s%s", cl, cl[0] != '\0' ? ", " : "");
+    if (s == SVC_FLEET_AGENT)
+        /* A device reported twice (an agent and a serve --probe on one node) is
+         * free only if both say so. */
+        snprintf(buf, len,
+                 "min by (%snode, device, model, vendor) (accel_advisor_probe_device_free)", by);
+    else
+        /* One series per GPU and field; a GPU split into MIG instances keeps its
+         * busiest figures. */
+        snprintf(buf, len,
+                 "max by (__name__, %sHostname, UUID, gpu, pci_bus_id, modelName, pod) "
+                 "({__name__=~\"DCGM_FI_DEV_GPU_UTIL|DCGM_FI_DEV_FB_USED|DCGM_FI_DEV_FB_FREE\"})",
+                 by);
+    return buf;
+}
 
 /* The label names of enum svc_fleet_label; the cluster label is configured. */
 static const char *const label_names[SVC_FL_COUNT] = {

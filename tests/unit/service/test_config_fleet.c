@@ -115,6 +115,8 @@ static void test_fleet_forms(void **state)
                          SVC_CONFIG_ERROR);
         assert_non_null(strstr(why, "not a Prometheus label name"));
     }
+    assert_int_equal(serve_flag("--fleet-cluster-label", "Hostname", &cfg, why), SVC_CONFIG_ERROR);
+    assert_non_null(strstr(why, "a label the fleet's queries read already"));
     assert_int_equal(serve_flag("--node-name", "gpu-node-07.example", &cfg, why), SVC_CONFIG_OK);
     assert_int_equal(serve_flag("--node-name", "node\"} 1\nfake 2", &cfg, why), SVC_CONFIG_ERROR);
     assert_non_null(strstr(why, "not a node name"));
