@@ -568,15 +568,12 @@ static bool apply(struct svc_config *cfg, const struct setting *s, const char *v
     return true;
 }
 
-/* True when `st` is a setting of the command being configured; otherwise warns
- * that the value at `where` is ignored (a file or an environment both commands
- * read may hold the other's settings). */
-static bool in_scope(struct svc_config *cfg, const struct setting *st, const char *where)
+/* True when `st` is a setting of the command being configured. The image's
+ * environment and a configuration file may serve both commands, so the other
+ * command's settings there are passed over without a word (a flag is an error). */
+static bool in_scope(const struct svc_config *cfg, const struct setting *st)
 {
-    if (svc_config_setting_in_scope((size_t)(st - settings), cfg->scope))
-        return true;
-    warn(cfg, "%s: %s is not a setting of `agent` (ignored)", where, st->name);
-    return false;
+    return svc_config_setting_in_scope((size_t)(st - settings), cfg->scope);
 }
 
 static bool load_kv(struct svc_config *cfg, const char *path, char *text, char *why, size_t whylen)
@@ -617,7 +614,7 @@ static bool load_kv(struct svc_config *cfg, const char *path, char *text, char *
             snprintf(why, whylen, "%s: unknown setting \"%s\"", where, k);
             return false;
         }
-        if (!in_scope(cfg, st, where))
+        if (!in_scope(cfg, st))
             continue;
         if (!apply(cfg, st, v, SVC_SRC_FILE, why, whylen, where))
             return false;
@@ -658,7 +655,7 @@ static bool load_yaml(struct svc_config *cfg, const char *path, const char *text
             ok = false;
             break;
         }
-        if (!in_scope(cfg, st, where))
+        if (!in_scope(cfg, st))
             continue;
         char val[SVC_CONFIG_STR_MAX + 1];
         val[0] = '\0';
@@ -759,12 +756,12 @@ static bool load_env(struct svc_config *cfg, char **envp, char *why, size_t whyl
                 st = &settings[i];
         }
         if (st == NULL) {
-            warn(cfg, "environment variable %s is not a %s setting (ignored)", name,
-                 cfg->scope == SVC_SCOPE_AGENT ? "agent" : "serve");
+            warn(cfg, "environment variable %s is not %s setting (ignored)", name,
+                 cfg->scope == SVC_SCOPE_AGENT ? "an agent" : "a serve");
             continue;
         }
         snprintf(where, sizeof(where), "environment %s", name);
-        if (!in_scope(cfg, st, where))
+        if (!in_scope(cfg, st))
             continue;
         if (!apply(cfg, st, eq + 1, SVC_SRC_ENV, why, whylen, where))
             return false;

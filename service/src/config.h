@@ -129,9 +129,9 @@ enum svc_config_result svc_config_load(int argc, char **argv, char **envp, struc
                                        char *why, size_t whylen);
 
 /* svc_config_load for the settings of `scope`: a flag of another command's
- * setting is an error; its variable, or its key in the file (which both
- * commands may share), is ignored with a warning. Every field of *cfg is set
- * (settings outside the scope to their defaults). */
+ * setting is an error; its variable, or its key in the file (the image's
+ * environment and a file may serve both commands), is ignored. Every field of
+ * *cfg is set (settings outside the scope to their defaults). */
 enum svc_config_result svc_config_load_scope(enum svc_config_scope scope, int argc, char **argv,
                                              char **envp, struct svc_config *cfg, char *why,
                                              size_t whylen);
