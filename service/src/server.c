@@ -12,6 +12,7 @@
  * access-log line and frees the context. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdint.h>
@@ -89,7 +90,8 @@ struct req {
     const char *origin;            /* view into libmicrohttpd's header storage */
     const struct svc_asset *asset; /* GET / and /ui/NAME: the playground's file */
     dc_ruleset *rs;                /* a reference held for the request's whole life */
-    char cache_version[64 + 24];   /* rules version "/" probe generation; "" when unused */
+    char cache_version[64 + 64];   /* rules version "/" probe generation, staleness, the
+                                      fleet's (svc__fleet_cache_version); "" when unused */
     struct svc_trace trace;        /* W3C trace context: the caller's trace, our span */
     char etag[SVC_ETAG_SIZE];      /* the 200's ETag on routes that have one; "" otherwise */
 };
@@ -399,6 +401,14 @@ static bool deterministic(const struct dc_explanation *e)
                          e->robustness.usage.stop != DC_EXPLAIN_STOP_TIME);
 }
 
+/* A probe snapshot is stale when no probe has published for a whole interval
+ * plus the timeout; *age is its age (NAN without a snapshot). */
+static bool probe_stale(const svc_server *s, const struct probe_snapshot *snap, double *age)
+{
+    *age = snap != NULL ? probe_snapshot_age_seconds(snap) : NAN;
+    return snap != NULL && *age * 1e3 > s->cfg.probe_interval_ms + s->cfg.probe_timeout_ms;
+}
+
 /* Recommend for one validated workload. On DC_OK *out is the Recommendation
  * body (owned text of *out_len bytes) and *cacheable says whether it may be
  * cached; on DC_EINVAL *problem is a 400 problem; otherwise an internal error. */
@@ -430,11 +440,7 @@ static enum dc_status recommend_one(svc_server *s, struct req *r, const cJSON *w
          * attached until the first snapshot is in. */
         const struct probe_snapshot *snap = svc__probe_get(s);
         enum dc_status arc = svc_inventory_availability(r->rs, snap, &avail, &opts.n_availability);
-        if (snap != NULL) {
-            opts.availability_age_seconds = probe_snapshot_age_seconds(snap);
-            opts.availability_stale = opts.availability_age_seconds * 1e3 >
-                                      s->cfg.probe_interval_ms + s->cfg.probe_timeout_ms;
-        }
+        opts.availability_stale = probe_stale(s, snap, &opts.availability_age_seconds);
         probe_snapshot_release(snap);
         if (arc != DC_OK) {
             snprintf(why, whylen, "availability: %s", dc_status_name(arc));
@@ -503,8 +509,13 @@ static const char *cache_version(svc_server *s, struct req *r)
     char fleet[48] = "";
     if (s->fleet != NULL)
         svc__fleet_cache_version(s, fleet, sizeof(fleet));
-    snprintf(r->cache_version, sizeof(r->cache_version), "%s/%llu%s", dc_ruleset_version(r->rs),
-             (unsigned long long)svc__probe_generation(s), fleet);
+    /* A snapshot turning stale changes the bodies (availability.stale, a warning). */
+    const struct probe_snapshot *snap = svc__probe_get(s);
+    double age;
+    bool stale = probe_stale(s, snap, &age);
+    probe_snapshot_release(snap);
+    snprintf(r->cache_version, sizeof(r->cache_version), "%s/%llu%s%s", dc_ruleset_version(r->rs),
+             (unsigned long long)svc__probe_generation(s), stale ? "s" : "", fleet);
     return r->cache_version;
 }
 

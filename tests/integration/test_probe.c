@@ -38,7 +38,10 @@ static void start_on_host(struct server *s, const char *host, const char *nvml,
     snprintf(sys, sizeof(sys), "%s/tests/fixtures/hosts/%s/sys", h_source_dir, host);
     snprintf(dev, sizeof(dev), "%s/tests/fixtures/hosts/%s/dev", h_source_dir, host);
     snprintf(proc, sizeof(proc), "%s/tests/fixtures/hosts/%s/proc", h_source_dir, host);
-    if (nvml_conf != NULL) {
+    if (nvml_conf != NULL && nvml_conf[0] == '/') { /* a file of the test's own */
+        snprintf(conf, sizeof(conf), "%s", nvml_conf);
+        setenv("FAKE_NVML_CONFIG", conf, 1);
+    } else if (nvml_conf != NULL) {
         snprintf(conf, sizeof(conf), "%s/tests/fixtures/hosts/%s/%s", h_source_dir, host,
                  nvml_conf);
         setenv("FAKE_NVML_CONFIG", conf, 1);
@@ -323,6 +326,49 @@ static void test_slow_probe(void **state)
     unsetenv("FAKE_NVML_CONFIG");
 }
 
+/* Probes that take longer than their interval plus timeout leave the snapshot
+ * stale between them: answers go on with it, marked stale, with the warning. */
+static void test_stale_probe(void **state)
+{
+    (void)state;
+    char conf[] = "/tmp/aa-nvml-stale-XXXXXX";
+    int fd = mkstemp(conf);
+    assert_true(fd >= 0);
+    static const char text[] = "init_delay_ms 1500\n"; /* every probe, past 100 + 100 ms */
+    assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+    close(fd);
+    const char *const extra[] = {"--probe-timeout", "100ms", "--probe-interval", "100ms", NULL};
+    struct server s;
+    start_on_host(&s, "h100x8", FAKE_NVML_LIB, conf, extra);
+    cJSON_Delete(inventory(&s, 60000));
+    cJSON *rec = NULL;
+    for (int waited = 0;; waited += 50) {
+        rec = recommend(&s, true);
+        const cJSON *av = get(candidate(rec, "h100"), "availability");
+        if (cJSON_IsTrue(get(av, "stale")))
+            break;
+        cJSON_Delete(rec);
+        if (waited > 60000)
+            fail_msg("the availability never turned stale");
+        struct timespec ts = {0, 50 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    const cJSON *av = get(candidate(rec, "h100"), "availability");
+    assert_true(num(av, "age_seconds") > 0.2);
+    assert_string_equal(str_field(av, "source"), "probe");
+    const cJSON *w = NULL;
+    bool warned = false;
+    cJSON_ArrayForEach(w, get(rec, "warnings"))
+    {
+        warned = warned || strcmp(str_field(w, "code"), "availability_stale") == 0;
+    }
+    assert_true(warned);
+    cJSON_Delete(rec);
+    assert_int_equal(server_stop(&s, SIGTERM), 0);
+    unlink(conf);
+    unsetenv("FAKE_NVML_CONFIG");
+}
+
 /* A reload that changes the rule set restarts the probe with the new catalog;
  * SIGHUP asks for a fresh probe. */
 static void test_reload_while_probing(void **state)
@@ -417,13 +463,10 @@ int main(int argc, char **argv)
     if (harness_init(argc, argv) != 0)
         return 2;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_h100_host),
-        cmocka_unit_test(test_tpu_and_amd_hosts),
-        cmocka_unit_test(test_failing_source),
-        cmocka_unit_test(test_slow_probe),
-        cmocka_unit_test(test_reload_while_probing),
-        cmocka_unit_test(test_bad_settings),
-        cmocka_unit_test(test_probe_off),
+        cmocka_unit_test(test_h100_host),      cmocka_unit_test(test_tpu_and_amd_hosts),
+        cmocka_unit_test(test_failing_source), cmocka_unit_test(test_slow_probe),
+        cmocka_unit_test(test_stale_probe),    cmocka_unit_test(test_reload_while_probing),
+        cmocka_unit_test(test_bad_settings),   cmocka_unit_test(test_probe_off),
     };
     return HARNESS_RUN("probe", tests, NULL, NULL);
 }
