@@ -11,10 +11,11 @@
  * Invariants (each aborts when broken):
  *  - the parse returns one of the documented kinds; a refusal leaves nothing
  *    (no tree, no series) and a reason that is valid UTF-8 within its buffer;
- *  - a parse accepted holds the documented shape: n + dropped is the number of
- *    elements of data.result (counted independently on a lenient parse), at most
- *    the limit; every series kept has a finite value, and each label it carries
- *    is the metric's member of that name, within SVC_FLEET_LABEL_MAX bytes;
+ *  - an answer the parser accepts reads the same to an independent reference
+ *    (cJSON's tree and the documented rules): the same elements, kept or dropped
+ *    alike (a native histogram, an over-long label, a sample that is not a whole
+ *    finite number dropped), the kept ones with the same labels, unescaped, and
+ *    the same values, in order, within the series limit;
  *  - the snapshot's counts agree: per accelerator free <= devices, nodes within
  *    devices, free_nodes <= nodes, the per-node counts sum to the nodes and
  *    account for the free devices, whole free nodes among the free ones, the
@@ -44,17 +45,6 @@ static bool valid_utf8(const char *s)
     return true;
 }
 
-/* The elements of data.result as a lenient reader sees them, or -1. */
-static int result_count(const char *body, size_t len)
-{
-    cJSON *root = cJSON_ParseWithLength(body, len);
-    const cJSON *r =
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "data"), "result");
-    int n = cJSON_IsArray(r) ? cJSON_GetArraySize(r) : -1;
-    cJSON_Delete(root);
-    return n;
-}
-
 /* The label names the fleet reads, by enum svc_fleet_label, written out again
  * here from fleet.h's list (the cluster label is the configured one). */
 static const char *label_name(int k, const char *cluster)
@@ -65,37 +55,54 @@ static const char *label_name(int k, const char *cluster)
     return k == SVC_FL_CLUSTER ? cluster : names[k];
 }
 
-/* True when `value` is the string of member `name` of some series' metric. */
-static bool in_answer(const cJSON *root, const char *name, const char *value)
+/* The reference reading of an answer the parser accepted: cJSON's tree, each
+ * element kept when it has a "value" (a native histogram has none), every label
+ * the fleet reads within SVC_FLEET_LABEL_MAX bytes and a sample that is a whole
+ * finite number; the kept series must be the parser's, label by label, in order.
+ * Returns the elements seen. */
+static size_t check_against_reference(const char *body, size_t len,
+                                      const struct svc_fleet_vector *v, const char *cluster)
 {
-    const cJSON *item = NULL;
-    cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(
-                                 cJSON_GetObjectItemCaseSensitive(root, "data"), "result"))
+    cJSON *root = cJSON_ParseWithLength(body, len);
+    FUZZ_CHECK(root != NULL, "cJSON cannot read an answer the parser accepted");
+    const cJSON *result =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "data"), "result");
+    size_t elements = 0, kept = 0;
+    const cJSON *e = NULL;
+    cJSON_ArrayForEach(e, result)
     {
-        const cJSON *l = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(item, "metric"), name);
-        if (cJSON_IsString(l) && l->valuestring == value)
-            return true;
-    }
-    return false;
-}
-
-/* Every kept series has a finite value, and each label it carries is that
- * label's value in the answer, within the limit. */
-static void check_series(const struct svc_fleet_vector *v, const char *cluster)
-{
-    for (size_t i = 0; i < v->n; i++) {
-        const struct svc_fleet_series *s = &v->series[i];
-        FUZZ_CHECK(isfinite(s->value), "series %zu kept with value %g", i, s->value);
+        elements++;
+        const cJSON *metric = cJSON_GetObjectItemCaseSensitive(e, "metric");
+        const cJSON *value = cJSON_GetObjectItemCaseSensitive(e, "value");
+        const char *labels[SVC_FL_COUNT] = {NULL};
+        bool keep = value != NULL;
         for (int k = 0; k < SVC_FL_COUNT; k++) {
-            if (s->label[k] == NULL)
-                continue;
-            FUZZ_CHECK(strlen(s->label[k]) <= SVC_FLEET_LABEL_MAX,
-                       "series %zu: label %d of %zu bytes kept", i, k, strlen(s->label[k]));
-            FUZZ_CHECK(in_answer(v->root, label_name(k, cluster), s->label[k]),
-                       "series %zu: label %d is not the answer's %s", i, k, label_name(k, cluster));
+            const char *name = label_name(k, cluster);
+            const cJSON *l = name != NULL && name[0] != '\0'
+                                 ? cJSON_GetObjectItemCaseSensitive(metric, name)
+                                 : NULL;
+            labels[k] = cJSON_IsString(l) ? l->valuestring : NULL;
+            keep = keep && (labels[k] == NULL || strlen(labels[k]) <= SVC_FLEET_LABEL_MAX);
         }
+        const cJSON *sample = cJSON_GetArrayItem(value, 1);
+        char *end = NULL;
+        double x = cJSON_IsString(sample) ? strtod(sample->valuestring, &end) : NAN;
+        keep = keep && end != sample->valuestring && *end == '\0' && isfinite(x);
+        if (!keep)
+            continue;
+        FUZZ_CHECK(kept < v->n, "the reference keeps more than %zu series", v->n);
+        const struct svc_fleet_series *s = &v->series[kept++];
+        FUZZ_CHECK(s->value == x, "series %zu: value %g, the reference %g", kept - 1, s->value, x);
+        for (int k = 0; k < SVC_FL_COUNT; k++)
+            FUZZ_CHECK((s->label[k] == NULL) == (labels[k] == NULL) &&
+                           (labels[k] == NULL || strcmp(s->label[k], labels[k]) == 0),
+                       "series %zu: label %s is \"%s\", the reference \"%s\"", kept - 1,
+                       label_name(k, cluster), s->label[k] != NULL ? s->label[k] : "(none)",
+                       labels[k] != NULL ? labels[k] : "(none)");
     }
+    FUZZ_CHECK(kept == v->n, "the parser kept %zu series, the reference %zu", v->n, kept);
+    cJSON_Delete(root);
+    return elements;
 }
 
 static void check_model(const struct svc_fleet_model *m)
@@ -197,18 +204,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    rc == SVC_FLEET_E_SERIES,
                "parse gave %s", svc_fleet_error_name(rc));
     if (rc != SVC_FLEET_OK) {
-        FUZZ_CHECK(v.root == NULL && v.series == NULL && v.n == 0, "a refusal (%s) left a result",
+        FUZZ_CHECK(v.text == NULL && v.series == NULL && v.n == 0, "a refusal (%s) left a result",
                    svc_fleet_error_name(rc));
         FUZZ_CHECK(why[0] != '\0' && strlen(why) < sizeof(why) && valid_utf8(why),
                    "a refusal (%s) with the reason \"%s\"", svc_fleet_error_name(rc), why);
         free(body);
         return 0;
     }
-    int elements = result_count(body, size);
-    FUZZ_CHECK(
-        elements >= 0 && (size_t)elements == v.n + v.dropped && v.n + v.dropped <= max_series,
-        "%zu kept + %zu dropped, %d elements (limit %zu)", v.n, v.dropped, elements, max_series);
-    check_series(&v, cluster);
+    size_t elements = check_against_reference(body, size, &v, cluster);
+    FUZZ_CHECK(elements == v.n + v.dropped && elements <= max_series,
+               "%zu kept + %zu dropped, %zu elements (limit %zu)", v.n, v.dropped, elements,
+               max_series);
     const struct svc_fleet_vector *a = as != 1 ? &v : &empty, *d = as != 0 ? &v : &empty;
     struct svc_fleet_snapshot *s = svc_fleet_snapshot_build(fuzz_embedded_ruleset(), a, d);
     FUZZ_CHECK(s != NULL, "snapshot: out of memory");

@@ -103,25 +103,30 @@ struct svc_fleet_series {
     double value;                    /* finite */
 };
 
-/* A parsed answer: its series (views into `root`, which it owns). */
+/* A parsed answer: its series, whose labels are views into `text`, the
+ * parser's copy of the answer (owned). */
 struct svc_fleet_vector {
-    cJSON *root;
+    char *text;
     struct svc_fleet_series *series;
     size_t n;
     size_t dropped; /* series left out: a label past SVC_FLEET_LABEL_MAX, a value
                        that is not a finite number */
 };
 
-/* Parse `len` bytes at `body` (borrowed; body[len] must be NUL) as the answer of
- * an instant query (GET /api/v1/query): {"status":"success","data":{
- * "resultType":"vector","result":[{"metric":{...},"value":[t,"v"]}...]}}.
+/* Parse `len` bytes at `body` (borrowed; need not be NUL-terminated) as the
+ * answer of an instant query (GET /api/v1/query): {"status":"success","data":{
+ * "resultType":"vector","result":[{"metric":{...},"value":[t,"v"]}...]}}, in
+ * one pass over a copy, without a tree: memory is the copy and one record per
+ * series kept (a native histogram, without a "value", is dropped). Strict JSON
+ * (RFC 8259; valid UTF-8, paired surrogates, no \u0000, no trailing data) within
+ * SVC_FLEET_JSON_DEPTH; a label given twice in one series is malformed.
  * `cluster_label` names the label read as SVC_FL_CLUSTER ("" for none).
  * On SVC_FLEET_OK *out is filled (release with svc_fleet_vector_free). Errors:
- * SVC_FLEET_E_MALFORMED (not JSON within SVC_FLEET_JSON_DEPTH, another shape or
- * result type), SVC_FLEET_E_QUERY (status "error": Prometheus's errorType and
- * error, cut to SVC_FLEET_ERROR_TEXT_MAX, in why), SVC_FLEET_E_SERIES (more than
- * max_series series), SVC_FLEET_E_NOMEM; *out is then empty and why (may be
- * NULL) says what. Thread-safe. */
+ * SVC_FLEET_E_MALFORMED (not JSON, another shape or result type),
+ * SVC_FLEET_E_QUERY (status "error": Prometheus's errorType and error, cut to
+ * SVC_FLEET_ERROR_TEXT_MAX, in why), SVC_FLEET_E_SERIES (more than max_series
+ * elements: the walk stops there), SVC_FLEET_E_NOMEM; *out is then empty and
+ * why (may be NULL) says what. Thread-safe. */
 enum svc_fleet_error svc_fleet_parse(const char *body, size_t len, const char *cluster_label,
                                      size_t max_series, struct svc_fleet_vector *out, char *why,
                                      size_t whylen);

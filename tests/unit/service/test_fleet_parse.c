@@ -35,7 +35,7 @@ static void refused(const char *body, enum svc_fleet_error want, const char *in_
     if (got != want)
         fail_msg("%s: %s, want %s (%s)", body, svc_fleet_error_name(got),
                  svc_fleet_error_name(want), why);
-    assert_null(v.root);
+    assert_null(v.text);
     assert_null(v.series);
     assert_int_equal(v.n, 0);
     if (strstr(why, in_why) == NULL)
@@ -135,8 +135,8 @@ static void test_hostile_shapes(void **state)
     refused("{\"status\":\"success\",\"data\":{", SVC_FLEET_E_MALFORMED, "not JSON");
     refused(OK_HEAD OK_TAIL " trailing", SVC_FLEET_E_MALFORMED, "not JSON");
     refused("<html>502 Bad Gateway</html>", SVC_FLEET_E_MALFORMED, "not JSON");
-    refused("[]", SVC_FLEET_E_MALFORMED, "no status");
-    refused("\"success\"", SVC_FLEET_E_MALFORMED, "no status");
+    refused("[]", SVC_FLEET_E_MALFORMED, "not JSON: an object was expected at byte 0");
+    refused("\"success\"", SVC_FLEET_E_MALFORMED, "not JSON: an object was expected");
     refused("{}", SVC_FLEET_E_MALFORMED, "no status");
     refused("{\"status\":1}", SVC_FLEET_E_MALFORMED, "no status");
     refused("{\"status\":\"partial\",\"data\":{}}", SVC_FLEET_E_MALFORMED, "no data.result");
@@ -166,8 +166,43 @@ static void test_hostile_shapes(void **state)
             "not {");
     refused(OK_HEAD "{\"metric\":{\"node\":null},\"value\":[1,\"1\"]}" OK_TAIL,
             SVC_FLEET_E_MALFORMED, "not {");
-    /* What strict JSON refuses: duplicate keys, bad UTF-8, a NUL escape, depth. */
-    refused("{\"status\":\"success\",\"status\":\"error\"}", SVC_FLEET_E_MALFORMED, "not JSON");
+    /* A member the fleet reads given twice: which one would count? */
+    refused("{\"status\":\"success\",\"status\":\"error\"}", SVC_FLEET_E_MALFORMED,
+            "a member given twice");
+    refused("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[],"
+            "\"result\":[]}}",
+            SVC_FLEET_E_MALFORMED, "a member given twice");
+    refused(OK_HEAD "{\"metric\":{},\"value\":[1,\"1\"],\"value\":[1,\"0\"]}" OK_TAIL,
+            SVC_FLEET_E_MALFORMED, "not {metric");
+    refused(OK_HEAD "{\"metric\":{},\"metric\":{},\"value\":[1,\"1\"]}" OK_TAIL,
+            SVC_FLEET_E_MALFORMED, "not {metric");
+    /* A label twice in one series. */
+    refused(OK_HEAD "{\"metric\":{\"node\":\"a\",\"node\":\"b\"},\"value\":[1,\"1\"]}" OK_TAIL,
+            SVC_FLEET_E_MALFORMED, "not {metric");
+    /* What strict JSON refuses: bad UTF-8, a NUL escape, depth, and more. */
+    refused(OK_HEAD "{\"metric\":{\"node\":\"a\\ud800\"},\"value\":[1,\"1\"]}" OK_TAIL,
+            SVC_FLEET_E_MALFORMED, "without its low half");
+    refused(OK_HEAD "{\"metric\":{\"node\":\"a\\udc00\"},\"value\":[1,\"1\"]}" OK_TAIL,
+            SVC_FLEET_E_MALFORMED, "a lone low surrogate");
+    refused(OK_HEAD "{\"metric\":{\"node\":\"a\\x\"},\"value\":[1,\"1\"]}" OK_TAIL,
+            SVC_FLEET_E_MALFORMED, "an unknown escape");
+    refused(OK_HEAD "{\"metric\":{\"node\":\"a\\u12\"},\"value\":[1,\"1\"]}" OK_TAIL,
+            SVC_FLEET_E_MALFORMED, "four hex digits");
+    refused(OK_HEAD "{\"metric\":{\"node\":\"a\tb\"},\"value\":[1,\"1\"]}" OK_TAIL,
+            SVC_FLEET_E_MALFORMED, "a control character");
+    refused(OK_HEAD "{\"metric\":{\"node\":\"abc", SVC_FLEET_E_MALFORMED, "unterminated");
+    static const char *const bad_numbers[] = {"01", "1.", "1.e5", "1e",  "-",
+                                              "+1", ".5", "0x10", "NaN", "1e+"};
+    for (size_t i = 0; i < sizeof(bad_numbers) / sizeof(bad_numbers[0]); i++) {
+        char body[256];
+        snprintf(body, sizeof(body), OK_HEAD "{\"metric\":{},\"value\":[%s,\"1\"]}" OK_TAIL,
+                 bad_numbers[i]);
+        refused(body, SVC_FLEET_E_MALFORMED, "not JSON");
+    }
+    refused("{\"status\":\"success\",\"data\":{\"x\":tru}}", SVC_FLEET_E_MALFORMED, "not JSON");
+    refused("{\"status\":\"success\" \"data\":{}}", SVC_FLEET_E_MALFORMED, "not JSON");
+    refused("{\"status\":\"success\",}", SVC_FLEET_E_MALFORMED, "not JSON");
+    refused("{\"status\"}", SVC_FLEET_E_MALFORMED, "not JSON");
     refused(OK_HEAD "{\"metric\":{\"node\":\"\xff\"},\"value\":[1,\"1\"]}" OK_TAIL,
             SVC_FLEET_E_MALFORMED, "not JSON");
     refused(OK_HEAD "{\"metric\":{\"node\":\"a\\u0000b\"},\"value\":[1,\"1\"]}" OK_TAIL,
@@ -236,8 +271,43 @@ static void test_series_limit(void **state)
     svc_fleet_vector_free(&v);
     assert_int_equal(svc_fleet_parse(body, strlen(body), "", 10, &v, why, sizeof(why)),
                      SVC_FLEET_E_SERIES);
-    assert_string_equal(why, "11 series: more than the limit of 10 (fleet_max_series)");
-    assert_null(v.root);
+    assert_string_equal(why, "more than 10 series: past the limit (fleet_max_series)");
+    /* A storm is refused at its limit, before its end is read (malformed or not). */
+    body[strlen(body) - 3] = '\0';
+    assert_int_equal(svc_fleet_parse(body, strlen(body), "", 10, &v, why, sizeof(why)),
+                     SVC_FLEET_E_SERIES);
+    assert_null(v.text);
+}
+
+/* Escapes are unescaped in the labels kept; members come in any order; what the
+ * fleet does not read (warnings, stats, unknown members) is checked and passed
+ * over; a native histogram is dropped. */
+static void test_lenient_where_it_may(void **state)
+{
+    (void)state;
+    const char *body =
+        " {\"data\" : {\"result\":[{\"value\":[1.5e9,\"0.25\"],\"extra\":[true,false,null,{}],"
+        "\"metric\":{\"node\":\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\" \\\\ \\/ \\n\","
+        "\"device\":\"caf\xc3\xa9\"}},"
+        "{\"metric\":{\"node\":\"h\"},\"histogram\":[1,{\"count\":\"3\",\"sum\":\"1\"}]}],"
+        "\"resultType\":\"vector\"}, \"status\":\"success\",\"warnings\":[\"slow\"],"
+        "\"stats\":{\"timings\":{\"a\":-0.5E+2}}}\r\n";
+    struct svc_fleet_vector v;
+    char why[128];
+    assert_int_equal(parse(body, 10, &v, why, sizeof(why)), SVC_FLEET_OK);
+    assert_int_equal(v.n, 1);
+    assert_int_equal(v.dropped, 1); /* the histogram */
+    assert_string_equal(v.series[0].label[SVC_FL_NODE],
+                        "caf\xc3\xa9 \xf0\x9f\x98\x80 \"q\" \\ / \n");
+    assert_string_equal(v.series[0].label[SVC_FL_DEVICE], "caf\xc3\xa9");
+    assert_true(v.series[0].value == 0.25);
+    svc_fleet_vector_free(&v);
+    /* The body needs no NUL of its own: only `len` bytes are read. */
+    char exact[sizeof(OK_HEAD OK_TAIL) - 1];
+    memcpy(exact, OK_HEAD OK_TAIL, sizeof(exact));
+    assert_int_equal(svc_fleet_parse(exact, sizeof(exact), "", 1, &v, why, sizeof(why)),
+                     SVC_FLEET_OK);
+    svc_fleet_vector_free(&v);
 }
 
 static void test_utf8_cut(void **state)
@@ -288,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_query_error),
         cmocka_unit_test(test_series_limit),
         cmocka_unit_test(test_utf8_cut),
+        cmocka_unit_test(test_lenient_where_it_may),
         cmocka_unit_test(test_names_and_queries),
     };
     return cmocka_run_group_tests_name("service.fleet_parse", tests, NULL, NULL);
