@@ -1,5 +1,6 @@
 /* tests/deploy/k8s_manifests.h -- what the Kubernetes manifest tests share:
- * problems collected as lines, a manifest read with the project's YAML loader,
+ * problems collected as lines, a file or a command's help read whole, a
+ * manifest read with the project's YAML loader,
  * dotted-path access into the parsed document, and the settings a command's
  * --help lists. Header-only (static inline), included by test_k8s_consistency.c
  * (the Deployment and its companions) and test_k8s_agent.c (the node agent's
@@ -59,34 +60,52 @@ static inline void print_problems(const struct problems *p)
 
 /* ---- inputs --------------------------------------------------------------------- */
 
+/* All of `fp` (NUL-terminated, owned), *len its bytes (may be NULL); NULL when
+ * out of memory. The stream is left open. */
+static inline char *read_stream(FILE *fp, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0, got;
+    char *buf = malloc(cap + 1);
+    while (buf != NULL && (got = fread(buf + n, 1, cap - n, fp)) > 0) {
+        n += got;
+        if (n < cap)
+            continue;
+        cap *= 2;
+        char *nb = realloc(buf, cap + 1);
+        if (nb == NULL)
+            free(buf);
+        buf = nb;
+    }
+    if (buf != NULL) {
+        buf[n] = '\0';
+        if (len != NULL)
+            *len = n;
+    }
+    return buf;
+}
+
 static inline char *slurp(const char *path, size_t *len)
 {
     FILE *fp = fopen(path, "rb");
     if (fp == NULL)
         return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    for (;;) {
-        if (buf == NULL)
-            break;
-        size_t got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-        if (n < cap)
-            break;
-        cap *= 2;
-        char *nb = realloc(buf, cap + 1);
-        if (nb == NULL) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf = nb;
-        }
-    }
+    char *buf = read_stream(fp, len);
     fclose(fp);
-    if (buf != NULL) {
-        buf[n] = '\0';
-        if (len != NULL)
-            *len = n;
+    return buf;
+}
+
+/* What `BINARY COMMAND --help` prints (owned), or NULL when it fails. */
+static inline char *command_help(const char *binary, const char *command)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof(cmd), "'%s' %s --help", binary, command);
+    FILE *fp = popen(cmd, "r");
+    if (fp == NULL)
+        return NULL;
+    char *buf = read_stream(fp, NULL);
+    if (pclose(fp) != 0) {
+        free(buf);
+        return NULL;
     }
     return buf;
 }

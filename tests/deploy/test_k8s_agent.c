@@ -33,25 +33,6 @@ struct agent {
     char *dockerfile; /* docker/Dockerfile */
 };
 
-static char *agent_help(void)
-{
-    char cmd[4200];
-    snprintf(cmd, sizeof(cmd), "'%s' agent --help", g_binary);
-    FILE *fp = popen(cmd, "r");
-    if (fp == NULL)
-        return NULL;
-    size_t cap = 1 << 16;
-    char *buf = malloc(cap);
-    size_t n = buf != NULL ? fread(buf, 1, cap - 1, fp) : 0;
-    int st = pclose(fp);
-    if (buf == NULL || st != 0 || n == cap - 1) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
 static void load(struct agent *a)
 {
     char path[4200];
@@ -59,7 +40,7 @@ static void load(struct agent *a)
     a->ds = parse_yaml_file(path);
     snprintf(path, sizeof(path), "%s/docker/Dockerfile", g_source);
     a->dockerfile = slurp(path, NULL);
-    a->help = agent_help();
+    a->help = command_help(g_binary, "agent");
     assert_non_null(a->ds);
     assert_non_null(a->dockerfile);
     assert_non_null(a->help);

@@ -65,38 +65,6 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static char *run_help(void)
-{
-    char cmd[4200];
-    snprintf(cmd, sizeof(cmd), "'%s' serve --help", g_binary);
-    FILE *fp = popen(cmd, "r");
-    if (fp == NULL)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    size_t got;
-    while (buf != NULL && (got = fread(buf + n, 1, cap - n, fp)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            char *nb = realloc(buf, cap + 1);
-            if (nb == NULL) {
-                free(buf);
-                buf = NULL;
-            } else {
-                buf = nb;
-            }
-        }
-    }
-    int st = pclose(fp);
-    if (buf == NULL || st != 0) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
 static int world_load(struct world *w)
 {
     memset(w, 0, sizeof(*w));
@@ -140,7 +108,7 @@ static int world_load(struct world *w)
     w->openapi = parse_yaml_file(path);
     snprintf(path, sizeof(path), "%s/docker/Dockerfile", g_source);
     w->dockerfile = slurp(path, NULL);
-    w->help = run_help();
+    w->help = command_help(g_binary, "serve");
     if (w->openapi == NULL || w->dockerfile == NULL || w->help == NULL) {
         fprintf(stderr, "missing openapi.yaml, docker/Dockerfile or `serve --help` output\n");
         rc = -1;

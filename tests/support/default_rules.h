@@ -16,4 +16,12 @@ static inline dc_ruleset *test_default_rules(void)
     return rc == DC_OK ? rs : NULL;
 }
 
+/* A cmocka group setup's work for a test file that keeps the shipped rule set
+ * in a global: load it into *rs; 0, or -1 when it does not load. */
+static inline int test_default_rules_setup(dc_ruleset **rs)
+{
+    *rs = test_default_rules();
+    return *rs != NULL ? 0 : -1;
+}
+
 #endif

@@ -88,8 +88,7 @@ static const struct dc_recommend_opts fleet = {
 static int setup(void **state)
 {
     (void)state;
-    rs = test_default_rules();
-    return rs != NULL ? 0 : -1;
+    return test_default_rules_setup(&rs);
 }
 
 static int teardown(void **state)

@@ -16,20 +16,11 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "setting_index.h"
 
 #define S(x) ((char *)(uintptr_t)(x))
 
 static char *empty_env[] = {NULL};
-
-static size_t index_of(const char *name)
-{
-    for (size_t i = 0; i < svc_config_setting_count(); i++) {
-        if (strcmp(svc_config_setting_name(i), name) == 0)
-            return i;
-    }
-    fail_msg("no setting %s", name);
-    return 0;
-}
 
 /* serve with one flag and its value; returns the result, *why the message. */
 static enum svc_config_result serve_flag(const char *flag, const char *value,

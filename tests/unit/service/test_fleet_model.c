@@ -85,8 +85,7 @@ static const struct svc_fleet_model *model(const struct svc_fleet_snapshot *s, c
 static int setup(void **state)
 {
     (void)state;
-    rs = test_default_rules();
-    return rs != NULL ? 0 : -1;
+    return test_default_rules_setup(&rs);
 }
 
 static int teardown(void **state)
