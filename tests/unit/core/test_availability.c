@@ -87,15 +87,7 @@ static const struct dc_recommend_opts fleet = {
 
 static int setup(void **state)
 {
-    (void)state;
-    return test_default_rules_setup(&rs);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    dc_ruleset_release(rs);
-    return 0;
+    return test_default_rules_setup(&rs, state);
 }
 
 /* The shapes the tests below rest on: if the sizing changes them, say so here
@@ -294,5 +286,5 @@ int main(void)
         cmocka_unit_test(test_none),
         cmocka_unit_test(test_stale),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, test_default_rules_teardown);
 }

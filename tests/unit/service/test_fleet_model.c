@@ -84,15 +84,7 @@ static const struct svc_fleet_model *model(const struct svc_fleet_snapshot *s, c
 
 static int setup(void **state)
 {
-    (void)state;
-    return test_default_rules_setup(&rs);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    dc_ruleset_release(rs);
-    return 0;
+    return test_default_rules_setup(&rs, state);
 }
 
 static void test_model_names(void **state)
@@ -371,5 +363,6 @@ int main(void)
         cmocka_unit_test(test_dcgm),           cmocka_unit_test(test_duplicates),
         cmocka_unit_test(test_unmapped_limit), cmocka_unit_test(test_availability_and_body),
     };
-    return cmocka_run_group_tests_name("service.fleet_model", tests, setup, teardown);
+    return cmocka_run_group_tests_name("service.fleet_model", tests, setup,
+                                       test_default_rules_teardown);
 }
