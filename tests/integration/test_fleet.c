@@ -649,26 +649,12 @@ static void test_hostile(void **state)
     assert_int_equal(server_stop_clean(&s), 0);
 }
 
-/* Without --fleet-prometheus, GET /v1/fleet is 404 fleet-disabled. */
-static void test_disabled(void **state)
-{
-    (void)state;
-    struct server s;
-    assert_int_equal(server_start(&s, NULL), 0);
-    struct resp r;
-    assert_int_equal(http_get(&s, "/v1/fleet", &r), 0);
-    expect_problem(&r, 404, "tag:accel-advisor,2025:fleet-disabled", "GET", "/v1/fleet");
-    resp_free(&r);
-    assert_int_equal(server_stop_clean(&s), 0);
-}
-
 int main(int argc, char **argv)
 {
     int rc = harness_init(argc, argv);
     if (rc != 0)
         return rc;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_disabled),
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_prometheus),
     };

@@ -438,7 +438,8 @@ static void test_bad_settings(void **state)
                    "environment ACCEL_ADVISOR_PROBE_INTERVAL");
 }
 
-/* Without --probe: 404 on the inventory, availability null everywhere. */
+/* Without --probe (nor --fleet-prometheus): 404 on the inventory and the fleet,
+ * availability null everywhere. */
 static void test_probe_off(void **state)
 {
     (void)state;
@@ -447,6 +448,9 @@ static void test_probe_off(void **state)
     struct resp r;
     assert_int_equal(http_get(&s, "/v1/inventory", &r), 0);
     expect_problem(&r, 404, "tag:accel-advisor,2025:probe-disabled", "GET", "/v1/inventory");
+    resp_free(&r);
+    assert_int_equal(http_get(&s, "/v1/fleet", &r), 0);
+    expect_problem(&r, 404, "tag:accel-advisor,2025:fleet-disabled", "GET", "/v1/fleet");
     resp_free(&r);
     cJSON *rec = recommend(&s, true);
     assert_true(cJSON_IsNull(get(candidate(rec, "h100"), "availability")));
