@@ -12,7 +12,8 @@
  * docs/operations.md, "Fleet", has the queries and the rules.
  *
  * The pieces:
- *   fleet_parse.c   a Prometheus query answer -> series (pure; fuzzed)
+ *   fleet_parse.c   the queries, and an answer -> series in one strict pass
+ *                   without a tree (pure; fuzzed)
  *   fleet_model.c   series of both sources -> a snapshot; model-name mapping;
  *                   the snapshot as the core's availability (pure; fuzzed)
  *   fleet_json.c    a snapshot -> the body of GET /v1/fleet (pure)
