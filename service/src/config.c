@@ -386,14 +386,15 @@ static bool text_valid(const char *name, const char *v, char *why, size_t whylen
             }
         }
     } else if (strcmp(name, "fleet_cluster_label") == 0) {
-        bool ok = (isalpha((unsigned char)v[0]) || v[0] == '_') && strncmp(v, "__", 2) != 0;
+        bool ok = (isalpha((unsigned char)v[0]) || v[0] == '_') && strncmp(v, "__", 2) != 0 &&
+                  strlen(v) <= SVC_FLEET_LABEL_NAME_MAX;
         for (const char *p = v; *p != '\0' && ok; p++)
             ok = isalnum((unsigned char)*p) || *p == '_';
         if (!ok) {
             snprintf(why, whylen,
-                     "\"%s\" is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, "
-                     "not starting with __)",
-                     v);
+                     "\"%.80s\" is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, "
+                     "not starting with __, at most %d characters)",
+                     v, SVC_FLEET_LABEL_NAME_MAX);
             return false;
         }
         /* The labels the fleet's queries group by already (fleet_parse.c). */

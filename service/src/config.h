@@ -46,6 +46,8 @@
 #define SVC_FLEET_RESPONSE_BYTES_MIN   (64u << 10)
 #define SVC_FLEET_RESPONSE_BYTES_LIMIT (256u << 20)
 #define SVC_FLEET_SERIES_LIMIT         1000000u
+/* Longest fleet_cluster_label: it is written into the fleet's PromQL. */
+#define SVC_FLEET_LABEL_NAME_MAX 64
 
 /* Hard ceilings a configuration may not pass. */
 #define SVC_MAX_BODY_BYTES_LIMIT     (64u << 20)

@@ -244,12 +244,14 @@ enum svc_fleet_error svc_fleet_client_query(svc_fleet_client *c, const char *pro
     if (cr != CURLE_OK) {
         rc = curl_error(cr, &k, why, whylen);
     } else if (status != 200) {
-        /* Prometheus explains a refused query in a JSON body: keep its words. */
+        /* Prometheus explains a refused query in a JSON body: keep its words
+         * (any other body, a proxy's page, says nothing worth keeping). */
         char detail[SVC_FLEET_ERROR_TEXT_MAX + 64] = "";
-        struct svc_fleet_vector v;
-        if (k.buf != NULL &&
-            svc_fleet_parse(k.buf, k.len, "", 1, &v, detail, sizeof(detail)) == SVC_FLEET_OK)
-            svc_fleet_vector_free(&v);
+        struct svc_fleet_vector v = {0};
+        if (k.buf == NULL ||
+            svc_fleet_parse(k.buf, k.len, "", 1, &v, detail, sizeof(detail)) != SVC_FLEET_E_QUERY)
+            detail[0] = '\0';
+        svc_fleet_vector_free(&v);
         snprintf(why, whylen, "HTTP status %ld%s%s", status, detail[0] != '\0' ? ": " : "", detail);
         rc = SVC_FLEET_E_HTTP;
     } else {

@@ -307,7 +307,9 @@ static bool count_model(const dc_ruleset *rs, const struct dev *d, size_t s, siz
 static bool count_all(const dc_ruleset *rs, const struct dev *d, size_t n,
                       struct svc_fleet_snapshot *snap)
 {
-    snap->models = calloc(n > 0 ? n : 1, sizeof(*snap->models));
+    /* Models are catalog ids: no more than the catalog holds. */
+    size_t n_acc = dc_ruleset_accelerator_count(rs);
+    snap->models = calloc(n_acc > 0 ? n_acc : 1, sizeof(*snap->models));
     snap->unmapped = calloc(SVC_FLEET_UNMAPPED_MAX, sizeof(*snap->unmapped));
     if (snap->models == NULL || snap->unmapped == NULL)
         return false;

@@ -43,7 +43,7 @@ const char *svc_fleet_error_name(enum svc_fleet_error e)
 const char *svc_fleet_promql(enum svc_fleet_source s, const char *cluster_label, char *buf,
                              size_t len)
 {
-    char by[128];
+    char by[96]; /* a label name of at most SVC_FLEET_LABEL_NAME_MAX (config.h) and ", " */
     const char *cl = cluster_label != NULL ? cluster_label : "";
     snprintf(by, sizeof(by), "%s%s", cl, cl[0] != '\0' ? ", " : "");
     if (s == SVC_FLEET_AGENT)

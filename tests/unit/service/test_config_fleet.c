@@ -106,6 +106,12 @@ static void test_fleet_forms(void **state)
                          SVC_CONFIG_ERROR);
         assert_non_null(strstr(why, "not a Prometheus label name"));
     }
+    char long_label[SVC_FLEET_LABEL_NAME_MAX + 2];
+    memset(long_label, 'c', sizeof(long_label) - 1);
+    long_label[sizeof(long_label) - 1] = '\0';
+    assert_int_equal(serve_flag("--fleet-cluster-label", long_label, &cfg, why), SVC_CONFIG_ERROR);
+    long_label[SVC_FLEET_LABEL_NAME_MAX] = '\0';
+    assert_int_equal(serve_flag("--fleet-cluster-label", long_label, &cfg, why), SVC_CONFIG_OK);
     assert_int_equal(serve_flag("--fleet-cluster-label", "Hostname", &cfg, why), SVC_CONFIG_ERROR);
     assert_non_null(strstr(why, "a label the fleet's queries read already"));
     assert_int_equal(serve_flag("--node-name", "gpu-node-07.example", &cfg, why), SVC_CONFIG_OK);
