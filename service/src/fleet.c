@@ -142,7 +142,8 @@ static void refresh(svc_fleet *f)
             ok = false;
             log_failure(f, (enum svc_fleet_source)s, rc, why);
             char msg[sizeof(f->stats.last_error)];
-            snprintf(msg, sizeof(msg), "%s: %s: %s",
+            /* Cut to fit beside the source and kind (then at a character's start). */
+            snprintf(msg, sizeof(msg), "%s: %s: %.440s",
                      svc_fleet_source_name((enum svc_fleet_source)s), svc_fleet_error_name(rc),
                      why);
             svc_fleet_utf8_cut(msg);
