@@ -27,7 +27,8 @@ harnesses=(${AA_FUZZ_HARNESSES:-$all})
 [ ${#harnesses[@]} -gt 0 ] || { echo "fuzz.sh: no harness found in fuzz/harnesses.cmake" >&2; exit 2; }
 
 # Longest input per harness: a workload body, a rule plus its data, one rule
-# file (a whole compact catalog fits), a schema plus instance, sysfs fields.
+# file (a whole compact catalog fits), a schema plus instance, sysfs fields, a
+# Prometheus answer of a few dozen series.
 max_len() {
     case "$1" in
     fuzz_request) echo 4096 ;;
@@ -35,6 +36,7 @@ max_len() {
     fuzz_rules) echo 12288 ;;
     fuzz_schema) echo 8192 ;;
     fuzz_probe) echo 2048 ;;
+    fuzz_fleet) echo 4096 ;;
     *) echo 4096 ;;
     esac
 }

@@ -836,7 +836,10 @@
           el('dl', { class: 'kv sizing' }, Object.entries(sizing).map(([k, v]) => [
             el('dt', { text: sizingLabel(k) }), el('dd', { text: withUnit(k, v) })])),
           el('h4', { text: 'Price' }), renderPrice(c.price),
-          c.availability ? [el('h4', { text: 'On this host' }), renderValue(c.availability)] : null,
+          c.availability
+            ? [el('h4', { text: c.availability.source === 'prometheus' ? 'Across the fleet' : 'On this host' }),
+              renderValue(c.availability)]
+            : null,
           el('h4', { text: 'Reasons' }), renderReasons(c.reasons),
           extra.map((k) => [el('h4', { text: humanize(k) }), renderValue(c[k])]))));
   }

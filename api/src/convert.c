@@ -425,6 +425,26 @@ static void write_selection(struct api_jw *w, const struct dc_candidate *c)
     api_jw_object_end(w);
 }
 
+/* The contract's Availability (null without a probe or fleet snapshot). */
+static void write_availability(struct api_jw *w, const struct dc_candidate_availability *v)
+{
+    if (!v->known) {
+        api_jw_null(w);
+        return;
+    }
+    api_jw_object(w);
+    key_number(w, "attached", v->attached);
+    key_number(w, "free", v->free);
+    key_number(w, "memory_free_gb", round4(v->memory_free_gb));
+    key_number(w, "nodes", v->nodes);
+    key_number(w, "free_nodes", v->free_nodes);
+    key_bool(w, "configuration_free", v->configuration_free);
+    key_string(w, "source", v->fleet ? "prometheus" : "probe");
+    key_number(w, "age_seconds", round4(v->age_seconds));
+    key_bool(w, "stale", v->stale);
+    api_jw_object_end(w);
+}
+
 static void write_candidate(struct api_jw *w, const struct dc_result *res,
                             const struct dc_candidate *c)
 {
@@ -444,15 +464,7 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
     api_jw_key(w, "capped_by");
     api_jw_string_or_null(w, c->capped_by != NULL ? c->capped_by->rule_id : NULL);
     api_jw_key(w, "availability");
-    if (c->availability.known) {
-        api_jw_object(w);
-        key_number(w, "attached", c->availability.attached);
-        key_number(w, "free", c->availability.free);
-        key_number(w, "memory_free_gb", round4(c->availability.memory_free_gb));
-        api_jw_object_end(w);
-    } else {
-        api_jw_null(w);
-    }
+    write_availability(w, &c->availability);
     api_jw_key(w, "reasons");
     api_jw_array(w);
     for (size_t i = 0; i < c->n_reasons; i++) {

@@ -331,8 +331,8 @@ static void sizing_reasons(const struct rec *r, struct dc_candidate *c)
     c->reasons[c->n_reasons++] = mk_reason(
         DC__R_COST, doubtful ? -iround(s->low_confidence_points) : 0, NULL, cost_source(r->rs, c));
     const struct dc_sizing *z = &c->sizing;
-    const char *missed = !z->meets_latency ? DC__R_LATENCY
-                         : !z->meets_rate  ? DC__R_RATE
+    const char *missed = !z->meets_latency             ? DC__R_LATENCY
+                         : !z->meets_rate              ? DC__R_RATE
                          : !c->selection.meets_targets ? DC__R_DEADLINE
                                                        : NULL;
     if (missed != NULL)
@@ -349,7 +349,6 @@ static struct dc__perturb perturbation(const struct dc_recommend_opts *o, size_t
         k.mfu = o->mfu_scale[idx];
     return k;
 }
-
 
 /* A configuration can be bought alike from every provider the workload
  * requires (constraints.portable): each of them rents its machine size (or
@@ -417,20 +416,71 @@ static enum dc_status build_candidates(struct rec *r)
 
 /* ---- phase 3: gates and soft points (docs/scoring.md, sections 7 and 8) ---------- */
 
+/* Whether the candidate's configuration could start on what is free now: each
+ * machine (or slice) of its shape on the free devices of one node, so a shape of
+ * whole machines needs whole free nodes; a slice larger than any node's free
+ * devices takes whole free hosts (docs/scoring.md, section 8). */
+static bool configuration_free(const struct dc_availability *av, const struct dc_sizing *z)
+{
+    unsigned slots[DC_AVAILABILITY_NODE_MAX + 1];
+    unsigned whole = av->whole_node_free;
+    unsigned long long nodes = 0;
+    memcpy(slots, av->nodes_by_free, sizeof(slots));
+    for (size_t k = 0; k <= DC_AVAILABILITY_NODE_MAX; k++)
+        nodes += slots[k];
+    if (nodes == 0) { /* a host probe: one node holding them all */
+        slots[av->free < DC_AVAILABILITY_NODE_MAX ? av->free : DC_AVAILABILITY_NODE_MAX] = 1;
+        whole = av->free == av->attached ? av->free : 0;
+    }
+    unsigned per = z->shape.per_unit, units = z->shape.units;
+    if (av->free == 0 || per == 0 || units == 0 || (unsigned long long)per * units > av->free)
+        return false;
+    unsigned long long places = 0;
+    for (unsigned k = per; k <= DC_AVAILABILITY_NODE_MAX; k++)
+        places += (unsigned long long)slots[k] * (k / per);
+    if (places >= units)
+        return true;
+    return z->shape.slice != NULL && whole >= (unsigned long long)per * units;
+}
+
 static void attach_availability(const struct rec *r, struct dc_candidate *c)
 {
     const struct dc_recommend_opts *o = r->opts;
     if (!o->probe_enabled)
         return;
-    c->availability.known = true;
-    c->availability.memory_free_gb = 0; /* nothing attached: none free */
+    struct dc_candidate_availability *ca = &c->availability;
+    ca->known = true;
+    ca->memory_free_gb = 0; /* nothing attached: none free */
+    ca->fleet = o->availability_fleet;
+    ca->age_seconds = o->availability_age_seconds;
+    ca->stale = o->availability_stale;
     for (size_t k = 0; k < o->n_availability; k++) {
         const struct dc_availability *av = &o->availability[k];
-        if (av->accelerator_id != NULL && strcmp(av->accelerator_id, c->acc->id) == 0) {
-            c->availability.attached = av->attached;
-            c->availability.free = av->free;
-            c->availability.memory_free_gb = av->memory_free_gb;
+        if (av->accelerator_id == NULL || strcmp(av->accelerator_id, c->acc->id) != 0)
+            continue;
+        ca->attached = av->attached;
+        ca->free = av->free;
+        ca->memory_free_gb = av->memory_free_gb;
+        ca->nodes = ca->free_nodes = 0;
+        for (size_t n = 0; n <= DC_AVAILABILITY_NODE_MAX; n++) {
+            ca->nodes += av->nodes_by_free[n];
+            ca->free_nodes += n > 0 ? av->nodes_by_free[n] : 0;
         }
+        if (ca->nodes == 0 && av->attached > 0) { /* a host probe */
+            ca->nodes = 1;
+            ca->free_nodes = av->free > 0;
+        }
+        ca->configuration_free = configuration_free(av, &c->sizing);
+    }
+    /* Once per result, with the first candidate: answers go on from the last
+     * snapshot, and say how old it is. */
+    if (o->availability_stale && c == r->all) {
+        const char *msg = dc__fmt(r->ar,
+                                  "The availability behind this answer is %.0f s old: its source "
+                                  "has not refreshed it in time.",
+                                  o->availability_age_seconds);
+        if (msg != NULL)
+            (void)dc__add_warning(r->res, "availability_stale", msg);
     }
 }
 
@@ -440,7 +490,7 @@ static void soft_points(const struct rec *r, struct dc_candidate *c)
 {
     const struct dc_workload *w = &r->res->workload;
     const struct dc_sizing_params *s = &r->rs->sizing;
-    if (w->prefer_available && c->availability.known && c->availability.free > 0)
+    if (w->prefer_available && c->availability.known && c->availability.configuration_free)
         c->reasons[c->n_reasons++] =
             mk_reason(DC__R_AVAILABLE, iround(s->availability_points), NULL,
                       r->opts->probe_source != NULL ? r->opts->probe_source : "probe");

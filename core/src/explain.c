@@ -399,6 +399,24 @@ static void target_text(const struct dc_result *res, const struct dc_candidate *
                  z->throughput_rps, w->requests_per_second, z->replicas, dc__chip_cap(w, c->acc));
 }
 
+/* probe.available: what is free, where, and that this configuration fits in it
+ * ("16 of 64 H100 free on 2 nodes now: room for 2 x 8 H100."). */
+static void available_text(const struct dc_candidate *c, char *buf, size_t len)
+{
+    const struct dc_candidate_availability *v = &c->availability;
+    const char *name = c->acc->short_name != NULL ? c->acc->short_name : c->acc->id;
+    char shape[96], age[96] = "";
+    dc_shape_format(c->acc, &c->sizing.shape, shape, sizeof(shape));
+    if (v->stale)
+        snprintf(age, sizeof(age), " The snapshot is %.0f s old (stale).", v->age_seconds);
+    if (v->fleet)
+        snprintf(buf, len, "%u of %u %s free on %u node%s now: room for %s.%s", v->free,
+                 v->attached, name, v->free_nodes, plural(v->free_nodes), shape, age);
+    else
+        snprintf(buf, len, "%u of %u attached %s are free on this host now: room for %s.%s",
+                 v->free, v->attached, c->acc->id, shape, age);
+}
+
 const char *dc_reason_text(const struct dc_result *res, const struct dc_candidate *c,
                            const struct dc_reason *r, char *buf, size_t len)
 {
@@ -432,8 +450,7 @@ const char *dc_reason_text(const struct dc_result *res, const struct dc_candidat
              strcmp(id, DC__R_LATENCY) == 0 || strcmp(id, DC__R_RATE) == 0)
         target_text(res, c, id, buf, len);
     else if (strcmp(id, DC__R_AVAILABLE) == 0)
-        snprintf(buf, len, "%u of %u attached %s are free on this host now.", c->availability.free,
-                 c->availability.attached, a->id);
+        available_text(c, buf, len);
     else
         snprintf(buf, len, "%s", id);
     return buf;

@@ -16,6 +16,8 @@ const struct svc_command svc_commands[] = {
      cmd_version_options, SVC_OUTPUT_TABLES, SVC_ARGS_NONE},
     {"serve", cmd_serve, "serve the HTTP API (openapi.yaml) on libmicrohttpd", NULL, 0,
      SVC_ARGS_NONE},
+    {"agent", cmd_agent, "the node agent: serve this host's probe on /metrics for Prometheus", NULL,
+     0, SVC_ARGS_NONE},
     {"validate", cmd_validate, "check a workload against the contract's Workload schema",
      cmd_validate_options, 0, SVC_ARGS_DOCUMENT},
     {"probe", cmd_probe, "list the accelerators attached to this host (sysfs, NVML, /dev)",

@@ -118,6 +118,8 @@ struct svc_metrics_info {
     size_t cache_bytes;
     const struct svc_probe_status *probe;  /* NULL when the probe is off */
     const struct probe_snapshot *snapshot; /* latest; NULL before the first */
+    const char *node;                      /* the node label of the probe's device series */
+    const char *fleet_text; /* the fleet's families (fleet.h), appended; NULL without */
 };
 
 /* The process metrics of Linux's /proc/self. Fields are -1 when unknown. */
@@ -135,5 +137,9 @@ void svc_process_stats_read(struct svc_process_stats *out);
  * out of memory. Thread-safe. */
 char *svc_metrics_render(const struct svc_metrics *m, const struct svc_metrics_info *info,
                          size_t *len);
+
+/* The exposition of `accel-advisor agent`: build information, the probe's
+ * families and series, and the process's; none of the server's. Same contract. */
+char *svc_metrics_render_agent(const struct svc_metrics_info *info, size_t *len);
 
 #endif /* SVC_METRICS_H */

@@ -276,11 +276,27 @@ check probe-broken-rules 2 "$bin" probe --rules "$tmp/broken"
 echo '{"task":"inference","model":{"parameters":1e9},"framework":"jax","prefer_available":true}' >"$tmp/jax.json"
 check recommend-probe 0 on_host tpu-v5e-x4 "$bin" recommend --probe "$tmp/jax.json"
 expect_out recommend-probe out '"availability":{"attached":4,"free":3,'
-expect_out recommend-probe out '"rule_id":"probe.available","impact":[0-9]*,"message":"3 of 4 attached tpu-v5e are free on this host now.","source":"probe"'
+expect_out recommend-probe out '"rule_id":"probe.available","impact":[0-9]*,"message":"3 of 4 attached tpu-v5e are free on this host now: room for v5litepod-1.","source":"probe"'
 check recommend-no-probe 0 "$bin" recommend "$tmp/jax.json"
 expect_out recommend-no-probe out '"availability":null'
 check recommend-prefer-needs-probe 2 "$bin" recommend --prefer-available "$tmp/jax.json"
 expect_out recommend-prefer-needs-probe err "needs --probe"
+
+# agent: the node agent's settings and start-up failures (what it serves is
+# tested against a real Prometheus in tests/integration/test_fleet.c).
+check agent-help 0 "$bin" agent --help
+expect_out agent-help out "--node-name NAME"
+expect_out agent-help out "only GET /metrics"
+check agent-server-flag 2 "$bin" agent --fleet-prometheus http://127.0.0.1:9090
+expect_out agent-server-flag err "unknown flag --fleet-prometheus"
+check agent-bad-node 2 "$bin" agent --node-name 'gpu node'
+expect_out agent-bad-node err "not a node name"
+check agent-broken-rules 1 "$bin" agent --rules "$tmp/broken" --listen 127.0.0.1:0
+expect_out agent-broken-rules err '"event":"start_failed"'
+check serve-bad-fleet-url 2 "$bin" serve --fleet-prometheus prometheus:9090
+expect_out serve-bad-fleet-url err "is not an http:// or https:// URL"
+check serve-bad-fleet-label 2 "$bin" serve --fleet-cluster-label 'cluster) or vector(1'
+expect_out serve-bad-fleet-label err "not a Prometheus label name"
 
 # ---- output formats: -o json|yaml|table|wide (--format is the same flag) ----------------
 serving="$src/examples/llm-serving.json"
@@ -506,7 +522,7 @@ expect_completion rules-dir "rulesdir" recommend --rules rules
 expect_completion shell "bash" completion ''
 expect_completion why-not "--why-not" recommend --wh
 # Every flag a command's --help names is offered for that command.
-for cmd in recommend check logic version validate probe serve completion calibrate; do
+for cmd in recommend check logic version validate probe serve agent completion calibrate; do
     offered=$(cd "$tmp" && complete_words accel-advisor "$cmd" --)
     for flag in $("$bin" "$cmd" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
         case " $offered " in

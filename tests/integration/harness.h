@@ -62,6 +62,9 @@ int server_start(struct server *s, const char *const *args);
  * small log. `keep` NULL keeps every line, as server_start does. */
 int server_start_filtered(struct server *s, const char *const *args,
                           bool (*keep)(void *cls, const char *line, size_t len), void *cls);
+/* Start `agent --listen 127.0.0.1:0` (the node agent) with extra arguments;
+ * same contract as server_start (its /metrics and /healthz on s->port). */
+int agent_start(struct server *s, const char *const *args);
 /* server_start for a server whose log level hides the `listening` line: it
  * listens on a free port chosen here and is ready once it accepts connections. */
 int server_start_quiet(struct server *s, const char *const *args);
@@ -113,6 +116,13 @@ int http_get(struct server *s, const char *path, struct resp *out);
  * (the server's port, or its admin_port when the API's is full); -1 when absent
  * or unanswered. */
 long scrape_metric(int port, const char *name);
+/* The candidate for accelerator `id` of a Recommendation body (recommended or
+ * excluded), and a candidate's reason with rule id `rule_id`; NULL when none. */
+const cJSON *rec_candidate(const cJSON *rec, const char *id);
+const cJSON *rec_reason(const cJSON *candidate, const char *rule_id);
+/* The value of the series `series` ("name{labels}", exactly as exposed) in a
+ * text exposition; false when no line has it. */
+bool metric_find(const char *body, const char *series, double *out);
 int http_post_json(struct server *s, const char *path, const char *body, struct resp *out);
 /* Header value (case-insensitive name) copied into buf; false when absent. */
 bool resp_header(const struct resp *r, const char *name, char *buf, size_t len);

@@ -157,6 +157,14 @@ export async function run(base: string, key: string): Promise<string[]> {
     check(status === 200, 'an inventory snapshot');
     called.push('getInventory');
   }
+  // getFleet: this server reads no fleet (no --fleet-prometheus), so the contract's
+  // 404 problem; tests/integration/test_fleet.c calls it against a real Prometheus.
+  {
+    const { data, error, response } = await api.GET('/v1/fleet');
+    check(response.status === 404 && data === undefined, `fleet: ${response.status}`);
+    check(error?.type === 'tag:accel-advisor,2025:fleet-disabled', 'fleet: fleet-disabled');
+    called.push('getFleet');
+  }
   // liveness and readiness (open).
   {
     const live = await anon.GET('/healthz');

@@ -161,21 +161,36 @@ struct dc_workload {
 DC_API DC_NODISCARD enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json,
                                                      struct dc_workload *out, struct dc_error *err);
 
-/* Live availability of one catalog accelerator on this host (from the probe). */
+/* Free devices on one node told apart by dc_availability.nodes_by_free; a node
+ * with more counts as this many (no catalog machine holds more than 8). */
+#define DC_AVAILABILITY_NODE_MAX 16
+
+/* Live availability of one catalog accelerator: on this host (the probe), or
+ * across a fleet of nodes (Prometheus; docs/operations.md, "Fleet"). */
 struct dc_availability {
     const char *accelerator_id; /* catalog id */
-    unsigned attached;          /* devices of this model attached here */
+    unsigned attached;          /* devices of this model attached here, or seen in the fleet */
     unsigned free;              /* of which idle now (no process, low utilisation) */
     double memory_free_gb;      /* summed over free devices; NAN when unknown */
+    /* Node by node: nodes_by_free[k] nodes hold exactly k free devices of this
+     * model (0 included: nodes where none is free). All zero: one node holding
+     * `attached` and `free` (a host probe). */
+    unsigned nodes_by_free[DC_AVAILABILITY_NODE_MAX + 1];
+    /* Devices on nodes where every device of this model is free: what slices
+     * larger than one node's free devices can take (whole hosts). */
+    unsigned whole_node_free;
 };
 
 struct dc_recommend_opts {
     const struct dc_availability *availability; /* may be NULL */
     size_t n_availability;
-    bool probe_enabled;       /* a probe snapshot exists; adds `availability` */
-    const char *probe_source; /* reason source for the availability bonus */
-    bool prefer_available;    /* server-wide default for workload.prefer_available */
-    const char *request_id;   /* copied into the result; may be NULL */
+    bool probe_enabled;       /* availability is known (a snapshot exists); adds `availability` */
+    const char *probe_source; /* reason source for the availability bonus: "probe", "prometheus" */
+    bool availability_fleet;  /* the availability counts a fleet of nodes, not this host */
+    double availability_age_seconds; /* of the snapshot behind it; NAN (or 0) when unknown */
+    bool availability_stale;         /* older than its staleness limit: warned about */
+    bool prefer_available;           /* server-wide default for workload.prefer_available */
+    const char *request_id;          /* copied into the result; may be NULL */
     /* Robustness probes (dc/explain.h): factors on each catalog accelerator's
      * price per chip-hour and on its MFU, in catalog order
      * (dc_ruleset_accelerator_count entries, each > 0). NULL: 1 for every one. */
@@ -262,10 +277,18 @@ struct dc_sizing {
 };
 
 struct dc_candidate_availability {
-    bool known; /* a probe snapshot exists */
+    bool known; /* a probe or fleet snapshot exists */
     unsigned attached;
     unsigned free;
     double memory_free_gb;
+    unsigned nodes;      /* nodes with a device of this model (a host: 1 when attached) */
+    unsigned free_nodes; /* of which nodes with at least one free device */
+    /* The configuration's chips are free now: each machine of its shape on one
+     * node's free devices, a slice larger than a node on whole free nodes. */
+    bool configuration_free;
+    bool fleet;         /* counted across a fleet (opts.availability_fleet) */
+    double age_seconds; /* of the snapshot; NAN when unknown */
+    bool stale;         /* opts.availability_stale */
 };
 
 /* How the selection placed a candidate (docs/scoring.md, sections 7 and 8). */

@@ -675,7 +675,9 @@ static void test_availability(void **state)
     (void)state;
     cJSON *w = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
                            "\"prefer_available\":true}");
-    struct dc_availability av[1] = {{"tpu-b", 4, 2, 64}};
+    /* One host with all four chips free: the smallest slice (tpu-b-4) fits. */
+    struct dc_availability av[1] = {
+        {.accelerator_id = "tpu-b", .attached = 4, .free = 4, .memory_free_gb = 64}};
     struct dc_recommend_opts o = {.availability = av,
                                   .n_availability = 1,
                                   .probe_enabled = true,
@@ -686,7 +688,7 @@ static void test_availability(void **state)
     bool ex;
     const struct dc_candidate *t = find(r, "tpu-b", &ex);
     assert_true(t->availability.known);
-    assert_int_equal(t->availability.free, 2);
+    assert_int_equal(t->availability.free, 4);
     bool bonus = false;
     for (size_t i = 0; i < t->n_reasons; i++)
         bonus = bonus || (strcmp(t->reasons[i].rule_id, "probe.available") == 0 &&
