@@ -293,8 +293,9 @@ static void test_low_confidence_price(void **state)
     char low_prices[sizeof(prices_ok) + 8];
     const char *high = strstr(prices_ok, "confidence: high");
     assert_non_null(high);
-    snprintf(low_prices, sizeof(low_prices), "%.*sconfidence: low%s", (int)(high - prices_ok),
-             prices_ok, high + strlen("confidence: high"));
+    int n = snprintf(low_prices, sizeof(low_prices), "%.*sconfidence: low%s",
+                     (int)(high - prices_ok), prices_ok, high + strlen("confidence: high"));
+    assert_true(n > 0 && (size_t)n < sizeof(low_prices));
     dc_ruleset *low_rs = NULL;
     assert_int_equal(load4(catalog_ok, sizing_ok, rules_ok, low_prices, &low_rs, NULL), DC_OK);
     /* The first offer (machines of 1) is the low-confidence one. */
