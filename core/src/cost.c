@@ -3,10 +3,10 @@
  * In the cloud a configuration costs what the cheapest public offer from an
  * allowed provider charges, on the price basis the workload asks for
  * (on-demand, spot, or a 1- or 3-year commitment), among the offers that rent
- * its machine size: instances of exactly that many accelerators, or of a size
- * that divides it (a machine of 8 as two instances of 4); TPU slices at the
- * per-chip rate. A size no offer rents is not for sale there, so its cost is
- * unknown. On premises there is no rental price: the
+ * its machine size: instances of exactly that many accelerators (eight 1-GPU
+ * instances are not an 8-GPU machine: NVLink joins the GPUs of one instance
+ * only); TPU slices at the per-chip rate. A size no offer rents is not for
+ * sale there, so its cost is unknown. On premises there is no rental price: the
  * cost is the energy the chips draw plus their hardware list price amortised
  * over sizing.yaml's years, and it stays unknown when no list price is public.
  * A hybrid deployment takes the cheaper of the two that is known. Unknown
@@ -42,15 +42,14 @@ static bool offer_allowed(const struct dc_offer *o, enum dc_pricing basis, unsig
 }
 
 /* Whether `o` rents the machines of shape `s`: instances of exactly
- * s->per_unit accelerators or of a size that divides it (a machine of 8 built
- * from two instances of 4), or, for a per-chip TPU offer, a documented slice. */
+ * s->per_unit accelerators, or, for a per-chip TPU offer, a documented slice. */
 static bool rents(const struct dc_offer *o, const struct dc_shape *s)
 {
     if (s->per_unit == 0)
         return false;
     if (o->accelerators == 0)
         return s->slice != NULL;
-    return s->per_unit % o->accelerators == 0;
+    return s->per_unit == o->accelerators;
 }
 
 /* How many of the offer's instances shape `s` takes (slices for a per-chip

@@ -3,7 +3,7 @@
  * machine sizes that can be rented (dc__rentable_node_sizes), who rents a
  * shape (dc__providers_renting) and the reason when nobody does; and, over the
  * shipped rules, that no configuration is priced by an offer that does not
- * rent its machine size and that every part is priced or says why not.
+ * rent exactly its machine size and that every part is priced or says why not.
  *
  * The offers below, on tests/support/mini_rules.h's gpu-a (machines of 1, 2,
  * 4, 8) and tpu-b (slices of 4, 16, 64):
@@ -86,28 +86,30 @@ static void test_offer_for_shape(void **state)
 {
     (void)state;
     unsigned n = 99;
-    /* 8 a machine: a8 and g2 both $4 a chip; one instance beats four. */
+    /* Only an instance of exactly the machine's size rents it: eight 1-GPU
+     * instances are not an 8-GPU machine (no NVLink between them). */
     assert_string_equal(offer_for(gpu, (struct dc_shape){1, 8, NULL}, 0, 0, &n), "a8");
     assert_int_equal(n, 1);
     assert_string_equal(offer_for(gpu, (struct dc_shape){3, 8, NULL}, 0, 0, &n), "a8");
     assert_int_equal(n, 3);
-    /* 4 a machine: a8 cannot rent it; g2 ($4) beats g4 ($4.50) and g1 ($5). */
-    assert_string_equal(offer_for(gpu, (struct dc_shape){1, 4, NULL}, 0, 0, &n), "g2");
+    assert_string_equal(offer_for(gpu, (struct dc_shape){1, 4, NULL}, 0, 0, &n), "g4");
+    assert_int_equal(n, 1);
+    assert_string_equal(offer_for(gpu, (struct dc_shape){2, 2, NULL}, 0, 0, &n), "g2");
     assert_int_equal(n, 2);
     assert_string_equal(offer_for(gpu, (struct dc_shape){1, 1, NULL}, 0, 0, &n), "g1");
     assert_int_equal(n, 1);
-    /* Only AWS allowed: nobody rents 4. */
+    /* Only AWS allowed: nobody rents 4; only GCP: nobody rents 8. */
     assert_null(offer_for(gpu, (struct dc_shape){1, 4, NULL}, 0, AWS, &n));
     assert_int_equal(n, 0);
-    assert_string_equal(offer_for(gpu, (struct dc_shape){2, 8, NULL}, 0, GCP, &n), "g2");
-    assert_int_equal(n, 8);
+    assert_null(offer_for(gpu, (struct dc_shape){2, 8, NULL}, 0, GCP, &n));
     /* Other bases: spot only on a8, the commitment only on g4. */
     assert_null(offer_for(gpu, (struct dc_shape){1, 4, NULL}, DC_PRICING_SPOT, 0, &n));
     assert_string_equal(offer_for(gpu, (struct dc_shape){1, 8, NULL}, DC_PRICING_SPOT, 0, &n),
                         "a8");
     assert_string_equal(
-        offer_for(gpu, (struct dc_shape){1, 8, NULL}, DC_PRICING_COMMITTED_1Y, 0, &n), "g4");
-    assert_int_equal(n, 2);
+        offer_for(gpu, (struct dc_shape){1, 4, NULL}, DC_PRICING_COMMITTED_1Y, 0, &n), "g4");
+    assert_int_equal(n, 1);
+    assert_null(offer_for(gpu, (struct dc_shape){1, 8, NULL}, DC_PRICING_COMMITTED_1Y, 0, &n));
     assert_null(offer_for(gpu, (struct dc_shape){1, 8, NULL}, DC_PRICING_COMMITTED_3Y, 0, &n));
     /* A TPU slice at the per-chip rate; its instances are the slices. */
     assert_string_equal(offer_for(tpu, (struct dc_shape){2, 16, "tpu-b-16"}, 0, 0, &n), "TPU b");
@@ -156,7 +158,7 @@ static void test_providers_renting(void **state)
     unsigned p = 99;
     struct dc_shape eight = {1, 8, NULL}, four = {1, 4, NULL};
     assert_true(dc__providers_renting(gpu, &eight, 0, &p));
-    assert_int_equal(p, AWS | GCP);
+    assert_int_equal(p, AWS);
     assert_true(dc__providers_renting(gpu, &four, 0, &p));
     assert_int_equal(p, GCP);
     assert_false(dc__providers_renting(gpu, &four, DC_PRICING_SPOT, &p));
@@ -261,7 +263,7 @@ static void test_shipped_prices_rent_their_shape(void **state)
             if (o->accelerators == 0)
                 assert_non_null(z->shape.slice);
             else
-                assert_int_equal(z->shape.per_unit % o->accelerators, 0);
+                assert_int_equal(z->shape.per_unit, o->accelerators);
             unsigned per = o->accelerators > 0 ? o->accelerators : z->shape.per_unit;
             assert_int_equal((unsigned long)z->instances * per, dc__shape_chips(&z->shape));
             enum dc_pricing b = r.res->workload.pricing;

@@ -192,11 +192,12 @@ static void test_price_errors(void **state)
                        "prices.yaml:2: gpu-a: missing required field \"source\"");
     expect_prices_edit("    instance_type: test machine\n", "",
                        "prices.yaml:2: gpu-a: missing required field \"instance_type\"");
-    /* Sizes the catalog's shapes (1, 2, 4, 8) cannot be built from. */
+    /* Sizes that are none of the catalog's machines (1, 2, 4, 8): an offer
+     * rents only its own size, so a 16-GPU instance is not two machines of 8. */
     expect_prices_edit("accelerators: 1", "accelerators: 3",
-                       "prices.yaml:6: gpu-a: no shape of gpu-a is built from instances of 3");
+                       "prices.yaml:6: gpu-a: no shape of gpu-a is a machine of 3");
     expect_prices_edit("accelerators: 1", "accelerators: 16",
-                       "prices.yaml:6: gpu-a: no shape of gpu-a is built from instances of 16");
+                       "prices.yaml:6: gpu-a: no shape of gpu-a is a machine of 16");
     expect_prices_edit("accelerators: 1", "accelerators: 1.5",
                        "prices.yaml:6: gpu-a: \"accelerators\" must be an integer");
     expect_prices_edit("accelerators: 1", "accelerators: 0",
@@ -227,6 +228,14 @@ static void test_price_errors(void **state)
                        "    instance_type: TPU b\n    source: https://example.com/q\n"
                        "    confidence: low\n    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
                        "prices.yaml:17: tpu-b: unknown key \"usd_per_hour\" in a price");
+    /* An instance of 8 chips divides the 16-chip slice but is no slice of its
+     * own: it rents nothing. */
+    expect_prices_edit("hardware: []\n",
+                       "  - accelerator: tpu-b\n    provider: gcp\n    region: us-central1\n"
+                       "    instance_type: TPU b host\n    accelerators: 8\n"
+                       "    source: https://example.com/q\n    confidence: low\n"
+                       "    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
+                       "prices.yaml:15: tpu-b: no shape of tpu-b is a machine of 8");
     /* unpriced: why a part has no price, with the sources checked. */
     expect_prices_edit("hardware: []\n",
                        "unpriced:\n  - {accelerator: gpu-a, reason: none found, checked: "
