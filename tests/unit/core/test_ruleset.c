@@ -131,9 +131,23 @@ static void test_shape_errors(void **state)
                         "catalog.yaml:12: gpu-a: interconnect domain must be an integer");
 }
 
+/* One offer, so that an edit's line is where the test says it is, whatever
+ * offers tests/support/mini_rules.h adds. */
+static const char one_offer[] = "prices:\n"
+                                "  - accelerator: gpu-a\n"
+                                "    provider: aws\n"
+                                "    region: us-east-1\n"
+                                "    instance_type: test machine\n"
+                                "    accelerators: 1\n"
+                                "    source: https://example.com/p\n"
+                                "    confidence: high\n"
+                                "    on_demand: {usd_per_hour: 4.9, as_of: \"2024-12\"}\n"
+                                "    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}\n"
+                                "hardware: []\n";
+
 static void expect_prices_edit(const char *from, const char *to, const char *expected)
 {
-    char *pr = with(prices_ok, from, to);
+    char *pr = with(one_offer, from, to);
     dc_ruleset *rs = NULL;
     struct dc_diags d;
     dc_diags_init(&d);
@@ -369,8 +383,9 @@ static void test_load_ok(void **state)
     assert_int_equal(a->family, DC_FAMILY_GPU);
     assert_int_equal(a->pci_vendor, 0x10de);
     assert_int_equal(a->n_pci_devices, 2);
-    assert_int_equal(a->n_offers, 1);
+    assert_int_equal(a->n_offers, 4); /* machines of 1, 2, 4 and 8 */
     assert_int_equal(a->offers[0].provider, DC_PROVIDER_AWS);
+    assert_int_equal(a->offers[3].accelerators, 8);
     assert_true(a->offers[0].price[DC_PRICING_ON_DEMAND].usd_per_chip_hour == 4.9);
     assert_true(isnan(a->offers[0].price[DC_PRICING_COMMITTED_1Y].usd_per_chip_hour));
     assert_true(isnan(a->list_price_usd));
