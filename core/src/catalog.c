@@ -219,7 +219,7 @@ static void parse_accelerator(const struct dc__where *w, struct dc_accelerator *
     const char *fam = dc__get_str(w, "family", true);
     if (fam != NULL && !dc_family_parse(fam, &a->family))
         dc__diag(w->L, w->file, dc__line_of(w, cJSON_GetObjectItemCaseSensitive(w->obj, "family")),
-                 w->id, "family must be gpu, tpu or cpu");
+                 w->id, "family must be gpu, tpu, cpu or asic");
     a->fact = dc__get_str(w, "fact", false);
     a->source = dc__get_url(w, "source", true);
     const cJSON *pci = dc__get_obj(w, "pci", false);

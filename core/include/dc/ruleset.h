@@ -22,7 +22,9 @@
 #define DC_RULESET_MAX_DIAGS        200
 #define DC_ID_MAX                   32 /* rule and accelerator ids */
 
-enum dc_family { DC_FAMILY_GPU, DC_FAMILY_TPU, DC_FAMILY_CPU, DC_FAMILY_COUNT };
+/* asic: purpose-built accelerators that are neither GPUs nor TPUs (AWS Trainium
+ * and Inferentia, Intel Gaudi), each with its own compiler stack. */
+enum dc_family { DC_FAMILY_GPU, DC_FAMILY_TPU, DC_FAMILY_CPU, DC_FAMILY_ASIC, DC_FAMILY_COUNT };
 
 enum dc_precision {
     DC_PREC_FP64,

@@ -346,9 +346,9 @@ static void test_param_errors(void **state)
     expect_sizing_edit("architecture_mfu: {cnn:", "architecture_mfu: {cnx:",
                        "sizing.yaml:17: unknown key \"cnx\" in sizing.training.architecture_mfu");
     expect_sizing_edit("    fp8: {gpu: 1.25,", "    fp9: {gpu: 1.25,",
-                       "sizing.yaml:34: unknown key \"fp9\" in sizing.precision_gain");
+                       "sizing.yaml:35: unknown key \"fp9\" in sizing.precision_gain");
     expect_sizing_edit("    fp8: {gpu: 1.25,", "    fp8: {gpu: 0.5,",
-                       "sizing.yaml:34: \"gpu\" must be between 1 and 16");
+                       "sizing.yaml:35: \"gpu\" must be between 1 and 16");
     expect_sizing_edit("    gpu: {training: 0.5,", "    gpu: {training: 0.5, speed: 2,",
                        "sizing.yaml:30: unknown key \"speed\" in an mfu family");
     expect_sizing_edit("    gpu: {training: 0.5,", "    npu: {training: 0.5,",
@@ -497,7 +497,7 @@ static void test_catalog_and_sizing_errors(void **state)
     memcpy(p, "memory_gb: -1", 13);
     assert_int_equal(load3(cat, sizing_ok, "rules: []\n", &rs, &d), DC_EVALIDATE);
     char line[768];
-    const char *want[] = {"catalog.yaml:5: gpu-a: family must be gpu, tpu or cpu",
+    const char *want[] = {"catalog.yaml:5: gpu-a: family must be gpu, tpu, cpu or asic",
                           "catalog.yaml:8: gpu-a: \"memory_gb\" must be between"};
     for (size_t k = 0; k < 2; k++) {
         bool found = false;
