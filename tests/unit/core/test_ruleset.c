@@ -717,10 +717,13 @@ static void test_default_rules(void **state)
         if (dc_ruleset_find_accelerator(rs, required[i]) == NULL)
             fail_msg("catalog lacks %s", required[i]);
     }
-    bool cpu = false;
-    for (size_t i = 0; i < dc_ruleset_accelerator_count(rs); i++)
+    bool cpu = false, asic = false;
+    for (size_t i = 0; i < dc_ruleset_accelerator_count(rs); i++) {
         cpu = cpu || dc_ruleset_accelerator(rs, i)->family == DC_FAMILY_CPU;
+        asic = asic || dc_ruleset_accelerator(rs, i)->family == DC_FAMILY_ASIC;
+    }
     assert_true(cpu);
+    assert_true(asic);
     dc_ruleset_release(rs);
     dc_diags_cleanup(&d);
 }
