@@ -20,8 +20,8 @@
 
 /* Counts one training part may try: its machine sizes or slices in range
  * (at most DC_ACC_MAX_SLICES), a doubling ladder over 32-bit counts, and the
- * three exact counts. */
-#define TRAIN_MAX_CONFIGS (DC_ACC_MAX_SLICES + 33 + 3)
+ * five exact counts (memory, target, limit, minimum run, fast domain). */
+#define TRAIN_MAX_CONFIGS (DC_ACC_MAX_SLICES + 33 + 5)
 /* Serving: replica sizes tried past the first that holds one request, and
  * batches per size (the latency-bound one, a quarter, a sixteenth, one). */
 #define SERVE_SIZES_PAST_FIT 4
@@ -281,6 +281,12 @@ static void training_counts(const struct dc__part *p, unsigned lo, struct train_
     add_count(t, t->hi);
     if (isfinite(p->peak))
         add_count(t, fewest_within(p, lo, t->hi, p->s->min_run_hours.value));
+    /* The whole fast domain (72 GPUs of a GB200 NVL72 rack): past it each
+     * chip costs more per run, so it is often the fastest of equal cost. */
+    if (a->domain > 0) {
+        dc__shape_at_most(a, a->domain, &s);
+        add_count(t, dc__shape_chips(&s));
+    }
     size_t n_sizes = a->n_slices > 0 ? a->n_slices : a->n_node_sizes;
     for (size_t i = 0; i < n_sizes; i++)
         add_count(t, a->n_slices > 0 ? a->slices[i].chips : a->node_sizes[i]);

@@ -653,7 +653,7 @@ static void rank_families(struct dc_result *res, const int *fam_score, unsigned 
         }
         r->excluded = r->best == NULL || (fam_excl & (1u << f)) != 0;
     }
-    /* Insertion sort of three: by the rank of the best candidate, then (none
+    /* Insertion sort of the families: by the rank of the best candidate, then (none
      * left) by family rule score, then by enum order. */
     for (size_t i = 1; i < DC_FAMILY_COUNT; i++) {
         struct dc_family_rank key = res->families[i];

@@ -122,7 +122,7 @@ static void load_mfu(const struct dc__where *z, struct dc_sizing_params *s)
     if (mfu == NULL)
         return;
     struct dc__where m = dc__sub(z, mfu);
-    static const char *const fams[] = {"gpu", "tpu", "cpu", NULL};
+    static const char *const fams[] = {"gpu", "tpu", "cpu", "asic", NULL};
     dc__check_keys(&m, "sizing.mfu", fams);
     for (size_t f = 0; f < DC_FAMILY_COUNT; f++) {
         const cJSON *fo = dc__get_obj(&m, dc_family_name((enum dc_family)f), true);
@@ -138,7 +138,7 @@ static void load_mfu(const struct dc__where *z, struct dc_sizing_params *s)
     }
 }
 
-/* precision_gain: {fp8: {gpu, tpu, cpu, source}, ...}; an unlisted precision
+/* precision_gain: {fp8: {gpu, tpu, cpu, asic, source}, ...}; an unlisted precision
  * gains nothing over bf16. */
 static void load_precision_gain(const struct dc__where *z, struct dc_sizing_params *s)
 {
@@ -151,7 +151,7 @@ static void load_precision_gain(const struct dc__where *z, struct dc_sizing_para
         return;
     struct dc__where g = dc__sub(z, pg);
     static const char *const precs[] = {"fp8", "fp4", "int8", "int4", NULL};
-    static const char *const keys[] = {"gpu", "tpu", "cpu", "source", NULL};
+    static const char *const keys[] = {"gpu", "tpu", "cpu", "asic", "source", NULL};
     dc__check_keys(&g, "sizing.precision_gain", precs);
     const cJSON *it = NULL;
     cJSON_ArrayForEach(it, pg)

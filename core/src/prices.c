@@ -77,18 +77,20 @@ static void parse_basis(const struct dc__where *w, const cJSON *o, unsigned acce
         p->usd_per_hour = p->usd_per_chip_hour = NAN;
 }
 
-/* Whether some shape of `a` is built from whole instances of `n` accelerators
- * (n = 0: priced per chip, which only named slices are). */
+/* Whether some shape of `a` is a machine of exactly `n` accelerators: an
+ * offer rents only its own size (core/src/cost.c), so an instance no shape
+ * uses could never price anything (n = 0: priced per chip, which only named
+ * TPU slices are). */
 static bool size_usable(const struct dc_accelerator *a, unsigned n)
 {
     if (n == 0)
         return a->n_slices > 0 && a->family == DC_FAMILY_TPU;
     for (size_t i = 0; i < a->n_node_sizes; i++) {
-        if (a->node_sizes[i] % n == 0)
+        if (a->node_sizes[i] == n)
             return true;
     }
     for (size_t i = 0; i < a->n_slices; i++) {
-        if (a->slices[i].chips % n == 0)
+        if (a->slices[i].chips == n)
             return true;
     }
     return false;
@@ -113,8 +115,7 @@ static unsigned parse_size(const struct dc__where *w, const struct dc_accelerato
                      a->id);
         else
             dc__diag(w->L, w->file, dc__line_of(w, v), w->id,
-                     "no shape of %s is built from instances of %u (catalog.yaml shapes)", a->id,
-                     (unsigned)n);
+                     "no shape of %s is a machine of %u (catalog.yaml shapes)", a->id, (unsigned)n);
     }
     return (unsigned)n;
 }

@@ -329,7 +329,8 @@ static void training_assumptions(const struct dc_sizing_params *s, struct dc_res
     static const char *const names[DC_FAMILY_COUNT][3] = {
         {"mfu_training_gpu", "mfu_cross_domain_gpu", "mfu_decay_per_doubling_gpu"},
         {"mfu_training_tpu", "mfu_cross_domain_tpu", "mfu_decay_per_doubling_tpu"},
-        {"mfu_training_cpu", "mfu_cross_domain_cpu", "mfu_decay_per_doubling_cpu"}};
+        {"mfu_training_cpu", "mfu_cross_domain_cpu", "mfu_decay_per_doubling_cpu"},
+        {"mfu_training_asic", "mfu_cross_domain_asic", "mfu_decay_per_doubling_asic"}};
     for (size_t f = 0; f < DC_FAMILY_COUNT; f++) {
         add(res, names[f][0], s->mfu_training[f], "ratio", s->mfu_source[f]);
         add(res, names[f][1], s->mfu_cross_domain[f], "ratio", s->mfu_source[f]);
@@ -349,7 +350,7 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
     add_param(res, "max_batch", &s->max_batch, "requests");
     add_param(res, "hbm_efficiency", &s->hbm_efficiency, "ratio");
     static const char *const names[DC_FAMILY_COUNT] = {"mfu_inference_gpu", "mfu_inference_tpu",
-                                                       "mfu_inference_cpu"};
+                                                       "mfu_inference_cpu", "mfu_inference_asic"};
     for (size_t f = 0; f < DC_FAMILY_COUNT; f++)
         add(res, names[f], s->mfu_inference[f], "ratio", s->mfu_source[f]);
     add(res, "hours_per_month", s->hours_per_month, "hours", "convention");
@@ -374,7 +375,8 @@ void dc__report_assumptions(const dc_ruleset *rs, struct dc_result *res,
     if (s->precision_gain_source[p] != NULL)
         for (size_t f = 0; f < DC_FAMILY_COUNT; f++) {
             static const char *const names[DC_FAMILY_COUNT] = {
-                "precision_gain_gpu", "precision_gain_tpu", "precision_gain_cpu"};
+                "precision_gain_gpu", "precision_gain_tpu", "precision_gain_cpu",
+                "precision_gain_asic"};
             add(res, names[f], s->precision_gain[p][f], "ratio", s->precision_gain_source[p]);
         }
 }

@@ -43,7 +43,7 @@
     }
 #define SVC_METRICS_EXPLAIN_BUCKET_COUNT 9
 
-/* Families counted by accel_advisor_recommendations_total: gpu, tpu, cpu, none. */
+/* Families counted by accel_advisor_recommendations_total: gpu, tpu, cpu, asic, none. */
 #define SVC_METRICS_FAMILY_NONE DC_FAMILY_COUNT
 
 struct svc_metrics {

@@ -320,11 +320,11 @@ bool svc_import_aws(const char *file, const char *text, const struct svc_price_m
 /* A YAML double-quoted scalar (JSON escapes are valid in it). */
 static void put_str(FILE *fp, const char *s)
 {
-    cJSON *v = cJSON_CreateStringReference(s);
-    char *q = cJSON_PrintUnformatted(v);
+    cJSON *item = cJSON_CreateStringReference(s); /* the string stays the caller's */
+    char *q = item != NULL ? cJSON_PrintUnformatted(item) : NULL;
     fputs(q != NULL ? q : "\"\"", fp);
     cJSON_free(q);
-    cJSON_Delete(v); /* the item only: a reference does not own `s` */
+    cJSON_Delete(item);
 }
 
 static void put_key(FILE *fp, const char *key, const char *s)

@@ -32,7 +32,7 @@ assertType<Equals<Schemas['Accelerator']['vendor'], Schemas['Vendor']>>();
 assertType<Equals<Schemas['Accelerator']['precisions'], Schemas['Precision'][]>>();
 // ProblemError is a plain object.
 const byPointer: ProblemError = { pointer: '/model/parameters', message: 'must be >= 1' };
-const byParameter: ProblemError = { parameter: 'family', message: 'must be one of gpu, tpu, cpu' };
+const byParameter: ProblemError = { parameter: 'family', message: 'must be one of gpu, tpu, cpu, asic' };
 // The request id header takes any string: the server never refuses one.
 type RequestIdHeader = NonNullable<paths['/v1/recommendations']['post']['parameters']['header']>['X-Request-Id'];
 assertType<Equals<RequestIdHeader, string | undefined>>();
@@ -64,7 +64,7 @@ export async function run(base: string, key: string): Promise<string[]> {
     check(/^[0-9a-f]{64}$/.test(data.rules_version), 'rules_version');
     const w: NormalizedWorkload = data.workload;
     check(w.task === 'inference' && w.inference !== undefined && w.training === undefined, 'normalized workload');
-    check(data.families.length === 3, 'three families');
+    check(data.families.length === 4, 'four families');
     const top = data.recommendations[0];
     check(top !== undefined && top.score >= 0 && top.score <= 100, 'a top candidate');
     check(top.sizing.chips >= 1 && typeof top.sizing.fits === 'boolean', 'sizing');

@@ -22,7 +22,9 @@
 #define DC_RULESET_MAX_DIAGS        200
 #define DC_ID_MAX                   32 /* rule and accelerator ids */
 
-enum dc_family { DC_FAMILY_GPU, DC_FAMILY_TPU, DC_FAMILY_CPU, DC_FAMILY_COUNT };
+/* asic: purpose-built accelerators that are neither GPUs nor TPUs (AWS Trainium
+ * and Inferentia, Intel Gaudi), each with its own compiler stack. */
+enum dc_family { DC_FAMILY_GPU, DC_FAMILY_TPU, DC_FAMILY_CPU, DC_FAMILY_ASIC, DC_FAMILY_COUNT };
 
 enum dc_precision {
     DC_PREC_FP64,
@@ -109,7 +111,7 @@ struct dc_accelerator {
     const char *id;
     const char *name;
     const char *short_name; /* for shapes: "H100" in "4 x 8 H100"; defaults to the id */
-    const char *vendor;     /* nvidia | amd | google | generic */
+    const char *vendor;     /* nvidia | amd | google | intel | aws | generic */
     enum dc_family family;
     const char *fact; /* may be NULL */
     const char *source;

@@ -53,7 +53,7 @@ static void test_result_json(void **state)
                 1e8);
     assert_null(cJSON_GetObjectItem(wl, "inference"));
     const cJSON *fams = cJSON_GetObjectItem(body, "families");
-    assert_int_equal(cJSON_GetArraySize(fams), 3);
+    assert_int_equal(cJSON_GetArraySize(fams), DC_FAMILY_COUNT);
     assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(fams, 0), "family")->valuestring,
                         "gpu");
     assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(fams, 0), "best")->valuestring,

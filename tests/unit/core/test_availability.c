@@ -126,7 +126,7 @@ static void test_host(void **state)
     assert_string_equal(o.bonus->source, "probe");
     assert_string_equal(o.text, "8 of 8 attached h100 are free on this host now: room for 1 x 8 "
                                 "H100.");
-    int with = o.c->score;
+    int with = o.c->selection.soft_points; /* availability_points among them */
     done(&o);
 
     av.free = 7; /* one busy GPU: the 8-GPU configuration cannot start here */
@@ -134,7 +134,7 @@ static void test_host(void **state)
     assert_false(o.c->availability.configuration_free);
     assert_int_equal(o.c->availability.free, 7);
     assert_null(o.bonus);
-    assert_true(o.c->score < with);
+    assert_true(o.c->selection.soft_points < with);
     done(&o);
 
     /* Not asked for: no bonus, the availability still shown. */

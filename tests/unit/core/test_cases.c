@@ -127,8 +127,22 @@ static double sizing_value(const struct dc_sizing *z, const char *key, bool *kno
     return NAN;
 }
 
+/* The offer that prices `z`: its instance type ("offer") or provider
+ * ("provider"); false when the field is another one. NULL offer: "" (none). */
+static bool offer_field(const struct dc_sizing *z, const char *key, const char **out)
+{
+    if (strcmp(key, "offer") == 0)
+        *out = z->offer != NULL ? z->offer->instance_type : "";
+    else if (strcmp(key, "provider") == 0)
+        *out = z->offer != NULL ? dc_provider_name(z->offer->provider) : "";
+    else
+        return false;
+    return true;
+}
+
 /* "sizing": {"h100": {"chips": [lo, hi], "shape": "1 x 8 H100", "basis": "target",
- * "meets_rate": true, "withheld": false, ...}}: every named field must match. */
+ * "offer": "p5.48xlarge", "provider": "aws", "priced": true, "meets_rate": true,
+ * "withheld": false, ...}}: every named field must match. */
 static bool sizing_matches(const struct dc_candidate *c, const cJSON *want, char *why, size_t len)
 {
     const struct dc_sizing *z = &c->sizing;
@@ -137,6 +151,7 @@ static bool sizing_matches(const struct dc_candidate *c, const cJSON *want, char
     {
         bool known = false;
         char shape[64];
+        const char *got = NULL;
         if (cJSON_IsArray(f) && cJSON_GetArraySize(f) == 2) {
             double v = sizing_value(z, f->string, &known);
             double lo = cJSON_GetArrayItem(f, 0)->valuedouble;
@@ -149,6 +164,18 @@ static bool sizing_matches(const struct dc_candidate *c, const cJSON *want, char
             dc_shape_format(c->acc, &z->shape, shape, sizeof(shape));
             if (strstr(shape, f->valuestring) == NULL) {
                 snprintf(why, len, "shape %s, want %s", shape, f->valuestring);
+                return false;
+            }
+        } else if (cJSON_IsString(f) && offer_field(z, f->string, &got)) {
+            if (strcmp(got, f->valuestring) != 0) {
+                snprintf(why, len, "%s %s, want %s", f->string, *got ? got : "(none)",
+                         f->valuestring);
+                return false;
+            }
+        } else if (strcmp(f->string, "priced") == 0 && cJSON_IsBool(f)) {
+            if ((z->cost_basis != DC_COST_UNKNOWN) != cJSON_IsTrue(f)) {
+                snprintf(why, len, "cost is %s",
+                         z->cost_basis != DC_COST_UNKNOWN ? "known" : "unknown");
                 return false;
             }
         } else if (strcmp(f->string, "basis") == 0) {

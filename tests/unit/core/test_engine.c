@@ -391,7 +391,7 @@ static void test_unknown_cost_gates(void **state)
     assert_true(g->sizing.usd_per_chip_hour == 2.0);
     assert_string_equal(g->sizing.offer->price[DC_PRICING_SPOT].as_of, "2024-12-01");
     text = dc_reason_text(r, g, reason(g, "sizing.cost"), buf, sizeof(buf));
-    assert_non_null(strstr(text, "$2 per chip-hour, spot on aws us-east-1 (test machine"));
+    assert_non_null(strstr(text, "$2 per chip-hour, spot on aws us-east-1 (test machine 1)"));
     dc_result_free(r);
     r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
             "\"constraints\":{\"pricing\":\"committed_3y\",\"budget_usd\":1e9}}");

@@ -667,7 +667,11 @@ static void bases(const struct wl *w)
             checked++;
             if (y == NULL)
                 continue; /* a budget or portability can exclude on another basis */
-            if (y->sizing.chips_for_memory != x->sizing.chips_for_memory)
+            /* The training need itself: the smallest shape holding it may
+             * differ, as each basis rents its own machine sizes (AWS's A10G
+             * spot), and a serving need holds the configuration's batch. */
+            if (a.res->workload.task != DC_TASK_INFERENCE &&
+                y->sizing.memory_need_gb != x->sizing.memory_need_gb)
                 fail_msg("%s: %s changed %s's memory need", json, others[i], x->acc->id);
             for (size_t j = 0; j < x->n_reasons; j++) {
                 const char *id = x->reasons[j].rule_id;

@@ -131,9 +131,23 @@ static void test_shape_errors(void **state)
                         "catalog.yaml:12: gpu-a: interconnect domain must be an integer");
 }
 
+/* One offer, so that an edit's line is where the test says it is, whatever
+ * offers tests/support/mini_rules.h adds. */
+static const char one_offer[] = "prices:\n"
+                                "  - accelerator: gpu-a\n"
+                                "    provider: aws\n"
+                                "    region: us-east-1\n"
+                                "    instance_type: test machine\n"
+                                "    accelerators: 1\n"
+                                "    source: https://example.com/p\n"
+                                "    confidence: high\n"
+                                "    on_demand: {usd_per_hour: 4.9, as_of: \"2024-12\"}\n"
+                                "    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}\n"
+                                "hardware: []\n";
+
 static void expect_prices_edit(const char *from, const char *to, const char *expected)
 {
-    char *pr = with(prices_ok, from, to);
+    char *pr = with(one_offer, from, to);
     dc_ruleset *rs = NULL;
     struct dc_diags d;
     dc_diags_init(&d);
@@ -192,11 +206,12 @@ static void test_price_errors(void **state)
                        "prices.yaml:2: gpu-a: missing required field \"source\"");
     expect_prices_edit("    instance_type: test machine\n", "",
                        "prices.yaml:2: gpu-a: missing required field \"instance_type\"");
-    /* Sizes the catalog's shapes (1, 2, 4, 8) cannot be built from. */
+    /* Sizes that are none of the catalog's machines (1, 2, 4, 8): an offer
+     * rents only its own size, so a 16-GPU instance is not two machines of 8. */
     expect_prices_edit("accelerators: 1", "accelerators: 3",
-                       "prices.yaml:6: gpu-a: no shape of gpu-a is built from instances of 3");
+                       "prices.yaml:6: gpu-a: no shape of gpu-a is a machine of 3");
     expect_prices_edit("accelerators: 1", "accelerators: 16",
-                       "prices.yaml:6: gpu-a: no shape of gpu-a is built from instances of 16");
+                       "prices.yaml:6: gpu-a: no shape of gpu-a is a machine of 16");
     expect_prices_edit("accelerators: 1", "accelerators: 1.5",
                        "prices.yaml:6: gpu-a: \"accelerators\" must be an integer");
     expect_prices_edit("accelerators: 1", "accelerators: 0",
@@ -214,43 +229,51 @@ static void test_price_errors(void **state)
                        "    instance_type: test machine\n    accelerators: 1\n"
                        "    source: https://example.com/q\n"
                        "    confidence: low\n    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
-                       "prices.yaml:38: gpu-a: a second aws test machine offer in us-east-1");
+                       "prices.yaml:11: gpu-a: a second aws test machine offer in us-east-1");
     expect_prices_edit("hardware: []\n",
                        "  - accelerator: gpu-z\n    provider: aws\n    region: us-east-1\n"
                        "    instance_type: x\n    accelerators: 1\n"
                        "    source: https://example.com/q\n    confidence: low\n"
                        "    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
-                       "prices.yaml:38: gpu-z: unknown accelerator \"gpu-z\"");
+                       "prices.yaml:11: gpu-z: unknown accelerator \"gpu-z\"");
     /* A TPU is priced per chip, without an instance size. */
     expect_prices_edit("hardware: []\n",
                        "  - accelerator: tpu-b\n    provider: gcp\n    region: us-central1\n"
                        "    instance_type: TPU b\n    source: https://example.com/q\n"
                        "    confidence: low\n    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
-                       "prices.yaml:44: tpu-b: unknown key \"usd_per_hour\" in a price");
+                       "prices.yaml:17: tpu-b: unknown key \"usd_per_hour\" in a price");
+    /* An instance of 8 chips divides the 16-chip slice but is no slice of its
+     * own: it rents nothing. */
+    expect_prices_edit("hardware: []\n",
+                       "  - accelerator: tpu-b\n    provider: gcp\n    region: us-central1\n"
+                       "    instance_type: TPU b host\n    accelerators: 8\n"
+                       "    source: https://example.com/q\n    confidence: low\n"
+                       "    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
+                       "prices.yaml:15: tpu-b: no shape of tpu-b is a machine of 8");
     /* unpriced: why a part has no price, with the sources checked. */
     expect_prices_edit("hardware: []\n",
                        "unpriced:\n  - {accelerator: gpu-a, reason: none found, checked: "
                        "[https://example.com/c]}\nhardware: []\n",
-                       "prices.yaml:39: gpu-a: listed as unpriced but has 4 offers");
+                       "prices.yaml:12: gpu-a: listed as unpriced but has 1 offer");
     expect_prices_edit("hardware: []\n",
                        "unpriced:\n  - {accelerator: tpu-b, reason: none found, checked: []}\n"
                        "hardware: []\n",
-                       "prices.yaml:39: tpu-b: \"checked\" must name the sources looked at");
+                       "prices.yaml:12: tpu-b: \"checked\" must name the sources looked at");
     expect_prices_edit("hardware: []\n",
                        "unpriced:\n  - {accelerator: tpu-b, reason: none found, checked: "
                        "[not a url]}\nhardware: []\n",
-                       "prices.yaml:39: tpu-b: \"checked\" lists public URLs");
+                       "prices.yaml:12: tpu-b: \"checked\" lists public URLs");
     expect_prices_edit("hardware: []\n",
                        "unpriced:\n  - {accelerator: tpu-b, checked: [https://example.com/c]}\n"
                        "hardware: []\n",
-                       "prices.yaml:39: tpu-b: missing required field \"reason\"");
+                       "prices.yaml:12: tpu-b: missing required field \"reason\"");
     expect_prices_edit("hardware: []\n",
                        "unpriced:\n  - {accelerator: tpu-b, reason: a, checked: "
                        "[https://example.com/c]}\n  - {accelerator: tpu-b, reason: b, checked: "
                        "[https://example.com/c]}\nhardware: []\n",
-                       "prices.yaml:40: tpu-b: listed as unpriced twice");
+                       "prices.yaml:13: tpu-b: listed as unpriced twice");
     expect_prices_edit("hardware: []\n", "unpriced: [3]\nhardware: []\n",
-                       "prices.yaml:38: each unpriced part must be a mapping");
+                       "prices.yaml:11: each unpriced part must be a mapping");
     expect_prices_edit("prices:\n", "offers:\n",
                        "prices.yaml:2: unknown key \"offers\" in prices.yaml");
     expect_prices_edit(
@@ -258,13 +281,13 @@ static void test_price_errors(void **state)
         "hardware:\n  - {accelerator: gpu-a, usd_per_chip: 25000, as_of: \"2025-01\", "
         "source: https://example.com/h}\n  - {accelerator: gpu-a, usd_per_chip: 1, "
         "as_of: \"2025-01\", source: https://example.com/h}\n",
-        "prices.yaml:40: gpu-a: a second hardware price");
+        "prices.yaml:13: gpu-a: a second hardware price");
     expect_prices_edit("hardware: []\n",
                        "hardware:\n  - {accelerator: tpu-z, usd_per_chip: 1, as_of: \"2025-01\", "
                        "source: https://example.com/h}\n",
-                       "prices.yaml:39: tpu-z: unknown accelerator \"tpu-z\"");
+                       "prices.yaml:12: tpu-z: unknown accelerator \"tpu-z\"");
     expect_prices_edit("hardware: []\n", "hardware: [7]\n",
-                       "prices.yaml:38: each hardware price must be a mapping");
+                       "prices.yaml:11: each hardware price must be a mapping");
     /* null is no boolean, and a missing one is reported at its mapping. */
     expect_catalog_edit("    on_prem: true\n", "    on_prem: null\n",
                         "catalog.yaml:16: gpu-a: \"on_prem\" must be true or false");
@@ -323,9 +346,9 @@ static void test_param_errors(void **state)
     expect_sizing_edit("architecture_mfu: {cnn:", "architecture_mfu: {cnx:",
                        "sizing.yaml:17: unknown key \"cnx\" in sizing.training.architecture_mfu");
     expect_sizing_edit("    fp8: {gpu: 1.25,", "    fp9: {gpu: 1.25,",
-                       "sizing.yaml:36: unknown key \"fp9\" in sizing.precision_gain");
+                       "sizing.yaml:37: unknown key \"fp9\" in sizing.precision_gain");
     expect_sizing_edit("    fp8: {gpu: 1.25,", "    fp8: {gpu: 0.5,",
-                       "sizing.yaml:36: \"gpu\" must be between 1 and 16");
+                       "sizing.yaml:37: \"gpu\" must be between 1 and 16");
     expect_sizing_edit("    gpu: {training: 0.5,", "    gpu: {training: 0.5, speed: 2,",
                        "sizing.yaml:32: unknown key \"speed\" in an mfu family");
     expect_sizing_edit("    gpu: {training: 0.5,", "    npu: {training: 0.5,",
@@ -361,9 +384,8 @@ static void test_load_ok(void **state)
     assert_int_equal(a->pci_vendor, 0x10de);
     assert_int_equal(a->n_pci_devices, 2);
     assert_int_equal(a->n_offers, 4); /* machines of 1, 2, 4 and 8 */
-    assert_int_equal(a->offers[3].accelerators, 8);
-    assert_true(a->offers[3].price[DC_PRICING_ON_DEMAND].usd_per_chip_hour == 4.9);
     assert_int_equal(a->offers[0].provider, DC_PROVIDER_AWS);
+    assert_int_equal(a->offers[3].accelerators, 8);
     assert_true(a->offers[0].price[DC_PRICING_ON_DEMAND].usd_per_chip_hour == 4.9);
     assert_true(isnan(a->offers[0].price[DC_PRICING_COMMITTED_1Y].usd_per_chip_hour));
     assert_true(isnan(a->list_price_usd));
@@ -475,7 +497,7 @@ static void test_catalog_and_sizing_errors(void **state)
     memcpy(p, "memory_gb: -1", 13);
     assert_int_equal(load3(cat, sizing_ok, "rules: []\n", &rs, &d), DC_EVALIDATE);
     char line[768];
-    const char *want[] = {"catalog.yaml:5: gpu-a: family must be gpu, tpu or cpu",
+    const char *want[] = {"catalog.yaml:5: gpu-a: family must be gpu, tpu, cpu or asic",
                           "catalog.yaml:8: gpu-a: \"memory_gb\" must be between"};
     for (size_t k = 0; k < 2; k++) {
         bool found = false;
@@ -695,10 +717,13 @@ static void test_default_rules(void **state)
         if (dc_ruleset_find_accelerator(rs, required[i]) == NULL)
             fail_msg("catalog lacks %s", required[i]);
     }
-    bool cpu = false;
-    for (size_t i = 0; i < dc_ruleset_accelerator_count(rs); i++)
+    bool cpu = false, asic = false;
+    for (size_t i = 0; i < dc_ruleset_accelerator_count(rs); i++) {
         cpu = cpu || dc_ruleset_accelerator(rs, i)->family == DC_FAMILY_CPU;
+        asic = asic || dc_ruleset_accelerator(rs, i)->family == DC_FAMILY_ASIC;
+    }
     assert_true(cpu);
+    assert_true(asic);
     dc_ruleset_release(rs);
     dc_diags_cleanup(&d);
 }

@@ -105,7 +105,7 @@ static void test_model_names(void **state)
         {"NVIDIA B200", "b200"},
         {"NVIDIA L4", "l4"},
         {"Tesla T4", "t4"},
-        {"NVIDIA L40S", NULL},
+        {"NVIDIA L40S", "l40s"},
         {"NVIDIA GH200 480GB", NULL},
         {"NVIDIA RTX 6000 Ada Generation", NULL},
         {"AMD Instinct MI300X", NULL}, /* dcgm-exporter names NVIDIA parts only */
