@@ -918,8 +918,10 @@ static void print_frontier(const struct dc_result *res, FILE *fp)
             serving ? "request time" : "run time");
     for (size_t i = 0; i < res->n_frontier; i++) {
         const struct dc_frontier_point *f = &res->frontier[i];
-        fprintf(fp, "  %12.*f %-5s  %10.*f %-2s  %-20s%s\n", f->cost_usd < 100 ? 2 : 0,
-                f->cost_usd, serving ? "$/mo" : w->job_requests > 0 ? "$/job" : "$/run",
+        fprintf(fp, "  %12.*f %-5s  %10.*f %-2s  %-20s%s\n", f->cost_usd < 100 ? 2 : 0, f->cost_usd,
+                serving               ? "$/mo"
+                : w->job_requests > 0 ? "$/job"
+                                      : "$/run",
                 f->time < 10 ? 2 : 0, f->time, serving ? "ms" : "h",
                 dc_shape_format(f->acc, &f->shape, shape, sizeof(shape)),
                 f->pick ? "  <- pick" : "");

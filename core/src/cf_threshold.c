@@ -351,8 +351,7 @@ enum dc_status cf__rule_thresholds(struct cf_ctx *c, struct dc_explanation *e)
         for (size_t j = 0; rc == DC_OK && j < nk; j++) {
             double v = across(f, k[j].value, now > k[j].value);
             if (!isnan(v))
-                rc = try_limit(c, e, f, v, now, across(f, k[j].value, !(now > k[j].value)),
-                               &k[j]);
+                rc = try_limit(c, e, f, v, now, across(f, k[j].value, !(now > k[j].value)), &k[j]);
         }
     }
     return rc;

@@ -27,7 +27,7 @@
 #define SERVE_SIZES_PAST_FIT 4
 #define SERVE_BATCHES        4
 #define SERVE_MAX_CONFIGS    (SERVE_SIZES_PAST_FIT * SERVE_BATCHES)
-#define TIE DC__TIE
+#define TIE                  DC__TIE
 
 double dc__config_spend(const struct dc_sizing_params *s, const struct dc_workload *w,
                         const struct dc_sizing *z)
@@ -146,9 +146,8 @@ static bool after(double xs, double xt, unsigned xc, double ys, double yt, unsig
 /* Append the configurations of `v` (feasible and priced: ok[i]) that no
  * other of them beats on both cost and time: sorted by cost, each that is
  * faster than every cheaper one. */
-static enum dc_status keep_frontier(const struct dc__part *p, size_t idx,
-                                    const struct dc_sizing *v, const bool *ok, size_t n,
-                                    struct dc__points *pts)
+static enum dc_status keep_frontier(const struct dc__part *p, size_t idx, const struct dc_sizing *v,
+                                    const bool *ok, size_t n, struct dc__points *pts)
 {
     struct {
         double spend, time;
@@ -164,8 +163,8 @@ static enum dc_status keep_frontier(const struct dc__part *p, size_t idx,
         t.chips = v[i].chips;
         t.i = i;
         size_t j = m++; /* insertion by cost, then time, then fewer chips */
-        for (; j > 0 && after(k[j - 1].spend, k[j - 1].time, k[j - 1].chips, t.spend, t.time,
-                              t.chips);
+        for (; j > 0 &&
+               after(k[j - 1].spend, k[j - 1].time, k[j - 1].chips, t.spend, t.time, t.chips);
              j--)
             k[j] = k[j - 1];
         k[j] = t;
@@ -314,8 +313,7 @@ static enum dc_chips_basis training_basis(const struct dc__part *p, const struct
 
 static bool configure_training(const struct dc__part *p, size_t idx,
                                bool (*portable)(const struct dc__part *, const struct dc_sizing *),
-                               struct dc__points *pts, struct dc_sizing *pick,
-                               enum dc_status *rc)
+                               struct dc__points *pts, struct dc_sizing *pick, enum dc_status *rc)
 {
     struct dc_shape lo;
     bool fits = dc__train_min_shape(p, p->cap, &lo);
@@ -340,8 +338,8 @@ static bool configure_training(const struct dc__part *p, size_t idx,
         v[i].chips_for_memory = t.lo;
         dc__train_at(p, &s, dc__shape_chips(&s), &v[i]);
         port[i] = portable == NULL || portable(p, &v[i]);
-        ok[i] = port[i] && v[i].within_budget && dc__meets_targets(p, &v[i]) &&
-                isfinite(v[i].cost_usd);
+        ok[i] =
+            port[i] && v[i].within_budget && dc__meets_targets(p, &v[i]) && isfinite(v[i].cost_usd);
         if (i > 0 && cmp_config(p, &v[i], port[i], &v[best], port[best]) < 0)
             best = i;
     }
@@ -384,8 +382,7 @@ static unsigned replica_holding(const struct dc__part *p, double batch)
 /* The batches worth trying on `chips` chips: the workload's own, or the
  * largest that meets the latency target and a few smaller ones (lower
  * latency, more replicas). Returns how many. */
-static size_t batch_options(const struct dc__part *p, unsigned chips, unsigned cap,
-                            unsigned *out)
+static size_t batch_options(const struct dc__part *p, unsigned chips, unsigned cap, unsigned *out)
 {
     if (isfinite(p->w->batch_size)) {
         out[0] = (unsigned)p->w->batch_size;
@@ -451,8 +448,8 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
      * bound on passes guards against rounding). */
     unsigned start = replica_holding(p, isfinite(p->w->batch_size) ? p->w->batch_size : 1.0);
     unsigned passes = 0;
-    for (unsigned t = start; t != 0 && t <= p->cap && sizes < SERVE_SIZES_PAST_FIT &&
-                             passes < 4 * SERVE_SIZES_PAST_FIT;
+    for (unsigned t = start;
+         t != 0 && t <= p->cap && sizes < SERVE_SIZES_PAST_FIT && passes < 4 * SERVE_SIZES_PAST_FIT;
          t = dc__next_replica_size(p->a, t), passes++) {
         unsigned batches[SERVE_BATCHES];
         unsigned cap = dc__serve_batch_cap(p, t);
@@ -476,8 +473,8 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
     if (n == 0) {
         dc__sizing_init(p, pick);
         double batch = isfinite(p->w->batch_size) ? p->w->batch_size : 1.0;
-        pick->memory_need_gb = p->d->weights_gb * p->s->infer_overhead.value +
-                               p->d->kv_cache_gb * batch;
+        pick->memory_need_gb =
+            p->d->weights_gb * p->s->infer_overhead.value + p->d->kv_cache_gb * batch;
         unsigned t = replica_holding(p, 1.0);
         t = t != 0 && dc__serve_batch_cap(p, t) > 0 ? t : 0;
         pick->chips_for_memory = t;

@@ -74,8 +74,7 @@ static const char *basis_text(const struct dc_result *res, const struct dc_sizin
         snprintf(buf, len,
                  "objective time: the fastest count, up to %.0f%% scaling efficiency; a run "
                  "under %g h counts as %g h, so no more chips than that",
-                 s->efficiency_floor.value * 100, s->min_run_hours.value,
-                 s->min_run_hours.value);
+                 s->efficiency_floor.value * 100, s->min_run_hours.value, s->min_run_hours.value);
         break;
     case DC_BASIS_BALANCED:
         snprintf(buf, len,

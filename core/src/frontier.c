@@ -45,8 +45,8 @@ static bool same_config(const struct dc_candidate *c, const struct dc__point *p)
            a->shape.per_unit == b->shape.per_unit;
 }
 
-static struct dc_frontier_point point(const struct dc_workload *w,
-                                      const struct dc_accelerator *acc, const struct dc_sizing *z)
+static struct dc_frontier_point point(const struct dc_workload *w, const struct dc_accelerator *acc,
+                                      const struct dc_sizing *z)
 {
     return (struct dc_frontier_point){acc,
                                       z->shape,
@@ -129,8 +129,8 @@ enum dc_status dc__frontier(const dc_ruleset *rs, struct dc_result *res,
     size_t k = thin(v, m, pick, keep);
     /* The pick is always shown: a gate can hold a cheaper or faster part
      * below it, and then it lies off the frontier. */
-    bool off = top != NULL && top->selection.priced && top->selection.meets_targets &&
-               pick == SIZE_MAX;
+    bool off =
+        top != NULL && top->selection.priced && top->selection.meets_targets && pick == SIZE_MAX;
     res->frontier = dc__arena_alloc(res->arena_, (k + 2) * sizeof(*res->frontier));
     if (res->frontier == NULL) {
         free(v);

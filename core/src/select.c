@@ -118,10 +118,10 @@ static unsigned group(const struct dc_workload *w, const struct dc_candidate *c,
 {
     const struct dc_selection *s = &c->selection;
     unsigned g = s->gates < 255 ? s->gates : 255;
-    bool outside = w->objective == DC_OBJECTIVE_BALANCED && s->meets_targets && s->priced &&
-                   !s->in_band;
-    return (s->meets_targets ? 0u : 1u << 10) | (s->priced || !any_priced ? 0u : 1u << 9) |
-           g << 1 | outside;
+    bool outside =
+        w->objective == DC_OBJECTIVE_BALANCED && s->meets_targets && s->priced && !s->in_band;
+    return (s->meets_targets ? 0u : 1u << 10) | (s->priced || !any_priced ? 0u : 1u << 9) | g << 1 |
+           outside;
 }
 
 static int cmp_ranked(const dc_ruleset *rs, const struct dc_workload *w, bool any_priced,
@@ -205,7 +205,8 @@ static void order(const dc_ruleset *rs, const struct dc_workload *w, const struc
         for (size_t j = i; j < n; j++) {
             bool dominated = false;
             for (size_t k = i; k < n && !dominated; k++)
-                dominated = k != j && group(w, v[k].c, any_priced) == group(w, v[j].c, any_priced) &&
+                dominated = k != j &&
+                            group(w, v[k].c, any_priced) == group(w, v[j].c, any_priced) &&
                             dominates(rs, w, pts, v[k].c, v[j].c);
             if (!dominated) {
                 take = j;
@@ -238,9 +239,9 @@ static void scores(const dc_ruleset *rs, const struct dc_workload *w, bool any_p
     for (size_t i = 0; i < n; i++) {
         struct dc_candidate *c = v[i].c;
         double mine = value_of(rs, w, c, v[i].kind), theirs = value_of(rs, w, top, v[i].kind);
-        int p = i == 0 ? 100
-                       : points(s, mine * c->selection.adjustment,
-                                theirs * top->selection.adjustment);
+        int p = i == 0
+                    ? 100
+                    : points(s, mine * c->selection.adjustment, theirs * top->selection.adjustment);
         int o = points(s, mine, theirs);
         if (i > 0) {
             int prev = v[i - 1].c->score;

@@ -159,4 +159,3 @@ double dc__listed_peak(const struct dc_accelerator *a, enum dc_precision p)
         v = a->peak_tflops[DC_PREC_FP16];
     return isfinite(v) && v > 0 ? v : NAN;
 }
-

@@ -77,10 +77,10 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
      * MFU (every rate below reads the part's measured factor), or when the
      * cloud rents it in fewer machine sizes than the catalog lists. */
     unsigned sizes[DC_ACC_MAX_NODE_SIZES];
-    unsigned n = w->deployment == DC_DEPLOY_CLOUD
-                     ? dc__rentable_node_sizes(a, w->pricing, w->providers, sizes,
-                                               DC_ACC_MAX_NODE_SIZES)
-                     : 0;
+    unsigned n =
+        w->deployment == DC_DEPLOY_CLOUD
+            ? dc__rentable_node_sizes(a, w->pricing, w->providers, sizes, DC_ACC_MAX_NODE_SIZES)
+            : 0;
     if (k.mfu != 1.0 || n > 0) {
         p->scaled = *a;
         p->scaled.mfu_factor *= k.mfu;
@@ -158,8 +158,8 @@ static double training_gb_per_chip(const struct dc__derived *d, const struct dc_
  * pass jumps to the count the state needs beside the activations of the
  * tensor-parallel group it reached, which stops growing at the fast domain,
  * so the loop ends within a few passes. */
-static bool memory_shape(const struct dc__derived *d, const struct dc_accelerator *a,
-                         double usable, unsigned cap, struct dc_shape *out)
+static bool memory_shape(const struct dc__derived *d, const struct dc_accelerator *a, double usable,
+                         unsigned cap, struct dc_shape *out)
 {
     unsigned max_tp = a->domain > 0 ? a->domain : 1;
     if (d->activations_gb / max_tp >= usable)
@@ -214,8 +214,7 @@ void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsign
         if (isfinite(z->peak_tflops))
             z->mfu = p->peak * mfu * p->factor / s->goodput.value / (z->peak_tflops * 1e12);
     }
-    z->meets_deadline =
-        !isfinite(w->deadline_hours) || z->hours <= w->deadline_hours * (1 + 1e-9);
+    z->meets_deadline = !isfinite(w->deadline_hours) || z->hours <= w->deadline_hours * (1 + 1e-9);
     dc__cost(p->rs, w, p->a, p->price_scale, z);
     withhold(p, z);
 }
@@ -234,8 +233,7 @@ static unsigned tensor_parallel(const struct dc_accelerator *a, unsigned chips)
     return a->n_slices > 0 || chips <= domain ? chips : domain;
 }
 
-void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch,
-                    struct dc__replica *r)
+void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, struct dc__replica *r)
 {
     const struct dc__derived *d = p->d;
     unsigned tp = tensor_parallel(p->a, chips);
@@ -430,7 +428,8 @@ static void serve_pinned(const struct dc__part *p, unsigned pinned, struct dc_si
     unsigned least = dc__serve_least_chips(p), tried = 0;
     struct dc__replica best = {0};
     for (unsigned t = dc__next_replica_size(p->a, 0);
-         t != 0 && t <= pinned && tried < PINNED_SIZES_PAST_FIT; t = dc__next_replica_size(p->a, t)) {
+         t != 0 && t <= pinned && tried < PINNED_SIZES_PAST_FIT;
+         t = dc__next_replica_size(p->a, t)) {
         unsigned cap = t < least ? 0 : dc__serve_batch_cap(p, t);
         unsigned batch = isfinite(p->w->batch_size) ? (unsigned)p->w->batch_size
                          : cap > 0                  ? dc__serve_latency_batch(p, t, cap)
@@ -458,9 +457,8 @@ static void serve_pinned(const struct dc__part *p, unsigned pinned, struct dc_si
     z->chips = pinned;
 }
 
-void dc__size_pinned(const dc_ruleset *rs, const struct dc_workload *w,
-                     const struct dc__derived *d, const struct dc_accelerator *a, unsigned pinned,
-                     struct dc_sizing *z)
+void dc__size_pinned(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__derived *d,
+                     const struct dc_accelerator *a, unsigned pinned, struct dc_sizing *z)
 {
     struct dc__part p;
     dc__part_init(&p, rs, w, d, a, DC__UNPERTURBED);

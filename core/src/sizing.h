@@ -136,9 +136,8 @@ void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigne
 
 /* Size `w` on `a` at exactly `pinned` chips (a published run's count, for
  * calibration: dc_size_at). Never fails: unknown numbers stay NAN. */
-void dc__size_pinned(const dc_ruleset *rs, const struct dc_workload *w,
-                     const struct dc__derived *d, const struct dc_accelerator *a, unsigned pinned,
-                     struct dc_sizing *z);
+void dc__size_pinned(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__derived *d,
+                     const struct dc_accelerator *a, unsigned pinned, struct dc_sizing *z);
 
 /* Price the sized configuration: cost_basis, offer, usd_per_chip_hour (times
  * `price_scale`, a robustness probe's factor, 1 otherwise), cost_usd,

@@ -79,7 +79,7 @@ static void render(const char *json, unsigned kinds, struct rendered *out)
 
 /* Objective time, both parts priced: tpu-b is the faster and the dearer. */
 #define TIME_JOB                                                                                   \
-    "{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":3e9},"                \
+    "{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":3e9},"                 \
     "\"objective\":\"time\"}"
 
 static void done(struct rendered *r)

@@ -342,8 +342,8 @@ static void test_robustness(void **state)
     rb = &r.e->robustness;
     assert_false(rb->top_priced);
     assert_true(rb->checks[0].robust);
-    assert_non_null(strstr(dc_flip_text(rb, &rb->checks[0], buf, sizeof(buf)),
-                           "has no known price to move"));
+    assert_non_null(
+        strstr(dc_flip_text(rb, &rb->checks[0], buf, sizeof(buf)), "has no known price to move"));
     done(&r);
     /* Under objective cost gpu-a, priced, is the pick. */
     explain_all("{\"task\":\"training\",\"model\":{\"parameters\":1e9},\"objective\":\"cost\"}",

@@ -225,7 +225,7 @@ static void test_prefix_cache(void **state)
     "{\"task\":\"inference\",\"model\":{\"parameters\":7e9,\"layers\":32,"                         \
     "\"hidden_size\":4096,\"attention_heads\":32,\"kv_heads\":8},"                                 \
     "\"inference\":{\"batch_size\":1,\"input_tokens\":8000,"                                       \
-    "\"output_tokens\":100,\"prefix_cache_hit_rate\":" rate "},"                                  \
+    "\"output_tokens\":100,\"prefix_cache_hit_rate\":" rate "},"                                   \
     "\"constraints\":{\"max_accelerators\":1}}"
     struct run a = core_run(mini, PREFIX_CACHE("0"));
     struct run b = core_run(mini, PREFIX_CACHE("0.75"));

@@ -496,8 +496,7 @@ static double time_of(const struct dc_workload *w, const struct dc_sizing *z)
 }
 
 /* x beats y on both cost and time (both priced), beyond float noise. */
-static bool beats(const struct dc_workload *w, const struct dc_sizing *x,
-                  const struct dc_sizing *y)
+static bool beats(const struct dc_workload *w, const struct dc_sizing *x, const struct dc_sizing *y)
 {
     const double eps = 1e-9;
     double cx = spend_of(w, x), cy = spend_of(w, y), tx = time_of(w, x), ty = time_of(w, y);
@@ -511,8 +510,7 @@ static bool same_group(const struct dc_workload *w, const struct dc_candidate *a
                        const struct dc_candidate *b)
 {
     const struct dc_selection *x = &a->selection, *y = &b->selection;
-    return x->meets_targets == y->meets_targets && x->priced == y->priced &&
-           x->gates == y->gates &&
+    return x->meets_targets == y->meets_targets && x->priced == y->priced && x->gates == y->gates &&
            (w->objective != DC_OBJECTIVE_BALANCED || x->in_band == y->in_band);
 }
 
@@ -540,8 +538,8 @@ static void check_selection(const char *json, const struct dc_result *r)
         checked++;
         if (!top->selection.priced && c->selection.priced && c->selection.meets_targets &&
             w->deployment == DC_DEPLOY_CLOUD)
-            fail_msg("%s: unpriced %s first while priced %s meets every target", json,
-                     top->acc->id, c->acc->id);
+            fail_msg("%s: unpriced %s first while priced %s meets every target", json, top->acc->id,
+                     c->acc->id);
         if (!same_group(w, top, c) || !top->selection.priced || !top->selection.meets_targets)
             continue;
         if (beats(w, &c->sizing, &top->sizing))
@@ -604,8 +602,7 @@ static double pick_value(const struct dc_result *r, const struct dc_accelerator 
 {
     const struct dc_candidate *c = recommended(r, a);
     const struct dc_workload *w = &r->workload;
-    if (c == NULL || !c->selection.priced || !c->selection.meets_targets ||
-        c->selection.gates > 0)
+    if (c == NULL || !c->selection.priced || !c->selection.meets_targets || c->selection.gates > 0)
         return NAN;
     if (w->objective == DC_OBJECTIVE_COST)
         return spend_of(w, &c->sizing);
