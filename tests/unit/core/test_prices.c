@@ -397,6 +397,43 @@ static void test_unpriced_reasons(void **state)
     dc_ruleset_release(st);
 }
 
+/* A reason of the longest length allowed is quoted whole, after the longest
+ * words a cost reason has (a breakeven, every provider named). */
+static void test_longest_reason_quoted_whole(void **state)
+{
+    (void)state;
+    char reason[DC_RULESET_MAX_UNPRICED_REASON + 1], prices[sizeof(reason) + 800];
+    for (size_t i = 0; i + 1 < sizeof(reason); i++)
+        reason[i] = "abcdefghij"[i % 10];
+    reason[sizeof(reason) - 1] = '\0';
+    const char *tail = strstr(stated_prices, "unpriced:\n");
+    snprintf(prices, sizeof(prices),
+             "%.*sunpriced:\n  - {accelerator: tpu-b, reason: %s, checked: "
+             "[https://example.com/c]}\nhardware: []\n",
+             (int)(tail - stated_prices), stated_prices, reason);
+    dc_ruleset *st = NULL;
+    assert_int_equal(load4(catalog_ok, sizing_ok, rules_ok, prices, &st, NULL), DC_OK);
+    struct run r = core_run(st, "{\"task\":\"inference\",\"model\":{\"parameters\":1e8},"
+                                "\"constraints\":{\"providers\":[\"aws\",\"gcp\","
+                                "\"azure\",\"oci\",\"neocloud\"]}}");
+    char buf[DC_REASON_TEXT_MAX];
+    size_t seen = 0;
+    for (size_t i = 0; i < r.res->n_recommendations; i++) {
+        const struct dc_candidate *c = &r.res->recommendations[i];
+        if (c->acc != dc_ruleset_find_accelerator(st, "tpu-b"))
+            continue;
+        const char *text = cost_text(&r, c, buf, sizeof(buf));
+        assert_true(strlen(text) + 1 < sizeof(buf));
+        assert_non_null(strstr(text, "from aws or gcp or azure or oci or neocloud"));
+        assert_non_null(strstr(text, "it ranks after every priced part that fits"));
+        assert_non_null(strstr(text, reason));
+        seen++;
+    }
+    assert_int_equal(seen, 1);
+    core_done(&r);
+    dc_ruleset_release(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_shipped_prices_rent_their_shape),
         cmocka_unit_test(test_shipped_every_provider_priced_or_says_why),
         cmocka_unit_test(test_unpriced_reasons),
+        cmocka_unit_test(test_longest_reason_quoted_whole),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -328,6 +328,20 @@ static void test_price_errors(void **state)
              "prices.yaml:14: gpu-a: \"reason\" is %d characters, over the limit",
              DC_RULESET_MAX_UNPRICED_REASON + 1);
     expect_prices_edit("hardware: []\n", entry, want);
+    /* So has the list: a part once, or each of its providers once. */
+    static const char item[] =
+        "{accelerator: tpu-b, reason: a, checked: [https://example.com/c]}, ";
+    size_t cap = (DC_RULESET_MAX_UNPRICED + 1) * strlen(item) + 64;
+    char *list = malloc(cap);
+    assert_non_null(list);
+    size_t k = (size_t)snprintf(list, cap, "unpriced: [");
+    for (int i = 0; i <= DC_RULESET_MAX_UNPRICED; i++)
+        k += (size_t)snprintf(list + k, cap - k, "%s", item);
+    snprintf(list + k - 2, cap - k + 2, "]\nhardware: []\n");
+    snprintf(want, sizeof(want), "prices.yaml:11: more than %d unpriced entries",
+             DC_RULESET_MAX_UNPRICED);
+    expect_prices_edit("hardware: []\n", list, want);
+    free(list);
     expect_prices_edit("prices:\n", "offers:\n",
                        "prices.yaml:2: unknown key \"offers\" in prices.yaml");
     expect_prices_edit(
