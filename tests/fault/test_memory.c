@@ -137,9 +137,11 @@ static long setting(const char *name)
     size_t at_ = 0;
     snprintf(needle, sizeof(needle), "\"%s\":\"", name);
     assert_true(server_log_find(&srv, 0, needle, &at_));
-    pthread_mutex_lock(&srv.mu);
-    long v = strtol(srv.log + at_ + strlen(needle), NULL, 10);
-    pthread_mutex_unlock(&srv.mu);
+    char *line = server_log_line(&srv, at_);
+    assert_non_null(line);
+    const char *p = strstr(line, needle);
+    long v = p != NULL ? strtol(p + strlen(needle), NULL, 10) : -1;
+    free(line);
     return v;
 }
 

@@ -171,18 +171,13 @@ static bool reload_line(size_t from, char *buf, size_t cap, int timeout_ms)
     if (!server_log_wait(&srv, from, "\"event\":\"rules_reload\"", timeout_ms))
         return false;
     size_t at = 0;
-    pthread_mutex_lock(&srv.mu);
-    const char *p = strstr(srv.log + from, "\"event\":\"rules_reload\"");
-    const char *start = p;
-    while (start > srv.log + from && start[-1] != '\n')
-        start--;
-    const char *eol = strchr(p, '\n');
-    at = eol != NULL ? (size_t)(eol - start) : strlen(start);
-    if (at >= cap)
-        at = cap - 1;
-    memcpy(buf, start, at);
-    buf[at] = '\0';
-    pthread_mutex_unlock(&srv.mu);
+    if (!server_log_find(&srv, from, "\"event\":\"rules_reload\"", &at))
+        return false;
+    char *line = server_log_line(&srv, at);
+    if (line == NULL)
+        return false;
+    snprintf(buf, cap, "%s", line);
+    free(line);
     return true;
 }
 

@@ -8,9 +8,9 @@
  * request the server never accepted may only have failed to connect (the
  * listener is closed), had its new connection closed before any byte of an
  * answer (it completed in the backlog as the listener closed), or found its idle
- * keep-alive connection closed likewise. No response may be cut in the middle. The process must exit
- * 0 within the grace period. A request that never finishes is cut off by the
- * grace period, and the server still exits 0.
+ * keep-alive connection closed likewise. No response may be cut in the middle. The process must
+ * exit 0 within the grace period. A request that never finishes is cut off by the grace period, and
+ * the server still exits 0.
  *
  * tests/integration/test_lifecycle.c covers draining with 4 requests in flight,
  * readiness while draining and SIGINT under a light load (requests that got an
@@ -277,7 +277,10 @@ static void sigterm_under_load(int inflight)
 
     /* Request by request: what the server accepted, its client received whole. */
     size_t n_logged = 0, after = 0;
-    struct logged *logged = logged_requests(srv.log, srv.log_len, "term-", mark, &n_logged, &after);
+    size_t log_len = 0;
+    char *log = server_log_copy(&srv, 0, &log_len);
+    assert_non_null(log);
+    struct logged *logged = logged_requests(log, log_len, "term-", mark, &n_logged, &after);
     size_t full = 0, refused = 0, idle = 0, broken = 0;
     for (int i = 0; i < CLIENTS; i++) {
         for (size_t k = 0; k < clients[i].n; k++) {
@@ -318,10 +321,10 @@ static void sigterm_under_load(int inflight)
     assert_true(full > 100);
     assert_true(inflight == 0 || after > 0);
     free(logged);
+    free(log);
     for (int i = 0; i < CLIENTS; i++)
         free(clients[i].rec);
-    free(srv.log);
-    srv.log = NULL;
+    server_release(&srv);
 }
 
 static void test_sigterm_under_load(void **state)
@@ -371,8 +374,7 @@ static void test_grace_period_cuts_off(void **state)
     assert_true(server_log_find(&srv, mark, "\"event\":\"drained\",\"inflight\":1", NULL));
     assert_true(server_log_find(&srv, mark, "1 request cut off", NULL));
     rh_free(&c);
-    free(srv.log);
-    srv.log = NULL;
+    server_release(&srv);
 }
 
 static int teardown(void **state)

@@ -18,23 +18,16 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+struct server_proc; /* the process and its log reader (harness.c) */
+
 struct server {
-    pid_t pid;
+    pid_t pid; /* for signals; 0 once it exited */
     int port;
     int admin_port; /* with --admin-listen; 0 without */
-    int err_fd;
-    pthread_t reader;
-    bool reader_started;
-    pthread_mutex_t mu;
-    char *log;
-    size_t log_len;
-    size_t log_cap;
-    /* server_start_filtered: the line filter and the reader's partial line. */
-    bool (*keep)(void *cls, const char *line, size_t len);
-    void *keep_cls;
-    char *line;
-    size_t line_len;
-    size_t line_cap;
+    /* On the heap, so that a test failing half-way (cmocka leaves its frame with
+     * longjmp) leaves the log reader nothing dead to write to; harness_run then
+     * kills the servers that test left running. */
+    struct server_proc *proc;
 };
 
 /* Path of the binary under test and of the source tree (argv of the driver). */
@@ -45,7 +38,9 @@ extern const char *h_source_dir;
  * sets h_binary and h_source_dir, ignores SIGPIPE and starts libcurl. Returns 0,
  * or 2 after printing the usage. */
 int harness_init(int argc, char **argv);
-/* Run a cmocka group and stop libcurl; returns the number of failed tests. */
+/* Run a cmocka group and stop libcurl; returns the number of failed tests. A
+ * test that fails (its function does not return) has every server it started
+ * and left running killed after its teardown, its log printed. */
 #define HARNESS_RUN(name, tests, setup, teardown)                                                  \
     harness_run(name, tests, sizeof(tests) / sizeof((tests)[0]), setup, teardown)
 int harness_run(const char *name, const struct CMUnitTest *tests, size_t n, CMFixtureFunction setup,
@@ -86,13 +81,20 @@ int server_kill_if_running(struct server *s);
  * an error line (the log is printed if one did), and SIGTERM must end it with
  * status 0. Returns 0 when both hold, -1 otherwise. */
 int server_stop_clean(struct server *s);
-/* Wait for the process to exit on its own; returns as server_stop. */
+/* Wait for the process to exit on its own; returns as server_stop. The log
+ * stays readable until server_release. */
 int server_wait(struct server *s, int timeout_ms);
+/* Free what server_wait kept (the log); server_stop does it itself. */
+void server_release(struct server *s);
 /* True when the log has `needle` at offset >= from (returns its offset in *at). */
 bool server_log_find(struct server *s, size_t from, const char *needle, size_t *at);
 /* Wait until the log has `needle` after offset `from`; false on timeout. */
 bool server_log_wait(struct server *s, size_t from, const char *needle, int timeout_ms);
 size_t server_log_len(struct server *s);
+/* An owned copy of the log from offset `from` (its length in *len); the line
+ * holding offset `at`, without its newline (NULL past the end). */
+char *server_log_copy(struct server *s, size_t from, size_t *len);
+char *server_log_line(struct server *s, size_t at);
 /* Print the log (on failure). */
 void server_log_dump(struct server *s);
 
@@ -113,6 +115,9 @@ int http_get(struct server *s, const char *path, struct resp *out);
  * (the server's port, or its admin_port when the API's is full); -1 when absent
  * or unanswered. */
 long scrape_metric(int port, const char *name);
+/* Scrape `name` until it reads `want` or `timeout_ms` passed (a bound for a
+ * broken server, not a timing assertion); returns the last value read. */
+long metric_wait(int port, const char *name, long want, int timeout_ms);
 int http_post_json(struct server *s, const char *path, const char *body, struct resp *out);
 /* Header value (case-insensitive name) copied into buf; false when absent. */
 bool resp_header(const struct resp *r, const char *name, char *buf, size_t len);

@@ -359,7 +359,7 @@ static void test_sigterm_drains_inflight(void **state)
     assert_int_equal(server_wait(&s, 20000), 0);
     assert_true(server_log_find(&s, mark, "\"event\":\"drained\",\"inflight\":0", NULL));
     assert_true(server_log_find(&s, mark, "\"event\":\"stopped\"", NULL));
-    free(s.log);
+    server_release(&s);
 }
 
 static void test_sigterm_under_load(void **state)
@@ -379,7 +379,7 @@ static void test_sigterm_under_load(void **state)
      * connections refused after the listener closed). */
     assert_true(atomic_load(&l.ok) > 0);
     assert_true(server_log_find(&s, 0, "\"event\":\"stopped\"", NULL));
-    free(s.log);
+    server_release(&s);
 }
 
 static void test_initial_broken_rules(void **state)
