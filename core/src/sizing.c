@@ -539,6 +539,11 @@ static unsigned next_replica_size(const struct dc_accelerator *a, unsigned prev)
 
 /* Replica sizes worth trying past the first that holds the model. */
 #define SERVE_MAX_OPTIONS_PAST_FIT 3
+/* Replica sizes looked at, at most, in one search (a bound on what one request
+ * buys: counting up one machine at a time to the wrap of the count took 7 s):
+ * 4,096 machines of 8 GPUs is 32,768 chips, past every cluster in the catalog.
+ * A replica past it is reported as none (0 chips), as one past the wrap was. */
+#define SERVE_MAX_SIZES_SEARCHED 4096
 
 static bool choose_plan(const struct serve_ctx *c, unsigned cap, unsigned pinned, struct plan *best,
                         unsigned *first_fit)
@@ -550,7 +555,9 @@ static bool choose_plan(const struct serve_ctx *c, unsigned cap, unsigned pinned
     unsigned least = ceil_count(c->d->weights_gb * c->s->infer_overhead.value /
                                 (c->a->memory_gb * c->s->memory_usable_fraction.value));
     *first_fit = 0;
-    for (unsigned t = next_replica_size(c->a, 0); t != 0 && t <= limit;
+    unsigned searched = 0;
+    for (unsigned t = next_replica_size(c->a, 0);
+         t != 0 && t <= limit && searched++ < SERVE_MAX_SIZES_SEARCHED;
          t = next_replica_size(c->a, t)) {
         if (t < least)
             continue;
@@ -590,9 +597,9 @@ static void size_inference(const dc_ruleset *rs, const struct dc_workload *w,
     z->fits = choose_plan(&c, cap, pinned, &p, &first_fit);
     if (!z->fits) {
         /* The smallest replica that would hold one request, for the reason. */
-        unsigned t = next_replica_size(a, 0);
+        unsigned t = next_replica_size(a, 0), searched = 0;
         while (t != 0 && batch_capacity(&c, t) == 0)
-            t = next_replica_size(a, t);
+            t = ++searched < SERVE_MAX_SIZES_SEARCHED ? next_replica_size(a, t) : 0;
         z->chips_for_memory = t;
         z->chips = z->chips_per_replica = t;
         if (t > 0)
