@@ -352,6 +352,9 @@ static int spawn(struct server_proc *p, const char *const *args, int port)
     int fds[2];
     if (pipe(fds) != 0)
         return -1;
+    /* Not inherited by the servers started later (the child's stderr is a dup). */
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
     const char *argv[64];
     size_t n = 0;
     char listen[32];
@@ -596,6 +599,41 @@ long server_fd_count(const struct server *s)
     }
     closedir(d);
     return n;
+}
+
+long server_fd_wait(const struct server *s, long at_most, int timeout_ms)
+{
+    long end = now_ms() + timeout_ms;
+    long n = server_fd_count(s);
+    while ((n < 0 || n > at_most) && now_ms() < end) {
+        sleep_ms(20);
+        n = server_fd_count(s);
+    }
+    return n;
+}
+
+double server_cpu_ms(const struct server *s)
+{
+    char path[64], stat[384];
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)s->pid);
+    DIR *d = s->pid > 0 ? opendir(path) : NULL;
+    if (d == NULL)
+        return -1;
+    double ns = 0;
+    const struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(stat, sizeof(stat), "%s/%s/schedstat", path, e->d_name);
+        FILE *fp = fopen(stat, "r");
+        unsigned long long run = 0;
+        if (fp != NULL && fscanf(fp, "%llu", &run) == 1)
+            ns += (double)run;
+        if (fp != NULL)
+            fclose(fp);
+    }
+    closedir(d);
+    return ns / 1e6;
 }
 
 bool server_running(const struct server *s)

@@ -66,6 +66,14 @@ long server_rss_kib(const struct server *s);
 /* The peak of resident memory so far (VmHWM, KiB); -1 when unreadable. */
 long server_peak_rss_kib(const struct server *s);
 long server_fd_count(const struct server *s);
+/* The descriptor count once it is at most `at_most` (the server closes a
+ * client's connection a moment after the client does), or at `timeout_ms` (a
+ * bound for a leak, not a timing assertion): the last count read. */
+long server_fd_wait(const struct server *s, long at_most, int timeout_ms);
+/* CPU time the server has used so far, every thread, in milliseconds
+ * (/proc/PID/task/TID/schedstat, nanoseconds on CPU); -1 when unreadable. For
+ * the CPU a request cost: read it before and after. */
+double server_cpu_ms(const struct server *s);
 /* True while the server process runs (neither exited nor a zombie); does not
  * reap it, so server_stop and server_wait still see its exit status. */
 bool server_running(const struct server *s);
