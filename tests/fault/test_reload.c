@@ -13,6 +13,13 @@
  * regular file (a dangling link, a loop, a FIFO, a directory) and with a set of
  * no rules: each reload is refused and the last good set keeps serving.
  *
+ * A rules file written in place, its writer pausing longer than the debounce
+ * (issue 22: half of it, 24 of 73 rules, was served), is loaded only once its
+ * writer closed it; the half file is never served. An API keys file replaced by
+ * a FIFO with no writer, by /dev/zero, or grown past its limit is refused on
+ * SIGHUP without blocking the signal thread: the current keys keep working and
+ * SIGTERM still stops the server.
+ *
  * usage: fault_reload ACCEL_ADVISOR_BINARY SOURCE_DIR */
 #include <setjmp.h>
 #include <signal.h>
@@ -23,10 +30,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <openssl/evp.h>
 #include <curl/curl.h>
 
 #include "harness.h"
@@ -396,6 +405,140 @@ static void test_unreadable_entries(void **state)
     free(dir);
 }
 
+/* The rule count and version the server serves now (GET /v1/rules). */
+static long served_rules(char version[VERSION_LEN + 1])
+{
+    struct resp r;
+    assert_int_equal(http_get(&srv, "/v1/rules", &r), 0);
+    assert_int_equal(r.status, 200);
+    assert_true(version_after(r.body, r.len, "rules_version", version));
+    cJSON *j = resp_json(&r);
+    long n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "rules"));
+    cJSON_Delete(j);
+    resp_free(&r);
+    return n;
+}
+
+static void test_writer_in_place(void **state)
+{
+    (void)state;
+    char *dir = make_temp_dir();
+    assert_non_null(dir);
+    assert_int_equal(copy_rules(dir), 0);
+    char path[1024], v0[VERSION_LEN + 1], v1[VERSION_LEN + 1];
+    snprintf(path, sizeof(path), "%s/rules.yaml", dir);
+    const char *const args[] = {"--rules", dir, "--rules-debounce-ms", "100", NULL};
+    assert_int_equal(server_start(&srv, args), 0);
+    assert_true(server_log_wait(&srv, 0, "\"event\":\"rules_watch\"", 5000));
+    long rules = served_rules(v0);
+    long fds = server_fd_count(&srv);
+    /* The new content: the rules with a changed description (another version). */
+    size_t old_len = 0;
+    char *old = read_file(path, &old_len);
+    assert_non_null(old);
+    const char *key = "\n    description: ";
+    char *mark = strstr(old, key);
+    assert_non_null(mark);
+    size_t at = (size_t)(mark - old) + strlen(key), len = old_len + 10;
+    char *text = malloc(len + 1);
+    assert_non_null(text);
+    memcpy(text, old, at);
+    memcpy(text + at, "Rewritten ", 10);
+    memcpy(text + at + 10, old + at, old_len - at + 1);
+    free(old);
+    /* Written in place: truncated, half of it, then a pause well past the
+     * debounce (until the server says it waits for the writer). */
+    size_t at_log = server_log_len(&srv);
+    int fd = open(path, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, len / 2), (ssize_t)(len / 2));
+    assert_true(server_log_wait(&srv, at_log, "is being written", 20000));
+    assert_int_equal(served_rules(v1), rules);
+    assert_string_equal(v1, v0);
+    assert_int_equal(write(fd, text + len / 2, len - len / 2), (ssize_t)(len - len / 2));
+    assert_int_equal(close(fd), 0);
+    /* Loaded once closed: the whole set, a new version; nothing in between. */
+    char line[4096];
+    assert_true(reload_line(at_log, line, sizeof(line), 20000));
+    if (strstr(line, "\"result\":\"success\"") == NULL)
+        fail_msg("the first reload after the write began: %s", line);
+    for (long t0 = rh_now_ms(); rh_now_ms() - t0 < 20000 && strcmp(v1, v0) == 0;)
+        (void)served_rules(v1);
+    assert_string_not_equal(v1, v0);
+    assert_int_equal(served_rules(v1), rules);
+    assert_true(server_fd_wait(&srv, fds, 20000) <= fds);
+    assert_int_equal(server_stop(&srv, SIGTERM), 0);
+    free(text);
+    remove_tree(dir);
+    free(dir);
+}
+
+static void sha256_hex(const char *s, char out[65])
+{
+    unsigned char md[32];
+    unsigned n = 0;
+    EVP_Digest(s, strlen(s), md, &n, EVP_sha256(), NULL);
+    for (unsigned i = 0; i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+/* SIGHUP: the keys reload must fail with `why`; the key still opens the API. */
+static void expect_keys_refused(const char *why)
+{
+    size_t mark = server_log_len(&srv);
+    assert_int_equal(kill(srv.pid, SIGHUP), 0);
+    assert_true(server_log_wait(&srv, mark, "\"event\":\"api_keys_reload\"", 20000));
+    size_t at = 0;
+    assert_true(server_log_find(&srv, mark, "\"event\":\"api_keys_reload\"", &at));
+    char *line = server_log_line(&srv, at);
+    assert_non_null(line);
+    if (strstr(line, "\"result\":\"failure\"") == NULL || strstr(line, why) == NULL)
+        fail_msg("want a refused keys file naming \"%s\": %s", why, line);
+    free(line);
+    static const char *const auth[] = {"Authorization: Bearer k1", NULL};
+    struct resp r;
+    assert_int_equal(http(&srv, "GET", "/v1/rules", NULL, NULL, 0, auth, &r), 0);
+    assert_int_equal(r.status, 200);
+    resp_free(&r);
+}
+
+static void test_secret_files(void **state)
+{
+    (void)state;
+    char *dir = make_temp_dir();
+    assert_non_null(dir);
+    char keys[1024], other[1024], digest[65], text[80];
+    snprintf(keys, sizeof(keys), "%s/keys", dir);
+    snprintf(other, sizeof(other), "%s/keys.new", dir);
+    sha256_hex("k1", digest);
+    snprintf(text, sizeof(text), "%s\n", digest);
+    assert_int_equal(write_file(keys, text, strlen(text)), 0);
+    const char *const args[] = {"--api-keys-file", keys, "--rules-watch=false", NULL};
+    assert_int_equal(server_start(&srv, args), 0);
+    long fds = server_fd_count(&srv);
+    /* A FIFO nobody writes: opening it to read would block the signal thread. */
+    assert_int_equal(mkfifo(other, 0600), 0);
+    assert_int_equal(rename(other, keys), 0);
+    expect_keys_refused("not a regular file");
+    /* /dev/zero never ends: reading it line by line would never return. */
+    assert_int_equal(unlink(keys), 0);
+    assert_int_equal(symlink("/dev/zero", keys), 0);
+    expect_keys_refused("not a regular file");
+    /* A regular file past the limit is refused before it is read. */
+    assert_int_equal(unlink(keys), 0);
+    char *big = malloc(300000);
+    assert_non_null(big);
+    memset(big, '#', 300000);
+    assert_int_equal(write_file(keys, big, 300000), 0);
+    free(big);
+    expect_keys_refused("larger than 262144 bytes");
+    /* Nothing was left open, and SIGTERM is still heard. */
+    assert_true(server_fd_wait(&srv, fds, 20000) <= fds);
+    assert_int_equal(server_stop(&srv, SIGTERM), 0);
+    remove_tree(dir);
+    free(dir);
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -409,6 +552,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_reloads_under_load, teardown),
         cmocka_unit_test_teardown(test_unreadable_entries, teardown),
+        cmocka_unit_test_teardown(test_writer_in_place, teardown),
+        cmocka_unit_test_teardown(test_secret_files, teardown),
     };
     return HARNESS_RUN("reload", tests, NULL, NULL);
 }
