@@ -394,6 +394,50 @@ static void test_bad_settings(void **state)
                    "environment ACCEL_ADVISOR_PROBE_INTERVAL");
 }
 
+/* With a probe every body carries live availability, so the response cache's
+ * key holds the snapshot's generation next to the rules version: a repeated
+ * request within one snapshot is a hit (the key was longer than the cache took,
+ * and it never hit), and one after the next snapshot is computed again. */
+static void test_cache_with_probe(void **state)
+{
+    (void)state;
+    struct server s;
+    static const char *const slow[] = {"--probe-interval", "1h", NULL};
+    start_on_host(&s, "h100x8", FAKE_NVML_LIB, "nvml.conf", slow);
+    cJSON_Delete(inventory(&s, 5000)); /* the first snapshot is in; the next in an hour */
+    long hits = scrape_metric(s.port, "accel_advisor_recommendation_cache_requests_total{result="
+                                      "\"hit\"}");
+    assert_int_equal(hits, 0);
+    cJSON *first = recommend(&s, false);
+    cJSON *second = recommend(&s, false);
+    assert_int_equal(scrape_metric(s.port, "accel_advisor_recommendation_cache_requests_total{"
+                                           "result=\"hit\"}"),
+                     1);
+    /* The same body but for its request id, availability included. */
+    cJSON_DeleteItemFromObjectCaseSensitive(first, "request_id");
+    cJSON_DeleteItemFromObjectCaseSensitive(second, "request_id");
+    assert_true(cJSON_Compare(first, second, true));
+    assert_true(num(get(candidate(second, "h100"), "availability"), "free") == 3);
+    cJSON_Delete(first);
+    cJSON_Delete(second);
+    /* SIGHUP asks for a fresh probe: a new generation, so a miss, then a hit. */
+    long runs = scrape_metric(s.port, "accel_advisor_probe_runs_total");
+    kill(s.pid, SIGHUP);
+    assert_int_equal(metric_wait(s.port, "accel_advisor_probe_runs_total", runs + 1, 20000),
+                     runs + 1);
+    long misses = scrape_metric(s.port, "accel_advisor_recommendation_cache_requests_total{"
+                                        "result=\"miss\"}");
+    cJSON_Delete(recommend(&s, false));
+    cJSON_Delete(recommend(&s, false));
+    assert_int_equal(scrape_metric(s.port, "accel_advisor_recommendation_cache_requests_total{"
+                                           "result=\"miss\"}"),
+                     misses + 1);
+    assert_int_equal(scrape_metric(s.port, "accel_advisor_recommendation_cache_requests_total{"
+                                           "result=\"hit\"}"),
+                     2);
+    assert_int_equal(server_stop(&s, SIGTERM), 0);
+}
+
 /* Without --probe: 404 on the inventory, availability null everywhere. */
 static void test_probe_off(void **state)
 {
@@ -423,6 +467,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_failing_source), cmocka_unit_test(test_slow_probe),
         cmocka_unit_test(test_reload_while_probing), cmocka_unit_test(test_bad_settings),
         cmocka_unit_test(test_probe_off),
+        cmocka_unit_test(test_cache_with_probe),
     };
     return HARNESS_RUN("probe", tests, NULL, NULL);
 }
