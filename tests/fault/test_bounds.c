@@ -341,30 +341,6 @@ static void test_chunked_past_limit(void **state)
     assert_int_equal(server_stop_clean(&srv), 0);
 }
 
-/* Bytes the kernel holds in the send queues of the server's sockets on `port`
- * (/proc/net/tcp and tcp6: tx_queue of every socket whose local port it is). */
-static long kernel_send_queue(int port)
-{
-    static const char *const files[] = {"/proc/net/tcp", "/proc/net/tcp6"};
-    long total = 0;
-    for (size_t f = 0; f < 2; f++) {
-        FILE *fp = fopen(files[f], "r");
-        char line[512];
-        while (fp != NULL && fgets(line, sizeof(line), fp) != NULL) {
-            char local[64];
-            unsigned long tx = 0, rx = 0;
-            if (sscanf(line, " %*d: %63s %*s %*x %lx:%lx", local, &tx, &rx) != 3)
-                continue;
-            const char *colon = strrchr(local, ':');
-            if (colon != NULL && strtol(colon + 1, NULL, 16) == port)
-                total += (long)tx;
-        }
-        if (fp != NULL)
-            fclose(fp);
-    }
-    return total;
-}
-
 static void test_send_buffers(void **state)
 {
     (void)state;
@@ -396,7 +372,7 @@ static void test_send_buffers(void **state)
         usleep(50000);
         queued = scrape_metric(srv.port, "accel_advisor_queued_response_bytes");
     }
-    long kernel = kernel_send_queue(srv.port);
+    long kernel = tcp_send_queue_bytes(srv.port);
     fprintf(stderr,
             "  %d slow readers: %ld bytes of answers queued, %ld in the kernel's send queues "
             "(bound %d)\n",

@@ -636,6 +636,28 @@ double server_cpu_ms(const struct server *s)
     return ns / 1e6;
 }
 
+long tcp_send_queue_bytes(int port)
+{
+    static const char *const files[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+    long total = 0;
+    for (size_t f = 0; f < 2; f++) {
+        FILE *fp = fopen(files[f], "r");
+        char line[512];
+        while (fp != NULL && fgets(line, sizeof(line), fp) != NULL) {
+            char local[64];
+            unsigned long tx = 0, rx = 0;
+            if (sscanf(line, " %*d: %63s %*s %*x %lx:%lx", local, &tx, &rx) != 3)
+                continue;
+            const char *colon = strrchr(local, ':');
+            if (colon != NULL && strtol(colon + 1, NULL, 16) == port)
+                total += (long)tx;
+        }
+        if (fp != NULL)
+            fclose(fp);
+    }
+    return total;
+}
+
 bool server_running(const struct server *s)
 {
     char path[64], buf[512];

@@ -74,6 +74,10 @@ long server_fd_wait(const struct server *s, long at_most, int timeout_ms);
  * (/proc/PID/task/TID/schedstat, nanoseconds on CPU); -1 when unreadable. For
  * the CPU a request cost: read it before and after. */
 double server_cpu_ms(const struct server *s);
+/* Bytes the kernel holds in the send queues of the sockets whose local port is
+ * `port` (the server's side of its connections there): the tx_queue column of
+ * /proc/net/tcp and tcp6. */
+long tcp_send_queue_bytes(int port);
 /* True while the server process runs (neither exited nor a zombie); does not
  * reap it, so server_stop and server_wait still see its exit status. */
 bool server_running(const struct server *s);
