@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "harness.h"
+#include "rawhttp.h"
 
 /* The documented budgets (docs/operations.md, "Per-request cost"), in CPU
  * milliseconds on the reference machine: one workload, and one request of the
@@ -252,24 +253,6 @@ static char *climb(struct bench *b, const char *task, int rounds, double *best_m
     return best;
 }
 
-/* `copies` of `workload` as one batch body (owned). */
-static char *batch_of(const char *workload, int copies)
-{
-    size_t wl = strlen(workload), cap = 32 + (size_t)copies * (wl + 1);
-    char *out = malloc(cap);
-    if (out == NULL)
-        return NULL;
-    size_t n = (size_t)snprintf(out, cap, "{\"workloads\":[");
-    for (int i = 0; i < copies; i++) {
-        if (i > 0)
-            out[n++] = ',';
-        memcpy(out + n, workload, wl);
-        n += wl;
-    }
-    snprintf(out + n, cap - n, "]}");
-    return out;
-}
-
 /* ---- main -------------------------------------------------------------------------- */
 
 struct options {
@@ -336,15 +319,17 @@ int main(int argc, char **argv)
             free(body);
         }
     }
-    char *batch = batch_of(worst, max_batch);
-    double batch_ms = batch != NULL ? cost_ms(&b, "/v1/recommendations:batch", batch) : -1;
+    struct rh_buf batch = {0};
+    double batch_ms = rh_buf_batch(&batch, worst, max_batch)
+                          ? cost_ms(&b, "/v1/recommendations:batch", batch.p)
+                          : -1;
     printf("costliest workload: %.3f ms (budget %.0f)\n", worst_ms, o.budget_ms);
     printf("costliest request, a batch of %d of it: %.3f ms (budget %.0f)\n", max_batch, batch_ms,
            o.batch_budget_ms);
     bool ok =
         worst_ms >= 0 && worst_ms <= o.budget_ms && batch_ms >= 0 && batch_ms <= o.batch_budget_ms;
     printf("%s\n", ok ? "within the budget" : "OVER THE BUDGET (or a request failed)");
-    free(batch);
+    rh_buf_free(&batch);
     free(worst);
     int st = server_stop(&b.srv, SIGTERM);
     return ok && st == 0 ? 0 : 1;

@@ -107,10 +107,7 @@ static void test_sizing_search(void **state)
     expect_cpu("the same, explained", ms, WORKLOAD_CPU_MS);
     /* The largest request of them the contract admits: a batch of 100. */
     struct rh_buf batch = {0};
-    rh_buf_str(&batch, "{\"workloads\":[");
-    for (int i = 0; i < 100; i++)
-        rh_buf_printf(&batch, "%s%s", i > 0 ? "," : "", explained);
-    rh_buf_str(&batch, "]}");
+    rh_buf_batch(&batch, explained, 100);
     assert_int_equal(post_cost("/v1/recommendations:batch", batch.p, batch.len, &ms, &r), 200);
     resp_free(&r);
     rh_buf_free(&batch);
@@ -354,10 +351,7 @@ static void test_send_buffers(void **state)
     assert_int_equal(server_start(&srv, args), 0);
     /* A batch whose answer is about 1.5 MB: 45 workloads of about 33 KB. */
     struct rh_buf body = {0}, req = {0};
-    rh_buf_str(&body, "{\"workloads\":[");
-    for (int i = 0; i < 45; i++)
-        rh_buf_printf(&body, "%s%s", i > 0 ? "," : "", WORKLOAD);
-    rh_buf_str(&body, "]}");
+    rh_buf_batch(&body, WORKLOAD, 45);
     rh_buf_request(&req, "POST", "/v1/recommendations:batch", "application/json", NULL, body.p,
                    body.len);
     static struct rh_conn readers[READERS];

@@ -36,6 +36,7 @@
 #define READ_MS 10000 /* a refusal is immediate; this only bounds a hang */
 
 static struct server srv;
+static long fds_at_start; /* the server's descriptors before any vector (/proc) */
 static int smuggled; /* follow-up requests sent so far: smuggled-1, smuggled-2, ... */
 
 /* What came back on one connection: every byte until the server closed it. */
@@ -346,13 +347,20 @@ static void test_still_serving(void **state)
     resp_free(&m);
     assert_true(server_log_find(&srv, 0, "\"status\":501", NULL));
     assert_true(server_running(&srv));
+    /* Every refused connection was closed: no descriptor is left behind. */
+    long fds = server_fd_wait(&srv, fds_at_start, 20000);
+    fprintf(stderr, "descriptors: %ld at the start, %ld after every vector\n", fds_at_start, fds);
+    assert_true(fds >= 0 && fds <= fds_at_start);
 }
 
 static int setup(void **state)
 {
     (void)state;
     static const char *const args[] = {"--rules-watch=false", NULL};
-    return server_start(&srv, args);
+    if (server_start(&srv, args) != 0)
+        return -1;
+    fds_at_start = server_fd_count(&srv);
+    return 0;
 }
 
 static int teardown(void **state)

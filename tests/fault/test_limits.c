@@ -274,11 +274,8 @@ static void test_response_budget(void **state)
                                 "--rules-watch=false",         NULL};
     assert_int_equal(server_start(&srv, args), 0);
     struct rh_buf body = {0}, req = {0};
-    rh_buf_str(&body, "{\"workloads\":[");
     /* 250 answers of about 33 KB each: 8 MB. */
-    for (int i = 0; i < 250; i++)
-        rh_buf_printf(&body, "%s%s", i > 0 ? "," : "", WORKLOAD);
-    rh_buf_str(&body, "]}");
+    rh_buf_batch(&body, WORKLOAD, 250);
     rh_buf_request(&req, "POST", "/v1/recommendations:batch", "application/json", NULL, body.p,
                    body.len);
     /* The slow reader: a small receive buffer, and no reading for now. */

@@ -177,12 +177,7 @@ static bool keep_line(void *cls, const char *line, size_t len)
 /* The rules_reload line after `from`, copied into buf. */
 static bool reload_line(size_t from, char *buf, size_t cap, int timeout_ms)
 {
-    if (!server_log_wait(&srv, from, "\"event\":\"rules_reload\"", timeout_ms))
-        return false;
-    size_t at = 0;
-    if (!server_log_find(&srv, from, "\"event\":\"rules_reload\"", &at))
-        return false;
-    char *line = server_log_line(&srv, at);
+    char *line = server_log_wait_line(&srv, from, "\"event\":\"rules_reload\"", timeout_ms);
     if (line == NULL)
         return false;
     snprintf(buf, cap, "%s", line);
@@ -327,6 +322,20 @@ static void test_reloads_under_load(void **state)
     free(dir);
 }
 
+/* The rule count and version the server serves now (GET /v1/rules). */
+static long served_rules(char version[VERSION_LEN + 1])
+{
+    struct resp r;
+    assert_int_equal(http_get(&srv, "/v1/rules", &r), 0);
+    assert_int_equal(r.status, 200);
+    assert_true(version_after(r.body, r.len, "rules_version", version));
+    cJSON *j = resp_json(&r);
+    long n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "rules"));
+    cJSON_Delete(j);
+    resp_free(&r);
+    return n;
+}
+
 /* SIGHUP after `change`: the reload must fail with `why` for the named entry,
  * and the last good set (version `good`, `rules` rules) keeps serving. */
 static void expect_refused_reload(const char *good, long rules, const char *why)
@@ -340,16 +349,9 @@ static void expect_refused_reload(const char *good, long rules, const char *why)
         fail_msg("want a failed reload naming \"%s\": %s", why, line);
     assert_true(version_after(line, strlen(line), "keeping", kept));
     assert_string_equal(kept, good);
-    struct resp r;
-    assert_int_equal(http_get(&srv, "/v1/rules", &r), 0);
-    assert_int_equal(r.status, 200);
     char served[VERSION_LEN + 1];
-    assert_true(version_after(r.body, r.len, "rules_version", served));
+    assert_int_equal(served_rules(served), rules);
     assert_string_equal(served, good);
-    cJSON *j = resp_json(&r);
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "rules")), rules);
-    cJSON_Delete(j);
-    resp_free(&r);
 }
 
 /* A rules.yaml that is a dangling symbolic link, a loop, a FIFO or a directory,
@@ -367,12 +369,8 @@ static void test_unreadable_entries(void **state)
     assert_int_equal(server_start(&srv, args), 0);
     assert_true(reload_line(0, line, sizeof(line), 5000));
     assert_true(version_after(line, strlen(line), "version", good));
-    struct resp r;
-    assert_int_equal(http_get(&srv, "/v1/rules", &r), 0);
-    cJSON *j = resp_json(&r);
-    long rules = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "rules"));
-    cJSON_Delete(j);
-    resp_free(&r);
+    char served[VERSION_LEN + 1];
+    long rules = served_rules(served);
     assert_true(rules > 0);
     char *text = read_file(path, NULL);
     assert_non_null(text);
@@ -403,20 +401,6 @@ static void test_unreadable_entries(void **state)
     free(text);
     remove_tree(dir);
     free(dir);
-}
-
-/* The rule count and version the server serves now (GET /v1/rules). */
-static long served_rules(char version[VERSION_LEN + 1])
-{
-    struct resp r;
-    assert_int_equal(http_get(&srv, "/v1/rules", &r), 0);
-    assert_int_equal(r.status, 200);
-    assert_true(version_after(r.body, r.len, "rules_version", version));
-    cJSON *j = resp_json(&r);
-    long n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "rules"));
-    cJSON_Delete(j);
-    resp_free(&r);
-    return n;
 }
 
 static void test_writer_in_place(void **state)
@@ -487,10 +471,7 @@ static void expect_keys_refused(const char *why)
 {
     size_t mark = server_log_len(&srv);
     assert_int_equal(kill(srv.pid, SIGHUP), 0);
-    assert_true(server_log_wait(&srv, mark, "\"event\":\"api_keys_reload\"", 20000));
-    size_t at = 0;
-    assert_true(server_log_find(&srv, mark, "\"event\":\"api_keys_reload\"", &at));
-    char *line = server_log_line(&srv, at);
+    char *line = server_log_wait_line(&srv, mark, "\"event\":\"api_keys_reload\"", 20000);
     assert_non_null(line);
     if (strstr(line, "\"result\":\"failure\"") == NULL || strstr(line, why) == NULL)
         fail_msg("want a refused keys file naming \"%s\": %s", why, line);

@@ -255,6 +255,14 @@ char *server_log_line(struct server *s, size_t at)
     return line;
 }
 
+char *server_log_wait_line(struct server *s, size_t from, const char *needle, int timeout_ms)
+{
+    size_t at = 0;
+    if (!server_log_wait(s, from, needle, timeout_ms) || !server_log_find(s, from, needle, &at))
+        return NULL;
+    return server_log_line(s, at);
+}
+
 static void proc_log_dump(struct server_proc *p)
 {
     pthread_mutex_lock(&p->mu);

@@ -107,6 +107,9 @@ size_t server_log_len(struct server *s);
  * holding offset `at`, without its newline (NULL past the end). */
 char *server_log_copy(struct server *s, size_t from, size_t *len);
 char *server_log_line(struct server *s, size_t at);
+/* Wait up to `timeout_ms` for a line holding `needle` at offset >= from; that
+ * line (owned, as server_log_line), or NULL. */
+char *server_log_wait_line(struct server *s, size_t from, const char *needle, int timeout_ms);
 /* Print the log (on failure). */
 void server_log_dump(struct server *s);
 

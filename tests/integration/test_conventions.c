@@ -61,10 +61,9 @@ static void expect_header(const struct resp *r, const char *name, const char *wa
 /* The server's log line that holds `needle`, parsed (waits up to 5 s). */
 static cJSON *log_line(struct server *s, const char *needle)
 {
-    size_t at = 0;
-    if (!server_log_wait(s, 0, needle, 5000) || !server_log_find(s, 0, needle, &at))
+    char *line = server_log_wait_line(s, 0, needle, 5000);
+    if (line == NULL)
         fail_msg("no log line with %s", needle);
-    char *line = server_log_line(s, at);
     cJSON *j = cJSON_Parse(line);
     if (!cJSON_IsObject(j))
         fail_msg("log line is not a JSON object: %s", line);
