@@ -1201,9 +1201,9 @@ static size_t on_unescape(void *cls, struct MHD_Connection *c, char *text)
     return MHD_http_unescape(text);
 }
 
-/* Why the request line or the header section is refused (0: it is not), with
- * the status in *status, the detail and the refusal's reason: its framing, then
- * its target, then its query arguments. */
+/* Why the request line or the header section is refused: its status (0: it is
+ * not), with the detail and the refusal's reason; its framing first, then its
+ * target, then its query arguments. */
 static int request_line_status(struct MHD_Connection *c, struct req *r, const char *method,
                                const char *version, char *detail, size_t len, enum svc_refusal *why)
 {
@@ -1554,12 +1554,13 @@ static int library_refusal(struct MHD_Connection *c, const struct req *r, char *
  * (400) or past 64 bits (413), an HTTP/1.1 request without Host (400) and a
  * Cookie field its per-connection buffer cannot copy (431), where it writes its
  * error's status line and headers twice (its state machine builds the reply
- * again after queueing it); before that, header fields (431) or query
- * arguments its per-connection memory cannot store, where it answered nothing
- * at all and dropped the request's context. It logs the refusal on the worker
- * thread before anything is sent: the server then writes its own single answer,
- * naming what is wrong, and shuts its side of the socket down, so the library's
- * reply can no longer be sent and it closes the connection. */
+ * again after queueing it); and before the headers, query arguments its
+ * per-connection memory cannot store, where it answered nothing at all and
+ * dropped the request's context (header fields it cannot store it answers 431
+ * itself, once). It logs the refusal on the worker thread before anything is
+ * sent: the server then writes its own single answer, naming what is wrong, and
+ * shuts its side of the socket down, so the library's reply can no longer be
+ * sent and it closes the connection. */
 static void refuse_for_library(svc_server *s)
 {
     struct req *r = parsing;
