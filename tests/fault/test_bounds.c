@@ -40,17 +40,6 @@
 #include "harness.h"
 #include "rawhttp.h"
 
-/* The documented budgets (docs/operations.md, "Per-request cost"), in CPU
- * milliseconds: one workload, one request at the default limits. Under the
- * sanitizers the server does the same work several times slower. */
-#ifdef AA_SANITIZED
-#define SLOWDOWN 10.0
-#else
-#define SLOWDOWN 1.0
-#endif
-#define WORKLOAD_CPU_MS (10.0 * SLOWDOWN)
-#define REQUEST_CPU_MS  (1000.0 * SLOWDOWN)
-
 #define ANSWER_MS 10000 /* answers are immediate; this only bounds a hang */
 #define WAIT_MS   30000 /* for a count the test set up to reach it: a bound for a hang */
 

@@ -747,7 +747,9 @@ int http(struct server *s, const char *method, const char *path, const char *cty
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, sink_write);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, &h);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+    /* A bound for a hang, not a timing assertion: an ASan build on a loaded
+     * machine can take seconds for an explained request. */
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
     CURLcode rc = curl_easy_perform(c);
     if (rc == CURLE_OK)
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
@@ -793,6 +795,23 @@ long metric_wait(int port, const char *name, long want, int timeout_ms)
         v = scrape_metric(port, name);
     }
     return v;
+}
+
+bool metrics_wait(int port, const char *needle, int timeout_ms)
+{
+    struct server at;
+    memset(&at, 0, sizeof(at));
+    at.port = port;
+    long end = now_ms() + timeout_ms;
+    for (;;) {
+        struct resp m;
+        bool found =
+            http_get(&at, "/metrics", &m) == 0 && m.status == 200 && strstr(m.body, needle) != NULL;
+        resp_free(&m);
+        if (found || now_ms() >= end)
+            return found;
+        sleep_ms(10);
+    }
 }
 
 int http_post_json(struct server *s, const char *path, const char *body, struct resp *out)

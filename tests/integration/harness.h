@@ -133,6 +133,21 @@ long scrape_metric(int port, const char *name);
 /* Scrape `name` until it reads `want` or `timeout_ms` passed (a bound for a
  * broken server, not a timing assertion); returns the last value read. */
 long metric_wait(int port, const char *name, long want, int timeout_ms);
+/* Scrape until the /metrics text holds `needle`, or `timeout_ms` passed. A
+ * request is counted once it completes, a moment after its client has read
+ * the answer: a test reads its count through this. */
+bool metrics_wait(int port, const char *needle, int timeout_ms);
+
+/* The per-request CPU budgets of docs/operations.md ("Per-request cost"), in
+ * milliseconds: one workload, one request at the default limits. A test built
+ * with AA_SANITIZED allows the sanitizers' slowdown. */
+#ifdef AA_SANITIZED
+#define CPU_BUDGET_SLOWDOWN 10.0
+#else
+#define CPU_BUDGET_SLOWDOWN 1.0
+#endif
+#define WORKLOAD_CPU_MS (10.0 * CPU_BUDGET_SLOWDOWN)
+#define REQUEST_CPU_MS  (1000.0 * CPU_BUDGET_SLOWDOWN)
 int http_post_json(struct server *s, const char *path, const char *body, struct resp *out);
 /* Header value (case-insensitive name) copied into buf; false when absent. */
 bool resp_header(const struct resp *r, const char *name, char *buf, size_t len);

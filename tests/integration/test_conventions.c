@@ -447,6 +447,11 @@ static void test_metrics(void **state)
     get(&srv, "GET", "/v1/rules", cond, &r);
     assert_int_equal(r.status, 304);
     resp_free(&r);
+    /* Counted as it completes, a moment after the answer was read. */
+    assert_true(metrics_wait(srv.port,
+                             "accel_advisor_http_requests_total{route=\"/v1/rules\",method=\"GET\","
+                             "code=\"304\"} ",
+                             20000));
     get(&srv, "GET", "/metrics", NULL, &r);
     assert_int_equal(r.status, 200);
     assert_non_null(strstr(r.body,

@@ -422,6 +422,11 @@ static void test_metrics(void **state)
                                     "{\"task\":\"inference\",\"model\":{\"parameters\":1e9}}", &r),
                      0);
     resp_free(&r);
+    /* Counted as it completes, a moment after the answer was read. */
+    assert_true(metrics_wait(srv.port,
+                             "accel_advisor_http_requests_total{route=\"/v1/recommendations\","
+                             "method=\"POST\",code=\"200\"}",
+                             20000));
     assert_int_equal(http_get(&srv, "/metrics", &r), 0);
     assert_int_equal(r.status, 200);
     check_contract(&r, "GET", "/metrics");
