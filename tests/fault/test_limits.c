@@ -111,6 +111,9 @@ static void test_connection_limit(void **state)
         rh_free(&conns[i]);
     assert_true(scrape_metric(srv.admin_port, "accel_advisor_rejected_connections_total") >=
                 refused);
+    /* The server has seen every one of them close: else the next ones would
+     * find its count still full and some be refused at once. */
+    assert_int_equal(metric_wait(srv.admin_port, "accel_advisor_open_connections", 0, WAIT_MS), 0);
     /* One at a time, with the others held: every one past the hard limit is
      * answered 503 by the acceptor without sending a byte. */
     enum { MORE = 4 };
