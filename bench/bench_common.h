@@ -5,6 +5,8 @@
 #define AA_BENCH_COMMON_H
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "dc/ruleset.h"
@@ -48,10 +50,19 @@ static inline dc_ruleset *bench_rules(const char *dir)
     return rs;
 }
 
+/* Wall time by default; the thread's CPU time with AA_BENCH_CLOCK=cpu, for a
+ * machine other work shares: the decision is single-threaded and does no I/O,
+ * so on an idle machine the two agree, and under load only the CPU time
+ * still measures the code (bench/README.md). */
 static inline double bench_now_ns(void)
 {
+    static int cpu = -1;
+    if (cpu < 0) {
+        const char *c = getenv("AA_BENCH_CLOCK");
+        cpu = c != NULL && strcmp(c, "cpu") == 0;
+    }
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
@@ -59,6 +70,32 @@ static inline int bench_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* Most bytes of a decision-table file a bench reads. */
+#define BENCH_MAX_CASES_LEN (4u << 20)
+
+/* The decision table at `path` (tests/fixtures/cases.json): a JSON array
+ * (owned, cJSON_Delete), or NULL with a message. */
+static inline cJSON *bench_cases(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    char *buf = fp != NULL ? malloc(BENCH_MAX_CASES_LEN + 1) : NULL;
+    size_t n = buf != NULL ? fread(buf, 1, BENCH_MAX_CASES_LEN, fp) : 0;
+    if (fp != NULL)
+        fclose(fp);
+    cJSON *cases = NULL;
+    if (buf != NULL) {
+        buf[n] = '\0';
+        cases = cJSON_Parse(buf);
+    }
+    free(buf);
+    if (!cJSON_IsArray(cases)) {
+        fprintf(stderr, "cannot read %s\n", path);
+        cJSON_Delete(cases);
+        return NULL;
+    }
+    return cases;
 }
 
 #endif

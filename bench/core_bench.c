@@ -1,11 +1,13 @@
 /* bench/core_bench.c -- decision-core throughput: dc_recommend for representative
- * workloads against the default rules, result building included; then with the
- * JSON body rendered as the server sends it (api_result_render). Prints the
- * median over repeated runs.
+ * workloads against the default rules, result building (configurations, the
+ * ranking and the frontier) included; then with the JSON body rendered as the
+ * server sends it (api_result_render); then for every workload of the decision
+ * table. Prints medians over repeated runs.
  *
- *   build/bench/bench_core [RULES_DIR]          (default: the source tree's rules/)
+ *   build/bench/bench_core [RULES_DIR [CASES_JSON]]   (default: the source tree's)
  *
- * Target (issue 2): at most 10 us per recommendation on one core. */
+ * Target (issue 15): at most 50 us median per recommendation on the decision
+ * table, on one core. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +17,65 @@
 #include "bench_common.h"
 #include "dc/engine.h"
 
-#define REPEATS    15
-#define ITERATIONS 20000
+#define REPEATS      15
+#define ITERATIONS   20000
+#define CASE_REPEATS 15
+#define CASE_ITERS   200
+#define MAX_CASES    512
+#define BUDGET_NS    50e3
+
+/* The median time of one recommendation of `w`. */
+static double case_ns(const dc_ruleset *rs, const cJSON *w)
+{
+    double t[CASE_REPEATS];
+    for (int rep = 0; rep < CASE_REPEATS; rep++) {
+        double t0 = bench_now_ns();
+        for (int it = 0; it < CASE_ITERS; it++) {
+            struct dc_result *res = NULL;
+            if (dc_recommend(rs, w, NULL, &res, NULL) != DC_OK)
+                return NAN;
+            dc_result_free(res);
+        }
+        t[rep] = (bench_now_ns() - t0) / CASE_ITERS;
+    }
+    qsort(t, CASE_REPEATS, sizeof(double), bench_cmp_double);
+    return t[CASE_REPEATS / 2];
+}
+
+/* Every workload of the decision table: the distribution of per-case medians. */
+static int table(const dc_ruleset *rs, const char *path)
+{
+    cJSON *cases = bench_cases(path);
+    if (cases == NULL)
+        return 1;
+    static double t[MAX_CASES];
+    int n = 0, over = 0;
+    const cJSON *c = NULL;
+    cJSON_ArrayForEach(c, cases)
+    {
+        if (n == MAX_CASES)
+            break;
+        t[n] = case_ns(rs, cJSON_GetObjectItem(c, "workload"));
+        if (isnan(t[n]))
+            return 1;
+        over += t[n] > BUDGET_NS;
+        n++;
+    }
+    cJSON_Delete(cases);
+    if (n == 0)
+        return 1;
+    qsort(t, (size_t)n, sizeof(double), bench_cmp_double);
+    printf("decision table, %d workloads (median of %d runs x %d each): median %.2f us, "
+           "p90 %.2f us, max %.2f us; %d over 50 us\n",
+           n, CASE_REPEATS, CASE_ITERS, t[n / 2] / 1000, t[n * 9 / 10] / 1000, t[n - 1] / 1000,
+           over);
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : AA_SOURCE_DIR "/rules";
+    const char *case_file = argc > 2 ? argv[2] : AA_SOURCE_DIR "/tests/fixtures/cases.json";
     dc_ruleset *rs = bench_rules(dir);
     if (rs == NULL)
         return 1;
@@ -55,6 +110,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < nw; i++)
         cJSON_Delete(w[i]);
+    int rc = table(rs, case_file);
     dc_ruleset_release(rs);
-    return 0;
+    return rc;
 }

@@ -20,7 +20,6 @@
 #define CASE_REPEATS  21
 #define BUDGET_NS     2e6
 #define MAX_CASES     512
-#define MAX_CASES_LEN (4u << 20)
 
 /* One explained request as the server makes it: recommend, then explain.
  * Returns the explanation's evaluations, -1 on failure. */
@@ -56,30 +55,12 @@ static double median_ns(const dc_ruleset *rs, const cJSON *w, int repeats, int i
     return t[repeats / 2];
 }
 
-static char *read_all(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL)
-        return NULL;
-    char *buf = malloc(MAX_CASES_LEN + 1);
-    size_t n = buf != NULL ? fread(buf, 1, MAX_CASES_LEN, fp) : 0;
-    fclose(fp);
-    if (buf != NULL)
-        buf[n] = '\0';
-    return buf;
-}
-
 /* Every workload of the decision table: the distribution of the per-case medians. */
 static int table(const dc_ruleset *rs, const char *path)
 {
-    char *text = read_all(path);
-    cJSON *cases = text != NULL ? cJSON_Parse(text) : NULL;
-    free(text);
-    if (!cJSON_IsArray(cases)) {
-        fprintf(stderr, "cannot read %s\n", path);
-        cJSON_Delete(cases);
+    cJSON *cases = bench_cases(path);
+    if (cases == NULL)
         return 1;
-    }
     static double t[MAX_CASES], ev[MAX_CASES];
     int n = 0, over = 0, cut = 0;
     const cJSON *c = NULL;

@@ -15,7 +15,7 @@
  *    accelerator is either recommended or excluded; recommendations are sorted
  *    by score descending, every score within 0..100, each candidate's reasons
  *    by |impact| descending; every reason and exclusion has a non-empty rule id
- *    and a text; the three families are ranked once each;
+ *    and a text; every family is ranked once;
  *  - for a schema-valid body, the result converts to JSON, and that JSON, as a
  *    client reads it (printed, parsed back strictly), validates against the
  *    contract's Recommendation schema;

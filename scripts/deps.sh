@@ -3,11 +3,14 @@
 #   scripts/deps.sh build   -- to build and run the service
 #   scripts/deps.sh test    -- also what the test suite needs
 set -euo pipefail
-want=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev libyaml-dev libssl-dev)
+# libcurl: the service's fleet client (--fleet-prometheus) and the integration tests.
+want=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev libyaml-dev libssl-dev
+    libcurl4-openssl-dev)
 if [ "${1:-build}" = test ]; then
-    # cmocka: unit tests; libcurl: integration tests; prometheus: promtool check metrics;
-    # gcovr: coverage; clang + its runtime: fuzzers.
-    want+=(libcmocka-dev libcurl4-openssl-dev prometheus gcovr clang libclang-rt-14-dev)
+    # cmocka: unit tests; prometheus: promtool check metrics, and the server the fleet
+    # test (tests/integration/test_fleet.c) scrapes the node agents with; gcovr:
+    # coverage; clang + its runtime: fuzzers.
+    want+=(libcmocka-dev prometheus gcovr clang libclang-rt-14-dev)
     # curl: the installed-binary test (tests/deploy/test_install.sh) calls the server.
     want+=(curl)
     # chromium: the playground's browser test (tests/js/playground.test.mjs drives it

@@ -27,7 +27,8 @@ harnesses=(${AA_FUZZ_HARNESSES:-$all})
 [ ${#harnesses[@]} -gt 0 ] || { echo "fuzz.sh: no harness found in fuzz/harnesses.cmake" >&2; exit 2; }
 
 # Longest input per harness: a workload body, a rule plus its data, one rule
-# file (a whole compact catalog fits), a schema plus instance, sysfs fields.
+# file (a whole compact catalog fits), a schema plus instance, sysfs fields, a
+# Prometheus answer of a few dozen series.
 max_len() {
     case "$1" in
     fuzz_request) echo 4096 ;;
@@ -35,17 +36,19 @@ max_len() {
     fuzz_rules) echo 12288 ;;
     fuzz_schema) echo 8192 ;;
     fuzz_probe) echo 2048 ;;
+    fuzz_fleet) echo 4096 ;;
     *) echo 4096 ;;
     esac
 }
 
-# Slowest input allowed, in seconds. The request, rules and schema harnesses
-# drive what a client or a rule file controls: an input taking a second there is
-# a path whose cost grows faster than its input (a quadratic uniqueItems took
-# 160 s for 1 MiB, issue 22), so it fails the run like a crash.
+# Slowest input allowed, in seconds. The request, rules, schema and fleet
+# harnesses drive what a client, a rule file or a Prometheus server controls: an
+# input taking a second there is a path whose cost grows faster than its input
+# (a quadratic uniqueItems took 160 s for 1 MiB, issue 22), so it fails the run
+# like a crash.
 timeout_s() {
     case "$1" in
-    fuzz_request | fuzz_rules | fuzz_schema) echo 1 ;;
+    fuzz_request | fuzz_rules | fuzz_schema | fuzz_fleet) echo 1 ;;
     *) echo 10 ;;
     esac
 }

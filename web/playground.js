@@ -6,18 +6,21 @@
  * only ever set with textContent, never parsed as HTML, and only http(s) URLs
  * become links. Every URL is relative, so the page works when a gateway mounts
  * the server under a path prefix. The form is made from the served contract
- * (openapi.json): its enums, defaults and descriptions are the server's own. */
+ * (openapi.json): its enums, defaults and descriptions are the server's own; the
+ * model picker offers the server's model registry (v1/models). */
 'use strict';
 
 (() => {
   const API = 'v1/recommendations';
+  const MODELS = 'v1/models';
   const KEY_STORE = 'accel-advisor.api-key';
 
   /* The form's fields, by JSON Pointer into the Workload; everything else is
    * edited in the JSON. `when` shows a group only for some tasks. */
   const GROUPS = [
     { title: 'Basics', fields: ['/name', '/task', '/framework', '/stage', '/precision', '/objective'] },
-    { title: 'Model', fields: ['/model/parameters', '/model/architecture', '/model/layers', '/model/hidden_size'] },
+    { title: 'Model', fields: ['/model/name', '/model/parameters', '/model/architecture', '/model/layers',
+                               '/model/hidden_size'] },
     { title: 'Training', when: ['training', 'fine-tuning'],
       fields: ['/training/tokens', '/training/global_batch_size', '/training/deadline_hours'] },
     { title: 'Serving', when: ['inference'],
@@ -30,6 +33,7 @@
   ];
 
   const LABELS = {
+    '/model/name': 'A public model',
     '/model/parameters': 'Parameters',
     '/model/hidden_size': 'Hidden size',
     '/training/tokens': 'Training tokens',
@@ -46,9 +50,11 @@
   /* Sections of a Recommendation laid out by hand; any other member (future
    * additions) is shown by the generic renderer. */
   const KNOWN = new Set(['request_id', 'rules_version', 'workload', 'families',
-    'recommendations', 'excluded', 'warnings', 'assumptions', 'changes', 'robustness']);
+    'recommendations', 'frontier', 'excluded', 'warnings', 'assumptions', 'changes', 'robustness']);
 
-  const state = { contract: null, workload: {}, fields: new Map(), examples: [], busy: false };
+  /* models: the registry's entries; null until v1/models answers (it may need
+   * the API key: asked again after a request with the key succeeds). */
+  const state = { contract: null, workload: {}, fields: new Map(), examples: [], models: null, busy: false };
   const $ = (id) => document.getElementById(id);
 
   /* ---- DOM helpers: text only, never HTML ------------------------------------ */
@@ -77,7 +83,8 @@
       else if (k.startsWith('data-') || k.startsWith('aria-') || k === 'role' || k === 'for' ||
                k === 'type' || k === 'id' || k === 'name' || k === 'value' || k === 'inputmode' ||
                k === 'min' || k === 'max' || k === 'low' || k === 'high' || k === 'optimum' ||
-               k === 'scope' || k === 'title' || k === 'autocomplete' || k === 'hidden')
+               k === 'scope' || k === 'title' || k === 'autocomplete' || k === 'hidden' ||
+               k === 'list' || k === 'label' || k === 'placeholder')
         node.setAttribute(k, v === true ? '' : String(v));
       else node[k] = v;
     }
@@ -403,6 +410,7 @@
   function fillForm() {
     for (const f of state.fields.values()) writeField(f, getAt(state.workload, f.ptr));
     showGroups();
+    showModel();
   }
 
   function showGroups() {
@@ -447,6 +455,104 @@
     $('json').value = text;
     jsonChanged();
     clearProblem();
+  }
+
+  /* ---- the model picker: the registry's names, and what the chosen one sets ------- */
+
+  /* The entry a model.name picks: its name or an alias, letter case ignored. */
+  function findModel(name) {
+    if (typeof name !== 'string' || !Array.isArray(state.models)) return null;
+    const want = name.trim().toLowerCase();
+    return state.models.find((m) => [m.name].concat(arr(m.aliases))
+      .some((n) => String(n).toLowerCase() === want)) || null;
+  }
+
+  /* The name field becomes a picker: a list of the registry's models (its
+   * options say what each is), and a line under it about the chosen one. */
+  function buildModelPicker() {
+    const f = state.fields.get('/model/name');
+    if (!f) return;
+    f.control.setAttribute('list', 'model-names');
+    f.wrap.append(el('datalist', { id: 'model-names' }),
+      el('p', { id: 'model-info', class: 'hint model-info', 'aria-live': 'polite' }));
+    /* Choosing a model of the registry (not each keystroke) clears the other
+     * model fields, so the registry's figures apply; what is filled in after
+     * overrides them. */
+    f.control.addEventListener('change', () => {
+      const value = f.control.value.trim();
+      if (findModel(value) === null || !state.workload || typeof state.workload !== 'object') return;
+      state.workload.model = { name: value };
+      writeJson();
+      fillForm();
+    });
+  }
+
+  function fillModelList() {
+    const list = $('model-names');
+    if (!list) return;
+    fill(list, arr(state.models).map((m) => el('option', { value: m.name,
+      label: [m.title, m.architecture, m.model && typeof m.model.parameters === 'number'
+        ? num(m.model.parameters / 1e9, 1) + 'B parameters' : null].filter(Boolean).join(' · ') })));
+  }
+
+  /* The line under the picker, and the registry's figures as the placeholders
+   * of the other model fields. */
+  function showModel() {
+    const info = $('model-info');
+    if (!info) return;
+    const name = getAt(state.workload, '/model/name');
+    const m = findModel(name);
+    for (const f of state.fields.values()) {
+      if (!f.ptr.startsWith('/model/') || f.ptr === '/model/name') continue;
+      const v = m && m.model ? m.model[parsePointer(f.ptr).pop()] : undefined;
+      if (f.kind === 'number' || f.kind === 'text')
+        f.control.placeholder = v === undefined ? '' : 'from the registry: ' + num(v, 4);
+      else if (f.kind === 'enum') {
+        const first = f.control.options[0];
+        first.dataset.text = first.dataset.text || first.text;
+        first.text = v === undefined ? first.dataset.text : 'from the registry (' + v + ')';
+      }
+    }
+    if (m) {
+      const urls = [...new Set(Object.values(m.sources || {}))];
+      fill(info, el('strong', { text: m.title }), ' (' + m.architecture + '): every model field left ' +
+        'empty is read from the registry; a field filled in overrides it. Sources: ',
+        urls.map((u, i) => [i ? ', ' : '', source(u, sourceLabel(u))]), '.');
+    } else if (typeof name === 'string' && name !== '' && Array.isArray(state.models)) {
+      fill(info, 'Not a model of the registry: the server will name the close ones.');
+    } else if (Array.isArray(state.models)) {
+      fill(info, state.models.length + ' public models (GET v1/models), or leave it empty and ' +
+        'describe the model with the fields below.');
+    } else {
+      fill(info, 'The model list could not be read yet; a name typed here is still sent.');
+    }
+  }
+
+  /* A source's link text: its host and the last part of its path (a model's
+   * config.json and its model page are both on huggingface.co). */
+  function sourceLabel(u) {
+    const href = safeUrl(u);
+    if (href === null) return undefined;
+    const tail = new URL(href).pathname.split('/').filter(Boolean).pop();
+    return hostOf(href) + (tail ? ' ' + tail : '');
+  }
+
+  async function loadModels() {
+    const headers = { Accept: 'application/json' };
+    const key = apiKey();
+    if (key) headers.Authorization = 'Bearer ' + key;
+    try {
+      const resp = await fetch(MODELS, { headers });
+      /* The body is read even from an error, so the request ends (a body never
+       * read keeps it open). */
+      const body = await resp.json();
+      if (!resp.ok) throw new Error(MODELS + ': HTTP ' + resp.status);
+      state.models = arr(body.models);
+    } catch (e) {
+      state.models = null;
+    }
+    fillModelList();
+    showModel();
   }
 
   /* ---- the permalink: the workload in the URL fragment, base64url of its UTF-8 ---- */
@@ -532,6 +638,7 @@
       }
       if (resp.ok && body) {
         renderResult(body);
+        if (state.models === null) loadModels(); /* it may have needed this key */
       } else {
         $('result').replaceChildren();
         if (resp.status === 401) askForKey();
@@ -729,7 +836,10 @@
           el('dl', { class: 'kv sizing' }, Object.entries(sizing).map(([k, v]) => [
             el('dt', { text: sizingLabel(k) }), el('dd', { text: withUnit(k, v) })])),
           el('h4', { text: 'Price' }), renderPrice(c.price),
-          c.availability ? [el('h4', { text: 'On this host' }), renderValue(c.availability)] : null,
+          c.availability
+            ? [el('h4', { text: c.availability.source === 'prometheus' ? 'Across the fleet' : 'On this host' }),
+              renderValue(c.availability)]
+            : null,
           el('h4', { text: 'Reasons' }), renderReasons(c.reasons),
           extra.map((k) => [el('h4', { text: humanize(k) }), renderValue(c[k])]))));
   }
@@ -811,6 +921,77 @@
         (ch.stopped ? '; stopped early (' + ch.stopped + ')' : '') + '. Every change was run and gives the pick it names.' }));
   }
 
+  /* The cost-time frontier as an inline SVG: cost across (log scale), time up
+   * (log scale), one dot a configuration, the pick ringed and named. A table
+   * under it says the same for screen readers and people who read numbers. */
+  const SVG = 'http://www.w3.org/2000/svg';
+  function svg(tag, attrs, ...children) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v !== undefined && v !== null) node.setAttribute(k, String(v));
+    }
+    for (const c of children.flat()) {
+      if (c != null) node.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    }
+    return node;
+  }
+
+  function frontierChart(points, costUnit, timeUnit) {
+    const W = 560, H = 260, L = 64, R = 16, T = 14, B = 40;
+    const lc = points.map((p) => Math.log10(Math.max(p.cost_usd, 1e-9)));
+    const lt = points.map((p) => Math.log10(Math.max(p.time, 1e-9)));
+    const span = (v) => {
+      const lo = Math.min(...v), hi = Math.max(...v);
+      return hi - lo < 1e-9 ? [lo - 0.5, hi + 0.5] : [lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)];
+    };
+    const [c0, c1] = span(lc), [t0, t1] = span(lt);
+    const x = (v) => L + (v - c0) / (c1 - c0) * (W - L - R);
+    const y = (v) => H - B - (v - t0) / (t1 - t0) * (H - T - B);
+    const dots = points.map((p, i) => svg('circle', {
+      cx: x(lc[i]).toFixed(1), cy: y(lt[i]).toFixed(1), r: p.pick ? 7 : 4,
+      class: p.pick ? 'pick' : 'point', 'data-accelerator': p.accelerator },
+      svg('title', null, p.shape + ': ' + num(p.cost_usd, 4) + ' ' + costUnit + ', ' +
+        num(p.time, 3) + ' ' + timeUnit + (p.pick ? ' (the pick)' : ''))));
+    const line = svg('polyline', { class: 'front', fill: 'none',
+      points: points.map((p, i) => x(lc[i]).toFixed(1) + ',' + y(lt[i]).toFixed(1)).join(' ') });
+    const pick = points.findIndex((p) => p.pick);
+    const label = pick < 0 ? null : svg('text', { x: (x(lc[pick]) + 10).toFixed(1),
+      y: (y(lt[pick]) - 8).toFixed(1), class: 'pick-label' }, 'pick: ' + points[pick].shape);
+    return svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'frontier', role: 'img',
+      'aria-label': 'Cost against ' + (timeUnit === 'ms' ? 'request time' : 'run time') +
+        ' for the ' + points.length + ' configurations no other beats on both' },
+    svg('line', { x1: L, y1: H - B, x2: W - R, y2: H - B, class: 'axis' }),
+    svg('line', { x1: L, y1: T, x2: L, y2: H - B, class: 'axis' }),
+    svg('text', { x: (L + W - R) / 2, y: H - 8, class: 'axis-label', 'text-anchor': 'middle' },
+      'cost (' + costUnit + ', log scale)'),
+    svg('text', { x: 14, y: (T + H - B) / 2, class: 'axis-label', 'text-anchor': 'middle',
+      transform: 'rotate(-90 14 ' + (T + H - B) / 2 + ')' }, 'time (' + timeUnit + ', log scale)'),
+    svg('text', { x: L, y: H - B + 16, class: 'tick', 'text-anchor': 'start' }, num(10 ** c0, 3)),
+    svg('text', { x: W - R, y: H - B + 16, class: 'tick', 'text-anchor': 'end' }, num(10 ** c1, 3)),
+    svg('text', { x: L - 6, y: H - B, class: 'tick', 'text-anchor': 'end' }, num(10 ** t0, 3)),
+    svg('text', { x: L - 6, y: T + 10, class: 'tick', 'text-anchor': 'end' }, num(10 ** t1, 3)),
+    line, dots, label);
+  }
+
+  function renderFrontier(fr) {
+    const points = fr && Array.isArray(fr.points) ? fr.points : [];
+    if (points.length === 0) return null;
+    const costUnit = { usd_per_month: '$/month', usd_per_job: '$/job' }[fr.cost_unit] || '$/run';
+    const timeUnit = fr.time_unit === 'ms' ? 'ms' : 'h';
+    return section('Cost against time',
+      el('p', { class: 'muted', text: 'Every configuration sized (each part, chip count and ' +
+        'serving layout) that meets every target and has a price, keeping those no other is ' +
+        'both cheaper and faster than. The ringed dot is the pick.' }),
+      el('figure', { class: 'frontier' }, frontierChart(points, costUnit, timeUnit)),
+      table(['Configuration', 'Cost (' + costUnit + ')', 'Time (' + timeUnit + ')', ''],
+        points.map((p) => [
+          document.createTextNode(p.shape),
+          document.createTextNode(num(p.cost_usd, 4)),
+          document.createTextNode(num(p.time, 3)),
+          document.createTextNode(p.pick ? 'the pick' : '')]),
+        'The frontier, cheapest first'));
+  }
+
   function renderResult(r) {
     const recs = arr(r.recommendations);
     const others = Object.keys(r).filter((k) => !KNOWN.has(k));
@@ -822,6 +1003,7 @@
       arr(r.families).length ? renderFamilies(arr(r.families)) : null,
       section('Candidates (' + recs.length + ')', el('ol', { class: 'candidates' },
         recs.map((c, i) => renderCandidate(c, i + 1)))),
+      renderFrontier(r.frontier),
       renderRobustness(r.robustness),
       renderChanges(r.changes),
       others.map((k) => section(humanize(k), renderValue(r[k]))),
@@ -882,12 +1064,13 @@
     try {
       state.contract = await getJson('openapi.json');
       buildForm();
+      buildModelPicker();
       $('form-status').textContent = 'Fields, choices and defaults come from the server\'s contract (version ' +
         (state.contract.info && state.contract.info.version) + ').';
     } catch (e) {
       $('form-status').textContent = 'The contract could not be read (' + e.message + '): edit the JSON below.';
     }
-    await loadExamples();
+    await Promise.all([loadExamples(), loadModels()]);
     const linked = workloadFromHash();
     if (linked !== null) {
       let text = linked;

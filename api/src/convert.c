@@ -60,16 +60,25 @@ static void key_string_or_null(struct api_jw *w, const char *key, const char *s)
     api_jw_string_or_null(w, s);
 }
 
-/* The price behind a cost: one provider's offer on one basis. */
-static void write_offer_price(struct api_jw *w, const struct dc_offer *o, enum dc_pricing p)
+/* The price behind a cloud cost: which offer, how many of its instances, and
+ * what they cost on the workload's basis. A per-chip TPU offer rents the
+ * shape's slices, so those are its instances. */
+static void write_offer_price(struct api_jw *w, const struct dc_offer *o, enum dc_pricing p,
+                              const struct dc_sizing *z)
 {
+    bool per_chip = o->accelerators == 0;
+    unsigned per_instance = per_chip ? z->shape.per_unit : o->accelerators;
+    const char *type = per_chip && z->shape.slice != NULL ? z->shape.slice : o->instance_type;
     api_jw_object(w);
     key_string(w, "kind", "cloud");
     key_string(w, "pricing", dc_pricing_name(p));
-    key_number(w, "usd_per_chip_hour", o->price[p].usd_per_chip_hour);
     key_string(w, "provider", dc_provider_name(o->provider));
     key_string(w, "region", o->region);
-    key_string(w, "offer", o->offer);
+    key_string(w, "instance_type", type);
+    key_number(w, "instances", z->instances);
+    key_number(w, "accelerators_per_instance", per_instance);
+    key_number(w, "usd_per_instance_hour", o->price[p].usd_per_chip_hour * per_instance);
+    key_number(w, "usd_per_chip_hour", o->price[p].usd_per_chip_hour);
     key_string(w, "as_of", o->price[p].as_of);
     key_string(w, "source", o->source);
     key_string_or_null(w, "via", o->via);
@@ -80,14 +89,19 @@ static void write_offer_price(struct api_jw *w, const struct dc_offer *o, enum d
 /* On premises: the hardware list price amortised, plus energy. */
 static void write_on_prem_price(struct api_jw *w, const struct dc_accelerator *a, double rate)
 {
+    static const char *const none[] = {"provider",
+                                       "region",
+                                       "instance_type",
+                                       "instances",
+                                       "accelerators_per_instance",
+                                       "usd_per_instance_hour"};
     api_jw_object(w);
     key_string(w, "kind", "on_prem");
     api_jw_key(w, "pricing");
     api_jw_null(w);
+    for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+        key_string_or_null(w, none[i], NULL);
     key_number(w, "usd_per_chip_hour", rate);
-    key_string_or_null(w, "provider", NULL);
-    key_string_or_null(w, "region", NULL);
-    key_string_or_null(w, "offer", NULL);
     key_string(w, "as_of", a->list_price_as_of);
     key_string(w, "source", a->list_price_source);
     key_string_or_null(w, "via", NULL);
@@ -102,7 +116,7 @@ static void write_candidate_price(struct api_jw *w, const struct dc_result *res,
     api_jw_key(w, "price");
     switch (z->cost_basis) {
     case DC_COST_CLOUD:
-        write_offer_price(w, z->offer, res->workload.pricing);
+        write_offer_price(w, z->offer, res->workload.pricing, z);
         return;
     case DC_COST_ON_PREM:
         write_on_prem_price(w, c->acc, z->usd_per_chip_hour);
@@ -113,43 +127,63 @@ static void write_candidate_price(struct api_jw *w, const struct dc_result *res,
     api_jw_null(w);
 }
 
+/* One offer as the catalog lists it: what is rented and each basis's price. */
+static void write_offer(struct api_jw *w, const struct dc_offer *o)
+{
+    api_jw_object(w);
+    key_string(w, "provider", dc_provider_name(o->provider));
+    key_string(w, "region", o->region);
+    key_string(w, "instance_type", o->instance_type);
+    api_jw_key(w, "accelerators_per_instance");
+    if (o->accelerators > 0)
+        api_jw_number(w, o->accelerators);
+    else
+        api_jw_null(w);
+    key_number(w, "vcpus", o->vcpus);
+    key_number(w, "memory_gb", o->memory_gb);
+    key_string(w, "source", o->source);
+    key_string_or_null(w, "via", o->via);
+    key_string(w, "confidence", o->low_confidence ? "low" : "high");
+    api_jw_key(w, "prices");
+    api_jw_object(w);
+    for (size_t p = 0; p < DC_PRICING_COUNT; p++) {
+        const struct dc_price *pr = &o->price[p];
+        api_jw_key(w, dc_pricing_name((enum dc_pricing)p));
+        if (!isfinite(pr->usd_per_chip_hour)) {
+            api_jw_null(w);
+            continue;
+        }
+        api_jw_object(w);
+        key_number(w, "usd_per_hour", pr->usd_per_hour);
+        key_number(w, "usd_per_chip_hour", pr->usd_per_chip_hour);
+        key_string(w, "as_of", pr->as_of);
+        api_jw_object_end(w);
+    }
+    api_jw_object_end(w);
+    api_jw_object_end(w);
+}
+
 /* Catalog view: every public offer with each basis it is priced on, the
- * cheapest on-demand one as `price`, and the hardware list price. */
+ * cheapest on-demand one per chip-hour as `price`, why a part has none, and
+ * the hardware list price. */
 static void write_offers(struct api_jw *w, const struct dc_accelerator *a)
 {
     const struct dc_offer *cheapest = dc_cheapest_offer(a, DC_PRICING_ON_DEMAND, 0);
     api_jw_key(w, "price");
-    if (cheapest != NULL)
-        write_offer_price(w, cheapest, DC_PRICING_ON_DEMAND);
-    else
+    if (cheapest != NULL) {
+        struct dc_sizing one = {0};
+        one.shape =
+            (struct dc_shape){1, cheapest->accelerators > 0 ? cheapest->accelerators : 1, NULL};
+        one.instances = 1;
+        write_offer_price(w, cheapest, DC_PRICING_ON_DEMAND, &one);
+    } else {
         api_jw_null(w);
+    }
+    key_string_or_null(w, "unpriced_reason", a->unpriced_reason);
     api_jw_key(w, "offers");
     api_jw_array(w);
-    for (size_t i = 0; i < a->n_offers; i++) {
-        const struct dc_offer *o = &a->offers[i];
-        api_jw_object(w);
-        key_string(w, "provider", dc_provider_name(o->provider));
-        key_string(w, "region", o->region);
-        key_string(w, "offer", o->offer);
-        key_string(w, "source", o->source);
-        key_string_or_null(w, "via", o->via);
-        key_string(w, "confidence", o->low_confidence ? "low" : "high");
-        api_jw_key(w, "prices");
-        api_jw_object(w);
-        for (size_t p = 0; p < DC_PRICING_COUNT; p++) {
-            api_jw_key(w, dc_pricing_name((enum dc_pricing)p));
-            if (!isfinite(o->price[p].usd_per_chip_hour)) {
-                api_jw_null(w);
-                continue;
-            }
-            api_jw_object(w);
-            key_number(w, "usd_per_chip_hour", o->price[p].usd_per_chip_hour);
-            key_string(w, "as_of", o->price[p].as_of);
-            api_jw_object_end(w);
-        }
-        api_jw_object_end(w);
-        api_jw_object_end(w);
-    }
+    for (size_t i = 0; i < a->n_offers; i++)
+        write_offer(w, &a->offers[i]);
     api_jw_array_end(w);
     api_jw_key(w, "list_price");
     if (isfinite(a->list_price_usd)) {
@@ -170,10 +204,33 @@ static void key_optional(struct api_jw *w, const char *key, double d)
         key_number(w, key, d);
 }
 
+/* The architecture beyond the counts: each field when given or read from the
+ * registry (model.name). */
+static void write_model_shape(struct api_jw *w, const struct dc_workload *wl)
+{
+    key_optional(w, "head_dim", wl->head_dim);
+    key_optional(w, "intermediate_size", wl->intermediate_size);
+    key_optional(w, "context_length", wl->context_length);
+    key_string(w, "attention", wl->attention);
+    key_optional(w, "sliding_window", wl->sliding_window);
+    key_optional(w, "full_attention_every", wl->full_attention_every);
+    key_optional(w, "kv_latent_dim", wl->kv_latent_dim);
+    key_optional(w, "experts", wl->experts);
+    key_optional(w, "experts_per_token", wl->experts_per_token);
+    key_optional(w, "encoder_layers", wl->encoder_layers);
+    key_optional(w, "tokens_per_sample", wl->tokens_per_sample);
+    key_optional(w, "denoising_steps", wl->denoising_steps);
+    key_optional(w, "guidance_passes", wl->guidance_passes);
+    key_optional(w, "embedding_dim", wl->embedding_dim);
+    key_optional(w, "lookups_per_sample", wl->lookups_per_sample);
+}
+
 static void write_model(struct api_jw *w, const struct dc_workload *wl)
 {
     api_jw_key(w, "model");
     api_jw_object(w);
+    if (wl->model_name != NULL)
+        key_string(w, "name", wl->model_name);
     key_string(w, "architecture", wl->architecture);
     key_number(w, "parameters", wl->parameters);
     key_number(w, "active_parameters", wl->active_parameters);
@@ -187,12 +244,51 @@ static void write_model(struct api_jw *w, const struct dc_workload *wl)
     key_optional(w, "hidden_size", wl->hidden_size);
     key_optional(w, "attention_heads", wl->attention_heads);
     key_optional(w, "kv_heads", wl->kv_heads);
+    write_model_shape(w, wl);
     api_jw_object_end(w);
+}
+
+static void write_rl(struct api_jw *w, const struct dc_workload *wl)
+{
+    api_jw_key(w, "rl");
+    api_jw_object(w);
+    key_string(w, "algorithm", wl->rl_algorithm == DC_RL_PPO ? "ppo" : "grpo");
+    key_bool(w, "reference_model", wl->rl_reference);
+    key_number(w, "reward_model_parameters", wl->rl_reward_parameters);
+    key_number(w, "rollout_share", wl->rl_rollout_share);
+    api_jw_object_end(w);
+}
+
+/* Speculative decoding and an offline job, when the request asked for them. */
+static void write_serving_modes(struct api_jw *w, const struct dc_workload *wl)
+{
+    key_number(w, "prefix_cache_hit_rate", wl->prefix_cache_hit_rate);
+    if (wl->draft_tokens > 0) {
+        api_jw_key(w, "speculative");
+        api_jw_object(w);
+        if (wl->draft_name != NULL)
+            key_string(w, "draft_model", wl->draft_name);
+        else
+            key_number(w, "draft_parameters", wl->draft_parameters);
+        key_number(w, "draft_tokens", wl->draft_tokens);
+        key_number(w, "acceptance_rate", wl->acceptance_rate);
+        api_jw_object_end(w);
+    }
+    if (wl->job_requests > 0) {
+        api_jw_key(w, "job");
+        api_jw_object(w);
+        if (isfinite(wl->job_tokens))
+            key_number(w, "tokens", wl->job_tokens);
+        else
+            key_number(w, "requests", wl->job_requests);
+        key_number(w, "deadline_hours", wl->job_deadline_hours);
+        api_jw_object_end(w);
+    }
 }
 
 static void write_task_section(struct api_jw *w, const struct dc_workload *wl)
 {
-    static const char *const methods[] = {"full", "lora", "qlora"};
+    static const char *const methods[] = {"full", "lora", "qlora", "dpo", "rl"};
     if (wl->task != DC_TASK_INFERENCE) {
         api_jw_key(w, "training");
         api_jw_object(w);
@@ -203,6 +299,8 @@ static void write_task_section(struct api_jw *w, const struct dc_workload *wl)
         key_number(w, "global_batch_size", wl->global_batch_size);
         key_optional(w, "deadline_hours", wl->deadline_hours);
         key_bool(w, "input_bound", wl->input_bound);
+        if (wl->method == DC_METHOD_RL)
+            write_rl(w, wl);
         api_jw_object_end(w);
         return;
     }
@@ -215,6 +313,7 @@ static void write_task_section(struct api_jw *w, const struct dc_workload *wl)
     key_number(w, "output_tokens", wl->output_tokens);
     key_optional(w, "batch_size", wl->batch_size);
     key_string(w, "kv_cache_precision", dc_precision_name(wl->kv_precision));
+    write_serving_modes(w, wl);
     api_jw_object_end(w);
 }
 
@@ -232,6 +331,8 @@ static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct 
     key_string(w, "stage", wl->stage);
     write_model(w, wl);
     key_string(w, "precision", dc_precision_name(wl->precision));
+    static const char *const quantizations[] = {"none", "awq", "gptq", "nf4", "mxfp4", "int8"};
+    key_string(w, "quantization", quantizations[wl->quantization]);
     write_task_section(w, wl);
     api_jw_key(w, "constraints");
     api_jw_object(w);
@@ -246,6 +347,7 @@ static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct 
     key_optional(w, "budget_usd", wl->budget_usd);
     key_optional(w, "max_accelerators", wl->max_accelerators);
     key_string(w, "pricing", dc_pricing_name(wl->pricing));
+    key_bool(w, "portable", wl->portable);
     if (wl->n_allowed > 0) {
         api_jw_key(w, "accelerators");
         api_jw_array(w);
@@ -302,6 +404,44 @@ static void write_sizing(struct api_jw *w, const struct dc_candidate *c)
     key_bool(w, "meets_latency", z->meets_latency);
     key_bool(w, "meets_rate", z->meets_rate);
     key_bool(w, "within_budget", z->within_budget);
+    key_string_or_null(w, "estimate_withheld", z->estimate_withheld);
+    api_jw_object_end(w);
+}
+
+/* How the selection placed the candidate (docs/scoring.md, sections 7-8). */
+static void write_selection(struct api_jw *w, const struct dc_candidate *c)
+{
+    const struct dc_selection *s = &c->selection;
+    api_jw_key(w, "selection");
+    api_jw_object(w);
+    key_bool(w, "meets_targets", s->meets_targets);
+    key_bool(w, "priced", s->priced);
+    key_number(w, "gates", s->gates);
+    key_bool(w, "in_band", s->in_band);
+    key_number(w, "objective_value", round4(s->objective_value));
+    key_number(w, "soft_points", s->soft_points);
+    key_number(w, "adjustment", round4(s->adjustment));
+    key_number(w, "breakeven_usd_per_chip_hour", round4(s->breakeven_usd_per_chip_hour));
+    api_jw_object_end(w);
+}
+
+/* The contract's Availability (null without a probe or fleet snapshot). */
+static void write_availability(struct api_jw *w, const struct dc_candidate_availability *v)
+{
+    if (!v->known) {
+        api_jw_null(w);
+        return;
+    }
+    api_jw_object(w);
+    key_number(w, "attached", v->attached);
+    key_number(w, "free", v->free);
+    key_number(w, "memory_free_gb", round4(v->memory_free_gb));
+    key_number(w, "nodes", v->nodes);
+    key_number(w, "free_nodes", v->free_nodes);
+    key_bool(w, "configuration_free", v->configuration_free);
+    key_string(w, "source", v->fleet ? "prometheus" : "probe");
+    key_number(w, "age_seconds", round4(v->age_seconds));
+    key_bool(w, "stale", v->stale);
     api_jw_object_end(w);
 }
 
@@ -318,20 +458,13 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
     key_number(w, "score", c->score);
     key_number(w, "rule_score", c->rule_score);
     key_number(w, "objective_score", c->objective_score);
+    write_selection(w, c);
     write_sizing(w, c);
     write_candidate_price(w, res, c);
     api_jw_key(w, "capped_by");
     api_jw_string_or_null(w, c->capped_by != NULL ? c->capped_by->rule_id : NULL);
     api_jw_key(w, "availability");
-    if (c->availability.known) {
-        api_jw_object(w);
-        key_number(w, "attached", c->availability.attached);
-        key_number(w, "free", c->availability.free);
-        key_number(w, "memory_free_gb", round4(c->availability.memory_free_gb));
-        api_jw_object_end(w);
-    } else {
-        api_jw_null(w);
-    }
+    write_availability(w, &c->availability);
     api_jw_key(w, "reasons");
     api_jw_array(w);
     for (size_t i = 0; i < c->n_reasons; i++) {
@@ -343,6 +476,37 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
         key_string(w, "source", r->source != NULL ? r->source : "");
         key_string_or_null(w, "fact", r->fact);
         key_string_or_null(w, "counted_with", r->counted_with);
+        api_jw_object_end(w);
+    }
+    api_jw_array_end(w);
+    api_jw_object_end(w);
+}
+
+/* The cost-time frontier, ascending cost; `time` is hours or ms. */
+static void write_frontier(struct api_jw *w, const struct dc_result *res)
+{
+    char shape[96];
+    bool job = res->workload.job_requests > 0;
+    bool serving = res->workload.task == DC_TASK_INFERENCE && !job;
+    api_jw_key(w, "frontier");
+    api_jw_object(w);
+    key_string(w, "time_unit", serving ? "ms" : "hours");
+    key_string(w, "cost_unit", serving ? "usd_per_month" : job ? "usd_per_job" : "usd_per_run");
+    api_jw_key(w, "points");
+    api_jw_array(w);
+    for (size_t i = 0; i < res->n_frontier; i++) {
+        const struct dc_frontier_point *f = &res->frontier[i];
+        api_jw_object(w);
+        key_string(w, "accelerator", f->acc->id);
+        key_string(w, "shape", dc_shape_format(f->acc, &f->shape, shape, sizeof(shape)));
+        key_number(w, "chips", f->chips);
+        key_number(w, "replicas", f->replicas);
+        key_number(w, "chips_per_replica", f->chips_per_replica);
+        key_number(w, "batch_per_replica", f->batch_per_replica);
+        key_number(w, "cost_usd", round4(f->cost_usd));
+        key_number(w, "cost_per_hour_usd", round4(f->cost_per_hour_usd));
+        key_number(w, "time", round4(f->time));
+        key_bool(w, "pick", f->pick);
         api_jw_object_end(w);
     }
     api_jw_array_end(w);
@@ -385,6 +549,7 @@ char *api_result_render_explained(const struct dc_result *res, const struct dc_e
     for (size_t i = 0; i < res->n_recommendations; i++)
         write_candidate(&w, res, &res->recommendations[i]);
     api_jw_array_end(&w);
+    write_frontier(&w, res);
     api_jw_key(&w, "excluded");
     api_jw_array(&w);
     for (size_t i = 0; i < res->n_excluded; i++) {
@@ -703,6 +868,66 @@ static void table_row(FILE *fp, const struct dc_result *res, const struct dc_can
     fprintf(fp, "   %s\n", chosen ? "\u2714" : "");
 }
 
+/* The candidate the objective alone would pick (the lowest objective value,
+ * before soft points), or NULL. */
+static const struct dc_candidate *objective_best(const struct dc_result *res)
+{
+    const struct dc_candidate *best = NULL;
+    for (size_t i = 0; i < res->n_recommendations; i++) {
+        const struct dc_candidate *c = &res->recommendations[i];
+        double v = c->selection.objective_value;
+        if (isfinite(v) && (best == NULL || v < best->selection.objective_value))
+            best = c;
+    }
+    return best;
+}
+
+/* When the tick is not on the objective's best value, one line saying why:
+ * a target it misses, its unknown price, a gate, the balanced band, or the
+ * soft points within their band. */
+static void print_why_not_best(const struct dc_result *res, FILE *fp)
+{
+    const struct dc_candidate *top = res->n_recommendations > 0 ? &res->recommendations[0] : NULL;
+    const struct dc_candidate *best = objective_best(res);
+    if (top == NULL || best == NULL || best == top ||
+        !(best->selection.objective_value < top->selection.objective_value))
+        return;
+    const struct dc_selection *b = &best->selection, *t = &top->selection;
+    char why[160];
+    if (!b->meets_targets && t->meets_targets)
+        snprintf(why, sizeof(why), "it misses a target the tick meets");
+    else if (b->gates > t->gates && best->capped_by != NULL)
+        snprintf(why, sizeof(why), "the gate %s holds it after", best->capped_by->rule_id);
+    else if (!b->in_band && t->in_band)
+        snprintf(why, sizeof(why), "it is outside the balanced band");
+    else
+        snprintf(why, sizeof(why), "the rules' points moved them within the %.0f%% band",
+                 dc_ruleset_sizing(res->ruleset)->soft_band * 100);
+    fprintf(fp, "(The tick is not on %s, best on the objective alone: %s.)\n", best->acc->id, why);
+}
+
+/* The cost-time frontier in a few lines, the pick marked. */
+static void print_frontier(const struct dc_result *res, FILE *fp)
+{
+    if (res->n_frontier == 0)
+        return;
+    const struct dc_workload *w = &res->workload;
+    bool serving = w->task == DC_TASK_INFERENCE && !(w->job_requests > 0);
+    char shape[64];
+    fprintf(fp, "\nCost and %s, no configuration better on both:\n",
+            serving ? "request time" : "run time");
+    for (size_t i = 0; i < res->n_frontier; i++) {
+        const struct dc_frontier_point *f = &res->frontier[i];
+        fprintf(fp, "  %12.*f %-5s  %10.*f %-2s  %-20s%s\n", f->cost_usd < 100 ? 2 : 0, f->cost_usd,
+                serving               ? "$/mo"
+                : w->job_requests > 0 ? "$/job"
+                                      : "$/run",
+                f->time < 10 ? 2 : 0, f->time, serving ? "ms" : "h",
+                dc_shape_format(f->acc, &f->shape, shape, sizeof(shape)),
+                f->pick ? "  <- pick" : "");
+    }
+}
+
 void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
 {
     char buf[512];
@@ -718,11 +943,12 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
     fprintf(fp, "\nConsidered accelerators (%zu):\n", res->n_recommendations);
     fprintf(fp, "%-10s %-24s %-4s %5s %-18s %5s %9s %10s %12s", "ID", "NAME", "FAM", "SCORE",
             "SHAPE", "CHIPS", "MEM(GB)", inf ? "DECODE(ms)" : "HOURS",
-            inf ? "COST($/mo)" : "COST($)");
+            inf && !(w->job_requests > 0) ? "COST($/mo)" : "COST($)");
     if (wide)
         fprintf(fp, " %5s %5s %4s %8s %8s %5s %9s %-4s %-5s", "RULES", "OBJ", "REPL", "GB/CHIP",
                 "TFLOPS", "MFU", "$/HOUR", "FITS", "AVAIL");
     fprintf(fp, "   %s\n", "CHOSEN");
+    print_why_not_best(res, fp);
     for (size_t i = 0; i < res->n_recommendations; i++)
         table_row(fp, res, &res->recommendations[i], i == 0, wide);
     if (res->n_recommendations > 0) {
@@ -735,6 +961,7 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
                     dc_reason_text(res, top, r, buf, sizeof(buf)));
         }
     }
+    print_frontier(res, fp);
     if (res->n_excluded > 0) {
         fprintf(fp, "\nExcluded:\n");
         for (size_t i = 0; i < res->n_excluded; i++) {

@@ -48,6 +48,12 @@ static void write_change(struct api_jw *w, const struct dc_target *t, const stru
     api_jw_string_or_null(w, dc_threshold_name(c->threshold));
     api_jw_key(w, "not_at");
     api_jw_number(w, c->threshold != DC_THRESHOLD_NONE ? c->not_at : NAN); /* NAN: null */
+    api_jw_key(w, "rule");
+    api_jw_string_or_null(w, c->rule);
+    api_jw_key(w, "rule_at");
+    api_jw_number(w, c->rule != NULL ? c->rule_at : NAN);
+    api_jw_key(w, "price_missing");
+    api_jw_bool(w, c->price_missing);
     id_or_null(w, "top", c->top);
     int_or_null(w, "top_score", c->top != NULL, c->top_score);
     api_jw_key(w, "summary");

@@ -133,6 +133,10 @@ static void workload(struct rh_buf *b, uint64_t v, const char *name)
                                         "[\"azure\",\"oci\"]"};
     static const char *const exp[] = {"none", "some", "expert"};
     const char *task = tasks[v % 3];
+    /* int4 is a format for served weights: a training workload in it is a 400. */
+    const char *prec = precs[(v / 11) % 8];
+    if (v % 3 != 2 && strcmp(prec, "int4") == 0)
+        prec = "bf16";
     rh_buf_str(b, "{");
     if (name != NULL)
         rh_buf_printf(b, "\"name\":\"%s\",", name);
@@ -141,8 +145,8 @@ static void workload(struct rh_buf *b, uint64_t v, const char *name)
                   "\"model\":{\"architecture\":\"%s\",\"parameters\":%s%s},"
                   "\"precision\":\"%s\",\"objective\":\"%s\"",
                   task, fws[(v / 3) % 6], stages[(v / 18) % 3], archs[(v / 7) % 9],
-                  params[(v / 54) % 8], (v / 5) % 4 == 0 ? ",\"custom_ops\":true" : "",
-                  precs[(v / 11) % 8], objs[(v / 13) % 3]);
+                  params[(v / 54) % 8], (v / 5) % 4 == 0 ? ",\"custom_ops\":true" : "", prec,
+                  objs[(v / 13) % 3]);
     if (v % 3 == 2)
         rh_buf_printf(b, ",\"inference\":{\"requests_per_second\":%u,\"context_tokens\":%u}",
                       (unsigned)(1 + (v / 17) % 200), 512u << ((v / 19) % 6));

@@ -25,6 +25,7 @@ static const struct measure measures[] = {
     {"tflops_per_chip", "TFLOP/s/chip", false, true},
     {"tokens_per_second", "tokens/s", false, false},
     {"decode_ms", "ms", true, false},
+    {"requests_per_second", "requests/s", false, false},
 };
 
 static const char *opt_string(const cJSON *row, const char *key)
@@ -50,6 +51,8 @@ static double estimate(const struct measure *m, const struct dc_sizing *z, const
         return z->mfu * z->peak_tflops;
     if (strcmp(m->name, "tokens_per_second") == 0)
         return z->tokens_per_second;
+    if (strcmp(m->name, "requests_per_second") == 0)
+        return z->throughput_rps;
     return z->decode_ms;
 }
 

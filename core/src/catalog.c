@@ -203,7 +203,8 @@ static void parse_accelerator(const struct dc__where *w, struct dc_accelerator *
                                        "price",
                                        "notes",
                                        NULL};
-    static const char *const vendors[] = {"nvidia", "amd", "google", "intel", "generic", NULL};
+    static const char *const vendors[] = {"nvidia", "amd",     "google", "intel",
+                                          "aws",    "generic", NULL};
     dc__check_keys(w, "accelerator", keys);
     a->name = dc__get_str(w, "name", true);
     a->short_name = dc__get_str(w, "short_name", false);
@@ -214,12 +215,12 @@ static void parse_accelerator(const struct dc__where *w, struct dc_accelerator *
             ok = strcmp(a->vendor, vendors[i]) == 0;
         if (!ok)
             dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id,
-                     "vendor must be one of nvidia, amd, google, intel, generic");
+                     "vendor must be one of nvidia, amd, google, intel, aws, generic");
     }
     const char *fam = dc__get_str(w, "family", true);
     if (fam != NULL && !dc_family_parse(fam, &a->family))
         dc__diag(w->L, w->file, dc__line_of(w, cJSON_GetObjectItemCaseSensitive(w->obj, "family")),
-                 w->id, "family must be gpu, tpu or cpu");
+                 w->id, "family must be gpu, tpu, cpu or asic");
     a->fact = dc__get_str(w, "fact", false);
     a->source = dc__get_url(w, "source", true);
     const cJSON *pci = dc__get_obj(w, "pci", false);

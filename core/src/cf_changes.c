@@ -39,7 +39,9 @@ bool cf__change(const struct cf_ctx *c, const char *field, cJSON *to, const stru
                               .top = o->top,
                               .top_score = o->score,
                               .threshold = DC_THRESHOLD_NONE,
-                              .not_at = NAN};
+                              .not_at = NAN,
+                              .rule_at = NAN,
+                              .price_missing = o->base_top_unpriced};
     out->from = now != NULL ? cJSON_Duplicate(now, true) : cJSON_CreateNull();
     if (out->from != NULL && out->to != NULL)
         return true;
@@ -152,7 +154,8 @@ static enum dc_status sweep_field(struct cf_ctx *c, struct dc_explanation *e,
     case CF_ENUM: {
         const char *const *values = dc__workload_values(f->pointer);
         for (size_t i = 0; rc == DC_OK && values != NULL && values[i] != NULL; i++) {
-            if (!cJSON_IsString(now) || strcmp(values[i], now->valuestring) != 0)
+            if ((!cJSON_IsString(now) || strcmp(values[i], now->valuestring) != 0) &&
+                cf__value_applies(c, f, values[i]))
                 rc = try_value(c, e, f->pointer, cJSON_CreateString(values[i]));
         }
         break;

@@ -25,10 +25,24 @@ static bool budget_left(struct cf_ctx *c)
     return c->stop == DC_EXPLAIN_COMPLETE;
 }
 
+/* The base's top pick had a price and has none in `res` (an exclusion is
+ * another reason, said by its own rule). */
+static bool base_top_lost_price(const struct cf_ctx *c, const struct dc_result *res)
+{
+    const struct dc_result *b = c->base;
+    if (b->n_recommendations == 0 || !b->recommendations[0].selection.priced)
+        return false;
+    const struct dc_accelerator *top = b->recommendations[0].acc;
+    for (size_t i = 0; i < res->n_recommendations; i++)
+        if (res->recommendations[i].acc == top)
+            return !res->recommendations[i].selection.priced;
+    return false;
+}
+
 enum dc_status cf__run(struct cf_ctx *c, const cJSON *w, const double *price_scale,
                        const double *mfu_scale, struct cf_outcome *out)
 {
-    *out = (struct cf_outcome){NULL, 0};
+    *out = (struct cf_outcome){NULL, 0, false};
     if (!budget_left(c))
         return DC_ELIMIT;
     c->evals++;
@@ -43,6 +57,7 @@ enum dc_status cf__run(struct cf_ctx *c, const cJSON *w, const double *price_sca
         out->top = res->recommendations[0].acc;
         out->score = res->recommendations[0].score;
     }
+    out->base_top_unpriced = base_top_lost_price(c, res);
     dc_result_free(res);
     return DC_OK;
 }
@@ -50,7 +65,7 @@ enum dc_status cf__run(struct cf_ctx *c, const cJSON *w, const double *price_sca
 enum dc_status cf__run_edit(struct cf_ctx *c, const char *field, const cJSON *to,
                             struct cf_outcome *out)
 {
-    *out = (struct cf_outcome){NULL, 0};
+    *out = (struct cf_outcome){NULL, 0, false};
     if (!budget_left(c))
         return DC_ELIMIT;
     cJSON *w = dc_workload_with(c->workload, field, to);

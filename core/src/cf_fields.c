@@ -8,26 +8,25 @@
 
 #include "cf_internal.h"
 
-/* Limits first (a number moved, nothing rewritten), then where and how the
- * work is bought, then what it optimises, then the model's numerics and code,
- * then the people and the project. Bounds are the contract's. */
+/* Only what a user decides for this workload: limits first (a number moved,
+ * nothing rewritten), then where and how the work is bought, then what it
+ * optimises, then its numerics and training method, then the team's stated
+ * experience (the opt-out of the team gate). What the model and its code are
+ * (custom ops, dynamic shapes, framework) and the project's stage are facts,
+ * not choices. Bounds are the contract's. */
 static const struct cf_field fields[] = {
-    {"/constraints/budget_usd", CF_NUMBER, false, false, 0, 1e12},
-    {"/training/deadline_hours", CF_NUMBER, true, false, 0, 1e6},
-    {"/constraints/max_accelerators", CF_NUMBER, false, true, 1, 1e5},
-    {"/constraints/pricing", CF_ENUM, false, false, 0, 0},
-    {"/constraints/providers", CF_LIST, false, false, 0, 0},
-    {"/constraints/deployment", CF_ENUM, false, false, 0, 0},
-    {"/constraints/accelerators", CF_LIST, false, false, 0, 0},
-    {"/objective", CF_ENUM, false, false, 0, 0},
-    {"/precision", CF_ENUM, false, false, 0, 0},
-    {"/training/method", CF_ENUM, true, false, 0, 0},
-    {"/model/dynamic_shapes", CF_BOOL, false, false, 0, 0},
-    {"/model/custom_ops", CF_BOOL, false, false, 0, 0},
-    {"/framework", CF_ENUM, false, false, 0, 0},
-    {"/team/xla_experience", CF_ENUM, false, false, 0, 0},
-    {"/team/cuda_experience", CF_ENUM, false, false, 0, 0},
-    {"/stage", CF_ENUM, false, false, 0, 0},
+    {"/constraints/budget_usd", CF_NUMBER, CF_ANY, false, 0, 1e12},
+    {"/training/deadline_hours", CF_NUMBER, CF_TRAINING, false, 0, 1e6},
+    {"/constraints/max_accelerators", CF_NUMBER, CF_ANY, true, 1, 1e5},
+    {"/constraints/pricing", CF_ENUM, CF_ANY, false, 0, 0},
+    {"/constraints/providers", CF_LIST, CF_ANY, false, 0, 0},
+    {"/constraints/portable", CF_BOOL, CF_ANY, false, 0, 0},
+    {"/constraints/deployment", CF_ENUM, CF_ANY, false, 0, 0},
+    {"/constraints/accelerators", CF_LIST, CF_ANY, false, 0, 0},
+    {"/objective", CF_ENUM, CF_ANY, false, 0, 0},
+    {"/precision", CF_ENUM, CF_ANY, false, 0, 0},
+    {"/training/method", CF_ENUM, CF_FINE_TUNING, false, 0, 0},
+    {"/team/xla_experience", CF_ENUM, CF_ANY, false, 0, 0},
 };
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -54,7 +53,36 @@ const struct cf_field *cf__field(const char *pointer)
 
 bool cf__field_applies(const struct cf_ctx *c, const struct cf_field *f)
 {
-    return !f->training_only || c->base->workload.task != DC_TASK_INFERENCE;
+    const struct dc_workload *w = &c->base->workload;
+    switch (f->scope) {
+    case CF_ANY:
+        break;
+    case CF_TRAINING:
+        return w->task != DC_TASK_INFERENCE;
+    case CF_FINE_TUNING:
+        return w->task == DC_TASK_FINE_TUNING;
+    }
+    /* Portability needs providers to be portable across. */
+    if (strcmp(f->pointer, "/constraints/portable") == 0)
+        return w->providers != 0;
+    /* An fp64 workload (a simulation) cannot drop its precision. */
+    return strcmp(f->pointer, "/precision") != 0 || w->precision != DC_PREC_FP64;
+}
+
+bool cf__value_applies(const struct cf_ctx *c, const struct cf_field *f, const char *value)
+{
+    /* Training runs in fp32, bf16, fp16 or fp8 (fp4 and integer training are
+     * not practice); a served model in 16-bit or quantised formats. Nobody
+     * moves a model to fp64 to change the accelerator. */
+    static const char *const training[] = {"fp32", "bf16", "fp16", "fp8", NULL};
+    static const char *const serving[] = {"bf16", "fp16", "fp8", "int8", "fp4", "int4", NULL};
+    if (strcmp(f->pointer, "/precision") != 0)
+        return true;
+    const char *const *ok = c->base->workload.task == DC_TASK_INFERENCE ? serving : training;
+    for (size_t i = 0; ok[i] != NULL; i++)
+        if (strcmp(ok[i], value) == 0)
+            return true;
+    return false;
 }
 
 /* 10^e, exact for the integer powers a double holds. */
@@ -102,8 +130,10 @@ static bool is_comparison(const char *op)
     return false;
 }
 
-/* Collect the numbers compared with `name` anywhere under `node`. */
-static void collect(const cJSON *node, const char *name, double *out, size_t max, size_t *n)
+/* Collect the numbers compared with `name` anywhere under `node` (a
+ * condition of rule `rule`). */
+static void collect(const cJSON *node, const char *name, const char *rule, struct cf_constant *out,
+                    size_t max, size_t *n)
 {
     const cJSON *it = NULL;
     cJSON_ArrayForEach(it, node)
@@ -118,20 +148,22 @@ static void collect(const cJSON *node, const char *name, double *out, size_t max
             cJSON_ArrayForEach(arg, it)
             {
                 if (compares && cJSON_IsNumber(arg) && *n < max)
-                    out[(*n)++] = arg->valuedouble;
+                    out[(*n)++] = (struct cf_constant){arg->valuedouble, rule};
             }
         }
-        collect(it, name, out, max, n);
+        collect(it, name, rule, out, max, n);
     }
 }
 
-static int cmp_double(const void *a, const void *b)
+/* By value; the same value keeps the first rule (stable on rule order). */
+static int cmp_constant(const void *a, const void *b)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    const struct cf_constant *x = a, *y = b;
+    return x->value < y->value ? -1 : x->value > y->value;
 }
 
-size_t cf__rule_constants(const dc_ruleset *rs, const struct cf_field *f, double *out, size_t max)
+size_t cf__rule_constants(const dc_ruleset *rs, const struct cf_field *f, struct cf_constant *out,
+                          size_t max)
 {
     char name[64];
     size_t n = 0, k = 0;
@@ -140,11 +172,18 @@ size_t cf__rule_constants(const dc_ruleset *rs, const struct cf_field *f, double
     for (char *p = name; *p != '\0'; p++)
         *p = *p == '/' ? '.' : *p;
     for (size_t i = 0; i < dc_ruleset_rule_count(rs); i++)
-        collect(dc_ruleset_rule(rs, i)->when, name, out, max, &n);
-    qsort(out, n, sizeof(*out), cmp_double);
+        collect(dc_ruleset_rule(rs, i)->when, name, dc_ruleset_rule(rs, i)->id, out, max, &n);
+    /* Insertion sort: stable, so a value shared by several rules names the
+     * first in file order. */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && cmp_constant(&out[j - 1], &out[j]) > 0; j--) {
+            struct cf_constant t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
     for (size_t i = 0; i < n; i++) {
-        if ((k == 0 || out[i] != out[k - 1]) && isfinite(out[i]) && out[i] > f->min &&
-            out[i] < f->max)
+        if ((k == 0 || out[i].value != out[k - 1].value) && isfinite(out[i].value) &&
+            out[i].value > f->min && out[i].value < f->max)
             out[k++] = out[i];
     }
     return k;

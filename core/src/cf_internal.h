@@ -19,6 +19,8 @@
 struct cf_outcome {
     const struct dc_accelerator *top; /* NULL: nothing recommended */
     int score;
+    /* The base result's top pick, priced there, has no known cost in this run. */
+    bool base_top_unpriced;
 };
 
 /* One explanation in progress. */
@@ -62,10 +64,17 @@ enum cf_kind {
     CF_LIST    /* providers, accelerators: emptied or removed, or one entry added */
 };
 
+/* Which workloads a field is a change for. */
+enum cf_scope {
+    CF_ANY,          /* every task */
+    CF_TRAINING,     /* training and fine-tuning (the deadline) */
+    CF_FINE_TUNING   /* fine-tuning only: pre-training has no LoRA */
+};
+
 struct cf_field {
     const char *pointer;
     enum cf_kind kind;
-    bool training_only; /* read for training and fine-tuning only */
+    enum cf_scope scope;
     bool integer;
     double min; /* CF_NUMBER: the contract's bounds (min exclusive when not integer) */
     double max;
@@ -77,15 +86,23 @@ const struct cf_field *cf__fields(size_t *n);
 const struct cf_field *cf__field(const char *pointer);
 /* Place of a field in the order of cf__fields (smaller: a smaller change). */
 size_t cf__field_rank(const char *pointer);
-/* Whether the workload reads `f` (task-specific fields). */
+/* Whether `f` is a change for this workload's task. */
 bool cf__field_applies(const struct cf_ctx *c, const struct cf_field *f);
+/* Whether `value` of enumerated field `f` is one the task can use (the
+ * precisions: none a training run or a served model cannot run in). */
+bool cf__value_applies(const struct cf_ctx *c, const struct cf_field *f, const char *value);
 
 /* Rules compare each limit with a few constants ({"<=": [{"var":
  * "training.deadline_hours"}, 168]}): where the answer can flip besides the
  * parts' own costs, chips and hours. The distinct ones within the field's
  * bounds, ascending, at most `max`; returns how many. */
 #define CF_MAX_RULE_CONSTANTS 8
-size_t cf__rule_constants(const dc_ruleset *rs, const struct cf_field *f, double *out, size_t max);
+struct cf_constant {
+    double value;
+    const char *rule; /* the (first) rule that compares with it */
+};
+size_t cf__rule_constants(const dc_ruleset *rs, const struct cf_field *f, struct cf_constant *out,
+                          size_t max);
 
 /* The number in [lo, hi] (0 < lo <= hi) with the fewest significant digits,
  * the smallest of those; an integer when `integer`. */

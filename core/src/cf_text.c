@@ -132,6 +132,15 @@ const char *dc_change_text(const struct dc_target *tg, const struct dc_change *c
         add(&t, "Nothing is recommended any more ");
     add_edit(&t, c);
     add(&t, ".");
+    if (c->rule != NULL) {
+        cJSON k = {.type = cJSON_Number, .valuedouble = c->rule_at};
+        add(&t, " The boundary is rule %s's limit of ", c->rule);
+        add_value(&t, c->field, &k);
+        add(&t, ", not a difference between the parts.");
+    }
+    if (c->price_missing)
+        add(&t, " %s has no price there, so it ranks after every priced part.",
+            tg->role == DC_ROLE_TOP ? tg->acc->name : "The current pick");
     return buf;
 }
 

@@ -32,6 +32,7 @@ struct bracket {
     struct cf_outcome win_o;
     double lose;
     bool up;
+    const struct cf_constant *rule; /* the rule constant searched across; NULL none */
 };
 
 static enum dc_status probe(struct cf_ctx *c, const struct cf_field *f, double v,
@@ -142,6 +143,13 @@ static enum dc_status bisect(struct cf_ctx *c, struct bracket *b, double first)
         return DC_ENOMEM;
     ch.threshold = b->up ? DC_THRESHOLD_BELOW : DC_THRESHOLD_ABOVE;
     ch.not_at = b->lose;
+    /* A boundary at the rule's own constant is that rule starting or
+     * stopping, and is said so: not a property of the parts. */
+    if (b->rule != NULL && fmin(b->win, b->lose) <= b->rule->value * CF_BRACKET_RATIO &&
+        fmax(b->win, b->lose) >= b->rule->value / CF_BRACKET_RATIO) {
+        ch.rule = b->rule->rule;
+        ch.rule_at = b->rule->value;
+    }
     cf__keep(b->t, &ch);
     return rc;
 }
@@ -260,7 +268,7 @@ enum dc_status cf__hinted_thresholds(struct cf_ctx *c, struct dc_explanation *e)
                 continue;
             /* Unless a hint says otherwise the target wins above the boundary
              * and the workload's own value is the known loss. */
-            struct bracket b = {.t = t, .f = f, .lose = limit_now(c, f), .up = false};
+            struct bracket b = {.t = t, .f = f, .lose = limit_now(c, f), .up = false, .rule = NULL};
             if (k == 0)
                 budget_hint(c, cand, rank, &b);
             else if (k == 1)
@@ -294,9 +302,11 @@ static struct dc_target *limit_target(struct dc_explanation *e, const struct cf_
 
 /* Run limit `f` at `v`; the target that makes the pick gets its boundary
  * between `v` and the workload's own value `now`, trying `first` first
- * (NAN: none) where the boundary is expected. */
+ * (NAN: none) where the boundary is expected; `rule` is the rule constant
+ * crossed (NULL: none). */
 static enum dc_status try_limit(struct cf_ctx *c, struct dc_explanation *e,
-                                const struct cf_field *f, double v, double now, double first)
+                                const struct cf_field *f, double v, double now, double first,
+                                const struct cf_constant *rule)
 {
     struct cf_outcome o;
     enum dc_status rc = probe(c, f, v, &o);
@@ -305,7 +315,7 @@ static enum dc_status try_limit(struct cf_ctx *c, struct dc_explanation *e,
     struct dc_target *t = limit_target(e, &o, f);
     if (t == NULL)
         return DC_OK;
-    struct bracket b = {t, f, v, o, now, v < now};
+    struct bracket b = {t, f, v, o, now, v < now, rule};
     return bisect(c, &b, first);
 }
 
@@ -331,7 +341,7 @@ enum dc_status cf__rule_thresholds(struct cf_ctx *c, struct dc_explanation *e)
     enum dc_status rc = DC_OK;
     for (size_t i = 0; rc == DC_OK && i < n; i++) {
         const struct cf_field *f = &fields[i];
-        double k[CF_MAX_RULE_CONSTANTS];
+        struct cf_constant k[CF_MAX_RULE_CONSTANTS];
         size_t nk = 0;
         if (f->kind == CF_NUMBER && cf__field_applies(c, f))
             nk = cf__rule_constants(c->rs, f, k, CF_MAX_RULE_CONSTANTS);
@@ -339,9 +349,9 @@ enum dc_status cf__rule_thresholds(struct cf_ctx *c, struct dc_explanation *e)
         /* From the workload's side of each constant to the other; the first
          * value tried back is just on this side of it. */
         for (size_t j = 0; rc == DC_OK && j < nk; j++) {
-            double v = across(f, k[j], now > k[j]);
+            double v = across(f, k[j].value, now > k[j].value);
             if (!isnan(v))
-                rc = try_limit(c, e, f, v, now, across(f, k[j], !(now > k[j])));
+                rc = try_limit(c, e, f, v, now, across(f, k[j].value, !(now > k[j].value)), &k[j]);
         }
     }
     return rc;
@@ -364,7 +374,7 @@ enum dc_status cf__ladder_thresholds(struct cf_ctx *c, struct dc_explanation *e)
             double v = fmin(now * factors[k], f->max);
             v = f->integer ? fmax(f->min, floor(v)) : v;
             if (v != now)
-                rc = try_limit(c, e, f, v, now, NAN);
+                rc = try_limit(c, e, f, v, now, NAN, NULL);
         }
     }
     return rc;

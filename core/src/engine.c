@@ -1,5 +1,6 @@
 /* core/src/engine.c -- one recommendation, phase by phase: rules, candidates
- * (sizing, exclusions, reasons), scoring, ranking.
+ * (configurations, exclusions, reasons), gates, the ranking (select.c) and the
+ * frontier (frontier.c).
  *
  * The method is documented for users in docs/scoring.md; keep the two in step.
  * Everything a result points to lives in the rule set (which the result holds
@@ -15,14 +16,8 @@
 #include "ruleset_internal.h"
 #include "sizing.h"
 
-/* Each doubling of cost (or time) relative to the best candidate costs this many
- * objective points: 2x -> 75, 4x -> 50, 16x -> 0 (docs/scoring.md). */
-#define OBJECTIVE_POINTS_PER_DOUBLING 25.0
-/* Objective multiplier for a candidate that misses the deadline, latency or rate. */
-#define MISSED_TARGET_FACTOR 0.5
-/* Share of its lead over an unknown price that a low-confidence price keeps. */
-#define LOW_CONFIDENCE_SHARE 0.5
-/* Informational reasons a candidate can carry besides its rules. */
+/* Reasons a candidate can carry besides its rules: memory, time or serving,
+ * cost, a missed target, availability. */
 #define MAX_SIZING_REASONS 7
 
 /* One recommendation in progress. */
@@ -39,7 +34,7 @@ struct rec {
     unsigned fam_excl;
     const struct dc__rule *fam_excl_by[DC_FAMILY_COUNT];
     struct dc_candidate *all; /* every catalog entry, in catalog order */
-    bool unpriced_last;       /* objective cost with a priced candidate: gate unknown costs */
+    struct dc__points pts;    /* feasible priced configurations, for the frontier */
     uint64_t steps_left;      /* of the request's rule-evaluation budget */
 };
 
@@ -228,6 +223,8 @@ static int rule_reasons(const struct rec *r, size_t idx, struct dc_candidate *c,
         const struct dc__rule *rule = r->hits[h];
         int impact = 0;
         bool touches = (rule->family_mask & fam) != 0 || (rule->rank_below_families & fam) != 0;
+        for (size_t k = 0; k < rule->n_rank_below_accs; k++)
+            touches |= rule->rank_below_accs[k] == idx;
         if (rule->family_mask & fam)
             impact += rule->family_impact[a->family];
         for (size_t k = 0; k < rule->n_acc_impacts; k++) {
@@ -267,37 +264,56 @@ static const char *cost_source(const dc_ruleset *rs, const struct dc_candidate *
     return c->acc->source;
 }
 
-/* The first hard filter the candidate fails (docs/scoring.md, section 4), or
- * NULL; false on OOM. */
-static bool exclusion(const struct rec *r, size_t idx, const struct dc_candidate *c,
-                      const struct dc__rule *excl_rule, const struct dc_reason **out)
+/* The first hard filter the candidate fails before it is sized (docs/
+ * scoring.md, section 4: the allow-list, a rule, where it is sold, its
+ * precisions), or NULL; *oom on out of memory. */
+static const struct dc_reason *filtered(const struct rec *r, size_t idx,
+                                        const struct dc_candidate *c,
+                                        const struct dc__rule *excl_rule, bool *oom)
+{
+    const struct dc_workload *w = &r->res->workload;
+    const struct dc_accelerator *a = c->acc;
+    const char *why = NULL;
+    const struct dc_reason *out = NULL;
+    if (!allowed(w, idx))
+        out = new_reason(r->ar, DC__R_ALLOWED, NULL, a->source);
+    else if (excl_rule != NULL)
+        out =
+            new_reason(r->ar, excl_rule->info.id, excl_rule->info.message, excl_rule->info.source);
+    else if (!deployment_ok(w, a, &why))
+        out = new_reason(r->ar, why, NULL, a->source);
+    else if ((a->precisions & (1u << w->precision)) == 0)
+        out = new_reason(r->ar, DC__R_PRECISION, NULL, a->source);
+    else
+        return NULL;
+    *oom = out == NULL;
+    return out;
+}
+
+/* The first hard filter the sized candidate fails: memory, budget,
+ * portability; NULL when it passes (*oom on out of memory). */
+static const struct dc_reason *unfit(const struct rec *r, const struct dc_candidate *c,
+                                     bool portable, bool *oom)
 {
     const struct dc_workload *w = &r->res->workload;
     const struct dc_sizing_params *s = &r->rs->sizing;
-    const struct dc_accelerator *a = c->acc;
-    const char *why = NULL;
-    *out = NULL;
-    if (!allowed(w, idx))
-        *out = new_reason(r->ar, DC__R_ALLOWED, NULL, a->source);
-    else if (excl_rule != NULL)
-        *out =
-            new_reason(r->ar, excl_rule->info.id, excl_rule->info.message, excl_rule->info.source);
-    else if (!deployment_ok(w, a, &why))
-        *out = new_reason(r->ar, why, NULL, a->source);
-    else if ((a->precisions & (1u << w->precision)) == 0)
-        *out = new_reason(r->ar, DC__R_PRECISION, NULL, a->source);
-    else if (!c->sizing.fits)
-        *out = new_reason(r->ar, DC__R_MEMORY, NULL,
-                          w->task == DC_TASK_INFERENCE ? s->kv_source
-                                                       : s->state_bytes_per_parameter.source);
+    const struct dc_reason *out = NULL;
+    if (!c->sizing.fits)
+        out = new_reason(r->ar, DC__R_MEMORY, NULL,
+                         w->task == DC_TASK_INFERENCE ? s->kv_source
+                                                      : s->state_bytes_per_parameter.source);
     else if (!c->sizing.within_budget)
-        *out = new_reason(r->ar, DC__R_BUDGET, NULL, cost_source(r->rs, c));
+        out = new_reason(r->ar, DC__R_BUDGET, NULL, cost_source(r->rs, c));
+    else if (!portable)
+        out = new_reason(r->ar, DC__R_PORTABLE, NULL, cost_source(r->rs, c));
     else
-        return true;
-    return *out != NULL;
+        return NULL;
+    *oom = out == NULL;
+    return out;
 }
 
-/* How the candidate was sized and what it costs: information, impact 0. */
+/* How the candidate was sized and what it costs: information, impact 0 but
+ * for a low-confidence price (soft points against it, section 7). */
 static void sizing_reasons(const struct rec *r, struct dc_candidate *c)
 {
     const struct dc_workload *w = &r->res->workload;
@@ -311,7 +327,16 @@ static void sizing_reasons(const struct rec *r, struct dc_candidate *c)
         c->reasons[c->n_reasons++] = mk_reason(DC__R_SERVING, 0, NULL, mfu_src);
     else if (isfinite(c->sizing.hours))
         c->reasons[c->n_reasons++] = mk_reason(DC__R_TIME, 0, NULL, mfu_src);
-    c->reasons[c->n_reasons++] = mk_reason(DC__R_COST, 0, NULL, cost_source(r->rs, c));
+    bool doubtful = c->sizing.offer != NULL && c->sizing.offer->low_confidence;
+    c->reasons[c->n_reasons++] = mk_reason(
+        DC__R_COST, doubtful ? -iround(s->low_confidence_points) : 0, NULL, cost_source(r->rs, c));
+    const struct dc_sizing *z = &c->sizing;
+    const char *missed = !z->meets_latency             ? DC__R_LATENCY
+                         : !z->meets_rate              ? DC__R_RATE
+                         : !c->selection.meets_targets ? DC__R_DEADLINE
+                                                       : NULL;
+    if (missed != NULL)
+        c->reasons[c->n_reasons++] = mk_reason(missed, 0, NULL, mfu_src);
 }
 
 /* The robustness probe's factors on candidate `idx` (dc/explain.h). */
@@ -325,134 +350,223 @@ static struct dc__perturb perturbation(const struct dc_recommend_opts *o, size_t
     return k;
 }
 
-static enum dc_status build_candidates(struct rec *r)
+/* A configuration can be bought alike from every provider the workload
+ * requires (constraints.portable): each of them rents its machine size (or
+ * slice) on the asked basis. */
+static bool portable_ok(const struct dc__part *p, const struct dc_sizing *z)
+{
+    const struct dc_workload *w = p->w;
+    unsigned renting = 0;
+    if (!w->portable)
+        return true;
+    return dc__providers_renting(p->a, &z->shape, w->pricing, &renting) &&
+           (renting & w->providers) == w->providers;
+}
+
+/* Size the part's configurations and keep the objective's pick; its
+ * reasons, and the first hard filter it fails. */
+static enum dc_status build_candidate(struct rec *r, size_t i)
 {
     const dc_ruleset *rs = r->rs;
     const struct dc_workload *w = &r->res->workload;
-    r->all = calloc(rs->n_accs + 1, sizeof(*r->all));
+    struct dc_candidate *c = &r->all[i];
+    c->acc = &rs->accs[i];
+    c->index_ = i;
+    c->reasons = dc__arena_alloc(r->ar, (r->n_hits + MAX_SIZING_REASONS) * sizeof(*c->reasons));
+    if (c->reasons == NULL)
+        return DC_ENOMEM;
+    const struct dc__rule *excl_rule = NULL;
+    (void)rule_reasons(r, i, c, &excl_rule);
+    bool oom = false;
+    /* A part the workload rules out is not sized: its configurations would
+     * only cost time, and none may reach the frontier. */
+    c->excluded_by = filtered(r, i, c, excl_rule, &oom);
+    if (oom)
+        return DC_ENOMEM;
+    if (c->excluded_by != NULL)
+        return DC_OK;
+    struct dc__part p;
+    dc__part_init(&p, rs, w, &r->d, c->acc, perturbation(r->opts, i));
+    enum dc_status rc = DC_OK;
+    c->sizing.fits = dc__configure(&p, i, portable_ok, &r->pts, &c->sizing, &rc);
+    if (rc != DC_OK)
+        return rc;
+    c->selection.meets_targets = c->sizing.fits && dc__meets_targets(&p, &c->sizing);
+    c->selection.priced = isfinite(c->sizing.cost_usd);
+    c->excluded_by = unfit(r, c, portable_ok(&p, &c->sizing), &oom);
+    if (oom)
+        return DC_ENOMEM;
+    if (c->excluded_by == NULL)
+        sizing_reasons(r, c);
+    return DC_OK;
+}
+
+static enum dc_status build_candidates(struct rec *r)
+{
+    r->all = calloc(r->rs->n_accs + 1, sizeof(*r->all));
     if (r->all == NULL)
         return DC_ENOMEM;
-    for (size_t i = 0; i < rs->n_accs; i++) {
-        struct dc_candidate *c = &r->all[i];
-        c->acc = &rs->accs[i];
-        dc__size(rs, w, &r->d, c->acc, 0, perturbation(r->opts, i), &c->sizing);
-        c->reasons = dc__arena_alloc(r->ar, (r->n_hits + MAX_SIZING_REASONS) * sizeof(*c->reasons));
-        if (c->reasons == NULL)
-            return DC_ENOMEM;
-        const struct dc__rule *excl_rule = NULL;
-        c->rule_score = rule_reasons(r, i, c, &excl_rule);
-        const struct dc_reason *ex = NULL;
-        if (!exclusion(r, i, c, excl_rule, &ex))
-            return DC_ENOMEM;
-        c->excluded_by = ex;
-        if (ex == NULL)
-            sizing_reasons(r, c);
+    for (size_t i = 0; i < r->rs->n_accs; i++) {
+        enum dc_status rc = build_candidate(r, i);
+        if (rc != DC_OK)
+            return rc;
     }
     return DC_OK;
 }
 
-/* ---- phase 3: scoring -------------------------------------------------------------- */
+/* ---- phase 3: gates and soft points (docs/scoring.md, sections 7 and 8) ---------- */
 
-/* Objective points for `v` against the best value `best` (lower is better). */
-static double relative_points(double v, double best)
+/* Whether the candidate's configuration could start on what is free now: each
+ * machine (or slice) of its shape on the free devices of one node, so a shape of
+ * whole machines needs whole free nodes; a slice larger than any node's free
+ * devices takes whole free hosts (docs/scoring.md, section 8). */
+static bool configuration_free(const struct dc_availability *av, const struct dc_sizing *z)
 {
-    if (!isfinite(v) || !isfinite(best) || best <= 0 || v <= 0)
-        return NAN;
-    return clamp(100.0 - OBJECTIVE_POINTS_PER_DOUBLING * log2(v / best), 0, 100);
+    unsigned slots[DC_AVAILABILITY_NODE_MAX + 1];
+    unsigned whole = av->whole_node_free;
+    unsigned long long nodes = 0;
+    memcpy(slots, av->nodes_by_free, sizeof(slots));
+    for (size_t k = 0; k <= DC_AVAILABILITY_NODE_MAX; k++)
+        nodes += slots[k];
+    if (nodes == 0) { /* a host probe: one node holding them all */
+        slots[av->free < DC_AVAILABILITY_NODE_MAX ? av->free : DC_AVAILABILITY_NODE_MAX] = 1;
+        whole = av->free == av->attached ? av->free : 0;
+    }
+    unsigned per = z->shape.per_unit, units = z->shape.units;
+    if (av->free == 0 || per == 0 || units == 0 || (unsigned long long)per * units > av->free)
+        return false;
+    unsigned long long places = 0;
+    for (unsigned k = per; k <= DC_AVAILABILITY_NODE_MAX; k++)
+        places += (unsigned long long)slots[k] * (k / per);
+    if (places >= units)
+        return true;
+    return z->shape.slice != NULL && whole >= (unsigned long long)per * units;
 }
-
-/* Training runs shorter than sizing.yaml's min_run_hours count as equally
- * quick: minutes apart are no reason to prefer a part. */
-static double time_metric(const struct rec *r, const struct dc_sizing *z)
-{
-    if (r->res->workload.task == DC_TASK_INFERENCE)
-        return z->request_ms;
-    return isfinite(z->hours) ? fmax(z->hours, r->rs->sizing.min_run_hours.value) : NAN;
-}
-
-/* What the objective compares against, over the candidates left. */
-struct refs {
-    bool any_cost;       /* some candidate has a known cost */
-    double best_cost;    /* lowest known cost */
-    double unknown_cost; /* points of an unknown cost: those of the highest known */
-    double best_time;
-};
 
 static void attach_availability(const struct rec *r, struct dc_candidate *c)
 {
     const struct dc_recommend_opts *o = r->opts;
     if (!o->probe_enabled)
         return;
-    c->availability.known = true;
-    c->availability.memory_free_gb = 0; /* nothing attached: none free */
+    struct dc_candidate_availability *ca = &c->availability;
+    ca->known = true;
+    ca->memory_free_gb = 0; /* nothing attached: none free */
+    ca->fleet = o->availability_fleet;
+    ca->age_seconds = o->availability_age_seconds;
+    ca->stale = o->availability_stale;
     for (size_t k = 0; k < o->n_availability; k++) {
         const struct dc_availability *av = &o->availability[k];
-        if (av->accelerator_id != NULL && strcmp(av->accelerator_id, c->acc->id) == 0) {
-            c->availability.attached = av->attached;
-            c->availability.free = av->free;
-            c->availability.memory_free_gb = av->memory_free_gb;
+        if (av->accelerator_id == NULL || strcmp(av->accelerator_id, c->acc->id) != 0)
+            continue;
+        ca->attached = av->attached;
+        ca->free = av->free;
+        ca->memory_free_gb = av->memory_free_gb;
+        ca->nodes = ca->free_nodes = 0;
+        for (size_t n = 0; n <= DC_AVAILABILITY_NODE_MAX; n++) {
+            ca->nodes += av->nodes_by_free[n];
+            ca->free_nodes += n > 0 ? av->nodes_by_free[n] : 0;
         }
+        if (ca->nodes == 0 && av->attached > 0) { /* a host probe */
+            ca->nodes = 1;
+            ca->free_nodes = av->free > 0;
+        }
+        ca->configuration_free = configuration_free(av, &c->sizing);
+    }
+    /* Once per result, with the first candidate: answers go on from the last
+     * snapshot, and say how old it is. */
+    if (o->availability_stale && c == r->all) {
+        const char *msg = dc__fmt(r->ar,
+                                  "The availability behind this answer is %.0f s old: its source "
+                                  "has not refreshed it in time.",
+                                  o->availability_age_seconds);
+        if (msg != NULL)
+            (void)dc__add_warning(r->res, "availability_stale", msg);
     }
 }
 
-/* Halve the objective of a candidate that misses a target, with the reason. */
-static double missed_targets(const struct rec *r, struct dc_candidate *c, double obj)
-{
-    const struct dc_sizing *z = &c->sizing;
-    const char *id = !z->meets_deadline  ? DC__R_DEADLINE
-                     : !z->meets_latency ? DC__R_LATENCY
-                     : !z->meets_rate    ? DC__R_RATE
-                                         : NULL;
-    if (id == NULL)
-        return obj;
-    int before = iround(obj);
-    obj *= MISSED_TARGET_FACTOR;
-    c->reasons[c->n_reasons++] =
-        mk_reason(id, iround(obj) - before, NULL, r->rs->sizing.mfu_source[c->acc->family]);
-    return obj;
-}
-
-static void score_candidate(const struct rec *r, struct dc_candidate *c, const struct refs *ref)
+/* The soft points of a candidate left: its rules' impacts (each fact once),
+ * availability when the workload prefers it, a low-confidence price. */
+static void soft_points(const struct rec *r, struct dc_candidate *c)
 {
     const struct dc_workload *w = &r->res->workload;
     const struct dc_sizing_params *s = &r->rs->sizing;
-    double cost_pts = relative_points(c->sizing.cost_usd, ref->best_cost);
-    /* A price its own source marks as uncertain earns only half of its lead
-     * over an unknown price (docs/scoring.md, section 7). */
-    if (isfinite(cost_pts) && c->sizing.offer != NULL && c->sizing.offer->low_confidence)
-        cost_pts = ref->unknown_cost + (cost_pts - ref->unknown_cost) * LOW_CONFIDENCE_SHARE;
-    /* An unknown cost is never better than the dearest known one. */
-    if (!isfinite(cost_pts))
-        cost_pts = ref->unknown_cost;
-    double time_pts = relative_points(time_metric(r, &c->sizing), ref->best_time);
-    if (!isfinite(time_pts))
-        time_pts = s->unknown_objective;
-    double obj = NAN;
-    switch (w->objective) {
-    case DC_OBJECTIVE_COST:
-        /* With no known cost at all (on premises without list prices), time
-         * and fit decide, as the cost reasons say. */
-        obj = ref->any_cost ? cost_pts : time_pts;
-        break;
-    case DC_OBJECTIVE_TIME:
-        obj = time_pts;
-        break;
-    case DC_OBJECTIVE_BALANCED:
-        obj = cost_pts * 0.5 + time_pts * 0.5;
-        break;
-    }
-    if (!isfinite(obj))
-        obj = s->unknown_objective;
-    obj = missed_targets(r, c, obj);
-    c->objective_score = iround(clamp(obj, 0, 100));
-    double total = s->rule_weight * c->rule_score + s->objective_weight * c->objective_score;
-    if (w->prefer_available && c->availability.known && c->availability.free > 0) {
-        total += s->availability_bonus;
+    if (w->prefer_available && c->availability.known && c->availability.configuration_free)
         c->reasons[c->n_reasons++] =
-            mk_reason(DC__R_AVAILABLE, iround(s->availability_bonus), NULL,
+            mk_reason(DC__R_AVAILABLE, iround(s->availability_points), NULL,
                       r->opts->probe_source != NULL ? r->opts->probe_source : "probe");
+    int sum = 0;
+    for (size_t i = 0; i < c->n_reasons; i++)
+        sum += c->reasons[i].impact;
+    c->selection.soft_points = sum;
+}
+
+/* Whether rank_below rule `rule` holds candidate `c`. */
+static bool gated_by(const struct dc__rule *rule, const struct dc_candidate *c)
+{
+    if (rule->rank_below_families & (1u << c->acc->family))
+        return true;
+    for (size_t k = 0; k < rule->n_rank_below_accs; k++)
+        if (rule->rank_below_accs[k] == c->index_)
+            return true;
+    return false;
+}
+
+/* A gate holds its candidates below others only while a candidate it must
+ * follow is left: one of family `below` (or any it does not hold). */
+static bool gate_active(const struct rec *r, const struct dc__rule *rule)
+{
+    for (size_t j = 0; j < r->rs->n_accs; j++) {
+        const struct dc_candidate *g = &r->all[j];
+        if (g->excluded_by == NULL && !gated_by(rule, g) &&
+            (rule->below_any || g->acc->family == rule->below))
+            return true;
     }
-    c->score = iround(clamp(total, 0, 100));
+    return false;
+}
+
+/* The reason a gate names: the rule's own reason on the candidate. */
+static const struct dc_reason *reason_of(const struct rec *r, const struct dc_candidate *c,
+                                         const char *id, const char *msg, const char *source)
+{
+    for (size_t i = 0; i < c->n_reasons; i++)
+        if (strcmp(c->reasons[i].rule_id, id) == 0)
+            return new_reason(r->ar, id, c->reasons[i].message, c->reasons[i].source);
+    return new_reason(r->ar, id, msg, source);
+}
+
+/* Count each candidate's active gates; capped_by names the first (a rule, or
+ * an unknown cost while priced candidates are left). False on OOM. */
+static bool apply_gates(struct rec *r)
+{
+    bool any_priced = false;
+    for (size_t i = 0; i < r->rs->n_accs; i++)
+        any_priced |= r->all[i].excluded_by == NULL && r->all[i].selection.priced;
+    for (size_t h = 0; h < r->n_hits; h++) {
+        const struct dc__rule *rule = r->hits[h];
+        if ((rule->rank_below_families == 0 && rule->n_rank_below_accs == 0) ||
+            !gate_active(r, rule))
+            continue;
+        for (size_t i = 0; i < r->rs->n_accs; i++) {
+            struct dc_candidate *c = &r->all[i];
+            if (c->excluded_by != NULL || !gated_by(rule, c))
+                continue;
+            c->selection.gates++;
+            if (c->capped_by == NULL)
+                c->capped_by =
+                    reason_of(r, c, rule->info.id, rule->info.message, rule->info.source);
+            if (c->capped_by == NULL)
+                return false;
+        }
+    }
+    for (size_t i = 0; any_priced && i < r->rs->n_accs; i++) {
+        struct dc_candidate *c = &r->all[i];
+        if (c->excluded_by != NULL || c->selection.priced || c->capped_by != NULL)
+            continue;
+        c->capped_by = reason_of(r, c, DC__R_COST, NULL, c->acc->source);
+        if (c->capped_by == NULL)
+            return false;
+    }
+    return true;
 }
 
 static int reason_cmp(const void *a, const void *b)
@@ -483,189 +597,26 @@ static void sort_reasons(struct dc_reason *v, size_t n)
     }
 }
 
-static int cand_cmp(const void *a, const void *b)
-{
-    const struct dc_candidate *x = a;
-    const struct dc_candidate *y = b;
-    if (x->score != y->score)
-        return y->score - x->score;
-    /* At equal scores (both at 0) a gated candidate still comes after. */
-    if ((x->capped_by != NULL) != (y->capped_by != NULL))
-        return x->capped_by != NULL ? 1 : -1;
-    if (x->rule_score != y->rule_score)
-        return y->rule_score - x->rule_score;
-    if (x->objective_score != y->objective_score)
-        return y->objective_score - x->objective_score;
-    return strcmp(x->acc->id, y->acc->id);
-}
+/* ---- phase 4: the ranking ---------------------------------------------------------- */
 
-/* ---- phase 4: ranking gates (docs/scoring.md, section 8) ------------------------ */
-
-/* Under objective cost, a part without a known cost ranks after every priced
- * part that fits; 0 for every candidate when the objective is not cost or
- * nothing is priced. */
-static int cost_tier(const struct rec *r, const struct dc_candidate *c)
-{
-    return r->unpriced_last && !isfinite(c->sizing.cost_usd);
-}
-
-/* Lower c's score to at most `limit` (never below 0), adding the cut to the
- * impact of its reason `id` and naming that reason as the gate. */
-static bool cap_score(const struct rec *r, struct dc_candidate *c, int limit, const char *id)
-{
-    int to = limit < 0 ? 0 : limit;
-    /* Already below; at 0 against a reference of 0 it still needs marking as
-     * gated, once, so that cand_cmp orders the tie. */
-    if (c->score <= limit || (c->score == 0 && c->capped_by != NULL))
-        return false;
-    for (size_t i = 0; i < c->n_reasons; i++) {
-        struct dc_reason *x = &c->reasons[i];
-        if (strcmp(x->rule_id, id) != 0)
-            continue;
-        x->impact += to - c->score;
-        c->score = to;
-        c->capped_by = new_reason(r->ar, x->rule_id, x->message, x->source);
-        return true;
-    }
-    return false;
-}
-
-/* rank_below rules: each gated candidate scores below the best candidate of
- * the reference family in its own or a better cost tier. Returns whether a
- * score changed. */
-static bool rank_below_pass(const struct rec *r)
-{
-    bool changed = false;
-    size_t n = r->rs->n_accs;
-    for (size_t h = 0; h < r->n_hits; h++) {
-        const struct dc__rule *rule = r->hits[h];
-        if (rule->rank_below_families == 0)
-            continue;
-        for (size_t i = 0; i < n; i++) {
-            struct dc_candidate *c = &r->all[i];
-            if (c->excluded_by != NULL || !(rule->rank_below_families & (1u << c->acc->family)))
-                continue;
-            int ref = -1;
-            for (size_t j = 0; j < n; j++) {
-                const struct dc_candidate *g = &r->all[j];
-                if (g->excluded_by == NULL && g->acc->family == rule->below &&
-                    cost_tier(r, g) <= cost_tier(r, c) && g->score > ref)
-                    ref = g->score;
-            }
-            if (ref >= 0 && c->score >= ref)
-                changed |= cap_score(r, c, ref - 1, rule->info.id);
-        }
-    }
-    return changed;
-}
-
-/* Unpriced parts under objective cost: below the lowest priced one. */
-static bool unpriced_pass(const struct rec *r)
-{
-    bool changed = false;
-    int lowest = 101;
-    for (size_t i = 0; i < r->rs->n_accs; i++) {
-        const struct dc_candidate *c = &r->all[i];
-        if (c->excluded_by == NULL && cost_tier(r, c) == 0 && c->score < lowest)
-            lowest = c->score;
-    }
-    for (size_t i = 0; i < r->rs->n_accs; i++) {
-        struct dc_candidate *c = &r->all[i];
-        if (c->excluded_by == NULL && cost_tier(r, c) == 1 && c->score >= lowest)
-            changed |= cap_score(r, c, lowest - 1, DC__R_COST);
-    }
-    return changed;
-}
-
-/* Scores only fall, so alternating the two gates settles; the bound is a
- * guard, never reached with a catalog of DC_RULESET_MAX_ACCELERATORS. */
-static void apply_gates(struct rec *r)
-{
-    for (int pass = 0; pass < 4 * DC_RULESET_MAX_ACCELERATORS; pass++) {
-        bool changed = rank_below_pass(r);
-        changed |= unpriced_pass(r);
-        if (!changed)
-            break;
-    }
-}
-
-/* Stable: priced before unpriced under objective cost, score order within. */
-static void order_by_cost_tier(const struct rec *r, struct dc_candidate *v, size_t n,
-                               struct dc_candidate *tmp)
-{
-    size_t k = 0;
-    for (int tier = 0; tier <= 1; tier++)
-        for (size_t i = 0; i < n; i++)
-            if (cost_tier(r, &v[i]) == tier)
-                tmp[k++] = v[i];
-    memcpy(v, tmp, n * sizeof(*v));
-}
-
-/* Objective among the survivors (cost, time or both, relative to the best),
- * final scores, gates, and the split into recommendations and exclusions. */
-static bool meets_targets(const struct dc_sizing *z)
-{
-    return z->meets_deadline && z->meets_latency && z->meets_rate;
-}
-
-/* The best cost and time to compare against: among the candidates that meet
- * every target when one does (a part that serves a tenth of the rate is not
- * cheap, it is short), else among all. An unknown cost scores as the dearest
- * known one. Returns how many candidates are left, *n_priced how many of them
- * have a known cost. */
-static size_t objective_refs(const struct rec *r, struct refs *ref, size_t *n_priced)
-{
-    size_t n_left = 0, n_meet = 0;
-    double worst_cost = 0;
-    /* The best of all the candidates left, and of those that meet every target. */
-    double cost_all = INFINITY, cost_meet = INFINITY, time_all = INFINITY, time_meet = INFINITY;
-    *n_priced = 0;
-    for (size_t i = 0; i < r->rs->n_accs; i++) {
-        const struct dc_candidate *c = &r->all[i];
-        if (c->excluded_by != NULL)
-            continue;
-        n_left++;
-        bool meets = meets_targets(&c->sizing);
-        n_meet += meets;
-        double cost = c->sizing.cost_usd, t = time_metric(r, &c->sizing);
-        if (isfinite(cost) && cost > 0) {
-            (*n_priced)++;
-            worst_cost = fmax(worst_cost, cost);
-            cost_all = fmin(cost_all, cost);
-            cost_meet = meets ? fmin(cost_meet, cost) : cost_meet;
-        }
-        if (isfinite(t) && t > 0) {
-            time_all = fmin(time_all, t);
-            time_meet = meets ? fmin(time_meet, t) : time_meet;
-        }
-    }
-    /* When none that meets is priced, the cheapest of all sets the scale. */
-    *ref = (struct refs){*n_priced > 0, isfinite(cost_meet) ? cost_meet : cost_all, NAN,
-                         n_meet > 0 ? time_meet : time_all};
-    ref->unknown_cost = *n_priced > 0 ? relative_points(worst_cost, ref->best_cost)
-                                      : r->rs->sizing.unknown_objective;
-    return n_left;
-}
-
-static enum dc_status score_and_rank(struct rec *r)
+static enum dc_status rank(struct rec *r)
 {
     struct dc_result *res = r->res;
-    const struct dc_workload *w = &res->workload;
-    size_t n = r->rs->n_accs, n_priced = 0;
-    struct refs ref;
-    size_t n_rec = objective_refs(r, &ref, &n_priced);
-    r->unpriced_last = w->objective == DC_OBJECTIVE_COST && n_priced > 0;
+    size_t n = r->rs->n_accs, n_rec = 0;
+    for (size_t i = 0; i < n; i++) {
+        attach_availability(r, &r->all[i]);
+        if (r->all[i].excluded_by == NULL) {
+            soft_points(r, &r->all[i]);
+            n_rec++;
+        }
+    }
+    if (!apply_gates(r))
+        return DC_ENOMEM;
     res->recommendations = dc__arena_alloc(r->ar, (n_rec + 1) * sizeof(*res->recommendations));
     res->excluded = dc__arena_alloc(r->ar, (n - n_rec + 1) * sizeof(*res->excluded));
     struct dc_candidate *tmp = dc__arena_alloc(r->ar, (n_rec + 1) * sizeof(*tmp));
     if (res->recommendations == NULL || res->excluded == NULL || tmp == NULL)
         return DC_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        attach_availability(r, &r->all[i]);
-        if (r->all[i].excluded_by == NULL)
-            score_candidate(r, &r->all[i], &ref);
-    }
-    apply_gates(r);
     for (size_t i = 0; i < n; i++) {
         struct dc_candidate *c = &r->all[i];
         sort_reasons(c->reasons, c->n_reasons);
@@ -674,9 +625,10 @@ static enum dc_status score_and_rank(struct rec *r)
         else
             res->recommendations[res->n_recommendations++] = *c;
     }
-    qsort(res->recommendations, res->n_recommendations, sizeof(*res->recommendations), cand_cmp);
-    if (r->unpriced_last)
-        order_by_cost_tier(r, res->recommendations, res->n_recommendations, tmp);
+    dc__balance(r->rs, &res->workload, r->pts.v, r->pts.n, res->recommendations,
+                res->n_recommendations);
+    dc__rank(r->rs, &res->workload, r->pts.v, r->pts.n, res->recommendations,
+             res->n_recommendations, tmp);
     return DC_OK;
 }
 
@@ -701,7 +653,7 @@ static void rank_families(struct dc_result *res, const int *fam_score, unsigned 
         }
         r->excluded = r->best == NULL || (fam_excl & (1u << f)) != 0;
     }
-    /* Insertion sort of three: by the rank of the best candidate, then (none
+    /* Insertion sort of the families: by the rank of the best candidate, then (none
      * left) by family rule score, then by enum order. */
     for (size_t i = 1; i < DC_FAMILY_COUNT; i++) {
         struct dc_family_rank key = res->families[i];
@@ -766,7 +718,9 @@ enum dc_status dc_recommend(const dc_ruleset *rs, const cJSON *workload,
     if (rc == DC_OK)
         rc = build_candidates(&r);
     if (rc == DC_OK)
-        rc = score_and_rank(&r);
+        rc = rank(&r);
+    if (rc == DC_OK)
+        rc = dc__frontier(rs, r.res, r.pts.v, r.pts.n);
     if (rc == DC_OK) {
         rank_families(r.res, r.fam_score, r.fam_excl);
         dc__report_assumptions(rs, r.res, &r.d);
@@ -781,6 +735,7 @@ enum dc_status dc_recommend(const dc_ruleset *rs, const cJSON *workload,
     }
     free(r.hits);
     free(r.all);
+    free(r.pts.v);
     cJSON_Delete(r.facts);
     dc__arena_free(r.ar);
     return rc;
@@ -809,6 +764,6 @@ enum dc_status dc_size_at(const dc_ruleset *rs, const cJSON *workload, const cha
         return rc;
     struct dc__derived d;
     dc__derive(rs, &w, &d);
-    dc__size(rs, &w, &d, a, chips, DC__UNPERTURBED, out);
+    dc__size_pinned(rs, &w, &d, a, chips, out);
     return DC_OK;
 }

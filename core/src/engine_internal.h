@@ -6,6 +6,7 @@
 
 #include "arena.h"
 #include "dc/engine.h"
+#include "sizing.h"
 #include "workload_internal.h"
 
 /* Pseudo-rule ids for reasons that come from the workload's constraints, the
@@ -24,6 +25,7 @@
 #define DC__R_LATENCY   "sizing.latency"
 #define DC__R_RATE      "sizing.rate"
 #define DC__R_AVAILABLE "probe.available"
+#define DC__R_PORTABLE  "constraints.portable"
 
 #define DC__MAX_WARNINGS    16
 #define DC__MAX_ASSUMPTIONS 40
@@ -44,7 +46,34 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
 void dc__report_assumptions(const dc_ruleset *rs, struct dc_result *res,
                             const struct dc__derived *d);
 
+/* Objective balanced: each candidate that meets every target and has a
+ * configuration within balanced_premium of the cheapest such (of the fewest
+ * gates) takes the fastest of them, and is marked in_band (select.c). */
+void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
+                 size_t n_pts, struct dc_candidate *v, size_t n);
+
+/* Order the candidates left, best first, and give each its objective value,
+ * adjustment, scores and breakeven (select.c). `pts` (n_pts) are every
+ * part's feasible priced configurations: none may dominate a candidate ranked
+ * above its part. `tmp` holds n candidates. */
+void dc__rank(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
+              size_t n_pts, struct dc_candidate *v, size_t n, struct dc_candidate *tmp);
+
+/* The result's cost-time frontier from the feasible priced configurations of
+ * every part (`pts`, n of them), the top pick's marked (frontier.c). */
+enum dc_status dc__frontier(const dc_ruleset *rs, struct dc_result *res,
+                            const struct dc__point *pts, size_t n);
+
 /* A warning with `code` and `msg` (NULL msg: out of memory). */
 enum dc_status dc__add_warning(struct dc_result *res, const char *code, const char *msg);
+
+/* An assumption (skipped when the list is full or the value unknown). */
+void dc__add_assumption(struct dc_result *res, const char *name, double value, const char *unit,
+                        const char *source);
+
+/* The defaults that moved a number, each an assumption and a warning naming
+ * the field to give (core/src/defaults.c). */
+enum dc_status dc__report_defaults(const dc_ruleset *rs, struct dc_result *res,
+                                   const struct dc__derived *d);
 
 #endif

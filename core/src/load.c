@@ -118,14 +118,15 @@ const char *dc__get_url(const struct dc__where *w, const char *key, bool require
     return s;
 }
 
-/* A number in [lo, hi]; NAN when absent or null (and reported when required). */
+/* A finite number in [lo, hi]; NAN when absent or null (and reported when required). */
 double dc__get_num(const struct dc__where *w, const char *key, bool required, double lo, double hi)
 {
     const cJSON *v = present(w, key, required);
     v = typed(w, key, v, cJSON_IsNumber(v), "a number");
     if (v == NULL)
         return NAN;
-    if (v->valuedouble < lo || v->valuedouble > hi) {
+    /* Written so that NaN (YAML .nan) fails too; .inf is out of every range. */
+    if (!(v->valuedouble >= lo && v->valuedouble <= hi)) {
         dc__diag(w->L, w->file, dc__line_of(w, v), w->id,
                  "\"%s\" must be between %g and %g, got %g", key, lo, hi, v->valuedouble);
         return NAN;

@@ -1,7 +1,7 @@
 /* core/src/load.h -- what every loader of a rule-set file shares: the
  * diagnostics it reports (`file:line: id: message`) and checked access to the
- * fields of a parsed YAML mapping. Used by catalog.c, params.c, prices.c and
- * ruleset.c. Not part of the public API. */
+ * fields of a parsed YAML mapping. Used by catalog.c, models.c, params.c,
+ * prices.c and ruleset.c. Not part of the public API. */
 #ifndef DC_LOAD_H
 #define DC_LOAD_H
 
@@ -69,5 +69,10 @@ void dc__load_sizing(struct dc__loader *L, dc_ruleset *rs, const char *file, con
                      const cJSON *root);
 void dc__load_prices(struct dc__loader *L, dc_ruleset *rs, const char *file, const dc_yaml_doc *doc,
                      const cJSON *root);
+/* models.yaml, the model registry (core/src/models.c); after sizing.yaml, whose
+ * parameters the workload parser that checks each entry reads. */
+void dc__load_models(struct dc__loader *L, dc_ruleset *rs, const char *file, const dc_yaml_doc *doc,
+                     const cJSON *root);
+void dc__models_free(dc_ruleset *rs);
 
 #endif

@@ -3,7 +3,7 @@
 
 #include "dc/ruleset.h"
 
-static const char *const family_names[DC_FAMILY_COUNT] = {"gpu", "tpu", "cpu"};
+static const char *const family_names[DC_FAMILY_COUNT] = {"gpu", "tpu", "cpu", "asic"};
 static const char *const precision_names[DC_PREC_COUNT] = {"fp64", "fp32", "bf16", "fp16",
                                                            "fp8",  "fp4",  "int8", "int4"};
 static const char *const provider_names[DC_PROVIDER_COUNT] = {"aws", "gcp", "azure", "oci",

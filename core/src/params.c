@@ -12,8 +12,10 @@
  * contract lists them. */
 static void load_arch_mfu(const struct dc__where *t, struct dc_sizing_params *s)
 {
-    static const char *const archs[] = {"transformer", "cnn",       "rnn", "mlp",   "recommender",
-                                        "gnn",         "diffusion", "moe", "other", NULL};
+    static const char *const archs[] = {
+        "transformer", "cnn",       "rnn", "mlp",     "recommender",
+        "gnn",         "diffusion", "moe", "encoder", "encoder-decoder",
+        "vit",         "other",     NULL};
     const cJSON *am = dc__get_obj(t, "architecture_mfu", false);
     if (am == NULL)
         return;
@@ -45,8 +47,10 @@ static void load_training_params(const struct dc__where *z, struct dc_sizing_par
                                        "target_hours_fine_tuning",
                                        "goodput",
                                        "efficiency_floor",
+                                       "chips_per_sequence",
                                        "min_run_hours",
                                        "architecture_mfu",
+                                       "rl_rollout_share",
                                        NULL};
     const cJSON *tr = dc__get_obj(z, "training", true);
     if (tr == NULL)
@@ -67,15 +71,22 @@ static void load_training_params(const struct dc__where *z, struct dc_sizing_par
     s->target_hours_fine_tuning = dc__get_param(&t, "target_hours_fine_tuning", 0.01, 1e6);
     s->goodput = dc__get_param(&t, "goodput", 0.05, 1);
     s->efficiency_floor = dc__get_param(&t, "efficiency_floor", 0.01, 1);
+    s->chips_per_sequence = dc__get_param(&t, "chips_per_sequence", 1, 1e4);
     s->min_run_hours = dc__get_param(&t, "min_run_hours", 0, 1e6);
+    /* Optional: a set without it asks RL workloads for training.rl.rollout_share. */
+    s->rl_rollout_share = cJSON_GetObjectItemCaseSensitive(tr, "rl_rollout_share") != NULL
+                              ? dc__get_param(&t, "rl_rollout_share", 0, 0.99)
+                              : (struct dc_param){NAN, NULL};
     load_arch_mfu(&t, s);
 }
 
 static void load_inference_params(const struct dc__where *z, struct dc_sizing_params *s)
 {
-    static const char *const keys[] = {"bytes_per_parameter", "overhead_factor", "context_tokens",
-                                       "output_tokens",       "max_batch",       "hbm_efficiency",
-                                       "kv_source",           "hours_per_month", NULL};
+    static const char *const keys[] = {"bytes_per_parameter", "overhead_factor",
+                                       "context_tokens",      "output_tokens",
+                                       "max_batch",           "hbm_efficiency",
+                                       "kv_source",           "hours_per_month",
+                                       "serving_max_chips",   NULL};
     const cJSON *inf = dc__get_obj(z, "inference", true);
     if (inf == NULL)
         return;
@@ -99,6 +110,7 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
     s->hbm_efficiency = dc__get_param(&t, "hbm_efficiency", 0.05, 1);
     s->kv_source = dc__get_url(&t, "kv_source", true);
     s->hours_per_month = dc__get_num(&t, "hours_per_month", true, 1, 744);
+    s->serving_max_chips = dc__get_param(&t, "serving_max_chips", 1, 1e6);
 }
 
 /* mfu: {gpu: {training, cross_domain, decay_per_doubling, inference, source}, ...} */
@@ -110,7 +122,7 @@ static void load_mfu(const struct dc__where *z, struct dc_sizing_params *s)
     if (mfu == NULL)
         return;
     struct dc__where m = dc__sub(z, mfu);
-    static const char *const fams[] = {"gpu", "tpu", "cpu", NULL};
+    static const char *const fams[] = {"gpu", "tpu", "cpu", "asic", NULL};
     dc__check_keys(&m, "sizing.mfu", fams);
     for (size_t f = 0; f < DC_FAMILY_COUNT; f++) {
         const cJSON *fo = dc__get_obj(&m, dc_family_name((enum dc_family)f), true);
@@ -126,7 +138,7 @@ static void load_mfu(const struct dc__where *z, struct dc_sizing_params *s)
     }
 }
 
-/* precision_gain: {fp8: {gpu, tpu, cpu, source}, ...}; an unlisted precision
+/* precision_gain: {fp8: {gpu, tpu, cpu, asic, source}, ...}; an unlisted precision
  * gains nothing over bf16. */
 static void load_precision_gain(const struct dc__where *z, struct dc_sizing_params *s)
 {
@@ -139,7 +151,7 @@ static void load_precision_gain(const struct dc__where *z, struct dc_sizing_para
         return;
     struct dc__where g = dc__sub(z, pg);
     static const char *const precs[] = {"fp8", "fp4", "int8", "int4", NULL};
-    static const char *const keys[] = {"gpu", "tpu", "cpu", "source", NULL};
+    static const char *const keys[] = {"gpu", "tpu", "cpu", "asic", "source", NULL};
     dc__check_keys(&g, "sizing.precision_gain", precs);
     const cJSON *it = NULL;
     cJSON_ArrayForEach(it, pg)
@@ -159,24 +171,26 @@ static void load_precision_gain(const struct dc__where *z, struct dc_sizing_para
 static void load_scoring(const struct dc__where *w, const cJSON *sc, struct dc_sizing_params *s)
 {
     static const char *const keys[] = {"base",
-                                       "rule_weight",
-                                       "objective_weight",
-                                       "unknown_objective",
-                                       "availability_bonus",
+                                       "soft_band",
+                                       "soft_full_points",
+                                       "balanced_premium",
+                                       "negligible_cost_usd",
+                                       "points_per_doubling",
+                                       "availability_points",
+                                       "low_confidence_points",
                                        "price_stale_after_days",
                                        NULL};
     struct dc__where c = dc__sub(w, sc);
     dc__check_keys(&c, "scoring", keys);
     s->score_base = dc__get_num(&c, "base", true, 0, 100);
-    s->rule_weight = dc__get_num(&c, "rule_weight", true, 0, 1);
-    s->objective_weight = dc__get_num(&c, "objective_weight", true, 0, 1);
-    s->unknown_objective = dc__get_num(&c, "unknown_objective", true, 0, 100);
-    s->availability_bonus = dc__get_num(&c, "availability_bonus", true, 0, 100);
+    s->soft_band = dc__get_num(&c, "soft_band", true, 0, 1);
+    s->soft_full_points = dc__get_num(&c, "soft_full_points", true, 1, 1000);
+    s->balanced_premium = dc__get_num(&c, "balanced_premium", true, 0, 10);
+    s->negligible_cost_usd = dc__get_num(&c, "negligible_cost_usd", true, 0, 1e6);
+    s->points_per_doubling = dc__get_num(&c, "points_per_doubling", true, 1, 100);
+    s->availability_points = dc__get_num(&c, "availability_points", true, 0, 1000);
+    s->low_confidence_points = dc__get_num(&c, "low_confidence_points", true, 0, 1000);
     s->price_stale_after_days = dc__get_num(&c, "price_stale_after_days", true, 1, 36500);
-    if (isfinite(s->rule_weight) && isfinite(s->objective_weight) &&
-        fabs(s->rule_weight + s->objective_weight - 1.0) > 1e-9)
-        dc__diag(w->L, w->file, dc__line_of(&c, sc), NULL,
-                 "rule_weight and objective_weight must add up to 1");
 }
 
 /* on_prem: {usd_per_kwh, pue, amortization_years}, each {value, source}. */

@@ -1,17 +1,32 @@
-/* core/src/prices.c -- prices.yaml: each provider's public offer of a catalog
- * part, per chip-hour on each basis it publishes (on demand, spot, 1- and 3-year
- * commitments), dated and sourced; and hardware list prices for on-premises
- * cost. A file of its own so that an operator can replace just it with
- * negotiated rates (format: docs/rules-format.md). */
+/* core/src/prices.c -- prices.yaml: each provider's public offers of a catalog
+ * part, one per instance (machine) type with its accelerators, vCPUs and
+ * memory, priced per instance-hour on each basis it publishes (on demand,
+ * spot, 1- and 3-year commitments), dated and sourced; TPUs priced per chip
+ * for every documented slice; the parts no public price exists for, with the
+ * sources checked; and hardware list prices for on-premises cost. A file of its
+ * own so that an operator can replace just it with negotiated rates or with
+ * `accel-advisor prices import` output (format: docs/rules-format.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "load.h"
 #include "ruleset_internal.h"
 
-/* "YYYY-MM" or "YYYY-MM-DD", quoted in YAML so it stays a string. */
+/* Today as YYYYMMDD (UTC), for dates in the future. */
+static long today_ymd(void)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm) == NULL)
+        return 99991231;
+    return (tm.tm_year + 1900L) * 10000 + (tm.tm_mon + 1) * 100 + tm.tm_mday;
+}
+
+/* "YYYY-MM" or "YYYY-MM-DD", quoted in YAML so it stays a string, no later
+ * than today (a month counts from its first day). */
 static const char *get_date(const struct dc__where *w, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
@@ -33,19 +48,76 @@ static const char *get_date(const struct dc__where *w, const char *key)
                  "\"%s\" must be a date written YYYY-MM or YYYY-MM-DD (quote it)", key);
         return NULL;
     }
+    if (y * 10000L + m * 100L + (d > 0 ? d : 1) > today_ymd()) {
+        dc__diag(w->L, w->file, dc__line_of(w, v), w->id,
+                 "\"%s\" %s is in the future: a price is dated by the data it was read from", key,
+                 v->valuestring);
+        return NULL;
+    }
     return v->valuestring;
 }
 
-/* basis: {usd_per_chip_hour, as_of} */
-static void parse_basis(const struct dc__where *w, const cJSON *o, struct dc_price *p)
+/* basis: {usd_per_hour, as_of} for an instance type, {usd_per_chip_hour,
+ * as_of} for a per-chip offer. */
+static void parse_basis(const struct dc__where *w, const cJSON *o, unsigned accelerators,
+                        struct dc_price *p)
 {
-    static const char *const keys[] = {"usd_per_chip_hour", "as_of", NULL};
+    static const char *const per_instance[] = {"usd_per_hour", "as_of", NULL};
+    static const char *const per_chip[] = {"usd_per_chip_hour", "as_of", NULL};
     struct dc__where q = dc__sub(w, o);
-    dc__check_keys(&q, "a price", keys);
-    p->usd_per_chip_hour = dc__get_num(&q, "usd_per_chip_hour", true, 0.0001, 1e6);
+    dc__check_keys(&q, "a price", accelerators > 0 ? per_instance : per_chip);
+    if (accelerators > 0) {
+        p->usd_per_hour = dc__get_num(&q, "usd_per_hour", true, 0.0001, 1e6);
+        p->usd_per_chip_hour = p->usd_per_hour / accelerators;
+    } else {
+        p->usd_per_chip_hour = dc__get_num(&q, "usd_per_chip_hour", true, 0.0001, 1e6);
+    }
     p->as_of = get_date(&q, "as_of");
     if (p->as_of == NULL)
-        p->usd_per_chip_hour = NAN;
+        p->usd_per_hour = p->usd_per_chip_hour = NAN;
+}
+
+/* Whether some shape of `a` is a machine of exactly `n` accelerators: an
+ * offer rents only its own size (core/src/cost.c), so an instance no shape
+ * uses could never price anything (n = 0: priced per chip, which only named
+ * TPU slices are). */
+static bool size_usable(const struct dc_accelerator *a, unsigned n)
+{
+    if (n == 0)
+        return a->n_slices > 0 && a->family == DC_FAMILY_TPU;
+    for (size_t i = 0; i < a->n_node_sizes; i++) {
+        if (a->node_sizes[i] == n)
+            return true;
+    }
+    for (size_t i = 0; i < a->n_slices; i++) {
+        if (a->slices[i].chips == n)
+            return true;
+    }
+    return false;
+}
+
+/* accelerators: how many per instance; absent for a per-chip TPU offer. */
+static unsigned parse_size(const struct dc__where *w, const struct dc_accelerator *a)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, "accelerators");
+    double n = v == NULL ? 0 : dc__get_num(w, "accelerators", true, 1, 1e6);
+    if (v != NULL && (!isfinite(n) || n != floor(n))) {
+        if (isfinite(n))
+            dc__diag(w->L, w->file, dc__line_of(w, v), w->id,
+                     "\"accelerators\" must be an integer");
+        return 0;
+    }
+    if (!size_usable(a, (unsigned)n)) {
+        if (n == 0)
+            dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id,
+                     "an offer of %s needs \"accelerators\" per instance (only TPU slices are "
+                     "priced per chip)",
+                     a->id);
+        else
+            dc__diag(w->L, w->file, dc__line_of(w, v), w->id,
+                     "no shape of %s is a machine of %u (catalog.yaml shapes)", a->id, (unsigned)n);
+    }
+    return (unsigned)n;
 }
 
 struct parsed_offer {
@@ -53,12 +125,30 @@ struct parsed_offer {
     size_t acc;
 };
 
+static void parse_prices(const struct dc__where *w, struct dc_offer *o)
+{
+    bool any = false;
+    for (size_t b = 0; b < DC_PRICING_COUNT; b++) {
+        o->price[b] = (struct dc_price){NAN, NAN, NULL};
+        const cJSON *basis = dc__get_obj(w, dc_pricing_name((enum dc_pricing)b), false);
+        if (basis != NULL) {
+            parse_basis(w, basis, o->accelerators, &o->price[b]);
+            any = true;
+        }
+    }
+    if (!any)
+        dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id,
+                 "an offer needs a price on at least one of on_demand, spot, committed_1y, "
+                 "committed_3y");
+}
+
 /* One offer; false when it names no catalog part (nothing to keep). */
 static bool parse_offer(const struct dc__where *w, dc_ruleset *rs, struct parsed_offer *po)
 {
-    static const char *const keys[] = {"accelerator", "provider",     "region",       "offer",
-                                       "source",      "via",          "confidence",   "on_demand",
-                                       "spot",        "committed_1y", "committed_3y", NULL};
+    static const char *const keys[] = {"accelerator",  "provider",     "region",    "instance_type",
+                                       "accelerators", "vcpus",        "memory_gb", "source",
+                                       "via",          "confidence",   "on_demand", "spot",
+                                       "committed_1y", "committed_3y", NULL};
     struct dc_offer *o = &po->offer;
     const char *acc = dc__get_str(w, "accelerator", true);
     if (acc == NULL)
@@ -68,18 +158,22 @@ static bool parse_offer(const struct dc__where *w, dc_ruleset *rs, struct parsed
                  "unknown accelerator \"%s\" (not in the catalog)", acc);
         return false;
     }
+    const struct dc_accelerator *a = &rs->accs[po->acc];
     struct dc__where ow = *w;
-    ow.id = rs->accs[po->acc].id;
+    ow.id = a->id;
     dc__check_keys(&ow, "an offer", keys);
     const char *prov = dc__get_str(&ow, "provider", true);
     if (prov != NULL && !dc_provider_parse(prov, &o->provider))
         dc__diag(w->L, w->file, dc__line_of(&ow, w->obj), ow.id, "unknown provider \"%.40s\"",
                  prov);
-    else if (prov != NULL && (rs->accs[po->acc].providers & (1u << o->provider)) == 0)
+    else if (prov != NULL && (a->providers & (1u << o->provider)) == 0)
         dc__diag(w->L, w->file, dc__line_of(&ow, w->obj), ow.id,
                  "the catalog does not list %s among the providers of %s", prov, ow.id);
     o->region = dc__get_str(&ow, "region", true);
-    o->offer = dc__get_str(&ow, "offer", true);
+    o->instance_type = dc__get_str(&ow, "instance_type", true);
+    o->accelerators = parse_size(&ow, a);
+    o->vcpus = dc__get_num(&ow, "vcpus", false, 1, 1e5);
+    o->memory_gb = dc__get_num(&ow, "memory_gb", false, 0.001, 1e7);
     o->source = dc__get_url(&ow, "source", true);
     o->via = dc__get_url(&ow, "via", false);
     const char *conf = dc__get_str(&ow, "confidence", true);
@@ -87,19 +181,7 @@ static bool parse_offer(const struct dc__where *w, dc_ruleset *rs, struct parsed
         dc__diag(w->L, w->file, dc__line_of(&ow, w->obj), ow.id,
                  "\"confidence\" must be high or low");
     o->low_confidence = conf != NULL && strcmp(conf, "low") == 0;
-    bool any = false;
-    for (size_t b = 0; b < DC_PRICING_COUNT; b++) {
-        o->price[b] = (struct dc_price){NAN, NULL};
-        const cJSON *basis = dc__get_obj(&ow, dc_pricing_name((enum dc_pricing)b), false);
-        if (basis != NULL) {
-            parse_basis(&ow, basis, &o->price[b]);
-            any = true;
-        }
-    }
-    if (!any)
-        dc__diag(w->L, w->file, dc__line_of(&ow, w->obj), ow.id,
-                 "an offer needs a price on at least one of on_demand, spot, committed_1y, "
-                 "committed_3y");
+    parse_prices(&ow, o);
     return true;
 }
 
@@ -122,17 +204,24 @@ static bool group_offers(dc_ruleset *rs, const struct parsed_offer *po, size_t n
     return true;
 }
 
+static bool same(const char *x, const char *y)
+{
+    return x != NULL && y != NULL && strcmp(x, y) == 0;
+}
+
+/* One offer per part, provider, region and instance type. */
 static void check_duplicate(const struct dc__where *w, const struct parsed_offer *po, size_t n,
                             const dc_ruleset *rs)
 {
     const struct parsed_offer *last = &po[n - 1];
     for (size_t j = 0; j + 1 < n; j++) {
         if (po[j].acc == last->acc && po[j].offer.provider == last->offer.provider &&
-            po[j].offer.region != NULL && last->offer.region != NULL &&
-            strcmp(po[j].offer.region, last->offer.region) == 0)
+            same(po[j].offer.region, last->offer.region) &&
+            same(po[j].offer.instance_type, last->offer.instance_type))
             dc__diag(w->L, w->file, dc__line_of(w, w->obj), rs->accs[last->acc].id,
-                     "a second %s offer in %s: one offer per provider and region",
-                     dc_provider_name(last->offer.provider), last->offer.region);
+                     "a second %s %s offer in %s: one per instance type and region",
+                     dc_provider_name(last->offer.provider), last->offer.instance_type,
+                     last->offer.region);
     }
 }
 
@@ -169,6 +258,68 @@ static void load_offers(struct dc__loader *L, dc_ruleset *rs, const struct dc__w
     free(po);
 }
 
+/* The catalog entry an item of a list names in `accelerator`; NULL (reported)
+ * when the item is no mapping or names no catalog part. */
+static struct dc_accelerator *item_acc(dc_ruleset *rs, struct dc__where *iw, const cJSON *it,
+                                       const char *what)
+{
+    size_t idx = 0;
+    if (!cJSON_IsObject(it)) {
+        dc__diag(iw->L, iw->file, dc__line_of(iw, it), NULL, "each %s must be a mapping", what);
+        return NULL;
+    }
+    const char *acc = dc__get_str(iw, "accelerator", true);
+    if (acc == NULL)
+        return NULL;
+    if (!dc__find_acc(rs, acc, &idx)) {
+        dc__diag(iw->L, iw->file, dc__line_of(iw, it), acc,
+                 "unknown accelerator \"%s\" (not in the catalog)", acc);
+        return NULL;
+    }
+    iw->id = rs->accs[idx].id;
+    return &rs->accs[idx];
+}
+
+/* unpriced: [{accelerator, reason, checked: [url, ...]}]: parts no public
+ * price exists for, with the sources looked at, so that a missing price is a
+ * stated fact and not an oversight. A part with an offer cannot be listed. */
+static void load_unpriced(dc_ruleset *rs, const struct dc__where *w, const cJSON *list)
+{
+    static const char *const keys[] = {"accelerator", "reason", "checked", NULL};
+    if (cJSON_GetArraySize(list) > DC_RULESET_MAX_UNPRICED) {
+        dc__diag(w->L, w->file, dc__line_of(w, list), NULL, "more than %d unpriced parts",
+                 DC_RULESET_MAX_UNPRICED);
+        return;
+    }
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, list)
+    {
+        struct dc__where uw = dc__sub(w, it);
+        struct dc_accelerator *a = item_acc(rs, &uw, it, "unpriced part");
+        if (a == NULL)
+            continue;
+        dc__check_keys(&uw, "an unpriced part", keys);
+        if (a->unpriced_reason != NULL)
+            dc__diag(w->L, w->file, dc__line_of(&uw, it), a->id, "listed as unpriced twice");
+        if (a->n_offers > 0)
+            dc__diag(w->L, w->file, dc__line_of(&uw, it), a->id,
+                     "listed as unpriced but has %zu offer%s", a->n_offers,
+                     a->n_offers == 1 ? "" : "s");
+        a->unpriced_reason = dc__get_str(&uw, "reason", true);
+        const cJSON *checked = dc__get_arr(&uw, "checked", true);
+        if (checked != NULL && cJSON_GetArraySize(checked) == 0)
+            dc__diag(w->L, w->file, dc__line_of(&uw, checked), a->id,
+                     "\"checked\" must name the sources looked at");
+        const cJSON *url = NULL;
+        cJSON_ArrayForEach(url, checked)
+        {
+            if (!cJSON_IsString(url) || !dc__is_url(url->valuestring))
+                dc__diag(w->L, w->file, dc__line_of(&uw, url), a->id,
+                         "\"checked\" lists public URLs (https://...)");
+        }
+    }
+}
+
 /* hardware: [{accelerator, usd_per_chip, as_of, source}]: list prices for
  * on-premises cost, amortised over sizing.yaml's on_prem.amortization_years. */
 static void load_hardware(dc_ruleset *rs, const struct dc__where *w, const cJSON *list)
@@ -178,22 +329,9 @@ static void load_hardware(dc_ruleset *rs, const struct dc__where *w, const cJSON
     cJSON_ArrayForEach(it, list)
     {
         struct dc__where hw = dc__sub(w, it);
-        size_t idx = 0;
-        const char *acc = cJSON_IsObject(it) ? dc__get_str(&hw, "accelerator", true) : NULL;
-        if (!cJSON_IsObject(it)) {
-            dc__diag(w->L, w->file, dc__line_of(&hw, it), NULL,
-                     "each hardware price must be a mapping");
+        struct dc_accelerator *a = item_acc(rs, &hw, it, "hardware price");
+        if (a == NULL)
             continue;
-        }
-        if (acc == NULL)
-            continue;
-        if (!dc__find_acc(rs, acc, &idx)) {
-            dc__diag(w->L, w->file, dc__line_of(&hw, it), acc,
-                     "unknown accelerator \"%s\" (not in the catalog)", acc);
-            continue;
-        }
-        struct dc_accelerator *a = &rs->accs[idx];
-        hw.id = a->id;
         dc__check_keys(&hw, "a hardware price", keys);
         if (isfinite(a->list_price_usd))
             dc__diag(w->L, w->file, dc__line_of(&hw, it), a->id, "a second hardware price");
@@ -206,7 +344,7 @@ static void load_hardware(dc_ruleset *rs, const struct dc__where *w, const cJSON
 void dc__load_prices(struct dc__loader *L, dc_ruleset *rs, const char *file, const dc_yaml_doc *doc,
                      const cJSON *root)
 {
-    static const char *const keys[] = {"prices", "hardware", NULL};
+    static const char *const keys[] = {"prices", "unpriced", "hardware", NULL};
     struct dc__where w = {L, file, doc, NULL, root};
     if (!cJSON_IsObject(root)) {
         dc__diag(L, file, 1, NULL, "prices.yaml must be a mapping with \"prices\"");
@@ -216,6 +354,9 @@ void dc__load_prices(struct dc__loader *L, dc_ruleset *rs, const char *file, con
     const cJSON *offers = dc__get_arr(&w, "prices", true);
     if (offers != NULL)
         load_offers(L, rs, &w, offers);
+    const cJSON *unpriced = dc__get_arr(&w, "unpriced", false);
+    if (unpriced != NULL)
+        load_unpriced(rs, &w, unpriced);
     const cJSON *hardware = dc__get_arr(&w, "hardware", false);
     if (hardware != NULL)
         load_hardware(rs, &w, hardware);

@@ -94,13 +94,15 @@ static enum dc_status target_warnings(struct dc_result *res, const struct dc_can
     const struct dc_sizing *z = &top->sizing;
     struct dc__arena *ar = res->arena_;
     enum dc_status rc = DC_OK;
+    /* An offline job's deadline is its own (inference.job). */
+    double deadline = w->job_requests > 0 ? w->job_deadline_hours : w->deadline_hours;
     if (!z->meets_deadline)
         rc = dc__add_warning(res, "deadline_not_met",
                              dc__fmt(ar,
                                      "The top recommendation needs an estimated %.1f h on %u "
                                      "chips, over the %.1f h deadline, even at its largest "
                                      "useful size.",
-                                     z->hours, z->chips, w->deadline_hours));
+                                     z->hours, z->chips, deadline));
     if (rc == DC_OK && !z->meets_latency)
         rc = dc__add_warning(res, "latency_not_met",
                              dc__fmt(ar,
@@ -119,19 +121,17 @@ static enum dc_status target_warnings(struct dc_result *res, const struct dc_can
     return rc;
 }
 
-/* Under objective cost, the parts without a known cost that ranked after
- * every priced one (docs/scoring.md, section 8). */
+/* The parts without a known cost that rank after every priced one, under
+ * any objective (docs/scoring.md, section 8). */
 static enum dc_status unpriced_warning(struct dc_result *res)
 {
     const struct dc_workload *w = &res->workload;
     char names[256];
     size_t k = 0, n_priced = 0, n_unpriced = 0;
     names[0] = '\0';
-    if (w->objective != DC_OBJECTIVE_COST)
-        return DC_OK;
     for (size_t i = 0; i < res->n_recommendations; i++) {
         const struct dc_candidate *c = &res->recommendations[i];
-        if (isfinite(c->sizing.cost_usd)) {
+        if (c->selection.priced) {
             n_priced++;
             continue;
         }
@@ -144,10 +144,30 @@ static enum dc_status unpriced_warning(struct dc_result *res)
         return DC_OK;
     return dc__add_warning(res, "unpriced_ranked_last",
                            dc__fmt(res->arena_,
-                                   "Under objective cost, %s %s no public %s price and rank%s "
-                                   "after every priced part that fits.",
+                                   "%s %s no public %s price and rank%s after every priced part "
+                                   "that fits; each says what price would make it the pick.",
                                    names, n_unpriced == 1 ? "has" : "have",
                                    dc__pricing_words(w->pricing), n_unpriced == 1 ? "s" : ""));
+}
+
+/* The team gate rests on a default the workload did not state. */
+static enum dc_status assumed_team_warning(struct dc_result *res)
+{
+    const struct dc_workload *w = &res->workload;
+    if (!w->xla_experience_assumed || strcmp(w->xla_experience, "none") != 0)
+        return DC_OK;
+    for (size_t i = 0; i < res->n_recommendations; i++) {
+        const struct dc_candidate *c = &res->recommendations[i];
+        if (c->capped_by != NULL && strcmp(c->capped_by->rule_id, "team-fit-first") == 0)
+            return dc__add_warning(
+                res, "xla_experience_assumed",
+                dc__fmt(res->arena_,
+                        "team.xla_experience was not given; a %s team is taken to have none "
+                        "(the playbook's GPU default), so TPUs rank after GPUs. Set it to "
+                        "\"some\" or \"expert\" if the team knows XLA.",
+                        w->framework));
+    }
+    return DC_OK;
 }
 
 /* The date of the price behind a candidate's cost, or NULL. */
@@ -219,6 +239,8 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
                                      "hours and throughput are rough until model."
                                      "flops_per_sample (forward FLOPs of one sample) is given.",
                                      w->architecture));
+    if (rc == DC_OK)
+        rc = dc__report_defaults(rs, res, d);
     if (rc != DC_OK || res->n_recommendations == 0)
         return rc;
     const struct dc_candidate *top = &res->recommendations[0];
@@ -227,13 +249,19 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
         rc = price_warnings(rs, res, top);
     if (rc == DC_OK)
         rc = unpriced_warning(res);
+    if (rc == DC_OK)
+        rc = assumed_team_warning(res);
     if (rc == DC_OK && w->task != DC_TASK_INFERENCE && !isfinite(w->deadline_hours) &&
-        isfinite(top->sizing.hours) && top->sizing.hours > 24.0 * 30)
+        !top->selection.meets_targets && isfinite(top->sizing.hours))
         rc = dc__add_warning(res, "long_run",
                              dc__fmt(ar,
-                                     "The estimated run takes %.0f days on %u x %s, the most the "
+                                     "No candidate finishes within the default %g h: the top "
+                                     "recommendation takes %.0f days on %u x %s, the most its "
                                      "limits allow; set training.deadline_hours to size the job "
                                      "for a deadline.",
+                                     w->task == DC_TASK_FINE_TUNING
+                                         ? rs->sizing.target_hours_fine_tuning.value
+                                         : rs->sizing.target_hours_training.value,
                                      top->sizing.hours / 24.0, top->sizing.chips, top->acc->id));
     return rc;
 }
@@ -249,6 +277,12 @@ static void add(struct dc_result *res, const char *name, double value, const cha
     *a = (struct dc_assumption){name, value, unit, source};
 }
 
+void dc__add_assumption(struct dc_result *res, const char *name, double value, const char *unit,
+                        const char *source)
+{
+    add(res, name, value, unit, source);
+}
+
 static void add_param(struct dc_result *res, const char *name, const struct dc_param *p,
                       const char *unit)
 {
@@ -261,6 +295,8 @@ static void training_assumptions(const struct dc_sizing_params *s, struct dc_res
     const struct dc_workload *w = &res->workload;
     switch (w->method) {
     case DC_METHOD_FULL:
+    case DC_METHOD_DPO:
+    case DC_METHOD_RL:
         add_param(res, "state_bytes_per_parameter", &s->state_bytes_per_parameter, "bytes");
         break;
     case DC_METHOD_QLORA:
@@ -293,7 +329,8 @@ static void training_assumptions(const struct dc_sizing_params *s, struct dc_res
     static const char *const names[DC_FAMILY_COUNT][3] = {
         {"mfu_training_gpu", "mfu_cross_domain_gpu", "mfu_decay_per_doubling_gpu"},
         {"mfu_training_tpu", "mfu_cross_domain_tpu", "mfu_decay_per_doubling_tpu"},
-        {"mfu_training_cpu", "mfu_cross_domain_cpu", "mfu_decay_per_doubling_cpu"}};
+        {"mfu_training_cpu", "mfu_cross_domain_cpu", "mfu_decay_per_doubling_cpu"},
+        {"mfu_training_asic", "mfu_cross_domain_asic", "mfu_decay_per_doubling_asic"}};
     for (size_t f = 0; f < DC_FAMILY_COUNT; f++) {
         add(res, names[f][0], s->mfu_training[f], "ratio", s->mfu_source[f]);
         add(res, names[f][1], s->mfu_cross_domain[f], "ratio", s->mfu_source[f]);
@@ -305,7 +342,7 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
                                   const struct dc__derived *d)
 {
     const struct dc_workload *w = &res->workload;
-    add(res, "inference_bytes_per_parameter", s->infer_bytes_per_param[w->precision], "bytes",
+    add(res, "inference_bytes_per_parameter", dc__served_weight_bytes(s, w), "bytes",
         s->infer_bytes_source);
     add_param(res, "inference_overhead_factor", &s->infer_overhead, "ratio");
     add(res, "kv_cache_bytes_per_token", d->kv_bytes_per_token, "bytes", s->kv_source);
@@ -313,7 +350,7 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
     add_param(res, "max_batch", &s->max_batch, "requests");
     add_param(res, "hbm_efficiency", &s->hbm_efficiency, "ratio");
     static const char *const names[DC_FAMILY_COUNT] = {"mfu_inference_gpu", "mfu_inference_tpu",
-                                                       "mfu_inference_cpu"};
+                                                       "mfu_inference_cpu", "mfu_inference_asic"};
     for (size_t f = 0; f < DC_FAMILY_COUNT; f++)
         add(res, names[f], s->mfu_inference[f], "ratio", s->mfu_source[f]);
     add(res, "hours_per_month", s->hours_per_month, "hours", "convention");
@@ -338,7 +375,8 @@ void dc__report_assumptions(const dc_ruleset *rs, struct dc_result *res,
     if (s->precision_gain_source[p] != NULL)
         for (size_t f = 0; f < DC_FAMILY_COUNT; f++) {
             static const char *const names[DC_FAMILY_COUNT] = {
-                "precision_gain_gpu", "precision_gain_tpu", "precision_gain_cpu"};
+                "precision_gain_gpu", "precision_gain_tpu", "precision_gain_cpu",
+                "precision_gain_asic"};
             add(res, names[f], s->precision_gain[p][f], "ratio", s->precision_gain_source[p]);
         }
 }

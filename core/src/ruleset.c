@@ -58,13 +58,39 @@ static int get_impact(const struct dc__where *w, const cJSON *v)
     return (int)v->valuedouble;
 }
 
-/* rank_below: {families: [tpu], below: gpu}: a gate, not a score. */
-static void parse_rank_below(const struct dc__where *e, struct dc__rule *r, const cJSON *v)
+/* rank_below.accelerators: catalog ids, kept as indices. */
+static void parse_gated_accs(const struct dc__where *x, dc_ruleset *rs, struct dc__rule *r,
+                             const cJSON *accs)
 {
-    static const char *const keys[] = {"families", "below", NULL};
+    size_t n = (size_t)cJSON_GetArraySize(accs);
+    r->rank_below_accs = calloc(n + 1, sizeof(*r->rank_below_accs));
+    if (r->rank_below_accs == NULL) {
+        x->L->oom = true;
+        return;
+    }
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, accs)
+    {
+        size_t idx = 0;
+        if (!cJSON_IsString(it) || !dc__find_acc(rs, it->valuestring, &idx)) {
+            dc__diag(x->L, x->file, dc__line_of(x, it), x->id,
+                     "unknown accelerator in rank_below (not in the catalog)");
+            continue;
+        }
+        r->rank_below_accs[r->n_rank_below_accs++] = idx;
+    }
+}
+
+/* rank_below: {families: [tpu], accelerators: [mi300x], below: gpu | any}: a
+ * gate, not a score (docs/scoring.md, section 8). */
+static void parse_rank_below(const struct dc__where *e, dc_ruleset *rs, struct dc__rule *r,
+                             const cJSON *v)
+{
+    static const char *const keys[] = {"families", "accelerators", "below", NULL};
     struct dc__where x = dc__sub(e, v);
     dc__check_keys(&x, "rank_below", keys);
-    const cJSON *fams = dc__get_arr(&x, "families", true);
+    const cJSON *fams = dc__get_arr(&x, "families", false);
+    const cJSON *accs = dc__get_arr(&x, "accelerators", false);
     const char *ref = dc__get_str(&x, "below", true);
     const cJSON *it = NULL;
     cJSON_ArrayForEach(it, fams)
@@ -76,16 +102,20 @@ static void parse_rank_below(const struct dc__where *e, struct dc__rule *r, cons
         }
         r->rank_below_families |= 1u << f;
     }
+    if (accs != NULL)
+        parse_gated_accs(&x, rs, r, accs);
     if (ref == NULL)
         return;
-    if (!dc_family_parse(ref, &r->below))
+    r->below_any = strcmp(ref, "any") == 0;
+    if (!r->below_any && !dc_family_parse(ref, &r->below))
         dc__diag(e->L, e->file, dc__line_of(&x, v), e->id,
-                 "unknown family \"%s\" in rank_below.below", ref);
-    else if (r->rank_below_families & (1u << r->below))
+                 "unknown family \"%s\" in rank_below.below (a family or \"any\")", ref);
+    else if (!r->below_any && (r->rank_below_families & (1u << r->below)))
         dc__diag(e->L, e->file, dc__line_of(&x, v), e->id,
                  "rank_below cannot hold a family below itself");
-    if (fams != NULL && r->rank_below_families == 0 && cJSON_GetArraySize(fams) == 0)
-        dc__diag(e->L, e->file, dc__line_of(&x, v), e->id, "rank_below needs families");
+    if (r->rank_below_families == 0 && r->n_rank_below_accs == 0)
+        dc__diag(e->L, e->file, dc__line_of(&x, v), e->id,
+                 "rank_below needs families or accelerators");
 }
 
 static void parse_effect(const struct dc__where *w, dc_ruleset *rs, struct dc__rule *r,
@@ -104,7 +134,7 @@ static void parse_effect(const struct dc__where *w, dc_ruleset *rs, struct dc__r
         return;
     }
     if (below != NULL)
-        parse_rank_below(&e, r, below);
+        parse_rank_below(&e, rs, r, below);
     const cJSON *it = NULL;
     cJSON_ArrayForEach(it, fams)
     {
@@ -406,11 +436,13 @@ static void ruleset_destroy(dc_ruleset *rs)
         dc_logic_free(rs->rules[i].cond);
         free(rs->rules[i].acc_impacts);
         free(rs->rules[i].exclude_accs);
+        free(rs->rules[i].rank_below_accs);
     }
     free(rs->rules);
     free(rs->accs);
     free(rs->pci_pool);
     free(rs->offers);
+    dc__models_free(rs);
     for (size_t i = 0; i < rs->n_trees; i++) {
         cJSON_Delete(rs->trees[i]);
         free(rs->file_names[i]);
@@ -476,7 +508,7 @@ static enum dc_status load_files(const struct dc_source_file *files, size_t n, c
     qsort(sorted, n, sizeof(*sorted), file_cmp);
 
     /* Parse every file first, so syntax errors in several files all show. */
-    ssize_t catalog = -1, sizing = -1, prices = -1;
+    ssize_t catalog = -1, sizing = -1, prices = -1, models = -1;
     for (size_t i = 0; i < n; i++) {
         struct dc_error err;
         dc_error_clear(&err);
@@ -503,6 +535,8 @@ static enum dc_status load_files(const struct dc_source_file *files, size_t n, c
             sizing = (ssize_t)i;
         else if (strcmp(f->name, "prices.yaml") == 0)
             prices = (ssize_t)i;
+        else if (strcmp(f->name, "models.yaml") == 0)
+            models = (ssize_t)i;
     }
     if (catalog < 0 && L.problems == 0)
         dc__diag(&L, origin, 0, NULL, "no catalog.yaml in the rule set");
@@ -519,12 +553,15 @@ static enum dc_status load_files(const struct dc_source_file *files, size_t n, c
     /* Prices name catalog entries, so only once the catalog loaded cleanly. */
     if (prices >= 0 && catalog_ok)
         dc__load_prices(&L, rs, rs->file_names[prices], docs[prices], rs->trees[prices]);
+    /* The registry is optional: a set without it answers model.name with a 400. */
+    if (models >= 0)
+        dc__load_models(&L, rs, rs->file_names[models], docs[models], rs->trees[models]);
     /* Rules are checked against the catalog, so only once it loaded cleanly;
      * otherwise every rule naming a broken entry would be reported too. */
     if (catalog >= 0 && rs->n_accs > 0) {
         for (size_t i = 0; i < n; i++) {
             if ((ssize_t)i == catalog || (ssize_t)i == sizing || (ssize_t)i == prices ||
-                docs[i] == NULL)
+                (ssize_t)i == models || docs[i] == NULL)
                 continue;
             load_rules(&L, rs, rs->file_names[i], docs[i], rs->trees[i]);
             if (L.oom)

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "dc/logic.h"
+#include "dc/models.h"
 #include "dc/ruleset.h"
 
 struct dc__acc_impact {
@@ -23,10 +24,14 @@ struct dc__rule {
     size_t n_acc_impacts;
     size_t *exclude_accs;
     size_t n_exclude_accs;
-    /* rank_below: candidates of these families score below the best candidate
-     * of family `below` (docs/scoring.md, section 8). 0 when none. */
+    /* rank_below: candidates of these families, and these accelerators, rank
+     * below every candidate of family `below` (or, below_any, every candidate
+     * the rule does not hold) that is left (docs/scoring.md, section 8). */
     unsigned rank_below_families;
+    size_t *rank_below_accs; /* catalog indices */
+    size_t n_rank_below_accs;
     enum dc_family below;
+    bool below_any;
 };
 
 struct dc_ruleset {
@@ -44,6 +49,10 @@ struct dc_ruleset {
     struct dc__rule *rules;
     size_t n_rules;
     struct dc_sizing_params sizing;
+    /* models.yaml (core/src/models.c); none when the set has no such file. */
+    struct dc_model_info *models;
+    size_t n_models;
+    cJSON *model_trees; /* owns every entry's model, details, sources and notes */
 };
 
 #endif

@@ -1,5 +1,7 @@
-/* core/src/sizing.c -- memory, chips, time and serving capacity on one
- * accelerator (what a workload needs before that is core/src/derive.c).
+/* core/src/sizing.c -- one configuration of one part, sized: training memory
+ * and run time on a shape, serving replicas with their batch, latency and
+ * rate (what a workload needs before that is derive.c; which configurations
+ * are tried is configs.c).
  *
  * The model is documented for users in docs/scoring.md (section 5) and checked
  * against published runs in docs/calibration.md; keep the three in step. Every
@@ -11,11 +13,6 @@
 
 #include "ruleset_internal.h"
 #include "sizing.h"
-
-static double clampd(double v, double lo, double hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
 
 /* The larger of two times, unknown when either is (fmax would drop a NAN and
  * time a CPU with no listed bandwidth on its FLOPs alone). */
@@ -34,153 +31,115 @@ static unsigned ceil_count(double v)
     return (unsigned)ceil(v - 1e-9);
 }
 
-/* ---- shapes ---------------------------------------------------------------------- */
-
-unsigned dc__chip_cap(const struct dc_workload *w, const struct dc_accelerator *a)
+static double arch_mfu_factor(const struct dc_sizing_params *s, const char *arch)
 {
-    unsigned cap = a->max_chips;
-    if (isfinite(w->max_accelerators) && w->max_accelerators < cap)
-        cap = (unsigned)w->max_accelerators;
-    return cap;
-}
-
-/* The unit larger jobs are built from: a whole machine, or the largest slice. */
-static unsigned unit_chips(const struct dc_accelerator *a)
-{
-    if (a->n_slices > 0)
-        return a->slices[a->n_slices - 1].chips;
-    return a->n_node_sizes > 0 ? a->node_sizes[a->n_node_sizes - 1] : 1;
-}
-
-static void set_shape(const struct dc_accelerator *a, unsigned units, size_t idx,
-                      struct dc_shape *out)
-{
-    out->units = units;
-    if (a->n_slices > 0) {
-        out->per_unit = a->slices[idx].chips;
-        out->slice = a->slices[idx].name;
-    } else {
-        out->per_unit = a->n_node_sizes > 0 ? a->node_sizes[idx] : 1;
-        out->slice = NULL;
+    for (size_t i = 0; i < s->n_arch_mfu; i++) {
+        if (strcmp(s->arch_mfu[i].architecture, arch) == 0)
+            return s->arch_mfu[i].factor.value;
     }
+    return 1.0;
 }
 
-bool dc_shape_at_least(const struct dc_accelerator *a, unsigned need, unsigned cap,
-                       struct dc_shape *out)
+/* Keep the catalog's machine sizes that are rented (`sizes`, ascending, n of
+ * them): configurations are built only from machines that can be bought. A
+ * part none of whose catalog sizes is rented keeps them all (each is then
+ * unpriced, and says why). */
+static void rentable_sizes(struct dc_accelerator *a, const unsigned *sizes, unsigned n)
 {
-    size_t n = a->n_slices > 0 ? a->n_slices : (a->n_node_sizes > 0 ? a->n_node_sizes : 1);
-    if (need == 0)
-        need = 1;
-    for (size_t i = 0; i < n; i++) {
-        unsigned chips =
-            a->n_slices > 0 ? a->slices[i].chips : (a->n_node_sizes > 0 ? a->node_sizes[i] : 1);
-        if (chips >= need) {
-            set_shape(a, 1, i, out);
-            return chips <= cap;
-        }
-    }
-    unsigned long long unit = unit_chips(a);
-    unsigned long long units = (need + unit - 1) / unit;
-    if (units * unit > cap)
-        return false;
-    set_shape(a, (unsigned)units, n - 1, out);
-    return true;
-}
-
-/* The largest purchasable shape of at most `limit` chips (at least one chip's
- * machine or the smallest slice, even above the limit). */
-static void shape_at_most(const struct dc_accelerator *a, unsigned limit, struct dc_shape *out)
-{
-    size_t n = a->n_slices > 0 ? a->n_slices : (a->n_node_sizes > 0 ? a->n_node_sizes : 1);
-    unsigned unit = unit_chips(a);
-    if (limit >= 2u * unit) {
-        set_shape(a, limit / unit, n - 1, out);
+    unsigned kept[DC_ACC_MAX_NODE_SIZES];
+    size_t m = 0;
+    for (size_t i = 0; i < a->n_node_sizes; i++)
+        for (unsigned j = 0; j < n; j++)
+            if (a->node_sizes[i] == sizes[j])
+                kept[m++] = a->node_sizes[i];
+    if (m == 0)
         return;
-    }
-    set_shape(a, 1, 0, out);
-    for (size_t i = 0; i < n; i++) {
-        unsigned chips =
-            a->n_slices > 0 ? a->slices[i].chips : (a->n_node_sizes > 0 ? a->node_sizes[i] : 1);
-        if (chips <= limit)
-            set_shape(a, 1, i, out);
-    }
+    memcpy(a->node_sizes, kept, m * sizeof(kept[0]));
+    a->n_node_sizes = m;
+    /* NVLink joins the GPUs of one machine only: rented by smaller machines,
+     * the fast domain is one of them. */
+    if (a->domain > kept[m - 1])
+        a->domain = kept[m - 1];
 }
 
-const char *dc_shape_format(const struct dc_accelerator *a, const struct dc_shape *s, char *buf,
-                            size_t len)
-{
-    const char *name = a->short_name != NULL ? a->short_name : a->id;
-    if (s->slice != NULL && s->units == 1)
-        snprintf(buf, len, "%s", s->slice);
-    else if (s->slice != NULL)
-        snprintf(buf, len, "%u x %s", s->units, s->slice);
-    else
-        snprintf(buf, len, "%u x %u %s", s->units, s->per_unit, name);
-    return buf;
-}
-
-/* ---- rates ------------------------------------------------------------------------- */
-
-double dc__compute_peak(const dc_ruleset *rs, const struct dc_accelerator *a, enum dc_precision p)
-{
-    double base = a->peak_tflops[DC_PREC_BF16];
-    if (!(base > 0))
-        base = a->peak_tflops[DC_PREC_FP16];
-    double own = a->peak_tflops[p];
-    if (!(base > 0))
-        return own > 0 ? own * 1e12 : NAN;
-    double rate = base;
-    switch (p) {
-    case DC_PREC_BF16:
-    case DC_PREC_FP16:
-        break;
-    case DC_PREC_FP32:
-        /* fp32 matmuls run as reduced-precision passes by default on TPUs and
-         * recent GPUs (F1.10): the TF32 rate where listed, else the bf16 rate. */
-        rate = own > 0 ? own : base;
-        break;
-    case DC_PREC_FP64:
-        rate = own > 0 ? own : NAN;
-        break;
-    case DC_PREC_FP8:
-    case DC_PREC_FP4:
-    case DC_PREC_INT8:
-    case DC_PREC_INT4: {
-        double ratio = own > 0 ? own / base : 1.0;
-        double gain = rs->sizing.precision_gain[p][a->family];
-        rate = base * (ratio < 1.0 ? ratio : fmin(ratio, gain));
-        break;
-    }
-    case DC_PREC_COUNT:
-        break;
-    }
-    return rate * 1e12;
-}
-
-double dc__training_mfu(const dc_ruleset *rs, const struct dc_accelerator *a, unsigned chips)
+void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
+                   const struct dc__derived *d, const struct dc_accelerator *a,
+                   struct dc__perturb k)
 {
     const struct dc_sizing_params *s = &rs->sizing;
-    double base = s->mfu_training[a->family];
-    unsigned domain = a->domain > 0 ? a->domain : 1;
-    if (chips <= domain)
-        return base;
-    double doublings = log2((double)chips / domain);
-    double eff = s->mfu_cross_domain[a->family] * (1.0 - s->mfu_decay[a->family] * doublings);
-    return base * clampd(eff, 0.05, 1.0);
+    memset(p, 0, sizeof(*p));
+    p->rs = rs;
+    p->s = s;
+    p->w = w;
+    p->d = d;
+    p->a = a;
+    /* A copy of the part stands in for it when a robustness probe scales its
+     * MFU (every rate below reads the part's measured factor), or when the
+     * cloud rents it in fewer machine sizes than the catalog lists. */
+    unsigned sizes[DC_ACC_MAX_NODE_SIZES];
+    unsigned n =
+        w->deployment == DC_DEPLOY_CLOUD
+            ? dc__rentable_node_sizes(a, w->pricing, w->providers, sizes, DC_ACC_MAX_NODE_SIZES)
+            : 0;
+    if (k.mfu != 1.0 || n > 0) {
+        p->scaled = *a;
+        p->scaled.mfu_factor *= k.mfu;
+        p->a = &p->scaled;
+    }
+    if (n > 0)
+        rentable_sizes(&p->scaled, sizes, n);
+    a = p->a;
+    p->price_scale = k.price;
+    p->cap = dc__chip_cap(w, a);
+    p->peak = dc__compute_peak(rs, a, w->precision);
+    p->factor = arch_mfu_factor(s, w->architecture) * a->mfu_factor * s->goodput.value;
+    /* Serving replicas are independent machines: all of them together are
+     * bounded by max_accelerators, or by the fleet a provider rents. */
+    double fleet = isfinite(w->max_accelerators) ? w->max_accelerators : s->serving_max_chips.value;
+    p->fleet_cap = fleet >= (double)UINT_MAX ? UINT_MAX : (unsigned)fleet;
+    p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value;
+    p->flops =
+        dc__listed_peak(a, w->precision) * 1e12 * s->mfu_inference[a->family] * a->mfu_factor;
 }
 
-/* The peak at the workload precision as the catalog lists it (for display):
- * fp16 and bf16 stand in for each other, fp32 falls back to bf16 (F1.10). */
-static double listed_peak(const struct dc_accelerator *a, enum dc_precision p)
+void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
 {
-    double v = a->peak_tflops[p];
-    if (isfinite(v) && v > 0)
-        return v;
-    if (p == DC_PREC_FP32 || p == DC_PREC_FP16)
-        v = a->peak_tflops[DC_PREC_BF16];
-    else if (p == DC_PREC_BF16)
-        v = a->peak_tflops[DC_PREC_FP16];
-    return isfinite(v) && v > 0 ? v : NAN;
+    memset(z, 0, sizeof(*z));
+    z->memory_per_chip_gb = p->a->memory_gb * p->s->memory_usable_fraction.value;
+    z->peak_tflops = dc__listed_peak(p->a, p->w->precision);
+    z->mfu = NAN;
+    z->scale_efficiency = 1.0;
+    z->hours = NAN;
+    z->cost_usd = NAN;
+    z->cost_per_hour_usd = NAN;
+    z->usd_per_chip_hour = NAN;
+    z->energy_usd = NAN;
+    z->prefill_ms = NAN;
+    z->decode_ms = NAN;
+    z->request_ms = NAN;
+    z->throughput_rps = NAN;
+    z->tokens_per_second = NAN;
+    z->meets_deadline = true;
+    z->meets_latency = true;
+    z->meets_rate = true;
+    z->within_budget = true;
+    z->replicas = 1;
+}
+
+/* An estimate off by more than 3x is not shown (derive.c names the field
+ * that would fix it): the chips that hold the job stay, their time, speed
+ * and cost go, and as for an unknown price a cost not estimated does not
+ * pass a budget. */
+static void withhold(const struct dc__part *p, struct dc_sizing *z)
+{
+    if (p->d->withheld == NULL)
+        return;
+    z->estimate_withheld = p->d->withheld;
+    z->hours = z->cost_usd = z->cost_per_hour_usd = z->energy_usd = NAN;
+    z->mfu = z->prefill_ms = z->decode_ms = z->request_ms = NAN;
+    z->throughput_rps = z->tokens_per_second = NAN;
+    z->meets_deadline = z->meets_latency = z->meets_rate = true;
+    z->within_budget = !isfinite(p->w->budget_usd);
 }
 
 /* ---- training --------------------------------------------------------------------- */
@@ -195,11 +154,12 @@ static double training_gb_per_chip(const struct dc__derived *d, const struct dc_
     return d->state_gb / chips + d->activations_gb / tp;
 }
 
-/* The smallest purchasable shape within `cap` whose chips hold the job; false
- * when none does (not even the whole tensor-parallel group holds one
- * micro-batch's activations). */
-static bool training_memory_shape(const struct dc__derived *d, const struct dc_accelerator *a,
-                                  double usable, unsigned cap, struct dc_shape *out)
+/* The smallest purchasable shape within `cap` whose chips hold the job. Each
+ * pass jumps to the count the state needs beside the activations of the
+ * tensor-parallel group it reached, which stops growing at the fast domain,
+ * so the loop ends within a few passes. */
+static bool memory_shape(const struct dc__derived *d, const struct dc_accelerator *a, double usable,
+                         unsigned cap, struct dc_shape *out)
 {
     unsigned max_tp = a->domain > 0 ? a->domain : 1;
     if (d->activations_gb / max_tp >= usable)
@@ -211,7 +171,6 @@ static bool training_memory_shape(const struct dc__derived *d, const struct dc_a
         unsigned chips = dc__shape_chips(out);
         if (training_gb_per_chip(d, a, chips) <= usable)
             return true;
-        /* Jump to the count the state needs beside these activations. */
         unsigned tp = chips < max_tp ? chips : max_tp;
         unsigned next = ceil_count(d->state_gb / (usable - d->activations_gb / tp));
         if (chips == UINT_MAX)
@@ -220,186 +179,88 @@ static bool training_memory_shape(const struct dc__derived *d, const struct dc_a
     }
 }
 
-struct train_ctx {
-    const dc_ruleset *rs;
-    const struct dc_accelerator *a;
-    double flops;
-    double peak;   /* FLOP/s per chip at the precision, before MFU */
-    double factor; /* the architecture's MFU factor times the whole-run goodput */
-};
-
-static double train_hours(const struct train_ctx *t, unsigned chips)
+bool dc__train_min_shape(const struct dc__part *p, unsigned cap, struct dc_shape *out)
 {
-    double mfu = dc__training_mfu(t->rs, t->a, chips);
-    return t->flops / ((double)chips * t->peak * mfu * t->factor) / DC__SECONDS_PER_HOUR;
+    double usable = p->a->memory_gb * p->s->memory_usable_fraction.value;
+    if (memory_shape(p->d, p->a, usable, cap, out))
+        return true;
+    if (!memory_shape(p->d, p->a, usable, UINT_MAX, out))
+        *out = (struct dc_shape){0, dc__unit_chips(p->a), NULL}; /* no count holds it */
+    return false;
 }
 
-static double arch_mfu_factor(const struct dc_sizing_params *s, const char *arch)
+double dc__train_hours(const struct dc__part *p, unsigned chips)
 {
-    for (size_t i = 0; i < s->n_arch_mfu; i++) {
-        if (strcmp(s->arch_mfu[i].architecture, arch) == 0)
-            return s->arch_mfu[i].factor.value;
+    double mfu = dc__training_mfu(p->rs, p->a, chips);
+    return p->d->training_flops / ((double)chips * p->peak * mfu * p->factor) /
+           DC__SECONDS_PER_HOUR;
+}
+
+void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsigned chips,
+                  struct dc_sizing *z)
+{
+    const struct dc_workload *w = p->w;
+    const struct dc_sizing_params *s = p->s;
+    z->memory_need_gb = p->d->state_gb + p->d->activations_gb;
+    z->shape = *shape;
+    z->chips = chips;
+    z->chips_per_replica = chips;
+    z->replicas = 1;
+    if (isfinite(p->peak)) {
+        double mfu = dc__training_mfu(p->rs, p->a, chips);
+        z->scale_efficiency = mfu / s->mfu_training[p->a->family];
+        z->hours = dc__train_hours(p, chips);
+        /* The steady-state MFU frameworks report: before goodput, at the listed peak. */
+        if (isfinite(z->peak_tflops))
+            z->mfu = p->peak * mfu * p->factor / s->goodput.value / (z->peak_tflops * 1e12);
     }
-    return 1.0;
+    z->meets_deadline = !isfinite(w->deadline_hours) || z->hours <= w->deadline_hours * (1 + 1e-9);
+    dc__cost(p->rs, w, p->a, p->price_scale, z);
+    withhold(p, z);
 }
 
-/* The smallest purchasable shape in [lo, hi] chips that runs in at most
- * `hours`, or the largest when none does. Hours fall as shapes grow (the MFU
- * model loses less than a shape step adds), so the search bisects the count. */
-static void shape_for_hours(const struct train_ctx *t, unsigned lo, unsigned hi, double hours,
-                            struct dc_shape *out)
+/* ---- serving ------------------------------------------------------------------------ */
+
+/* The chips of a replica that work on one token together: all of a TPU slice
+ * (its ICI joins every chip); for machines, a tensor-parallel group within the
+ * fast domain. A replica larger than the domain is pipeline stages: they hold
+ * more (weights, KV caches) and keep more requests in flight, but a token
+ * still passes the stages one after another, so its weights are read no
+ * faster than one domain reads them (docs/scoring.md, section 5). */
+static unsigned tensor_parallel(const struct dc_accelerator *a, unsigned chips)
 {
-    shape_at_most(t->a, hi, out);
-    if (dc__shape_chips(out) < lo) {
-        (void)dc_shape_at_least(t->a, lo, UINT_MAX, out);
-        return;
-    }
-    if (train_hours(t, dc__shape_chips(out)) > hours)
-        return;
-    unsigned a = lo, b = dc__shape_chips(out); /* the smallest count that will do lies in [a, b] */
-    while (a < b) {
-        unsigned mid = a + (b - a) / 2;
-        struct dc_shape s;
-        if (dc_shape_at_least(t->a, mid, UINT_MAX, &s) &&
-            train_hours(t, dc__shape_chips(&s)) <= hours)
-            b = mid;
-        else
-            a = mid + 1;
-    }
-    (void)dc_shape_at_least(t->a, b, UINT_MAX, out);
+    unsigned domain = a->domain > 0 ? a->domain : 1;
+    return a->n_slices > 0 || chips <= domain ? chips : domain;
 }
 
-/* The most chips the objective allows: past the efficiency floor, extra chips
- * mostly wait on the network (objective time); a global batch of B sequences
- * keeps at most B data-parallel groups of one fast domain busy. */
-static unsigned scaling_limit(const struct dc_sizing_params *s, const struct dc_workload *w,
-                              const struct dc_accelerator *a, unsigned cap)
+void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, struct dc__replica *r)
 {
-    double domain = a->domain > 0 ? a->domain : 1;
-    double limit = fmin((double)cap, w->global_batch_size * domain);
-    double cross = s->mfu_cross_domain[a->family];
-    double decay = s->mfu_decay[a->family];
-    double floor = s->efficiency_floor.value;
-    double by_efficiency = domain;
-    if (cross >= floor)
-        by_efficiency = decay > 0 ? domain * exp2((1.0 - floor / cross) / decay) : INFINITY;
-    return (unsigned)fmax(1.0, fmin(limit, by_efficiency));
-}
-
-static enum dc_chips_basis choose_training_chips(const struct dc_sizing_params *s,
-                                                 const struct dc_workload *w,
-                                                 const struct train_ctx *t, unsigned lo,
-                                                 unsigned cap, struct dc_shape *out)
-{
-    unsigned limit = scaling_limit(s, w, t->a, cap);
-    double target = s->target_hours_training.value;
-    enum dc_chips_basis basis = DC_BASIS_TARGET;
-    if (isfinite(w->deadline_hours)) {
-        /* A deadline is a requirement: scale to the batch bound if need be. */
-        double domain = t->a->domain > 0 ? t->a->domain : 1;
-        limit = (unsigned)fmax(1.0, fmin((double)cap, w->global_batch_size * domain));
-        target = w->deadline_hours;
-        basis = DC_BASIS_DEADLINE;
-    } else if (w->objective == DC_OBJECTIVE_TIME) {
-        /* As fast as efficiency allows, but no run shorter than min_run_hours. */
-        target = s->min_run_hours.value;
-        basis = DC_BASIS_FASTEST;
-    } else if (w->task == DC_TASK_FINE_TUNING) {
-        target = s->target_hours_fine_tuning.value;
-    }
-    shape_for_hours(t, lo, limit > lo ? limit : lo, target, out);
-    unsigned chips = dc__shape_chips(out);
-    if (chips <= lo)
-        return DC_BASIS_MEMORY;
-    if (basis != DC_BASIS_FASTEST && train_hours(t, chips) > target * (1 + 1e-9))
-        return DC_BASIS_LIMIT;
-    return basis;
-}
-
-static void size_training(const dc_ruleset *rs, const struct dc_workload *w,
-                          const struct dc__derived *d, const struct dc_accelerator *a,
-                          unsigned pinned, struct dc_sizing *z)
-{
-    const struct dc_sizing_params *s = &rs->sizing;
-    unsigned cap = dc__chip_cap(w, a);
-    double usable = z->memory_per_chip_gb;
-    struct dc_shape mem;
-    z->memory_need_gb = d->state_gb + d->activations_gb;
-    z->fits = training_memory_shape(d, a, usable, cap, &mem);
-    if (!z->fits && !training_memory_shape(d, a, usable, UINT_MAX, &mem))
-        mem = (struct dc_shape){0, unit_chips(a), NULL}; /* no count holds it */
-    z->chips_for_memory = dc__shape_chips(&mem);
-    double arch = arch_mfu_factor(s, w->architecture);
-    struct train_ctx t = {rs, a, d->training_flops, dc__compute_peak(rs, a, w->precision),
-                          arch * a->mfu_factor * s->goodput.value};
-    z->shape = mem;
-    z->basis = DC_BASIS_MEMORY;
-    if (pinned > 0) {
-        if (!dc_shape_at_least(a, pinned, pinned, &z->shape))
-            z->shape = (struct dc_shape){1, pinned, NULL};
-        z->basis = DC_BASIS_PINNED;
-    } else if (z->fits && isfinite(t.peak)) {
-        z->basis = choose_training_chips(s, w, &t, z->chips_for_memory, cap, &z->shape);
-    }
-    z->chips = pinned > 0 ? pinned : dc__shape_chips(&z->shape);
-    z->chips_per_replica = z->chips;
-    if (!isfinite(t.peak))
-        return;
-    double mfu = dc__training_mfu(rs, a, z->chips);
-    z->scale_efficiency = mfu / s->mfu_training[a->family];
-    z->hours = train_hours(&t, z->chips);
-    /* The steady-state MFU frameworks report: before goodput, at the listed peak. */
-    if (isfinite(z->peak_tflops))
-        z->mfu = t.peak * mfu * arch * a->mfu_factor / (z->peak_tflops * 1e12);
-    if (isfinite(w->deadline_hours))
-        z->meets_deadline = z->hours <= w->deadline_hours * (1 + 1e-9);
-}
-
-/* ---- inference --------------------------------------------------------------------- */
-
-/* One replica of `chips` chips serving `batch` concurrent requests. */
-struct replica {
-    unsigned chips;
-    unsigned batch;
-    double prefill_s;
-    double step_s;    /* one decode step, or one batch for non-generative models */
-    double request_s; /* what one request waits: prefill + output tokens x step */
-    double rps;       /* requests per second the replica completes */
-    bool compute_bound;
-};
-
-struct serve_ctx {
-    const struct dc_sizing_params *s;
-    const struct dc_workload *w;
-    const struct dc__derived *d;
-    const struct dc_accelerator *a;
-    double bandwidth; /* bytes/s per chip actually achieved */
-    double flops;     /* FLOP/s per chip actually achieved */
-};
-
-static void replica_at(const struct serve_ctx *c, unsigned chips, unsigned batch, struct replica *r)
-{
-    const struct dc_workload *w = c->w;
-    const struct dc__derived *d = c->d;
-    double bw = chips * c->bandwidth, fl = chips * c->flops;
+    const struct dc__derived *d = p->d;
+    unsigned tp = tensor_parallel(p->a, chips);
+    double stages = (double)chips / tp;
+    double bw = chips * p->bandwidth, fl = chips * p->flops, tp_bw = tp * p->bandwidth;
     /* A decode step reads every weight a token of the batch touches (a mixture
      * of experts reads more experts as the batch grows) and each request's KV
-     * cache, which averages the prompt plus half the output (F2.6, F4.5). */
-    double weights = fmin(d->weights_gb, d->active_weights_gb * batch) * DC__GB;
+     * cache, which averages the prompt plus half the output (F2.6, F4.5);
+     * derive.c says how much of each, by kind of model. The stages read their
+     * shares of the KV caches side by side. */
+    double weights = dc__step_weight_bytes(d, batch);
     r->chips = chips;
     r->batch = batch;
     if (d->generative) {
-        double kv = batch * d->kv_bytes_per_token * (w->input_tokens + w->output_tokens / 2.0);
-        double mem_s = (weights + kv) / bw;
-        double cmp_s = batch * 2.0 * d->dense_parameters / fl;
+        double kv = batch * d->kv_step_bytes;
+        double mem_s = weights / tp_bw + kv / bw;
+        double cmp_s = batch * d->decode_flops / fl;
         r->step_s = max_known(mem_s, cmp_s);
         r->compute_bound = cmp_s > mem_s;
-        r->prefill_s = max_known(d->active_weights_gb * DC__GB / bw, d->flops_per_request / fl);
-        r->request_s = r->prefill_s + w->output_tokens * r->step_s;
-        /* The replica's time per batch: every request's prompt, then the steps. */
-        r->rps = batch / (batch * r->prefill_s + w->output_tokens * r->step_s);
+        r->prefill_s = max_known(d->active_weights_gb * DC__GB / tp_bw,
+                                 d->flops_per_request / (tp * p->flops));
+        r->request_s = r->prefill_s + d->decode_steps * r->step_s;
+        /* The replica's time per batch: every request's prompt (the stages
+         * work on as many prompts at once), then the steps. */
+        r->rps = batch / (batch * r->prefill_s / stages + d->decode_steps * r->step_s);
     } else {
-        double mem_s = weights / bw;
+        double mem_s = weights / tp_bw;
         double cmp_s = batch * d->flops_per_request / fl;
         r->step_s = max_known(mem_s, cmp_s);
         r->compute_bound = cmp_s > mem_s;
@@ -409,118 +270,52 @@ static void replica_at(const struct serve_ctx *c, unsigned chips, unsigned batch
     }
 }
 
-static bool latency_ok(const struct serve_ctx *c, const struct replica *r)
+bool dc__replica_latency_ok(const struct dc__part *p, const struct dc__replica *r)
 {
-    return !isfinite(c->w->latency_ms_p99) || r->step_s * 1000.0 <= c->w->latency_ms_p99;
+    return !isfinite(p->w->latency_ms_p99) || r->step_s * 1000.0 <= p->w->latency_ms_p99;
 }
 
-/* The most concurrent requests `chips` chips hold: weights (with runtime
- * overhead) first, then one KV cache per request; 0 when the weights do not fit. */
-static unsigned batch_capacity(const struct serve_ctx *c, unsigned chips)
+unsigned dc__serve_batch_cap(const struct dc__part *p, unsigned chips)
 {
-    double room = chips * c->a->memory_gb * c->s->memory_usable_fraction.value -
-                  c->d->weights_gb * c->s->infer_overhead.value;
+    double room = chips * p->a->memory_gb * p->s->memory_usable_fraction.value -
+                  p->d->weights_gb * p->s->infer_overhead.value;
+    /* max_batch is a scheduler's default, not memory: a workload that asks
+     * for a larger batch is held to what memory allows. */
+    double most = isfinite(p->w->batch_size) ? fmax(p->w->batch_size, p->s->max_batch.value)
+                                             : p->s->max_batch.value;
     if (room <= 0)
         return 0;
-    if (c->d->kv_cache_gb <= 0)
-        return (unsigned)c->s->max_batch.value;
-    double n = floor(room / c->d->kv_cache_gb);
-    return n >= 1 ? (unsigned)fmin(n, c->s->max_batch.value) : 0;
+    if (p->d->kv_cache_gb <= 0)
+        return (unsigned)most;
+    double n = floor(room / p->d->kv_cache_gb);
+    return n >= 1 ? (unsigned)fmin(n, most) : 0;
 }
 
-/* The replica on `chips` chips: the requested batch, or the largest batch that
- * fits and meets the latency target (steps slow down as the batch grows). */
-static bool replica_on(const struct serve_ctx *c, unsigned chips, struct replica *r)
+unsigned dc__serve_latency_batch(const struct dc__part *p, unsigned chips, unsigned cap)
 {
-    unsigned cap = batch_capacity(c, chips);
-    if (isfinite(c->w->batch_size)) {
-        if (cap < c->w->batch_size)
-            return false;
-        replica_at(c, chips, (unsigned)c->w->batch_size, r);
-        return true;
-    }
-    if (cap == 0)
-        return false;
-    replica_at(c, chips, 1, r);
-    if (!latency_ok(c, r))
-        return true;
-    unsigned lo = 1, hi = cap; /* lo meets the target */
+    struct dc__replica r;
+    dc__replica_at(p, chips, 1, &r);
+    if (!dc__replica_latency_ok(p, &r))
+        return 1;
+    unsigned lo = 1, hi = cap; /* lo meets the target; steps grow with the batch */
     while (lo < hi) {
         unsigned mid = lo + (hi - lo + 1) / 2;
-        struct replica m;
-        replica_at(c, chips, mid, &m);
-        if (latency_ok(c, &m))
+        dc__replica_at(p, chips, mid, &r);
+        if (dc__replica_latency_ok(p, &r))
             lo = mid;
         else
             hi = mid - 1;
     }
-    replica_at(c, chips, lo, r);
-    return true;
+    return lo;
 }
 
-static unsigned replicas_for(const struct dc_workload *w, const struct replica *r)
+unsigned dc__replicas_for(const struct dc__part *p, const struct dc__replica *r)
 {
-    unsigned n = ceil_count(w->requests_per_second / r->rps);
+    unsigned n = ceil_count(p->w->requests_per_second / r->rps);
     return n > 0 ? n : 1;
 }
 
-/* A serving plan: `n` replicas of `r`, bought as `buy`. */
-struct plan {
-    struct replica r;
-    unsigned n;
-    struct dc_shape buy;
-};
-
-static unsigned plan_chips(const struct plan *p)
-{
-    return dc__shape_chips(&p->buy);
-}
-
-/* Better plan for the workload: meets the latency target, then fewest chips
- * bought for the rate, then the smaller replica. */
-static bool better_plan(const struct serve_ctx *c, const struct plan *x, const struct plan *y)
-{
-    bool lx = latency_ok(c, &x->r), ly = latency_ok(c, &y->r);
-    if (lx != ly)
-        return lx;
-    if (!lx)
-        return x->r.step_s < y->r.step_s;
-    if (plan_chips(x) != plan_chips(y))
-        return plan_chips(x) < plan_chips(y);
-    return x->r.chips < y->r.chips;
-}
-
-/* Buy `n` replicas of `chips` within `cap` (and exactly `pinned` chips when
- * set). GPUs and CPUs come as whole machines, which the replicas then fill;
- * each TPU replica is its own slice. False when not even one replica fits. */
-static bool buy(const struct dc_accelerator *a, unsigned chips, unsigned n, unsigned cap,
-                unsigned pinned, struct plan *p)
-{
-    if (pinned > 0) {
-        p->n = pinned / chips;
-        p->buy = (struct dc_shape){1, pinned, NULL};
-        (void)dc_shape_at_least(a, pinned, pinned, &p->buy);
-        return p->n > 0;
-    }
-    if (a->n_slices > 0) {
-        p->n = (unsigned long long)n * chips > cap ? cap / chips : n;
-        for (size_t i = 0; i < a->n_slices; i++) {
-            if (a->slices[i].chips == chips)
-                p->buy = (struct dc_shape){p->n, chips, a->slices[i].name};
-        }
-        return p->n > 0;
-    }
-    unsigned long long want = (unsigned long long)n * chips;
-    if (want > cap || !dc_shape_at_least(a, (unsigned)want, cap, &p->buy))
-        shape_at_most(a, cap, &p->buy);
-    p->n = dc__shape_chips(&p->buy) / chips;
-    return p->n > 0 && dc__shape_chips(&p->buy) <= cap;
-}
-
-/* The next replica size after `prev` chips (0: the first): a tensor-parallel
- * group of 1, 2, 4 ... chips within one machine, then whole machines (pipeline
- * stages across nodes); a TPU replica is one documented slice. 0 when none. */
-static unsigned next_replica_size(const struct dc_accelerator *a, unsigned prev)
+unsigned dc__next_replica_size(const struct dc_accelerator *a, unsigned prev)
 {
     if (a->n_slices > 0) {
         for (size_t i = 0; i < a->n_slices; i++) {
@@ -529,7 +324,7 @@ static unsigned next_replica_size(const struct dc_accelerator *a, unsigned prev)
         }
         return 0;
     }
-    unsigned unit = unit_chips(a);
+    unsigned unit = dc__unit_chips(a);
     if (prev == 0)
         return 1;
     if (prev < unit)
@@ -537,143 +332,146 @@ static unsigned next_replica_size(const struct dc_accelerator *a, unsigned prev)
     return prev > UINT_MAX - unit ? 0 : prev + unit;
 }
 
-/* Replica sizes worth trying past the first that holds the model. */
-#define SERVE_MAX_OPTIONS_PAST_FIT 3
-/* Replica sizes looked at, at most, in one search (a bound on what one request
- * buys: counting up one machine at a time to the wrap of the count took 7 s):
- * 4,096 machines of 8 GPUs is 32,768 chips, past every cluster in the catalog.
- * A replica past it is reported as none (0 chips), as one past the wrap was. */
-#define SERVE_MAX_SIZES_SEARCHED 4096
-
-static bool choose_plan(const struct serve_ctx *c, unsigned cap, unsigned pinned, struct plan *best,
-                        unsigned *first_fit)
+unsigned dc__serve_least_chips(const struct dc__part *p)
 {
-    bool found = false;
-    unsigned past_fit = 0;
-    unsigned limit = pinned > 0 ? pinned : cap;
-    /* No replica smaller than the weights (with runtime overhead) is tried. */
-    unsigned least = ceil_count(c->d->weights_gb * c->s->infer_overhead.value /
-                                (c->a->memory_gb * c->s->memory_usable_fraction.value));
-    *first_fit = 0;
-    unsigned searched = 0;
-    for (unsigned t = next_replica_size(c->a, 0);
-         t != 0 && t <= limit && searched++ < SERVE_MAX_SIZES_SEARCHED;
-         t = next_replica_size(c->a, t)) {
-        if (t < least)
-            continue;
-        struct plan p = {0};
-        if (!replica_on(c, t, &p.r))
-            continue;
-        if (*first_fit == 0)
-            *first_fit = t;
-        if (buy(c->a, t, replicas_for(c->w, &p.r), cap, pinned, &p) &&
-            (!found || better_plan(c, &p, best))) {
-            *best = p;
-            found = true;
+    return ceil_count(p->d->weights_gb * p->s->infer_overhead.value /
+                      (p->a->memory_gb * p->s->memory_usable_fraction.value));
+}
+
+bool dc__serve_buy(const struct dc_accelerator *a, unsigned replica_chips, unsigned n,
+                   struct dc_shape *out)
+{
+    if (a->n_slices > 0) {
+        for (size_t i = 0; i < a->n_slices; i++) {
+            if (a->slices[i].chips == replica_chips) {
+                *out = (struct dc_shape){n, replica_chips, a->slices[i].name};
+                return true;
+            }
         }
-        if (++past_fit == SERVE_MAX_OPTIONS_PAST_FIT)
+        return false;
+    }
+    /* The smallest machine a whole number of replicas fills; a replica larger
+     * than the largest machine takes whole machines of it. */
+    unsigned unit = dc__unit_chips(a);
+    if (replica_chips > unit) {
+        if (replica_chips % unit != 0)
+            return false;
+        unsigned long long machines = (unsigned long long)n * (replica_chips / unit);
+        if (machines > UINT_MAX)
+            return false;
+        *out = (struct dc_shape){(unsigned)machines, unit, NULL};
+        return true;
+    }
+    size_t k = a->n_node_sizes;
+    for (size_t i = 0; i < a->n_node_sizes; i++) {
+        if (a->node_sizes[i] >= replica_chips && a->node_sizes[i] % replica_chips == 0) {
+            k = i;
+            break;
+        }
+    }
+    unsigned per = k < a->n_node_sizes ? a->node_sizes[k] : (a->n_node_sizes == 0 ? 1 : 0);
+    if (per == 0 || per % replica_chips != 0)
+        return false;
+    unsigned fit = per / replica_chips;
+    *out = (struct dc_shape){(n + fit - 1) / fit, per, NULL};
+    return true;
+}
+
+void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigned n,
+                  const struct dc_shape *buy, struct dc_sizing *z)
+{
+    const struct dc_workload *w = p->w;
+    const struct dc__derived *d = p->d;
+    z->chips_per_replica = r->chips;
+    z->shape = *buy;
+    z->batch_per_replica = r->batch;
+    z->memory_need_gb = d->weights_gb * p->s->infer_overhead.value + d->kv_cache_gb * r->batch;
+    z->replicas = n;
+    z->chips = dc__shape_chips(buy);
+    /* A rate that cannot be estimated cannot be shown to meet the workload's:
+     * unknown stays unknown, and does not pass. */
+    z->meets_rate = false;
+    z->meets_latency = !isfinite(w->latency_ms_p99);
+    if (isfinite(p->bandwidth) && isfinite(p->flops)) {
+        z->mfu = p->s->mfu_inference[p->a->family] * p->a->mfu_factor;
+        if (r->rps > 0 && isfinite(r->rps)) {
+            z->decode_ms = r->step_s * 1000.0;
+            z->prefill_ms = d->generative ? r->prefill_s * 1000.0 : NAN;
+            z->request_ms = r->request_s * 1000.0;
+            z->compute_bound = r->compute_bound;
+            z->throughput_rps = r->rps * n;
+            z->tokens_per_second = d->generative ? z->throughput_rps * w->output_tokens : NAN;
+            z->meets_rate = z->throughput_rps >= w->requests_per_second * (1 - 1e-9);
+            z->meets_latency = dc__replica_latency_ok(p, r);
+            /* An offline job runs for as long as its requests take, priced per job. */
+            if (w->job_requests > 0) {
+                z->hours = w->job_requests / z->throughput_rps / DC__SECONDS_PER_HOUR;
+                z->meets_deadline = z->hours <= w->job_deadline_hours * (1 + 1e-9);
+            }
+        }
+    }
+    dc__cost(p->rs, w, p->a, p->price_scale, z);
+    withhold(p, z);
+}
+
+/* ---- a published run's count (calibration) ---------------------------------------- */
+
+/* Replica sizes a pinned count tries past the first that holds the model. */
+#define PINNED_SIZES_PAST_FIT 3
+
+/* The replica layout on exactly `pinned` chips, as many copies as the chips
+ * hold: the smallest replica (of the first few that hold one request) whose
+ * step meets the latency target with the batch memory allows, else the one
+ * with the shortest step. */
+static void serve_pinned(const struct dc__part *p, unsigned pinned, struct dc_sizing *z)
+{
+    unsigned least = dc__serve_least_chips(p), tried = 0;
+    struct dc__replica best = {0};
+    for (unsigned t = dc__next_replica_size(p->a, 0);
+         t != 0 && t <= pinned && tried < PINNED_SIZES_PAST_FIT;
+         t = dc__next_replica_size(p->a, t)) {
+        unsigned cap = t < least ? 0 : dc__serve_batch_cap(p, t);
+        unsigned batch = isfinite(p->w->batch_size) ? (unsigned)p->w->batch_size
+                         : cap > 0                  ? dc__serve_latency_batch(p, t, cap)
+                                                    : 0;
+        if (cap == 0 || batch > cap)
+            continue;
+        tried++;
+        struct dc__replica r;
+        dc__replica_at(p, t, batch, &r);
+        bool ok = dc__replica_latency_ok(p, &r);
+        if (best.chips == 0 || (ok && !dc__replica_latency_ok(p, &best)) ||
+            (!ok && !dc__replica_latency_ok(p, &best) && r.step_s < best.step_s))
+            best = r;
+        if (ok)
             break;
     }
-    return found;
+    if (best.chips == 0)
+        return;
+    struct dc_shape buy = {1, pinned, NULL};
+    (void)dc_shape_at_least(p->a, pinned, pinned, &buy);
+    z->fits = true;
+    z->chips_for_memory = best.chips;
+    z->basis = DC_BASIS_PINNED;
+    dc__serve_at(p, &best, pinned / best.chips, &buy, z);
+    z->chips = pinned;
 }
 
-static void size_inference(const dc_ruleset *rs, const struct dc_workload *w,
-                           const struct dc__derived *d, const struct dc_accelerator *a,
-                           unsigned pinned, struct dc_sizing *z)
+void dc__size_pinned(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__derived *d,
+                     const struct dc_accelerator *a, unsigned pinned, struct dc_sizing *z)
 {
-    const struct dc_sizing_params *s = &rs->sizing;
-    double batch = isfinite(w->batch_size) ? w->batch_size : 1.0;
-    z->memory_need_gb = d->weights_gb * s->infer_overhead.value + d->kv_cache_gb * batch;
-    unsigned cap = dc__chip_cap(w, a);
-    struct serve_ctx c = {s,
-                          w,
-                          d,
-                          a,
-                          a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value,
-                          listed_peak(a, w->precision) * 1e12 * s->mfu_inference[a->family] *
-                              a->mfu_factor};
-    struct plan p = {0};
-    unsigned first_fit = 0;
-    z->fits = choose_plan(&c, cap, pinned, &p, &first_fit);
-    if (!z->fits) {
-        /* The smallest replica that would hold one request, for the reason. */
-        unsigned t = next_replica_size(a, 0), searched = 0;
-        while (t != 0 && batch_capacity(&c, t) == 0)
-            t = ++searched < SERVE_MAX_SIZES_SEARCHED ? next_replica_size(a, t) : 0;
-        z->chips_for_memory = t;
-        z->chips = z->chips_per_replica = t;
-        if (t > 0)
-            (void)dc_shape_at_least(a, t, UINT_MAX, &z->shape);
+    struct dc__part p;
+    dc__part_init(&p, rs, w, d, a, DC__UNPERTURBED);
+    dc__sizing_init(&p, z);
+    if (w->task == DC_TASK_INFERENCE) {
+        serve_pinned(&p, pinned, z);
         return;
     }
-    z->chips_for_memory = first_fit;
-    z->chips_per_replica = p.r.chips;
-    z->shape = p.buy;
-    z->batch_per_replica = p.r.batch;
-    z->memory_need_gb = d->weights_gb * s->infer_overhead.value + d->kv_cache_gb * p.r.batch;
-    z->replicas = p.n;
-    z->chips = plan_chips(&p);
-    unsigned wanted = replicas_for(w, &p.r);
-    z->basis = pinned > 0     ? DC_BASIS_PINNED
-               : p.n < wanted ? DC_BASIS_LIMIT
-               : wanted > 1   ? DC_BASIS_RATE
-                              : DC_BASIS_MEMORY;
-    if (!isfinite(c.bandwidth) || !isfinite(c.flops))
-        return;
-    z->mfu = s->mfu_inference[a->family] * a->mfu_factor;
-    if (!(p.r.rps > 0) || !isfinite(p.r.rps))
-        return;
-    z->decode_ms = p.r.step_s * 1000.0;
-    z->prefill_ms = d->generative ? p.r.prefill_s * 1000.0 : NAN;
-    z->request_ms = p.r.request_s * 1000.0;
-    z->compute_bound = p.r.compute_bound;
-    z->throughput_rps = p.r.rps * p.n;
-    z->tokens_per_second = d->generative ? z->throughput_rps * w->output_tokens : NAN;
-    z->meets_rate = z->throughput_rps >= w->requests_per_second * (1 - 1e-9);
-    z->meets_latency = latency_ok(&c, &p.r);
-}
-
-const char *dc_chips_basis_name(enum dc_chips_basis b)
-{
-    static const char *const names[] = {"memory", "deadline", "target", "fastest",
-                                        "rate",   "limit",    "pinned"};
-    return b <= DC_BASIS_PINNED ? names[b] : "memory";
-}
-
-void dc__size(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__derived *d,
-              const struct dc_accelerator *a, unsigned pinned, struct dc__perturb k,
-              struct dc_sizing *z)
-{
-    const struct dc_sizing_params *s = &rs->sizing;
-    /* A robustness probe on MFU: every rate below reads the part's measured
-     * factor, so a copy carrying the scaled factor stands in for the part. */
-    struct dc_accelerator scaled;
-    if (k.mfu != 1.0) {
-        scaled = *a;
-        scaled.mfu_factor *= k.mfu;
-        a = &scaled;
-    }
-    memset(z, 0, sizeof(*z));
-    z->memory_per_chip_gb = a->memory_gb * s->memory_usable_fraction.value;
-    z->peak_tflops = listed_peak(a, w->precision);
-    z->mfu = NAN;
-    z->scale_efficiency = 1.0;
-    z->hours = NAN;
-    z->cost_usd = NAN;
-    z->cost_per_hour_usd = NAN;
-    z->prefill_ms = NAN;
-    z->decode_ms = NAN;
-    z->request_ms = NAN;
-    z->throughput_rps = NAN;
-    z->tokens_per_second = NAN;
-    z->meets_deadline = true;
-    z->meets_latency = true;
-    z->meets_rate = true;
-    z->within_budget = true;
-    z->replicas = 1;
-    if (w->task == DC_TASK_INFERENCE)
-        size_inference(rs, w, d, a, pinned, z);
-    else
-        size_training(rs, w, d, a, pinned, z);
-    dc__cost(rs, w, a, k.price, z);
+    struct dc_shape mem, shape;
+    z->fits = dc__train_min_shape(&p, UINT_MAX, &mem);
+    z->chips_for_memory = dc__shape_chips(&mem);
+    if (!dc_shape_at_least(a, pinned, pinned, &shape))
+        shape = (struct dc_shape){1, pinned, NULL};
+    dc__train_at(&p, &shape, pinned, z);
+    z->basis = DC_BASIS_PINNED;
 }

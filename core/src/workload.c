@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dc/engine.h"
+#include "dc/models.h"
 #include "workload_internal.h"
 
 static const char *const tasks[] = {"training", "fine-tuning", "inference", NULL};
@@ -17,36 +18,89 @@ static const char *const frameworks[] = {"pytorch", "jax",   "tensorflow", "pyto
                                          "onnx",    "other", NULL};
 static const char *const stages[] = {"prototype", "development", "production", NULL};
 static const char *const architectures[] = {
-    "transformer", "cnn", "rnn", "mlp", "recommender", "gnn", "diffusion", "moe", "other", NULL};
+    "transformer",     "cnn", "rnn",   "mlp", "recommender", "gnn", "diffusion", "moe", "encoder",
+    "encoder-decoder", "vit", "other", NULL};
+static const char *const attentions[] = {"full", "sliding_window", "mla", NULL};
+/* In enum dc_quantization order. */
+static const char *const quantizations[] = {"none", "awq", "gptq", "nf4", "mxfp4", "int8", NULL};
+static const char *const rl_algorithms[] = {"grpo", "ppo", NULL};
 static const char *const patterns[] = {"matmul", "elementwise", "branching", NULL};
 static const char *const precisions[] = {"fp64", "fp32", "bf16", "fp16", "fp8",
                                          "fp4",  "int8", "int4", NULL};
 static const char *const deployments[] = {"cloud", "on-prem", "hybrid", NULL};
 static const char *const experiences[] = {"none", "some", "expert", NULL};
 static const char *const objectives[] = {"cost", "time", "balanced", NULL};
-static const char *const methods[] = {"full", "lora", "qlora", NULL};
+static const char *const methods[] = {"full", "lora", "qlora", "dpo", "rl", NULL};
+/* What a change of method may propose (docs/explanations.md): another way to
+ * update the same weights; preference tuning and RL are other jobs. */
+static const char *const method_changes[] = {"full", "lora", "qlora", NULL};
 /* In enum dc_pricing order. */
 static const char *const pricings[] = {"on_demand", "spot", "committed_1y", "committed_3y", NULL};
 
-static const char *const top_keys[] = {"name",        "task",      "framework", "stage",
-                                       "model",       "precision", "training",  "inference",
-                                       "constraints", "team",      "objective", "prefer_available",
-                                       "explain",     NULL};
+static const char *const top_keys[] = {
+    "name",      "task",         "framework",        "stage",     "model",
+    "precision", "quantization", "training",         "inference", "constraints",
+    "team",      "objective",    "prefer_available", "explain",   NULL};
 /* In enum dc_explain_kind bit order. */
 static const char *const explain_kinds[] = {"changes", "robustness", NULL};
-static const char *const model_keys[] = {
-    "architecture",     "parameters", "active_parameters", "embedding_parameters",
-    "flops_per_sample", "custom_ops", "dynamic_shapes",    "sparse_embeddings",
-    "compute_pattern",  "layers",     "hidden_size",       "attention_heads",
-    "kv_heads",         NULL};
-static const char *const training_keys[] = {
-    "tokens",      "samples", "sequence_length", "method", "global_batch_size", "deadline_hours",
-    "input_bound", NULL};
-static const char *const inference_keys[] = {
-    "requests_per_second", "latency_ms_p99", "context_tokens",     "input_tokens",
-    "output_tokens",       "batch_size",     "kv_cache_precision", NULL};
+static const char *const model_keys[] = {"name",
+                                         "architecture",
+                                         "parameters",
+                                         "active_parameters",
+                                         "embedding_parameters",
+                                         "flops_per_sample",
+                                         "custom_ops",
+                                         "dynamic_shapes",
+                                         "sparse_embeddings",
+                                         "compute_pattern",
+                                         "layers",
+                                         "hidden_size",
+                                         "attention_heads",
+                                         "kv_heads",
+                                         "head_dim",
+                                         "intermediate_size",
+                                         "context_length",
+                                         "attention",
+                                         "sliding_window",
+                                         "full_attention_every",
+                                         "kv_latent_dim",
+                                         "experts",
+                                         "experts_per_token",
+                                         "encoder_layers",
+                                         "tokens_per_sample",
+                                         "denoising_steps",
+                                         "guidance_passes",
+                                         "embedding_dim",
+                                         "lookups_per_sample",
+                                         NULL};
+static const char *const training_keys[] = {"tokens",
+                                            "samples",
+                                            "sequence_length",
+                                            "method",
+                                            "global_batch_size",
+                                            "deadline_hours",
+                                            "input_bound",
+                                            "rl",
+                                            NULL};
+static const char *const rl_keys[] = {"algorithm", "reference_model", "reward_model_parameters",
+                                      "rollout_share", NULL};
+static const char *const inference_keys[] = {"requests_per_second",
+                                             "latency_ms_p99",
+                                             "context_tokens",
+                                             "input_tokens",
+                                             "output_tokens",
+                                             "batch_size",
+                                             "kv_cache_precision",
+                                             "speculative",
+                                             "prefix_cache_hit_rate",
+                                             "job",
+                                             NULL};
+static const char *const speculative_keys[] = {"draft_model", "draft_parameters", "draft_tokens",
+                                               "acceptance_rate", NULL};
+static const char *const job_keys[] = {"requests", "tokens", "deadline_hours", NULL};
 static const char *const constraint_keys[] = {
-    "deployment", "providers", "budget_usd", "max_accelerators", "accelerators", "pricing", NULL};
+    "deployment",   "providers", "budget_usd", "max_accelerators",
+    "accelerators", "pricing",   "portable",   NULL};
 static const char *const team_keys[] = {"cuda_experience", "xla_experience", NULL};
 
 static enum dc_status bad(struct dc_error *err, const char *section, const char *key,
@@ -103,6 +157,21 @@ static enum dc_status section(const cJSON *json, const char *name, const char *c
     if (!cJSON_IsObject(*out))
         return bad(err, NULL, name, "%s must be an object", name);
     return check_keys(*out, name, keys, err);
+}
+
+/* The object `name` inside `parent` (at JSON Pointer prefix `path`, no leading
+ * slash), or NULL when absent; an error when it is not an object. */
+static enum dc_status subsection(const cJSON *parent, const char *path, const char *name,
+                                 const char *const *keys, const cJSON **out, struct dc_error *err)
+{
+    char sec[64];
+    *out = cJSON_GetObjectItemCaseSensitive(parent, name);
+    if (*out == NULL)
+        return DC_OK;
+    if (!cJSON_IsObject(*out))
+        return bad(err, path, name, "%s must be an object", name);
+    snprintf(sec, sizeof(sec), "%s/%s", path, name);
+    return check_keys(*out, sec, keys, err);
 }
 
 /* The entry of `allowed` equal to `s`, or NULL. Results always point into the
@@ -184,15 +253,23 @@ static bool present(const cJSON *obj, const char *key)
     return cJSON_GetObjectItemCaseSensitive(obj, key) != NULL;
 }
 
-static enum dc_status parse_model(const struct dc_sizing_params *sz, const cJSON *m,
-                                  struct dc_workload *w, struct dc_error *err)
+/* An integer field of the architecture in [1, hi]; NAN when absent. */
+static enum dc_status get_dim(const cJSON *m, const char *key, double hi, double *out,
+                              struct dc_error *err)
 {
-    (void)sz;
-    TRY(get_enum(m, "model", "architecture", architectures, "transformer", &w->architecture, err));
+    return get_num(m, "model", key, 1, false, hi, true, NAN, out, err);
+}
+
+static enum dc_status parse_model_counts(const cJSON *m, struct dc_workload *w,
+                                         struct dc_error *err)
+{
     if (!present(m, "parameters"))
-        return bad(err, "model", "parameters", "required field \"%s\" is missing", "parameters");
+        return bad(err, "model", "parameters",
+                   "required field \"parameters\" is missing (or name a model of the registry "
+                   "with model.name: GET /v1/models lists them)");
     TRY(get_num(m, "model", "parameters", 1, false, DC_WORKLOAD_MAX_PARAMETERS, false, NAN,
                 &w->parameters, err));
+    w->active_defaulted = !present(m, "active_parameters");
     TRY(get_num(m, "model", "active_parameters", 1, false, DC_WORKLOAD_MAX_PARAMETERS, false,
                 w->parameters, &w->active_parameters, err));
     if (w->active_parameters > w->parameters)
@@ -212,16 +289,223 @@ static enum dc_status parse_model(const struct dc_sizing_params *sz, const cJSON
     TRY(get_bool(m, "model", "custom_ops", &w->custom_ops, err));
     TRY(get_bool(m, "model", "dynamic_shapes", &w->dynamic_shapes, err));
     TRY(get_bool(m, "model", "sparse_embeddings", &w->sparse_embeddings, err));
-    TRY(get_enum(m, "model", "compute_pattern", patterns, "matmul", &w->compute_pattern, err));
-    TRY(get_num(m, "model", "layers", 1, false, 10000, true, NAN, &w->layers, err));
-    TRY(get_num(m, "model", "hidden_size", 1, false, 1e6, true, NAN, &w->hidden_size, err));
-    TRY(get_num(m, "model", "attention_heads", 1, false, 1e5, true, NAN, &w->attention_heads, err));
-    TRY(get_num(m, "model", "kv_heads", 1, false, 1e5, true, NAN, &w->kv_heads, err));
+    return get_enum(m, "model", "compute_pattern", patterns, "matmul", &w->compute_pattern, err);
+}
+
+static bool arch_is(const struct dc_workload *w, const char *a)
+{
+    return strcmp(w->architecture, a) == 0;
+}
+
+/* A field that only one kind of model has: an error on any other. */
+static enum dc_status only_for(const cJSON *m, const struct dc_workload *w, const char *key,
+                               bool applies, const char *which, struct dc_error *err)
+{
+    if (applies || !present(m, key))
+        return DC_OK;
+    return bad(err, "model", key, "%s applies to %s, not to architecture %s", key, which,
+               w->architecture);
+}
+
+/* Attention: full, a sliding window (every layer, or all but one in
+ * full_attention_every), or MLA's latent cache. */
+static enum dc_status parse_attention(const cJSON *m, struct dc_workload *w, struct dc_error *err)
+{
+    TRY(get_dim(m, "sliding_window", 1e7, &w->sliding_window, err));
+    TRY(get_num(m, "model", "full_attention_every", 2, false, 1e4, true, NAN,
+                &w->full_attention_every, err));
+    TRY(get_dim(m, "kv_latent_dim", 1e6, &w->kv_latent_dim, err));
+    const char *dflt = isfinite(w->sliding_window)  ? "sliding_window"
+                       : isfinite(w->kv_latent_dim) ? "mla"
+                                                    : "full";
+    TRY(get_enum(m, "model", "attention", attentions, dflt, &w->attention, err));
+    bool sliding = strcmp(w->attention, "sliding_window") == 0;
+    bool mla = strcmp(w->attention, "mla") == 0;
+    if (sliding && !isfinite(w->sliding_window))
+        return bad(err, "model", "sliding_window",
+                   "attention sliding_window needs sliding_window (tokens each windowed layer "
+                   "attends to)");
+    if (mla && !isfinite(w->kv_latent_dim))
+        return bad(err, "model", "kv_latent_dim",
+                   "attention mla needs kv_latent_dim (elements cached per token and layer: "
+                   "kv_lora_rank + qk_rope_head_dim, 576 for DeepSeek-V3)");
+    if (!sliding && (isfinite(w->sliding_window) || isfinite(w->full_attention_every)))
+        return bad(err, "model",
+                   isfinite(w->sliding_window) ? "sliding_window" : "full_attention_every",
+                   "a window applies to attention sliding_window, not %s", w->attention);
+    if (!mla && isfinite(w->kv_latent_dim))
+        return bad(err, "model", "kv_latent_dim", "kv_latent_dim applies to attention mla, not %s",
+                   w->attention);
+    return DC_OK;
+}
+
+static enum dc_status parse_model_shape(const cJSON *m, struct dc_workload *w, struct dc_error *err)
+{
+    TRY(get_dim(m, "layers", 10000, &w->layers, err));
+    TRY(get_dim(m, "hidden_size", 1e6, &w->hidden_size, err));
+    TRY(get_dim(m, "attention_heads", 1e5, &w->attention_heads, err));
+    TRY(get_dim(m, "kv_heads", 1e5, &w->kv_heads, err));
     if (isfinite(w->kv_heads) && isfinite(w->attention_heads) && w->kv_heads > w->attention_heads)
         return bad(err, "model", "kv_heads",
                    "kv_heads (%g) exceeds attention_heads (%g): grouped-query attention shares "
                    "each KV head among several query heads",
                    w->kv_heads, w->attention_heads);
+    TRY(get_dim(m, "head_dim", 1e5, &w->head_dim, err));
+    TRY(get_dim(m, "intermediate_size", 1e7, &w->intermediate_size, err));
+    TRY(get_dim(m, "context_length", 1e8, &w->context_length, err));
+    TRY(parse_attention(m, w, err));
+    TRY(get_dim(m, "experts", 1e5, &w->experts, err));
+    TRY(get_dim(m, "experts_per_token", 1e5, &w->experts_per_token, err));
+    bool moe = arch_is(w, "moe");
+    TRY(only_for(m, w, "experts", moe, "moe", err));
+    TRY(only_for(m, w, "experts_per_token", moe, "moe", err));
+    if (isfinite(w->experts) != isfinite(w->experts_per_token))
+        return bad(err, "model", isfinite(w->experts) ? "experts_per_token" : "experts",
+                   "experts and experts_per_token go together");
+    if (isfinite(w->experts) && w->experts_per_token > w->experts)
+        return bad(err, "model", "experts_per_token", "experts_per_token (%g) exceeds experts (%g)",
+                   w->experts_per_token, w->experts);
+    return DC_OK;
+}
+
+/* Encoder-decoder, vision, diffusion and recommender fields. */
+static enum dc_status parse_model_kind(const cJSON *m, struct dc_workload *w, struct dc_error *err)
+{
+    TRY(get_dim(m, "encoder_layers", 10000, &w->encoder_layers, err));
+    TRY(only_for(m, w, "encoder_layers", arch_is(w, "encoder-decoder"), "encoder-decoder", err));
+    TRY(get_dim(m, "tokens_per_sample", 1e7, &w->tokens_per_sample, err));
+    TRY(only_for(m, w, "tokens_per_sample", arch_is(w, "encoder-decoder") || arch_is(w, "vit"),
+                 "encoder-decoder and vit", err));
+    TRY(get_dim(m, "denoising_steps", 1e4, &w->denoising_steps, err));
+    TRY(get_num(m, "model", "guidance_passes", 1, false, 4, true, NAN, &w->guidance_passes, err));
+    TRY(only_for(m, w, "denoising_steps", arch_is(w, "diffusion"), "diffusion", err));
+    TRY(only_for(m, w, "guidance_passes", arch_is(w, "diffusion"), "diffusion", err));
+    TRY(get_dim(m, "embedding_dim", 1e6, &w->embedding_dim, err));
+    TRY(get_num(m, "model", "lookups_per_sample", 0, true, 1e7, false, NAN, &w->lookups_per_sample,
+                err));
+    TRY(only_for(m, w, "embedding_dim", arch_is(w, "recommender"), "recommender", err));
+    TRY(only_for(m, w, "lookups_per_sample", arch_is(w, "recommender"), "recommender", err));
+    if (isfinite(w->embedding_dim) != isfinite(w->lookups_per_sample))
+        return bad(err, "model",
+                   isfinite(w->embedding_dim) ? "lookups_per_sample" : "embedding_dim",
+                   "embedding_dim and lookups_per_sample go together (a sample reads "
+                   "lookups_per_sample rows of embedding_dim values)");
+    return DC_OK;
+}
+
+static enum dc_status parse_model(const cJSON *m, struct dc_workload *w, struct dc_error *err)
+{
+    TRY(get_enum(m, "model", "architecture", architectures, "transformer", &w->architecture, err));
+    TRY(parse_model_counts(m, w, err));
+    TRY(parse_model_shape(m, w, err));
+    return parse_model_kind(m, w, err);
+}
+
+/* The registry entry `name` names, or a 400 that lists the close names. */
+static enum dc_status find_named(const dc_ruleset *rs, const cJSON *name, const char *where,
+                                 const struct dc_model_info **out, struct dc_error *err)
+{
+    if (!cJSON_IsString(name) || name->valuestring[0] == '\0' ||
+        strlen(name->valuestring) > DC_MODELS_NAME_MAX)
+        return dc_error_set(err, DC_EINVAL, where, "a model name is a string of 1 to %d bytes",
+                            DC_MODELS_NAME_MAX);
+    *out = dc_ruleset_find_model(rs, name->valuestring);
+    if (*out != NULL)
+        return DC_OK;
+    if (dc_ruleset_model_count(rs) == 0)
+        return dc_error_set(err, DC_EINVAL, where,
+                            "unknown model \"%.64s\": this rule set has no model registry "
+                            "(models.yaml); give the model's fields instead",
+                            name->valuestring);
+    const char *close[DC_MODELS_MAX_SUGGEST];
+    size_t n = dc_model_suggest(rs, name->valuestring, close, DC_MODELS_MAX_SUGGEST);
+    char list[DC_MODELS_MAX_SUGGEST * (DC_ID_MAX + 2) + 1] = "";
+    for (size_t i = 0, k = 0; i < n; i++)
+        k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s", i > 0 ? ", " : "", close[i]);
+    if (n > 0)
+        return dc_error_set(err, DC_EINVAL, where,
+                            "unknown model \"%.64s\"; close names: %s (GET /v1/models lists "
+                            "all %zu)",
+                            name->valuestring, list, dc_ruleset_model_count(rs));
+    return dc_error_set(err, DC_EINVAL, where,
+                        "unknown model \"%.64s\" (GET /v1/models lists the %zu models of the "
+                        "registry)",
+                        name->valuestring, dc_ruleset_model_count(rs));
+}
+
+/* model.name: the registry's fields, then every field the request gives over
+ * them, as one object for parse_model (*out, owned; NULL when no name). */
+static enum dc_status resolve_named(const dc_ruleset *rs, const cJSON *m, struct dc_workload *w,
+                                    cJSON **out, struct dc_error *err)
+{
+    *out = NULL;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "name");
+    if (name == NULL)
+        return DC_OK;
+    const struct dc_model_info *entry = NULL;
+    TRY(find_named(rs, name, "/model/name", &entry, err));
+    w->model_name = entry->name;
+    cJSON *merged = cJSON_Duplicate(entry->model, true);
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, m)
+    {
+        if (merged == NULL || strcmp(it->string, "name") == 0)
+            continue;
+        cJSON *copy = cJSON_Duplicate(it, true);
+        if (copy == NULL || (present(merged, it->string)
+                                 ? !cJSON_ReplaceItemInObjectCaseSensitive(merged, it->string, copy)
+                                 : !cJSON_AddItemToObject(merged, it->string, copy))) {
+            cJSON_Delete(copy);
+            cJSON_Delete(merged);
+            merged = NULL;
+        }
+    }
+    if (merged == NULL)
+        return dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
+    *out = merged;
+    return DC_OK;
+}
+
+enum dc_status dc__model_check(const dc_ruleset *rs, const cJSON *model, struct dc_error *err)
+{
+    (void)rs;
+    struct dc_workload w;
+    memset(&w, 0, sizeof(w));
+    if (!cJSON_IsObject(model))
+        return dc_error_set(err, DC_EINVAL, "/model", "model must be an object");
+    TRY(check_keys(model, "model", model_keys, err));
+    if (present(model, "name"))
+        return bad(err, "model", "name", "a registry entry cannot name another");
+    return parse_model(model, &w, err);
+}
+
+/* training.rl: the parts of an RL post-training step beside the policy update
+ * (docs/scoring.md, section 2). */
+static enum dc_status parse_rl(const struct dc_sizing_params *sz, const cJSON *t,
+                               struct dc_workload *w, struct dc_error *err)
+{
+    const cJSON *rl = NULL;
+    const char *s = NULL;
+    TRY(subsection(t, "training", "rl", rl_keys, &rl, err));
+    if (rl != NULL && w->method != DC_METHOD_RL)
+        return bad(err, "training", "rl",
+                   "training.rl describes RL post-training: set training.method to rl");
+    if (w->method != DC_METHOD_RL)
+        return DC_OK;
+    TRY(get_enum(rl, "training/rl", "algorithm", rl_algorithms, "grpo", &s, err));
+    w->rl_algorithm = (enum dc_rl_algorithm)enum_index(rl_algorithms, s);
+    w->rl_reference = true;
+    if (present(rl, "reference_model"))
+        TRY(get_bool(rl, "training/rl", "reference_model", &w->rl_reference, err));
+    TRY(get_num(rl, "training/rl", "reward_model_parameters", 0, false, DC_WORKLOAD_MAX_PARAMETERS,
+                false, 0, &w->rl_reward_parameters, err));
+    w->rl_rollout_share_defaulted = !present(rl, "rollout_share");
+    TRY(get_num(rl, "training/rl", "rollout_share", 0, false, 0.99, false,
+                sz->rl_rollout_share.value, &w->rl_rollout_share, err));
+    if (!isfinite(w->rl_rollout_share))
+        return bad(err, "training/rl", "rollout_share",
+                   "this rule set's sizing.yaml gives no rl_rollout_share: give "
+                   "training.rl.rollout_share, the share of an RL step spent generating rollouts");
     return DC_OK;
 }
 
@@ -231,8 +515,14 @@ static enum dc_status parse_training(const struct dc_sizing_params *sz, const cJ
     const char *s = NULL;
     TRY(get_enum(t, "training", "method", methods, "full", &s, err));
     w->method = (enum dc_method)enum_index(methods, s);
-    TRY(get_num(t, "training", "sequence_length", 1, false, 1e7, true, sz->sequence_length.value,
-                &w->sequence_length, err));
+    TRY(parse_rl(sz, t, w, err));
+    /* An MLP or a recommender reads one example a sample, not a sequence of
+     * tokens: 4,096 "tokens" a sample would size it 4,096 times too large. (A
+     * GNN's sample is a graph of many nodes, each using every weight: it keeps
+     * the default and its compute stays marked rough.) */
+    bool per_example = arch_is(w, "mlp") || arch_is(w, "recommender");
+    TRY(get_num(t, "training", "sequence_length", 1, false, 1e7, true,
+                per_example ? 1.0 : sz->sequence_length.value, &w->sequence_length, err));
     TRY(get_num(t, "training", "samples", 1, false, DC_WORKLOAD_MAX_TOKENS, false, NAN, &w->samples,
                 err));
     double dflt_tokens = 0;
@@ -257,15 +547,50 @@ static enum dc_status parse_training(const struct dc_sizing_params *sz, const cJ
     return DC_OK;
 }
 
+/* Models that generate their output one token at a time from a KV cache. */
+static bool generates(const struct dc_workload *w)
+{
+    return arch_is(w, "transformer") || arch_is(w, "moe") || arch_is(w, "encoder-decoder");
+}
+
+/* The request within what the model attends to: a decoder's (or encoder's)
+ * whole context, an encoder-decoder's generated tokens. */
+static enum dc_status check_model_context(const struct dc_workload *w, bool given_ctx,
+                                          struct dc_error *err)
+{
+    double cap = w->context_length;
+    if (!isfinite(cap) || arch_is(w, "cnn") || arch_is(w, "vit") || arch_is(w, "diffusion"))
+        return DC_OK;
+    if (arch_is(w, "encoder-decoder")) {
+        if (w->output_tokens > cap)
+            return bad(err, "inference", "output_tokens",
+                       "output_tokens (%g) exceeds the %g tokens the model's decoder holds "
+                       "(model.context_length)",
+                       w->output_tokens, cap);
+        return DC_OK;
+    }
+    if (w->context_tokens > cap)
+        return bad(err, "inference", given_ctx ? "context_tokens" : "input_tokens",
+                   "input + output tokens (%g) exceed the %g the model attends to "
+                   "(model.context_length)",
+                   w->context_tokens, cap);
+    return DC_OK;
+}
+
 /* Tokens per request: the KV cache holds input + output tokens (context). A
- * model without a KV cache generates nothing token by token. */
+ * model without a KV cache generates nothing token by token; an
+ * encoder-decoder's input is what its encoder reads (Whisper: 1,500 frames). */
 static enum dc_status parse_request_tokens(const struct dc_sizing_params *sz, const cJSON *inf,
                                            struct dc_workload *w, struct dc_error *err)
 {
     const double max_ctx = 1e7;
-    bool generative =
-        strcmp(w->architecture, "transformer") == 0 || strcmp(w->architecture, "moe") == 0;
-    double out_dflt = generative ? sz->output_tokens.value : 0;
+    bool encdec = arch_is(w, "encoder-decoder");
+    double out_dflt = generates(w) ? sz->output_tokens.value : 0;
+    double ctx_dflt = sz->context_tokens.value;
+    if (encdec && isfinite(w->context_length))
+        out_dflt = fmin(out_dflt, w->context_length);
+    else if (isfinite(w->context_length))
+        ctx_dflt = fmin(ctx_dflt, w->context_length);
     TRY(get_num(inf, "inference", "context_tokens", 1, false, max_ctx, true, NAN,
                 &w->context_tokens, err));
     TRY(get_num(inf, "inference", "input_tokens", 1, false, max_ctx, true, NAN, &w->input_tokens,
@@ -273,7 +598,10 @@ static enum dc_status parse_request_tokens(const struct dc_sizing_params *sz, co
     TRY(get_num(inf, "inference", "output_tokens", 0, false, max_ctx, true, NAN, &w->output_tokens,
                 err));
     bool in = isfinite(w->input_tokens), out = isfinite(w->output_tokens);
-    if (isfinite(w->context_tokens)) {
+    bool ctx_given = isfinite(w->context_tokens);
+    w->request_tokens_defaulted =
+        !in && !out && !ctx_given && (generates(w) || arch_is(w, "encoder"));
+    if (ctx_given) {
         double ctx = w->context_tokens;
         if (in && w->input_tokens > ctx)
             return bad(err, "inference", "input_tokens",
@@ -291,29 +619,143 @@ static enum dc_status parse_request_tokens(const struct dc_sizing_params *sz, co
                 in ? fmin(out_dflt, ctx - w->input_tokens) : fmin(out_dflt, floor(ctx / 2));
         if (!in)
             w->input_tokens = ctx - w->output_tokens;
-        return DC_OK;
+        return check_model_context(w, true, err);
     }
     if (!out)
         w->output_tokens = out_dflt;
     if (!in)
-        w->input_tokens = fmax(1, sz->context_tokens.value - w->output_tokens);
+        w->input_tokens = encdec && isfinite(w->tokens_per_sample)
+                              ? w->tokens_per_sample
+                              : fmax(1, ctx_dflt - w->output_tokens);
     if (w->input_tokens + w->output_tokens > max_ctx)
         return bad(err, "inference", "input_tokens",
                    "input_tokens + output_tokens (%g) exceed the context limit of %g",
                    w->input_tokens + w->output_tokens, max_ctx);
     w->context_tokens = w->input_tokens + w->output_tokens;
+    return check_model_context(w, false, err);
+}
+
+/* A number of a registry entry's model, NAN when it has none. */
+static double entry_num(const struct dc_model_info *e, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(e->model, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* The draft model: a registry entry (its shape sizes its cache) or a count. */
+static enum dc_status parse_draft(const dc_ruleset *rs, const cJSON *sp, struct dc_workload *w,
+                                  struct dc_error *err)
+{
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(sp, "draft_model");
+    if (name != NULL && present(sp, "draft_parameters"))
+        return bad(err, "inference/speculative", "draft_parameters",
+                   "give draft_model or draft_parameters, not both");
+    if (name == NULL) {
+        if (!present(sp, "draft_parameters"))
+            return bad(err, "inference/speculative", "draft_model",
+                       "speculative decoding needs its draft: draft_model (a registry name) or "
+                       "draft_parameters");
+        return get_num(sp, "inference/speculative", "draft_parameters", 1, false,
+                       DC_WORKLOAD_MAX_PARAMETERS, false, NAN, &w->draft_parameters, err);
+    }
+    const struct dc_model_info *e = NULL;
+    TRY(find_named(rs, name, "/inference/speculative/draft_model", &e, err));
+    w->draft_name = e->name;
+    w->draft_parameters = entry_num(e, "parameters");
+    w->draft_layers = entry_num(e, "layers");
+    w->draft_hidden = entry_num(e, "hidden_size");
+    double heads = entry_num(e, "attention_heads");
+    w->draft_kv_heads = isfinite(entry_num(e, "kv_heads")) ? entry_num(e, "kv_heads") : heads;
+    w->draft_head_dim =
+        isfinite(entry_num(e, "head_dim")) ? entry_num(e, "head_dim") : w->draft_hidden / heads;
     return DC_OK;
 }
 
-static enum dc_status parse_inference(const struct dc_sizing_params *sz, const cJSON *inf,
-                                      struct dc_workload *w, struct dc_error *err)
+/* inference.speculative (Leviathan et al. 2023, https://arxiv.org/abs/2211.17192). */
+static enum dc_status parse_speculative(const dc_ruleset *rs, const cJSON *inf,
+                                        struct dc_workload *w, struct dc_error *err)
 {
+    const cJSON *sp = NULL;
+    w->draft_layers = w->draft_hidden = w->draft_kv_heads = w->draft_head_dim = NAN;
+    TRY(subsection(inf, "inference", "speculative", speculative_keys, &sp, err));
+    if (sp == NULL)
+        return DC_OK;
+    if (!arch_is(w, "transformer") && !arch_is(w, "moe"))
+        return bad(err, "inference", "speculative",
+                   "speculative decoding drafts tokens for a decoder (transformer or moe), not "
+                   "for architecture %s",
+                   w->architecture);
+    TRY(parse_draft(rs, sp, w, err));
+    if (w->draft_parameters >= w->parameters)
+        return bad(err, "inference/speculative",
+                   w->draft_name != NULL ? "draft_model" : "draft_parameters",
+                   "the draft (%g parameters) must be smaller than the model it drafts for (%g)",
+                   w->draft_parameters, w->parameters);
+    if (!present(sp, "draft_tokens") || !present(sp, "acceptance_rate"))
+        return bad(err, "inference/speculative",
+                   present(sp, "draft_tokens") ? "acceptance_rate" : "draft_tokens",
+                   "speculative decoding needs draft_tokens (tokens drafted per step) and "
+                   "acceptance_rate (the chance the target accepts a drafted token, measured on "
+                   "your traffic)");
+    TRY(get_num(sp, "inference/speculative", "draft_tokens", 1, false, 16, true, NAN,
+                &w->draft_tokens, err));
+    return get_num(sp, "inference/speculative", "acceptance_rate", 0, false, 0.99, false, NAN,
+                   &w->acceptance_rate, err);
+}
+
+/* inference.job: an offline batch, sized for its deadline and priced per job. */
+static enum dc_status parse_job(const cJSON *inf, struct dc_workload *w, struct dc_error *err)
+{
+    const cJSON *job = NULL;
+    double requests = NAN;
+    w->job_tokens = NAN;
+    TRY(subsection(inf, "inference", "job", job_keys, &job, err));
+    if (job == NULL)
+        return DC_OK;
+    TRY(get_num(job, "inference/job", "requests", 1, false, 1e15, true, NAN, &requests, err));
+    TRY(get_num(job, "inference/job", "tokens", 1, false, DC_WORKLOAD_MAX_TOKENS, true, NAN,
+                &w->job_tokens, err));
+    if (isfinite(requests) == isfinite(w->job_tokens))
+        return bad(err, "inference", "job",
+                   "a job gives its size as requests or as tokens (input + output), one of them");
+    if (!present(job, "deadline_hours"))
+        return bad(
+            err, "inference/job", "deadline_hours",
+            "required field \"deadline_hours\" is missing: the hours the job must finish in");
+    TRY(get_num(job, "inference/job", "deadline_hours", 0, true, 1e6, false, NAN,
+                &w->job_deadline_hours, err));
+    if (present(inf, "requests_per_second"))
+        return bad(err, "inference", "requests_per_second",
+                   "an offline job is sized by inference.job (its total and deadline); leave "
+                   "requests_per_second out");
+    w->job_requests = isfinite(requests) ? requests : ceil(w->job_tokens / w->context_tokens);
+    w->requests_per_second = w->job_requests / (w->job_deadline_hours * 3600.0);
+    if (w->requests_per_second > 1e7)
+        return bad(err, "inference", "job",
+                   "the job needs %.3g requests/s, over the limit of 10,000,000",
+                   w->requests_per_second);
+    return DC_OK;
+}
+
+static enum dc_status parse_inference(const dc_ruleset *rs, const cJSON *inf, struct dc_workload *w,
+                                      struct dc_error *err)
+{
+    const struct dc_sizing_params *sz = dc_ruleset_sizing(rs);
     const char *s = NULL;
     TRY(get_num(inf, "inference", "requests_per_second", 0, true, 1e7, false, 1,
                 &w->requests_per_second, err));
     TRY(get_num(inf, "inference", "latency_ms_p99", 0, true, 3.6e6, false, NAN, &w->latency_ms_p99,
                 err));
     TRY(parse_request_tokens(sz, inf, w, err));
+    TRY(parse_job(inf, w, err));
+    TRY(parse_speculative(rs, inf, w, err));
+    TRY(get_num(inf, "inference", "prefix_cache_hit_rate", 0, false, 0.99, false, 0,
+                &w->prefix_cache_hit_rate, err));
+    if (w->prefix_cache_hit_rate > 0 && !arch_is(w, "transformer") && !arch_is(w, "moe"))
+        return bad(err, "inference", "prefix_cache_hit_rate",
+                   "prefix caching reuses a decoder's prompt cache (transformer or moe), not "
+                   "architecture %s's",
+                   w->architecture);
     TRY(get_num(inf, "inference", "batch_size", 1, false, 1e5, true, NAN, &w->batch_size, err));
     /* Quantised weights keep a 16-bit cache unless told otherwise (vLLM's
      * "auto" cache type follows the model's activation type). */
@@ -392,6 +834,11 @@ static enum dc_status parse_constraints(const dc_ruleset *rs, const cJSON *c, st
                 &w->max_accelerators, err));
     TRY(get_enum(c, "constraints", "pricing", pricings, "on_demand", &s, err));
     w->pricing = (enum dc_pricing)enum_index(pricings, s);
+    TRY(get_bool(c, "constraints", "portable", &w->portable, err));
+    if (w->portable && w->providers == 0)
+        return bad(err, "constraints", "portable",
+                   "%s needs constraints.providers: the providers the answer must run on",
+                   "portable");
     return parse_allowed(rs, c, w, err);
 }
 
@@ -425,6 +872,30 @@ static enum dc_status parse_explain(const cJSON *json, struct dc_workload *w, st
     return DC_OK;
 }
 
+/* Precision is what the math runs at; quantization how served weights are
+ * stored. Neither trains in 4 bits (QLoRA keeps only its frozen base there). */
+static enum dc_status check_precision(const struct dc_workload *w, struct dc_error *err)
+{
+    bool serving = w->task == DC_TASK_INFERENCE;
+    if (!serving && w->precision == DC_PREC_INT4)
+        return bad(err, NULL, "precision",
+                   "int4 is a format for served weights, not a precision to train in: training "
+                   "runs in bf16, fp16 or fp8 (training.method qlora keeps a frozen base in "
+                   "4-bit NF4)");
+    if (!serving && w->quantization != DC_QUANT_NONE)
+        return bad(err, NULL, "quantization",
+                   "quantization describes how served weights are stored; to fine-tune on a "
+                   "4-bit base use training.method qlora");
+    if (w->quantization != DC_QUANT_NONE &&
+        (w->precision == DC_PREC_INT4 || w->precision == DC_PREC_FP4))
+        return bad(err, NULL, "precision",
+                   "with quantization %s the weights are stored apart from the math, which runs "
+                   "at precision: give bf16, fp16 or fp8 there (AWQ and GPTQ kernels run 4-bit "
+                   "weights with 16-bit math on Ampere, Ada and Hopper)",
+                   quantizations[w->quantization]);
+    return DC_OK;
+}
+
 enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct dc_workload *out,
                                  struct dc_error *err)
 {
@@ -451,6 +922,9 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     TRY(get_enum(json, NULL, "stage", stages, "development", &w->stage, err));
     TRY(get_enum(json, NULL, "precision", precisions, "bf16", &s, err));
     w->precision = (enum dc_precision)enum_index(precisions, s);
+    TRY(get_enum(json, NULL, "quantization", quantizations, "none", &s, err));
+    w->quantization = (enum dc_quantization)enum_index(quantizations, s);
+    TRY(check_precision(w, err));
     TRY(get_enum(json, NULL, "objective", objectives, "balanced", &s, err));
     w->objective = (enum dc_objective)enum_index(objectives, s);
     TRY(get_bool(json, NULL, "prefer_available", &w->prefer_available, err));
@@ -460,17 +934,29 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     TRY(section(json, "model", model_keys, &m, err));
     if (m == NULL)
         return bad(err, NULL, "model", "required field \"%s\" is missing", "model");
-    TRY(parse_model(sz, m, w, err));
+    cJSON *named = NULL;
+    TRY(resolve_named(rs, m, w, &named, err));
+    enum dc_status rc = parse_model(named != NULL ? named : m, w, err);
+    cJSON_Delete(named);
+    TRY(rc);
     const cJSON *sec = NULL;
     TRY(section(json, "training", training_keys, &sec, err));
     TRY(parse_training(sz, sec, w, err));
     TRY(section(json, "inference", inference_keys, &sec, err));
-    TRY(parse_inference(sz, sec, w, err));
+    TRY(parse_inference(rs, sec, w, err));
     TRY(section(json, "constraints", constraint_keys, &sec, err));
     TRY(parse_constraints(rs, sec, w, err));
     TRY(section(json, "team", team_keys, &sec, err));
     TRY(get_enum(sec, "team", "cuda_experience", experiences, "some", &w->cuda_experience, err));
-    TRY(get_enum(sec, "team", "xla_experience", experiences, "some", &w->xla_experience, err));
+    /* The playbook's GPU default: a PyTorch team, or a TensorFlow team on CUDA,
+     * that does not say it knows XLA is taken not to (an assumption). */
+    bool cuda_stack =
+        strcmp(w->framework, "pytorch") == 0 ||
+        (strcmp(w->framework, "tensorflow") == 0 && strcmp(w->cuda_experience, "none") != 0);
+    w->xla_experience_assumed =
+        sec == NULL || cJSON_GetObjectItemCaseSensitive(sec, "xla_experience") == NULL;
+    TRY(get_enum(sec, "team", "xla_experience", experiences, cuda_stack ? "none" : "some",
+                 &w->xla_experience, err));
     return DC_OK;
 }
 
@@ -479,6 +965,11 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
 static const char *const task_names[] = {"training", "fine-tuning", "inference"};
 static const char *const deploy_names[] = {"cloud", "on-prem", "hybrid"};
 static const char *const objective_names[] = {"cost", "time", "balanced"};
+
+const char *dc__quantization_name(enum dc_quantization q)
+{
+    return quantizations[q];
+}
 
 const char *const *dc__workload_values(const char *pointer)
 {
@@ -490,7 +981,8 @@ const char *const *dc__workload_values(const char *pointer)
         {"/stage", stages},
         {"/precision", precisions},
         {"/objective", objectives},
-        {"/training/method", methods},
+        {"/training/method", method_changes},
+        {"/quantization", quantizations},
         {"/constraints/deployment", deployments},
         {"/constraints/pricing", pricings},
         {"/team/cuda_experience", experiences},
@@ -588,6 +1080,22 @@ static void put_model(struct builder *b, const struct dc_workload *w, cJSON *roo
     put(b, m, "hidden_size", num_or_null(w->hidden_size));
     put(b, m, "attention_heads", num_or_null(w->attention_heads));
     put(b, m, "kv_heads", num_or_null(w->kv_heads));
+    put(b, m, "name", w->model_name != NULL ? str(w->model_name) : cJSON_CreateNull());
+    put(b, m, "head_dim", num_or_null(w->head_dim));
+    put(b, m, "intermediate_size", num_or_null(w->intermediate_size));
+    put(b, m, "context_length", num_or_null(w->context_length));
+    put(b, m, "attention", str(w->attention));
+    put(b, m, "sliding_window", num_or_null(w->sliding_window));
+    put(b, m, "full_attention_every", num_or_null(w->full_attention_every));
+    put(b, m, "kv_latent_dim", num_or_null(w->kv_latent_dim));
+    put(b, m, "experts", num_or_null(w->experts));
+    put(b, m, "experts_per_token", num_or_null(w->experts_per_token));
+    put(b, m, "encoder_layers", num_or_null(w->encoder_layers));
+    put(b, m, "tokens_per_sample", num_or_null(w->tokens_per_sample));
+    put(b, m, "denoising_steps", num_or_null(w->denoising_steps));
+    put(b, m, "guidance_passes", num_or_null(w->guidance_passes));
+    put(b, m, "embedding_dim", num_or_null(w->embedding_dim));
+    put(b, m, "lookups_per_sample", num_or_null(w->lookups_per_sample));
 }
 
 static void put_derived(struct builder *b, const struct dc__derived *d, cJSON *root)
@@ -604,6 +1112,10 @@ static void put_derived(struct builder *b, const struct dc__derived *d, cJSON *r
     put(b, dv, "dense_parameters", cJSON_CreateNumber(d->dense_parameters));
     put(b, dv, "generative", cJSON_CreateBool(d->generative));
     put(b, dv, "precision_bits", cJSON_CreateNumber(d->precision_bits));
+    static const char *const kinds[] = {
+        "decoder", "encoder", "encoder-decoder", "diffusion", "vision", "recommender", "other"};
+    put(b, dv, "kind", str(kinds[d->kind]));
+    put(b, dv, "estimate_withheld", cJSON_CreateBool(d->withheld != NULL));
 }
 
 enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w,
@@ -618,6 +1130,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put(&b, root, "framework", str(w->framework));
     put(&b, root, "stage", str(w->stage));
     put(&b, root, "precision", str(dc_precision_name(w->precision)));
+    put(&b, root, "quantization", str(quantizations[w->quantization]));
     put(&b, root, "objective", str(objective_names[w->objective]));
     put(&b, root, "prefer_available", cJSON_CreateBool(w->prefer_available));
     put_model(&b, w, root);
@@ -637,6 +1150,9 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put(&b, i, "output_tokens", cJSON_CreateNumber(w->output_tokens));
     put(&b, i, "kv_cache_precision", str(dc_precision_name(w->kv_precision)));
     put(&b, i, "batch_size", num_or_null(w->batch_size));
+    put(&b, i, "prefix_cache_hit_rate", cJSON_CreateNumber(w->prefix_cache_hit_rate));
+    put(&b, i, "speculative", cJSON_CreateBool(w->draft_tokens > 0));
+    put(&b, i, "job", cJSON_CreateBool(w->job_requests > 0));
     cJSON *c = obj(&b, root, "constraints");
     put(&b, c, "deployment", str(deploy_names[w->deployment]));
     cJSON *prov = cJSON_CreateArray();
@@ -654,6 +1170,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put(&b, c, "max_accelerators", num_or_null(w->max_accelerators));
     put_allowed(&b, rs, w, c);
     put(&b, c, "pricing", str(pricings[w->pricing]));
+    put(&b, c, "portable", cJSON_CreateBool(w->portable));
     cJSON *team = obj(&b, root, "team");
     put(&b, team, "cuda_experience", str(w->cuda_experience));
     put(&b, team, "xla_experience", str(w->xla_experience));

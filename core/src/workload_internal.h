@@ -1,38 +1,87 @@
 /* core/src/workload_internal.h -- what the engine computes about a workload
- * before any accelerator is considered (sizing.c fills it; rule conditions read
- * part of it under `derived`). Not part of the public API. */
+ * before any accelerator is considered (derive.c fills it; rule conditions read
+ * part of it under `derived`) and the workload parser's helpers. Not part of
+ * the public API. */
 #ifndef DC_WORKLOAD_INTERNAL_H
 #define DC_WORKLOAD_INTERNAL_H
 
 #include "dc/engine.h"
 
-/* Workload-level quantities. Memory in GB (1e9 bytes), compute in FLOPs. */
+/* What kind of model it is, for its physics (docs/scoring.md, section 2). */
+enum dc__kind {
+    DC__KIND_DECODER,         /* transformer, moe: prefill, then one token per step */
+    DC__KIND_ENCODER,         /* encoder: one forward pass over the input, no decode */
+    DC__KIND_ENCODER_DECODER, /* speech: encoder frames once, then decoder steps */
+    DC__KIND_DIFFUSION,       /* steps x passes x FLOPs per pass */
+    DC__KIND_VISION,          /* cnn, vit: FLOPs per sample */
+    DC__KIND_RECOMMENDER,     /* sparse tables (memory, lookups) + dense FLOPs */
+    DC__KIND_OTHER            /* rnn, mlp, gnn, other */
+};
+
+/* Workload-level quantities, before any accelerator is considered
+ * (core/src/derive.c fills them; core/src/sizing.c reads them per
+ * accelerator). Memory in GB (1e9 bytes), compute in FLOPs, traffic in bytes. */
 struct dc__derived {
+    enum dc__kind kind;
     double precision_bits;
     /* The transformer shape the memory model uses: given, or estimated from the
-     * dense parameters (shape_estimated). head_dim is hidden / attention heads. */
+     * dense parameters (shape_estimated). */
     double layers;
     double hidden;
+    double heads;
     double head_dim;
     double kv_heads;
     bool shape_estimated;
     bool kv_heads_assumed;   /* model.kv_heads absent: every head is a KV head */
     double dense_parameters; /* active minus embedding parameters: what a token computes with */
+    /* Defaults that move a number (each an assumption and a warning, report
+     * side: core/src/defaults.c). */
+    bool flops_rough;      /* compute guessed as 2 x parameters per sample */
+    bool guidance_assumed; /* diffusion: one network pass per step */
+    bool ffn_assumed;      /* encoder-decoder: FFN width taken as 4 x hidden */
+    bool lookups_assumed;  /* recommender: no lookups counted */
+    /* The model field whose absence leaves time and cost off by more than 3x:
+     * sizing then withholds them ("model.flops_per_sample"); NULL. */
+    const char *withheld;
     /* training */
     double training_flops; /* model FLOPs of the whole run; 0 for inference */
-    bool flops_rough;      /* 6ND on an architecture that needs flops_per_sample */
+    double training_bytes; /* recommender: embedding rows read and updated; 0 */
     double state_gb;       /* weights, gradients and optimizer state of the whole job */
     double activations_gb; /* one micro-batch's activations, before tensor-parallel split */
     double h100_days;      /* NAN when the catalog has no h100 */
     /* inference */
-    double weights_gb;        /* all parameters at the workload precision */
-    double active_weights_gb; /* what one token reads: active parameters at the precision */
-    bool generative;          /* decodes output tokens one step at a time (KV cache) */
-    double kv_bytes_per_token;
-    double kv_cache_gb;       /* one request's cache at full context */
-    double flops_per_request; /* prefill (generative) or the whole forward pass */
-    double memory_gb;         /* training: state + activations; inference: one request */
+    double weights_gb;         /* every weight held: all parameters (and a draft) as stored */
+    double active_weights_gb;  /* what one token reads: active parameters as stored */
+    bool generative;           /* decodes output tokens one step at a time (KV cache) */
+    double kv_bytes_per_token; /* one request's cache at full context / its tokens */
+    double kv_cache_gb;        /* one request's cache at full context */
+    double kv_step_bytes;      /* the cache a decode step reads for one request, on average */
+    double flops_per_request;  /* prefill (generative, incl. attention, less the cached
+                                  prefix) or the whole request otherwise */
+    double decode_flops;       /* one request's FLOPs in one decode step */
+    double tokens_per_step;    /* tokens a decode step yields (speculative: > 1) */
+    double decode_steps;       /* decode steps per request */
+    /* Weights a step reads (dc__step_weight_bytes): the part read at any batch,
+     * and the routed experts of which a batch touches a share. */
+    double shared_weight_bytes;
+    double expert_weight_bytes;     /* 0 for a dense model */
+    double expert_share;            /* experts_per_token / experts; NAN: unknown */
+    double expert_active_bytes;     /* experts one token reads (unknown share) */
+    double tokens_per_request_step; /* tokens one request puts through a step */
+    double lookup_bytes;            /* recommender: table rows one request reads */
+    double memory_gb;               /* training: state + activations; inference: one request */
 };
+
+/* Every weight a served (or trained) model holds, a draft's included, as
+ * stored: quantized, else at the workload precision. */
+double dc__weights_gb(const struct dc_sizing_params *s, const struct dc_workload *w);
+
+/* Bytes one served weight takes: its quantized format's, else the precision's. */
+double dc__served_weight_bytes(const struct dc_sizing_params *s, const struct dc_workload *w);
+
+/* Bytes of weights (and table rows) one step reads at `batch` concurrent
+ * requests: a decode step of a generative model, a whole batch otherwise. */
+double dc__step_weight_bytes(const struct dc__derived *d, double batch);
 
 /* Build the condition document (defaults applied + `derived`). Strings are
  * references into `w` and static tables, so `w` must outlive *out. */
@@ -48,5 +97,10 @@ const char *dc__task_name(enum dc_task t);
 const char *dc__deployment_name(enum dc_deployment d);
 const char *dc__objective_name(enum dc_objective o);
 const char *dc__method_name(enum dc_method m);
+const char *dc__quantization_name(enum dc_quantization q);
+
+/* Check a Workload `model` object as a request's would be (a registry entry,
+ * core/src/models.c). Errors: DC_EINVAL with err->where its pointer. */
+enum dc_status dc__model_check(const dc_ruleset *rs, const cJSON *model, struct dc_error *err);
 
 #endif

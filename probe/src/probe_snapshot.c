@@ -581,6 +581,14 @@ bool probe_device_free(const struct probe_device *d)
         return false;
     if (d->has_utilization && d->utilization_percent > PROBE_FREE_UTILIZATION_MAX)
         return false;
+    /* Memory a job left allocated holds the device even while it idles; what the
+     * driver keeps on an idle device is far below the limit. A reading above the
+     * total is not a reading. */
+    if (d->has_memory_used && d->has_memory_total &&
+        d->memory_used_bytes <= d->memory_total_bytes &&
+        (double)d->memory_used_bytes * 100.0 >
+            (double)d->memory_total_bytes * PROBE_FREE_MEMORY_USED_MAX)
+        return false;
     /* Unknown holders (AMD, NVIDIA without NVML) need a measured idle utilisation. */
     return d->in_use == PROBE_IN_USE_NO || d->has_utilization;
 }

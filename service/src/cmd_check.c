@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "dc/engine.h"
+#include "dc/models.h"
 #include "output.h"
 #include "rulesrc.h"
 
@@ -77,7 +78,7 @@ static bool add_diags(cJSON *o, const char *key, const struct dc_diags *d)
     return ok;
 }
 
-/* {"rules_dir", "valid", "version", "rules", "accelerators", "diagnostics":
+/* {"rules_dir", "valid", "version", "rules", "accelerators", "models", "diagnostics":
  * [{"file", "line", "id", "message"}], "warnings": [the same], "truncated"}. */
 static cJSON *check_document(const char *dir, const dc_ruleset *rs, const struct dc_diags *d,
                              const struct dc_diags *warnings)
@@ -91,7 +92,8 @@ static cJSON *check_document(const char *dir, const dc_ruleset *rs, const struct
         ok = cJSON_AddStringToObject(o, "version", dc_ruleset_version(rs)) != NULL &&
              cJSON_AddNumberToObject(o, "rules", (double)dc_ruleset_rule_count(rs)) != NULL &&
              cJSON_AddNumberToObject(o, "accelerators", (double)dc_ruleset_accelerator_count(rs)) !=
-                 NULL;
+                 NULL &&
+             cJSON_AddNumberToObject(o, "models", (double)dc_ruleset_model_count(rs)) != NULL;
     ok = ok && add_diags(o, "diagnostics", d) && add_diags(o, "warnings", warnings);
     ok = ok && cJSON_AddBoolToObject(o, "truncated", d->truncated) != NULL;
     if (!ok) {
@@ -118,8 +120,9 @@ static void print_text(const char *dir, const dc_ruleset *rs, const struct dc_di
                 diags->count == 1 ? "" : "s");
         return;
     }
-    printf("%s: ok: %zu rules, %zu accelerators, version %s\n", name, dc_ruleset_rule_count(rs),
-           dc_ruleset_accelerator_count(rs), dc_ruleset_version(rs));
+    printf("%s: ok: %zu rules, %zu accelerators, %zu models, version %s\n", name,
+           dc_ruleset_rule_count(rs), dc_ruleset_accelerator_count(rs), dc_ruleset_model_count(rs),
+           dc_ruleset_version(rs));
 }
 
 int cmd_check(int argc, char **argv)

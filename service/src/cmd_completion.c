@@ -1,6 +1,6 @@
 /* service/src/cmd_completion.c -- `accel-advisor completion bash`: a bash
  * completion script made from the commands' own option tables (commands.h) and
- * the serve settings (config.h), so it offers exactly the flags the binary
+ * the serve and agent settings (config.h), so it offers exactly the flags the binary
  * takes: commands, flags, the -o formats of each command, the words a setting
  * accepts, directories for DIR values and files for FILE values and
  * documents. */
@@ -94,8 +94,12 @@ static void value_case(FILE *fp, const char *cmd, const char *flag, unsigned out
 static void value_cases(FILE *fp, const struct svc_command *cmd)
 {
     char flag[64];
+    enum svc_config_scope scope = SVC_SCOPE_SERVE; /* what a command without options reads */
     if (cmd->options == NULL) {
+        (void)svc_config_command_scope(cmd->name, &scope);
         for (size_t i = 0; i < svc_config_setting_count(); i++) {
+            if (!svc_config_setting_in_scope(i, scope))
+                continue;
             setting_flag(i, flag, sizeof(flag));
             value_case(fp, cmd->name, flag, 0, strcmp(svc_config_setting_meta(i), "BOOL") == 0);
         }
@@ -112,8 +116,12 @@ static void value_cases(FILE *fp, const struct svc_command *cmd)
 static void flags(FILE *fp, const struct svc_command *cmd)
 {
     char flag[64];
+    enum svc_config_scope scope = SVC_SCOPE_SERVE; /* what a command without options reads */
     if (cmd->options == NULL) {
+        (void)svc_config_command_scope(cmd->name, &scope);
         for (size_t i = 0; i < svc_config_setting_count(); i++) {
+            if (!svc_config_setting_in_scope(i, scope))
+                continue;
             setting_flag(i, flag, sizeof(flag));
             fprintf(fp, "--%s ", flag);
         }

@@ -1,7 +1,8 @@
 /* service/src/cmd_recommend.c -- `accel-advisor recommend FILE|-`: the body
  * POST /v1/recommendations would return (as JSON or YAML), or a table for
  * people, with what would change the answer when asked (--why-not). The
- * workload may be JSON or YAML. */
+ * workload may be JSON or YAML; --model NAME names a model of the registry
+ * (GET /v1/models) in it, or is the whole workload when no FILE is given. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "rulesrc.h"
 
 const struct option cmd_recommend_options[] = {{"rules", required_argument, NULL, 'r'},
+                                               {"model", required_argument, NULL, 'm'},
                                                SVC_OUTPUT_OPTIONS,
                                                {"prefer-available", no_argument, NULL, 'a'},
                                                {"why-not", no_argument, NULL, 'w'},
@@ -32,13 +34,19 @@ static void help(FILE *fp)
         fp,
         "usage: accel-advisor recommend [--rules DIR] [-o json|yaml|table|wide] [--pretty]\n"
         "                               [--why-not] [--probe [--prefer-available] [PROBE FLAGS]]\n"
-        "                               FILE|-\n\n"
+        "                               [--model NAME] FILE|-\n"
+        "       accel-advisor recommend [OPTIONS] --model NAME\n\n"
         "Reads one workload (JSON or YAML, at most 1 MiB), checks it against the\n"
         "Workload schema of the built-in contract exactly as the server does, and\n"
         "prints the recommendation. FILE is YAML when named *.yaml or *.yml, JSON when\n"
         "named *.json; otherwise (and for - , stdin) JSON when it starts with { and\n"
         "YAML else. YAML problems are reported as FILE:LINE: POINTER: message.\n\n"
         "  --rules DIR          use the rule set in DIR instead of the embedded default\n"
+        "  --model NAME         the workload's model.name: a model of the registry\n"
+        "                       (rules/models.yaml, GET /v1/models) by name or alias;\n"
+        "                       the model fields FILE gives override the registry's.\n"
+        "                       Without FILE the workload is that model served:\n"
+        "                       {\"task\": \"inference\", \"model\": {\"name\": NAME}}\n"
         "  -o, --output FORMAT  json (default: the POST /v1/recommendations body, with\n"
         "                       a request_id made for this run), yaml (the same\n"
         "                       document), table, or wide (the table with more columns);\n"
@@ -51,8 +59,10 @@ static void help(FILE *fp)
         "                       the workload asks; docs/explanations.md)\n"
         "  --probe              probe this host first: every candidate gets its\n"
         "                       availability\n"
-        "  --prefer-available   with --probe, attached free accelerators get a "
-        "bonus\n" SVC_PROBE_OPTIONS_HELP "  -h, --help           this help\n\n"
+        "  --prefer-available   with --probe, a part whose configuration is free\n"
+        "                       on this host counts availability_points in its\n"
+        "                       favour (docs/scoring.md, section 7)\n" SVC_PROBE_OPTIONS_HELP
+        "  -h, --help           this help\n\n"
         "exit status: 0 ok, 1 invalid workload, 2 usage, I/O or rule set error\n");
 }
 
@@ -61,7 +71,8 @@ static void help(FILE *fp)
  * "recommend: NAME: POINTER: what" (JSON) or "recommend: NAME:LINE: POINTER:
  * what" (YAML). Returns 0 with *out owned by the caller, 1 when invalid, 2 on
  * an internal failure. */
-static int check_workload(const char *name, const char *text, size_t len, cJSON **out)
+static int check_workload(const char *name, const char *text, size_t len,
+                          const struct svc_document_edit *edit, cJSON **out)
 {
     struct dc_error err;
     dc_error_clear(&err);
@@ -74,10 +85,29 @@ static int check_workload(const char *name, const char *text, size_t len, cJSON 
     char prefix[600] = "recommend: ";
     if (syntax == SVC_SYNTAX_JSON)
         snprintf(prefix, sizeof(prefix), "recommend: %s: ", name);
-    int status = svc_check_document(api_contract_workload_schema(contract), name, syntax, text, len,
-                                    0, stderr, prefix, out);
+    int status = svc_check_edited_document(api_contract_workload_schema(contract), name, syntax,
+                                           text, len, 0, stderr, prefix, edit, out);
     api_contract_free(contract);
     return status;
+}
+
+/* --model NAME: model.name set in the workload `doc` (over any the file
+ * gives), checked by the schema like a name written in the file. */
+static bool set_model_name(cJSON *doc, void *name)
+{
+    if (!cJSON_IsObject(doc))
+        return true; /* the schema says what is wrong */
+    cJSON *model = cJSON_GetObjectItemCaseSensitive(doc, "model");
+    if (model == NULL && (model = cJSON_AddObjectToObject(doc, "model")) == NULL)
+        return false;
+    if (!cJSON_IsObject(model))
+        return true;
+    cJSON *item = cJSON_CreateString(name);
+    if (item == NULL)
+        return false;
+    if (cJSON_GetObjectItemCaseSensitive(model, "name") != NULL)
+        return cJSON_ReplaceItemInObjectCaseSensitive(model, "name", item);
+    return cJSON_AddItemToObject(model, "name", item);
 }
 
 /* The result and its explanation `e` (NULL: none) in `fmt`: the server's
@@ -104,6 +134,7 @@ int cmd_recommend(int argc, char **argv)
     svc_probe_settings_init(&ps);
     bool probe = false;
     const char *rules = NULL;
+    struct svc_document_edit model = {NULL, NULL};
     struct svc_output_opts output = {SVC_OUTPUT_JSON, false};
     bool prefer = false;
     bool why_not = false;
@@ -118,6 +149,9 @@ int cmd_recommend(int argc, char **argv)
             break;
         case 'r':
             rules = optarg;
+            break;
+        case 'm':
+            model = (struct svc_document_edit){set_model_name, optarg};
             break;
         case 'o':
         case 'p':
@@ -138,7 +172,9 @@ int cmd_recommend(int argc, char **argv)
             return 2;
         }
     }
-    if (optind != argc - 1) {
+    /* --model alone: that model served, every other field at its default. */
+    const char *file = optind == argc - 1 ? argv[optind] : "--model";
+    if (optind != argc - 1 && !(optind == argc && model.apply != NULL)) {
         help(stderr);
         return 2;
     }
@@ -159,7 +195,10 @@ int cmd_recommend(int argc, char **argv)
     struct dc_diags diags;
     dc_diags_init(&diags);
     char why[512];
-    if (svc_read_input(argv[optind], SVC_MAX_INPUT_BYTES, &text, &len, why, sizeof(why)) != 0) {
+    if (optind == argc) {
+        text = strdup("{\"task\":\"inference\"}");
+        len = text != NULL ? strlen(text) : 0;
+    } else if (svc_read_input(file, SVC_MAX_INPUT_BYTES, &text, &len, why, sizeof(why)) != 0) {
         fprintf(stderr, "recommend: %s\n", why);
         goto out;
     }
@@ -169,7 +208,11 @@ int cmd_recommend(int argc, char **argv)
         svc_print_diags(stderr, &diags);
         goto out;
     }
-    status = check_workload(argv[optind], text, len, &workload);
+    if (text == NULL) {
+        fprintf(stderr, "recommend: out of memory\n");
+        goto out;
+    }
+    status = check_workload(file, text, len, &model, &workload);
     if (status != 0)
         goto out;
     status = 2;
@@ -196,8 +239,8 @@ int cmd_recommend(int argc, char **argv)
                                       .request_id = request_id};
     enum dc_status rc = dc_recommend(rs, workload, &ropts, &res, &err);
     if (rc == DC_EINVAL) {
-        fprintf(stderr, "recommend: %s: %s: %s\n", argv[optind],
-                err.where[0] != '\0' ? err.where : "/", err.msg);
+        fprintf(stderr, "recommend: %s: %s: %s\n", file, err.where[0] != '\0' ? err.where : "/",
+                err.msg);
         status = 1;
         goto out;
     }

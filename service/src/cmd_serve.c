@@ -6,6 +6,7 @@
  * a signal handler: SIGHUP reloads the rule set; SIGTERM and SIGINT stop
  * accepting, let in-flight requests finish and exit 0. SIGPIPE is ignored (a
  * client that goes away must not kill the server). */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,21 +19,22 @@
 #include "log.h"
 #include "server.h"
 
-static void log_config(const struct svc_config *cfg)
+void svc_signals_block(sigset_t *set)
 {
-    struct svc_log_line l;
-    char val[SVC_CONFIG_STR_MAX];
-    svc_log_begin(&l, "info", "config");
-    svc_log_str(&l, "file", cfg->config_file[0] != '\0' ? cfg->config_file : NULL);
-    for (size_t i = 0; i < svc_config_setting_count(); i++) {
-        const char *name = svc_config_setting_name(i);
-        svc_config_setting_value(cfg, i, val, sizeof(val));
-        svc_log_str(&l, name, val);
-    }
-    svc_log_end_msg(&l, "effective configuration%s%s",
-                    cfg->config_file[0] != '\0' ? " with file " : "", cfg->config_file);
-    for (size_t i = 0; i < cfg->n_warnings; i++)
-        svc_log_msg("warn", "config", "%s", cfg->warnings[i]);
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+int svc_signals_wait(const sigset_t *set)
+{
+    int sig = 0;
+    while (sigwait(set, &sig) != 0)
+        continue;
+    return sig;
 }
 
 int cmd_serve(int argc, char **argv)
@@ -55,12 +57,7 @@ int cmd_serve(int argc, char **argv)
         svc_log_set_level(level);
 
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    svc_signals_block(&set);
 #ifdef __GLIBC__
     /* Pin glibc's mmap threshold (and so its trim threshold) at the default
      * 128 KiB. Left dynamic, one large request body freed raises both to its size
@@ -72,24 +69,18 @@ int cmd_serve(int argc, char **argv)
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
 
-    log_config(&cfg);
+    svc_config_log(&cfg);
     svc_server *srv = NULL;
     if (svc_server_start(&cfg, &srv, why, sizeof(why)) != 0) {
         svc_log_msg("error", "start_failed", "%s", why);
         return 1;
     }
-    for (;;) {
-        int sig = 0;
-        if (sigwait(&set, &sig) != 0)
-            continue;
-        if (sig == SIGHUP) {
-            svc_log_msg("info", "signal", "SIGHUP: reloading the rule set");
-            svc_server_reload(srv, "signal");
-            continue;
-        }
-        svc_log_msg("info", "signal", "%s: draining", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-        break;
+    int sig;
+    while ((sig = svc_signals_wait(&set)) == SIGHUP) {
+        svc_log_msg("info", "signal", "SIGHUP: reloading the rule set");
+        svc_server_reload(srv, "signal");
     }
+    svc_log_msg("info", "signal", "%s: draining", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     long left = svc_server_drain(srv);
     svc_server_free(srv);
     svc_log_msg("info", "stopped", "stopped (%ld request%s cut off by the grace period)", left,

@@ -5,6 +5,7 @@
 #define SVC_COMMANDS_H
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -17,6 +18,16 @@ int cmd_validate(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_prices(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
+
+/* The long-running commands (serve, agent; cmd_serve.c) take their signals
+ * synchronously. svc_signals_block blocks SIGTERM, SIGINT and SIGHUP in the
+ * calling thread, so in every thread started after it, fills *set with them and
+ * ignores SIGPIPE (a client that goes away must not kill the process);
+ * svc_signals_wait returns the next of them. */
+void svc_signals_block(sigset_t *set);
+int svc_signals_wait(const sigset_t *set);
 
 /* The option tables of the commands (getopt_long form, ended by an entry whose
  * name is NULL): each command parses its flags with its own table, and the
@@ -29,6 +40,7 @@ extern const struct option cmd_validate_options[];
 extern const struct option cmd_probe_options[];
 extern const struct option cmd_completion_options[];
 extern const struct option cmd_calibrate_options[];
+extern const struct option cmd_prices_options[];
 
 /* What a command's positional arguments are (for shell completion). */
 enum svc_args {
@@ -42,8 +54,10 @@ struct svc_command {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
-    const struct option *options; /* NULL for serve: its settings are in config.h */
-    unsigned outputs;             /* the -o formats (output.h); 0 when it has none */
+    /* NULL for serve and agent: their settings are in config.h
+     * (svc_config_command_scope). */
+    const struct option *options;
+    unsigned outputs; /* the -o formats (output.h); 0 when it has none */
     enum svc_args args;
 };
 

@@ -120,6 +120,55 @@ static const struct setting settings[] = {
      "the directory the probe reads as /proc"},
     {"nvml", T_STR, OFF(nvml), 0, 0, "auto", "auto|off|PATH",
      "NVML: auto (libnvidia-ml.so.1 when present), off, or the library to load"},
+    {"node_name", T_STR, OFF(node_name), 0, 0, "", "NAME",
+     "the node label of the probe's device series on /metrics (the Kubernetes node name, "
+     "from the downward API); empty = this host's name"},
+    {"fleet_prometheus", T_STR, OFF(fleet_prometheus), 0, 0, "", "URL",
+     "read what is free across the fleet from the Prometheus HTTP API at URL (http or https; "
+     "node agents and dcgm-exporter scraped by it): GET /v1/fleet and availability in "
+     "answers; empty = off"},
+    {"fleet_bearer_token_file", T_STR, OFF(fleet_bearer_token_file), 0, 0, "", "FILE",
+     "send the token in FILE as Authorization: Bearer to Prometheus (read at every refresh, so "
+     "a rotated token is used; never logged); empty = none"},
+    {"fleet_ca_file", T_STR, OFF(fleet_ca_file), 0, 0, "", "FILE",
+     "PEM certificates to verify Prometheus's https certificate with; empty = the system's"},
+    {"fleet_timeout", T_MS, OFF(fleet_timeout_ms), SVC_FLEET_TIMEOUT_MIN_MS,
+     SVC_FLEET_TIMEOUT_MAX_MS, "5s", "DURATION",
+     "longest one Prometheus query may take, connecting included; a slower one is an error and "
+     "the last snapshot stays"},
+    {"fleet_interval", T_MS, OFF(fleet_interval_ms), SVC_FLEET_INTERVAL_MIN_MS,
+     SVC_PROBE_INTERVAL_MAX_MS, "15s", "DURATION", "time between fleet refreshes"},
+    {"fleet_stale_after", T_MS, OFF(fleet_stale_after_ms), SVC_FLEET_INTERVAL_MIN_MS,
+     SVC_FLEET_STALE_MAX_MS, "2m", "DURATION",
+     "a fleet snapshot older than this is stale: answers go on using it, marked stale with a "
+     "warning"},
+    {"fleet_max_response_bytes", T_BYTES, OFF(fleet_max_response_bytes),
+     SVC_FLEET_RESPONSE_BYTES_MIN, SVC_FLEET_RESPONSE_BYTES_LIMIT, "8MiB", "BYTES",
+     "largest Prometheus answer read; a larger one is an error and the last snapshot stays"},
+    {"fleet_max_series", T_UINT, OFF(fleet_max_series), 1, SVC_FLEET_SERIES_LIMIT, "20000", "N",
+     "most series one fleet query may return; more is an error (a series storm) and the last "
+     "snapshot stays"},
+    {"fleet_cluster_label", T_STR, OFF(fleet_cluster_label), 0, 0, "cluster", "LABEL",
+     "the series label naming a device's cluster, for per-cluster counts in GET /v1/fleet; "
+     "empty = none"},
+};
+
+/* The settings of `accel-advisor agent`, and the defaults it changes (NULL: the
+ * server's); every other setting is the server's alone. */
+static const struct {
+    const char *name;
+    const char *dflt;
+} agent_settings[] = {
+    {"listen", SVC_AGENT_DEFAULT_LISTEN},
+    {"rules", NULL},
+    {"log_level", NULL},
+    {"probe_interval", NULL},
+    {"probe_timeout", NULL},
+    {"sysfs_root", NULL},
+    {"dev_root", NULL},
+    {"proc_root", NULL},
+    {"nvml", NULL},
+    {"node_name", NULL},
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -131,6 +180,39 @@ _Static_assert(N_SETTINGS <= sizeof(((struct svc_config *)0)->source) /
 size_t svc_config_setting_count(void)
 {
     return N_SETTINGS;
+}
+
+/* The agent's row for setting i, or -1 when the agent does not take it. */
+static int agent_row(size_t i)
+{
+    for (size_t k = 0; k < sizeof(agent_settings) / sizeof(agent_settings[0]); k++) {
+        if (i < N_SETTINGS && strcmp(agent_settings[k].name, settings[i].name) == 0)
+            return (int)k;
+    }
+    return -1;
+}
+
+bool svc_config_setting_in_scope(size_t i, enum svc_config_scope scope)
+{
+    return i < N_SETTINGS && (scope == SVC_SCOPE_SERVE || agent_row(i) >= 0);
+}
+
+bool svc_config_command_scope(const char *command, enum svc_config_scope *out)
+{
+    if (strcmp(command, "serve") == 0)
+        *out = SVC_SCOPE_SERVE;
+    else if (strcmp(command, "agent") == 0)
+        *out = SVC_SCOPE_AGENT;
+    else
+        return false;
+    return true;
+}
+
+/* The default of setting i for `scope`. */
+static const char *default_of(size_t i, enum svc_config_scope scope)
+{
+    int k = scope == SVC_SCOPE_AGENT ? agent_row(i) : -1;
+    return k >= 0 && agent_settings[k].dflt != NULL ? agent_settings[k].dflt : settings[i].dflt;
 }
 
 const char *svc_config_setting_name(size_t i)
@@ -286,6 +368,64 @@ static bool valid_listen(const char *v, char *why, size_t whylen)
     return true;
 }
 
+/* The settings whose text has a form (empty is always allowed): the fleet's
+ * Prometheus URL (its query is appended), the label named in the fleet's
+ * queries (it is written into PromQL, so it must be a label name and nothing
+ * more), the node name written into label values. */
+static bool text_valid(const char *name, const char *v, char *why, size_t whylen)
+{
+    if (v[0] == '\0')
+        return true;
+    if (strcmp(name, "fleet_prometheus") == 0) {
+        size_t scheme = strncmp(v, "https://", 8) == 0 ? 8 : strncmp(v, "http://", 7) == 0 ? 7 : 0;
+        if (scheme == 0 || v[scheme] == '\0' || v[scheme] == '/') {
+            snprintf(why, whylen, "\"%s\" is not an http:// or https:// URL with a host", v);
+            return false;
+        }
+        for (const char *p = v; *p != '\0'; p++) {
+            if ((unsigned char)*p <= 0x20 || *p == 0x7f || *p == '?' || *p == '#') {
+                snprintf(why, whylen,
+                         "the URL must not hold spaces, control characters, a query "
+                         "or a fragment");
+                return false;
+            }
+        }
+    } else if (strcmp(name, "fleet_cluster_label") == 0) {
+        bool ok = (isalpha((unsigned char)v[0]) || v[0] == '_') && strncmp(v, "__", 2) != 0 &&
+                  strlen(v) <= SVC_FLEET_LABEL_NAME_MAX;
+        for (const char *p = v; *p != '\0' && ok; p++)
+            ok = isalnum((unsigned char)*p) || *p == '_';
+        if (!ok) {
+            snprintf(why, whylen,
+                     "\"%.80s\" is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, "
+                     "not starting with __, at most %d characters)",
+                     v, SVC_FLEET_LABEL_NAME_MAX);
+            return false;
+        }
+        /* The labels the fleet's queries group by already (fleet_parse.c). */
+        static const char *const taken[] = {"node", "device", "model",      "vendor",    "Hostname",
+                                            "UUID", "gpu",    "pci_bus_id", "modelName", "pod"};
+        for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
+            if (strcmp(v, taken[i]) == 0) {
+                snprintf(why, whylen, "\"%s\" is a label the fleet's queries read already", v);
+                return false;
+            }
+        }
+    } else if (strcmp(name, "node_name") == 0) {
+        bool ok = strlen(v) <= 253;
+        for (const char *p = v; *p != '\0' && ok; p++)
+            ok = isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_';
+        if (!ok) {
+            snprintf(why, whylen,
+                     "\"%s\" is not a node name (at most 253 letters, digits, '.', "
+                     "'-' and '_')",
+                     v);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Set setting `s` from text `v`; on failure write "what is wrong" to why. */
 static bool set_value(struct svc_config *cfg, const struct setting *s, const char *v, char *why,
                       size_t whylen)
@@ -308,6 +448,8 @@ static bool set_value(struct svc_config *cfg, const struct setting *s, const cha
             snprintf(why, whylen, "\"%s\" is not debug, info, warn or error", v);
             return false;
         }
+        if (!text_valid(s->name, v, why, whylen))
+            return false;
         if (n == 0 && (strcmp(s->name, "nvml") == 0 || strstr(s->name, "_root") != NULL)) {
             snprintf(why, whylen, "must not be empty");
             return false;
@@ -432,6 +574,14 @@ static bool apply(struct svc_config *cfg, const struct setting *s, const char *v
     return true;
 }
 
+/* True when `st` is a setting of the command being configured. The image's
+ * environment and a configuration file may serve both commands, so the other
+ * command's settings there are passed over without a word (a flag is an error). */
+static bool in_scope(const struct svc_config *cfg, const struct setting *st)
+{
+    return svc_config_setting_in_scope((size_t)(st - settings), cfg->scope);
+}
+
 static bool load_kv(struct svc_config *cfg, const char *path, char *text, char *why, size_t whylen)
 {
     unsigned lineno = 0;
@@ -470,6 +620,8 @@ static bool load_kv(struct svc_config *cfg, const char *path, char *text, char *
             snprintf(why, whylen, "%s: unknown setting \"%s\"", where, k);
             return false;
         }
+        if (!in_scope(cfg, st))
+            continue;
         if (!apply(cfg, st, v, SVC_SRC_FILE, why, whylen, where))
             return false;
     }
@@ -509,6 +661,8 @@ static bool load_yaml(struct svc_config *cfg, const char *path, const char *text
             ok = false;
             break;
         }
+        if (!in_scope(cfg, st))
+            continue;
         char val[SVC_CONFIG_STR_MAX + 1];
         val[0] = '\0';
         if (cJSON_IsString(it)) {
@@ -594,10 +748,13 @@ static bool load_env(struct svc_config *cfg, char **envp, char *why, size_t whyl
                 st = &settings[i];
         }
         if (st == NULL) {
-            warn(cfg, "environment variable %s is not a serve setting (ignored)", name);
+            warn(cfg, "environment variable %s is not %s setting (ignored)", name,
+                 cfg->scope == SVC_SCOPE_AGENT ? "an agent" : "a serve");
             continue;
         }
         snprintf(where, sizeof(where), "environment %s", name);
+        if (!in_scope(cfg, st))
+            continue;
         if (!apply(cfg, st, eq + 1, SVC_SRC_ENV, why, whylen, where))
             return false;
     }
@@ -620,25 +777,36 @@ static const char *env_lookup(char **envp, const char *name)
 enum svc_config_result svc_config_load(int argc, char **argv, char **envp, struct svc_config *cfg,
                                        char *why, size_t whylen)
 {
+    return svc_config_load_scope(SVC_SCOPE_SERVE, argc, argv, envp, cfg, why, whylen);
+}
+
+enum svc_config_result svc_config_load_scope(enum svc_config_scope scope, int argc, char **argv,
+                                             char **envp, struct svc_config *cfg, char *why,
+                                             size_t whylen)
+{
     char flag[N_SETTINGS][64];
     struct option opts[N_SETTINGS + 3];
+    size_t n_opts = 0;
     char where[128];
     if (envp == NULL)
         envp = environ;
     memset(cfg, 0, sizeof(*cfg));
+    cfg->scope = scope;
     for (size_t i = 0; i < N_SETTINGS; i++) {
-        if (!set_value(cfg, &settings[i], settings[i].dflt, why, whylen))
+        if (!set_value(cfg, &settings[i], default_of(i, scope), why, whylen))
             return SVC_CONFIG_ERROR; /* a bad default is a bug; tests catch it */
         cfg->source[i] = SVC_SRC_DEFAULT;
         flag_name(&settings[i], flag[i], sizeof(flag[i]));
-        opts[i].name = flag[i];
-        opts[i].has_arg = settings[i].type == T_BOOL ? optional_argument : required_argument;
-        opts[i].flag = NULL;
-        opts[i].val = (int)i;
+        if (!svc_config_setting_in_scope(i, scope))
+            continue;
+        opts[n_opts].name = flag[i];
+        opts[n_opts].has_arg = settings[i].type == T_BOOL ? optional_argument : required_argument;
+        opts[n_opts].flag = NULL;
+        opts[n_opts++].val = (int)i;
     }
-    opts[N_SETTINGS] = (struct option){"help", no_argument, NULL, OPT_HELP};
-    opts[N_SETTINGS + 1] = (struct option){"config", required_argument, NULL, OPT_CONFIG};
-    opts[N_SETTINGS + 2] = (struct option){NULL, 0, NULL, 0};
+    opts[n_opts] = (struct option){"help", no_argument, NULL, OPT_HELP};
+    opts[n_opts + 1] = (struct option){"config", required_argument, NULL, OPT_CONFIG};
+    opts[n_opts + 2] = (struct option){NULL, 0, NULL, 0};
 
     /* The file comes first in precedence order but is named by a flag or a
      * variable, so find it before anything else is applied. */
@@ -699,21 +867,40 @@ enum svc_config_result svc_config_load(int argc, char **argv, char **envp, struc
 
 void svc_config_help(FILE *fp)
 {
+    svc_config_help_scope(SVC_SCOPE_SERVE, fp);
+}
+
+void svc_config_help_scope(enum svc_config_scope scope, FILE *fp)
+{
+    if (scope == SVC_SCOPE_AGENT)
+        fprintf(fp, "usage: accel-advisor agent [--config FILE] [--SETTING VALUE]...\n\n"
+                    "The node agent: probes this host's accelerators and serves only GET /metrics\n"
+                    "(the probe's series, each device labelled with its node, PCI address, vendor\n"
+                    "and catalog id, and whether it is free) and GET /healthz, for Prometheus to\n"
+                    "scrape (docs/probe.md, \"Agent\"). ");
+    else
+        fprintf(fp, "usage: accel-advisor serve [--config FILE] [--SETTING VALUE]...\n\n"
+                    "Serves the HTTP API (openapi.yaml) on libmicrohttpd. ");
     fprintf(fp,
-            "usage: accel-advisor serve [--config FILE] [--SETTING VALUE]...\n\n"
-            "Serves the HTTP API (openapi.yaml) on libmicrohttpd. Every setting below is a\n"
+            "Every setting below is a\n"
             "flag, an environment variable and a key of the configuration file; the flag\n"
             "wins over the variable, the variable over the file, the file over the default.\n"
             "The file (--config FILE or %s) is YAML when named *.yaml, *.yml\n"
-            "or *.json, otherwise lines of `key = value` (# comments).\n\n"
-            "Signals: SIGTERM/SIGINT stop accepting, finish in-flight requests, exit 0;\n"
-            "SIGHUP reloads the rule set and the API keys (a set that fails to load is\n"
-            "logged and the last good one keeps serving) and asks for a fresh probe.\n\n"
-            "settings:\n",
+            "or *.json, otherwise lines of `key = value` (# comments).\n\n",
             CONFIG_ENV);
+    if (scope == SVC_SCOPE_AGENT)
+        fprintf(fp, "Signals: SIGTERM/SIGINT stop the agent, exit 0; SIGHUP asks for a fresh\n"
+                    "probe.\n\nsettings:\n");
+    else
+        fprintf(fp, "Signals: SIGTERM/SIGINT stop accepting, finish in-flight requests, exit 0;\n"
+                    "SIGHUP reloads the rule set and the API keys (a set that fails to load is\n"
+                    "logged and the last good one keeps serving) and asks for a fresh probe.\n\n"
+                    "settings:\n");
     for (size_t i = 0; i < N_SETTINGS; i++) {
         const struct setting *s = &settings[i];
         char fl[64], en[128], arg[80];
+        if (!svc_config_setting_in_scope(i, scope))
+            continue;
         flag_name(s, fl, sizeof(fl));
         env_name(s, en, sizeof(en));
         if (s->type == T_BOOL)
@@ -721,7 +908,7 @@ void svc_config_help(FILE *fp)
         else
             snprintf(arg, sizeof(arg), "--%s %s", fl, s->meta);
         fprintf(fp, "  %s\n      %s\n      env %s, file key %s, default \"%s\"", arg, s->help, en,
-                s->name, s->dflt);
+                s->name, default_of(i, scope));
         if (s->type == T_UINT || s->type == T_BYTES)
             fprintf(fp, ", range %lu..%lu", s->min, s->max);
         else if (s->type == T_MS)
@@ -732,4 +919,22 @@ void svc_config_help(FILE *fp)
             "  --config FILE\n      configuration file (env %s)\n"
             "  -h, --help\n      this help\n",
             CONFIG_ENV);
+}
+
+void svc_config_log(const struct svc_config *cfg)
+{
+    struct svc_log_line l;
+    char val[SVC_CONFIG_STR_MAX];
+    svc_log_begin(&l, "info", "config");
+    svc_log_str(&l, "file", cfg->config_file[0] != '\0' ? cfg->config_file : NULL);
+    for (size_t i = 0; i < N_SETTINGS; i++) {
+        if (!svc_config_setting_in_scope(i, cfg->scope))
+            continue;
+        svc_config_setting_value(cfg, i, val, sizeof(val));
+        svc_log_str(&l, settings[i].name, val);
+    }
+    svc_log_end_msg(&l, "effective configuration%s%s",
+                    cfg->config_file[0] != '\0' ? " with file " : "", cfg->config_file);
+    for (size_t i = 0; i < cfg->n_warnings; i++)
+        svc_log_msg("warn", "config", "%s", cfg->warnings[i]);
 }

@@ -38,6 +38,21 @@
 #define SVC_PROBE_INTERVAL_MIN_MS 100u
 #define SVC_PROBE_INTERVAL_MAX_MS 86400000u
 
+/* The node agent's address when none is configured (`accel-advisor agent`). */
+#define SVC_AGENT_DEFAULT_LISTEN "127.0.0.1:9402"
+
+/* The fleet (docs/operations.md, "Fleet"): accepted ranges, in milliseconds and
+ * bytes. */
+#define SVC_FLEET_TIMEOUT_MIN_MS       100u
+#define SVC_FLEET_TIMEOUT_MAX_MS       600000u
+#define SVC_FLEET_INTERVAL_MIN_MS      1000u
+#define SVC_FLEET_STALE_MAX_MS         604800000u /* a week */
+#define SVC_FLEET_RESPONSE_BYTES_MIN   (64u << 10)
+#define SVC_FLEET_RESPONSE_BYTES_LIMIT (256u << 20)
+#define SVC_FLEET_SERIES_LIMIT         1000000u
+/* Longest fleet_cluster_label: it is written into the fleet's PromQL. */
+#define SVC_FLEET_LABEL_NAME_MAX 64
+
 /* Hard ceilings a configuration may not pass. */
 #define SVC_MAX_BODY_BYTES_LIMIT     (64u << 20)
 #define SVC_MAX_BATCH_LIMIT          10000
@@ -49,6 +64,11 @@
 #define SVC_CONFIG_MAX_WARNINGS 16
 
 enum svc_config_source { SVC_SRC_DEFAULT, SVC_SRC_FILE, SVC_SRC_ENV, SVC_SRC_FLAG };
+
+/* The commands that read these settings: `serve` takes them all, `agent` (the
+ * node agent: /metrics and /healthz only) the few it uses, some with defaults of
+ * its own (listen: SVC_AGENT_DEFAULT_LISTEN). */
+enum svc_config_scope { SVC_SCOPE_SERVE, SVC_SCOPE_AGENT };
 
 struct svc_config {
     char listen[SVC_CONFIG_STR_MAX]; /* HOST:PORT; port 0 picks a free one */
@@ -83,10 +103,23 @@ struct svc_config {
     char sysfs_root[SVC_CONFIG_STR_MAX]; /* plays /sys for the probe */
     char dev_root[SVC_CONFIG_STR_MAX];
     char proc_root[SVC_CONFIG_STR_MAX];
-    char nvml[SVC_CONFIG_STR_MAX]; /* auto | off | library path */
+    char nvml[SVC_CONFIG_STR_MAX];      /* auto | off | library path */
+    char node_name[SVC_CONFIG_STR_MAX]; /* node label of the device series; "" = host name */
+    /* The fleet read from Prometheus (fleet.h); fleet_prometheus "" = off. */
+    char fleet_prometheus[SVC_CONFIG_STR_MAX]; /* base URL of the HTTP API */
+    char fleet_bearer_token_file[SVC_CONFIG_STR_MAX];
+    char fleet_ca_file[SVC_CONFIG_STR_MAX];
+    unsigned fleet_timeout_ms;
+    unsigned fleet_interval_ms;
+    unsigned fleet_stale_after_ms;
+    unsigned fleet_max_response_bytes;
+    unsigned fleet_max_series;
+    char fleet_cluster_label[SVC_CONFIG_STR_MAX]; /* "" = no per-cluster counts */
 
+    /* Which command's settings these are (svc_config_load_scope). */
+    enum svc_config_scope scope;
     /* Where each setting came from (index: svc_config_setting_count order). */
-    enum svc_config_source source[48];
+    enum svc_config_source source[64];
     char config_file[SVC_CONFIG_STR_MAX]; /* "" when none */
     /* Unknown ACCEL_ADVISOR_* variables and similar: logged, not fatal. */
     char warnings[SVC_CONFIG_MAX_WARNINGS][256];
@@ -102,8 +135,24 @@ enum svc_config_result { SVC_CONFIG_OK, SVC_CONFIG_HELP, SVC_CONFIG_ERROR };
 enum svc_config_result svc_config_load(int argc, char **argv, char **envp, struct svc_config *cfg,
                                        char *why, size_t whylen);
 
+/* svc_config_load for the settings of `scope`: a flag of another command's
+ * setting is an error; its variable, or its key in the file (the image's
+ * environment and a file may serve both commands), is ignored. Every field of
+ * *cfg is set (settings outside the scope to their defaults). */
+enum svc_config_result svc_config_load_scope(enum svc_config_scope scope, int argc, char **argv,
+                                             char **envp, struct svc_config *cfg, char *why,
+                                             size_t whylen);
+
 /* Print every setting: flag, environment variable, file key, default, meaning. */
 void svc_config_help(FILE *fp);
+/* The same for the settings of `scope`. */
+void svc_config_help_scope(enum svc_config_scope scope, FILE *fp);
+
+/* The scope of the command named `command` ("serve", "agent"); false for a
+ * command that does not read these settings. */
+bool svc_config_command_scope(const char *command, enum svc_config_scope *out);
+/* True when setting i is one of `scope`'s. */
+bool svc_config_setting_in_scope(size_t i, enum svc_config_scope scope);
 
 /* The settings, for logs and docs: count, and name/value of setting i. */
 size_t svc_config_setting_count(void);
@@ -114,5 +163,9 @@ const char *svc_config_setting_meta(size_t i);
 /* Current value of setting i as text into buf. */
 void svc_config_setting_value(const struct svc_config *cfg, size_t i, char *buf, size_t len);
 const char *svc_config_source_name(enum svc_config_source s);
+
+/* Log the effective configuration of cfg's scope (one line, every setting; file
+ * paths, never a file's content) and the warnings of its loading. */
+void svc_config_log(const struct svc_config *cfg);
 
 #endif /* SVC_CONFIG_H */

@@ -120,6 +120,15 @@ int svc_check_document(const api_schema *schema, const char *name, enum svc_synt
                        const char *text, size_t len, unsigned depth, FILE *fp, const char *prefix,
                        cJSON **out)
 {
+    struct svc_document_edit none = {NULL, NULL};
+    return svc_check_edited_document(schema, name, syntax, text, len, depth, fp, prefix, &none,
+                                     out);
+}
+
+int svc_check_edited_document(const api_schema *schema, const char *name, enum svc_syntax syntax,
+                              const char *text, size_t len, unsigned depth, FILE *fp,
+                              const char *prefix, const struct svc_document_edit *edit, cJSON **out)
+{
     struct dc_error err;
     struct api_schema_result vr = {0};
     dc_yaml_doc *y = NULL;
@@ -133,6 +142,10 @@ int svc_check_document(const api_schema *schema, const char *name, enum svc_synt
     if (status != 0)
         goto out;
     status = 2;
+    if (edit->apply != NULL && !edit->apply(doc, edit->ctx)) {
+        fprintf(fp, "%sout of memory\n", prefix);
+        goto out;
+    }
     if (api_schema_validate(schema, doc, API_VALIDATION_MAX_ERRORS, &vr, &err) != DC_OK) {
         fprintf(fp, "%scannot validate: %s\n", prefix, err.msg);
         goto out;

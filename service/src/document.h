@@ -10,6 +10,7 @@
 #ifndef SVC_DOCUMENT_H
 #define SVC_DOCUMENT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
@@ -33,5 +34,19 @@ enum svc_syntax svc_document_syntax(const char *path, const char *text, size_t l
 int svc_check_document(const api_schema *schema, const char *name, enum svc_syntax syntax,
                        const char *text, size_t len, unsigned depth, FILE *fp, const char *prefix,
                        cJSON **out);
+
+/* A change made to a parsed document before it is checked (a command-line flag
+ * that sets a field): apply returns false when out of memory. */
+struct svc_document_edit {
+    bool (*apply)(cJSON *doc, void *ctx);
+    void *ctx;
+};
+
+/* svc_check_document with `edit` applied to the document between parsing and
+ * validation, so an edited field is checked like one written in the file. */
+int svc_check_edited_document(const api_schema *schema, const char *name, enum svc_syntax syntax,
+                              const char *text, size_t len, unsigned depth, FILE *fp,
+                              const char *prefix, const struct svc_document_edit *edit,
+                              cJSON **out);
 
 #endif /* SVC_DOCUMENT_H */

@@ -24,6 +24,8 @@ static const struct {
     [SVC_ROUTE_ACCELERATORS] = {"/v1/accelerators", GET_HEAD, true, true},
     [SVC_ROUTE_RULES] = {"/v1/rules", GET_HEAD, true, true},
     [SVC_ROUTE_INVENTORY] = {"/v1/inventory", GET_HEAD, true, false},
+    [SVC_ROUTE_MODELS] = {"/v1/models", GET_HEAD, true, true},
+    [SVC_ROUTE_FLEET] = {"/v1/fleet", GET_HEAD, true, false},
     [SVC_ROUTE_HEALTHZ] = {"/healthz", GET_HEAD, false, false},
     [SVC_ROUTE_READYZ] = {"/readyz", GET_HEAD, false, false},
     [SVC_ROUTE_METRICS] = {"/metrics", GET_HEAD, false, false},

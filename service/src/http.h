@@ -16,6 +16,8 @@ enum svc_route {
     SVC_ROUTE_ACCELERATORS, /* GET /v1/accelerators */
     SVC_ROUTE_RULES,        /* GET /v1/rules */
     SVC_ROUTE_INVENTORY,    /* GET /v1/inventory */
+    SVC_ROUTE_MODELS,       /* GET /v1/models */
+    SVC_ROUTE_FLEET,        /* GET /v1/fleet */
     SVC_ROUTE_HEALTHZ,
     SVC_ROUTE_READYZ,
     SVC_ROUTE_METRICS,

@@ -193,24 +193,6 @@ static void put(struct out *o, const char *fmt, ...)
     }
 }
 
-/* A label value escaped as the text format asks: \\, \" and \n. */
-static void label_value(char *dst, size_t cap, const char *s)
-{
-    size_t n = 0;
-    for (; s != NULL && *s != '\0' && n + 3 < cap; s++) {
-        if (*s == '\\' || *s == '"') {
-            dst[n++] = '\\';
-            dst[n++] = *s;
-        } else if (*s == '\n') {
-            dst[n++] = '\\';
-            dst[n++] = 'n';
-        } else {
-            dst[n++] = *s;
-        }
-    }
-    dst[n] = '\0';
-}
-
 static void family(struct out *o, const char *name, const char *type, const char *help)
 {
     put(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
@@ -264,7 +246,7 @@ static void explanation_metrics(struct out *o, const struct svc_metrics *m)
     for (size_t f = 0; f < 2; f++) {
         if (f == 1)
             family(o, "accel_advisor_explanations_stopped_total", "counter",
-                   "Explanations cut short, by the budget spent: 64 evaluations or 2 ms.");
+                   "Explanations cut short, by the budget spent: the evaluations (64), or the 250 ms guard.");
         for (size_t i = 0; i < 2; i++)
             put(o, "accel_advisor_%s %llu\n", series[f][i],
                 (unsigned long long)load(&counts[f][i]));
@@ -276,84 +258,23 @@ static void explanation_metrics(struct out *o, const struct svc_metrics *m)
               load(&m->explain_duration_sum_ns), true);
 }
 
-/* Devices of one (vendor, model) pair of a snapshot: how many, how many free. */
-static void probe_device_counts(struct out *o, const struct probe_snapshot *snap)
+/* The per-device series (probe/src/probe_metrics.c), written through a memory
+ * stream into the exposition. */
+static void probe_device_series(struct out *o, const struct probe_snapshot *snap, const char *node)
 {
-    family(o, "accel_advisor_probe_devices", "gauge",
-           "Accelerators of the latest probe by vendor and catalog model (unknown: ids not in "
-           "the catalog): attached (lost ones excluded) and free (docs/probe.md).");
-    for (size_t i = 0; i < snap->n_devices; i++) {
-        const struct probe_device *d = &snap->devices[i];
-        const char *model = d->catalog_id != NULL ? d->catalog_id : "unknown";
-        bool seen = false; /* counted with an earlier device of the same pair */
-        for (size_t j = 0; j < i && !seen; j++) {
-            const struct probe_device *e = &snap->devices[j];
-            seen = strcmp(e->vendor, d->vendor) == 0 &&
-                   strcmp(e->catalog_id != NULL ? e->catalog_id : "unknown", model) == 0;
-        }
-        if (seen)
-            continue;
-        unsigned n = 0, n_free = 0;
-        for (size_t j = i; j < snap->n_devices; j++) {
-            const struct probe_device *e = &snap->devices[j];
-            if (strcmp(e->vendor, d->vendor) != 0 ||
-                strcmp(e->catalog_id != NULL ? e->catalog_id : "unknown", model) != 0 ||
-                e->state == PROBE_DEVICE_LOST)
-                continue;
-            n++;
-            n_free += probe_device_free(e);
-        }
-        char v[64], m[128];
-        label_value(v, sizeof(v), d->vendor);
-        label_value(m, sizeof(m), model);
-        put(o, "accel_advisor_probe_devices{vendor=\"%s\",model=\"%s\",state=\"attached\"} %u\n", v,
-            m, n);
-        put(o, "accel_advisor_probe_devices{vendor=\"%s\",model=\"%s\",state=\"free\"} %u\n", v, m,
-            n_free);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+    if (fp == NULL) {
+        o->oom = true;
+        return;
     }
-}
-
-/* One gauge per device, for the devices where the figure is known. */
-enum probe_gauge { G_MEM_TOTAL, G_MEM_USED, G_UTIL, G_UP };
-
-static void probe_device_gauge(struct out *o, const struct probe_snapshot *snap, enum probe_gauge g,
-                               const char *name, const char *help)
-{
-    family(o, name, "gauge", help);
-    for (size_t i = 0; i < snap->n_devices; i++) {
-        const struct probe_device *d = &snap->devices[i];
-        double v;
-        switch (g) {
-        case G_MEM_TOTAL:
-            if (!d->has_memory_total)
-                continue;
-            v = (double)d->memory_total_bytes;
-            break;
-        case G_MEM_USED:
-            if (!d->has_memory_used)
-                continue;
-            v = (double)d->memory_used_bytes;
-            break;
-        case G_UTIL:
-            if (!d->has_utilization)
-                continue;
-            v = d->utilization_percent / 100.0;
-            break;
-        default:
-            v = d->state == PROBE_DEVICE_OK ? 1 : 0;
-            break;
-        }
-        char dev[64], ven[64], m[128];
-        if (d->pci_address[0] != '\0')
-            label_value(dev, sizeof(dev), d->pci_address);
-        else if (d->index >= 0)
-            snprintf(dev, sizeof(dev), "index-%d", d->index);
-        else
-            snprintf(dev, sizeof(dev), "device-%zu", i);
-        label_value(ven, sizeof(ven), d->vendor);
-        label_value(m, sizeof(m), d->catalog_id != NULL ? d->catalog_id : "unknown");
-        put(o, "%s{device=\"%s\",vendor=\"%s\",model=\"%s\"} %.17g\n", name, dev, ven, m, v);
-    }
+    enum dc_status rc = probe_snapshot_format_metrics(snap, node, fp);
+    if (fclose(fp) != 0 || rc != DC_OK)
+        o->oom = true;
+    else
+        put(o, "%s", text);
+    free(text);
 }
 
 /* The two memory budgets: bytes held now, the configured limit, refusals. */
@@ -386,7 +307,7 @@ static void budget_metrics(struct out *o, const struct svc_metrics *m,
 }
 
 static void probe_metrics(struct out *o, const struct svc_probe_status *ps,
-                          const struct probe_snapshot *snap)
+                          const struct probe_snapshot *snap, const char *node)
 {
     const struct probe_worker_stats *st = &ps->stats;
     family(o, "accel_advisor_probe_runs_total", "counter", "Probes that produced a snapshot.");
@@ -417,15 +338,7 @@ static void probe_metrics(struct out *o, const struct svc_probe_status *ps,
     family(o, "accel_advisor_probe_snapshot_age_seconds", "gauge",
            "Seconds since the latest snapshot was finished.");
     put(o, "accel_advisor_probe_snapshot_age_seconds %.3f\n", probe_snapshot_age_seconds(snap));
-    probe_device_counts(o, snap);
-    probe_device_gauge(o, snap, G_UP, "accel_advisor_probe_device_up",
-                       "1 when the device answers, 0 when it is lost or failing.");
-    probe_device_gauge(o, snap, G_MEM_TOTAL, "accel_advisor_probe_device_memory_total_bytes",
-                       "Device memory (NVML or amdgpu when read, else the catalog's).");
-    probe_device_gauge(o, snap, G_MEM_USED, "accel_advisor_probe_device_memory_used_bytes",
-                       "Device memory in use.");
-    probe_device_gauge(o, snap, G_UTIL, "accel_advisor_probe_device_utilization_ratio",
-                       "Device utilisation, 0 to 1.");
+    probe_device_series(o, snap, node);
 }
 
 static void process_metrics(struct out *o)
@@ -458,28 +371,60 @@ static void process_metrics(struct out *o)
     }
 }
 
+static void build_info(struct out *o, const struct svc_metrics_info *info)
+{
+    char v1[256], v2[256], v3[512];
+    family(o, "accel_advisor_build_info", "gauge",
+           "Build information: version, contract version and libmicrohttpd version; always 1.");
+    probe_metrics_label(v1, sizeof(v1), info->version);
+    probe_metrics_label(v2, sizeof(v2), info->contract_version);
+    probe_metrics_label(v3, sizeof(v3), info->mhd_version);
+    put(o, "accel_advisor_build_info{version=\"%s\",contract=\"%s\",libmicrohttpd=\"%s\"} 1\n", v1,
+        v2, v3);
+}
+
+/* The end of an exposition: the probe's series, the fleet's, the process's. */
+static char *finish(struct out *o, const struct svc_metrics_info *info, size_t *len)
+{
+    if (info->probe != NULL)
+        probe_metrics(o, info->probe, info->snapshot, info->node);
+    if (info->fleet_text != NULL)
+        put(o, "%s", info->fleet_text);
+    process_metrics(o);
+    if (o->oom) {
+        free(o->buf);
+        return NULL;
+    }
+    if (len != NULL)
+        *len = o->len;
+    return o->buf;
+}
+
+char *svc_metrics_render_agent(const struct svc_metrics_info *info, size_t *len)
+{
+    struct out o = {malloc(16384), 0, 16384, false};
+    if (o.buf == NULL)
+        return NULL;
+    o.buf[0] = '\0';
+    build_info(&o, info);
+    return finish(&o, info, len);
+}
+
 char *svc_metrics_render(const struct svc_metrics *m, const struct svc_metrics_info *info,
                          size_t *len)
 {
     struct out o = {malloc(16384), 0, 16384, false};
-    char v1[256], v2[256], v3[512];
+    char v1[256], v3[512];
     if (o.buf == NULL)
         return NULL;
     o.buf[0] = '\0';
-
-    family(&o, "accel_advisor_build_info", "gauge",
-           "Build information: version, contract version and libmicrohttpd version; always 1.");
-    label_value(v1, sizeof(v1), info->version);
-    label_value(v2, sizeof(v2), info->contract_version);
-    label_value(v3, sizeof(v3), info->mhd_version);
-    put(&o, "accel_advisor_build_info{version=\"%s\",contract=\"%s\",libmicrohttpd=\"%s\"} 1\n", v1,
-        v2, v3);
+    build_info(&o, info);
 
     family(&o, "accel_advisor_rules_info", "gauge",
            "The rule set serving requests: its version (SHA-256) and origin; always 1.");
     if (info->rules_version != NULL) {
-        label_value(v1, sizeof(v1), info->rules_version);
-        label_value(v3, sizeof(v3), info->rules_origin);
+        probe_metrics_label(v1, sizeof(v1), info->rules_version);
+        probe_metrics_label(v3, sizeof(v3), info->rules_origin);
         put(&o, "accel_advisor_rules_info{version=\"%s\",origin=\"%s\"} 1\n", v1, v3);
     }
     family(&o, "accel_advisor_rules", "gauge", "Rules in the serving rule set.");
@@ -587,14 +532,5 @@ char *svc_metrics_render(const struct svc_metrics *m, const struct svc_metrics_i
     family(&o, "accel_advisor_worker_threads", "gauge", "HTTP worker threads.");
     put(&o, "accel_advisor_worker_threads %u\n", info->threads);
 
-    if (info->probe != NULL)
-        probe_metrics(&o, info->probe, info->snapshot);
-    process_metrics(&o);
-    if (o.oom) {
-        free(o.buf);
-        return NULL;
-    }
-    if (len != NULL)
-        *len = o.len;
-    return o.buf;
+    return finish(&o, info, len);
 }

@@ -35,11 +35,11 @@
     }
 #define SVC_METRICS_BUCKET_COUNT 19
 
-/* Upper bounds of the explanation-duration histogram, in seconds: around the
- * 2 ms an explanation may take on the server (DC_EXPLAIN_TIME_BUDGET_NS). */
+/* Upper bounds of the explanation-duration histogram, in seconds: from a
+ * fraction of a millisecond to the 250 ms guard (DC_EXPLAIN_TIME_GUARD_NS). */
 #define SVC_METRICS_EXPLAIN_BUCKETS                                                                \
     {                                                                                              \
-        0.0001, 0.00025, 0.0005, 0.001, 0.0015, 0.002, 0.0025, 0.005, 0.01                         \
+        0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25                                  \
     }
 #define SVC_METRICS_EXPLAIN_BUCKET_COUNT 9
 
@@ -55,7 +55,7 @@ enum svc_refusal {
     SVC_REFUSED_COUNT
 };
 
-/* Families counted by accel_advisor_recommendations_total: gpu, tpu, cpu, none. */
+/* Families counted by accel_advisor_recommendations_total: gpu, tpu, cpu, asic, none. */
 #define SVC_METRICS_FAMILY_NONE DC_FAMILY_COUNT
 
 struct svc_metrics {
@@ -135,6 +135,8 @@ struct svc_metrics_info {
     size_t cache_bytes;
     const struct svc_probe_status *probe;  /* NULL when the probe is off */
     const struct probe_snapshot *snapshot; /* latest; NULL before the first */
+    const char *node;                      /* the node label of the probe's device series */
+    const char *fleet_text; /* the fleet's families (fleet.h), appended; NULL without */
 };
 
 /* The process metrics of Linux's /proc/self. Fields are -1 when unknown. */
@@ -152,5 +154,9 @@ void svc_process_stats_read(struct svc_process_stats *out);
  * out of memory. Thread-safe. */
 char *svc_metrics_render(const struct svc_metrics *m, const struct svc_metrics_info *info,
                          size_t *len);
+
+/* The exposition of `accel-advisor agent`: build information, the probe's
+ * families and series, and the process's; none of the server's. Same contract. */
+char *svc_metrics_render_agent(const struct svc_metrics_info *info, size_t *len);
 
 #endif /* SVC_METRICS_H */

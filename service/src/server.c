@@ -12,6 +12,7 @@
  * access-log line and frees the context. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdint.h>
@@ -103,7 +104,9 @@ struct req {
     const char *origin;            /* view into libmicrohttpd's header storage */
     const struct svc_asset *asset; /* GET / and /ui/NAME: the playground's file */
     dc_ruleset *rs;                /* a reference held for the request's whole life */
-    char cache_version[SVC_CACHE_VERSION_MAX + 1]; /* rules version "/" probe generation */
+    char cache_version[SVC_CACHE_VERSION_MAX + 1]; /* rules version "/" probe generation,
+                                                      staleness, the fleet's
+                                                      (svc__fleet_cache_version); "" unused */
     struct svc_trace trace;   /* W3C trace context: the caller's trace, our span */
     char etag[SVC_ETAG_SIZE]; /* the 200's ETag on routes that have one; "" otherwise */
 };
@@ -392,7 +395,7 @@ static enum dc_status explain_one(svc_server *s, const struct req *r, const cJSO
     *e = NULL;
     if (res->workload.explain == 0)
         return DC_OK;
-    struct dc_explain_opts eo = {res->workload.explain, 0, DC_EXPLAIN_TIME_BUDGET_NS};
+    struct dc_explain_opts eo = {res->workload.explain, 0, DC_EXPLAIN_TIME_GUARD_NS};
     enum dc_status rc = dc_explain(r->rs, workload, opts, res, &eo, e, &err);
     if (rc != DC_OK) {
         snprintf(why, whylen, "dc_explain: %s: %s", dc_status_name(rc), err.msg);
@@ -413,6 +416,14 @@ static bool deterministic(const struct dc_explanation *e)
                          e->robustness.usage.stop != DC_EXPLAIN_STOP_TIME);
 }
 
+/* A probe snapshot is stale when no probe has published for a whole interval
+ * plus the timeout; *age is its age (NAN without a snapshot). */
+static bool probe_stale(const svc_server *s, const struct probe_snapshot *snap, double *age)
+{
+    *age = snap != NULL ? probe_snapshot_age_seconds(snap) : NAN;
+    return snap != NULL && *age * 1e3 > s->cfg.probe_interval_ms + s->cfg.probe_timeout_ms;
+}
+
 /* Recommend for one validated workload. On DC_OK *out is the Recommendation
  * body (owned text of *out_len bytes) and *cacheable says whether it may be
  * cached; on DC_EINVAL *problem is a 400 problem; otherwise an internal error. */
@@ -431,11 +442,20 @@ static enum dc_status recommend_one(svc_server *s, struct req *r, const cJSON *w
         .request_id = r->id,
     };
     struct dc_availability *avail = NULL;
-    if (s->probe_holder != NULL) {
+    if (s->fleet != NULL) {
+        /* The fleet's, when configured: this host is (at most) one of its nodes. */
+        enum dc_status arc = svc__fleet_availability(s, r->rs, &opts, &avail);
+        if (arc != DC_OK) {
+            free(avail);
+            snprintf(why, whylen, "availability: %s", dc_status_name(arc));
+            return arc;
+        }
+    } else if (s->probe_holder != NULL) {
         /* With a probe every candidate carries its availability: none is
          * attached until the first snapshot is in. */
         const struct probe_snapshot *snap = svc__probe_get(s);
         enum dc_status arc = svc_inventory_availability(r->rs, snap, &avail, &opts.n_availability);
+        opts.availability_stale = probe_stale(s, snap, &opts.availability_age_seconds);
         probe_snapshot_release(snap);
         if (arc != DC_OK) {
             snprintf(why, whylen, "availability: %s", dc_status_name(arc));
@@ -499,10 +519,18 @@ static enum MHD_Result respond_recommendation(svc_server *s, struct MHD_Connecti
  * generation too, since every body then carries live availability. */
 static const char *cache_version(svc_server *s, struct req *r)
 {
-    if (s->probe_holder == NULL)
+    if (s->probe_holder == NULL && s->fleet == NULL)
         return dc_ruleset_version(r->rs);
-    snprintf(r->cache_version, sizeof(r->cache_version), "%s/%llu", dc_ruleset_version(r->rs),
-             (unsigned long long)svc__probe_generation(s));
+    char fleet[48] = "";
+    if (s->fleet != NULL)
+        svc__fleet_cache_version(s, fleet, sizeof(fleet));
+    /* A snapshot turning stale changes the bodies (availability.stale, a warning). */
+    const struct probe_snapshot *snap = svc__probe_get(s);
+    double age;
+    bool stale = probe_stale(s, snap, &age);
+    probe_snapshot_release(snap);
+    snprintf(r->cache_version, sizeof(r->cache_version), "%s/%llu%s%s", dc_ruleset_version(r->rs),
+             (unsigned long long)svc__probe_generation(s), stale ? "s" : "", fleet);
     return r->cache_version;
 }
 
@@ -808,13 +836,18 @@ static enum MHD_Result handle_accelerators(svc_server *s, struct MHD_Connection 
     return respond(s, c, r, status, status == 200 ? JSON_TYPE : NULL, text, len, BODY_MALLOC, NULL);
 }
 
-static enum MHD_Result handle_rules(svc_server *s, struct MHD_Connection *c, struct req *r)
+/* GET /v1/rules and GET /v1/models: a document of the rule set, tagged by its
+ * version (api/src/convert.c, api/src/models_render.c render them). */
+static enum MHD_Result handle_ruleset_document(svc_server *s, struct MHD_Connection *c,
+                                               struct req *r,
+                                               char *(*render)(const dc_ruleset *, size_t *),
+                                               const char *what)
 {
     int status = conditional_status(s, c, r, dc_ruleset_version(r->rs), NULL);
     size_t len = 0;
-    char *text = api_rules_render(r->rs, &len);
+    char *text = render(r->rs, &len);
     if (text == NULL)
-        return respond_internal(s, c, r, "rules", "out of memory");
+        return respond_internal(s, c, r, what, "out of memory");
     return respond(s, c, r, status, status == 200 ? JSON_TYPE : NULL, text, len, BODY_MALLOC, NULL);
 }
 
@@ -894,6 +927,23 @@ static enum MHD_Result handle_inventory(svc_server *s, struct MHD_Connection *c,
     return respond_json(s, c, r, 200, JSON_TYPE, o, NULL);
 }
 
+/* GET /v1/fleet: the latest fleet snapshot, never a fresh query. */
+static enum MHD_Result handle_fleet(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    if (s->fleet == NULL)
+        return respond_problem(s, c, r, 404, API_PROBLEM_FLEET_DISABLED, "Fleet disabled",
+                               "this server reads no fleet (start it with --fleet-prometheus URL)",
+                               NULL);
+    bool ready = false;
+    cJSON *o = svc__fleet_body(s, r->id, &ready);
+    if (!ready)
+        return respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY, "No fleet snapshot yet",
+                               "Prometheus has not answered both fleet queries yet", retry_after);
+    if (o == NULL)
+        return respond_internal(s, c, r, "fleet", "out of memory");
+    return respond_json(s, c, r, 200, JSON_TYPE, o, NULL);
+}
+
 static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, struct req *r)
 {
     dc_ruleset *rs = svc__rules_acquire(s);
@@ -913,6 +963,7 @@ static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, s
         .max_buffered_body_bytes = s->cfg.max_buffered_body_bytes,
         .max_queued_response_bytes = s->cfg.max_queued_response_bytes,
         .cache_enabled = s->cache != NULL,
+        .node = s->cfg.node_name,
     };
     svc_cache_stats(s->cache, &info.cache_entries, &info.cache_bytes);
     struct svc_probe_status ps;
@@ -920,8 +971,11 @@ static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, s
         info.probe = &ps;
         info.snapshot = svc__probe_get(s);
     }
+    char *fleet = svc__fleet_metrics(s);
+    info.fleet_text = fleet;
     size_t len = 0;
     char *text = svc_metrics_render(&s->metrics, &info, &len);
+    free(fleet);
     probe_snapshot_release(info.snapshot);
     dc_ruleset_release(rs);
     if (text == NULL)
@@ -981,9 +1035,13 @@ static enum MHD_Result dispatch(svc_server *s, struct MHD_Connection *c, struct 
     case SVC_ROUTE_ACCELERATORS:
         return handle_accelerators(s, c, r);
     case SVC_ROUTE_RULES:
-        return handle_rules(s, c, r);
+        return handle_ruleset_document(s, c, r, api_rules_render, "rules");
+    case SVC_ROUTE_MODELS:
+        return handle_ruleset_document(s, c, r, api_models_render, "models");
     case SVC_ROUTE_INVENTORY:
         return handle_inventory(s, c, r);
+    case SVC_ROUTE_FLEET:
+        return handle_fleet(s, c, r);
     case SVC_ROUTE_HEALTHZ:
         return handle_healthz(s, c, r);
     case SVC_ROUTE_READYZ:
@@ -1702,15 +1760,16 @@ static int start_daemon(svc_server *s, struct svc_listener *l, unsigned threads)
     return l->daemon != NULL ? 0 : -1;
 }
 
-int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, size_t whylen)
+svc_server *svc__server_new(const struct svc_config *cfg)
 {
-    *out = NULL;
     svc_server *s = calloc(1, sizeof(*s));
-    if (s == NULL) {
-        snprintf(why, whylen, "out of memory");
-        return -1;
-    }
+    if (s == NULL)
+        return NULL;
     s->cfg = *cfg;
+    /* The node label of the probe's device series: the host's name by default. */
+    if (s->cfg.node_name[0] == '\0' &&
+        gethostname(s->cfg.node_name, sizeof(s->cfg.node_name) - 1) != 0)
+        snprintf(s->cfg.node_name, sizeof(s->cfg.node_name), "unknown");
     s->watch_stop[0] = s->watch_stop[1] = -1;
     s->accept_wake[0] = s->accept_wake[1] = -1;
     s->spare_fd = -1;
@@ -1736,7 +1795,17 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     s->threads = cfg->threads > 0 ? cfg->threads : (unsigned)(cpus > 0 ? cpus : 1);
     if (s->threads > SVC_MAX_THREADS)
         s->threads = SVC_MAX_THREADS;
+    return s;
+}
 
+int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, size_t whylen)
+{
+    *out = NULL;
+    svc_server *s = svc__server_new(cfg);
+    if (s == NULL) {
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
     if (load_contract(s, why, whylen) != 0)
         goto fail;
     s->playground = svc_playground_new(aa_embedded_files);
@@ -1761,6 +1830,8 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     if (svc__rules_initial(s, why, whylen) != 0)
         goto fail;
     if (svc__probe_start(s, why, whylen) != 0)
+        goto fail;
+    if (svc__fleet_start(s, why, whylen) != 0)
         goto fail;
     if (svc__listen(&s->api, cfg->listen, why, whylen) != 0)
         goto fail;
@@ -1800,6 +1871,7 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     svc_log_bool(&l, "auth", s->auth != NULL);
     svc_log_bool(&l, "cors", cfg->cors_origins[0] != '\0');
     svc_log_bool(&l, "probe", cfg->probe);
+    svc_log_bool(&l, "fleet", s->fleet != NULL);
     svc_log_str(&l, "version", AA_VERSION);
     svc_log_str(&l, "libmicrohttpd", s->mhd_version);
     svc_log_end_msg(&l, "listening on %s (port %u)", cfg->listen, (unsigned)s->api.port);
@@ -1854,6 +1926,7 @@ void svc_server_free(svc_server *s)
         MHD_stop_daemon(s->api.daemon);
     if (s->admin.daemon != NULL)
         MHD_stop_daemon(s->admin.daemon);
+    svc__fleet_stop(s);
     svc__probe_stop(s);
     svc__rules_clear(s);
     api_query_params_cleanup(&s->accelerator_params);

@@ -16,9 +16,11 @@
 #include <stddef.h>
 
 #define SVC_CACHE_MAX_KEY_BYTES 65536 /* larger request bodies are never cached */
-/* Longest version a body is cached under: a rules_version (64 hex digits), and
- * with a probe "/" and the snapshot generation (up to 20 digits). */
-#define SVC_CACHE_VERSION_MAX (64 + 1 + 20)
+/* Longest version a body is cached under: a rules_version (64 hex digits); with
+ * a probe or a fleet "/", the probe snapshot's generation (up to 20 digits) and
+ * "s" when stale; with a fleet "/f", its snapshot's generation and "s" (server.c,
+ * fleet_server.c). */
+#define SVC_CACHE_VERSION_MAX (64 + 1 + 20 + 1 + 2 + 20 + 1)
 
 typedef struct svc_cache svc_cache; /* opaque; thread-safe */
 

@@ -15,6 +15,7 @@
 #include "auth.h"
 #include "config.h"
 #include "dc/ruleset.h"
+#include "fleet.h"
 #include "metrics.h"
 #include "playground.h"
 #include "probe/probe.h"
@@ -109,12 +110,24 @@ struct svc_server {
     uint64_t probe_timeouts;              /* probes seen running past probe_timeout */
     uint64_t probe_timeout_mark;
 
+    /* The fleet read from Prometheus (fleet_server.c); NULL without
+     * fleet_prometheus. */
+    svc_fleet *fleet;
+
     /* The rules directory watcher (server_watch.c). */
     uint64_t rules_fingerprint; /* of the directory, taken before the start-up load */
     pthread_t watch_thread;
     bool watch_started;
     int watch_stop[2]; /* pipe: writing wakes the watcher to exit */
 };
+
+/* ---- server.c ---- */
+
+/* A server with `cfg` (copied; an empty node_name becomes the host's name) and
+ * nothing started: what svc_server_start builds on, and what the node agent
+ * (agent.c) runs its probe in. NULL when out of memory; svc_server_free frees
+ * it whatever was started since. */
+svc_server *svc__server_new(const struct svc_config *cfg);
 
 /* ---- server_rules.c ---- */
 
@@ -146,6 +159,27 @@ uint64_t svc__probe_generation(svc_server *s);
 /* The probe's counters; false when the probe is off. Counts a probe running
  * past probe_timeout (once per probe). */
 bool svc__probe_status(svc_server *s, struct svc_probe_status *out);
+
+/* ---- fleet_server.c ---- */
+
+/* Start reading the fleet when cfg.fleet_prometheus is set (after the first
+ * rule set loaded). Returns 0, or -1 with the reason in why. */
+int svc__fleet_start(svc_server *s, char *why, size_t whylen);
+void svc__fleet_stop(svc_server *s);
+/* The fleet's availability for a request with rule set `rs`: fills opts (the
+ * availability, its source, age and staleness); *avail is owned by the caller
+ * (free()) and must outlive the recommendation. Errors: DC_ENOMEM. */
+enum dc_status svc__fleet_availability(svc_server *s, const dc_ruleset *rs,
+                                       struct dc_recommend_opts *opts,
+                                       struct dc_availability **avail);
+/* What the recommendation cache key adds for the fleet: its snapshot
+ * generation and whether it is stale. */
+void svc__fleet_cache_version(svc_server *s, char *buf, size_t len);
+/* The body of GET /v1/fleet (owned), or NULL: *ready false when there is no
+ * snapshot yet (then 503), true when out of memory. */
+cJSON *svc__fleet_body(svc_server *s, const char *request_id, bool *ready);
+/* The fleet's /metrics families (owned), or NULL without a fleet. */
+char *svc__fleet_metrics(svc_server *s);
 
 /* ---- server.c ---- */
 

@@ -42,23 +42,24 @@ prices:
   - accelerator: h100
     provider: aws
     region: us-east-1
-    offer: negotiated
+    instance_type: p5.48xlarge
+    accelerators: 8
     source: https://aws.amazon.com/ec2/pricing/on-demand/
     confidence: high
-    on_demand: {usd_per_chip_hour: 3.1, as_of: "2026-10-01"}
-    reserved: {usd_per_chip_hour: 2.0, as_of: "2026-10-01"}
+    on_demand: {usd_per_hour: 24.8, as_of: "2026-10-01"}
+    reserved: {usd_per_hour: 16.0, as_of: "2026-10-01"}
   - accelerator: tpu-v6e
     provider: aws
     region: us-east-1
-    offer: not sold there
+    instance_type: not sold there
     source: https://cloud.google.com/tpu/pricing
     confidence: high
     on_demand: {usd_per_chip_hour: 2.7, as_of: 2025}
 EOF_PRICES
 check check-prices 1 "$bin" check "$tmp/prices"
-expect_out check-prices err "prices.yaml:9: h100: unknown key \"reserved\" in an offer"
-expect_out check-prices err "prices.yaml:10: tpu-v6e: the catalog does not list aws among the providers of tpu-v6e"
-expect_out check-prices err "prices.yaml:16: tpu-v6e: \"as_of\" must be a date written YYYY-MM or YYYY-MM-DD"
+expect_out check-prices err "prices.yaml:10: h100: unknown key \"reserved\" in an offer"
+expect_out check-prices err "prices.yaml:11: tpu-v6e: the catalog does not list aws among the providers of tpu-v6e"
+expect_out check-prices err "prices.yaml:17: tpu-v6e: \"as_of\" must be a date written YYYY-MM or YYYY-MM-DD"
 # A rule that can spend most of a request's rule-evaluation budget: a warning
 # with its file, line and id; the set still loads (exit 0).
 cp "$src/rules/prices.yaml" "$tmp/prices/prices.yaml"
@@ -73,11 +74,110 @@ EOF_HEAVY
 check check-costly 0 "$bin" check "$tmp/prices"
 expect_out check-costly err "warning: rules.yaml:[0-9]*: heavy: can spend 180601 of the 250000 evaluation steps"
 expect_out check-costly out "ok: "
+
+# prices: coverage per part, provider and basis, and why a part has no price.
+check prices-coverage 0 "$bin" prices --rules "$src/rules"
+expect_out prices-coverage out "^h100  *gcp  *4 ([0-9]*d)  *4 ([0-9]*d)  *4 ([0-9]*d)  *4 ([0-9]*d)"
+expect_out prices-coverage out "^tpu7x  *-  *unpriced: Google publishes TPU7x"
+check prices-embedded 0 "$bin" prices
+check prices-help 0 "$bin" prices --help
+check prices-usage 2 "$bin" prices frobnicate x y
+check prices-missing-rules 1 "$bin" prices --rules /nonexistent
+# import: SkyPilot's CSV and AWS's Price List JSON into offers that load, with
+# every row the name table cannot map reported.
+fx="$src/tests/fixtures/prices"
+map="$src/data/accelerator-names.csv"
+mkdir -p "$tmp/imported" && cp "$src/rules/catalog.yaml" "$src/rules/sizing.yaml" "$src/rules/rules.yaml" "$tmp/imported/"
+check import-skypilot 0 "$bin" prices import skypilot --map "$map" --provider neocloud \
+    --source https://nebius.com/prices --as-of 2025-01 "$fx/skypilot-nebius.csv"
+expect_out import-skypilot out "instance_type: \"gpu-h100-sxm_8gpu-128vcpu-1600gb\""
+expect_out import-skypilot out "spot: {usd_per_hour: 10, as_of: \"2025-01\"}"
+expect_out import-skypilot out "accelerator: b200"
+expect_out import-skypilot out "accelerator: l40s"
+expect_out import-skypilot err "5 offers, 0 unmapped rows, 1 rows skipped"
+cp "$tmp/out" "$tmp/imported/prices.yaml"
+check import-skypilot-loads 0 "$bin" check "$tmp/imported"
+check import-skypilot-region 0 "$bin" prices import skypilot --map "$map" --provider neocloud \
+    --source https://nebius.com/prices --as-of 2025-01 --region us-central1 "$fx/skypilot-nebius.csv"
+expect_out import-skypilot-region err "2 offers, 0 unmapped rows, 4 rows skipped"
+check import-aws 0 "$bin" prices import aws --map "$map" "$fx/aws-price-list.json"
+expect_out import-aws out "instance_type: \"p5.48xlarge\""
+expect_out import-aws out "on_demand: {usd_per_hour: 55.04, as_of: \"2026-09-01\"}"
+expect_out import-aws out "accelerator: t4"
+expect_out import-aws out "accelerator: inferentia2"
+expect_out import-aws err "3 offers, 0 unmapped rows, 1 rows skipped"
+cp "$tmp/out" "$tmp/imported/prices.yaml"
+check import-aws-loads 0 "$bin" check "$tmp/imported"
+# A name the table lacks is reported, never guessed: the same files with L40S
+# and inf2 taken out of the table.
+grep -v -e '^skypilot,L40S,' -e '^aws,inf2,' "$map" >"$tmp/partial-map.csv"
+check import-skypilot-unmapped 0 "$bin" prices import skypilot --map "$tmp/partial-map.csv" \
+    --provider neocloud --source https://nebius.com/prices --as-of 2025-01 "$fx/skypilot-nebius.csv"
+expect_out import-skypilot-unmapped err "skypilot-nebius.csv:5: unmapped L40S (gpu-l40s-a_1gpu-8vcpu-32gb)"
+expect_out import-skypilot-unmapped err "4 offers, 1 unmapped rows, 1 rows skipped"
+check import-aws-unmapped 0 "$bin" prices import aws --map "$tmp/partial-map.csv" "$fx/aws-price-list.json"
+expect_out import-aws-unmapped err "aws-price-list.json: unmapped inf2 (inf2.xlarge)"
+expect_out import-aws-unmapped err "2 offers, 1 unmapped rows, 1 rows skipped"
+# Refusals: what an import needs stated, files of another format, a bad table.
+check import-no-as-of 2 "$bin" prices import skypilot --map "$map" --provider neocloud \
+    --source https://nebius.com/prices "$fx/skypilot-nebius.csv"
+check import-bad-provider 2 "$bin" prices import skypilot --map "$map" --provider ibm \
+    --source https://x.example --as-of 2025-01 "$fx/skypilot-nebius.csv"
+check import-bad-date 2 "$bin" prices import aws --map "$map" --as-of 2025 "$fx/aws-price-list.json"
+check import-bad-confidence 2 "$bin" prices import aws --map "$map" --confidence meh "$fx/aws-price-list.json"
+check import-unknown-format 2 "$bin" prices import gcp "$fx/aws-price-list.json"
+check import-no-file 2 "$bin" prices import aws
+check import-missing-file 2 "$bin" prices import aws --map "$map" /nonexistent.json
+check import-csv-as-aws 1 "$bin" prices import aws --map "$map" "$fx/skypilot-nebius.csv"
+expect_out import-csv-as-aws err "not an AWS Price List offer file"
+check import-json-as-skypilot 1 "$bin" prices import skypilot --map "$map" --provider aws \
+    --source https://x.example --as-of 2025-01 "$fx/aws-price-list.json"
+expect_out import-json-as-skypilot err "not a SkyPilot catalog"
+printf 'skypilot,H100\n' > "$tmp/badmap.csv"
+check import-bad-map 2 "$bin" prices import aws --map "$tmp/badmap.csv" "$fx/aws-price-list.json"
+expect_out import-bad-map err "badmap.csv:1: expected format,name,accelerator"
+check import-no-map 2 "$bin" prices import aws --map /nonexistent.csv "$fx/aws-price-list.json"
 check check-costly-json 0 "$bin" check -o json "$tmp/prices"
 expect_out check-costly-json out '"warnings":\[{"file":"rules.yaml","line":[0-9]*,"id":"heavy"'
 rm "$tmp/prices/prices.yaml"
 check check-no-prices 1 "$bin" check "$tmp/prices"
 expect_out check-no-prices err "no prices.yaml in the rule set"
+# models.yaml is linted like the rest: each entry's fields through the
+# workload's parser, its parameters recounted from its architecture, its source.
+cat > "$tmp/prices/models.yaml" <<'EOF_MODELS'
+models:
+  - name: tiny
+    title: Tiny
+    architecture: transformer
+    facts:
+      - source: https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json
+        layers: 32
+        hidden_size: 4096
+        attention_heads: 32
+        kv_heads: 8
+        intermediate_size: 14336
+        vocab_size: 128256
+        parameters: 5e9
+  - name: unsourced
+    title: Unsourced
+    architecture: cnn
+    facts:
+      - parameters: 2.5e7
+  - name: tiny
+    title: Tiny again
+    architecture: cnn
+    colour: red
+    facts:
+      - source: https://example.com/x
+        parameters: 2.5e7
+EOF_MODELS
+cp "$src/rules/prices.yaml" "$tmp/prices/"
+check check-models 1 "$bin" check "$tmp/prices"
+expect_out check-models err 'models.yaml:2: tiny: parameters 5e+09 disagree with the 8.03e+09 its architecture implies'
+expect_out check-models err 'models.yaml:18: unsourced: missing required field "source"'
+expect_out check-models err 'models.yaml:19: tiny: a model of this name is listed before'
+expect_out check-models err 'models.yaml:22: tiny: unknown key "colour" in a model'
+rm "$tmp/prices/models.yaml" "$tmp/prices/prices.yaml"
 
 # recommend: JSON body, table, stdin, and every error path.
 for f in "$src"/examples/*.json; do
@@ -114,6 +214,22 @@ check recommend-no-file 2 "$bin" recommend
 head -c 1100000 /dev/zero | tr '\0' ' ' >"$tmp/huge.json"
 check recommend-too-large 2 "$bin" recommend "$tmp/huge.json"
 expect_out recommend-too-large err "over the limit"
+
+# recommend --model: a model of the registry by name or alias, alone or in a
+# workload whose own model fields override the registry's.
+check recommend-model 0 "$bin" recommend --model llama-3.1-8b
+expect_out recommend-model out '"model":{"name":"llama-3.1-8b","architecture":"transformer","parameters":8030000000,'
+check recommend-model-alias 0 "$bin" recommend --model Qwen/Qwen3-30B-A3B -o table
+expect_out recommend-model-alias out "CHOSEN"
+printf 'task: fine-tuning\nmodel:\n  name: bert-base\n  layers: 16\n' >"$tmp/named.yaml"
+check recommend-model-override 0 "$bin" recommend --model llama-3.1-8b "$tmp/named.yaml"
+expect_out recommend-model-override out '"task":"fine-tuning"'
+expect_out recommend-model-override out '"model":{"name":"llama-3.1-8b","architecture":"transformer","parameters":8030000000,[^}]*"layers":16,'
+check recommend-model-unknown 1 "$bin" recommend --model lama-3.1-8b
+expect_out recommend-model-unknown err '/model/name: unknown model "lama-3.1-8b"; close names: llama-3.1-8b'
+check recommend-model-empty 1 "$bin" recommend --model ""
+expect_out recommend-model-empty err "/model/name: "
+check recommend-model-two-files 2 "$bin" recommend --model llama-3.1-8b a.json b.json
 
 # logic: one expression, and JSON Lines in bulk.
 check logic-one 0 "$bin" logic '{"+":[1,2]}'
@@ -170,11 +286,27 @@ check probe-broken-rules 2 "$bin" probe --rules "$tmp/broken"
 echo '{"task":"inference","model":{"parameters":1e9},"framework":"jax","prefer_available":true}' >"$tmp/jax.json"
 check recommend-probe 0 on_host tpu-v5e-x4 "$bin" recommend --probe "$tmp/jax.json"
 expect_out recommend-probe out '"availability":{"attached":4,"free":3,'
-expect_out recommend-probe out '"rule_id":"probe.available","impact":[0-9]*,"message":"3 of 4 attached tpu-v5e are free on this host now.","source":"probe"'
+expect_out recommend-probe out '"rule_id":"probe.available","impact":[0-9]*,"message":"3 of 4 attached tpu-v5e are free on this host now: room for v5litepod-1.","source":"probe"'
 check recommend-no-probe 0 "$bin" recommend "$tmp/jax.json"
 expect_out recommend-no-probe out '"availability":null'
 check recommend-prefer-needs-probe 2 "$bin" recommend --prefer-available "$tmp/jax.json"
 expect_out recommend-prefer-needs-probe err "needs --probe"
+
+# agent: the node agent's settings and start-up failures (what it serves is
+# tested against a real Prometheus in tests/integration/test_fleet.c).
+check agent-help 0 "$bin" agent --help
+expect_out agent-help out "--node-name NAME"
+expect_out agent-help out "only GET /metrics"
+check agent-server-flag 2 "$bin" agent --fleet-prometheus http://127.0.0.1:9090
+expect_out agent-server-flag err "unknown flag --fleet-prometheus"
+check agent-bad-node 2 "$bin" agent --node-name 'gpu node'
+expect_out agent-bad-node err "not a node name"
+check agent-broken-rules 1 "$bin" agent --rules "$tmp/broken" --listen 127.0.0.1:0
+expect_out agent-broken-rules err '"event":"start_failed"'
+check serve-bad-fleet-url 2 "$bin" serve --fleet-prometheus prometheus:9090
+expect_out serve-bad-fleet-url err "is not an http:// or https:// URL"
+check serve-bad-fleet-label 2 "$bin" serve --fleet-cluster-label 'cluster) or vector(1'
+expect_out serve-bad-fleet-label err "not a Prometheus label name"
 
 # ---- output formats: -o json|yaml|table|wide (--format is the same flag) ----------------
 serving="$src/examples/llm-serving.json"
@@ -264,7 +396,7 @@ check yaml-differs 1 "$bin" validate --max-depth 64 --schema "$tmp/const.json" "
 
 # ---- check -o json for CI: every diagnostic with file, line, id and message -----------
 check check-json-ok 0 "$bin" check -o json
-expect_out check-json-ok out '^{"rules_dir":null,"valid":true,"version":"[0-9a-f]\{64\}","rules":[0-9]*,"accelerators":[0-9]*,"diagnostics":\[\],"warnings":\[\],"truncated":false}$'
+expect_out check-json-ok out '^{"rules_dir":null,"valid":true,"version":"[0-9a-f]\{64\}","rules":[0-9]*,"accelerators":[0-9]*,"models":[0-9]*,"diagnostics":\[\],"warnings":\[\],"truncated":false}$'
 check check-json-broken 1 "$bin" check -o json "$tmp/broken"
 expect_out check-json-broken out '"valid":false'
 expect_out check-json-broken out '{"file":"rules.yaml","line":6,"id":"[^"]*","message":"[^"]*condition'
@@ -400,7 +532,7 @@ expect_completion rules-dir "rulesdir" recommend --rules rules
 expect_completion shell "bash" completion ''
 expect_completion why-not "--why-not" recommend --wh
 # Every flag a command's --help names is offered for that command.
-for cmd in recommend check logic version validate probe serve completion calibrate; do
+for cmd in recommend check logic version validate probe serve agent completion calibrate; do
     offered=$(cd "$tmp" && complete_words accel-advisor "$cmd" --)
     for flag in $("$bin" "$cmd" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
         case " $offered " in

@@ -97,7 +97,7 @@ expect version "^accel-advisor [0-9]+\.[0-9]+\.[0-9]+$"
 expect version "^embedded rules [0-9a-f]{64} \([0-9]+ rules, [0-9]+ accelerators\)$"
 emb=$(sed -n 's/^embedded rules \([0-9a-f]*\) .*/\1/p' "$tmp/version")
 run 0 check check
-expect check "^embedded: ok: [0-9]+ rules, [0-9]+ accelerators, version $emb$"
+expect check "^embedded: ok: [0-9]+ rules, [0-9]+ accelerators, [0-9]+ models, version $emb$"
 # The installed default rules are the embedded ones.
 run 0 check-installed check "$root/share/accel-advisor/rules"
 expect check-installed "ok: .* version $emb$"

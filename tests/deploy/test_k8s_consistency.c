@@ -45,101 +45,12 @@
 #include <cjson/cJSON.h>
 
 #include "dc/yaml.h"
+#include "k8s_manifests.h"
 
-#define MAX_DOCS     32
-#define MAX_PROBLEMS 64
+#define MAX_DOCS 32
 
 static const char *g_binary;
 static const char *g_source;
-
-/* ---- problems ------------------------------------------------------------------- */
-
-struct problems {
-    size_t n;
-    char msg[MAX_PROBLEMS][512];
-};
-
-static void problem(struct problems *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void problem(struct problems *p, const char *fmt, ...)
-{
-    if (p->n >= MAX_PROBLEMS)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->msg[p->n++], sizeof(p->msg[0]), fmt, ap);
-    va_end(ap);
-}
-
-static bool has_problem(const struct problems *p, const char *needle)
-{
-    for (size_t i = 0; i < p->n; i++) {
-        if (strstr(p->msg[i], needle) != NULL)
-            return true;
-    }
-    return false;
-}
-
-static void print_problems(const struct problems *p)
-{
-    for (size_t i = 0; i < p->n; i++)
-        fprintf(stderr, "  problem: %s\n", p->msg[i]);
-}
-
-/* ---- inputs --------------------------------------------------------------------- */
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    for (;;) {
-        if (buf == NULL)
-            break;
-        size_t got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-        if (n < cap)
-            break;
-        cap *= 2;
-        char *nb = realloc(buf, cap + 1);
-        if (nb == NULL) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf = nb;
-        }
-    }
-    fclose(fp);
-    if (buf != NULL) {
-        buf[n] = '\0';
-        if (len != NULL)
-            *len = n;
-    }
-    return buf;
-}
-
-static cJSON *parse_yaml_file(const char *path)
-{
-    size_t len = 0;
-    char *text = slurp(path, &len);
-    if (text == NULL) {
-        fprintf(stderr, "cannot read %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
-    dc_yaml_doc *doc = NULL;
-    struct dc_error err;
-    dc_error_clear(&err);
-    cJSON *root = NULL;
-    if (dc_yaml_parse(text, len, path, &doc, &err) != DC_OK)
-        fprintf(stderr, "%s: %s\n", err.where[0] != '\0' ? err.where : path, err.msg);
-    else
-        root = dc_yaml_take_root(doc);
-    dc_yaml_doc_free(doc);
-    free(text);
-    return root;
-}
 
 /* The manifests, one document per file, and what they are checked against. */
 struct world {
@@ -154,38 +65,6 @@ struct world {
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char *run_help(void)
-{
-    char cmd[4200];
-    snprintf(cmd, sizeof(cmd), "'%s' serve --help", g_binary);
-    FILE *fp = popen(cmd, "r");
-    if (fp == NULL)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    size_t got;
-    while (buf != NULL && (got = fread(buf + n, 1, cap - n, fp)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            char *nb = realloc(buf, cap + 1);
-            if (nb == NULL) {
-                free(buf);
-                buf = NULL;
-            } else {
-                buf = nb;
-            }
-        }
-    }
-    int st = pclose(fp);
-    if (buf == NULL || st != 0) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    return buf;
 }
 
 static int world_load(struct world *w)
@@ -231,7 +110,7 @@ static int world_load(struct world *w)
     w->openapi = parse_yaml_file(path);
     snprintf(path, sizeof(path), "%s/docker/Dockerfile", g_source);
     w->dockerfile = slurp(path, NULL);
-    w->help = run_help();
+    w->help = command_help(g_binary, "serve");
     if (w->openapi == NULL || w->dockerfile == NULL || w->help == NULL) {
         fprintf(stderr, "missing openapi.yaml, docker/Dockerfile or `serve --help` output\n");
         rc = -1;
@@ -250,49 +129,6 @@ static void world_free(struct world *w)
 }
 
 /* ---- small helpers over cJSON --------------------------------------------------- */
-
-/* The node at a dotted path ("spec.template.spec"); NULL when absent. */
-static cJSON *at(const cJSON *o, const char *path)
-{
-    char key[128];
-    const cJSON *cur = o;
-    while (cur != NULL && *path != '\0') {
-        const char *dot = strchr(path, '.');
-        size_t l = dot != NULL ? (size_t)(dot - path) : strlen(path);
-        if (l >= sizeof(key))
-            return NULL;
-        memcpy(key, path, l);
-        key[l] = '\0';
-        cur = cJSON_GetObjectItemCaseSensitive(cur, key);
-        path += l + (dot != NULL ? 1 : 0);
-    }
-    return (cJSON *)(uintptr_t)cur;
-}
-
-static const char *str_at(const cJSON *o, const char *path)
-{
-    const cJSON *n = at(o, path);
-    return cJSON_IsString(n) ? n->valuestring : NULL;
-}
-
-static bool num_at(const cJSON *o, const char *path, double *out)
-{
-    const cJSON *n = at(o, path);
-    if (!cJSON_IsNumber(n))
-        return false;
-    *out = n->valuedouble;
-    return true;
-}
-
-static bool true_at(const cJSON *o, const char *path)
-{
-    return cJSON_IsTrue(at(o, path));
-}
-
-static bool false_at(const cJSON *o, const char *path)
-{
-    return cJSON_IsFalse(at(o, path));
-}
 
 static cJSON *find_kind(const struct world *w, const char *kind, const char **file)
 {
@@ -359,32 +195,6 @@ static double quantity(const cJSON *q)
 }
 
 /* ---- the server's settings, from `serve --help` ---------------------------------- */
-
-enum flag_kind { FLAG_UNKNOWN, FLAG_VALUE, FLAG_BOOL };
-
-/* How `--name` appears in the help: "  --name META" (takes a value) or
- * "  --name[=BOOL]" (a boolean). */
-static enum flag_kind help_flag(const char *help, const char *name)
-{
-    char pat[160];
-    snprintf(pat, sizeof(pat), "\n  --%s ", name);
-    if (strstr(help, pat) != NULL)
-        return FLAG_VALUE;
-    snprintf(pat, sizeof(pat), "\n  --%s[=", name);
-    if (strstr(help, pat) != NULL)
-        return FLAG_BOOL;
-    return FLAG_UNKNOWN;
-}
-
-static bool help_env(const char *help, const char *name)
-{
-    char pat[200];
-    snprintf(pat, sizeof(pat), "env %s,", name);
-    if (strstr(help, pat) != NULL)
-        return true;
-    snprintf(pat, sizeof(pat), "(env %s)", name);
-    return strstr(help, pat) != NULL;
-}
 
 /* The default of setting `--flag` as the help prints it ("default \"30\""). */
 static bool help_default(const char *help, const char *flag, char *out, size_t len)

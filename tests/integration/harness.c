@@ -354,8 +354,9 @@ void server_release(struct server *s)
     proc_free(p);
 }
 
-/* Fork and exec the server with stderr on a pipe that p's reader drains. */
-static int spawn(struct server_proc *p, const char *const *args, int port)
+/* Fork and exec `accel-advisor COMMAND` (serve, agent) with stderr on a pipe that p's reader
+ * drains. */
+static int spawn(struct server_proc *p, const char *command, const char *const *args, int port)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -368,11 +369,13 @@ static int spawn(struct server_proc *p, const char *const *args, int port)
     char listen[32];
     snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
     argv[n++] = h_binary;
-    argv[n++] = "serve";
+    argv[n++] = command;
     argv[n++] = "--listen";
     argv[n++] = listen;
-    argv[n++] = "--threads";
-    argv[n++] = "2";
+    if (strcmp(command, "serve") == 0) {
+        argv[n++] = "--threads";
+        argv[n++] = "2";
+    }
     for (size_t i = 0; args != NULL && args[i] != NULL && n < 63; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
@@ -438,7 +441,7 @@ static int await_ready(struct server *s, int port)
 
 /* Start the server; with `port` 0 it listens on a free port and is ready when
  * it logs it, otherwise it listens on `port` and is ready when it accepts. */
-static int start(struct server *s, const char *const *args,
+static int start(struct server *s, const char *command, const char *const *args,
                  bool (*keep)(void *cls, const char *line, size_t len), void *cls, int port)
 {
     memset(s, 0, sizeof(*s));
@@ -456,7 +459,7 @@ static int start(struct server *s, const char *const *args,
     p->next = live;
     live = p;
     pthread_mutex_unlock(&procs_mu);
-    int rc = p->log != NULL ? spawn(p, args, port) : -1;
+    int rc = p->log != NULL ? spawn(p, command, args, port) : -1;
     if (rc == 0)
         rc = await_ready(s, port);
     if (rc == 0) {
@@ -471,10 +474,15 @@ static int start(struct server *s, const char *const *args,
     return -1;
 }
 
+int agent_start(struct server *s, const char *const *args)
+{
+    return start(s, "agent", args, NULL, NULL, 0);
+}
+
 int server_start_filtered(struct server *s, const char *const *args,
                           bool (*keep)(void *cls, const char *line, size_t len), void *cls)
 {
-    return start(s, args, keep, cls, 0);
+    return start(s, "serve", args, keep, cls, 0);
 }
 
 int server_start_quiet(struct server *s, const char *const *args)
@@ -492,7 +500,7 @@ int server_start_quiet(struct server *s, const char *const *args)
         return -1;
     }
     close(fd);
-    return start(s, args, NULL, NULL, ntohs(a.sin_port));
+    return start(s, "serve", args, NULL, NULL, ntohs(a.sin_port));
 }
 
 int server_wait(struct server *s, int timeout_ms)
@@ -767,6 +775,45 @@ int http(struct server *s, const char *method, const char *path, const char *cty
 int http_get(struct server *s, const char *path, struct resp *out)
 {
     return http(s, "GET", path, NULL, NULL, 0, NULL, out);
+}
+
+const cJSON *rec_candidate(const cJSON *rec, const char *id)
+{
+    static const char *const lists[] = {"recommendations", "excluded"};
+    for (size_t l = 0; l < 2; l++) {
+        const cJSON *c = NULL;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(rec, lists[l]))
+        {
+            const char *aid = str_field(c, "accelerator");
+            if (aid != NULL && strcmp(aid, id) == 0)
+                return c;
+        }
+    }
+    return NULL;
+}
+
+const cJSON *rec_reason(const cJSON *candidate, const char *rule_id)
+{
+    const cJSON *r = NULL;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(candidate, "reasons"))
+    {
+        const char *id = str_field(r, "rule_id");
+        if (id != NULL && strcmp(id, rule_id) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+bool metric_find(const char *body, const char *series, double *out)
+{
+    size_t n = strlen(series);
+    for (const char *p = body; p != NULL && *p != '\0'; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+        if (strncmp(p, series, n) == 0 && p[n] == ' ') {
+            *out = strtod(p + n + 1, NULL);
+            return true;
+        }
+    }
+    return false;
 }
 
 long scrape_metric(int port, const char *name)

@@ -57,6 +57,9 @@ int server_start(struct server *s, const char *const *args);
  * small log. `keep` NULL keeps every line, as server_start does. */
 int server_start_filtered(struct server *s, const char *const *args,
                           bool (*keep)(void *cls, const char *line, size_t len), void *cls);
+/* Start `agent --listen 127.0.0.1:0` (the node agent) with extra arguments;
+ * same contract as server_start (its /metrics and /healthz on s->port). */
+int agent_start(struct server *s, const char *const *args);
 /* server_start for a server whose log level hides the `listening` line: it
  * listens on a free port chosen here and is ready once it accepts connections. */
 int server_start_quiet(struct server *s, const char *const *args);
@@ -130,6 +133,13 @@ int http_get(struct server *s, const char *path, struct resp *out);
  * (the server's port, or its admin_port when the API's is full); -1 when absent
  * or unanswered. */
 long scrape_metric(int port, const char *name);
+/* The candidate for accelerator `id` of a Recommendation body (recommended or
+ * excluded), and a candidate's reason with rule id `rule_id`; NULL when none. */
+const cJSON *rec_candidate(const cJSON *rec, const char *id);
+const cJSON *rec_reason(const cJSON *candidate, const char *rule_id);
+/* The value of the series `series` ("name{labels}", exactly as exposed) in a
+ * text exposition; false when no line has it. */
+bool metric_find(const char *body, const char *series, double *out);
 /* Scrape `name` until it reads `want` or `timeout_ms` passed (a bound for a
  * broken server, not a timing assertion); returns the last value read. */
 long metric_wait(int port, const char *name, long want, int timeout_ms);

@@ -133,6 +133,7 @@ static void test_etag_routes(void **state)
 {
     (void)state;
     conditional("/v1/rules", "/v1/rules");
+    conditional("/v1/models", "/v1/models");
     conditional("/v1/accelerators", "/v1/accelerators");
     conditional("/v1/accelerators?family=gpu&vendor=nvidia", "/v1/accelerators");
     conditional("/openapi.yaml", "/openapi.yaml");
@@ -153,7 +154,8 @@ static void etag_of(struct server *s, const char *path, char *etag, size_t len)
 static void test_etag_differs(void **state)
 {
     (void)state;
-    char all[64], gpu[64], gpu_nv[64], nv_gpu[64], tpu[64], yaml[64], json[64], rules[64];
+    char all[64], gpu[64], gpu_nv[64], nv_gpu[64], tpu[64], yaml[64], json[64], rules[64],
+        models[64];
     etag_of(&srv, "/v1/accelerators", all, sizeof(all));
     etag_of(&srv, "/v1/accelerators?family=gpu", gpu, sizeof(gpu));
     etag_of(&srv, "/v1/accelerators?family=gpu&vendor=nvidia", gpu_nv, sizeof(gpu_nv));
@@ -162,9 +164,10 @@ static void test_etag_differs(void **state)
     etag_of(&srv, "/openapi.yaml", yaml, sizeof(yaml));
     etag_of(&srv, "/openapi.json", json, sizeof(json));
     etag_of(&srv, "/v1/rules", rules, sizeof(rules));
-    const char *tags[] = {all, gpu, gpu_nv, tpu, yaml, json, rules};
-    for (size_t i = 0; i < 7; i++) {
-        for (size_t k = i + 1; k < 7; k++)
+    etag_of(&srv, "/v1/models", models, sizeof(models)); /* same rule set, another body */
+    const char *tags[] = {all, gpu, gpu_nv, tpu, yaml, json, rules, models};
+    for (size_t i = 0; i < 8; i++) {
+        for (size_t k = i + 1; k < 8; k++)
             assert_string_not_equal(tags[i], tags[k]);
     }
     assert_string_equal(gpu_nv, nv_gpu);

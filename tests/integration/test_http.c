@@ -352,6 +352,25 @@ static void test_rules_inventory_health(void **state)
     cJSON_Delete(j);
     resp_free(&r);
 
+    /* The model registry: its entries, each with a kind and sources, and a
+     * name the recommendation endpoint accepts. */
+    assert_int_equal(http_get(&srv, "/v1/models", &r), 0);
+    assert_int_equal(r.status, 200);
+    check_contract(&r, "GET", "/v1/models");
+    j = resp_json(&r);
+    cJSON *models = cJSON_GetObjectItemCaseSensitive(j, "models");
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(j, "count")->valueint,
+                     cJSON_GetArraySize(models));
+    assert_true(cJSON_GetArraySize(models) >= 40);
+    char body[256];
+    snprintf(body, sizeof(body), "{\"task\":\"inference\",\"model\":{\"name\":\"%s\"}}",
+             str_field(cJSON_GetArrayItem(models, 0), "name"));
+    cJSON_Delete(j);
+    resp_free(&r);
+    assert_int_equal(http_post_json(&srv, "/v1/recommendations", body, &r), 0);
+    assert_int_equal(r.status, 200);
+    resp_free(&r);
+
     assert_int_equal(http_get(&srv, "/v1/inventory", &r), 0);
     expect_problem(&r, 404, "tag:accel-advisor,2025:probe-disabled", "GET", "/v1/inventory");
     resp_free(&r);

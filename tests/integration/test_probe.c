@@ -26,9 +26,11 @@
 #error "FAKE_NVML_LIB must name the test NVML library"
 #endif
 
-/* A workload every GPU of the fixtures can take. */
-static const char workload[] = "{\"task\":\"fine-tuning\",\"model\":{\"parameters\":7e9},"
-                               "\"constraints\":{\"deployment\":\"on-prem\"}%s}";
+/* A workload every GPU of the fixtures can take, on at most two of them (so
+ * the H100 host's three free GPUs hold its configuration). */
+static const char workload[] =
+    "{\"task\":\"fine-tuning\",\"model\":{\"parameters\":7e9},"
+    "\"constraints\":{\"deployment\":\"on-prem\",\"max_accelerators\":2}%s}";
 
 /* Start `serve --probe` on fixture host `host` with extra arguments. */
 static void start_on_host(struct server *s, const char *host, const char *nvml,
@@ -38,16 +40,19 @@ static void start_on_host(struct server *s, const char *host, const char *nvml,
     snprintf(sys, sizeof(sys), "%s/tests/fixtures/hosts/%s/sys", h_source_dir, host);
     snprintf(dev, sizeof(dev), "%s/tests/fixtures/hosts/%s/dev", h_source_dir, host);
     snprintf(proc, sizeof(proc), "%s/tests/fixtures/hosts/%s/proc", h_source_dir, host);
-    if (nvml_conf != NULL) {
+    if (nvml_conf != NULL && nvml_conf[0] == '/') { /* a file of the test's own */
+        snprintf(conf, sizeof(conf), "%s", nvml_conf);
+        setenv("FAKE_NVML_CONFIG", conf, 1);
+    } else if (nvml_conf != NULL) {
         snprintf(conf, sizeof(conf), "%s/tests/fixtures/hosts/%s/%s", h_source_dir, host,
                  nvml_conf);
         setenv("FAKE_NVML_CONFIG", conf, 1);
     } else {
         unsetenv("FAKE_NVML_CONFIG");
     }
-    const char *args[32] = {"--probe",  "--probe-interval", "200ms", "--sysfs-root", sys,
-                            "--dev-root", dev,              "--proc-root", proc,     "--nvml",
-                            nvml};
+    const char *args[32] = {"--probe", "--probe-interval", "200ms", "--sysfs-root",
+                            sys,       "--dev-root",       dev,     "--proc-root",
+                            proc,      "--nvml",           nvml};
     size_t n = 11;
     for (size_t i = 0; extra != NULL && extra[i] != NULL && n < 31; i++)
         args[n++] = extra[i];
@@ -98,43 +103,27 @@ static const cJSON *get(const cJSON *o, const char *key)
 /* The value of the first metric line starting with `series` ("name{labels}"). */
 static double metric(const char *body, const char *series)
 {
-    size_t n = strlen(series);
-    for (const char *p = body; p != NULL && *p != '\0'; p = strchr(p, '\n'), p = p ? p + 1 : p) {
-        if (strncmp(p, series, n) == 0 && p[n] == ' ')
-            return strtod(p + n + 1, NULL);
-    }
-    fail_msg("no metric %s", series);
-    return 0;
+    double v = 0;
+    if (!metric_find(body, series, &v))
+        fail_msg("no metric %s", series);
+    return v;
 }
 
 /* The candidate for accelerator `id` in a Recommendation (recommended or excluded). */
 static const cJSON *candidate(const cJSON *rec, const char *id)
 {
-    static const char *const lists[] = {"recommendations", "excluded"};
-    for (size_t l = 0; l < 2; l++) {
-        const cJSON *c = NULL;
-        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(rec, lists[l]))
-        {
-            const char *aid = str_field(c, "accelerator");
-            if (aid != NULL && strcmp(aid, id) == 0)
-                return c;
-        }
-    }
-    fail_msg("no candidate %s", id);
-    return NULL;
+    const cJSON *c = rec_candidate(rec, id);
+    if (c == NULL)
+        fail_msg("no candidate %s", id);
+    return c;
 }
 
 static bool has_reason(const cJSON *c, const char *rule)
 {
-    const cJSON *r = NULL;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(c, "reasons"))
-    {
-        if (strcmp(str_field(r, "rule_id"), rule) == 0) {
-            assert_string_equal(str_field(r, "source"), "probe");
-            return true;
-        }
-    }
-    return false;
+    const cJSON *r = rec_reason(c, rule);
+    if (r != NULL)
+        assert_string_equal(str_field(r, "source"), "probe");
+    return r != NULL;
 }
 
 static cJSON *recommend(struct server *s, bool prefer)
@@ -154,7 +143,8 @@ static void test_h100_host(void **state)
 {
     (void)state;
     struct server s;
-    start_on_host(&s, "h100x8", FAKE_NVML_LIB, "nvml.conf", NULL);
+    const char *const node[] = {"--node-name", "hgx-1", NULL};
+    start_on_host(&s, "h100x8", FAKE_NVML_LIB, "nvml.conf", node);
     cJSON *inv = inventory(&s, 5000);
     const cJSON *counts = get(inv, "counts");
     assert_true(num(counts, "devices") == 8); /* NVSwitches, NIC and audio left out */
@@ -178,32 +168,46 @@ static void test_h100_host(void **state)
     assert_true(num(av, "free") == 3);
     assert_true(num(av, "memory_free_gb") > 200);
     assert_false(has_reason(h100, "probe.available"));
-    const cJSON *b200 = get(candidate(rec, "b200"), "availability");
-    assert_true(num(b200, "attached") == 0);
-    assert_true(num(b200, "free") == 0);
-    int score_plain = (int)num(h100, "score");
+    assert_true(cJSON_IsTrue(get(av, "configuration_free"))); /* 1 x 2 H100 on 3 free */
+    const cJSON *a100 = get(candidate(rec, "a100"), "availability");
+    assert_true(num(a100, "attached") == 0);
+    assert_true(num(a100, "free") == 0);
+    double soft_plain = num(get(h100, "selection"), "soft_points");
+    double adjust_plain = num(get(h100, "selection"), "adjustment");
     cJSON_Delete(rec);
     rec = recommend(&s, true);
     h100 = candidate(rec, "h100");
     assert_true(has_reason(h100, "probe.available"));
-    assert_false(has_reason(candidate(rec, "b200"), "probe.available"));
-    assert_true((int)num(h100, "score") > score_plain);
+    assert_false(has_reason(candidate(rec, "a100"), "probe.available"));
+    /* Free chips count as availability_points (20) of soft points, which move
+     * the H100's objective value down (docs/scoring.md, section 7). */
+    assert_true(num(get(h100, "selection"), "soft_points") == soft_plain + 20);
+    assert_true(num(get(h100, "selection"), "adjustment") < adjust_plain);
     cJSON_Delete(rec);
 
     /* Metrics: devices by vendor and model, memory, utilisation, probe timing. */
     struct resp r;
     assert_int_equal(http_get(&s, "/metrics", &r), 0);
     assert_int_equal(r.status, 200);
+    /* Devices by vendor and model, and one series per device labelled with its
+     * PCI address, vendor, catalog id and node, free included (docs/probe.md). */
     assert_true(metric(r.body, "accel_advisor_probe_devices{vendor=\"nvidia\",model=\"h100\","
-                               "state=\"attached\"}") == 8);
+                               "state=\"attached\",node=\"hgx-1\"}") == 8);
     assert_true(metric(r.body, "accel_advisor_probe_devices{vendor=\"nvidia\",model=\"h100\","
-                               "state=\"free\"}") == 3);
-    assert_true(metric(r.body, "accel_advisor_probe_device_utilization_ratio{device="
-                               "\"0000:1b:00.0\",vendor=\"nvidia\",model=\"h100\"}") == 0.97);
+                               "state=\"free\",node=\"hgx-1\"}") == 3);
+    assert_true(metric(r.body,
+                       "accel_advisor_probe_device_utilization_ratio{device="
+                       "\"0000:1b:00.0\",vendor=\"nvidia\",model=\"h100\",node=\"hgx-1\"}") ==
+                0.97);
     assert_true(metric(r.body, "accel_advisor_probe_device_up{device=\"0000:d1:00.0\","
-                               "vendor=\"nvidia\",model=\"h100\"}") == 0);
-    assert_true(metric(r.body, "accel_advisor_probe_device_memory_total_bytes{device="
-                               "\"0000:43:00.0\",vendor=\"nvidia\",model=\"h100\"}") > 8e10);
+                               "vendor=\"nvidia\",model=\"h100\",node=\"hgx-1\"}") == 0);
+    assert_true(metric(r.body,
+                       "accel_advisor_probe_device_memory_total_bytes{device="
+                       "\"0000:43:00.0\",vendor=\"nvidia\",model=\"h100\",node=\"hgx-1\"}") > 8e10);
+    assert_true(metric(r.body, "accel_advisor_probe_device_free{device=\"0000:43:00.0\","
+                               "vendor=\"nvidia\",model=\"h100\",node=\"hgx-1\"}") == 1);
+    assert_true(metric(r.body, "accel_advisor_probe_device_free{device=\"0000:1b:00.0\","
+                               "vendor=\"nvidia\",model=\"h100\",node=\"hgx-1\"}") == 0);
     assert_true(metric(r.body, "accel_advisor_probe_runs_total") >= 1);
     assert_true(metric(r.body, "accel_advisor_probe_errors_total{source=\"nvml\"}") == 0);
     assert_true(metric(r.body, "accel_advisor_probe_duration_seconds") > 0);
@@ -295,8 +299,12 @@ static void test_slow_probe(void **state)
     snprintf(sys, sizeof(sys), "%s/tests/fixtures/hosts/h100x8/sys", h_source_dir);
     snprintf(dev, sizeof(dev), "%s/tests/fixtures/hosts/h100x8/dev", h_source_dir);
     snprintf(proc, sizeof(proc), "%s/tests/fixtures/hosts/h100x8/proc", h_source_dir);
-    const char *args[] = {"--probe", "--probe-interval", "10s", "--probe-timeout", "300ms",
-                          "--sysfs-root", sys, "--dev-root", dev, "--proc-root", proc, "--nvml",
+    const char *args[] = {"--probe",     "--probe-interval",
+                          "10s",         "--probe-timeout",
+                          "300ms",       "--sysfs-root",
+                          sys,           "--dev-root",
+                          dev,           "--proc-root",
+                          proc,          "--nvml",
                           FAKE_NVML_LIB, NULL};
     assert_int_equal(server_start(&s, args), 0);
     struct resp r;
@@ -325,6 +333,49 @@ static void test_slow_probe(void **state)
     unsetenv("FAKE_NVML_CONFIG");
 }
 
+/* Probes that take longer than their interval plus timeout leave the snapshot
+ * stale between them: answers go on with it, marked stale, with the warning. */
+static void test_stale_probe(void **state)
+{
+    (void)state;
+    char conf[] = "/tmp/aa-nvml-stale-XXXXXX";
+    int fd = mkstemp(conf);
+    assert_true(fd >= 0);
+    static const char text[] = "init_delay_ms 1500\n"; /* every probe, past 100 + 100 ms */
+    assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+    close(fd);
+    const char *const extra[] = {"--probe-timeout", "100ms", "--probe-interval", "100ms", NULL};
+    struct server s;
+    start_on_host(&s, "h100x8", FAKE_NVML_LIB, conf, extra);
+    cJSON_Delete(inventory(&s, 60000));
+    cJSON *rec = NULL;
+    for (int waited = 0;; waited += 50) {
+        rec = recommend(&s, true);
+        const cJSON *av = get(candidate(rec, "h100"), "availability");
+        if (cJSON_IsTrue(get(av, "stale")))
+            break;
+        cJSON_Delete(rec);
+        if (waited > 60000)
+            fail_msg("the availability never turned stale");
+        struct timespec ts = {0, 50 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    const cJSON *av = get(candidate(rec, "h100"), "availability");
+    assert_true(num(av, "age_seconds") > 0.2);
+    assert_string_equal(str_field(av, "source"), "probe");
+    const cJSON *w = NULL;
+    bool warned = false;
+    cJSON_ArrayForEach(w, get(rec, "warnings"))
+    {
+        warned = warned || strcmp(str_field(w, "code"), "availability_stale") == 0;
+    }
+    assert_true(warned);
+    cJSON_Delete(rec);
+    assert_int_equal(server_stop(&s, SIGTERM), 0);
+    unlink(conf);
+    unsetenv("FAKE_NVML_CONFIG");
+}
+
 /* A reload that changes the rule set restarts the probe with the new catalog;
  * SIGHUP asks for a fresh probe. */
 static void test_reload_while_probing(void **state)
@@ -347,8 +398,8 @@ static void test_reload_while_probing(void **state)
     for (int waited = 0;; waited += 50) {
         inv = inventory(&s, 5000);
         assert_true(num(get(inv, "counts"), "devices") == 4);
-        assert_string_equal(
-            str_field(cJSON_GetArrayItem(get(inv, "devices"), 0), "catalog_id"), "tpu-v4");
+        assert_string_equal(str_field(cJSON_GetArrayItem(get(inv, "devices"), 0), "catalog_id"),
+                            "tpu-v4");
         bool more = num(get(inv, "probe"), "runs") > runs;
         cJSON_Delete(inv);
         if (more)
@@ -438,7 +489,8 @@ static void test_cache_with_probe(void **state)
     assert_int_equal(server_stop(&s, SIGTERM), 0);
 }
 
-/* Without --probe: 404 on the inventory, availability null everywhere. */
+/* Without --probe (nor --fleet-prometheus): 404 on the inventory and the fleet,
+ * availability null everywhere. */
 static void test_probe_off(void **state)
 {
     (void)state;
@@ -447,6 +499,9 @@ static void test_probe_off(void **state)
     struct resp r;
     assert_int_equal(http_get(&s, "/v1/inventory", &r), 0);
     expect_problem(&r, 404, "tag:accel-advisor,2025:probe-disabled", "GET", "/v1/inventory");
+    resp_free(&r);
+    assert_int_equal(http_get(&s, "/v1/fleet", &r), 0);
+    expect_problem(&r, 404, "tag:accel-advisor,2025:fleet-disabled", "GET", "/v1/fleet");
     resp_free(&r);
     cJSON *rec = recommend(&s, true);
     assert_true(cJSON_IsNull(get(candidate(rec, "h100"), "availability")));
@@ -465,8 +520,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_h100_host),      cmocka_unit_test(test_tpu_and_amd_hosts),
         cmocka_unit_test(test_failing_source), cmocka_unit_test(test_slow_probe),
-        cmocka_unit_test(test_reload_while_probing), cmocka_unit_test(test_bad_settings),
-        cmocka_unit_test(test_probe_off),
+        cmocka_unit_test(test_stale_probe),    cmocka_unit_test(test_reload_while_probing),
+        cmocka_unit_test(test_bad_settings),   cmocka_unit_test(test_probe_off),
         cmocka_unit_test(test_cache_with_probe),
     };
     return HARNESS_RUN("probe", tests, NULL, NULL);

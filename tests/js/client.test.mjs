@@ -79,9 +79,12 @@ async function checkDefaults(url, doc) {
     check(resp.status === 200, `minimal ${task} workload: ${resp.status}`);
     const echoed = (await resp.json()).workload;
     for (const [ptr, value] of wanted) {
-      const section = ptr.split('/')[1];
-      if (echoed[section] === undefined) continue; // training for inference, and the reverse
-      const got = ptr.slice(1).split('/').reduce((o, t) => (o == null ? undefined : o[t]), echoed);
+      // A section the workload does not use is not echoed: training for inference,
+      // and the reverse; training.rl unless training.method is rl; `explain`.
+      const parts = ptr.slice(1).split('/');
+      const parent = parts.slice(0, -1).reduce((o, t) => (o == null ? undefined : o[t]), echoed);
+      if (echoed[parts[0]] === undefined || parent === undefined) continue;
+      const got = parent[parts[parts.length - 1]];
       check(JSON.stringify(got) === JSON.stringify(value), `${task}: ${ptr} is ${JSON.stringify(got)}, the contract's default ${JSON.stringify(value)}`);
       seen++;
     }

@@ -32,7 +32,7 @@ assertType<Equals<Schemas['Accelerator']['vendor'], Schemas['Vendor']>>();
 assertType<Equals<Schemas['Accelerator']['precisions'], Schemas['Precision'][]>>();
 // ProblemError is a plain object.
 const byPointer: ProblemError = { pointer: '/model/parameters', message: 'must be >= 1' };
-const byParameter: ProblemError = { parameter: 'family', message: 'must be one of gpu, tpu, cpu' };
+const byParameter: ProblemError = { parameter: 'family', message: 'must be one of gpu, tpu, cpu, asic' };
 // The request id header takes any string: the server never refuses one.
 type RequestIdHeader = NonNullable<paths['/v1/recommendations']['post']['parameters']['header']>['X-Request-Id'];
 assertType<Equals<RequestIdHeader, string | undefined>>();
@@ -64,7 +64,7 @@ export async function run(base: string, key: string): Promise<string[]> {
     check(/^[0-9a-f]{64}$/.test(data.rules_version), 'rules_version');
     const w: NormalizedWorkload = data.workload;
     check(w.task === 'inference' && w.inference !== undefined && w.training === undefined, 'normalized workload');
-    check(data.families.length === 3, 'three families');
+    check(data.families.length === 4, 'four families');
     const top = data.recommendations[0];
     check(top !== undefined && top.score >= 0 && top.score <= 100, 'a top candidate');
     check(top.sizing.chips >= 1 && typeof top.sizing.fits === 'boolean', 'sizing');
@@ -126,6 +126,20 @@ export async function run(base: string, key: string): Promise<string[]> {
       'a malformed request id is replaced');
     called.push('listRules');
   }
+  // listModels: the registry, each entry a Workload model a request can post as is.
+  {
+    const { data, response } = await api.GET('/v1/models');
+    check(response.status === 200 && data !== undefined, `models: ${response.status}`);
+    check(data.count === data.models.length && data.count >= 40, 'model count');
+    const llama = data.models.find((m) => m.name === 'llama-3.1-70b');
+    check(llama !== undefined && llama.sources['kv_heads']!.startsWith('https://'), 'a field and its source');
+    const named = await api.POST('/v1/recommendations', {
+      body: { task: 'inference', model: { name: 'meta-llama/Llama-3.1-70B' } },
+    });
+    check(named.response.status === 200 && named.data?.workload.model.name === 'llama-3.1-70b',
+      'an alias is answered with the canonical name');
+    called.push('listModels');
+  }
   // getInventory: the probe's first snapshot may still be coming (503 until then).
   {
     let status = 0;
@@ -142,6 +156,14 @@ export async function run(base: string, key: string): Promise<string[]> {
     }
     check(status === 200, 'an inventory snapshot');
     called.push('getInventory');
+  }
+  // getFleet: this server reads no fleet (no --fleet-prometheus), so the contract's
+  // 404 problem; tests/integration/test_fleet.c calls it against a real Prometheus.
+  {
+    const { data, error, response } = await api.GET('/v1/fleet');
+    check(response.status === 404 && data === undefined, `fleet: ${response.status}`);
+    check(error?.type === 'tag:accel-advisor,2025:fleet-disabled', 'fleet: fleet-disabled');
+    called.push('getFleet');
   }
   // liveness and readiness (open).
   {

@@ -1,8 +1,10 @@
 // tests/js/playground.test.mjs -- the playground page (GET /) in a real browser:
 // Debian's chromium driven by puppeteer-core, against the real server on
 // 127.0.0.1. It fills the form, submits, reads the top pick from the page and
-// compares it with what the API answers; opens the permalink; submits a bad
-// workload and finds each error at its field or at its place in the JSON; asks
+// compares it with what the API answers; picks a model of the registry (the
+// list fed by GET v1/models) and gets the API's answer for that name; opens the
+// permalink; submits a bad workload and finds each error at its field or at its
+// place in the JSON; asks
 // for an API key on 401; and works through a gateway that mounts the server
 // under a path prefix. Screenshots are kept in OUTDIR as test artefacts. Any
 // Content-Security-Policy violation, script error or unexpected failed request
@@ -202,8 +204,7 @@ async function fillAndCompare(browser, srv) {
   const excluded = await page.$$eval('#result table tbody tr', (rs) => rs.length);
   check(excluded >= direct.body.excluded.length, 'exclusions are listed');
   // The explanation, in the server's own sentences: every target's changes and
-  // every robustness check of the answer the page got (the server's clock may
-  // cut an explanation short, so a second request need not say the same).
+  // every robustness check of the answer the page got.
   const headings = await page.$$eval('#result h3', (hs) => hs.map((h) => h.textContent));
   for (const h of ['What would change the answer', 'How robust the answer is'])
     check(headings.includes(h), `section "${h}" in ${headings}`);
@@ -213,6 +214,16 @@ async function fillAndCompare(browser, srv) {
   check(sentences.length > 0, 'the API explained the answer');
   for (const line of sentences)
     check(shown.includes(line), `explanation shown: ${line}`);
+  // The frontier: an inline SVG, a dot per point the API gave, the pick ringed
+  // on the top pick's part, and the same points in a table.
+  const dots = await page.$$eval('#result svg.frontier circle', (cs) =>
+    cs.map((c) => [c.dataset.accelerator, c.getAttribute('class')]));
+  check(dots.length === got.frontier.points.length && dots.length > 0,
+    `frontier dots ${dots.length}, points ${got.frontier.points.length}`);
+  const ringed = dots.filter(([, cls]) => cls === 'pick');
+  check(ringed.length === 1 && ringed[0][0] === got.recommendations[0].accelerator,
+    `the pick on the frontier: ${JSON.stringify(ringed)}`);
+  check(headings.includes('Cost against time'), 'the frontier has its section');
   const targets = await page.$$eval('ul.changes > li', (ls) => ls.map((l) => l.dataset.accelerator));
   check(JSON.stringify(targets) === JSON.stringify(got.changes.targets.map((t) => t.accelerator)),
     `explained candidates on the page ${targets}`);
@@ -279,6 +290,45 @@ async function badWorkloads(page, srv) {
   check(caret === '}', `the malformed spot is selected ("${caret}")`);
   await shot(page, 'playground-json-error.png');
   noTrouble(page, 'bad workloads');
+}
+
+// The model picker: the registry's names (GET v1/models); choosing one leaves
+// model.name alone in the workload (the registry's figures apply, shown as the
+// other fields' placeholders, with their sources), and the page's answer is the
+// API's for that name; an unknown name's 400 lists the close names at the field.
+async function pickModel(browser, srv) {
+  const page = await openPage(browser);
+  page.expected.add(400);
+  await ready(page, srv.url);
+  const registry = await (await fetch(new URL('v1/models', srv.url))).json();
+  const offered = await page.$$eval('#model-names option', (os) => os.map((o) => o.value));
+  check(registry.count >= 40 && JSON.stringify(offered) === JSON.stringify(registry.models.map((m) => m.name)),
+    `models offered: ${offered.length} of ${registry.count}`);
+  await setText(page, '#f-model-name', 'meta-llama/Llama-3.1-70B');
+  await page.keyboard.press('Tab'); /* the choice is made: the change event */
+  const w = JSON.parse(await page.$eval('#json', (e) => e.value));
+  check(JSON.stringify(w.model) === '{"name":"meta-llama/Llama-3.1-70B"}', `the picked model: ${JSON.stringify(w.model)}`);
+  const info = await page.$eval('#model-info', (e) => e.textContent);
+  check(info.includes('Llama 3.1 70B'), `the picked model's line: ${info}`);
+  const links = await page.$$eval('#model-info a', (as) => as.map((a) => a.href));
+  check(links.some((h) => h.startsWith('https://huggingface.co/')), `its sources: ${links}`);
+  const layers = await page.$eval('#f-model-layers', (e) => e.placeholder);
+  check(layers.includes('80'), `the registry's layers as the placeholder: "${layers}"`);
+  await submitAndWait(page);
+  const sent = await page.$eval('#json', (e) => e.value);
+  const direct = await api(srv.url, sent);
+  check(direct.status === 200 && direct.body.workload.model.name === 'llama-3.1-70b' &&
+        direct.body.workload.model.layers === 80, `the API for the name: ${direct.status}`);
+  check(await topPick(page) === direct.body.recommendations[0].accelerator, 'the picked model\'s top pick');
+  await shot(page, 'playground-model-picker.png');
+
+  await setText(page, '#f-model-name', 'lama-3.1-70b');
+  await submitAndWait(page);
+  await page.waitForSelector('.field.invalid[data-pointer="/model/name"]');
+  const shown = await page.$eval('.field-error[data-pointer="/model/name"]', (e) => e.textContent);
+  check(shown.includes('close names: llama-3.1-70b'), `the unknown name at its field: "${shown}"`);
+  noTrouble(page, 'model picker');
+  await page.close();
 }
 
 // A result with what this server does not send yet (new sections, new fields)
@@ -362,6 +412,9 @@ async function withApiKey(browser, binary) {
     const direct = await api(srv.url, sent, KEY);
     check(direct.status === 200 && pick === direct.body.recommendations[0].accelerator,
       `with the key: ${pick}`);
+    /* The model list needed the key too: it is read once a request with it succeeds. */
+    await page.waitForFunction(() => document.querySelectorAll('#model-names option').length > 0,
+      { timeout: 20000 });
     noTrouble(page, 'API key');
     await page.close();
   } finally {
@@ -377,6 +430,7 @@ async function main() {
     const page = await fillAndCompare(browser, srv);
     await badWorkloads(page, srv);
     await page.close();
+    await pickModel(browser, srv);
     await futureFields(browser, srv);
     await throughGateway(browser, srv);
     await withApiKey(browser, binary);

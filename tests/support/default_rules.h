@@ -16,4 +16,20 @@ static inline dc_ruleset *test_default_rules(void)
     return rc == DC_OK ? rs : NULL;
 }
 
+/* cmocka group fixtures for a test file that keeps the shipped rule set in a
+ * global `rs`: setup loads it into *rs and the group's state (-1 when it does
+ * not load); teardown releases the state's. */
+static inline int test_default_rules_setup(dc_ruleset **rs, void **state)
+{
+    *rs = test_default_rules();
+    *state = *rs;
+    return *rs != NULL ? 0 : -1;
+}
+
+static inline int test_default_rules_teardown(void **state)
+{
+    dc_ruleset_release(*state);
+    return 0;
+}
+
 #endif

@@ -5,6 +5,7 @@
 #ifndef AA_TEST_MINI_RULES_H
 #define AA_TEST_MINI_RULES_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "dc/ruleset.h"
@@ -59,6 +60,7 @@ static const char sizing_ok[] =
     "    goodput: {value: 0.8, source: https://arxiv.org/abs/2407.21783}\n"
     "    architecture_mfu: {cnn: {value: 0.5, source: https://example.com/cnn}}\n"
     "    efficiency_floor: {value: 0.7, source: convention}\n"
+    "    chips_per_sequence: {value: 8, source: convention}\n"
     "    min_run_hours: {value: 1, source: convention}\n"
     "  inference:\n"
     "    bytes_per_parameter: {fp64: 8, fp32: 4, bf16: 2, fp16: 2, fp8: 1, int8: 1, fp4: 0.5, "
@@ -70,6 +72,7 @@ static const char sizing_ok[] =
     "    hbm_efficiency: {value: 0.5, source: https://example.com/mbu}\n"
     "    kv_source: https://arxiv.org/abs/2309.06180\n"
     "    hours_per_month: 730\n"
+    "    serving_max_chips: {value: 4096, source: convention}\n"
     "  mfu:\n"
     "    gpu: {training: 0.5, cross_domain: 0.9, decay_per_doubling: 0.05, inference: 0.5, "
     "source: https://example.com/gpu}\n"
@@ -77,18 +80,23 @@ static const char sizing_ok[] =
     "source: https://example.com/tpu}\n"
     "    cpu: {training: 0.2, cross_domain: 1, decay_per_doubling: 0, inference: 0.1, "
     "source: https://example.com/cpu}\n"
+    "    asic: {training: 0.35, cross_domain: 0.9, decay_per_doubling: 0.02, inference: 0.5, "
+    "source: https://example.com/asic}\n"
     "  precision_gain:\n"
-    "    fp8: {gpu: 1.25, tpu: 1, cpu: 1, source: https://example.com/fp8}\n"
+    "    fp8: {gpu: 1.25, tpu: 1, cpu: 1, asic: 1, source: https://example.com/fp8}\n"
     "  on_prem:\n"
     "    usd_per_kwh: {value: 0.1, source: https://example.com/kwh}\n"
     "    pue: {value: 1.5, source: https://example.com/pue}\n"
     "    amortization_years: {value: 4, source: convention}\n"
     "scoring:\n"
     "  base: 50\n"
-    "  rule_weight: 0.6\n"
-    "  objective_weight: 0.4\n"
-    "  unknown_objective: 50\n"
-    "  availability_bonus: 10\n"
+    "  soft_band: 0.1\n"
+    "  soft_full_points: 40\n"
+    "  balanced_premium: 0.1\n"
+    "  negligible_cost_usd: 1\n"
+    "  points_per_doubling: 25\n"
+    "  availability_points: 20\n"
+    "  low_confidence_points: 10\n"
     "  price_stale_after_days: 540\n";
 
 static const char rules_ok[] = "rules:\n"
@@ -106,16 +114,45 @@ static const char rules_ok[] = "rules:\n"
                                "    effect: {families: {tpu: 15}, accelerators: {gpu-a: -5}}\n"
                                "    message: JAX runs natively on TPUs.\n";
 
-/* gpu-a: one AWS offer (on demand and spot); tpu-b: none. */
+/* gpu-a: AWS rents machines of 1, 2, 4 and 8 at $4.90 a chip-hour on demand
+ * and $2.00 spot, so every catalog size can be bought; tpu-b: no offer. */
 static const char prices_ok[] = "prices:\n"
                                 "  - accelerator: gpu-a\n"
                                 "    provider: aws\n"
                                 "    region: us-east-1\n"
-                                "    offer: test machine\n"
+                                "    instance_type: test machine 1\n"
+                                "    accelerators: 1\n"
                                 "    source: https://example.com/p\n"
                                 "    confidence: high\n"
-                                "    on_demand: {usd_per_chip_hour: 4.9, as_of: \"2024-12\"}\n"
-                                "    spot: {usd_per_chip_hour: 2.0, as_of: \"2024-12-01\"}\n"
+                                "    on_demand: {usd_per_hour: 4.9, as_of: \"2024-12\"}\n"
+                                "    spot: {usd_per_hour: 2, as_of: \"2024-12-01\"}\n"
+                                "  - accelerator: gpu-a\n"
+                                "    provider: aws\n"
+                                "    region: us-east-1\n"
+                                "    instance_type: test machine 2\n"
+                                "    accelerators: 2\n"
+                                "    source: https://example.com/p\n"
+                                "    confidence: high\n"
+                                "    on_demand: {usd_per_hour: 9.8, as_of: \"2024-12\"}\n"
+                                "    spot: {usd_per_hour: 4, as_of: \"2024-12-01\"}\n"
+                                "  - accelerator: gpu-a\n"
+                                "    provider: aws\n"
+                                "    region: us-east-1\n"
+                                "    instance_type: test machine 4\n"
+                                "    accelerators: 4\n"
+                                "    source: https://example.com/p\n"
+                                "    confidence: high\n"
+                                "    on_demand: {usd_per_hour: 19.6, as_of: \"2024-12\"}\n"
+                                "    spot: {usd_per_hour: 8, as_of: \"2024-12-01\"}\n"
+                                "  - accelerator: gpu-a\n"
+                                "    provider: aws\n"
+                                "    region: us-east-1\n"
+                                "    instance_type: test machine 8\n"
+                                "    accelerators: 8\n"
+                                "    source: https://example.com/p\n"
+                                "    confidence: high\n"
+                                "    on_demand: {usd_per_hour: 39.2, as_of: \"2024-12\"}\n"
+                                "    spot: {usd_per_hour: 16, as_of: \"2024-12-01\"}\n"
                                 "hardware: []\n";
 
 static inline enum dc_status load4(const char *catalog, const char *sizing, const char *rules,
@@ -141,6 +178,22 @@ static inline enum dc_status load3(const char *catalog, const char *sizing, cons
 static inline int mini_load(dc_ruleset **rs)
 {
     return load3(catalog_ok, sizing_ok, rules_ok, rs, NULL) == DC_OK ? 0 : -1;
+}
+
+/* The mini set with `rules`, and tpu-b priced too at `usd` a chip-hour on
+ * GCP (an unpriced part never ranks first, so tests of two priced parts need
+ * it): 0, or -1 when it does not load. */
+static inline int mini_load_priced_tpu(const char *rules, const char *usd, dc_ruleset **rs)
+{
+    char offer[400], prices[sizeof(prices_ok) + 400];
+    snprintf(offer, sizeof(offer),
+             "  - accelerator: tpu-b\n    provider: gcp\n    region: us-central1\n"
+             "    instance_type: per chip\n    source: https://example.com/t\n"
+             "    confidence: high\n    on_demand: {usd_per_chip_hour: %s, as_of: \"2025-06\"}\n",
+             usd);
+    const char *hw = strstr(prices_ok, "hardware:");
+    snprintf(prices, sizeof(prices), "%.*s%s%s", (int)(hw - prices_ok), prices_ok, offer, hw);
+    return load4(catalog_ok, sizing_ok, rules, prices, rs, NULL) == DC_OK ? 0 : -1;
 }
 
 #endif

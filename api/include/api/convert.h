@@ -1,6 +1,7 @@
 /* api/include/api/convert.h -- the contract's JSON shapes for core objects:
- * the recommendation result, the catalog and the rules (the bodies of
- * POST /v1/recommendations, GET /v1/accelerators and GET /v1/rules). */
+ * the recommendation result, the catalog, the rules and the model registry
+ * (the bodies of POST /v1/recommendations, GET /v1/accelerators, GET /v1/rules
+ * and GET /v1/models). */
 #ifndef API_CONVERT_H
 #define API_CONVERT_H
 
@@ -31,6 +32,12 @@ DC_API char *api_result_render_explained(const struct dc_result *res,
 DC_API char *api_catalog_render(const dc_ruleset *rs, const struct api_catalog_filter *filter,
                                 size_t *len);
 DC_API char *api_rules_render(const dc_ruleset *rs, size_t *len);
+/* GET /v1/models: {"rules_version", "count", "models": [{name, title,
+ * architecture, aliases, model, details, sources, notes,
+ * architecture_parameters, architecture_active_parameters, file, line}]}
+ * (api/src/models_render.c). */
+DC_API char *api_models_render(const dc_ruleset *rs, size_t *len);
+DC_API DC_NODISCARD enum dc_status api_models_to_json(const dc_ruleset *rs, cJSON **out);
 
 /* The Recommendation body for `res` (borrowed). On DC_OK *out is owned by the
  * caller (cJSON_Delete). Errors: DC_EINVAL, DC_ENOMEM. */

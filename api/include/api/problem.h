@@ -31,6 +31,7 @@
 #define API_PROBLEM_NOT_READY              "not-ready"
 #define API_PROBLEM_OVERLOADED             "overloaded"
 #define API_PROBLEM_PROBE_DISABLED         "probe-disabled"
+#define API_PROBLEM_FLEET_DISABLED         "fleet-disabled"
 #define API_PROBLEM_INTERNAL               "internal"
 
 /* The reason phrase of an HTTP status ("Not Found"); "Error" when unknown. */

@@ -25,7 +25,8 @@ struct dc_calibration_row {
     unsigned chips;
     const char *measure; /* accelerator_hours, hours, steady_hours,
                             tokens_per_second_per_chip, tflops_per_chip,
-                            tokens_per_second, decode_ms */
+                            tokens_per_second, decode_ms,
+                            requests_per_second (images, samples) */
     const char *unit;    /* "GPU-h", "h", "tokens/s/chip", ... */
     double measured;
     double estimate;

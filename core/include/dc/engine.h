@@ -40,8 +40,23 @@ enum dc_explain_kind {
 enum dc_task { DC_TASK_TRAINING, DC_TASK_FINE_TUNING, DC_TASK_INFERENCE };
 enum dc_objective { DC_OBJECTIVE_COST, DC_OBJECTIVE_TIME, DC_OBJECTIVE_BALANCED };
 enum dc_deployment { DC_DEPLOY_CLOUD, DC_DEPLOY_ON_PREM, DC_DEPLOY_HYBRID };
-/* training.method: what a training step updates (docs/scoring.md, section 5). */
-enum dc_method { DC_METHOD_FULL, DC_METHOD_LORA, DC_METHOD_QLORA };
+/* training.method: what a training step updates (docs/scoring.md, section 5):
+ * every weight, LoRA adapters (on a 4-bit base for QLoRA), preference tuning
+ * against a frozen reference (DPO), or RL post-training (rollouts, reference
+ * and reward passes, policy update). */
+enum dc_method { DC_METHOD_FULL, DC_METHOD_LORA, DC_METHOD_QLORA, DC_METHOD_DPO, DC_METHOD_RL };
+/* `quantization`: how the served weights are stored, apart from the precision
+ * the math runs at (AWQ/GPTQ/NF4/MXFP4 keep 4-bit weights, int8 8-bit ones). */
+enum dc_quantization {
+    DC_QUANT_NONE,
+    DC_QUANT_AWQ,
+    DC_QUANT_GPTQ,
+    DC_QUANT_NF4,
+    DC_QUANT_MXFP4,
+    DC_QUANT_INT8
+};
+/* training.rl.algorithm */
+enum dc_rl_algorithm { DC_RL_GRPO, DC_RL_PPO };
 
 /* The workload with every default applied (openapi.yaml documents them). */
 struct dc_workload {
@@ -49,9 +64,13 @@ struct dc_workload {
     enum dc_task task;
     const char *framework;    /* pytorch | jax | tensorflow | pytorch-xla | onnx | other */
     const char *stage;        /* prototype | development | production */
-    const char *architecture; /* transformer | cnn | ... */
+    const char *architecture; /* transformer | moe | encoder | ... | cnn | ... */
+    /* model.name: the registry entry (rules/models.yaml) the model fields not
+     * given were read from, its canonical name; NULL when none. */
+    const char *model_name;
     double parameters;
     double active_parameters;    /* used per token or sample; defaults to parameters */
+    bool active_defaulted;       /* active_parameters neither given nor from the registry */
     double embedding_parameters; /* sparse tables: memory, not dense compute; 0 default */
     double flops_per_sample;     /* forward FLOPs of one sample; NAN when absent */
     bool custom_ops;
@@ -62,7 +81,25 @@ struct dc_workload {
     double hidden_size;          /* NAN when absent */
     double attention_heads;      /* NAN when absent */
     double kv_heads;             /* NAN when absent (then every head is a KV head) */
+    /* The rest of the architecture (NAN or NULL when absent; openapi.yaml,
+     * Model, says what each sizes). */
+    double head_dim;
+    double intermediate_size;
+    double context_length;       /* most positions the model attends to */
+    const char *attention;       /* full | sliding_window | mla */
+    double sliding_window;       /* tokens a windowed layer attends to */
+    double full_attention_every; /* one layer in this many attends to everything */
+    double kv_latent_dim;        /* MLA: cached elements per token and layer */
+    double experts;              /* routed experts per MoE layer */
+    double experts_per_token;
+    double encoder_layers;     /* encoder-decoder: the encoder's layers */
+    double tokens_per_sample;  /* positions one sample is (encoder frames, patches) */
+    double denoising_steps;    /* diffusion: steps per image or clip */
+    double guidance_passes;    /* diffusion: network passes per step (CFG: 2) */
+    double embedding_dim;      /* recommender: width of a table row */
+    double lookups_per_sample; /* recommender: rows one sample reads */
     enum dc_precision precision;
+    enum dc_quantization quantization;
     enum dc_method method;
     double tokens; /* defaulted per task (sizing.yaml) */
     bool tokens_defaulted;
@@ -71,15 +108,39 @@ struct dc_workload {
     double global_batch_size;
     bool input_bound;      /* training.input_bound: the host's input pipeline limits steps */
     double deadline_hours; /* NAN when absent */
+    /* training.rl (method rl) */
+    enum dc_rl_algorithm rl_algorithm;
+    bool rl_reference;               /* a frozen reference model for the KL term */
+    double rl_reward_parameters;     /* reward model; 0 for verifiable rewards */
+    double rl_rollout_share;         /* of an RL step spent generating rollouts */
+    bool rl_rollout_share_defaulted; /* from sizing.yaml */
     double requests_per_second;
     double latency_ms_p99; /* NAN when absent */
     double context_tokens; /* KV-cache length per request: input + output tokens */
     double input_tokens;
-    double output_tokens; /* 0 for models that do not generate tokens */
+    double output_tokens;          /* 0 for models that do not generate tokens */
+    bool request_tokens_defaulted; /* input and output tokens from sizing.yaml */
     enum dc_precision kv_precision;
     double batch_size; /* concurrent requests per replica; NAN: chosen per candidate */
+    /* inference.speculative: a draft model proposes draft_tokens tokens that
+     * the target verifies in one step (0 draft tokens: none). */
+    const char *draft_name; /* registry name of the draft, or NULL */
+    double draft_parameters;
+    double draft_layers; /* draft shape from the registry; NAN when unknown */
+    double draft_hidden;
+    double draft_kv_heads;
+    double draft_head_dim;
+    double draft_tokens;
+    double acceptance_rate;
+    double prefix_cache_hit_rate; /* share of prompt tokens found cached; 0 default */
+    /* inference.job: an offline batch of job_requests requests to finish
+     * within job_deadline_hours, priced per job (0 requests: not a job). */
+    double job_requests;
+    double job_tokens; /* NAN unless the job was given in tokens */
+    double job_deadline_hours;
     enum dc_deployment deployment;
     unsigned providers;      /* bit set of enum dc_provider; 0 = any */
+    bool portable;           /* the answer must be bought alike from every listed provider */
     double budget_usd;       /* NAN when absent */
     enum dc_pricing pricing; /* the price basis costs use */
     double max_accelerators; /* NAN when absent */
@@ -88,6 +149,7 @@ struct dc_workload {
     size_t n_allowed;
     const char *cuda_experience; /* none | some | expert */
     const char *xla_experience;
+    bool xla_experience_assumed; /* not stated: the default for the framework applies */
     enum dc_objective objective;
     bool prefer_available;
     unsigned explain; /* enum dc_explain_kind bits; never read by the decision itself */
@@ -99,21 +161,36 @@ struct dc_workload {
 DC_API DC_NODISCARD enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json,
                                                      struct dc_workload *out, struct dc_error *err);
 
-/* Live availability of one catalog accelerator on this host (from the probe). */
+/* Free devices on one node told apart by dc_availability.nodes_by_free; a node
+ * with more counts as this many (no catalog machine holds more than 8). */
+#define DC_AVAILABILITY_NODE_MAX 16
+
+/* Live availability of one catalog accelerator: on this host (the probe), or
+ * across a fleet of nodes (Prometheus; docs/operations.md, "Fleet"). */
 struct dc_availability {
     const char *accelerator_id; /* catalog id */
-    unsigned attached;          /* devices of this model attached here */
+    unsigned attached;          /* devices of this model attached here, or seen in the fleet */
     unsigned free;              /* of which idle now (no process, low utilisation) */
     double memory_free_gb;      /* summed over free devices; NAN when unknown */
+    /* Node by node: nodes_by_free[k] nodes hold exactly k free devices of this
+     * model (0 included: nodes where none is free). All zero: one node holding
+     * `attached` and `free` (a host probe). */
+    unsigned nodes_by_free[DC_AVAILABILITY_NODE_MAX + 1];
+    /* Devices on nodes where every device of this model is free: what slices
+     * larger than one node's free devices can take (whole hosts). */
+    unsigned whole_node_free;
 };
 
 struct dc_recommend_opts {
     const struct dc_availability *availability; /* may be NULL */
     size_t n_availability;
-    bool probe_enabled;       /* a probe snapshot exists; adds `availability` */
-    const char *probe_source; /* reason source for the availability bonus */
-    bool prefer_available;    /* server-wide default for workload.prefer_available */
-    const char *request_id;   /* copied into the result; may be NULL */
+    bool probe_enabled;       /* availability is known (a snapshot exists); adds `availability` */
+    const char *probe_source; /* reason source for the availability bonus: "probe", "prometheus" */
+    bool availability_fleet;  /* the availability counts a fleet of nodes, not this host */
+    double availability_age_seconds; /* of the snapshot behind it; NAN (or 0) when unknown */
+    bool availability_stale;         /* older than its staleness limit: warned about */
+    bool prefer_available;           /* server-wide default for workload.prefer_available */
+    const char *request_id;          /* copied into the result; may be NULL */
     /* Robustness probes (dc/explain.h): factors on each catalog accelerator's
      * price per chip-hour and on its MFU, in catalog order
      * (dc_ruleset_accelerator_count entries, each > 0). NULL: 1 for every one. */
@@ -144,13 +221,15 @@ struct dc_shape {
 
 /* What set a candidate's chip count (docs/scoring.md, section 5). */
 enum dc_chips_basis {
-    DC_BASIS_MEMORY,   /* the fewest chips that hold the job already meet every target */
-    DC_BASIS_DEADLINE, /* the fewest that finish by training.deadline_hours */
-    DC_BASIS_TARGET,   /* the fewest that finish within the default target duration */
-    DC_BASIS_FASTEST,  /* objective time: the most above the efficiency floor */
+    DC_BASIS_MEMORY,   /* the fewest chips that hold the job: no other count does better */
+    DC_BASIS_DEADLINE, /* objective cost: the fewest that finish by training.deadline_hours */
+    DC_BASIS_TARGET,   /* objective cost: the fewest that finish within the default target */
+    DC_BASIS_FASTEST,  /* objective time: the fastest (no run counts as under min_run_hours) */
     DC_BASIS_RATE,     /* inference: replicas for requests_per_second */
     DC_BASIS_LIMIT,    /* capped: max_accelerators, the cluster, the batch or efficiency */
-    DC_BASIS_PINNED    /* fixed by the caller (dc_size_at) */
+    DC_BASIS_PINNED,   /* fixed by the caller (dc_size_at) */
+    DC_BASIS_CHEAPEST, /* objective cost: the cheapest count that meets the target */
+    DC_BASIS_BALANCED  /* objective balanced: the least cost x time */
 };
 
 /* What a candidate's cost rests on (docs/scoring.md, section 6). */
@@ -168,51 +247,83 @@ struct dc_sizing {
     unsigned chips;            /* recommended count, all replicas */
     unsigned replicas;         /* inference: serving replicas; training: 1 */
     unsigned chips_per_replica;
-    struct dc_shape shape;    /* of `chips` (training) or of one replica (inference) */
-    bool fits;                /* one copy fits within max_accelerators and the cluster */
-    double peak_tflops;       /* per chip at the workload precision; NAN if unknown */
-    double mfu;               /* model FLOPs / (chips x peak_tflops x time) modelled */
-    double scale_efficiency;  /* training: MFU here / MFU within one fast domain */
-    double hours;             /* training run time; NAN when unknown or inference */
-    double cost_usd;          /* training: whole run; inference: per month; NAN unknown */
+    struct dc_shape shape;   /* of `chips` (training) or of one replica (inference) */
+    bool fits;               /* one copy fits within max_accelerators and the cluster */
+    double peak_tflops;      /* per chip at the workload precision; NAN if unknown */
+    double mfu;              /* model FLOPs / (chips x peak_tflops x time) modelled */
+    double scale_efficiency; /* training: MFU here / MFU within one fast domain */
+    double hours;            /* training run time, an inference job's; NAN unknown or serving */
+    double cost_usd; /* training, an inference job: whole run; serving: per month; NAN unknown */
     double cost_per_hour_usd; /* all chips; NAN when no price */
     enum dc_cost_basis cost_basis;
     const struct dc_offer *offer; /* DC_COST_CLOUD: the offer priced; view into the rule set */
-    double usd_per_chip_hour;     /* the rate behind cost_usd; NAN when unknown */
-    double energy_usd;            /* on premises: energy of the run (training) or a month */
-    unsigned batch_per_replica;   /* inference: concurrent requests one replica holds */
-    double prefill_ms;            /* inference: one request's prompt; NAN when unknown */
-    double decode_ms;             /* inference: one decode step (one batch for non-generative) */
-    double request_ms;            /* inference: prefill + output tokens x decode step */
-    double throughput_rps;        /* inference: requests/s all replicas serve; NAN unknown */
-    double tokens_per_second;     /* inference: generated tokens/s, all replicas; NAN */
-    bool compute_bound;           /* inference: the decode step is limited by FLOPs, not HBM */
-    bool meets_deadline;          /* true when no deadline */
-    bool meets_latency;           /* true when no latency target */
-    bool meets_rate;              /* inference: throughput_rps >= requests_per_second */
-    bool within_budget;           /* true when no budget or cost unknown */
+    unsigned instances;         /* DC_COST_CLOUD: how many of the offer's instances (TPU: slices) */
+    double usd_per_chip_hour;   /* the rate behind cost_usd; NAN when unknown */
+    double energy_usd;          /* on premises: energy of the run (training) or a month */
+    unsigned batch_per_replica; /* inference: concurrent requests one replica holds */
+    double prefill_ms;          /* inference: one request's prompt; NAN when unknown */
+    double decode_ms;           /* inference: one decode step (one batch for non-generative) */
+    double request_ms;          /* inference: prefill + output tokens x decode step */
+    double throughput_rps;      /* inference: requests/s all replicas serve; NAN unknown */
+    double tokens_per_second;   /* inference: generated tokens/s, all replicas; NAN */
+    bool compute_bound;         /* inference: the decode step is limited by FLOPs, not HBM */
+    bool meets_deadline;        /* true when no deadline */
+    bool meets_latency;         /* true when no latency target */
+    bool meets_rate;            /* inference: throughput_rps >= requests_per_second */
+    bool within_budget;         /* true when no budget or cost unknown */
+    /* The model field whose absence leaves time and cost off by more than 3x
+     * ("model.flops_per_sample"): they are then not estimated (NAN); NULL. */
+    const char *estimate_withheld;
 };
 
 struct dc_candidate_availability {
-    bool known; /* a probe snapshot exists */
+    bool known; /* a probe or fleet snapshot exists */
     unsigned attached;
     unsigned free;
     double memory_free_gb;
+    unsigned nodes;      /* nodes with a device of this model (a host: 1 when attached) */
+    unsigned free_nodes; /* of which nodes with at least one free device */
+    /* The configuration's chips are free now: each machine of its shape on one
+     * node's free devices, a slice larger than a node on whole free nodes. */
+    bool configuration_free;
+    bool fleet;         /* counted across a fleet (opts.availability_fleet) */
+    double age_seconds; /* of the snapshot; NAN when unknown */
+    bool stale;         /* opts.availability_stale */
+};
+
+/* How the selection placed a candidate (docs/scoring.md, sections 7 and 8). */
+struct dc_selection {
+    bool meets_targets; /* the deadline (or default target), latency and rate */
+    bool priced;        /* its cost is known */
+    unsigned gates;     /* ranking gates holding it below others: 0 when none */
+    /* Objective balanced: it has a configuration within balanced_premium of
+     * the cheapest that meets every target (then it ranks by time). */
+    bool in_band;
+    /* What the objective compares: the cost, the time (hours, or one
+     * request's ms), or cost x time; NAN when unknown. */
+    double objective_value;
+    int soft_points;   /* rule impacts (and availability), facts counted once */
+    double adjustment; /* the factor soft_points put on objective_value */
+    /* An unpriced part: the price per chip-hour at or under which it would
+     * match the top pick on the objective; NAN when none would (or priced). */
+    double breakeven_usd_per_chip_hour;
 };
 
 struct dc_candidate {
     const struct dc_accelerator *acc; /* view into the rule set */
-    int score;                        /* 0..100 */
-    int rule_score;                   /* 0..100 */
-    int objective_score;              /* 0..100 */
+    int score;                        /* 0..100, from the objective (section 8) */
+    int rule_score;                   /* 0..100: base + soft points, for information */
+    int objective_score;              /* 0..100: the objective against the top pick's */
+    struct dc_selection selection;
     struct dc_sizing sizing;
     struct dc_candidate_availability availability;
     struct dc_reason *reasons; /* sorted by |impact| descending, then rule id */
     size_t n_reasons;
     const struct dc_reason *excluded_by; /* NULL unless excluded */
-    /* The ranking gate that holds this candidate below others (a rule's
-     * rank_below, or an unknown cost under objective cost), or NULL. */
+    /* The first ranking gate that holds this candidate below others (a rule's
+     * rank_below, or an unknown cost while priced parts are left), or NULL. */
     const struct dc_reason *capped_by;
+    size_t index_; /* catalog index (private) */
 };
 
 struct dc_family_rank {
@@ -235,6 +346,26 @@ struct dc_assumption {
     const char *source; /* public URL */
 };
 
+/* One configuration on the cost-time frontier: no other feasible, priced
+ * configuration of any part is both cheaper and faster (serving: lower
+ * latency). `time` is run hours (training) or one request's ms (serving). */
+struct dc_frontier_point {
+    const struct dc_accelerator *acc;
+    struct dc_shape shape;
+    unsigned chips;
+    unsigned replicas;
+    unsigned chips_per_replica;
+    unsigned batch_per_replica; /* serving */
+    double cost_usd;            /* training: the run; serving: a month */
+    double cost_per_hour_usd;
+    double time;
+    bool pick; /* the top recommendation's configuration */
+};
+
+/* Points kept on a result's frontier, evenly spread in cost between the
+ * cheapest and the fastest (both always kept, and the pick). */
+#define DC_FRONTIER_MAX_POINTS 24
+
 struct dc_result {
     const dc_ruleset *ruleset; /* reference held by the result */
     char rules_version[65];
@@ -249,6 +380,8 @@ struct dc_result {
     size_t n_warnings;
     struct dc_assumption *assumptions;
     size_t n_assumptions;
+    struct dc_frontier_point *frontier; /* ascending cost, descending time */
+    size_t n_frontier;
     struct dc__arena *arena_; /* private */
 };
 
@@ -288,7 +421,8 @@ DC_API const char *dc_shape_format(const struct dc_accelerator *a, const struct 
 DC_API DC_NODISCARD enum dc_status dc_ruleset_rule_steps(const dc_ruleset *rs, uint64_t *steps,
                                                          struct dc_error *err);
 
-/* "memory", "deadline", "target", "fastest", "rate", "limit", "pinned". */
+/* "memory", "deadline", "target", "fastest", "rate", "limit", "pinned",
+ * "cheapest", "balanced". */
 DC_API const char *dc_chips_basis_name(enum dc_chips_basis b);
 
 /* The text of reason `r` of candidate `c` (or of an exclusion). Reasons that

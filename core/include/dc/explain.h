@@ -6,9 +6,11 @@
  * change returned was one of those runs: applied to the workload it gives the
  * top pick it names. The method, with worked examples, is docs/explanations.md.
  *
- * The search visits its edits in a fixed order, so the same workload and rule
- * set always give the same explanation; only a wall-clock cap (when the caller
- * sets one) can cut it short, and the explanation then says so. */
+ * The search visits its edits in a fixed order and is bounded by a count of
+ * evaluations, so the same workload and rule set always give the same
+ * explanation, whatever the machine's load. A wall-clock guard (when the
+ * caller sets one) sits far above what the evaluations can cost; if it ever
+ * cuts an explanation short, the explanation says so. */
 #ifndef DC_EXPLAIN_H
 #define DC_EXPLAIN_H
 
@@ -24,8 +26,10 @@
 
 /* Runs of the core one explanation may make, both kinds together. */
 #define DC_EXPLAIN_MAX_EVALUATIONS 64
-/* The wall-clock budget the server gives one explanation (2 ms). */
-#define DC_EXPLAIN_TIME_BUDGET_NS 2000000u
+/* The server's wall-clock guard on one explanation: 250 ms, some twenty
+ * times what the evaluations cost at worst (bench/README.md), so that it
+ * never decides an answer and only stops a pathological machine. */
+#define DC_EXPLAIN_TIME_GUARD_NS 250000000u
 /* Accelerators explained: the top pick, the runner-up, each other family's
  * best, parts attached to this host, and excluded parts. */
 #define DC_EXPLAIN_MAX_TARGETS 8
@@ -72,6 +76,14 @@ struct dc_change {
     int top_score;
     enum dc_threshold threshold;
     double not_at; /* threshold: the nearest value tried where `top` is not the pick */
+    /* A threshold at a constant a rule compares the field with: the rule (a
+     * view into the rule set), whose effect starts or stops there; NULL when
+     * the boundary is the parts' own (a cost, a chip count, a run time). */
+    const char *rule;
+    double rule_at; /* that constant */
+    /* The change flips the pick because the pick loses its price (no offer
+     * on the new basis or providers), not because another part is better. */
+    bool price_missing;
 };
 
 struct dc_target {

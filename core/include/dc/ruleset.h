@@ -22,7 +22,9 @@
 #define DC_RULESET_MAX_DIAGS        200
 #define DC_ID_MAX                   32 /* rule and accelerator ids */
 
-enum dc_family { DC_FAMILY_GPU, DC_FAMILY_TPU, DC_FAMILY_CPU, DC_FAMILY_COUNT };
+/* asic: purpose-built accelerators that are neither GPUs nor TPUs (AWS Trainium
+ * and Inferentia, Intel Gaudi), each with its own compiler stack. */
+enum dc_family { DC_FAMILY_GPU, DC_FAMILY_TPU, DC_FAMILY_CPU, DC_FAMILY_ASIC, DC_FAMILY_COUNT };
 
 enum dc_precision {
     DC_PREC_FP64,
@@ -64,18 +66,25 @@ enum dc_pricing {
 DC_API const char *dc_pricing_name(enum dc_pricing p); /* "on_demand", "committed_1y" */
 DC_API bool dc_pricing_parse(const char *s, enum dc_pricing *out);
 
-/* One dated price per chip-hour; NAN when the offer has none on that basis. */
+/* One dated price on one basis; NAN when the offer has none on that basis. */
 struct dc_price {
-    double usd_per_chip_hour;
-    const char *as_of; /* YYYY-MM or YYYY-MM-DD */
+    double usd_per_hour;      /* one instance (machine) an hour; NAN for per-chip offers */
+    double usd_per_chip_hour; /* per accelerator: usd_per_hour / accelerators */
+    const char *as_of;        /* YYYY-MM or YYYY-MM-DD */
 };
 
-/* One provider's public offer of an accelerator (prices.yaml). */
+/* One provider's public offer of an accelerator (prices.yaml): an instance
+ * (machine) type with a fixed number of accelerators, priced per instance-hour,
+ * or, for parts bought as named slices (TPUs), a price per chip that applies to
+ * every documented slice. */
 struct dc_offer {
     enum dc_provider provider;
     const char *region;
-    const char *offer;  /* what is rented: "p5.48xlarge, 8 x H100 with their host" */
-    const char *source; /* the provider's own pricing page */
+    const char *instance_type; /* "p5.48xlarge", "a3-highgpu-4g", "TPU v5p" */
+    unsigned accelerators;     /* per instance; 0: priced per chip for every slice */
+    double vcpus;              /* per instance; NAN when not given */
+    double memory_gb;          /* host memory per instance; NAN when not given */
+    const char *source;        /* the provider's own pricing page */
     const char
         *via; /* where the number was read: a copy of the provider's price API; may be NULL */
     bool low_confidence;
@@ -84,6 +93,8 @@ struct dc_offer {
 
 /* Named limits on prices.yaml. */
 #define DC_RULESET_MAX_OFFERS 1000
+/* Parts listed under `unpriced` (why no public price exists), per file. */
+#define DC_RULESET_MAX_UNPRICED DC_RULESET_MAX_ACCELERATORS
 
 /* Named limits on one catalog entry's purchasable shapes. */
 #define DC_ACC_MAX_NODE_SIZES 8
@@ -100,7 +111,7 @@ struct dc_accelerator {
     const char *id;
     const char *name;
     const char *short_name; /* for shapes: "H100" in "4 x 8 H100"; defaults to the id */
-    const char *vendor;     /* nvidia | amd | google | generic */
+    const char *vendor;     /* nvidia | amd | google | intel | aws | generic */
     enum dc_family family;
     const char *fact; /* may be NULL */
     const char *source;
@@ -138,6 +149,9 @@ struct dc_accelerator {
     /* Public offers from prices.yaml, in file order (views into the rule set). */
     const struct dc_offer *offers;
     size_t n_offers;
+    /* prices.yaml's `unpriced` entry: why no public price exists and what was
+     * checked; NULL when none (then the part should have an offer). */
+    const char *unpriced_reason;
     /* A hardware list price per chip for on-premises cost; NAN when none is
      * public (none is, for any shipped part: operators add their own). */
     double list_price_usd;
@@ -170,7 +184,11 @@ struct dc_sizing_params {
     struct dc_param target_hours_fine_tuning;
     struct dc_param goodput;          /* whole-run share of steady-state speed */
     struct dc_param efficiency_floor; /* objective time: scale while above */
+    struct dc_param chips_per_sequence; /* chips one sequence of a global batch keeps busy */
     struct dc_param min_run_hours;    /* objective time: no shorter than */
+    /* RL post-training: share of a step spent generating rollouts; value NAN
+     * when sizing.yaml gives none (training.rl.rollout_share is then needed). */
+    struct dc_param rl_rollout_share;
     /* inference */
     double infer_bytes_per_param[DC_PREC_COUNT];
     const char *infer_bytes_source;
@@ -181,6 +199,7 @@ struct dc_sizing_params {
     struct dc_param hbm_efficiency; /* achieved share of peak HBM bandwidth */
     const char *kv_source;
     double hours_per_month;
+    struct dc_param serving_max_chips; /* all replicas together, without max_accelerators */
     /* Model FLOPs utilisation per family, each family with its source. */
     double mfu_training[DC_FAMILY_COUNT];     /* steady state within one fast domain */
     double mfu_cross_domain[DC_FAMILY_COUNT]; /* factor once a job spans domains */
@@ -202,12 +221,15 @@ struct dc_sizing_params {
     struct dc_param usd_per_kwh;
     struct dc_param pue;
     struct dc_param amortization_years;
-    /* scoring */
-    double score_base;
-    double rule_weight;
-    double objective_weight;
-    double unknown_objective;
-    double availability_bonus;
+    /* scoring (docs/scoring.md, sections 7 and 8) */
+    double score_base;            /* rule_score = base + soft points, for information */
+    double soft_band;             /* soft points move a value by at most half this each way */
+    double soft_full_points;      /* the soft points that take the whole half-band */
+    double balanced_premium;      /* balanced: spend at most this share more, to be faster */
+    double negligible_cost_usd;   /* costs under it compare as equal to it */
+    double points_per_doubling;   /* score lost per doubling of the objective value */
+    double availability_points;   /* prefer_available: soft points of a free part */
+    double low_confidence_points; /* soft points a low-confidence price loses */
     double price_stale_after_days;
 };
 
@@ -294,9 +316,11 @@ DC_API const struct dc_accelerator *dc_ruleset_find_pci(const dc_ruleset *rs, ui
                                                         uint16_t device);
 DC_API const struct dc_sizing_params *dc_ruleset_sizing(const dc_ruleset *rs);
 
-/* The cheapest offer of `a` priced on `basis` by one of `providers` (bit set
- * of enum dc_provider; 0 = any), the first in file order on a tie; NULL when
- * none is priced on that basis. */
+/* The offer of `a` with the lowest price per chip-hour on `basis` from one of
+ * `providers` (bit set of enum dc_provider; 0 = any), whatever machine size it
+ * rents, the first in file order on a tie; NULL when none is priced on that
+ * basis. What a configuration costs depends on its machine size: the engine
+ * prices it with the offers that rent that size (core/src/cost.c). */
 DC_API const struct dc_offer *dc_cheapest_offer(const struct dc_accelerator *a,
                                                 enum dc_pricing basis, unsigned providers);
 

@@ -253,10 +253,14 @@ DC_API DC_NODISCARD enum dc_status
 probe_nvml_mode_parse(const char *text, enum probe_nvml_mode *mode, const char **path);
 
 /* A device is free when it answers (state ok), no process is known to hold it,
- * and its utilisation, where measured, is at most PROBE_FREE_UTILIZATION_MAX
- * percent. When the holders cannot be known (AMD; NVIDIA without NVML) a
- * measured utilisation must say it is idle. NULL is not free. Thread-safe. */
+ * its utilisation, where measured, is at most PROBE_FREE_UTILIZATION_MAX
+ * percent and its memory used, where both figures are known, at most
+ * PROBE_FREE_MEMORY_USED_MAX percent of its memory. When the holders cannot be
+ * known (AMD; NVIDIA without NVML) a measured utilisation must say it is idle.
+ * NULL is not free. Thread-safe. The fleet applies the same limits to
+ * dcgm-exporter's series (docs/operations.md, "Fleet"). */
 #define PROBE_FREE_UTILIZATION_MAX 5u
+#define PROBE_FREE_MEMORY_USED_MAX 5u
 DC_API bool probe_device_free(const struct probe_device *d);
 
 /* -------------------------------------------------------------------- run */
@@ -298,6 +302,23 @@ DC_API DC_NODISCARD enum dc_status probe_snapshot_to_json(const struct probe_sna
  * Errors: DC_EINVAL, DC_EIO (a write failed). */
 DC_API DC_NODISCARD enum dc_status probe_snapshot_format_table(const struct probe_snapshot *s,
                                                                FILE *fp, bool wide);
+
+/* The snapshot's devices as Prometheus text-format (0.0.4) gauge families, the
+ * series that `accel-advisor agent` and `serve --probe` export on /metrics
+ * (docs/probe.md, "Metrics"): accel_advisor_probe_devices{vendor, model, state,
+ * node} (attached and free per catalog model), and per device
+ * accel_advisor_probe_device_up, _free (lost devices left out),
+ * _memory_total_bytes, _memory_used_bytes and _utilization_ratio, each labelled
+ * device (the PCI address, else "index-N"), vendor, model (the catalog id, or
+ * "unknown") and node (`node`, borrowed; NULL is ""). A figure that is not known
+ * is left out. `fp` is borrowed. Errors: DC_EINVAL (NULL s or fp), DC_EIO (a
+ * write failed). Thread-safe. */
+DC_API DC_NODISCARD enum dc_status probe_snapshot_format_metrics(const struct probe_snapshot *s,
+                                                                 const char *node, FILE *fp);
+
+/* Escape `s` (NULL is "") as a label value of the text format (\\, \" and \n)
+ * into dst, at most cap - 1 bytes and a NUL; what does not fit is cut. */
+DC_API void probe_metrics_label(char *dst, size_t cap, const char *s);
 
 /* ------------------------------------------------------------------ holder */
 

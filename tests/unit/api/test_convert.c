@@ -53,22 +53,40 @@ static void test_result_json(void **state)
                 1e8);
     assert_null(cJSON_GetObjectItem(wl, "inference"));
     const cJSON *fams = cJSON_GetObjectItem(body, "families");
-    assert_int_equal(cJSON_GetArraySize(fams), 3);
+    assert_int_equal(cJSON_GetArraySize(fams), DC_FAMILY_COUNT);
     assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(fams, 0), "family")->valuestring,
                         "gpu");
     assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(fams, 0), "best")->valuestring,
                         "gpu-a");
     const cJSON *rec = cJSON_GetArrayItem(cJSON_GetObjectItem(body, "recommendations"), 0);
+    const cJSON *it = NULL;
     assert_string_equal(cJSON_GetObjectItem(rec, "accelerator")->valuestring, "gpu-a");
     const cJSON *sizing = cJSON_GetObjectItem(rec, "sizing");
-    assert_int_equal(cJSON_GetObjectItem(sizing, "chips")->valueint, 2);
+    assert_int_equal(cJSON_GetObjectItem(sizing, "chips_for_memory")->valueint, 2);
+    assert_int_equal(cJSON_GetObjectItem(sizing, "chips")->valueint,
+                     r->recommendations[0].sizing.chips);
+    /* How the selection placed it, and the frontier with the pick on it. */
+    const cJSON *sel = cJSON_GetObjectItem(rec, "selection");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(sel, "meets_targets")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(sel, "priced")));
+    assert_int_equal(cJSON_GetObjectItem(sel, "gates")->valueint, 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(sel, "breakeven_usd_per_chip_hour")));
+    const cJSON *front = cJSON_GetObjectItem(body, "frontier");
+    assert_string_equal(cJSON_GetObjectItem(front, "time_unit")->valuestring, "hours");
+    assert_string_equal(cJSON_GetObjectItem(front, "cost_unit")->valuestring, "usd_per_run");
+    bool pick = false;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(front, "points"))
+    {
+        assert_true(cJSON_GetObjectItem(it, "cost_usd")->valuedouble > 0);
+        pick = pick || cJSON_IsTrue(cJSON_GetObjectItem(it, "pick"));
+    }
+    assert_true(pick);
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(sizing, "fits")));
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(rec, "availability")));
     const cJSON *price = cJSON_GetObjectItem(rec, "price");
     assert_string_equal(cJSON_GetObjectItem(price, "confidence")->valuestring, "high");
     const cJSON *reasons = cJSON_GetObjectItem(rec, "reasons");
     assert_true(cJSON_GetArraySize(reasons) >= 3);
-    const cJSON *it = NULL;
     cJSON_ArrayForEach(it, reasons)
     {
         assert_true(cJSON_IsString(cJSON_GetObjectItem(it, "rule_id")));
@@ -155,7 +173,8 @@ static void test_table(void **state)
     assert_non_null(strstr(buf, "Target: minimizing cost and time"));
     assert_non_null(strstr(buf, "Considered accelerators (2)"));
     assert_non_null(strstr(buf, "\u2714"));
-    assert_non_null(strstr(buf, "Why tpu-b:"));
+    /* tpu-b has no price, so priced gpu-a comes first whatever the rules say. */
+    assert_non_null(strstr(buf, "Why gpu-a:"));
     assert_non_null(strstr(buf, "jax-likes-tpu"));
     assert_null(strstr(buf, "GB/CHIP"));
     /* Wide: the same rows with more columns, the chosen mark still last. */
@@ -167,14 +186,14 @@ static void test_table(void **state)
     assert_non_null(head);
     assert_non_null(strstr(head, " RULES   OBJ REPL  GB/CHIP   TFLOPS   MFU    $/HOUR FITS AVAIL"
                                  "   CHOSEN\n"));
-    const char *row = strstr(wide, "\ntpu-b ");
-    const char *narrow = strstr(buf, "\ntpu-b ");
+    const char *row = strstr(wide, "\ngpu-a ");
+    const char *narrow = strstr(buf, "\ngpu-a ");
     assert_non_null(row);
     assert_non_null(narrow);
     const char *eol = strchr(row + 1, '\n');
     assert_true(eol - row > strchr(narrow + 1, '\n') - narrow);
     assert_memory_equal(eol - 3, "\u2714", 3);
-    assert_non_null(strstr(wide, "Why tpu-b:"));
+    assert_non_null(strstr(wide, "Why gpu-a:"));
     free(wide);
     free(buf);
     dc_result_free(r);

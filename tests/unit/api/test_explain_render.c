@@ -18,14 +18,14 @@
 #include "dc/embedded.h"
 #include "mini_rules.h"
 
-static dc_ruleset *rs;
+static dc_ruleset *rs, *rs9; /* rs9: tpu-b priced at $9 a chip-hour */
 static api_contract *contract;
 static api_schema *recommendation;
 
 static int setup(void **state)
 {
     (void)state;
-    if (mini_load(&rs) != 0 ||
+    if (mini_load(&rs) != 0 || mini_load_priced_tpu(rules_ok, "9", &rs9) != 0 ||
         api_contract_load_embedded(aa_embedded_files, &contract, NULL) != DC_OK)
         return -1;
     return api_schema_compile(api_contract_root(contract), "#/components/schemas/Recommendation",
@@ -40,6 +40,7 @@ static int teardown(void **state)
     api_schema_free(recommendation);
     api_contract_free(contract);
     dc_ruleset_release(rs);
+    dc_ruleset_release(rs9);
     return 0;
 }
 
@@ -51,13 +52,13 @@ struct rendered {
     cJSON *body;
 };
 
-static void render(const char *json, unsigned kinds, struct rendered *out)
+static void render_on(dc_ruleset *set, const char *json, unsigned kinds, struct rendered *out)
 {
     out->w = cJSON_Parse(json);
     struct dc_recommend_opts o = {.request_id = "abc"};
-    assert_int_equal(dc_recommend(rs, out->w, &o, &out->res, NULL), DC_OK);
+    assert_int_equal(dc_recommend(set, out->w, &o, &out->res, NULL), DC_OK);
     struct dc_explain_opts eo = {kinds, 0, 0};
-    assert_int_equal(dc_explain(rs, out->w, &o, out->res, &eo, &out->e, NULL), DC_OK);
+    assert_int_equal(dc_explain(set, out->w, &o, out->res, &eo, &out->e, NULL), DC_OK);
     size_t len = 0;
     char *text = api_result_render_explained(out->res, out->e, &len);
     assert_non_null(text);
@@ -70,6 +71,16 @@ static void render(const char *json, unsigned kinds, struct rendered *out)
         fail_msg("not a Recommendation: %s: %s", vr.items[0].pointer, vr.items[0].message);
     api_schema_result_cleanup(&vr);
 }
+
+static void render(const char *json, unsigned kinds, struct rendered *out)
+{
+    render_on(rs, json, kinds, out);
+}
+
+/* Objective time, both parts priced: tpu-b is the faster and the dearer. */
+#define TIME_JOB                                                                                   \
+    "{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":3e9},"                 \
+    "\"objective\":\"time\"}"
 
 static void done(struct rendered *r)
 {
@@ -91,8 +102,7 @@ static void test_sections(void **state)
 {
     (void)state;
     struct rendered r;
-    render("{\"task\":\"training\",\"model\":{\"parameters\":1e9}}",
-           DC_EXPLAIN_CHANGES | DC_EXPLAIN_ROBUSTNESS, &r);
+    render_on(rs9, TIME_JOB, DC_EXPLAIN_CHANGES | DC_EXPLAIN_ROBUSTNESS, &r);
     const cJSON *changes = get(r.body, "changes");
     assert_true(cJSON_IsNull(get(changes, "stopped")));
     assert_int_equal(get(changes, "evaluations")->valueint, (int)r.e->changes_usage.evaluations);
@@ -106,20 +116,25 @@ static void test_sections(void **state)
     const cJSON *budget = cJSON_GetArrayItem(get(second, "changes"), 0);
     assert_string_equal(get(budget, "field")->valuestring, "/constraints/budget_usd");
     assert_true(cJSON_IsNull(get(budget, "from")));
-    assert_string_equal(get(budget, "threshold")->valuestring, "above");
-    assert_true(get(budget, "not_at")->valuedouble < get(budget, "to")->valuedouble);
+    assert_string_equal(get(budget, "threshold")->valuestring, "below");
+    assert_true(get(budget, "not_at")->valuedouble > get(budget, "to")->valuedouble);
+    assert_true(cJSON_IsNull(get(budget, "rule")));
+    assert_true(cJSON_IsFalse(get(budget, "price_missing")));
     assert_string_equal(get(budget, "top")->valuestring, "gpu-a");
     assert_non_null(strstr(get(budget, "summary")->valuestring, " (not at $"));
     /* A categorical change has no threshold. */
     const cJSON *last = cJSON_GetArrayItem(get(second, "changes"), 2);
     assert_true(cJSON_IsNull(get(last, "threshold")));
     assert_true(cJSON_IsNull(get(last, "not_at")));
+    /* Spot: tpu-b has no spot price, and the change says that is why. */
+    assert_string_equal(get(last, "field")->valuestring, "/constraints/pricing");
+    assert_true(cJSON_IsTrue(get(last, "price_missing")));
     const cJSON *rob = get(r.body, "robustness");
     assert_string_equal(get(rob, "top")->valuestring, "tpu-b");
     assert_int_equal(get(rob, "margin")->valueint,
                      get(rob, "top_score")->valueint - get(rob, "runner_up_score")->valueint);
-    assert_string_equal(get(rob, "verdict")->valuestring, "robust");
-    assert_true(cJSON_IsFalse(get(rob, "top_priced")));
+    assert_string_equal(get(rob, "verdict")->valuestring, "fragile");
+    assert_true(cJSON_IsTrue(get(rob, "top_priced")));
     const cJSON *price = cJSON_GetArrayItem(get(rob, "checks"), 0);
     assert_string_equal(get(price, "kind")->valuestring, "price");
     assert_true(get(price, "perturbation")->valuedouble == DC_EXPLAIN_PERTURBATION);
@@ -131,10 +146,8 @@ static void test_fragile_and_absent(void **state)
 {
     (void)state;
     struct rendered r;
-    /* tpu-b with 30% less MFU misses the 10-hour deadline. */
-    render("{\"task\":\"training\",\"model\":{\"parameters\":7e9},"
-           "\"training\":{\"deadline_hours\":10}}",
-           DC_EXPLAIN_ROBUSTNESS, &r);
+    /* tpu-b 30% slower and gpu-a 30% faster make gpu-a the faster. */
+    render_on(rs9, TIME_JOB, DC_EXPLAIN_ROBUSTNESS, &r);
     assert_null(cJSON_GetObjectItemCaseSensitive(r.body, "changes"));
     const cJSON *rob = get(r.body, "robustness");
     assert_string_equal(get(rob, "verdict")->valuestring, "fragile");
@@ -143,6 +156,9 @@ static void test_fragile_and_absent(void **state)
     const cJSON *scaled = cJSON_GetArrayItem(get(flip, "scaled"), 0);
     assert_string_equal(get(scaled, "accelerator")->valuestring, "tpu-b");
     assert_true(get(scaled, "factor")->valuedouble == 1 - DC_EXPLAIN_PERTURBATION);
+    scaled = cJSON_GetArrayItem(get(flip, "scaled"), 1);
+    assert_string_equal(get(scaled, "accelerator")->valuestring, "gpu-a");
+    assert_true(get(scaled, "factor")->valuedouble == 1 + DC_EXPLAIN_PERTURBATION);
     assert_true(get(flip, "others")->valuedouble == 1);
     done(&r);
     /* Nothing recommended: the robustness has nothing to hold. */
@@ -187,15 +203,14 @@ static void test_table(void **state)
 {
     (void)state;
     struct rendered r;
-    render("{\"task\":\"training\",\"model\":{\"parameters\":1e9}}",
-           DC_EXPLAIN_CHANGES | DC_EXPLAIN_ROBUSTNESS, &r);
+    render_on(rs9, TIME_JOB, DC_EXPLAIN_CHANGES | DC_EXPLAIN_ROBUSTNESS, &r);
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
     api_explanation_print_table(r.e, fp);
     fclose(fp);
     assert_non_null(strstr(buf, "\nWhat would change the answer:\n"));
-    assert_non_null(strstr(buf, "\n  tpu-b is robust, "));
+    assert_non_null(strstr(buf, "\n  tpu-b is fragile, "));
     assert_non_null(strstr(buf, " points ahead of gpu-a.\n"));
     assert_non_null(strstr(buf, "\n    price  Test TPU B stays the top pick"));
     assert_non_null(strstr(buf, "\n  tpu-b (top):\n    - Test GPU A replaces Test TPU B"));

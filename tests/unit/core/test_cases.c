@@ -73,6 +73,24 @@ static bool has_reason(const struct dc_candidate *c, const char *rule)
     return false;
 }
 
+/* 1-based place of `id` among the recommendations; 0 when it is not one. */
+static size_t rank_of(const struct dc_result *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_recommendations; i++)
+        if (strcmp(r->recommendations[i].acc->id, id) == 0)
+            return i + 1;
+    return 0;
+}
+
+static bool pick_on_frontier(const struct dc_result *r)
+{
+    for (size_t i = 0; i < r->n_frontier; i++)
+        if (r->frontier[i].pick && r->n_recommendations > 0 &&
+            r->frontier[i].acc == r->recommendations[0].acc)
+            return true;
+    return false;
+}
+
 /* A number of the sizing by its contract name. */
 static double sizing_value(const struct dc_sizing *z, const char *key, bool *known)
 {
@@ -99,12 +117,32 @@ static double sizing_value(const struct dc_sizing *z, const char *key, bool *kno
         return z->peak_tflops;
     if (strcmp(key, "scale_efficiency") == 0)
         return z->scale_efficiency;
+    if (strcmp(key, "prefill_ms") == 0)
+        return z->prefill_ms;
+    if (strcmp(key, "request_ms") == 0)
+        return z->request_ms;
+    if (strcmp(key, "cost_usd") == 0)
+        return z->cost_usd;
     *known = false;
     return NAN;
 }
 
+/* The offer that prices `z`: its instance type ("offer") or provider
+ * ("provider"); false when the field is another one. NULL offer: "" (none). */
+static bool offer_field(const struct dc_sizing *z, const char *key, const char **out)
+{
+    if (strcmp(key, "offer") == 0)
+        *out = z->offer != NULL ? z->offer->instance_type : "";
+    else if (strcmp(key, "provider") == 0)
+        *out = z->offer != NULL ? dc_provider_name(z->offer->provider) : "";
+    else
+        return false;
+    return true;
+}
+
 /* "sizing": {"h100": {"chips": [lo, hi], "shape": "1 x 8 H100", "basis": "target",
- * "meets_rate": true, ...}}: every named field must match. */
+ * "offer": "p5.48xlarge", "provider": "aws", "priced": true, "meets_rate": true,
+ * "withheld": false, ...}}: every named field must match. */
 static bool sizing_matches(const struct dc_candidate *c, const cJSON *want, char *why, size_t len)
 {
     const struct dc_sizing *z = &c->sizing;
@@ -113,6 +151,7 @@ static bool sizing_matches(const struct dc_candidate *c, const cJSON *want, char
     {
         bool known = false;
         char shape[64];
+        const char *got = NULL;
         if (cJSON_IsArray(f) && cJSON_GetArraySize(f) == 2) {
             double v = sizing_value(z, f->string, &known);
             double lo = cJSON_GetArrayItem(f, 0)->valuedouble;
@@ -127,10 +166,29 @@ static bool sizing_matches(const struct dc_candidate *c, const cJSON *want, char
                 snprintf(why, len, "shape %s, want %s", shape, f->valuestring);
                 return false;
             }
+        } else if (cJSON_IsString(f) && offer_field(z, f->string, &got)) {
+            if (strcmp(got, f->valuestring) != 0) {
+                snprintf(why, len, "%s %s, want %s", f->string, *got ? got : "(none)",
+                         f->valuestring);
+                return false;
+            }
+        } else if (strcmp(f->string, "priced") == 0 && cJSON_IsBool(f)) {
+            if ((z->cost_basis != DC_COST_UNKNOWN) != cJSON_IsTrue(f)) {
+                snprintf(why, len, "cost is %s",
+                         z->cost_basis != DC_COST_UNKNOWN ? "known" : "unknown");
+                return false;
+            }
         } else if (strcmp(f->string, "basis") == 0) {
             if (strcmp(dc_chips_basis_name(z->basis), f->valuestring) != 0) {
                 snprintf(why, len, "basis %s, want %s", dc_chips_basis_name(z->basis),
                          f->valuestring);
+                return false;
+            }
+        } else if (cJSON_IsBool(f) && strcmp(f->string, "withheld") == 0) {
+            /* "withheld": true when time and cost are not estimated. */
+            if ((z->estimate_withheld != NULL) != cJSON_IsTrue(f)) {
+                snprintf(why, len, "estimate_withheld is %s",
+                         z->estimate_withheld != NULL ? z->estimate_withheld : "null");
                 return false;
             }
         } else if (cJSON_IsBool(f)) {
@@ -249,6 +307,24 @@ static int check_case(const cJSON *c)
         if (why == NULL || why->counted_with == NULL || why->impact != 0)
             FAIL("expected %s's bonus on %s counted once with another rule\n", it->valuestring,
                  it->string);
+    }
+    /* "before": {"a": "b"}: a is recommended and ranks above b (or b is not). */
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "before"))
+    {
+        size_t ra = rank_of(r, it->string), rb = rank_of(r, it->valuestring);
+        if (ra == 0 || (rb != 0 && rb < ra))
+            FAIL("expected %s above %s (ranks %zu and %zu)\n", it->string, it->valuestring, ra, rb);
+    }
+    /* "frontier_pick": true: the top pick's configuration is on the frontier. */
+    const cJSON *fp = cJSON_GetObjectItem(expect, "frontier_pick");
+    if (cJSON_IsTrue(fp) && !pick_on_frontier(r))
+        FAIL("expected the top pick on the frontier (%zu points)\n", r->n_frontier);
+    /* "breakeven": {"acc": true}: an unpriced part says what price would do. */
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "breakeven"))
+    {
+        const struct dc_candidate *cand = candidate(r, it->string);
+        if (cand == NULL || !(cand->selection.breakeven_usd_per_chip_hour > 0))
+            FAIL("expected a breakeven price on %s\n", it->string);
     }
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "sizing"))
     {

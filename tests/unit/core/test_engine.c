@@ -266,62 +266,13 @@ static void test_warnings_nothing_fits(void **state)
     assert_string_equal(r->recommendations[0].acc->id, "gpu-a");
     assert_true(has_warning(r, "price_stale"));
     dc_result_free(r);
-    /* Unknown price at the top: price_unknown. */
-    r = run("{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":1e8}}");
-    assert_string_equal(r->recommendations[0].acc->id, "tpu-b");
+    /* Unknown price at the top: only where nothing is priced (gpu-a has no
+     * GCP offer), since an unpriced part never ranks above a priced one. */
+    r = run("{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":1e8},"
+            "\"constraints\":{\"providers\":[\"gcp\"]}}");
+    assert_false(r->recommendations[0].selection.priced);
     assert_true(has_warning(r, "price_unknown"));
     dc_result_free(r);
-}
-
-/* A low-confidence price keeps half of its lead over the dearest known one
- * (what an unknown price scores) and is flagged. */
-static void test_low_confidence_price(void **state)
-{
-    (void)state;
-    /* tpu-b gets a firm GCP price so that there is a lead to halve. */
-    static const char tpu_offer[] = "  - accelerator: tpu-b\n    provider: gcp\n"
-                                    "    region: us-central1\n    offer: per chip\n"
-                                    "    source: https://example.com/t\n    confidence: high\n"
-                                    "    on_demand: {usd_per_chip_hour: 9, as_of: \"2025-06\"}\n";
-    char firm_prices[sizeof(prices_ok) + sizeof(tpu_offer)];
-    char low_prices[sizeof(firm_prices) + 8];
-    const char *hw = strstr(prices_ok, "hardware:");
-    const char *high = strstr(prices_ok, "confidence: high");
-    assert_non_null(hw);
-    assert_non_null(high);
-    snprintf(firm_prices, sizeof(firm_prices), "%.*s%s%s", (int)(hw - prices_ok), prices_ok,
-             tpu_offer, hw);
-    snprintf(low_prices, sizeof(low_prices), "%.*sconfidence: low%s", (int)(high - prices_ok),
-             prices_ok, high + strlen("confidence: high"));
-    char *at = strstr(low_prices, "hardware:");
-    memmove(at + strlen(tpu_offer), at, strlen(at) + 1);
-    memcpy(at, tpu_offer, strlen(tpu_offer));
-    dc_ruleset *firm_rs = NULL, *low_rs = NULL;
-    assert_int_equal(load4(catalog_ok, sizing_ok, rules_ok, firm_prices, &firm_rs, NULL), DC_OK);
-    assert_int_equal(load4(catalog_ok, sizing_ok, rules_ok, low_prices, &low_rs, NULL), DC_OK);
-    static const char w[] = "{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
-                            "\"objective\":\"cost\"}";
-    cJSON *json = cJSON_Parse(w);
-    struct dc_result *firm = NULL, *soft = NULL;
-    assert_int_equal(dc_recommend(firm_rs, json, NULL, &firm, NULL), DC_OK);
-    assert_int_equal(dc_recommend(low_rs, json, NULL, &soft, NULL), DC_OK);
-    bool ex;
-    int g = find(firm, "gpu-a", &ex)->objective_score;
-    int t = find(firm, "tpu-b", &ex)->objective_score;
-    assert_int_equal(g, 100); /* the cheaper of the two */
-    assert_true(t < g);
-    /* Half of gpu-a's lead over the dearest (tpu-b), within rounding. */
-    int want = t + (g - t) / 2;
-    assert_in_range(find(soft, "gpu-a", &ex)->objective_score, want - 1, want + 1);
-    assert_int_equal(find(soft, "tpu-b", &ex)->objective_score, t);
-    assert_false(has_warning(firm, "price_low_confidence"));
-    assert_true(has_warning(soft, "price_low_confidence") ||
-                strcmp(soft->recommendations[0].acc->id, "gpu-a") != 0);
-    dc_result_free(firm);
-    dc_result_free(soft);
-    cJSON_Delete(json);
-    dc_ruleset_release(firm_rs);
-    dc_ruleset_release(low_rs);
 }
 
 /* The reason with rule id `id` of candidate `c`, or NULL. */
@@ -334,6 +285,41 @@ static const struct dc_reason *reason(const struct dc_candidate *c, const char *
     return NULL;
 }
 
+/* A low-confidence price counts as low_confidence_points (10) soft points
+ * against its part, shown on its cost reason, and is flagged. */
+static void test_low_confidence_price(void **state)
+{
+    (void)state;
+    char low_prices[sizeof(prices_ok) + 8];
+    const char *high = strstr(prices_ok, "confidence: high");
+    assert_non_null(high);
+    int n = snprintf(low_prices, sizeof(low_prices), "%.*sconfidence: low%s",
+                     (int)(high - prices_ok), prices_ok, high + strlen("confidence: high"));
+    assert_true(n > 0 && (size_t)n < sizeof(low_prices));
+    dc_ruleset *low_rs = NULL;
+    assert_int_equal(load4(catalog_ok, sizing_ok, rules_ok, low_prices, &low_rs, NULL), DC_OK);
+    /* The first offer (machines of 1) is the low-confidence one. */
+    static const char w[] = "{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+                            "\"objective\":\"cost\"}";
+    cJSON *json = cJSON_Parse(w);
+    struct dc_result *firm = NULL, *soft = NULL;
+    assert_int_equal(dc_recommend(mini, json, NULL, &firm, NULL), DC_OK);
+    assert_int_equal(dc_recommend(low_rs, json, NULL, &soft, NULL), DC_OK);
+    bool ex;
+    const struct dc_candidate *f = find(firm, "gpu-a", &ex), *g = find(soft, "gpu-a", &ex);
+    assert_int_equal(g->sizing.shape.per_unit, 1);
+    assert_true(g->sizing.offer->low_confidence);
+    assert_int_equal(g->selection.soft_points, f->selection.soft_points - 10);
+    assert_int_equal(reason(g, "sizing.cost")->impact, -10);
+    assert_true(g->selection.adjustment > f->selection.adjustment);
+    assert_false(has_warning(firm, "price_low_confidence"));
+    assert_true(has_warning(soft, "price_low_confidence"));
+    dc_result_free(firm);
+    dc_result_free(soft);
+    cJSON_Delete(json);
+    dc_ruleset_release(low_rs);
+}
+
 /* Unknown cost: never passes a budget, ranks after every priced part under
  * objective cost, and a part without a price on the asked basis says so. */
 static void test_unknown_cost_gates(void **state)
@@ -341,9 +327,9 @@ static void test_unknown_cost_gates(void **state)
     (void)state;
     char buf[512];
     bool ex;
-    /* A rule worth +50 to TPUs would put tpu-b (0.6 x 100 + 0.4 x 50 = 80)
-     * above gpu-a (0.6 x 50 + 0.4 x 100 = 70), but tpu-b has no price: under
-     * objective cost it ranks after gpu-a, with the cut on its cost reason. */
+    /* A rule worth +50 to TPUs cannot lift tpu-b, which has no price, above
+     * gpu-a, which has one: it ranks after it, gated by its cost reason, and
+     * says what price would make it match the pick. */
     static const char strong[] = "rules:\n  - id: tpu-strong\n    description: S.\n"
                                  "    source: https://example.com/s\n    when: true\n"
                                  "    effect: {families: {tpu: 50}}\n";
@@ -360,11 +346,14 @@ static void test_unknown_cost_gates(void **state)
     assert_true(t->score < r->recommendations[0].score);
     assert_non_null(t->capped_by);
     assert_string_equal(t->capped_by->rule_id, "sizing.cost");
+    assert_false(t->selection.priced);
+    assert_true(t->selection.breakeven_usd_per_chip_hour > 0);
     const struct dc_reason *cut = reason(t, "sizing.cost");
-    assert_true(cut->impact < 0);
+    assert_int_equal(cut->impact, 0);
     const char *text = dc_reason_text(r, t, cut, buf, sizeof(buf));
     assert_non_null(strstr(text, "No public on-demand price for Test TPU B from any provider"));
     assert_non_null(strstr(text, "ranks after every priced part"));
+    assert_non_null(strstr(text, "per chip-hour or less it would match the top pick"));
     assert_true(has_warning(r, "unpriced_ranked_last"));
     assert_null(r->recommendations[0].capped_by);
     /* The family summary follows the ranking, not the family rules. */
@@ -372,16 +361,17 @@ static void test_unknown_cost_gates(void **state)
     assert_int_equal(r->families[0].score, r->recommendations[0].score);
     assert_true(r->families[1].rule_score > r->families[0].rule_score);
     dc_result_free(r);
-    /* Objective time: no cost gate, tpu-b wins on its rules. */
+    /* Objective time: the same order; an unpriced part never ranks first
+     * while a priced one fits, under any objective. */
     json = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
                        "\"objective\":\"time\"}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     cJSON_Delete(json);
     dc_ruleset_release(rs);
-    assert_string_equal(r->recommendations[0].acc->id, "tpu-b");
-    assert_null(r->recommendations[0].capped_by);
-    assert_false(has_warning(r, "unpriced_ranked_last"));
-    assert_int_equal(r->families[0].family, DC_FAMILY_TPU);
+    assert_string_equal(r->recommendations[0].acc->id, "gpu-a");
+    assert_string_equal(find(r, "tpu-b", &ex)->capped_by->rule_id, "sizing.cost");
+    assert_true(isnan(find(r, "tpu-b", &ex)->selection.breakeven_usd_per_chip_hour));
+    assert_true(has_warning(r, "unpriced_ranked_last"));
     dc_result_free(r);
     /* A budget cannot be checked against no price: tpu-b is excluded. */
     r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
@@ -401,7 +391,7 @@ static void test_unknown_cost_gates(void **state)
     assert_true(g->sizing.usd_per_chip_hour == 2.0);
     assert_string_equal(g->sizing.offer->price[DC_PRICING_SPOT].as_of, "2024-12-01");
     text = dc_reason_text(r, g, reason(g, "sizing.cost"), buf, sizeof(buf));
-    assert_non_null(strstr(text, "$2 per chip-hour, spot on aws us-east-1 (test machine)"));
+    assert_non_null(strstr(text, "$2 per chip-hour, spot on aws us-east-1 (test machine 1)"));
     dc_result_free(r);
     r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
             "\"constraints\":{\"pricing\":\"committed_3y\",\"budget_usd\":1e9}}");
@@ -509,12 +499,8 @@ static void test_gate_and_fact_once(void **state)
 {
     (void)state;
     dc_ruleset *rs = NULL;
-    struct dc_diags d;
-    dc_diags_init(&d);
-    enum dc_status rc = load3(catalog_ok, sizing_ok, rules_gate, &rs, &d);
-    if (rc != DC_OK)
-        fail_msg("%s: %s", dc_status_name(rc), d.count > 0 ? d.items[0].msg : "");
-    dc_diags_cleanup(&d);
+    if (mini_load_priced_tpu(rules_gate, "3", &rs) != 0)
+        fail_msg("the gate rules do not load");
     bool ex;
     cJSON *json = cJSON_Parse("{\"task\":\"training\",\"framework\":\"jax\","
                               "\"model\":{\"parameters\":1e8},\"objective\":\"time\","
@@ -533,17 +519,18 @@ static void test_gate_and_fact_once(void **state)
     assert_string_equal(r->recommendations[0].acc->id, "tpu-b");
     dc_result_free(r);
     cJSON_Delete(json);
-    /* No XLA experience: tpu-b still scores best on rules, but is held
-     * below the best GPU, and the reason says by which rule. */
+    /* No XLA experience: tpu-b still has the most soft points, but the gate
+     * holds it after every GPU, and says by which rule (a gate, no points). */
     json = cJSON_Parse("{\"task\":\"training\",\"framework\":\"jax\","
                        "\"model\":{\"parameters\":1e8},\"objective\":\"time\","
                        "\"team\":{\"xla_experience\":\"none\"}}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     assert_string_equal(r->recommendations[0].acc->id, "gpu-a");
     t = find(r, "tpu-b", &ex);
-    assert_int_equal(t->score, r->recommendations[0].score - 1);
+    assert_true(t->score < r->recommendations[0].score);
+    assert_int_equal(t->selection.gates, 1);
     assert_string_equal(t->capped_by->rule_id, "cuda-team-gate");
-    assert_true(reason(t, "cuda-team-gate")->impact < 0);
+    assert_int_equal(reason(t, "cuda-team-gate")->impact, 0);
     assert_int_equal(r->families[0].family, DC_FAMILY_GPU);
     dc_result_free(r);
     cJSON_Delete(json);
@@ -673,7 +660,7 @@ static void test_reason_texts(void **state)
             assert_non_null(strstr(t, "Needs 113.6 GB"));
             seen++;
         } else if (strcmp(g->reasons[i].rule_id, "sizing.time") == 0) {
-            assert_non_null(strstr(t, "About 1.5 hours"));
+            assert_non_null(strstr(t, "About 0.7 hours"));
             seen++;
         } else if (strcmp(g->reasons[i].rule_id, "sizing.cost") == 0) {
             assert_non_null(strstr(t, "$14.45"));
@@ -689,7 +676,9 @@ static void test_availability(void **state)
     (void)state;
     cJSON *w = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
                            "\"prefer_available\":true}");
-    struct dc_availability av[1] = {{"tpu-b", 4, 2, 64}};
+    /* One host with all four chips free: the smallest slice (tpu-b-4) fits. */
+    struct dc_availability av[1] = {
+        {.accelerator_id = "tpu-b", .attached = 4, .free = 4, .memory_free_gb = 64}};
     struct dc_recommend_opts o = {.availability = av,
                                   .n_availability = 1,
                                   .probe_enabled = true,
@@ -700,11 +689,11 @@ static void test_availability(void **state)
     bool ex;
     const struct dc_candidate *t = find(r, "tpu-b", &ex);
     assert_true(t->availability.known);
-    assert_int_equal(t->availability.free, 2);
+    assert_int_equal(t->availability.free, 4);
     bool bonus = false;
     for (size_t i = 0; i < t->n_reasons; i++)
         bonus = bonus || (strcmp(t->reasons[i].rule_id, "probe.available") == 0 &&
-                          t->reasons[i].impact == 10);
+                          t->reasons[i].impact == 20);
     assert_true(bonus);
     assert_string_equal(r->request_id, "req-1");
     const struct dc_candidate *g = find(r, "gpu-a", &ex);

@@ -120,6 +120,29 @@ static void test_nothing_asked(void **state)
     done(&r);
 }
 
+static dc_ruleset *priced_tpu(const char *usd)
+{
+    dc_ruleset *rs = NULL;
+    assert_int_equal(mini_load_priced_tpu(rules_ok, usd, &rs), 0);
+    return rs;
+}
+
+static void explain_on(dc_ruleset *rs, const char *json, struct run *r)
+{
+    dc_ruleset *keep = mini;
+    mini = rs;
+    explain_all(json, r);
+    mini = keep;
+}
+
+static bool has_target(const struct run *r, const char *id)
+{
+    for (size_t i = 0; i < r->e->n_targets; i++)
+        if (strcmp(r->e->targets[i].acc->id, id) == 0)
+            return true;
+    return false;
+}
+
 /* Nothing fits the budget (tpu-b has no price, and an unknown cost fails every
  * budget): gpu-a comes back at its own cost, found in two runs. */
 static void test_budget_brings_back_an_excluded_part(void **state)
@@ -143,54 +166,75 @@ static void test_budget_brings_back_an_excluded_part(void **state)
     assert_true(c->not_at < cost);
     assert_true(c->to->valuedouble - c->not_at <= DC_EXPLAIN_THRESHOLD_TOLERANCE * c->not_at);
     assert_int_equal(c->from->valuedouble, 100);
-    /* tpu-b has no price: only no budget at all brings it back. */
-    const struct dc_change *none = change(target(&r, "tpu-b"), "/constraints/budget_usd");
-    assert_true(cJSON_IsNull(none->to));
-    assert_int_equal(none->threshold, DC_THRESHOLD_NONE);
+    assert_null(c->rule);
+    assert_false(c->price_missing);
+    /* tpu-b has no price: even with no budget gpu-a ranks above it, so no
+     * change makes it the pick and it is not shown. */
+    assert_false(has_target(&r, "tpu-b"));
     /* With nothing recommended there is nothing to be robust. */
     assert_null(r.e->robustness.top);
     assert_int_equal(r.e->robustness.n_checks, 0);
     done(&r);
 }
 
-/* tpu-b (unpriced) tops an unconstrained run: any budget from gpu-a's cost on
- * drops tpu-b and keeps gpu-a. */
-static void test_budget_drops_an_unpriced_pick(void **state)
+/* Objective time, both priced: tpu-b ($9 a chip-hour) is the faster and the
+ * dearer; a budget below its cost makes gpu-a the pick, and on spot (no TPU
+ * spot price) tpu-b drops for want of a price, which the change says. */
+static void test_budget_drops_a_dearer_pick(void **state)
 {
     (void)state;
+    dc_ruleset *rs = priced_tpu("9");
     struct run r;
-    explain_all("{\"task\":\"training\",\"model\":{\"parameters\":1e9}}", &r);
+    explain_on(rs,
+               "{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":3e9},"
+               "\"objective\":\"time\"}",
+               &r);
     assert_string_equal(r.res->recommendations[0].acc->id, "tpu-b");
-    double cost = candidate(r.res, "gpu-a")->sizing.cost_usd;
+    double top_cost = candidate(r.res, "tpu-b")->sizing.cost_usd;
+    assert_true(top_cost > candidate(r.res, "gpu-a")->sizing.cost_usd);
     const struct dc_target *t = target(&r, "gpu-a");
     assert_int_equal(t->role, DC_ROLE_RUNNER_UP);
     assert_int_equal(t->rank, 2);
     const struct dc_change *c = change(t, "/constraints/budget_usd");
-    assert_int_equal(c->threshold, DC_THRESHOLD_ABOVE);
-    assert_true(c->to->valuedouble >= cost && c->not_at < cost);
+    assert_int_equal(c->threshold, DC_THRESHOLD_BELOW);
+    assert_true(c->to->valuedouble < top_cost && c->not_at > c->to->valuedouble);
     assert_true(cJSON_IsNull(c->from));
-    /* fp64: no TPU at all, so the top pick loses its place. */
-    const struct dc_target *top = target(&r, "tpu-b");
-    assert_int_equal(top->role, DC_ROLE_TOP);
-    const struct dc_change *p = change(top, "/precision");
-    assert_string_equal(p->to->valuestring, "fp64");
-    assert_string_equal(p->from->valuestring, "bf16");
+    assert_false(c->price_missing);
+    const struct dc_change *p = change(target(&r, "tpu-b"), "/constraints/pricing");
+    assert_string_equal(p->to->valuestring, "spot");
     assert_string_equal(p->top->id, "gpu-a");
-    /* Changes come smallest first: budget before deployment before precision. */
-    for (size_t i = 1; i < t->n_changes; i++)
-        assert_true(cf__field_rank(t->changes[i - 1].field) < cf__field_rank(t->changes[i].field));
+    assert_true(p->price_missing);
+    char buf[512];
+    assert_non_null(strstr(dc_change_text(target(&r, "tpu-b"), p, buf, sizeof(buf)),
+                           "Test TPU B has no price there, so it ranks after every priced part."));
+    /* Changes come smallest first, and never a model property or fp64. */
+    for (size_t i = 0; i < r.e->n_targets; i++) {
+        const struct dc_target *x = &r.e->targets[i];
+        for (size_t k = 0; k < x->n_changes; k++) {
+            if (k > 0)
+                assert_true(cf__field_rank(x->changes[k - 1].field) <
+                            cf__field_rank(x->changes[k].field));
+            assert_null(strstr(x->changes[k].field, "/model/"));
+            assert_true(strcmp(x->changes[k].field, "/precision") != 0 ||
+                        strcmp(x->changes[k].to->valuestring, "fp64") != 0);
+        }
+    }
     done(&r);
+    dc_ruleset_release(rs);
 }
 
 /* 70B parameters of full training need 16 gpu-a and 64 tpu-b chips by memory;
- * a limit of 8 excludes both, and the limit each needs is exact. */
+ * a limit of 8 excludes both, and the limit each needs is exact (tpu-b, at $3
+ * a chip-hour, is the cheaper once it fits). */
 static void test_max_accelerators_is_exact(void **state)
 {
     (void)state;
+    dc_ruleset *rs = priced_tpu("3");
     struct run r;
-    explain_all("{\"task\":\"training\",\"model\":{\"parameters\":7e10},"
-                "\"constraints\":{\"max_accelerators\":8}}",
-                &r);
+    explain_on(rs,
+               "{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":7e10},"
+               "\"constraints\":{\"max_accelerators\":8}}",
+               &r);
     assert_int_equal(r.res->n_recommendations, 0);
     for (size_t i = 0; i < 2; i++) {
         const char *id = i == 0 ? "gpu-a" : "tpu-b";
@@ -199,45 +243,107 @@ static void test_max_accelerators_is_exact(void **state)
         assert_int_equal(c->to->valuedouble, candidate(r.res, id)->sizing.chips_for_memory);
         assert_int_equal(c->not_at, c->to->valuedouble - 1);
     }
-    /* LoRA freezes the base: gpu-a fits again within 8. */
+    done(&r);
+    dc_ruleset_release(rs);
+}
+
+/* Pre-training has no LoRA to propose; fine-tuning does: LoRA freezes the
+ * base, and gpu-a fits again within 8 chips. */
+static void test_method_only_for_fine_tuning(void **state)
+{
+    (void)state;
+    struct run r;
+    explain_all("{\"task\":\"fine-tuning\",\"model\":{\"parameters\":7e10},"
+                "\"constraints\":{\"max_accelerators\":8}}",
+                &r);
     const struct dc_change *m = change(target(&r, "gpu-a"), "/training/method");
     assert_string_equal(m->to->valuestring, "lora");
     done(&r);
+    explain_all("{\"task\":\"training\",\"model\":{\"parameters\":7e10},"
+                "\"constraints\":{\"max_accelerators\":8}}",
+                &r);
+    for (size_t i = 0; i < r.e->n_targets; i++)
+        assert_false(cf__has(&r.e->targets[i], "/training/method", false));
+    done(&r);
+}
+
+/* A boundary at a rule's own constant is reported as that rule: a gate on
+ * deadlines of a week or less holds tpu-b (the cheaper at $3 a chip-hour)
+ * below gpu-a, and the deadline that lifts it is the rule's 168 hours. */
+static void test_rule_constant_is_the_rule(void **state)
+{
+    (void)state;
+    static const char gate[] = "rules:\n  - id: week-gate\n    description: W.\n"
+                               "    source: https://example.com/w\n"
+                               "    when: {\"<=\": [{\"var\": \"training.deadline_hours\"}, 168]}\n"
+                               "    effect: {rank_below: {families: [tpu], below: gpu}}\n";
+    dc_ruleset *rs = NULL;
+    assert_int_equal(mini_load_priced_tpu(gate, "3", &rs), 0);
+    struct run r;
+    explain_on(rs,
+               "{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":1e9},"
+               "\"training\":{\"deadline_hours\":100},\"objective\":\"cost\"}",
+               &r);
+    assert_string_equal(r.res->recommendations[0].acc->id, "gpu-a");
+    const struct dc_target *t = target(&r, "tpu-b");
+    const struct dc_change *c = change(t, "/training/deadline_hours");
+    assert_int_equal(c->threshold, DC_THRESHOLD_ABOVE);
+    assert_string_equal(c->rule, "week-gate");
+    assert_true(c->rule_at == 168);
+    assert_true(c->to->valuedouble > 168 && c->not_at <= 168);
+    char buf[512];
+    assert_non_null(strstr(dc_change_text(t, c, buf, sizeof(buf)),
+                           "The boundary is rule week-gate's limit of 168 hours (7.0 days), not "
+                           "a difference between the parts."));
+    done(&r);
+    dc_ruleset_release(rs);
 }
 
 static void test_robustness(void **state)
 {
     (void)state;
+    dc_ruleset *rs = priced_tpu("9");
     struct run r;
-    explain_all("{\"task\":\"training\",\"model\":{\"parameters\":7e9},"
-                "\"training\":{\"deadline_hours\":10}}",
-                &r);
+    explain_on(rs,
+               "{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":3e9},"
+               "\"objective\":\"time\"}",
+               &r);
     const struct dc_robustness *rb = &r.e->robustness;
     assert_ptr_equal(rb->top, r.res->recommendations[0].acc);
+    assert_string_equal(rb->top->id, "tpu-b");
     assert_ptr_equal(rb->runner_up, r.res->recommendations[1].acc);
     assert_int_equal(rb->top_score - rb->runner_up_score,
                      r.res->recommendations[0].score - r.res->recommendations[1].score);
+    assert_true(rb->top_priced);
     assert_int_equal(rb->n_checks, 2);
     assert_int_equal(rb->checks[0].kind, DC_PERTURB_PRICE);
     assert_int_equal(rb->checks[1].kind, DC_PERTURB_MFU);
-    /* tpu-b has no price to move; 30% less MFU makes it miss the deadline. */
+    /* Under objective time prices break ties only; the MFU decides: tpu-b
+     * 30% slower and gpu-a 30% faster make gpu-a the faster. */
     assert_true(rb->checks[0].robust);
     assert_false(rb->checks[1].robust);
     const struct dc_flip *f = &rb->checks[1].flip;
-    assert_int_equal(f->n_scaled, 1);
+    assert_int_equal(f->n_scaled, 2);
     assert_string_equal(f->scaled[0].acc->id, "tpu-b");
     assert_true(fabs(f->scaled[0].factor - (1 - DC_EXPLAIN_PERTURBATION)) < 1e-12);
-    assert_true(f->others == 1);
     assert_string_equal(f->top->id, "gpu-a");
     assert_true(rb->usage.evaluations >= 3 && rb->usage.stop == DC_EXPLAIN_COMPLETE);
     char buf[512];
     assert_string_equal(dc_flip_text(rb, &rb->checks[1], buf, sizeof(buf)),
-                        "With the MFU of Test TPU B 30% lower, Test GPU A becomes the top pick.");
-    /* tpu-b has no price: the check can only lower the others'. */
+                        "With the MFU of Test TPU B 30% lower and the MFU of Test GPU A 30% "
+                        "higher, Test GPU A becomes the top pick.");
+    done(&r);
+    dc_ruleset_release(rs);
+    /* Nothing is priced on GCP for gpu-a, and tpu-b has no price at all: the
+     * top pick has no price to move, and the check says so. */
+    explain_all("{\"task\":\"training\",\"model\":{\"parameters\":1e9},"
+                "\"constraints\":{\"providers\":[\"gcp\"]}}",
+                &r);
+    rb = &r.e->robustness;
     assert_false(rb->top_priced);
-    assert_string_equal(dc_flip_text(rb, &rb->checks[0], buf, sizeof(buf)),
-                        "Test TPU B stays the top pick with every other part's price 30% lower (it "
-                        "has no known price to move).");
+    assert_true(rb->checks[0].robust);
+    assert_non_null(
+        strstr(dc_flip_text(rb, &rb->checks[0], buf, sizeof(buf)), "has no known price to move"));
     done(&r);
     /* Under objective cost gpu-a, priced, is the pick. */
     explain_all("{\"task\":\"training\",\"model\":{\"parameters\":1e9},\"objective\":\"cost\"}",
@@ -474,8 +580,10 @@ int main(void)
         cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_nothing_asked),
         cmocka_unit_test(test_budget_brings_back_an_excluded_part),
-        cmocka_unit_test(test_budget_drops_an_unpriced_pick),
+        cmocka_unit_test(test_budget_drops_a_dearer_pick),
         cmocka_unit_test(test_max_accelerators_is_exact),
+        cmocka_unit_test(test_method_only_for_fine_tuning),
+        cmocka_unit_test(test_rule_constant_is_the_rule),
         cmocka_unit_test(test_robustness),
         cmocka_unit_test(test_evaluation_budget),
         cmocka_unit_test(test_time_budget),

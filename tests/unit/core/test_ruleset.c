@@ -131,9 +131,23 @@ static void test_shape_errors(void **state)
                         "catalog.yaml:12: gpu-a: interconnect domain must be an integer");
 }
 
+/* One offer, so that an edit's line is where the test says it is, whatever
+ * offers tests/support/mini_rules.h adds. */
+static const char one_offer[] = "prices:\n"
+                                "  - accelerator: gpu-a\n"
+                                "    provider: aws\n"
+                                "    region: us-east-1\n"
+                                "    instance_type: test machine\n"
+                                "    accelerators: 1\n"
+                                "    source: https://example.com/p\n"
+                                "    confidence: high\n"
+                                "    on_demand: {usd_per_hour: 4.9, as_of: \"2024-12\"}\n"
+                                "    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}\n"
+                                "hardware: []\n";
+
 static void expect_prices_edit(const char *from, const char *to, const char *expected)
 {
-    char *pr = with(prices_ok, from, to);
+    char *pr = with(one_offer, from, to);
     dc_ruleset *rs = NULL;
     struct dc_diags d;
     dc_diags_init(&d);
@@ -168,28 +182,98 @@ static void test_price_errors(void **state)
     expect_prices_edit("confidence: high", "confidence: meh",
                        "prices.yaml:2: gpu-a: \"confidence\" must be high or low");
     expect_prices_edit("as_of: \"2024-12\"", "as_of: 2024",
-                       "prices.yaml:8: gpu-a: \"as_of\" must be a date written YYYY-MM");
-    expect_prices_edit("as_of: \"2024-12\"", "as_of: \"2024-13\"",
-                       "prices.yaml:8: gpu-a: \"as_of\" must be a date written YYYY-MM");
-    expect_prices_edit("as_of: \"2024-12-01\"", "as_of: \"2024-12-32\"",
                        "prices.yaml:9: gpu-a: \"as_of\" must be a date written YYYY-MM");
-    expect_prices_edit("usd_per_chip_hour: 4.9", "usd_per_chip_hour: -1",
-                       "prices.yaml:8: gpu-a: \"usd_per_chip_hour\" must be between");
+    expect_prices_edit("as_of: \"2024-12\"", "as_of: \"2024-13\"",
+                       "prices.yaml:9: gpu-a: \"as_of\" must be a date written YYYY-MM");
+    expect_prices_edit("as_of: \"2024-12-01\"", "as_of: \"2024-12-32\"",
+                       "prices.yaml:10: gpu-a: \"as_of\" must be a date written YYYY-MM");
+    /* A price is dated by its data, which cannot come from the future. */
+    expect_prices_edit("as_of: \"2024-12\"", "as_of: \"2999-01\"",
+                       "prices.yaml:9: gpu-a: \"as_of\" 2999-01 is in the future");
+    expect_prices_edit("usd_per_hour: 4.9", "usd_per_hour: -1",
+                       "prices.yaml:9: gpu-a: \"usd_per_hour\" must be between");
+    /* Non-finite prices never reach the loader: the YAML reader refuses them. */
+    expect_prices_edit("usd_per_hour: 4.9", "usd_per_hour: .nan",
+                       "prices.yaml:9: non-finite numbers are not supported");
+    expect_prices_edit("usd_per_hour: 4.9", "usd_per_hour: .inf",
+                       "prices.yaml:9: non-finite numbers are not supported");
+    /* An instance type is priced per instance, a TPU per chip. */
+    expect_prices_edit("usd_per_hour: 4.9", "usd_per_chip_hour: 4.9",
+                       "prices.yaml:9: gpu-a: unknown key \"usd_per_chip_hour\" in a price");
     expect_prices_edit("source: https://example.com/p", "source: see the web",
-                       "prices.yaml:6: gpu-a: \"source\" must be a public http(s) URL");
-    expect_prices_edit("    offer: test machine\n", "",
-                       "prices.yaml:2: gpu-a: missing required field \"offer\"");
-    expect_prices_edit("    on_demand: {usd_per_chip_hour: 4.9, as_of: \"2024-12\"}\n"
-                       "    spot: {usd_per_chip_hour: 2.0, as_of: \"2024-12-01\"}\n",
+                       "prices.yaml:7: gpu-a: \"source\" must be a public http(s) URL");
+    expect_prices_edit("    source: https://example.com/p\n", "",
+                       "prices.yaml:2: gpu-a: missing required field \"source\"");
+    expect_prices_edit("    instance_type: test machine\n", "",
+                       "prices.yaml:2: gpu-a: missing required field \"instance_type\"");
+    /* Sizes that are none of the catalog's machines (1, 2, 4, 8): an offer
+     * rents only its own size, so a 16-GPU instance is not two machines of 8. */
+    expect_prices_edit("accelerators: 1", "accelerators: 3",
+                       "prices.yaml:6: gpu-a: no shape of gpu-a is a machine of 3");
+    expect_prices_edit("accelerators: 1", "accelerators: 16",
+                       "prices.yaml:6: gpu-a: no shape of gpu-a is a machine of 16");
+    expect_prices_edit("accelerators: 1", "accelerators: 1.5",
+                       "prices.yaml:6: gpu-a: \"accelerators\" must be an integer");
+    expect_prices_edit("accelerators: 1", "accelerators: 0",
+                       "prices.yaml:6: gpu-a: \"accelerators\" must be between 1 and");
+    expect_prices_edit("    accelerators: 1\n", "",
+                       "prices.yaml:2: gpu-a: an offer of gpu-a needs \"accelerators\" per "
+                       "instance");
+    expect_prices_edit("    on_demand: {usd_per_hour: 4.9, as_of: \"2024-12\"}\n"
+                       "    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}\n",
                        "", "prices.yaml:2: gpu-a: an offer needs a price on at least one of");
-    expect_prices_edit(
-        "    spot:", "    reserved:", "prices.yaml:9: gpu-a: unknown key \"reserved\" in an offer");
-    expect_prices_edit(
-        "hardware: []\n",
-        "  - accelerator: gpu-a\n    provider: aws\n    region: us-east-1\n"
-        "    offer: again\n    source: https://example.com/q\n"
-        "    confidence: low\n    spot: {usd_per_chip_hour: 1, as_of: \"2025-01\"}\n",
-        "prices.yaml:10: gpu-a: a second aws offer in us-east-1");
+    expect_prices_edit("    spot:", "    reserved:",
+                       "prices.yaml:10: gpu-a: unknown key \"reserved\" in an offer");
+    expect_prices_edit("hardware: []\n",
+                       "  - accelerator: gpu-a\n    provider: aws\n    region: us-east-1\n"
+                       "    instance_type: test machine\n    accelerators: 1\n"
+                       "    source: https://example.com/q\n"
+                       "    confidence: low\n    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
+                       "prices.yaml:11: gpu-a: a second aws test machine offer in us-east-1");
+    expect_prices_edit("hardware: []\n",
+                       "  - accelerator: gpu-z\n    provider: aws\n    region: us-east-1\n"
+                       "    instance_type: x\n    accelerators: 1\n"
+                       "    source: https://example.com/q\n    confidence: low\n"
+                       "    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
+                       "prices.yaml:11: gpu-z: unknown accelerator \"gpu-z\"");
+    /* A TPU is priced per chip, without an instance size. */
+    expect_prices_edit("hardware: []\n",
+                       "  - accelerator: tpu-b\n    provider: gcp\n    region: us-central1\n"
+                       "    instance_type: TPU b\n    source: https://example.com/q\n"
+                       "    confidence: low\n    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
+                       "prices.yaml:17: tpu-b: unknown key \"usd_per_hour\" in a price");
+    /* An instance of 8 chips divides the 16-chip slice but is no slice of its
+     * own: it rents nothing. */
+    expect_prices_edit("hardware: []\n",
+                       "  - accelerator: tpu-b\n    provider: gcp\n    region: us-central1\n"
+                       "    instance_type: TPU b host\n    accelerators: 8\n"
+                       "    source: https://example.com/q\n    confidence: low\n"
+                       "    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
+                       "prices.yaml:15: tpu-b: no shape of tpu-b is a machine of 8");
+    /* unpriced: why a part has no price, with the sources checked. */
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: gpu-a, reason: none found, checked: "
+                       "[https://example.com/c]}\nhardware: []\n",
+                       "prices.yaml:12: gpu-a: listed as unpriced but has 1 offer");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: tpu-b, reason: none found, checked: []}\n"
+                       "hardware: []\n",
+                       "prices.yaml:12: tpu-b: \"checked\" must name the sources looked at");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: tpu-b, reason: none found, checked: "
+                       "[not a url]}\nhardware: []\n",
+                       "prices.yaml:12: tpu-b: \"checked\" lists public URLs");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: tpu-b, checked: [https://example.com/c]}\n"
+                       "hardware: []\n",
+                       "prices.yaml:12: tpu-b: missing required field \"reason\"");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: tpu-b, reason: a, checked: "
+                       "[https://example.com/c]}\n  - {accelerator: tpu-b, reason: b, checked: "
+                       "[https://example.com/c]}\nhardware: []\n",
+                       "prices.yaml:13: tpu-b: listed as unpriced twice");
+    expect_prices_edit("hardware: []\n", "unpriced: [3]\nhardware: []\n",
+                       "prices.yaml:11: each unpriced part must be a mapping");
     expect_prices_edit("prices:\n", "offers:\n",
                        "prices.yaml:2: unknown key \"offers\" in prices.yaml");
     expect_prices_edit(
@@ -197,13 +281,13 @@ static void test_price_errors(void **state)
         "hardware:\n  - {accelerator: gpu-a, usd_per_chip: 25000, as_of: \"2025-01\", "
         "source: https://example.com/h}\n  - {accelerator: gpu-a, usd_per_chip: 1, "
         "as_of: \"2025-01\", source: https://example.com/h}\n",
-        "prices.yaml:12: gpu-a: a second hardware price");
+        "prices.yaml:13: gpu-a: a second hardware price");
     expect_prices_edit("hardware: []\n",
                        "hardware:\n  - {accelerator: tpu-z, usd_per_chip: 1, as_of: \"2025-01\", "
                        "source: https://example.com/h}\n",
-                       "prices.yaml:11: tpu-z: unknown accelerator \"tpu-z\"");
+                       "prices.yaml:12: tpu-z: unknown accelerator \"tpu-z\"");
     expect_prices_edit("hardware: []\n", "hardware: [7]\n",
-                       "prices.yaml:10: each hardware price must be a mapping");
+                       "prices.yaml:11: each hardware price must be a mapping");
     /* null is no boolean, and a missing one is reported at its mapping. */
     expect_catalog_edit("    on_prem: true\n", "    on_prem: null\n",
                         "catalog.yaml:16: gpu-a: \"on_prem\" must be true or false");
@@ -262,16 +346,16 @@ static void test_param_errors(void **state)
     expect_sizing_edit("architecture_mfu: {cnn:", "architecture_mfu: {cnx:",
                        "sizing.yaml:17: unknown key \"cnx\" in sizing.training.architecture_mfu");
     expect_sizing_edit("    fp8: {gpu: 1.25,", "    fp9: {gpu: 1.25,",
-                       "sizing.yaml:34: unknown key \"fp9\" in sizing.precision_gain");
+                       "sizing.yaml:37: unknown key \"fp9\" in sizing.precision_gain");
     expect_sizing_edit("    fp8: {gpu: 1.25,", "    fp8: {gpu: 0.5,",
-                       "sizing.yaml:34: \"gpu\" must be between 1 and 16");
+                       "sizing.yaml:37: \"gpu\" must be between 1 and 16");
     expect_sizing_edit("    gpu: {training: 0.5,", "    gpu: {training: 0.5, speed: 2,",
-                       "sizing.yaml:30: unknown key \"speed\" in an mfu family");
+                       "sizing.yaml:32: unknown key \"speed\" in an mfu family");
     expect_sizing_edit("    gpu: {training: 0.5,", "    npu: {training: 0.5,",
-                       "sizing.yaml:30: unknown key \"npu\" in sizing.mfu");
+                       "sizing.yaml:32: unknown key \"npu\" in sizing.mfu");
     expect_sizing_edit("int4: 0.5, source: https://blog.eleuther.ai/transformer-math/}",
                        "int4: 0.5, int2: 0.25, source: https://blog.eleuther.ai/transformer-math/}",
-                       "sizing.yaml:21: unknown key \"int2\" in bytes_per_parameter");
+                       "sizing.yaml:22: unknown key \"int2\" in bytes_per_parameter");
 }
 
 static void test_load_ok(void **state)
@@ -299,8 +383,9 @@ static void test_load_ok(void **state)
     assert_int_equal(a->family, DC_FAMILY_GPU);
     assert_int_equal(a->pci_vendor, 0x10de);
     assert_int_equal(a->n_pci_devices, 2);
-    assert_int_equal(a->n_offers, 1);
+    assert_int_equal(a->n_offers, 4); /* machines of 1, 2, 4 and 8 */
     assert_int_equal(a->offers[0].provider, DC_PROVIDER_AWS);
+    assert_int_equal(a->offers[3].accelerators, 8);
     assert_true(a->offers[0].price[DC_PRICING_ON_DEMAND].usd_per_chip_hour == 4.9);
     assert_true(isnan(a->offers[0].price[DC_PRICING_COMMITTED_1Y].usd_per_chip_hour));
     assert_true(isnan(a->list_price_usd));
@@ -412,7 +497,7 @@ static void test_catalog_and_sizing_errors(void **state)
     memcpy(p, "memory_gb: -1", 13);
     assert_int_equal(load3(cat, sizing_ok, "rules: []\n", &rs, &d), DC_EVALIDATE);
     char line[768];
-    const char *want[] = {"catalog.yaml:5: gpu-a: family must be gpu, tpu or cpu",
+    const char *want[] = {"catalog.yaml:5: gpu-a: family must be gpu, tpu, cpu or asic",
                           "catalog.yaml:8: gpu-a: \"memory_gb\" must be between"};
     for (size_t k = 0; k < 2; k++) {
         bool found = false;
@@ -444,14 +529,14 @@ static void test_catalog_and_sizing_errors(void **state)
     assert_true(dup_pci);
     dc_diags_cleanup(&d);
 
-    /* Sizing: weights must add up; a missing section is reported. */
+    /* Sizing: a number out of its range; a missing section is reported. */
     dc_diags_init(&d);
     char *sz = strdup(sizing_ok);
-    p = strstr(sz, "rule_weight: 0.6");
-    memcpy(p, "rule_weight: 0.7", 16);
+    p = strstr(sz, "soft_band: 0.1");
+    memcpy(p, "soft_band: 1.5", 14);
     assert_int_equal(load3(catalog_ok, sz, rules_ok, &rs, &d), DC_EVALIDATE);
     dc_diag_format(&d.items[0], line, sizeof(line));
-    assert_non_null(strstr(line, "rule_weight and objective_weight must add up to 1"));
+    assert_non_null(strstr(line, "\"soft_band\" must be between 0 and 1, got 1.5"));
     dc_diags_cleanup(&d);
     free(sz);
 
@@ -632,10 +717,13 @@ static void test_default_rules(void **state)
         if (dc_ruleset_find_accelerator(rs, required[i]) == NULL)
             fail_msg("catalog lacks %s", required[i]);
     }
-    bool cpu = false;
-    for (size_t i = 0; i < dc_ruleset_accelerator_count(rs); i++)
+    bool cpu = false, asic = false;
+    for (size_t i = 0; i < dc_ruleset_accelerator_count(rs); i++) {
         cpu = cpu || dc_ruleset_accelerator(rs, i)->family == DC_FAMILY_CPU;
+        asic = asic || dc_ruleset_accelerator(rs, i)->family == DC_FAMILY_ASIC;
+    }
     assert_true(cpu);
+    assert_true(asic);
     dc_ruleset_release(rs);
     dc_diags_cleanup(&d);
 }

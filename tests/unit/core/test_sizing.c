@@ -88,8 +88,9 @@ static const char *reason_text(const struct run *r, const struct dc_candidate *c
 /* A 7B model, layers 32, hidden 4096, 1e8 tokens, full training:
  *   state 7e9 x 16 B = 112 GB; activations 4096 x 1 x 4096 x (2 x 32 + 34) B = 1.644 GB;
  *   gpu-a: 112/c + 1.644/c <= 72 at c = 2; FLOPs 6 x 7e9 x 1e8 = 4.2e18 at
- *   989e12 x 0.5 x 0.8 = 3.956e14 per chip: 5,308 s = 1.474 h, well inside 720 h, so the
- *   memory minimum stands; cost 1.474 h x 2 x $4.90 = $14.45.
+ *   989e12 x 0.5 x 0.8 = 3.956e14 per chip: 5,308 s = 1.474 h on 2 chips. Within the
+ *   8-chip domain every count costs the same $14.45 (1.474 h x 2 x $4.90), so the
+ *   faster one is kept: 4 chips (0.737 h; 8 chips also count as the 1 h minimum run).
  *   tpu-b: 112/c + 1.644/c <= 28.8 at c = 4: the tpu-b-4 slice. */
 static void test_training_full(void **state)
 {
@@ -101,15 +102,15 @@ static void test_training_full(void **state)
     NEAR(g->sizing.memory_need_gb, 112 + act);
     NEAR(g->sizing.memory_per_chip_gb, 72);
     assert_int_equal(g->sizing.chips_for_memory, 2);
-    assert_int_equal(g->sizing.chips, 2);
-    assert_int_equal(g->sizing.basis, DC_BASIS_MEMORY);
+    assert_int_equal(g->sizing.chips, 4);
+    assert_int_equal(g->sizing.basis, DC_BASIS_CHEAPEST);
     char buf[512];
-    assert_string_equal(shape_of(g, buf, sizeof(buf)), "1 x 2 gpu-a");
-    double hours = 4.2e18 / (2 * 989e12 * 0.5 * 0.8) / 3600;
+    assert_string_equal(shape_of(g, buf, sizeof(buf)), "1 x 4 gpu-a");
+    double hours = 4.2e18 / (4 * 989e12 * 0.5 * 0.8) / 3600;
     NEAR(g->sizing.hours, hours);
     NEAR(g->sizing.mfu, 0.5); /* steady state, before goodput */
     NEAR(g->sizing.scale_efficiency, 1.0);
-    NEAR(g->sizing.cost_usd, hours * 2 * 4.9);
+    NEAR(g->sizing.cost_usd, hours * 4 * 4.9);
     assert_true(g->sizing.meets_deadline);
     const struct dc_candidate *t = cand(&r, "tpu-b");
     assert_int_equal(t->sizing.chips, 4);
@@ -118,7 +119,7 @@ static void test_training_full(void **state)
     assert_non_null(strstr(reason_text(&r, g, "sizing.memory", buf, sizeof(buf)),
                            "the smallest shape that holds it is 1 x 2 gpu-a"));
     assert_non_null(strstr(reason_text(&r, g, "sizing.time", buf, sizeof(buf)),
-                           "About 1.5 hours (0.1 days) on 1 x 2 gpu-a, the fewest that hold it"));
+                           "About 0.7 hours (0.0 days) on 1 x 4 gpu-a, the cheapest count"));
     assert_non_null(strstr(reason_text(&r, g, "sizing.cost", buf, sizeof(buf)), "$14.45"));
     /* Every assumption names a public source or says it is a convention. */
     for (size_t i = 0; i < r.res->n_assumptions; i++) {
@@ -130,7 +131,8 @@ static void test_training_full(void **state)
 
 /* LoRA: the base frozen at bf16 (2 B/parameter) plus 1% adapters at 16 B:
  * 7e9 x 2 + 7e7 x 16 = 15.12 GB; QLoRA: 7e9 x 0.5 + 7e7 x 16 = 4.62 GB; both
- * compute 4 of full training's 6 FLOPs per parameter and token. */
+ * compute 4 of full training's 6 FLOPs per parameter and token. 1e9 tokens take
+ * 19.7 h on one chip, so the whole 8-chip domain (same cost) is kept: 2.5 h. */
 static void test_training_methods(void **state)
 {
     (void)state;
@@ -142,21 +144,26 @@ static void test_training_methods(void **state)
     const struct dc_candidate *g = cand(&r, "gpu-a");
     NEAR(g->sizing.memory_need_gb, 15.12 + act);
     assert_int_equal(g->sizing.chips_for_memory, 1);
-    NEAR(g->sizing.hours, 4 * 7e9 * 1e9 / (989e12 * 0.5 * 0.8) / 3600);
+    assert_int_equal(g->sizing.chips, 8);
+    NEAR(g->sizing.hours, 4 * 7e9 * 1e9 / (8 * 989e12 * 0.5 * 0.8) / 3600);
     done(&r);
     r = run(METHOD_JOB("qlora"));
     g = cand(&r, "gpu-a");
     NEAR(g->sizing.memory_need_gb, 4.62 + act);
     const struct dc_candidate *t = cand(&r, "tpu-b");
-    assert_int_equal(t->sizing.chips, 4); /* one chip would do; the smallest slice is 4 */
+    /* One chip would do and the smallest slice is 4, but every slice of the
+     * 64-chip domain costs the same chip-hours (5.3 h on 4), so the fastest is
+     * kept: 64 chips, a run that counts as the 1 h minimum. */
+    assert_int_equal(t->sizing.chips, 64);
     char buf[512];
     assert_non_null(
         strstr(reason_text(&r, g, "sizing.memory", buf, sizeof(buf)), "a 4-bit NF4 base"));
     done(&r);
     r = run(METHOD_JOB("full"));
     g = cand(&r, "gpu-a");
-    assert_int_equal(g->sizing.chips, 2);
-    NEAR(g->sizing.hours, 6 * 7e9 * 1e9 / (2 * 989e12 * 0.5 * 0.8) / 3600);
+    assert_int_equal(g->sizing.chips_for_memory, 2);
+    assert_int_equal(g->sizing.chips, 8);
+    NEAR(g->sizing.hours, 6 * 7e9 * 1e9 / (8 * 989e12 * 0.5 * 0.8) / 3600);
     done(&r);
 }
 
@@ -173,12 +180,31 @@ static void test_training_compute(void **state)
     NEAR(g->sizing.memory_need_gb, 8e9 * 16 / 1e9 + 4096.0 * 2048 * (2 * 24 + 34) / 1e9);
     NEAR(g->sizing.hours, 6 * 2e9 * 1e9 / (g->sizing.chips * 989e12 * 0.5 * 0.8) / 3600);
     done(&r);
+    /* Tables of 9.9e9 fp32 rows train with a row-wise optimizer (4 B a
+     * parameter), the dense 1e8 with Adam (16 B), and a sample is one example
+     * (activations of one position, not 4,096); without flops_per_sample the
+     * run's time and cost are withheld, the chips that hold it stay. */
     r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"recommender\","
             "\"parameters\":1e10,\"embedding_parameters\":9.9e9,\"layers\":4,\"hidden_size\":1024},"
             "\"training\":{\"tokens\":1e10}}");
     g = cand(&r, "gpu-a");
-    NEAR(g->sizing.hours, 6 * 1e8 * 1e10 / (g->sizing.chips * 989e12 * 0.5 * 0.8) / 3600);
-    assert_true(has_warning(&r, "compute_estimate_rough"));
+    NEAR(g->sizing.memory_need_gb, (9.9e9 * 4 + 1e8 * 16) / 1e9 + 1.0 * 1024 * (2 * 4 + 34) / 1e9);
+    assert_true(isnan(g->sizing.hours));
+    assert_true(isnan(g->sizing.cost_usd));
+    assert_string_equal(g->sizing.estimate_withheld, "model.flops_per_sample");
+    assert_false(has_warning(&r, "compute_estimate_rough")); /* not rough: withheld */
+    assert_true(has_warning(&r, "estimate_withheld"));
+    done(&r);
+    /* An MLP's sample is one example: samples are its tokens, unless the
+     * workload says how many positions a sample has. */
+    r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"mlp\","
+            "\"parameters\":5e7},\"training\":{\"samples\":1e7}}");
+    assert_true(r.res->workload.sequence_length == 1);
+    assert_true(r.res->workload.tokens == 1e7);
+    done(&r);
+    r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"mlp\","
+            "\"parameters\":5e7},\"training\":{\"samples\":1e7,\"sequence_length\":16}}");
+    assert_true(r.res->workload.tokens == 1.6e8);
     done(&r);
     r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"cnn\",\"parameters\":2.56e7,"
             "\"flops_per_sample\":8.2e9},\"training\":{\"samples\":4.6e7}}");
@@ -187,7 +213,13 @@ static void test_training_compute(void **state)
     NEAR(g->sizing.mfu, 0.25);
     assert_false(has_warning(&r, "compute_estimate_rough"));
     done(&r);
+    /* A CNN without its FLOPs would run ~100x low: withheld, not rough; a
+     * GNN's 2N guess stays, flagged rough. */
     r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"cnn\",\"parameters\":2.56e7}}");
+    assert_true(has_warning(&r, "estimate_withheld"));
+    assert_false(has_warning(&r, "compute_estimate_rough"));
+    done(&r);
+    r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"gnn\",\"parameters\":2.56e7}}");
     assert_true(has_warning(&r, "compute_estimate_rough"));
     done(&r);
 }
@@ -259,12 +291,13 @@ static void test_target_duration(void **state)
     assert_true(g->sizing.hours > 720);
     done(&r);
     /* A job the target fits: 1e9 parameters on 5e11 tokens needs
-     * 3e21 / (720 x 3600 x 3.956e14) = 2.93 chips of one domain: 4. */
+     * 3e21 / (720 x 3600 x 3.956e14) = 2.93 chips of one domain: 4; the rest of
+     * the domain costs the same and finishes sooner, so 8 (the cheapest). */
     r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e9},"
             "\"training\":{\"tokens\":5e11}}");
     g = cand(&r, "gpu-a");
-    assert_int_equal(g->sizing.chips, 4);
-    assert_int_equal(g->sizing.basis, DC_BASIS_TARGET);
+    assert_int_equal(g->sizing.chips, 8);
+    assert_int_equal(g->sizing.basis, DC_BASIS_CHEAPEST);
     assert_true(g->sizing.hours <= 720);
     done(&r);
     /* A global batch of 2 sequences keeps at most 2 domains (16 chips) busy. */
@@ -279,9 +312,11 @@ static void test_target_duration(void **state)
 /* 13B fp16, 40 layers, hidden 5120, 40 heads (MHA): KV 2 x 40 x 40 x 128 x 2 =
  * 819,200 B a token (vLLM's 800 KB for OPT-13B); 2,048 tokens of context (1,792 in,
  * 256 out) make 1.678 GB a request. One gpu-a holds 26 x 1.2 = 31.2 GB of weights
- * and floor(40.8 / 1.678) = 24 requests. A step at 24 reads 26e9 + 24 x 819,200 x
- * (1,792 + 128) B at 1,675 GB/s = 38.06 ms; prefill 2 x 13e9 x 1,792 at 494.5 TFLOP/s
- * = 94.2 ms; the replica completes 24 / (24 x 0.0942 + 256 x 0.03806) = 2.0 req/s. */
+ * and floor(40.8 / 1.678) = 24 requests. The batches tried are 24, 6 and 1; at 6 a
+ * step reads 26e9 + 6 x 819,200 x (1,792 + 128) B at 1,675 GB/s = 21.16 ms, prefill
+ * 2 x 13e9 x 1,792 at 494.5 TFLOP/s = 94.2 ms, and the replica completes
+ * 6 / (6 x 0.0942 + 256 x 0.02116) = 1.006 req/s: the 1 req/s asked on one chip,
+ * as batch 24 does, at the same cost and a shorter wait, so 6 is kept. */
 static void test_inference_generative(void **state)
 {
     (void)state;
@@ -290,16 +325,18 @@ static void test_inference_generative(void **state)
                        "\"attention_heads\":40}}");
     const struct dc_candidate *g = cand(&r, "gpu-a");
     double kv_req = 819200.0 * 2048 / 1e9;
-    assert_int_equal(g->sizing.batch_per_replica, 24);
-    NEAR(g->sizing.memory_need_gb, 31.2 + 24 * kv_req);
+    assert_int_equal(g->sizing.batch_per_replica, 6);
+    NEAR(g->sizing.memory_need_gb, 31.2 + 6 * kv_req);
     assert_int_equal(g->sizing.chips_per_replica, 1);
     assert_int_equal(g->sizing.replicas, 1);
-    double step = (26e9 + 24 * 819200.0 * 1920) / 1675e9;
-    double prefill = 2 * 13e9 * 1792 / (989e12 * 0.5);
+    double step = (26e9 + 6 * 819200.0 * 1920) / 1675e9;
+    /* Prefill: 2 FLOPs a parameter and token, plus 4 x heads x head dim for
+     * each of the 1,792 x 1,793 / 2 causal query-key pairs in each layer. */
+    double prefill = (2 * 13e9 * 1792 + 4.0 * 40 * 128 * 40 * 1792 * 1793 / 2) / (989e12 * 0.5);
     NEAR(g->sizing.decode_ms, step * 1000);
     NEAR(g->sizing.prefill_ms, prefill * 1000);
     NEAR(g->sizing.request_ms, (prefill + 256 * step) * 1000);
-    NEAR(g->sizing.throughput_rps, 24 / (24 * prefill + 256 * step));
+    NEAR(g->sizing.throughput_rps, 6 / (6 * prefill + 256 * step));
     NEAR(g->sizing.tokens_per_second, g->sizing.throughput_rps * 256);
     assert_false(g->sizing.compute_bound);
     assert_true(g->sizing.meets_rate);
@@ -323,18 +360,37 @@ static void test_inference_batch_latency_rate(void **state)
     static const char *const model = "\"model\":{\"parameters\":13e9,\"layers\":40,"
                                      "\"hidden_size\":5120,\"attention_heads\":40,\"kv_heads\":8}";
     char json[400];
-    snprintf(json, sizeof(json), "{\"task\":\"inference\",%s}", model);
+    /* floor(40.8 / (163,840 x 2,048 / 1e9)) = 121 requests fit one chip, 122 do not. */
+    snprintf(json, sizeof(json), "{\"task\":\"inference\",%s,\"inference\":{\"batch_size\":121}}",
+             model);
     struct run r = run(json);
     const struct dc_candidate *g = cand(&r, "gpu-a");
-    assert_int_equal(g->sizing.batch_per_replica, (unsigned)floor(40.8 / (163840.0 * 2048 / 1e9)));
+    assert_int_equal(g->sizing.batch_per_replica, 121);
+    assert_int_equal(g->sizing.chips_per_replica, 1);
     done(&r);
-    /* Steps at batch b: (26e9 + b x 163,840 x 1,920) / 1,675e9 s; 20 ms allows
-     * b <= (0.02 x 1,675e9 - 26e9) / 314,572,800 = 23.8: 23. */
     snprintf(json, sizeof(json),
-             "{\"task\":\"inference\",%s,\"inference\":{\"latency_ms_p99\":20}}", model);
+             "{\"task\":\"inference\",%s,\"inference\":{\"batch_size\":122},"
+             "\"constraints\":{\"max_accelerators\":1}}",
+             model);
     r = run(json);
     g = cand(&r, "gpu-a");
-    assert_int_equal(g->sizing.batch_per_replica, 23);
+    assert_non_null(g->excluded_by);
+    assert_string_equal(g->excluded_by->rule_id, "sizing.memory");
+    done(&r);
+    /* Steps at batch b on t chips: (26e9 + b x 163,840 x 1,920) / (t x 1,675e9) s;
+     * 20 ms allows b <= 23 on one chip (3.16 req/s: 3 replicas for 9 req/s) and
+     * b <= (0.02 x 3,350e9 - 26e9) / 314,572,800 = 130 on two, whose replica
+     * completes 130 / (130 x 0.0471 + 256 x 0.01997) = 11.6 req/s: one replica of
+     * 2 chips is the cheapest layout. */
+    snprintf(json, sizeof(json),
+             "{\"task\":\"inference\",%s,\"inference\":{\"latency_ms_p99\":20,"
+             "\"requests_per_second\":9}}",
+             model);
+    r = run(json);
+    g = cand(&r, "gpu-a");
+    assert_int_equal(g->sizing.batch_per_replica, 130);
+    assert_int_equal(g->sizing.chips_per_replica, 2);
+    assert_int_equal(g->sizing.replicas, 1);
     assert_true(g->sizing.decode_ms <= 20);
     assert_true(g->sizing.meets_latency);
     done(&r);
@@ -355,7 +411,9 @@ static void test_inference_batch_latency_rate(void **state)
     assert_true(g->sizing.meets_rate);
     assert_int_equal(g->sizing.chips, g->sizing.shape.units * g->sizing.shape.per_unit);
     assert_int_equal(g->sizing.replicas, g->sizing.chips / g->sizing.chips_per_replica);
-    assert_int_equal(g->sizing.basis, DC_BASIS_RATE);
+    /* One replica of all 8 chips (tensor parallel) serves 40 req/s most cheaply. */
+    assert_int_equal(g->sizing.chips_per_replica, 8);
+    assert_int_equal(g->sizing.basis, DC_BASIS_CHEAPEST);
     done(&r);
     /* More than the accelerator limit serves: replicas capped, rate_not_met. */
     snprintf(json, sizeof(json),
@@ -389,8 +447,11 @@ static void test_inference_moe_and_non_generative(void **state)
     double kv = 2.0 * 32 * 8 * 128 * 2 * (1792 + 128);
     NEAR(g->sizing.decode_ms, (2 * 1.3e10 + kv) / (g->sizing.chips_per_replica * 1675e9) * 1000);
     done(&r);
+    /* A diffusion request is steps x guidance passes x one pass's FLOPs:
+     * 20 x 2 x 1.5e13 = 6e14 an image. */
     r = run("{\"task\":\"inference\",\"model\":{\"architecture\":\"diffusion\","
-            "\"parameters\":2.6e9,\"flops_per_sample\":6e14},"
+            "\"parameters\":2.6e9,\"flops_per_sample\":1.5e13,\"denoising_steps\":20,"
+            "\"guidance_passes\":2},"
             "\"inference\":{\"requests_per_second\":2,\"batch_size\":4}}");
     g = cand(&r, "gpu-a");
     assert_true(isnan(g->sizing.prefill_ms));
@@ -404,7 +465,8 @@ static void test_inference_moe_and_non_generative(void **state)
     done(&r);
     r = run("{\"task\":\"inference\",\"model\":{\"architecture\":\"diffusion\","
             "\"parameters\":2.6e9}}");
-    assert_true(has_warning(&r, "compute_estimate_rough"));
+    assert_true(has_warning(&r, "estimate_withheld"));
+    assert_false(has_warning(&r, "compute_estimate_rough"));
     done(&r);
 }
 

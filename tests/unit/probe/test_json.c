@@ -392,6 +392,21 @@ static void test_device_free(void **state)
     assert_true(probe_device_free(&d));
     d.has_utilization = false; /* NVIDIA without NVML: nothing says it is idle */
     assert_false(probe_device_free(&d));
+    /* Memory: at most PROBE_FREE_MEMORY_USED_MAX percent used, where known. */
+    d = (struct probe_device){.state = PROBE_DEVICE_OK,
+                              .in_use = PROBE_IN_USE_NO,
+                              .has_memory_total = true,
+                              .memory_total_bytes = 100u << 20,
+                              .has_memory_used = true,
+                              .memory_used_bytes = (uint64_t)PROBE_FREE_MEMORY_USED_MAX << 20};
+    assert_true(probe_device_free(&d));
+    d.memory_used_bytes++; /* a job left its memory allocated */
+    assert_false(probe_device_free(&d));
+    d.has_memory_total = false; /* used without a total: nothing to compare with */
+    assert_true(probe_device_free(&d));
+    d.has_memory_total = true;
+    d.memory_total_bytes = 0; /* used above the total: a bad reading, not counted */
+    assert_true(probe_device_free(&d));
     d = (struct probe_device){.state = PROBE_DEVICE_OK, .in_use = PROBE_IN_USE_YES};
     assert_false(probe_device_free(&d));
     d = (struct probe_device){.state = PROBE_DEVICE_LOST, .in_use = PROBE_IN_USE_NO};

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "setting_index.h"
 
 /* String literals as the char * that argv and environ hold. */
 #define S(x) ((char *)(uintptr_t)(x))
@@ -34,16 +35,6 @@ static enum svc_config_result load(int argc, char **argv, char **env, struct svc
                                    char *why)
 {
     return svc_config_load(argc, argv, env, cfg, why, 512);
-}
-
-static size_t index_of(const char *name)
-{
-    for (size_t i = 0; i < svc_config_setting_count(); i++) {
-        if (strcmp(svc_config_setting_name(i), name) == 0)
-            return i;
-    }
-    fail_msg("no setting %s", name);
-    return 0;
 }
 
 static void test_defaults(void **state)

@@ -125,10 +125,22 @@ static void test_availability_rules(void **state)
     (void)state;
     char h100_id[] = "h100", l4_id[] = "l4", t4_id[] = "t4";
     struct probe_device devs[] = {
-        /* free: nobody holds it; 10 of 80 GB used by the driver */
-        {.catalog_id = h100_id, .state = PROBE_DEVICE_OK, .in_use = PROBE_IN_USE_NO,
-         .has_memory_total = true, .memory_total_bytes = 80000000000ull,
-         .has_memory_used = true, .memory_used_bytes = 10000000000ull},
+        /* free: nobody holds it; 1 of 80 GB used by the driver */
+        {.catalog_id = h100_id,
+         .state = PROBE_DEVICE_OK,
+         .in_use = PROBE_IN_USE_NO,
+         .has_memory_total = true,
+         .memory_total_bytes = 80000000000ull,
+         .has_memory_used = true,
+         .memory_used_bytes = 1000000000ull},
+        /* idle and unheld, but 10 of 80 GB left allocated: not free */
+        {.catalog_id = h100_id,
+         .state = PROBE_DEVICE_OK,
+         .in_use = PROBE_IN_USE_NO,
+         .has_memory_total = true,
+         .memory_total_bytes = 80000000000ull,
+         .has_memory_used = true,
+         .memory_used_bytes = 10000000000ull},
         /* held */
         {.catalog_id = h100_id, .state = PROBE_DEVICE_OK, .in_use = PROBE_IN_USE_YES},
         /* failing but attached */
@@ -136,14 +148,17 @@ static void test_availability_rules(void **state)
         /* lost: not attached */
         {.catalog_id = h100_id, .state = PROBE_DEVICE_LOST},
         /* unknown ids: no catalog entry to count against */
-        {.catalog_id = NULL, .unknown = true, .state = PROBE_DEVICE_OK,
-         .in_use = PROBE_IN_USE_NO},
+        {.catalog_id = NULL, .unknown = true, .state = PROBE_DEVICE_OK, .in_use = PROBE_IN_USE_NO},
         /* free, memory total unknown: the sum is unknown */
         {.catalog_id = l4_id, .state = PROBE_DEVICE_OK, .in_use = PROBE_IN_USE_NO},
         /* used beyond the total (a bad reading): counts the total */
-        {.catalog_id = t4_id, .state = PROBE_DEVICE_OK, .in_use = PROBE_IN_USE_NO,
-         .has_memory_total = true, .memory_total_bytes = 16000000000ull,
-         .has_memory_used = true, .memory_used_bytes = 17000000000ull},
+        {.catalog_id = t4_id,
+         .state = PROBE_DEVICE_OK,
+         .in_use = PROBE_IN_USE_NO,
+         .has_memory_total = true,
+         .memory_total_bytes = 16000000000ull,
+         .has_memory_used = true,
+         .memory_used_bytes = 17000000000ull},
     };
     struct probe_snapshot snap = {.devices = devs, .n_devices = sizeof(devs) / sizeof(devs[0])};
     struct dc_availability *av = NULL;
@@ -151,9 +166,9 @@ static void test_availability_rules(void **state)
     assert_int_equal(svc_inventory_availability(rs, &snap, &av, &n), DC_OK);
     assert_int_equal(n, 3);
     const struct dc_availability *h100 = find(av, n, "h100");
-    assert_int_equal(h100->attached, 3);
+    assert_int_equal(h100->attached, 4);
     assert_int_equal(h100->free, 1);
-    assert_true(fabs(h100->memory_free_gb - 70.0) < 1e-9);
+    assert_true(fabs(h100->memory_free_gb - 79.0) < 1e-9);
     const struct dc_availability *l4 = find(av, n, "l4");
     assert_int_equal(l4->free, 1);
     assert_true(isnan(l4->memory_free_gb));

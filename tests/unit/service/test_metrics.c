@@ -163,10 +163,11 @@ static void test_explanations(void **state)
     expect_line(t, "accel_advisor_explanations_total{kind=\"robustness\"} 2");
     expect_line(t, "accel_advisor_explanations_stopped_total{budget=\"evaluations\"} 1");
     expect_line(t, "accel_advisor_explanations_stopped_total{budget=\"time\"} 1");
-    expect_line(t, "accel_advisor_explanation_duration_seconds_bucket{le=\"0.00025\"} 0");
     expect_line(t, "accel_advisor_explanation_duration_seconds_bucket{le=\"0.0005\"} 1");
+    expect_line(t, "accel_advisor_explanation_duration_seconds_bucket{le=\"0.001\"} 1");
     expect_line(t, "accel_advisor_explanation_duration_seconds_bucket{le=\"0.002\"} 2");
-    expect_line(t, "accel_advisor_explanation_duration_seconds_bucket{le=\"0.01\"} 2");
+    expect_line(t, "accel_advisor_explanation_duration_seconds_bucket{le=\"0.025\"} 2");
+    expect_line(t, "accel_advisor_explanation_duration_seconds_bucket{le=\"0.05\"} 3");
     expect_line(t, "accel_advisor_explanation_duration_seconds_bucket{le=\"+Inf\"} 3");
     expect_line(t, "accel_advisor_explanation_duration_seconds_sum 0.032400000");
     expect_line(t, "accel_advisor_explanation_duration_seconds_count 3");

@@ -1,0 +1,81 @@
+/* api/src/models_render.c -- the model registry as the body of GET /v1/models
+ * (openapi.yaml: ModelList). Owned by the model-registry work (issue 16). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "api/convert.h"
+#include "api/jsonw.h"
+#include "dc/models.h"
+
+/* Expected body size, so the buffer rarely grows. */
+#define MODELS_HINT 65536
+
+static void write_entry(struct api_jw *w, const struct dc_model_info *m)
+{
+    double active = NAN;
+    double counted = dc_model_architecture_parameters(m, &active);
+    api_jw_object(w);
+    api_jw_key(w, "name");
+    api_jw_string(w, m->name);
+    api_jw_key(w, "title");
+    api_jw_string(w, m->title);
+    api_jw_key(w, "architecture");
+    api_jw_string(w, m->architecture);
+    api_jw_key(w, "aliases");
+    api_jw_value(w, m->aliases);
+    api_jw_key(w, "model");
+    api_jw_value(w, m->model);
+    api_jw_key(w, "details");
+    api_jw_value(w, m->details);
+    api_jw_key(w, "sources");
+    api_jw_value(w, m->sources);
+    api_jw_key(w, "notes");
+    api_jw_value(w, m->notes);
+    /* What the architecture recounts, beside the published figures. */
+    api_jw_key(w, "architecture_parameters");
+    api_jw_number(w, counted);
+    api_jw_key(w, "architecture_active_parameters");
+    api_jw_number(w, active);
+    api_jw_key(w, "file");
+    api_jw_string(w, m->file);
+    api_jw_key(w, "line");
+    api_jw_number(w, m->line);
+    api_jw_object_end(w);
+}
+
+char *api_models_render(const dc_ruleset *rs, size_t *len)
+{
+    if (rs == NULL)
+        return NULL;
+    size_t n = dc_ruleset_model_count(rs);
+    struct api_jw w;
+    api_jw_init(&w, MODELS_HINT);
+    api_jw_object(&w);
+    api_jw_key(&w, "rules_version");
+    api_jw_string(&w, dc_ruleset_version(rs));
+    api_jw_key(&w, "count");
+    api_jw_number(&w, (double)n);
+    api_jw_key(&w, "models");
+    api_jw_array(&w);
+    for (size_t i = 0; i < n; i++)
+        write_entry(&w, dc_ruleset_model(rs, i));
+    api_jw_array_end(&w);
+    api_jw_object_end(&w);
+    return api_jw_finish(&w, len);
+}
+
+enum dc_status api_models_to_json(const dc_ruleset *rs, cJSON **out)
+{
+    if (out == NULL)
+        return DC_EINVAL;
+    *out = NULL;
+    if (rs == NULL)
+        return DC_EINVAL;
+    size_t len = 0;
+    char *text = api_models_render(rs, &len);
+    if (text == NULL)
+        return DC_ENOMEM;
+    *out = cJSON_ParseWithLength(text, len);
+    free(text);
+    return *out != NULL ? DC_OK : DC_ENOMEM;
+}

@@ -1,0 +1,311 @@
+/* core/src/select.c -- the order of the candidates left, best first, and the
+ * score each one shows (docs/scoring.md, sections 7 and 8).
+ *
+ * A candidate comes before another when it meets every target and the other
+ * does not; then when it is priced and the other is not (priced parts exist);
+ * then when fewer ranking gates hold it; then by the objective's value (cost,
+ * time, or cost x time) moved by its soft points within a bounded band; ties
+ * go to the other side of the objective, then to fewer chips. Last, no
+ * candidate stays before one of its group that is both cheaper and no slower
+ * (or no dearer and faster): soft points choose between near-equals, never
+ * past a dominating configuration. The engine has set each candidate's
+ * meets_targets, priced, gates and soft_points before. */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "ruleset_internal.h"
+#include "sizing.h"
+
+static double clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Gate tiers the balanced band tells apart (more gates share the last). */
+#define BALANCE_TIERS 8
+
+static unsigned tier_of(const struct dc_candidate *c)
+{
+    return c->selection.gates < BALANCE_TIERS ? c->selection.gates : BALANCE_TIERS - 1;
+}
+
+void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
+                 size_t n_pts, struct dc_candidate *v, size_t n)
+{
+    if (w->objective != DC_OBJECTIVE_BALANCED)
+        return;
+    /* The cheapest configuration that meets every target among the
+     * candidates as many gates hold as this one (each pick is its part's
+     * cheapest so far): each gate tier has its own band. */
+    double cheapest[BALANCE_TIERS];
+    for (size_t g = 0; g < BALANCE_TIERS; g++)
+        cheapest[g] = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        unsigned g = tier_of(&v[i]);
+        if (v[i].selection.meets_targets && v[i].selection.priced)
+            cheapest[g] = fmin(cheapest[g], dc__config_spend(&rs->sizing, w, &v[i].sizing));
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct dc_candidate *c = &v[i];
+        double cap = cheapest[tier_of(c)] * (1.0 + rs->sizing.balanced_premium) * (1 + DC__TIE);
+        if (!c->selection.meets_targets || !c->selection.priced ||
+            dc__config_spend(&rs->sizing, w, &c->sizing) > cap)
+            continue;
+        c->selection.in_band = true;
+        /* The fastest of the part's feasible configurations within the cap. */
+        const struct dc_sizing *best = &c->sizing;
+        for (size_t k = 0; k < n_pts; k++) {
+            const struct dc_sizing *z = &pts[k].z;
+            if (pts[k].acc != c->index_ || dc__config_spend(&rs->sizing, w, z) > cap)
+                continue;
+            int t = dc__cmp_value(dc__config_time(&rs->sizing, w, z),
+                                  dc__config_time(&rs->sizing, w, best));
+            int m = dc__cmp_value(dc__config_spend(&rs->sizing, w, z),
+                                  dc__config_spend(&rs->sizing, w, best));
+            if (t < 0 || (t == 0 && (m < 0 || (m == 0 && z->chips < best->chips))))
+                best = z;
+        }
+        if (best != &c->sizing) {
+            c->sizing = *best;
+            c->sizing.basis = DC_BASIS_BALANCED;
+        }
+    }
+}
+
+/* What a candidate is sorted by: its cost (spend: under negligible_cost_usd
+ * it counts as that) or its time. */
+enum key_kind { KEY_COST, KEY_TIME };
+
+static double value_of(const dc_ruleset *rs, const struct dc_workload *w,
+                       const struct dc_candidate *c, enum key_kind k)
+{
+    const struct dc_sizing *z = &c->sizing;
+    if (k == KEY_TIME)
+        return dc__config_time(&rs->sizing, w, z);
+    return isfinite(z->cost_usd) ? dc__config_spend(&rs->sizing, w, z) : NAN;
+}
+
+/* The objective's kind for a candidate: cost under objective cost, time
+ * under time; under balanced time within the premium band, cost outside it.
+ * An unknown cost sorts by time: unpriced parts rank after priced ones, by
+ * speed. */
+static enum key_kind kind_of(const struct dc_workload *w, const struct dc_candidate *c)
+{
+    bool cost = w->objective == DC_OBJECTIVE_COST ||
+                (w->objective == DC_OBJECTIVE_BALANCED && !c->selection.in_band);
+    return cost && c->selection.priced ? KEY_COST : KEY_TIME;
+}
+
+/* The factor soft points put on a value: (1 + band) ^ (-x / 2), x the points
+ * against a full-strength fact, within [-1, 1]. */
+static double adjustment(const struct dc_sizing_params *s, int points)
+{
+    double x = clamp(points / s->soft_full_points, -1.0, 1.0);
+    return pow(1.0 + s->soft_band, -x / 2.0);
+}
+
+struct ranked {
+    struct dc_candidate *c;
+    enum key_kind kind;
+    double key; /* the sorting value times the adjustment */
+};
+
+/* 0 best: meets every target, priced (when priced parts exist), fewest gates,
+ * (balanced) within the premium band. */
+static unsigned group(const struct dc_workload *w, const struct dc_candidate *c, bool any_priced)
+{
+    const struct dc_selection *s = &c->selection;
+    unsigned g = s->gates < 255 ? s->gates : 255;
+    bool outside =
+        w->objective == DC_OBJECTIVE_BALANCED && s->meets_targets && s->priced && !s->in_band;
+    return (s->meets_targets ? 0u : 1u << 10) | (s->priced || !any_priced ? 0u : 1u << 9) | g << 1 |
+           outside;
+}
+
+static int cmp_ranked(const dc_ruleset *rs, const struct dc_workload *w, bool any_priced,
+                      const struct ranked *x, const struct ranked *y)
+{
+    unsigned gx = group(w, x->c, any_priced), gy = group(w, y->c, any_priced);
+    if (gx != gy)
+        return gx < gy ? -1 : 1;
+    int c = dc__cmp_value(x->key, y->key);
+    if (c != 0)
+        return c;
+    /* Nothing to weigh (the estimate is withheld, or nothing is known): the
+     * rules decide. */
+    if (!isfinite(x->key) && !isfinite(y->key) &&
+        x->c->selection.soft_points != y->c->selection.soft_points)
+        return x->c->selection.soft_points > y->c->selection.soft_points ? -1 : 1;
+    /* A tie: the other side of the objective decides. */
+    const struct dc_sizing *a = &x->c->sizing, *b = &y->c->sizing;
+    if (w->objective == DC_OBJECTIVE_TIME)
+        c = dc__cmp_value(a->cost_usd, b->cost_usd);
+    else
+        c = dc__cmp_value(dc__config_time(&rs->sizing, w, a), dc__config_time(&rs->sizing, w, b));
+    if (c != 0)
+        return c;
+    if (a->chips != b->chips)
+        return a->chips < b->chips ? -1 : 1;
+    if (x->c->selection.soft_points != y->c->selection.soft_points)
+        return x->c->selection.soft_points > y->c->selection.soft_points ? -1 : 1;
+    /* Two configurations equal in every respect: the catalog's order. */
+    return x->c->index_ < y->c->index_ ? -1 : x->c->index_ > y->c->index_ ? 1 : 0;
+}
+
+/* Configuration x is priced and no dearer and no slower than y, and better
+ * on one. */
+static bool beats(const dc_ruleset *rs, const struct dc_workload *w, const struct dc_sizing *x,
+                  const struct dc_sizing *y)
+{
+    int c = dc__cmp_value(dc__config_spend(&rs->sizing, w, x), dc__config_spend(&rs->sizing, w, y));
+    int t = dc__cmp_value(dc__config_time(&rs->sizing, w, x), dc__config_time(&rs->sizing, w, y));
+    return isfinite(x->cost_usd) && isfinite(y->cost_usd) && c <= 0 && t <= 0 && (c < 0 || t < 0);
+}
+
+struct points {
+    const struct dc__point *v;
+    size_t n;
+};
+
+/* Part x has a configuration (its pick, or any feasible priced one) that
+ * beats y's pick: then y may not rank above x. */
+static bool dominates(const dc_ruleset *rs, const struct dc_workload *w, const struct points *pts,
+                      const struct dc_candidate *x, const struct dc_candidate *y)
+{
+    if (!y->selection.priced)
+        return false;
+    if (x->selection.priced && beats(rs, w, &x->sizing, &y->sizing))
+        return true;
+    /* The feasible configurations stand for a part that meets every target. */
+    if (!x->selection.meets_targets)
+        return false;
+    for (size_t i = 0; i < pts->n; i++)
+        if (pts->v[i].acc == x->index_ && beats(rs, w, &pts->v[i].z, &y->sizing))
+            return true;
+    return false;
+}
+
+/* Insertion sort by cmp_ranked (a catalog has at most
+ * DC_RULESET_MAX_ACCELERATORS candidates), then, in order, each place takes
+ * the first candidate left that no other left in its group dominates. */
+static void order(const dc_ruleset *rs, const struct dc_workload *w, const struct points *pts,
+                  bool any_priced, struct ranked *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct ranked k = v[i];
+        size_t j = i;
+        for (; j > 0 && cmp_ranked(rs, w, any_priced, &v[j - 1], &k) > 0; j--)
+            v[j] = v[j - 1];
+        v[j] = k;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t take = i;
+        for (size_t j = i; j < n; j++) {
+            bool dominated = false;
+            for (size_t k = i; k < n && !dominated; k++)
+                dominated = k != j &&
+                            group(w, v[k].c, any_priced) == group(w, v[j].c, any_priced) &&
+                            dominates(rs, w, pts, v[k].c, v[j].c);
+            if (!dominated) {
+                take = j;
+                break;
+            }
+        }
+        struct ranked t = v[take];
+        memmove(&v[i + 1], &v[i], (take - i) * sizeof(*v));
+        v[i] = t;
+    }
+}
+
+/* Points for `v` against the top pick's `top`: 100 at the top, less
+ * points_per_doubling per doubling. */
+static int points(const struct dc_sizing_params *s, double v, double top)
+{
+    if (!isfinite(v) || !isfinite(top) || !(top > 0) || !(v > 0))
+        return -1;
+    return (int)lround(clamp(100.0 - s->points_per_doubling * log2(v / top), 0, 100));
+}
+
+/* Scores fall along the ranking, by at least one at each group boundary.
+ * Each is the points of the candidate's value against the top pick's value
+ * of the same kind (cost against cost, time against time). */
+static void scores(const dc_ruleset *rs, const struct dc_workload *w, bool any_priced,
+                   const struct ranked *v, size_t n)
+{
+    const struct dc_sizing_params *s = &rs->sizing;
+    const struct dc_candidate *top = n > 0 ? v[0].c : NULL;
+    for (size_t i = 0; i < n; i++) {
+        struct dc_candidate *c = v[i].c;
+        double mine = value_of(rs, w, c, v[i].kind), theirs = value_of(rs, w, top, v[i].kind);
+        int p = i == 0
+                    ? 100
+                    : points(s, mine * c->selection.adjustment, theirs * top->selection.adjustment);
+        int o = points(s, mine, theirs);
+        if (i > 0) {
+            int prev = v[i - 1].c->score;
+            bool boundary = group(w, c, any_priced) != group(w, v[i - 1].c, any_priced);
+            int most = boundary ? prev - 1 : prev;
+            p = p < 0 || p > most ? most : p;
+        }
+        c->score = p < 0 ? 0 : p;
+        c->objective_score = o < 0 ? c->score : o;
+        c->rule_score = (int)lround(clamp(s->score_base + c->selection.soft_points, 0, 100));
+    }
+}
+
+/* An unpriced part: the price per chip-hour at which it would match the top
+ * pick on the objective (cost, or cost x time); NAN under time, where price
+ * breaks ties only. */
+static void breakevens(const dc_ruleset *rs, const struct dc_workload *w, const struct ranked *v,
+                       size_t n)
+{
+    const struct dc_candidate *top = n > 0 ? v[0].c : NULL;
+    if (top == NULL || !top->selection.priced || w->objective == DC_OBJECTIVE_TIME)
+        return;
+    double top_time = dc__config_time(&rs->sizing, w, &top->sizing);
+    for (size_t i = 1; i < n; i++) {
+        struct dc_candidate *c = v[i].c;
+        const struct dc_sizing *z = &c->sizing;
+        bool monthly = w->task == DC_TASK_INFERENCE && !(w->job_requests > 0);
+        double hours = monthly ? rs->sizing.hours_per_month : z->hours;
+        double chip_hours = z->chips * hours;
+        double t = dc__config_time(&rs->sizing, w, z);
+        if (c->selection.priced || !(chip_hours > 0) || !isfinite(t))
+            continue;
+        double target = top->sizing.cost_usd;
+        if (w->objective == DC_OBJECTIVE_BALANCED)
+            target = top->sizing.cost_usd * top_time / t;
+        c->selection.breakeven_usd_per_chip_hour = target / chip_hours;
+    }
+}
+
+void dc__rank(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
+              size_t n_pts, struct dc_candidate *v, size_t n, struct dc_candidate *tmp)
+{
+    const struct points all = {pts, n_pts};
+    struct ranked r[DC_RULESET_MAX_ACCELERATORS];
+    bool any_priced = false;
+    n = n < DC_RULESET_MAX_ACCELERATORS ? n : DC_RULESET_MAX_ACCELERATORS;
+    for (size_t i = 0; i < n; i++) {
+        struct dc_candidate *c = &v[i];
+        enum key_kind kind = kind_of(w, c);
+        double value = value_of(rs, w, c, kind);
+        /* An unpriced part sorts by time where the objective wants a cost:
+         * then it has no objective value. */
+        bool by_time = w->objective == DC_OBJECTIVE_TIME ||
+                       (w->objective == DC_OBJECTIVE_BALANCED && c->selection.in_band);
+        c->selection.objective_value = kind == KEY_COST || by_time ? value : NAN;
+        c->selection.adjustment = adjustment(&rs->sizing, c->selection.soft_points);
+        c->selection.breakeven_usd_per_chip_hour = NAN;
+        r[i] = (struct ranked){c, kind, value * c->selection.adjustment};
+        any_priced |= c->selection.priced;
+    }
+    order(rs, w, &all, any_priced, r, n);
+    scores(rs, w, any_priced, r, n);
+    breakevens(rs, w, r, n);
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = *r[i].c;
+    memcpy(v, tmp, n * sizeof(*v));
+}

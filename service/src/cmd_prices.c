@@ -1,0 +1,252 @@
+/* service/src/cmd_prices.c -- `accel-advisor prices`: which part is priced by
+ * which provider on which basis, and how old each price is; and `accel-advisor
+ * prices import FORMAT FILE...`, which turns a public price catalog into
+ * prices.yaml offers (service/src/prices_import.c). Part of the price-data
+ * work (issue 18); format: docs/rules-format.md. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "prices_import.h"
+#include "rulesrc.h"
+
+const struct option cmd_prices_options[] = {{"rules", required_argument, NULL, 'r'},
+                                            {"provider", required_argument, NULL, 'p'},
+                                            {"region", required_argument, NULL, 'R'},
+                                            {"source", required_argument, NULL, 's'},
+                                            {"via", required_argument, NULL, 'v'},
+                                            {"as-of", required_argument, NULL, 'a'},
+                                            {"confidence", required_argument, NULL, 'c'},
+                                            {"map", required_argument, NULL, 'm'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+
+static void help(FILE *fp)
+{
+    fprintf(
+        fp,
+        "usage: accel-advisor prices [--rules DIR]\n"
+        "       accel-advisor prices import skypilot --provider P --source URL --as-of DATE\n"
+        "                                  [--via URL] [--region R] [--map CSV] FILE...\n"
+        "       accel-advisor prices import aws [--region R] [--via URL] [--map CSV] FILE...\n\n"
+        "Without a subcommand, shows which part each provider prices on each basis\n"
+        "(on_demand, spot, committed_1y, committed_3y): the number of offers and the\n"
+        "age in days of the oldest of their prices, and why an unpriced part has none.\n\n"
+        "import writes a prices.yaml document to stdout from SkyPilot's catalog CSVs\n"
+        "(catalogs/v7/<cloud>/vms.csv) or the AWS Price List API's AmazonEC2 offer\n"
+        "file, mapping accelerator names to catalog ids with the table in --map\n"
+        "(default data/accelerator-names.csv); each row it cannot map is reported on\n"
+        "stderr as FILE:LINE: unmapped NAME (INSTANCE TYPE).\n\n"
+        "  --rules DIR         the rule set to show (default: the embedded one)\n"
+        "  --provider P        aws, gcp, azure, oci or neocloud (skypilot)\n"
+        "  --source URL        the provider's pricing page (skypilot; aws has its own)\n"
+        "  --as-of DATE        YYYY-MM or YYYY-MM-DD of the data (skypilot; aws reads\n"
+        "                      the file's publicationDate)\n"
+        "  --via URL           where the file was read\n"
+        "  --region R          keep only the rows of this region\n"
+        "  --confidence C      high or low (default: low for skypilot, high for aws)\n"
+        "  -h, --help          this help\n\n"
+        "exit status: 0 done, 1 a file is not of the format, 2 usage or I/O error\n");
+}
+
+/* Days from `as_of` (YYYY-MM or YYYY-MM-DD) to `now`; -1 when unreadable. */
+static long age_days(const char *as_of, time_t now)
+{
+    struct tm tm = {0};
+    int y = 0, m = 0, d = 1;
+    if (as_of == NULL || sscanf(as_of, "%4d-%2d-%2d", &y, &m, &d) < 2)
+        return -1;
+    tm.tm_year = y - 1900;
+    tm.tm_mon = m - 1;
+    tm.tm_mday = d;
+    time_t t = timegm(&tm);
+    return t == (time_t)-1 ? -1 : (long)((now - t) / 86400);
+}
+
+/* One cell: "N (AGEd)" for the offers of provider `p` priced on `b`, or "-". */
+static void cell(const struct dc_accelerator *a, unsigned p, unsigned b, time_t now, char *buf,
+                 size_t len)
+{
+    unsigned n = 0;
+    long oldest = -1;
+    for (size_t i = 0; i < a->n_offers; i++) {
+        const struct dc_offer *o = &a->offers[i];
+        if (o->provider != p || !isfinite(o->price[b].usd_per_chip_hour))
+            continue;
+        n++;
+        long age = age_days(o->price[b].as_of, now);
+        oldest = age > oldest ? age : oldest;
+    }
+    if (n == 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%u (%ldd)", n, oldest);
+}
+
+static int coverage(const char *dir)
+{
+    dc_ruleset *rs = NULL;
+    struct dc_diags diags;
+    dc_diags_init(&diags);
+    if (svc_ruleset_load(dir, &rs, &diags) != DC_OK) {
+        svc_print_diags(stderr, &diags);
+        dc_diags_cleanup(&diags);
+        return 1;
+    }
+    dc_diags_cleanup(&diags);
+    time_t now = time(NULL);
+    printf("%-12s %-9s", "PART", "PROVIDER");
+    for (unsigned b = 0; b < DC_PRICING_COUNT; b++)
+        printf(" %-13s", dc_pricing_name((enum dc_pricing)b));
+    printf("\n");
+    for (size_t i = 0; i < dc_ruleset_accelerator_count(rs); i++) {
+        const struct dc_accelerator *a = dc_ruleset_accelerator(rs, i);
+        if (a->n_offers == 0) {
+            printf("%-12s %-9s unpriced: %s\n", a->id, "-",
+                   a->unpriced_reason != NULL ? a->unpriced_reason
+                                              : "no offer, and prices.yaml says nothing why");
+            continue;
+        }
+        for (unsigned p = 0; p < DC_PROVIDER_COUNT; p++) {
+            if (!(a->providers & (1u << p)))
+                continue;
+            printf("%-12s %-9s", a->id, dc_provider_name((enum dc_provider)p));
+            for (unsigned b = 0; b < DC_PRICING_COUNT; b++) {
+                char c[32];
+                cell(a, p, b, now, c, sizeof(c));
+                printf(" %-13s", c);
+            }
+            printf("\n");
+        }
+    }
+    printf("\nEach cell: offers priced on that basis (the age of the oldest price, days).\n");
+    dc_ruleset_release(rs);
+    return 0;
+}
+
+/* Check the statements an import needs; a message on stderr when one is off. */
+static bool import_opts_ok(enum svc_price_format f, struct svc_import_opts *o)
+{
+    enum dc_provider p;
+    if (f == SVC_PRICES_AWS) {
+        o->provider = "aws";
+        o->source = o->source != NULL ? o->source : "https://aws.amazon.com/ec2/pricing/on-demand/";
+    }
+    if (o->confidence == NULL)
+        o->confidence = f == SVC_PRICES_AWS ? "high" : "low";
+    if (o->provider == NULL || !dc_provider_parse(o->provider, &p) || o->source == NULL ||
+        (f == SVC_PRICES_SKYPILOT && o->as_of == NULL)) {
+        fprintf(stderr,
+                "prices import: %s needs --provider (aws, gcp, azure, oci, neocloud), "
+                "--source and --as-of\n",
+                f == SVC_PRICES_AWS ? "aws" : "skypilot");
+        return false;
+    }
+    int y, m, d;
+    char tail;
+    if (o->as_of != NULL && !(sscanf(o->as_of, "%4d-%2d%c", &y, &m, &tail) == 2 ||
+                              sscanf(o->as_of, "%4d-%2d-%2d%c", &y, &m, &d, &tail) == 3)) {
+        fprintf(stderr, "prices import: --as-of must be YYYY-MM or YYYY-MM-DD\n");
+        return false;
+    }
+    if (strcmp(o->confidence, "high") != 0 && strcmp(o->confidence, "low") != 0) {
+        fprintf(stderr, "prices import: --confidence must be high or low\n");
+        return false;
+    }
+    return true;
+}
+
+static int import_files(enum svc_price_format f, struct svc_import_opts *o, const char *map_path,
+                        char **files, int n)
+{
+    static struct svc_price_map map;
+    struct svc_import im = {calloc(SVC_PRICES_IMPORT_MAX, sizeof(*im.offers)), 0, 0, 0};
+    char why[512];
+    int rc = 0;
+    if (im.offers == NULL || !svc_price_map_load(map_path, &map, why, sizeof(why))) {
+        fprintf(stderr, "prices import: %s\n", im.offers == NULL ? "out of memory" : why);
+        free(im.offers);
+        return 2;
+    }
+    for (int i = 0; i < n && rc == 0; i++) {
+        char *text = NULL;
+        size_t len = 0;
+        if (svc_read_input(files[i], SVC_PRICES_IMPORT_MAX_BYTES, &text, &len, why, sizeof(why))) {
+            fprintf(stderr, "prices import: %s\n", why);
+            rc = 2;
+            break;
+        }
+        bool ok = f == SVC_PRICES_AWS
+                      ? svc_import_aws(files[i], text, &map, o, &im, stderr, why, sizeof(why))
+                      : svc_import_skypilot(files[i], text, &map, o, &im, stderr, why, sizeof(why));
+        free(text);
+        if (!ok) {
+            fprintf(stderr, "prices import: %s\n", why);
+            rc = 1;
+        }
+    }
+    if (rc == 0) {
+        svc_import_write(stdout, &im, o);
+        fprintf(stderr, "prices import: %zu offers, %zu unmapped rows, %zu rows skipped\n", im.n,
+                im.unmapped, im.skipped);
+    }
+    free(im.offers);
+    return rc;
+}
+
+int cmd_prices(int argc, char **argv)
+{
+    const char *dir = NULL, *map_path = "data/accelerator-names.csv";
+    struct svc_import_opts o = {0};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", cmd_prices_options, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            dir = optarg;
+            break;
+        case 'p':
+            o.provider = optarg;
+            break;
+        case 'R':
+            o.region = optarg;
+            break;
+        case 's':
+            o.source = optarg;
+            break;
+        case 'v':
+            o.via = optarg;
+            break;
+        case 'a':
+            o.as_of = optarg;
+            break;
+        case 'c':
+            o.confidence = optarg;
+            break;
+        case 'm':
+            map_path = optarg;
+            break;
+        case 'h':
+            help(stdout);
+            return 0;
+        default:
+            help(stderr);
+            return 2;
+        }
+    }
+    if (optind == argc)
+        return coverage(dir);
+    enum svc_price_format f;
+    if (strcmp(argv[optind], "import") != 0 || optind + 2 >= argc ||
+        !svc_price_format_parse(argv[optind + 1], &f)) {
+        help(stderr);
+        return 2;
+    }
+    if (!import_opts_ok(f, &o))
+        return 2;
+    return import_files(f, &o, map_path, argv + optind + 2, argc - optind - 2);
+}

@@ -1,0 +1,307 @@
+/* tests/unit/core/test_prices.c -- core/src/cost.c's offers by machine size:
+ * which offer prices a shape (dc__offer_for_shape, through dc__cost), the
+ * machine sizes that can be rented (dc__rentable_node_sizes), who rents a
+ * shape (dc__providers_renting) and the reason when nobody does; and, over the
+ * shipped rules, that no configuration is priced by an offer that does not
+ * rent exactly its machine size and that every part is priced or says why not.
+ *
+ * The offers below, on tests/support/mini_rules.h's gpu-a (machines of 1, 2,
+ * 4, 8) and tpu-b (slices of 4, 16, 64):
+ *   aws a8: 8 a machine, $32 an hour on demand ($4/chip), $16 spot ($2/chip);
+ *   gcp g1: 1, $5 ($5/chip);  gcp g2: 2, $8 ($4/chip);
+ *   gcp g4: 4, $18 ($4.50/chip), 1-year commitment $10 ($2.50/chip);
+ *   gcp tpu-b: $3 per chip for every slice. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core_run.h"
+#include "dc/embedded.h"
+#include "dc/engine.h"
+#include "mini_rules.h"
+#include "sizing.h"
+
+#define OFFER(prov, type, n, prices)                                                               \
+    "  - accelerator: gpu-a\n    provider: " prov "\n    region: r\n    instance_type: " type      \
+    "\n    accelerators: " n "\n    source: https://example.com/p\n    confidence: high\n" prices
+
+static const char offers[] = "prices:\n" OFFER(
+    "aws", "a8", "8",
+    "    on_demand: {usd_per_hour: 32, as_of: \"2026-01\"}\n"
+    "    spot: {usd_per_hour: 16, as_of: \"2026-01\"}\n")
+    OFFER("gcp", "g1", "1", "    on_demand: {usd_per_hour: 5, as_of: \"2026-01\"}\n")
+        OFFER("gcp", "g2", "2", "    on_demand: {usd_per_hour: 8, as_of: \"2026-01\"}\n") OFFER(
+            "gcp", "g4", "4",
+            "    on_demand: {usd_per_hour: 18, as_of: \"2026-01\"}\n"
+            "    committed_1y: {usd_per_hour: 10, as_of: \"2026-01\"}\n") "  - accelerator: "
+                                                                          "tpu-b\n    provider: "
+                                                                          "gcp\n    region: r\n"
+                                                                          "    instance_type: TPU "
+                                                                          "b\n    source: "
+                                                                          "https://example.com/t\n"
+                                                                          "    confidence: high\n"
+                                                                          "    on_demand: "
+                                                                          "{usd_per_chip_hour: 3, "
+                                                                          "as_of: \"2026-01\"}\n"
+                                                                          "hardware: []\n";
+
+static dc_ruleset *rs;
+static const struct dc_accelerator *gpu, *tpu;
+
+static int setup(void **state)
+{
+    (void)state;
+    if (load4(catalog_ok, sizing_ok, rules_ok, offers, &rs, NULL) != DC_OK)
+        return -1;
+    gpu = dc_ruleset_find_accelerator(rs, "gpu-a");
+    tpu = dc_ruleset_find_accelerator(rs, "tpu-b");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    dc_ruleset_release(rs);
+    return 0;
+}
+
+#define AWS (1u << DC_PROVIDER_AWS)
+#define GCP (1u << DC_PROVIDER_GCP)
+
+static const char *offer_for(const struct dc_accelerator *a, struct dc_shape s, enum dc_pricing b,
+                             unsigned providers, unsigned *instances)
+{
+    const struct dc_offer *o = dc__offer_for_shape(a, &s, b, providers, instances);
+    return o != NULL ? o->instance_type : NULL;
+}
+
+static void test_offer_for_shape(void **state)
+{
+    (void)state;
+    unsigned n = 99;
+    /* Only an instance of exactly the machine's size rents it: eight 1-GPU
+     * instances are not an 8-GPU machine (no NVLink between them). */
+    assert_string_equal(offer_for(gpu, (struct dc_shape){1, 8, NULL}, 0, 0, &n), "a8");
+    assert_int_equal(n, 1);
+    assert_string_equal(offer_for(gpu, (struct dc_shape){3, 8, NULL}, 0, 0, &n), "a8");
+    assert_int_equal(n, 3);
+    assert_string_equal(offer_for(gpu, (struct dc_shape){1, 4, NULL}, 0, 0, &n), "g4");
+    assert_int_equal(n, 1);
+    assert_string_equal(offer_for(gpu, (struct dc_shape){2, 2, NULL}, 0, 0, &n), "g2");
+    assert_int_equal(n, 2);
+    assert_string_equal(offer_for(gpu, (struct dc_shape){1, 1, NULL}, 0, 0, &n), "g1");
+    assert_int_equal(n, 1);
+    /* Only AWS allowed: nobody rents 4; only GCP: nobody rents 8. */
+    assert_null(offer_for(gpu, (struct dc_shape){1, 4, NULL}, 0, AWS, &n));
+    assert_int_equal(n, 0);
+    assert_null(offer_for(gpu, (struct dc_shape){2, 8, NULL}, 0, GCP, &n));
+    /* Other bases: spot only on a8, the commitment only on g4. */
+    assert_null(offer_for(gpu, (struct dc_shape){1, 4, NULL}, DC_PRICING_SPOT, 0, &n));
+    assert_string_equal(offer_for(gpu, (struct dc_shape){1, 8, NULL}, DC_PRICING_SPOT, 0, &n),
+                        "a8");
+    assert_string_equal(
+        offer_for(gpu, (struct dc_shape){1, 4, NULL}, DC_PRICING_COMMITTED_1Y, 0, &n), "g4");
+    assert_int_equal(n, 1);
+    assert_null(offer_for(gpu, (struct dc_shape){1, 8, NULL}, DC_PRICING_COMMITTED_1Y, 0, &n));
+    assert_null(offer_for(gpu, (struct dc_shape){1, 8, NULL}, DC_PRICING_COMMITTED_3Y, 0, &n));
+    /* A TPU slice at the per-chip rate; its instances are the slices. */
+    assert_string_equal(offer_for(tpu, (struct dc_shape){2, 16, "tpu-b-16"}, 0, 0, &n), "TPU b");
+    assert_int_equal(n, 2);
+    assert_null(offer_for(tpu, (struct dc_shape){1, 16, NULL}, 0, 0, &n));
+    /* Error paths: no size, no part, no shape, no such basis; instances may be NULL. */
+    assert_null(offer_for(gpu, (struct dc_shape){1, 0, NULL}, 0, 0, &n));
+    struct dc_shape s = {1, 8, NULL};
+    assert_null(dc__offer_for_shape(NULL, &s, 0, 0, &n));
+    assert_int_equal(n, 0);
+    assert_null(dc__offer_for_shape(gpu, NULL, 0, 0, &n));
+    assert_null(dc__offer_for_shape(gpu, &s, DC_PRICING_COUNT, 0, &n));
+    assert_non_null(dc__offer_for_shape(gpu, &s, 0, 0, NULL));
+}
+
+static void test_rentable_node_sizes(void **state)
+{
+    (void)state;
+    unsigned sizes[8] = {0};
+    assert_int_equal(dc__rentable_node_sizes(gpu, 0, 0, sizes, 8), 4);
+    assert_int_equal(sizes[0], 1);
+    assert_int_equal(sizes[1], 2);
+    assert_int_equal(sizes[2], 4);
+    assert_int_equal(sizes[3], 8);
+    assert_int_equal(dc__rentable_node_sizes(gpu, 0, AWS, sizes, 8), 1);
+    assert_int_equal(sizes[0], 8);
+    assert_int_equal(dc__rentable_node_sizes(gpu, 0, GCP, sizes, 8), 3);
+    assert_int_equal(sizes[2], 4);
+    assert_int_equal(dc__rentable_node_sizes(gpu, DC_PRICING_SPOT, 0, sizes, 8), 1);
+    assert_int_equal(dc__rentable_node_sizes(gpu, DC_PRICING_COMMITTED_3Y, 0, sizes, 8), 0);
+    /* Room for two: the two smallest. */
+    assert_int_equal(dc__rentable_node_sizes(gpu, 0, 0, sizes, 2), 2);
+    assert_int_equal(sizes[0], 1);
+    assert_int_equal(sizes[1], 2);
+    /* TPUs are bought as the catalog's slices; error paths give none. */
+    assert_int_equal(dc__rentable_node_sizes(tpu, 0, 0, sizes, 8), 0);
+    assert_int_equal(dc__rentable_node_sizes(gpu, 0, 0, sizes, 0), 0);
+    assert_int_equal(dc__rentable_node_sizes(gpu, 0, 0, NULL, 8), 0);
+    assert_int_equal(dc__rentable_node_sizes(NULL, 0, 0, sizes, 8), 0);
+    assert_int_equal(dc__rentable_node_sizes(gpu, DC_PRICING_COUNT, 0, sizes, 8), 0);
+}
+
+static void test_providers_renting(void **state)
+{
+    (void)state;
+    unsigned p = 99;
+    struct dc_shape eight = {1, 8, NULL}, four = {1, 4, NULL};
+    assert_true(dc__providers_renting(gpu, &eight, 0, &p));
+    assert_int_equal(p, AWS);
+    assert_true(dc__providers_renting(gpu, &four, 0, &p));
+    assert_int_equal(p, GCP);
+    assert_false(dc__providers_renting(gpu, &four, DC_PRICING_SPOT, &p));
+    assert_int_equal(p, 0);
+    assert_true(dc__providers_renting(gpu, &eight, DC_PRICING_SPOT, NULL));
+    struct dc_shape slice = {1, 4, "tpu-b-4"};
+    assert_true(dc__providers_renting(tpu, &slice, 0, &p));
+    assert_int_equal(p, GCP);
+    assert_false(dc__providers_renting(NULL, &eight, 0, &p));
+    assert_int_equal(p, 0);
+    assert_false(dc__providers_renting(gpu, NULL, 0, &p));
+    assert_false(dc__providers_renting(gpu, &eight, DC_PRICING_COUNT, &p));
+}
+
+static void test_unrented_text(void **state)
+{
+    (void)state;
+    struct dc_workload w;
+    memset(&w, 0, sizeof(w));
+    w.providers = AWS;
+    char buf[256];
+    struct dc_shape four = {1, 4, NULL};
+    assert_true(dc__unrented_size_text(&w, gpu, &four, buf, sizeof(buf)));
+    assert_non_null(strstr(buf, "No allowed offer rents machines of 4"));
+    assert_non_null(strstr(buf, "instances of 8 are offered"));
+    w.providers = 0;
+    struct dc_shape slice = {1, 64, "tpu-b-64"};
+    assert_true(dc__unrented_size_text(&w, tpu, &slice, buf, sizeof(buf)));
+    assert_non_null(strstr(buf, "as tpu-b-64"));
+    /* No offer on the basis at all: the caller words it. */
+    w.pricing = DC_PRICING_COMMITTED_3Y;
+    strcpy(buf, "untouched");
+    assert_false(dc__unrented_size_text(&w, gpu, &four, buf, sizeof(buf)));
+    assert_string_equal(buf, "untouched");
+}
+
+/* Through a recommendation: the price names the instances it takes, and a
+ * size no allowed offer rents has no cost and says so. */
+static void test_cost_by_machine_size(void **state)
+{
+    (void)state;
+    struct run r = core_run(rs, "{\"task\":\"inference\",\"model\":{\"parameters\":1e8},"
+                                "\"constraints\":{\"accelerators\":[\"gpu-a\"]}}");
+    const struct dc_candidate *c = &r.res->recommendations[0];
+    const struct dc_sizing *z = &c->sizing;
+    assert_int_equal(z->cost_basis, DC_COST_CLOUD);
+    assert_int_equal(z->shape.per_unit, 1);
+    assert_string_equal(z->offer->instance_type, "g1");
+    assert_int_equal(z->instances, z->shape.units);
+    assert_true(fabs(z->cost_per_hour_usd - z->instances * 5.0) < 1e-9);
+    core_done(&r);
+    /* AWS rents only 8-GPU machines: the model is served from one of them,
+     * priced by a8, as one replica over all eight (the same machine, shorter
+     * requests). */
+    r = core_run(rs, "{\"task\":\"inference\",\"model\":{\"parameters\":1e8},"
+                     "\"constraints\":{\"accelerators\":[\"gpu-a\"],\"providers\":[\"aws\"]}}");
+    const struct dc_candidate *u = &r.res->recommendations[0];
+    assert_int_equal(u->sizing.shape.per_unit, 8);
+    assert_int_equal(u->sizing.chips_per_replica, 8);
+    assert_string_equal(u->sizing.offer->instance_type, "a8");
+    assert_true(fabs(u->sizing.cost_per_hour_usd - u->sizing.instances * 32.0) < 1e-9);
+    core_done(&r);
+    /* Spot on GCP only: nobody rents it, so no cost, and the reason says why. */
+    r = core_run(rs, "{\"task\":\"inference\",\"model\":{\"parameters\":1e8},"
+                     "\"constraints\":{\"accelerators\":[\"gpu-a\"],\"providers\":[\"gcp\"],"
+                     "\"pricing\":\"spot\"}}");
+    u = &r.res->recommendations[0];
+    assert_int_equal(u->sizing.cost_basis, DC_COST_UNKNOWN);
+    assert_null(u->sizing.offer);
+    assert_int_equal(u->sizing.instances, 0);
+    assert_true(isnan(u->sizing.cost_usd));
+    char buf[512];
+    bool said = false;
+    for (size_t i = 0; i < u->n_reasons; i++)
+        if (strcmp(u->reasons[i].rule_id, "sizing.cost") == 0)
+            said = strstr(dc_reason_text(r.res, u, &u->reasons[i], buf, sizeof(buf)),
+                          "No public spot price") != NULL;
+    assert_true(said);
+    core_done(&r);
+}
+
+/* Over the shipped rules: every cloud price comes from an offer that rents
+ * the candidate's machine size, with consistent instances and rates. */
+static void test_shipped_prices_rent_their_shape(void **state)
+{
+    (void)state;
+    static const char *const workloads[] = {
+        "{\"task\":\"training\",\"model\":{\"parameters\":7e9}}",
+        "{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"objective\":\"cost\"}",
+        "{\"task\":\"fine-tuning\",\"model\":{\"parameters\":7e10},"
+        "\"constraints\":{\"pricing\":\"spot\"}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":8e9},"
+        "\"inference\":{\"requests_per_second\":20}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":7e10},"
+        "\"constraints\":{\"pricing\":\"committed_1y\"}}",
+        "{\"task\":\"training\",\"model\":{\"parameters\":1.3e10},"
+        "\"constraints\":{\"providers\":[\"azure\"]}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":7e9},"
+        "\"constraints\":{\"providers\":[\"neocloud\"]}}",
+    };
+    dc_ruleset *shipped = NULL;
+    assert_int_equal(dc_ruleset_load_embedded(aa_embedded_files, &shipped, NULL), DC_OK);
+    size_t priced = 0;
+    for (size_t k = 0; k < sizeof(workloads) / sizeof(workloads[0]); k++) {
+        struct run r = core_run(shipped, workloads[k]);
+        for (size_t i = 0; i < r.res->n_recommendations; i++) {
+            const struct dc_sizing *z = &r.res->recommendations[i].sizing;
+            if (z->cost_basis != DC_COST_CLOUD)
+                continue;
+            const struct dc_offer *o = z->offer;
+            if (o->accelerators == 0)
+                assert_non_null(z->shape.slice);
+            else
+                assert_int_equal(z->shape.per_unit, o->accelerators);
+            unsigned per = o->accelerators > 0 ? o->accelerators : z->shape.per_unit;
+            assert_int_equal((unsigned long)z->instances * per, dc__shape_chips(&z->shape));
+            enum dc_pricing b = r.res->workload.pricing;
+            assert_true(fabs(z->usd_per_chip_hour - o->price[b].usd_per_chip_hour) < 1e-9);
+            assert_true(fabs(z->cost_per_hour_usd -
+                             z->instances * per * o->price[b].usd_per_chip_hour) < 1e-6);
+            priced++;
+        }
+        core_done(&r);
+    }
+    assert_true(priced > 20);
+    /* Every part has an offer somewhere, or prices.yaml says why not. */
+    for (size_t i = 0; i < dc_ruleset_accelerator_count(shipped); i++) {
+        const struct dc_accelerator *a = dc_ruleset_accelerator(shipped, i);
+        if (a->n_offers == 0 && a->unpriced_reason == NULL)
+            fail_msg("%s has no offer and prices.yaml does not say why", a->id);
+    }
+    dc_ruleset_release(shipped);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_offer_for_shape),
+        cmocka_unit_test(test_rentable_node_sizes),
+        cmocka_unit_test(test_providers_renting),
+        cmocka_unit_test(test_unrented_text),
+        cmocka_unit_test(test_cost_by_machine_size),
+        cmocka_unit_test(test_shipped_prices_rent_their_shape),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
