@@ -693,6 +693,44 @@ static void test_ca_file(void **state)
     free(dir);
 }
 
+/* With a fleet every body carries its availability, so the response cache's key
+ * holds the fleet snapshot's generation beside the rules version and the probe's:
+ * a repeated request within one snapshot is a hit (the key was longer than the
+ * cache took, and never hit). */
+static void test_cache_with_fleet(void **state)
+{
+    (void)state;
+    struct stub prom;
+    assert_int_equal(stub_start(&prom), 0);
+    size_t len = 0;
+    char *good = agent_answer(8, &len);
+    stub_rule(&prom, 0, "accel_advisor_probe_device_free", 200, "application/json", good, len, 0);
+    stub_rule(&prom, 1, "DCGM_FI_DEV", 200, "application/json", EMPTY, strlen(EMPTY), 0);
+    char url[64];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", prom.port);
+    /* One snapshot for the whole test: the next refresh is an hour away. */
+    const char *args[] = {
+        "--fleet-prometheus", url, "--fleet-interval", "1h", "--fleet-stale-after", "1h", NULL};
+    struct server s;
+    assert_int_equal(server_start(&s, args), 0);
+    cJSON_Delete(await_fleet(&s, good_snapshot, NULL, "the good answer"));
+    static const char hits[] = "accel_advisor_recommendation_cache_requests_total{result=\"hit\"}";
+    assert_true(metric(&s, hits) == 0);
+    cJSON *first = recommend(&s, one_node_job);
+    cJSON *second = recommend(&s, one_node_job);
+    assert_true(metric(&s, hits) == 1);
+    /* The same body but for its request id, the fleet's availability included. */
+    assert_true(num(get(rec_candidate(second, "h100"), "availability"), "attached") == 8);
+    cJSON_DeleteItemFromObjectCaseSensitive(first, "request_id");
+    cJSON_DeleteItemFromObjectCaseSensitive(second, "request_id");
+    assert_true(cJSON_Compare(first, second, true));
+    cJSON_Delete(first);
+    cJSON_Delete(second);
+    assert_int_equal(server_stop_clean(&s), 0);
+    stub_stop(&prom);
+    free(good);
+}
+
 int main(int argc, char **argv)
 {
     int rc = harness_init(argc, argv);
@@ -701,6 +739,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_ca_file),
+        cmocka_unit_test(test_cache_with_fleet),
         cmocka_unit_test(test_prometheus),
     };
     return HARNESS_RUN("integration.fleet", tests, NULL, NULL);
