@@ -45,6 +45,8 @@
 #define CLIENTS      4
 #define MAX_VERSIONS 256
 #define VERSION_LEN  64
+/* How long the test waits for what it needs: a bound for a hang. */
+#define HANG_MS 60000
 
 static struct server srv;
 
@@ -99,7 +101,7 @@ struct client {
     int id;
     atomic_bool *stop;
     struct versions seen; /* versions in this client's responses */
-    unsigned long ok;
+    atomic_ulong ok;      /* read by the test while the client runs */
     unsigned long failed;
     char first_failure[400];
 };
@@ -131,7 +133,7 @@ static void *client_main(void *arg)
         if (e == RH_OK && r.status == 200 &&
             version_after(r.body, r.body_len, "rules_version", v)) {
             versions_add(&c->seen, v);
-            c->ok++;
+            atomic_fetch_add(&c->ok, 1);
         } else {
             if (c->failed++ == 0)
                 snprintf(c->first_failure, sizeof(c->first_failure), "%s, status %d: %.300s",
@@ -143,6 +145,18 @@ static void *client_main(void *arg)
     rh_buf_free(&req);
     rh_buf_free(&body);
     return NULL;
+}
+
+/* Wait until client `c` has had an answer served by `version` and more than
+ * `ok_before` answers in all: the load really runs on every version. */
+static void wait_client(struct client *c, const char *version, unsigned long ok_before)
+{
+    for (long t0 = rh_now_ms();
+         !versions_has(&c->seen, version) || atomic_load(&c->ok) <= ok_before; usleep(2000)) {
+        if (rh_now_ms() - t0 > HANG_MS)
+            fail_msg("client %d never had an answer from version %s (%lu answers, %lu failed)",
+                     c->id, version, atomic_load(&c->ok), c->failed);
+    }
 }
 
 /* ---- rule files ------------------------------------------------------------------------ */
@@ -206,7 +220,7 @@ static void test_reloads_under_load(void **state)
     static struct versions good_versions = {.mu = PTHREAD_MUTEX_INITIALIZER};
     char current[VERSION_LEN + 1];
     char line[4096];
-    assert_true(reload_line(0, line, sizeof(line), 5000));
+    assert_true(reload_line(0, line, sizeof(line), HANG_MS));
     assert_true(version_after(line, strlen(line), "version", current));
     versions_add(&good_versions, current);
 
@@ -221,7 +235,7 @@ static void test_reloads_under_load(void **state)
         pthread_mutex_init(&clients[i].seen.mu, NULL);
         assert_int_equal(pthread_create(&clients[i].thread, NULL, client_main, &clients[i]), 0);
     }
-    usleep(200000);
+    wait_client(&clients[0], current, 0);
     int successes = 0, failures = 0;
     long t0 = rh_now_ms();
     for (int n = 1; n <= RELOADS; n++) {
@@ -232,7 +246,7 @@ static void test_reloads_under_load(void **state)
         free(text);
         size_t mark = server_log_len(&srv);
         assert_int_equal(kill(srv.pid, SIGHUP), 0);
-        if (!reload_line(mark, line, sizeof(line), 20000)) {
+        if (!reload_line(mark, line, sizeof(line), HANG_MS)) {
             server_log_dump(&srv);
             fail_msg("reload %d: no rules_reload line", n);
         }
@@ -255,16 +269,17 @@ static void test_reloads_under_load(void **state)
             assert_string_equal(kept, current);
             failures++;
         }
-        usleep(20000); /* let the clients run on this version */
+        /* The clients run on this version (client 0 has an answer from it)
+         * before the next reload. */
+        wait_client(&clients[0], current, atomic_load(&clients[0].ok));
     }
     long took = rh_now_ms() - t0;
-    usleep(100000);
     atomic_store(&stop, true);
     unsigned long ok = 0, failed = 0;
     size_t distinct = 0;
     for (int i = 0; i < CLIENTS; i++) {
         pthread_join(clients[i].thread, NULL);
-        ok += clients[i].ok;
+        ok += atomic_load(&clients[i].ok);
         failed += clients[i].failed;
         if (clients[i].failed > 0)
             fprintf(stderr, "client %d: %lu failed; first: %s\n", i, clients[i].failed,
@@ -343,7 +358,7 @@ static void expect_refused_reload(const char *good, long rules, const char *why)
     size_t mark = server_log_len(&srv);
     assert_int_equal(kill(srv.pid, SIGHUP), 0);
     char line[4096];
-    assert_true(reload_line(mark, line, sizeof(line), 20000));
+    assert_true(reload_line(mark, line, sizeof(line), HANG_MS));
     char kept[VERSION_LEN + 1];
     if (strstr(line, "\"result\":\"failure\"") == NULL || strstr(line, why) == NULL)
         fail_msg("want a failed reload naming \"%s\": %s", why, line);
@@ -367,7 +382,7 @@ static void test_unreadable_entries(void **state)
     snprintf(path, sizeof(path), "%s/rules.yaml", dir);
     const char *const args[] = {"--rules", dir, "--rules-watch=false", NULL};
     assert_int_equal(server_start(&srv, args), 0);
-    assert_true(reload_line(0, line, sizeof(line), 5000));
+    assert_true(reload_line(0, line, sizeof(line), HANG_MS));
     assert_true(version_after(line, strlen(line), "version", good));
     char served[VERSION_LEN + 1];
     long rules = served_rules(served);
@@ -395,7 +410,7 @@ static void test_unreadable_entries(void **state)
     assert_int_equal(write_file(path, text, len), 0);
     size_t mark = server_log_len(&srv);
     assert_int_equal(kill(srv.pid, SIGHUP), 0);
-    assert_true(reload_line(mark, line, sizeof(line), 20000));
+    assert_true(reload_line(mark, line, sizeof(line), HANG_MS));
     assert_non_null(strstr(line, "\"result\":\"success\""));
     assert_int_equal(server_stop(&srv, SIGTERM), 0);
     free(text);
@@ -413,7 +428,7 @@ static void test_writer_in_place(void **state)
     snprintf(path, sizeof(path), "%s/rules.yaml", dir);
     const char *const args[] = {"--rules", dir, "--rules-debounce-ms", "100", NULL};
     assert_int_equal(server_start(&srv, args), 0);
-    assert_true(server_log_wait(&srv, 0, "\"event\":\"rules_watch\"", 5000));
+    assert_true(server_log_wait(&srv, 0, "\"event\":\"rules_watch\"", HANG_MS));
     long rules = served_rules(v0);
     long fds = server_fd_count(&srv);
     /* The new content: the rules with a changed description (another version). */
@@ -436,21 +451,21 @@ static void test_writer_in_place(void **state)
     int fd = open(path, O_WRONLY | O_TRUNC);
     assert_true(fd >= 0);
     assert_int_equal(write(fd, text, len / 2), (ssize_t)(len / 2));
-    assert_true(server_log_wait(&srv, at_log, "is being written", 20000));
+    assert_true(server_log_wait(&srv, at_log, "is being written", HANG_MS));
     assert_int_equal(served_rules(v1), rules);
     assert_string_equal(v1, v0);
     assert_int_equal(write(fd, text + len / 2, len - len / 2), (ssize_t)(len - len / 2));
     assert_int_equal(close(fd), 0);
     /* Loaded once closed: the whole set, a new version; nothing in between. */
     char line[4096];
-    assert_true(reload_line(at_log, line, sizeof(line), 20000));
+    assert_true(reload_line(at_log, line, sizeof(line), HANG_MS));
     if (strstr(line, "\"result\":\"success\"") == NULL)
         fail_msg("the first reload after the write began: %s", line);
-    for (long t0 = rh_now_ms(); rh_now_ms() - t0 < 20000 && strcmp(v1, v0) == 0;)
+    for (long t0 = rh_now_ms(); rh_now_ms() - t0 < HANG_MS && strcmp(v1, v0) == 0;)
         (void)served_rules(v1);
     assert_string_not_equal(v1, v0);
     assert_int_equal(served_rules(v1), rules);
-    assert_true(server_fd_wait(&srv, fds, 20000) <= fds);
+    assert_true(server_fd_wait(&srv, fds, HANG_MS) <= fds);
     assert_int_equal(server_stop(&srv, SIGTERM), 0);
     free(text);
     remove_tree(dir);
@@ -471,7 +486,7 @@ static void expect_keys_refused(const char *why)
 {
     size_t mark = server_log_len(&srv);
     assert_int_equal(kill(srv.pid, SIGHUP), 0);
-    char *line = server_log_wait_line(&srv, mark, "\"event\":\"api_keys_reload\"", 20000);
+    char *line = server_log_wait_line(&srv, mark, "\"event\":\"api_keys_reload\"", HANG_MS);
     assert_non_null(line);
     if (strstr(line, "\"result\":\"failure\"") == NULL || strstr(line, why) == NULL)
         fail_msg("want a refused keys file naming \"%s\": %s", why, line);
@@ -514,7 +529,7 @@ static void test_secret_files(void **state)
     free(big);
     expect_keys_refused("larger than 262144 bytes");
     /* Nothing was left open, and SIGTERM is still heard. */
-    assert_true(server_fd_wait(&srv, fds, 20000) <= fds);
+    assert_true(server_fd_wait(&srv, fds, HANG_MS) <= fds);
     assert_int_equal(server_stop(&srv, SIGTERM), 0);
     remove_tree(dir);
     free(dir);
