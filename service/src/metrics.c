@@ -246,7 +246,8 @@ static void explanation_metrics(struct out *o, const struct svc_metrics *m)
     for (size_t f = 0; f < 2; f++) {
         if (f == 1)
             family(o, "accel_advisor_explanations_stopped_total", "counter",
-                   "Explanations cut short, by the budget spent: the evaluations (64), or the 250 ms guard.");
+                   "Explanations cut short, by the budget spent: the evaluations (64), or the 250 "
+                   "ms guard.");
         for (size_t i = 0; i < 2; i++)
             put(o, "accel_advisor_%s %llu\n", series[f][i],
                 (unsigned long long)load(&counts[f][i]));
@@ -508,7 +509,7 @@ char *svc_metrics_render(const struct svc_metrics *m, const struct svc_metrics_i
         (unsigned long long)load(&m->connections_rejected));
     if (info->admin_connections >= 0) {
         family(&o, "accel_advisor_admin_open_connections", "gauge",
-               "Connections open now on the admin listener (not in "
+               "Connections the admin listener holds now, from accept to close (not in "
                "accel_advisor_open_connections).");
         put(&o, "accel_advisor_admin_open_connections %ld\n", info->admin_connections);
     }

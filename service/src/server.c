@@ -957,8 +957,10 @@ static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, s
         .accelerator_count = rs != NULL ? dc_ruleset_accelerator_count(rs) : 0,
         .threads = s->threads,
         .max_connections = s->cfg.max_connections,
+        /* Accepted and not yet closed: those handed to the library and not yet
+         * started count against the limit too. */
         .admin_connections = atomic_load(&s->admin.fd) >= 0 || s->admin.daemon != NULL
-                                 ? atomic_load(&s->admin.open)
+                                 ? atomic_load(&s->admin.open) + atomic_load(&s->admin.pending)
                                  : -1,
         .max_buffered_body_bytes = s->cfg.max_buffered_body_bytes,
         .max_queued_response_bytes = s->cfg.max_queued_response_bytes,

@@ -652,26 +652,45 @@ double server_cpu_ms(const struct server *s)
     return ns / 1e6;
 }
 
-long tcp_send_queue_bytes(int port)
+/* Sum a queue column of the /proc/net/tcp and tcp6 rows whose local port is
+ * `port`: rx_queue (`rx_column`) or tx_queue, of LISTEN rows only (`listen`) or
+ * of all; -1 when no row matched. */
+static long tcp_queue(int port, bool rx_column, bool listen)
 {
     static const char *const files[] = {"/proc/net/tcp", "/proc/net/tcp6"};
     long total = 0;
+    bool found = false;
     for (size_t f = 0; f < 2; f++) {
         FILE *fp = fopen(files[f], "r");
         char line[512];
         while (fp != NULL && fgets(line, sizeof(line), fp) != NULL) {
             char local[64];
+            unsigned state = 0;
             unsigned long tx = 0, rx = 0;
-            if (sscanf(line, " %*d: %63s %*s %*x %lx:%lx", local, &tx, &rx) != 3)
+            if (sscanf(line, " %*d: %63s %*s %x %lx:%lx", local, &state, &tx, &rx) != 4)
                 continue;
             const char *colon = strrchr(local, ':');
-            if (colon != NULL && strtol(colon + 1, NULL, 16) == port)
-                total += (long)tx;
+            if (colon == NULL || strtol(colon + 1, NULL, 16) != port ||
+                (listen && state != 0x0A)) /* TCP_LISTEN */
+                continue;
+            found = true;
+            total += (long)(rx_column ? rx : tx);
         }
         if (fp != NULL)
             fclose(fp);
     }
-    return total;
+    return found ? total : -1;
+}
+
+long tcp_send_queue_bytes(int port)
+{
+    long v = tcp_queue(port, false, false);
+    return v < 0 ? 0 : v;
+}
+
+long tcp_accept_queue(int port)
+{
+    return tcp_queue(port, true, true);
 }
 
 bool server_running(const struct server *s)

@@ -81,6 +81,10 @@ double server_cpu_ms(const struct server *s);
  * `port` (the server's side of its connections there): the tx_queue column of
  * /proc/net/tcp and tcp6. */
 long tcp_send_queue_bytes(int port);
+/* Connections waiting in the kernel's accept queue of the listening socket on
+ * `port` (not yet taken by the server): the rx_queue column of its LISTEN row in
+ * /proc/net/tcp and tcp6; -1 when there is no such socket. */
+long tcp_accept_queue(int port);
 /* True while the server process runs (neither exited nor a zombie); does not
  * reap it, so server_stop and server_wait still see its exit status. */
 bool server_running(const struct server *s);
