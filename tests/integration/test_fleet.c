@@ -501,6 +501,18 @@ static bool good_snapshot(const cJSON *f, const void *arg)
            cJSON_IsNull(get(get(f, "refresh"), "last_error"));
 }
 
+/* Start a stand-in Prometheus answering the agents' query with 8 free H100 and
+ * dcgm-exporter's with no series; returns the agents' answer (owned, *len
+ * bytes), which a test may serve again. */
+static char *good_prometheus(struct stub *prom, size_t *len)
+{
+    assert_int_equal(stub_start(prom), 0);
+    char *good = agent_answer(8, len);
+    stub_rule(prom, 0, "accel_advisor_probe_device_free", 200, "application/json", good, *len, 0);
+    stub_rule(prom, 1, "DCGM_FI_DEV", 200, "application/json", EMPTY, strlen(EMPTY), 0);
+    return good;
+}
+
 /* Serve `body` to the agents' query until the service counts an error of
  * `kind`; the last good snapshot must still answer, and say why it is old. */
 static void hostile(struct server *s, struct stub *prom, int status, const char *ctype,
@@ -533,11 +545,8 @@ static void test_hostile(void **state)
     snprintf(token, sizeof(token), "%s/token", dir);
     assert_int_equal(write_file(token, TOKEN "\n", strlen(TOKEN) + 1), 0);
     struct stub prom;
-    assert_int_equal(stub_start(&prom), 0);
     size_t len = 0;
-    char *good = agent_answer(8, &len);
-    stub_rule(&prom, 0, "accel_advisor_probe_device_free", 200, "application/json", good, len, 0);
-    stub_rule(&prom, 1, "DCGM_FI_DEV", 200, "application/json", EMPTY, strlen(EMPTY), 0);
+    char *good = good_prometheus(&prom, &len);
     snprintf(url, sizeof(url), "http://127.0.0.1:%d/", prom.port);
     snprintf(max, sizeof(max), "%d", MAX_SERIES);
     const char *args[] = {"--fleet-prometheus",
@@ -577,7 +586,10 @@ static void test_hostile(void **state)
             "HTTP status 422: Prometheus: bad_data");
     hostile(&s, &prom, 503, "text/html", "<h1>down</h1>", 13, 0, "http", "HTTP status 503");
 
-    /* 10 MB: past fleet_max_response_bytes (8 MiB), read no further. */
+    /* 10 MB: past fleet_max_response_bytes (8 MiB), read no further. What the
+     * server spends on it and on the storm below (from /proc, every refresh
+     * that read one included) stays within a request's CPU budget each. */
+    double cpu0 = server_cpu_ms(&s);
     size_t big = 10u * 1000u * 1000u;
     char *huge = malloc(big);
     assert_non_null(huge);
@@ -591,6 +603,11 @@ static void test_hostile(void **state)
     hostile(&s, &prom, 200, "application/json", storm, storm_len, 0, "series",
             "more than 1000 series: past the limit");
     free(storm);
+    double cpu = server_cpu_ms(&s) - cpu0;
+    fprintf(stderr, "a 10 MB answer and a series storm: %.1f ms of the server's CPU\n", cpu);
+    if (cpu0 < 0 || cpu > 2 * REQUEST_CPU_MS)
+        fail_msg("a 10 MB answer and a series storm cost %.1f ms of CPU (budget %.0f)", cpu,
+                 2 * REQUEST_CPU_MS);
 #ifndef AA_SANITIZED
     /* Neither was kept: the 10 MB body was cut at 8 MiB, the storm refused by its
      * count. (Under the sanitizers resident memory is theirs: not checked.) */
@@ -672,10 +689,8 @@ static void test_ca_file(void **state)
     snprintf(ca, sizeof(ca), "%s/ca.pem", dir);
     assert_int_equal(mkfifo(ca, 0600), 0);
     struct stub prom;
-    assert_int_equal(stub_start(&prom), 0);
     size_t len = 0;
-    char *good = agent_answer(8, &len);
-    stub_rule(&prom, 0, "accel_advisor_probe_device_free", 200, "application/json", good, len, 0);
+    char *good = good_prometheus(&prom, &len);
     snprintf(url, sizeof(url), "http://127.0.0.1:%d", prom.port);
     const char *args[] = {
         "--fleet-prometheus", url, "--fleet-interval", "1s", "--fleet-ca-file", ca, NULL};
@@ -701,11 +716,8 @@ static void test_cache_with_fleet(void **state)
 {
     (void)state;
     struct stub prom;
-    assert_int_equal(stub_start(&prom), 0);
     size_t len = 0;
-    char *good = agent_answer(8, &len);
-    stub_rule(&prom, 0, "accel_advisor_probe_device_free", 200, "application/json", good, len, 0);
-    stub_rule(&prom, 1, "DCGM_FI_DEV", 200, "application/json", EMPTY, strlen(EMPTY), 0);
+    char *good = good_prometheus(&prom, &len);
     char url[64];
     snprintf(url, sizeof(url), "http://127.0.0.1:%d", prom.port);
     /* One snapshot for the whole test: the next refresh is an hour away. */
