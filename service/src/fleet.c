@@ -62,12 +62,23 @@ static enum svc_fleet_error ask(svc_fleet *f, enum svc_fleet_source s, struct sv
     size_t b = 0;
     while (b < SVC_FLEET_BUCKET_COUNT && secs > buckets[b])
         b++;
+    char msg[sizeof(f->stats.last_error)] = "";
+    if (rc != SVC_FLEET_OK) {
+        /* Cut to fit beside the source and kind (then at a character's start). */
+        snprintf(msg, sizeof(msg), "%s: %s: %.440s", svc_fleet_source_name(s),
+                 svc_fleet_error_name(rc), why);
+        svc_fleet_utf8_cut(msg);
+    }
+    /* The error is counted and its message kept at once: whoever sees the
+     * count (on /metrics) sees the message (on GET /v1/fleet). */
     pthread_mutex_lock(&f->mu);
     f->stats.duration[s][b]++;
     f->stats.duration_sum[s] += secs;
     f->stats.last_errors[s] = rc;
-    if (rc != SVC_FLEET_OK)
+    if (rc != SVC_FLEET_OK) {
         f->stats.errors[s][rc]++;
+        memcpy(f->stats.last_error, msg, sizeof(msg));
+    }
     pthread_mutex_unlock(&f->mu);
     return rc;
 }
@@ -141,15 +152,6 @@ static void refresh(svc_fleet *f)
         if (rc != SVC_FLEET_OK) {
             ok = false;
             log_failure(f, (enum svc_fleet_source)s, rc, why);
-            char msg[sizeof(f->stats.last_error)];
-            /* Cut to fit beside the source and kind (then at a character's start). */
-            snprintf(msg, sizeof(msg), "%s: %s: %.440s",
-                     svc_fleet_source_name((enum svc_fleet_source)s), svc_fleet_error_name(rc),
-                     why);
-            svc_fleet_utf8_cut(msg);
-            pthread_mutex_lock(&f->mu);
-            memcpy(f->stats.last_error, msg, sizeof(msg));
-            pthread_mutex_unlock(&f->mu);
         }
     }
     struct svc_fleet_snapshot *snap = NULL;

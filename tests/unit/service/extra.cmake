@@ -1,9 +1,9 @@
 # Unit tests of the service's library-like modules (configuration, metrics, auth,
 # HTTP vocabulary, request framing, JSON writer, cache, logs, inventory,
-# playground, trace context, ETags, CLI output formats, the fleet's parsing,
-# snapshot and body (its libcurl client is tested in tests/integration), the
-# prices coverage table: each tests/unit/service/test_*.c target also compiles
-# those sources (not main.c, the commands or the MHD server).
+# playground, trace context, ETags, CLI output formats, bounded file reading, the
+# fleet's parsing, snapshot and body (its libcurl client is tested in
+# tests/integration), the prices coverage table: each tests/unit/service/test_*.c
+# target also compiles those sources (not main.c, the commands or the MHD server).
 set(AA_SVC_UNIT_SOURCES
     ${CMAKE_SOURCE_DIR}/service/src/config.c
     ${CMAKE_SOURCE_DIR}/service/src/log.c
@@ -18,6 +18,7 @@ set(AA_SVC_UNIT_SOURCES
     ${CMAKE_SOURCE_DIR}/service/src/etag.c
     ${CMAKE_SOURCE_DIR}/service/src/output.c
     ${CMAKE_SOURCE_DIR}/service/src/yaml_out.c
+    ${CMAKE_SOURCE_DIR}/service/src/rulesrc.c
     ${CMAKE_SOURCE_DIR}/service/src/fleet_parse.c
     ${CMAKE_SOURCE_DIR}/service/src/fleet_model.c
     ${CMAKE_SOURCE_DIR}/service/src/fleet_json.c
