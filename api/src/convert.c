@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "api/jsonw.h"
+#include "dc/numfmt.h"
 #include "explain_render.h"
 
 /* Expected body sizes, so the buffer rarely grows. */
@@ -21,19 +22,12 @@
 #define CATALOG_HINT 16384
 #define RULES_HINT   65536
 
-/* Round to 4 significant digits for display fields (costs, hours), so bodies
- * do not show 17-digit noise. */
+/* Display fields (costs, hours) keep the 4 significant digits every text is
+ * formatted from (dc/numfmt.h), so bodies show no 17-digit noise and the text
+ * beside a number always agrees with it. */
 static double round4(double v)
 {
-    /* Below about 1e-297 the scale 10^(3 - exponent) overflows to infinity and
-     * the result would be NaN (printed as null): such a value is returned as is. */
-    if (!isfinite(v) || v == 0)
-        return v;
-    double e = 3 - floor(log10(fabs(v)));
-    if (e > 300)
-        return v;
-    double mag = pow(10, e);
-    return round(v * mag) / mag;
+    return dc_round_sig(v, DC_JSON_SIGNIFICANT);
 }
 
 static void key_string(struct api_jw *w, const char *key, const char *s)
