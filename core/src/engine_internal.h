@@ -6,6 +6,7 @@
 
 #include "arena.h"
 #include "dc/engine.h"
+#include "dc/numfmt.h"
 #include "sizing.h"
 #include "workload_internal.h"
 
@@ -35,6 +36,8 @@ char *dc__fmt(struct dc__arena *ar, const char *f, ...) DC_PRINTF(2, 3);
 
 /* A price basis in words: "on-demand", "spot", "1-year committed". */
 const char *dc__pricing_words(enum dc_pricing p);
+/* What a candidate's cost is per: a month of serving, an offline job, a run. */
+enum dc_period dc__cost_period(const struct dc_workload *w);
 
 /* Append the result's warnings (docs/scoring.md, section 9). `all` holds every
  * candidate, excluded or not, in catalog order. */
