@@ -71,8 +71,9 @@ static void add_value(struct text *t, const char *field, const cJSON *v)
         add(t, "%s", dc_fmt_hours(v->valuedouble, num, sizeof(num)));
     } else if (cJSON_IsNumber(v)) {
         add(t, "%s",
-            v->valuedouble == floor(v->valuedouble) ? dc_fmt_count(v->valuedouble, num, sizeof(num))
-                                                    : dc_fmt_number(v->valuedouble, num, sizeof(num)));
+            v->valuedouble == floor(v->valuedouble)
+                ? dc_fmt_count(v->valuedouble, num, sizeof(num))
+                : dc_fmt_number(v->valuedouble, num, sizeof(num)));
     } else if (cJSON_IsBool(v)) {
         add(t, "%s", cJSON_IsTrue(v) ? "true" : "false");
     } else if (cJSON_IsString(v)) {

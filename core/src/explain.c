@@ -182,7 +182,8 @@ static void memory_training_text(const struct dc_result *res, const struct dc_ca
              "is %s (%s GB usable a chip).",
              dc_fmt_number(z->memory_need_gb, need, sizeof(need)), what,
              dc_fmt_count(s->micro_batch.value, mb, sizeof(mb)),
-             s->micro_batch.value == 1 ? "" : "s", dc_fmt_count(w->sequence_length, seq, sizeof(seq)),
+             s->micro_batch.value == 1 ? "" : "s",
+             dc_fmt_count(w->sequence_length, seq, sizeof(seq)),
              dc_shape_format(c->acc, &least, shape, sizeof(shape)),
              dc_fmt_number(z->memory_per_chip_gb, per, sizeof(per)));
 }
@@ -460,8 +461,8 @@ static void available_text(const struct dc_candidate *c, char *buf, size_t len)
         snprintf(buf, len, "%s of %s %s free on %s node%s now: room for %s.%s", n1, n2, name,
                  dc_fmt_count(v->free_nodes, n3, sizeof(n3)), plural(v->free_nodes), shape, age);
     else
-        snprintf(buf, len, "%s of %s attached %s are free on this host now: room for %s.%s", n1,
-                 n2, c->acc->id, shape, age);
+        snprintf(buf, len, "%s of %s attached %s are free on this host now: room for %s.%s", n1, n2,
+                 c->acc->id, shape, age);
 }
 
 const char *dc_reason_text(const struct dc_result *res, const struct dc_candidate *c,

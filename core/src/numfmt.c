@@ -158,8 +158,8 @@ static const char *duration_seconds(double secs, char *buf, size_t len)
     static const struct {
         double seconds;
         const char *one, *many;
-    } units[] = {{0.001, "ms", "ms"},        {1, "s", "s"},           {60, "min", "min"},
-                 {3600, "h", "h"},           {86400, "day", "days"}, {31536000, "year", "years"}};
+    } units[] = {{0.001, "ms", "ms"}, {1, "s", "s"},          {60, "min", "min"},
+                 {3600, "h", "h"},    {86400, "day", "days"}, {31536000, "year", "years"}};
     const size_t n = sizeof(units) / sizeof(units[0]);
     size_t u = 0;
     while (u + 1 < n && secs >= units[u + 1].seconds)

@@ -269,19 +269,19 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
     char n1[48], n2[48], n3[48];
     if (rc == DC_OK && w->task != DC_TASK_INFERENCE && !isfinite(w->deadline_hours) &&
         !top->selection.meets_targets && isfinite(top->sizing.hours))
-        rc = dc__add_warning(res, "long_run",
-                             dc__fmt(ar,
-                                     "No candidate finishes within the default %s: the top "
-                                     "recommendation takes %s on %s x %s, the most its "
-                                     "limits allow; set training.deadline_hours to size the job "
-                                     "for a deadline.",
-                                     dc_fmt_hours(w->task == DC_TASK_FINE_TUNING
-                                                      ? rs->sizing.target_hours_fine_tuning.value
-                                                      : rs->sizing.target_hours_training.value,
-                                                  n1, sizeof(n1)),
-                                     dc_fmt_hours(top->sizing.hours, n2, sizeof(n2)),
-                                     dc_fmt_count(top->sizing.chips, n3, sizeof(n3)),
-                                     top->acc->id));
+        rc =
+            dc__add_warning(res, "long_run",
+                            dc__fmt(ar,
+                                    "No candidate finishes within the default %s: the top "
+                                    "recommendation takes %s on %s x %s, the most its "
+                                    "limits allow; set training.deadline_hours to size the job "
+                                    "for a deadline.",
+                                    dc_fmt_hours(w->task == DC_TASK_FINE_TUNING
+                                                     ? rs->sizing.target_hours_fine_tuning.value
+                                                     : rs->sizing.target_hours_training.value,
+                                                 n1, sizeof(n1)),
+                                    dc_fmt_hours(top->sizing.hours, n2, sizeof(n2)),
+                                    dc_fmt_count(top->sizing.chips, n3, sizeof(n3)), top->acc->id));
     return rc;
 }
 

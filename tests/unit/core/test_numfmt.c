@@ -37,8 +37,8 @@ static const char *format_case(const cJSON *c, char *buf, size_t len)
     double v = cJSON_IsNumber(value) ? value->valuedouble : NAN;
     assert_non_null(kind);
     if (strcmp(kind, "money") == 0)
-        return dc_fmt_money(v, period_of(cJSON_GetStringValue(cJSON_GetObjectItem(c, "per"))),
-                            buf, len);
+        return dc_fmt_money(v, period_of(cJSON_GetStringValue(cJSON_GetObjectItem(c, "per"))), buf,
+                            len);
     if (strcmp(kind, "hours") == 0)
         return dc_fmt_hours(v, buf, len);
     if (strcmp(kind, "ms") == 0)
@@ -119,9 +119,8 @@ static const char *money_month(double v, char *buf, size_t len)
 static void text_agrees_with_json_rounding(void **state)
 {
     (void)state;
-    static const formatter fs[] = {money_month,     dc_fmt_hours,  dc_fmt_ms,
-                                   dc_fmt_quantity, dc_fmt_number, dc_fmt_flop,
-                                   dc_fmt_duration};
+    static const formatter fs[] = {money_month,   dc_fmt_hours, dc_fmt_ms,      dc_fmt_quantity,
+                                   dc_fmt_number, dc_fmt_flop,  dc_fmt_duration};
     uint64_t seed = 0x9E3779B97F4A7C15ull;
     for (int i = 0; i < 20000; i++) {
         double v = next_value(&seed);
