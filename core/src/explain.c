@@ -39,13 +39,15 @@ static const char *plural(unsigned n)
     return n == 1 ? "" : "s";
 }
 
-/* The training time target in words: the deadline, or the default. */
-static void target_words(const struct dc_result *res, char *buf, size_t len)
+void dc__target_words(const struct dc_result *res, char *buf, size_t len)
 {
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
     char h[NUM];
-    if (isfinite(w->deadline_hours))
+    if (w->task == DC_TASK_INFERENCE)
+        snprintf(buf, len, "the job's deadline of %s",
+                 dc_fmt_hours(w->job_deadline_hours, h, sizeof(h)));
+    else if (isfinite(w->deadline_hours))
         snprintf(buf, len, "the deadline of %s", dc_fmt_hours(w->deadline_hours, h, sizeof(h)));
     else
         snprintf(buf, len, "the default %s (no deadline given)",
@@ -61,7 +63,7 @@ static const char *basis_text(const struct dc_result *res, const struct dc_sizin
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
     char target[96], n1[NUM], n2[NUM];
-    target_words(res, target, sizeof(target));
+    dc__target_words(res, target, sizeof(target));
     switch (z->basis) {
     case DC_BASIS_MEMORY:
         snprintf(buf, len, "the fewest that hold it; no other count does better on the objective");
@@ -418,7 +420,7 @@ static void target_text(const struct dc_result *res, const struct dc_candidate *
                  dc_fmt_money(z->cost_usd, per, m1, sizeof(m1)), m2);
     else if (strcmp(id, DC__R_DEADLINE) == 0) {
         char target[96];
-        target_words(res, target, sizeof(target));
+        dc__target_words(res, target, sizeof(target));
         snprintf(buf, len,
                  "Misses %s even at %s chips (about %s), so it ranks after every part "
                  "that meets it.",

@@ -5,11 +5,11 @@
  * examples/, the result is rendered as the server sends it; then each reason of
  * each recommended candidate whose text the core writes from the result
  * (sizing.*, catalog.*, constraints.*, probe.*: rule files' own messages are
- * fixed prose) is cut into number tokens ("$83.2k/month", "2.08 days", "4,096",
- * "5.25 EFLOP", "55%"), and every token must be the formatted form of some
- * numeric field of the body: the candidate (sizing, price, selection), the
- * workload, the assumptions, or the accelerator's catalog entry
- * (GET /v1/accelerators). Shapes ("1 x 8 B200", "5 x v6e-8") and identifiers
+ * fixed prose), and each message of its `targets`, is cut into number tokens ("$83.2k/month", "2.08
+ * days", "4,096", "5.25 EFLOP", "55%"), and every token must be the formatted form of some numeric
+ * field of the body: the candidate (sizing, price, selection), the workload, the assumptions, or
+ * the accelerator's catalog entry (GET /v1/accelerators). Shapes ("1 x 8 B200", "5 x v6e-8") and
+ * identifiers
  * ("us-east-1", "2025-05") are names, not numbers, and are left out. */
 #include <ctype.h>
 #include <math.h>
@@ -197,6 +197,27 @@ static bool rendered_from_result(const char *rule_id)
            starts(rule_id, "constraints.") || starts(rule_id, "probe.");
 }
 
+/* Every number token of `message` (of `rule` on accelerator `id`) is one of
+ * `f`; returns how many were checked. */
+static size_t check_text(const char *label, const char *id, const char *rule, const cJSON *message,
+                         char names[3][128], const struct forms *f)
+{
+    char text[1024], tok[96];
+    size_t checked = 0;
+    snprintf(text, sizeof(text), "%s", cJSON_GetStringValue(message));
+    for (size_t k = 0; k < 3; k++)
+        mask_name(text, names[k]);
+    mask_shapes(text);
+    for (const char *p = next_token(text, text, tok, sizeof(tok)); p != NULL;
+         p = next_token(text, p, tok, sizeof(tok))) {
+        checked++;
+        if (!forms_has(f, tok))
+            fail_msg("%s: %s on %s: \"%s\" is no field of the JSON, formatted:\n  %s", label, rule,
+                     id, tok, cJSON_GetStringValue(message));
+    }
+    return checked;
+}
+
 /* Checks one workload; returns the tokens checked, fails on a stray one. */
 static size_t check_workload(const char *label, cJSON *workload)
 {
@@ -234,22 +255,14 @@ static size_t check_workload(const char *label, cJSON *workload)
         cJSON_ArrayForEach(r, cJSON_GetObjectItem(c, "reasons"))
         {
             const char *rule = cJSON_GetStringValue(cJSON_GetObjectItem(r, "rule_id"));
-            if (!rendered_from_result(rule))
-                continue;
-            char text[1024], tok[96];
-            snprintf(text, sizeof(text), "%s",
-                     cJSON_GetStringValue(cJSON_GetObjectItem(r, "message")));
-            for (size_t k = 0; k < 3; k++)
-                mask_name(text, names[k]);
-            mask_shapes(text);
-            for (const char *p = next_token(text, text, tok, sizeof(tok)); p != NULL;
-                 p = next_token(text, p, tok, sizeof(tok))) {
-                checked++;
-                if (!forms_has(&f, tok))
-                    fail_msg("%s: %s on %s: \"%s\" is no field of the JSON, formatted:\n  %s",
-                             label, rule, id, tok,
-                             cJSON_GetStringValue(cJSON_GetObjectItem(r, "message")));
-            }
+            if (rendered_from_result(rule))
+                checked +=
+                    check_text(label, id, rule, cJSON_GetObjectItem(r, "message"), names, &f);
+        }
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(c, "targets"))
+        {
+            checked += check_text(label, id, cJSON_GetStringValue(cJSON_GetObjectItem(r, "target")),
+                                  cJSON_GetObjectItem(r, "message"), names, &f);
         }
         forms_free(&f);
     }
