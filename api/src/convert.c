@@ -563,6 +563,8 @@ char *api_result_render_explained(const struct dc_result *res, const struct dc_e
     for (size_t i = 0; i < res->n_recommendations; i++)
         write_candidate(&w, res, &res->recommendations[i]);
     api_jw_array_end(&w);
+    char note[400];
+    key_string_or_null(&w, "pick_note", dc_pick_note(res, note, sizeof(note)));
     write_frontier(&w, res);
     api_jw_key(&w, "excluded");
     api_jw_array(&w);

@@ -4,7 +4,6 @@
  * under the header when the tick is not on the objective's best, the targets
  * each candidate misses and why, the pick's reasons, the frontier and the
  * exclusions. Columns are as wide as their widest cell, so nothing is cut. */
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,47 +219,6 @@ static void add_row(struct grid *g, const struct dc_result *res, const struct dc
 
 /* ---- the lines around the table ------------------------------------------------------ */
 
-/* The candidate the objective alone would pick (the lowest objective value,
- * before soft points), or NULL. */
-static const struct dc_candidate *objective_best(const struct dc_result *res)
-{
-    const struct dc_candidate *best = NULL;
-    for (size_t i = 0; i < res->n_recommendations; i++) {
-        const struct dc_candidate *c = &res->recommendations[i];
-        double v = c->selection.objective_value;
-        if (isfinite(v) && (best == NULL || v < best->selection.objective_value))
-            best = c;
-    }
-    return best;
-}
-
-/* When the tick is not on the objective's best value, one line saying why:
- * a target it misses, its unknown price, a gate, the balanced band, or the
- * soft points within their band. Empty otherwise. */
-static void why_not_best(const struct dc_result *res, char *line, size_t len)
-{
-    const struct dc_candidate *top = res->n_recommendations > 0 ? &res->recommendations[0] : NULL;
-    const struct dc_candidate *best = objective_best(res);
-    line[0] = '\0';
-    if (top == NULL || best == NULL || best == top ||
-        !(best->selection.objective_value < top->selection.objective_value))
-        return;
-    const struct dc_selection *b = &best->selection, *t = &top->selection;
-    char why[200], pct[48];
-    if (!b->meets_targets && t->meets_targets)
-        snprintf(why, sizeof(why), "it misses a target the tick meets");
-    else if (b->gates > t->gates && best->capped_by != NULL)
-        snprintf(why, sizeof(why), "the gate %s holds it after", best->capped_by->rule_id);
-    else if (!b->in_band && t->in_band)
-        snprintf(why, sizeof(why), "it is outside the balanced band");
-    else
-        snprintf(why, sizeof(why), "the rules' points moved them within the %s band",
-                 dc_fmt_percent(dc_ruleset_sizing(res->ruleset)->soft_band, pct, sizeof(pct)));
-    static const char *const objective[] = {"cost", "time", "cost and time"};
-    snprintf(line, len, "(The tick is not on %s, the best on %s alone: %s.)\n", best->acc->name,
-             objective[res->workload.objective], why);
-}
-
 /* Every target a candidate misses, and why. */
 static void print_missed(const struct dc_result *res, FILE *fp)
 {
@@ -368,8 +326,11 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
     add_columns(&g, w, wide);
     for (size_t i = 0; i < res->n_recommendations; i++)
         add_row(&g, res, &res->recommendations[i], i == 0, wide);
-    char line[400];
-    why_not_best(res, line, sizeof(line));
+    char note[400], line[404];
+    if (dc_pick_note(res, note, sizeof(note)) != NULL)
+        snprintf(line, sizeof(line), "(%s)\n", note);
+    else
+        line[0] = '\0';
     grid_print(&g, fp, "", line[0] != '\0' ? line : NULL);
     free(g.cells);
     print_missed(res, fp);

@@ -1,9 +1,11 @@
-/* core/src/targets.c -- the targets a workload sets (a deadline or the default
- * run length, a latency, a request rate, a budget) and whether a candidate
- * meets each, in words (dc/engine.h). A missed target reads like the reason
- * that ranks a candidate down (explain.c renders it); a met one says by how
- * much. The contract carries them as each candidate's `targets`, which the CLI
- * table and the playground page show as ticks and crosses. */
+/* core/src/targets.c -- what a buyer compares before the price: the targets a
+ * workload sets (a deadline or the default run length, a latency, a request
+ * rate, a budget) and whether a candidate meets each, in words, and why the
+ * pick is not the best on the objective alone when it is not (dc/engine.h). A
+ * missed target reads like the reason that ranks a candidate down (explain.c
+ * renders it); a met one says by how much. The contract carries them as each
+ * candidate's `targets` and the result's `pick_note`, which the CLI table and
+ * the playground page show. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -120,5 +122,43 @@ const char *dc_target_text(const struct dc_result *res, const struct dc_candidat
     const char *text = dc_reason_text(res, c, &r, buf, len);
     if (text != buf)
         snprintf(buf, len, "%s", text);
+    return buf;
+}
+
+/* The candidate the objective alone would pick (the lowest objective value,
+ * before soft points), or NULL. */
+static const struct dc_candidate *objective_best(const struct dc_result *res)
+{
+    const struct dc_candidate *best = NULL;
+    for (size_t i = 0; i < res->n_recommendations; i++) {
+        const struct dc_candidate *c = &res->recommendations[i];
+        double v = c->selection.objective_value;
+        if (isfinite(v) && (best == NULL || v < best->selection.objective_value))
+            best = c;
+    }
+    return best;
+}
+
+const char *dc_pick_note(const struct dc_result *res, char *buf, size_t len)
+{
+    const struct dc_candidate *top = res->n_recommendations > 0 ? &res->recommendations[0] : NULL;
+    const struct dc_candidate *best = objective_best(res);
+    if (buf == NULL || len == 0 || top == NULL || best == NULL || best == top ||
+        !(best->selection.objective_value < top->selection.objective_value))
+        return NULL;
+    const struct dc_selection *b = &best->selection, *t = &top->selection;
+    char why[200], pct[48];
+    if (!b->meets_targets && t->meets_targets)
+        snprintf(why, sizeof(why), "it misses a target the pick meets");
+    else if (b->gates > t->gates && best->capped_by != NULL)
+        snprintf(why, sizeof(why), "the gate %s holds it after", best->capped_by->rule_id);
+    else if (!b->in_band && t->in_band)
+        snprintf(why, sizeof(why), "it is outside the balanced band");
+    else
+        snprintf(why, sizeof(why), "the rules' points moved them within the %s band",
+                 dc_fmt_percent(dc_ruleset_sizing(res->ruleset)->soft_band, pct, sizeof(pct)));
+    static const char *const objective[] = {"cost", "time", "cost and time"};
+    snprintf(buf, len, "The pick is not %s, the best on %s alone: %s.", best->acc->name,
+             objective[res->workload.objective], why);
     return buf;
 }

@@ -467,4 +467,10 @@ DC_API size_t dc_candidate_targets(const struct dc_result *res, const struct dc_
 DC_API const char *dc_target_text(const struct dc_result *res, const struct dc_candidate *c,
                                   const struct dc_target_status *t, char *buf, size_t len);
 
+/* When the top pick is not the candidate the objective alone would choose,
+ * one sentence saying which that is and why it is not the pick (a target it
+ * misses, a gate, the balanced band, the rules' points); NULL otherwise.
+ * Writes at most len bytes to buf. */
+DC_API const char *dc_pick_note(const struct dc_result *res, char *buf, size_t len);
+
 #endif /* DC_ENGINE_H */

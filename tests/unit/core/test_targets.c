@@ -158,11 +158,57 @@ static void edges(void **state)
     core_done(&r);
 }
 
+/* The pick note: none when the pick is the objective's best; otherwise the
+ * best's name and the first reason that explains the order (a missed target, a
+ * gate, the balanced band, the rules' points). The selection fields are set by
+ * hand on a real result, so each branch is reached with the mini rules' two
+ * parts. */
+static void pick_note(void **state)
+{
+    (void)state;
+    struct run r = core_run(mini, "{\"task\":\"inference\",\"model\":{\"parameters\":7e9}}");
+    assert_true(r.res->n_recommendations >= 2);
+    char note[400];
+    assert_null(dc_pick_note(r.res, note, sizeof(note)));
+    struct dc_candidate *top = &r.res->recommendations[0], *other = &r.res->recommendations[1];
+    top->selection.objective_value = 10;
+    top->selection.meets_targets = true;
+    other->selection.objective_value = 5;
+    other->selection.meets_targets = false;
+    assert_ptr_equal(dc_pick_note(r.res, note, sizeof(note)), note);
+    char want[200];
+    snprintf(want, sizeof(want),
+             "The pick is not %s, the best on cost and time alone: it misses a "
+             "target the pick meets.",
+             other->acc->name);
+    assert_string_equal(note, want);
+    other->selection.meets_targets = true;
+    assert_true(other->n_reasons > 0);
+    other->selection.gates = top->selection.gates + 1;
+    other->capped_by = &other->reasons[0];
+    snprintf(want, sizeof(want), "the gate %s holds it after.", other->reasons[0].rule_id);
+    assert_non_null(strstr(dc_pick_note(r.res, note, sizeof(note)), want));
+    other->selection.gates = top->selection.gates;
+    other->selection.in_band = false;
+    top->selection.in_band = true;
+    assert_non_null(strstr(dc_pick_note(r.res, note, sizeof(note)), "outside the balanced band."));
+    other->selection.in_band = true;
+    assert_non_null(strstr(dc_pick_note(r.res, note, sizeof(note)),
+                           "the rules' points moved them within the 10% band."));
+    /* An unknown objective value is never the best; nor is an equal one. */
+    other->selection.objective_value = NAN;
+    assert_null(dc_pick_note(r.res, note, sizeof(note)));
+    other->selection.objective_value = 10;
+    assert_null(dc_pick_note(r.res, note, sizeof(note)));
+    assert_null(dc_pick_note(r.res, NULL, 0));
+    core_done(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(training), cmocka_unit_test(serving), cmocka_unit_test(job),
-        cmocka_unit_test(withheld), cmocka_unit_test(edges),
+        cmocka_unit_test(withheld), cmocka_unit_test(edges),   cmocka_unit_test(pick_note),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
