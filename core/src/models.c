@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "load.h"
 #include "ruleset_internal.h"
@@ -134,15 +135,26 @@ static size_t edit_distance(const char *a, const char *b)
     return row[n];
 }
 
+/* The distance of `name` to `entry` (a name or alias): its edit distance, or 1
+ * when `name` (three letters or more) begins it ("bert" is close to
+ * bert-base, though five letters away). */
+static size_t distance_to_name(const char *name, const char *entry)
+{
+    size_t len = strlen(name);
+    if (len >= 3 && strncasecmp(name, entry, len) == 0)
+        return 1;
+    return edit_distance(name, entry);
+}
+
 /* The distance of `name` to entry `m`: to its name or its closest alias. */
 static size_t distance_to(const struct dc_model_info *m, const char *name)
 {
-    size_t best = edit_distance(name, m->name);
+    size_t best = distance_to_name(name, m->name);
     const cJSON *a = NULL;
     cJSON_ArrayForEach(a, m->aliases)
     {
         if (cJSON_IsString(a)) {
-            size_t d = edit_distance(name, a->valuestring);
+            size_t d = distance_to_name(name, a->valuestring);
             best = d < best ? d : best;
         }
     }

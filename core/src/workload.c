@@ -99,8 +99,8 @@ static const char *const speculative_keys[] = {"draft_model", "draft_parameters"
                                                "acceptance_rate", NULL};
 static const char *const job_keys[] = {"requests", "tokens", "deadline_hours", NULL};
 static const char *const constraint_keys[] = {
-    "deployment", "providers", "budget_usd", "max_accelerators", "accelerators", "pricing",
-    "portable",   NULL};
+    "deployment",   "providers", "budget_usd", "max_accelerators",
+    "accelerators", "pricing",   "portable",   NULL};
 static const char *const team_keys[] = {"cuda_experience", "xla_experience", NULL};
 
 static enum dc_status bad(struct dc_error *err, const char *section, const char *key,
@@ -516,8 +516,13 @@ static enum dc_status parse_training(const struct dc_sizing_params *sz, const cJ
     TRY(get_enum(t, "training", "method", methods, "full", &s, err));
     w->method = (enum dc_method)enum_index(methods, s);
     TRY(parse_rl(sz, t, w, err));
-    TRY(get_num(t, "training", "sequence_length", 1, false, 1e7, true, sz->sequence_length.value,
-                &w->sequence_length, err));
+    /* An MLP or a recommender reads one example a sample, not a sequence of
+     * tokens: 4,096 "tokens" a sample would size it 4,096 times too large. (A
+     * GNN's sample is a graph of many nodes, each using every weight: it keeps
+     * the default and its compute stays marked rough.) */
+    bool per_example = arch_is(w, "mlp") || arch_is(w, "recommender");
+    TRY(get_num(t, "training", "sequence_length", 1, false, 1e7, true,
+                per_example ? 1.0 : sz->sequence_length.value, &w->sequence_length, err));
     TRY(get_num(t, "training", "samples", 1, false, DC_WORKLOAD_MAX_TOKENS, false, NAN, &w->samples,
                 err));
     double dflt_tokens = 0;
@@ -945,9 +950,9 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     TRY(get_enum(sec, "team", "cuda_experience", experiences, "some", &w->cuda_experience, err));
     /* The playbook's GPU default: a PyTorch team, or a TensorFlow team on CUDA,
      * that does not say it knows XLA is taken not to (an assumption). */
-    bool cuda_stack = strcmp(w->framework, "pytorch") == 0 ||
-                      (strcmp(w->framework, "tensorflow") == 0 &&
-                       strcmp(w->cuda_experience, "none") != 0);
+    bool cuda_stack =
+        strcmp(w->framework, "pytorch") == 0 ||
+        (strcmp(w->framework, "tensorflow") == 0 && strcmp(w->cuda_experience, "none") != 0);
     w->xla_experience_assumed =
         sec == NULL || cJSON_GetObjectItemCaseSensitive(sec, "xla_experience") == NULL;
     TRY(get_enum(sec, "team", "xla_experience", experiences, cuda_stack ? "none" : "some",

@@ -59,8 +59,10 @@ static void help(FILE *fp)
         "                       the workload asks; docs/explanations.md)\n"
         "  --probe              probe this host first: every candidate gets its\n"
         "                       availability\n"
-        "  --prefer-available   with --probe, attached free accelerators get a "
-        "bonus\n" SVC_PROBE_OPTIONS_HELP "  -h, --help           this help\n\n"
+        "  --prefer-available   with --probe, a part whose configuration is free\n"
+        "                       on this host counts availability_points in its\n"
+        "                       favour (docs/scoring.md, section 7)\n" SVC_PROBE_OPTIONS_HELP
+        "  -h, --help           this help\n\n"
         "exit status: 0 ok, 1 invalid workload, 2 usage, I/O or rule set error\n");
 }
 

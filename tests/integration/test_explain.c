@@ -3,9 +3,11 @@
  * each item of a batch, checked against openapi.yaml; every change re-posted
  * without "explain" gives the pick it claims; a bad "explain" is a 400 with
  * its pointer; explained answers are cached apart from plain ones (and not at
- * all when the clock cut them short); the metrics count them.
+ * all when the clock cut them short); the same workload explained by the
+ * server under load and by the CLI gives the same body; the metrics count them.
  *
  * usage: integration_explain ACCEL_ADVISOR_BINARY SOURCE_DIR */
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -234,8 +236,9 @@ static long metric(const char *series)
     return v;
 }
 
-/* Whether the clock cut a body's explanation short (under sanitizers a run is
- * many times slower, and 2 ms may not be enough). */
+/* Whether the wall-clock guard cut a body's explanation short (it stands far
+ * above the evaluation budget, but a sanitizer build on a loaded machine may
+ * still reach it). */
 static bool cut_by_time(const cJSON *j)
 {
     const char *names[] = {"changes", "robustness"};
@@ -277,6 +280,86 @@ static void test_cache(void **state)
     cJSON_Delete(b);
 }
 
+/* Load for test_same_under_load: a thread spinning until told to stop. */
+static volatile int spinning;
+
+static void *spin(void *arg)
+{
+    (void)arg;
+    volatile unsigned long x = 0;
+    while (__atomic_load_n(&spinning, __ATOMIC_RELAXED))
+        x++;
+    return NULL;
+}
+
+/* The body `accel-advisor recommend --why-not FILE` prints, parsed. */
+static cJSON *cli_explained(const char *body)
+{
+    char path[] = "/tmp/aa-explain-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(body, f);
+    assert_int_equal(fclose(f), 0);
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "'%s' recommend --why-not '%s'", h_binary, path);
+    FILE *fp = popen(cmd, "r");
+    assert_non_null(fp);
+    static char out[1 << 20];
+    size_t n = fread(out, 1, sizeof(out) - 1, fp);
+    out[n] = '\0';
+    assert_int_equal(pclose(fp), 0);
+    remove(path);
+    cJSON *j = cJSON_Parse(out);
+    assert_non_null(j);
+    return j;
+}
+
+/* The explanation is bounded by evaluations the input decides, not by the
+ * clock: a server with no cache, under two spinning threads, answers the
+ * same workload eight times with the body the CLI prints (request ids
+ * aside). */
+static void test_same_under_load(void **state)
+{
+    (void)state;
+    static const char body[] =
+        "{\"task\":\"fine-tuning\",\"model\":{\"parameters\":7e9},"
+        "\"training\":{\"deadline_hours\":48},"
+        "\"constraints\":{\"budget_usd\":2000},\"explain\":[\"changes\",\"robustness\"]}";
+    cJSON *want = cli_explained(body);
+    cJSON_DeleteItemFromObject(want, "request_id");
+    assert_false(cut_by_time(want));
+    const cJSON *evals = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(want, "changes"), "evaluations");
+    assert_true(cJSON_IsNumber(evals) && evals->valuedouble > 0);
+    struct server s;
+    static const char *const args[] = {"--rules-watch=false", "--cache-entries", "0", NULL};
+    assert_int_equal(server_start(&s, args), 0);
+    pthread_t load[2];
+    __atomic_store_n(&spinning, 1, __ATOMIC_RELAXED);
+    for (size_t i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&load[i], NULL, spin, NULL), 0);
+    for (int k = 0; k < 8; k++) {
+        struct resp r;
+        assert_int_equal(http_post_json(&s, "/v1/recommendations", body, &r), 0);
+        assert_int_equal(r.status, 200);
+        cJSON *got = resp_json(&r);
+        resp_free(&r);
+        cJSON_DeleteItemFromObject(got, "request_id");
+        if (!cut_by_time(got) && !cJSON_Compare(want, got, true)) {
+            char *g = cJSON_PrintUnformatted(got);
+            fail_msg("answer %d differs from the CLI's: %.600s", k, g);
+        }
+        cJSON_Delete(got);
+    }
+    __atomic_store_n(&spinning, 0, __ATOMIC_RELAXED);
+    for (size_t i = 0; i < 2; i++)
+        pthread_join(load[i], NULL);
+    assert_int_equal(server_stop_clean(&s), 0);
+    cJSON_Delete(want);
+}
+
 static void test_metrics(void **state)
 {
     (void)state;
@@ -300,7 +383,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_both_sections), cmocka_unit_test(test_one_section_or_none),
         cmocka_unit_test(test_bad_explain),   cmocka_unit_test(test_batch),
-        cmocka_unit_test(test_cache),         cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_cache),         cmocka_unit_test(test_same_under_load),
+        cmocka_unit_test(test_metrics),
     };
     return HARNESS_RUN("explain", tests, setup, teardown);
 }

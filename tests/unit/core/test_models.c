@@ -162,6 +162,11 @@ static void test_find_and_suggest(void **state)
     assert_int_equal(dc_model_suggest(shipped, "zzzzzzzzzzzz", close, 5), 0);
     assert_int_equal(dc_model_suggest(shipped, "deepseek-v4", close, 1), 1);
     assert_string_equal(close[0], "deepseek-v3");
+    /* A name that begins an entry is close, however many letters it lacks. */
+    n = dc_model_suggest(shipped, "BERT", close, DC_MODELS_MAX_SUGGEST);
+    assert_true(n >= 1);
+    assert_string_equal(close[0], "bert-base");
+    assert_int_equal(dc_model_suggest(shipped, "be", close, 5), 0); /* too short to say */
     char longname[DC_MODELS_NAME_MAX + 2];
     memset(longname, 'a', sizeof(longname) - 1);
     longname[sizeof(longname) - 1] = '\0';

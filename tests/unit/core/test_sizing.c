@@ -181,19 +181,30 @@ static void test_training_compute(void **state)
     NEAR(g->sizing.hours, 6 * 2e9 * 1e9 / (g->sizing.chips * 989e12 * 0.5 * 0.8) / 3600);
     done(&r);
     /* Tables of 9.9e9 fp32 rows train with a row-wise optimizer (4 B a
-     * parameter), the dense 1e8 with Adam (16 B); without flops_per_sample
-     * the run's time and cost are withheld, the chips that hold it stay. */
+     * parameter), the dense 1e8 with Adam (16 B), and a sample is one example
+     * (activations of one position, not 4,096); without flops_per_sample the
+     * run's time and cost are withheld, the chips that hold it stay. */
     r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"recommender\","
             "\"parameters\":1e10,\"embedding_parameters\":9.9e9,\"layers\":4,\"hidden_size\":1024},"
             "\"training\":{\"tokens\":1e10}}");
     g = cand(&r, "gpu-a");
-    NEAR(g->sizing.memory_need_gb,
-         (9.9e9 * 4 + 1e8 * 16) / 1e9 + 4096.0 * 1024 * (2 * 4 + 34) / 1e9);
+    NEAR(g->sizing.memory_need_gb, (9.9e9 * 4 + 1e8 * 16) / 1e9 + 1.0 * 1024 * (2 * 4 + 34) / 1e9);
     assert_true(isnan(g->sizing.hours));
     assert_true(isnan(g->sizing.cost_usd));
     assert_string_equal(g->sizing.estimate_withheld, "model.flops_per_sample");
     assert_false(has_warning(&r, "compute_estimate_rough")); /* not rough: withheld */
     assert_true(has_warning(&r, "estimate_withheld"));
+    done(&r);
+    /* An MLP's sample is one example: samples are its tokens, unless the
+     * workload says how many positions a sample has. */
+    r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"mlp\","
+            "\"parameters\":5e7},\"training\":{\"samples\":1e7}}");
+    assert_true(r.res->workload.sequence_length == 1);
+    assert_true(r.res->workload.tokens == 1e7);
+    done(&r);
+    r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"mlp\","
+            "\"parameters\":5e7},\"training\":{\"samples\":1e7,\"sequence_length\":16}}");
+    assert_true(r.res->workload.tokens == 1.6e8);
     done(&r);
     r = run("{\"task\":\"training\",\"model\":{\"architecture\":\"cnn\",\"parameters\":2.56e7,"
             "\"flops_per_sample\":8.2e9},\"training\":{\"samples\":4.6e7}}");
