@@ -563,6 +563,8 @@ static void test_new_field_errors(void **state)
     expect_invalid(M("\"attention_heads\":1.5"), "/model/attention_heads", "integer");
     expect_invalid(M("\"attention_heads\":8,\"kv_heads\":16"), "/model/kv_heads",
                    "exceeds attention_heads");
+    expect_invalid(M("\"attention_heads\":12,\"kv_heads\":8"), "/model/kv_heads",
+                   "kv_heads (8) does not divide attention_heads (12)");
     expect_invalid(T("\"method\":\"dora\""), "/training/method", "unknown value");
     expect_invalid(T("\"sequence_length\":0"), "/training/sequence_length", "out of range");
     expect_invalid(T("\"samples\":0.5"), "/training/samples", "out of range");
