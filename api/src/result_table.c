@@ -223,7 +223,7 @@ static void add_row(struct grid *g, const struct dc_result *res, const struct dc
 static void print_missed(const struct dc_result *res, FILE *fp)
 {
     bool any = false;
-    char buf[512];
+    char buf[DC_REASON_TEXT_MAX];
     for (size_t i = 0; i < res->n_recommendations; i++) {
         const struct dc_candidate *c = &res->recommendations[i];
         struct dc_target_status t[DC_MAX_TARGETS];
@@ -242,7 +242,7 @@ static void print_missed(const struct dc_result *res, FILE *fp)
 
 static void print_reasons(const struct dc_result *res, FILE *fp)
 {
-    char buf[512];
+    char buf[DC_REASON_TEXT_MAX];
     if (res->n_recommendations == 0)
         return;
     const struct dc_candidate *top = &res->recommendations[0];
@@ -291,7 +291,7 @@ static void print_frontier(const struct dc_result *res, FILE *fp)
 /* Each excluded part with the rule and its reason, the reason whole. */
 static void print_excluded(const struct dc_result *res, FILE *fp)
 {
-    char buf[512];
+    char buf[DC_REASON_TEXT_MAX];
     size_t w0 = 0, w1 = 0;
     for (size_t i = 0; i < res->n_excluded; i++) {
         size_t a = width(res->excluded[i].acc->name),

@@ -1,9 +1,9 @@
 # Unit tests of the service's library-like modules (configuration, metrics, auth,
 # HTTP vocabulary, request framing, JSON writer, cache, logs, inventory,
 # playground, trace context, ETags, CLI output formats, the fleet's parsing,
-# snapshot and body -- its libcurl client is tested in tests/integration): each
-# tests/unit/service/test_*.c target also compiles those sources (not main.c, the
-# commands or the MHD server).
+# snapshot and body (its libcurl client is tested in tests/integration), the
+# prices coverage table: each tests/unit/service/test_*.c target also compiles
+# those sources (not main.c, the commands or the MHD server).
 set(AA_SVC_UNIT_SOURCES
     ${CMAKE_SOURCE_DIR}/service/src/config.c
     ${CMAKE_SOURCE_DIR}/service/src/log.c
@@ -20,7 +20,8 @@ set(AA_SVC_UNIT_SOURCES
     ${CMAKE_SOURCE_DIR}/service/src/yaml_out.c
     ${CMAKE_SOURCE_DIR}/service/src/fleet_parse.c
     ${CMAKE_SOURCE_DIR}/service/src/fleet_model.c
-    ${CMAKE_SOURCE_DIR}/service/src/fleet_json.c)
+    ${CMAKE_SOURCE_DIR}/service/src/fleet_json.c
+    ${CMAKE_SOURCE_DIR}/service/src/prices_coverage.c)
 file(GLOB _aa_svc_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/unit/service/test_*.c)
 foreach(src IN LISTS _aa_svc_tests)
     get_filename_component(stem ${src} NAME_WE)
