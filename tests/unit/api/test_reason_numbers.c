@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "api/convert.h"
+#include "dc/engine.h"
 #include "dc/numfmt.h"
 #include "default_rules.h"
 #include "read_file.h"
@@ -202,9 +203,14 @@ static bool rendered_from_result(const char *rule_id)
 static size_t check_text(const char *label, const char *id, const char *rule, const cJSON *message,
                          char names[3][128], const struct forms *f)
 {
-    char text[1024], tok[96];
+    char text[DC_REASON_TEXT_MAX], tok[96];
     size_t checked = 0;
     snprintf(text, sizeof(text), "%s", cJSON_GetStringValue(message));
+    /* An unpriced part's cost reason ends by quoting prices.yaml's words on why
+     * no price is public: fixed prose of a data file, as a rule's message is. */
+    char *quoted = strstr(text, " Why none is public: ");
+    if (quoted != NULL)
+        *quoted = '\0';
     for (size_t k = 0; k < 3; k++)
         mask_name(text, names[k]);
     mask_shapes(text);
