@@ -13,6 +13,9 @@ if [ "${1:-build}" = test ]; then
     want+=(libcmocka-dev prometheus gcovr clang libclang-rt-14-dev)
     # curl: the installed-binary test (tests/deploy/test_install.sh) calls the server.
     want+=(curl)
+    # iproute2: the README test (tests/readme/test_readme.sh) brings up loopback in
+    # the network namespace its commands run in (unshare, from util-linux).
+    want+=(iproute2 util-linux)
     # chromium: the playground's browser test (tests/js/playground.test.mjs drives it
     # with puppeteer-core; no browser is downloaded from npm).
     want+=(chromium)

@@ -1,10 +1,11 @@
 /* web/playground.js -- the playground page (GET /): a form and a JSON editor for
- * one Workload, POST v1/recommendations, and the answer laid out for people.
+ * one Workload, POST v1/recommendations, the answer handed to web/answer.js,
+ * and a refused workload's problems shown at their fields.
  *
  * Served by the binary under a strict Content-Security-Policy (script-src 'self',
- * no inline code), so everything is built with DOM calls: text from the server is
- * only ever set with textContent, never parsed as HTML, and only http(s) URLs
- * become links. Every URL is relative, so the page works when a gateway mounts
+ * no inline code), so everything is built with DOM calls (web/dom.js): text from
+ * the server is only ever set as text, never parsed as HTML, and only http(s)
+ * URLs become links. Every URL is relative, so the page works when a gateway mounts
  * the server under a path prefix. The form is made from the served contract
  * (openapi.json): its enums, defaults and descriptions are the server's own; the
  * model picker offers the server's model registry (v1/models). */
@@ -47,139 +48,14 @@
     '/explain': 'What would change the answer',
   };
 
-  /* Sections of a Recommendation laid out by hand; any other member (future
-   * additions) is shown by the generic renderer. */
-  const KNOWN = new Set(['request_id', 'rules_version', 'workload', 'families',
-    'recommendations', 'frontier', 'excluded', 'warnings', 'assumptions', 'changes', 'robustness']);
-
   /* models: the registry's entries; null until v1/models answers (it may need
    * the API key: asked again after a request with the key succeeds). */
+  const { el, fill, source, safeUrl, hostOf, humanize, richText } = aaDom;
+  const F = aaFormat;
+  const arr = (v) => (Array.isArray(v) ? v : []);
+
   const state = { contract: null, workload: {}, fields: new Map(), examples: [], models: null, busy: false };
   const $ = (id) => document.getElementById(id);
-
-  /* ---- DOM helpers: text only, never HTML ------------------------------------ */
-
-  /* Append children: nested arrays flattened, null and false left out, anything
-   * that is not a node as text. */
-  function append(node, children) {
-    for (const c of children.flat(Infinity)) {
-      if (c === null || c === undefined || c === false) continue;
-      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-    }
-    return node;
-  }
-
-  function fill(node, ...children) {
-    node.replaceChildren();
-    return append(node, children);
-  }
-
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === undefined || v === null || v === false) continue;
-      if (k === 'class') node.className = v;
-      else if (k === 'text') node.textContent = v;
-      else if (k.startsWith('data-') || k.startsWith('aria-') || k === 'role' || k === 'for' ||
-               k === 'type' || k === 'id' || k === 'name' || k === 'value' || k === 'inputmode' ||
-               k === 'min' || k === 'max' || k === 'low' || k === 'high' || k === 'optimum' ||
-               k === 'scope' || k === 'title' || k === 'autocomplete' || k === 'hidden' ||
-               k === 'list' || k === 'label' || k === 'placeholder')
-        node.setAttribute(k, v === true ? '' : String(v));
-      else node[k] = v;
-    }
-    return append(node, children);
-  }
-
-  function safeUrl(s) {
-    if (typeof s !== 'string') return null;
-    try {
-      const u = new URL(s);
-      return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
-    } catch (e) {
-      return null;
-    }
-  }
-
-  /* A source: a link when it is an http(s) URL, plain text otherwise ("probe"). */
-  function source(s, label) {
-    const href = safeUrl(s);
-    if (href === null) return el('span', { class: 'source', text: s == null ? '' : String(s) });
-    return el('a', { class: 'source', href, rel: 'noopener noreferrer', target: '_blank',
-                     text: label || hostOf(href) });
-  }
-
-  function hostOf(href) {
-    try {
-      return new URL(href).host.replace(/^www\./, '');
-    } catch (e) {
-      return href;
-    }
-  }
-
-  function humanize(key) {
-    const s = String(key).replace(/_/g, ' ');
-    return s.charAt(0).toUpperCase() + s.slice(1);
-  }
-
-  function num(v, digits) {
-    if (typeof v !== 'number' || !isFinite(v)) return v == null ? '—' : String(v);
-    const abs = Math.abs(v);
-    if (abs !== 0 && (abs >= 1e15 || abs < 1e-3)) return v.toExponential(2);
-    return v.toLocaleString('en-US', { maximumFractionDigits: digits === undefined ? 2 : digits });
-  }
-
-  /* A sizing field's label: its name without the unit its value shows. */
-  function sizingLabel(key) {
-    if (key === 'mfu') return 'MFU';
-    return humanize(key.replace(/_(gb|usd|ms|rps|tflops)$/, ''));
-  }
-
-  /* Units by the naming convention of the result's fields. */
-  function withUnit(key, v) {
-    if (v === null || v === undefined) return '—';
-    if (typeof v === 'boolean') return v ? 'yes' : 'no';
-    if (typeof v !== 'number') return String(v);
-    if (/_usd$/.test(key)) return '$' + num(v, 2);
-    if (/_gb$/.test(key)) return num(v, 1) + ' GB';
-    if (/_ms$/.test(key)) return num(v, 3) + ' ms';
-    if (/_rps$/.test(key)) return num(v, 2) + ' req/s';
-    if (/_tflops$/.test(key)) return num(v, 0) + ' TFLOPS';
-    if (key === 'hours') return num(v, 1) + ' h';
-    if (key === 'mfu') return Math.round(v * 100) + '%';
-    return num(v, 3);
-  }
-
-  /* Any JSON value, laid out: tables for arrays of objects, lists, definition
-   * lists; strings that are http(s) URLs become links. Depth-limited. */
-  function renderValue(v, depth) {
-    depth = depth || 0;
-    if (v === null || v === undefined) return el('span', { class: 'muted', text: '—' });
-    if (depth > 5) return el('code', { text: JSON.stringify(v) });
-    if (Array.isArray(v)) {
-      if (v.length === 0) return el('span', { class: 'muted', text: 'none' });
-      if (v.every((x) => x && typeof x === 'object' && !Array.isArray(x))) {
-        const cols = [...new Set(v.flatMap((x) => Object.keys(x)))];
-        return table(cols.map(humanize), v.map((x) => cols.map((c) => renderValue(x[c], depth + 1))));
-      }
-      return el('ul', { class: 'plain' }, v.map((x) => el('li', null, renderValue(x, depth + 1))));
-    }
-    if (typeof v === 'object') {
-      return el('dl', { class: 'kv' }, Object.entries(v).map(([k, x]) => [
-        el('dt', { text: humanize(k) }), el('dd', null, renderValue(x, depth + 1))]));
-    }
-    if (typeof v === 'string' && safeUrl(v) !== null) return source(v);
-    if (typeof v === 'boolean') return document.createTextNode(v ? 'yes' : 'no');
-    if (typeof v === 'number') return document.createTextNode(num(v, 3));
-    return document.createTextNode(String(v));
-  }
-
-  function table(head, rows, caption) {
-    return el('div', { class: 'table-wrap' }, el('table', null,
-      caption ? el('caption', { text: caption }) : null,
-      el('thead', null, el('tr', null, head.map((h) => el('th', { scope: 'col', text: h })))),
-      el('tbody', null, rows.map((r) => el('tr', null, r.map((c) => el('td', null, c)))))));
-  }
 
   /* ---- JSON Pointers ------------------------------------------------------------ */
 
@@ -321,9 +197,8 @@
     if (schema === null) return null; /* not in this server's contract */
     const id = fieldId(ptr);
     const label = LABELS[ptr] || humanize(parsePointer(ptr).pop());
-    const hintText = [schema.description, schema.default !== undefined
-      ? 'Default: ' + defaultText(schema.default) + '.' : null].filter(Boolean).join(' ');
-    const hint = el('p', { class: 'hint', id: id + '-hint', text: hintText });
+    const hint = el('p', { class: 'hint', id: id + '-hint' }, richText(schema.description),
+      schema.default !== undefined ? [schema.description ? ' ' : '', 'Default: ' + defaultText(schema.default) + '.'] : null);
     const error = el('p', { class: 'field-error', id: id + '-error', 'data-pointer': ptr, hidden: true });
     const described = id + '-hint ' + id + '-error';
     let control;
@@ -492,7 +367,7 @@
     if (!list) return;
     fill(list, arr(state.models).map((m) => el('option', { value: m.name,
       label: [m.title, m.architecture, m.model && typeof m.model.parameters === 'number'
-        ? num(m.model.parameters / 1e9, 1) + 'B parameters' : null].filter(Boolean).join(' · ') })));
+        ? F.quantity(m.model.parameters) + ' parameters' : null].filter(Boolean).join(' · ') })));
   }
 
   /* The line under the picker, and the registry's figures as the placeholders
@@ -506,7 +381,8 @@
       if (!f.ptr.startsWith('/model/') || f.ptr === '/model/name') continue;
       const v = m && m.model ? m.model[parsePointer(f.ptr).pop()] : undefined;
       if (f.kind === 'number' || f.kind === 'text')
-        f.control.placeholder = v === undefined ? '' : 'from the registry: ' + num(v, 4);
+        f.control.placeholder = v === undefined ? '' : 'from the registry: ' +
+          (typeof v === 'number' ? (Number.isInteger(v) ? F.count(v) : F.number(v)) : String(v));
       else if (f.kind === 'enum') {
         const first = f.control.options[0];
         first.dataset.text = first.dataset.text || first.text;
@@ -762,260 +638,20 @@
 
   /* ---- the answer ---------------------------------------------------------------- */
 
-  function section(title, ...body) {
-    return el('section', { class: 'block' }, el('h3', { text: title }), body);
-  }
-
-  function renderFamilies(families) {
-    return section('Families', el('ol', { class: 'families' }, families.map((f) =>
-      el('li', { class: f.excluded ? 'excluded' : null, 'data-family': f.family },
-        el('span', { class: 'fam', text: String(f.family).toUpperCase() }),
-        el('meter', { min: 0, max: 100, low: 40, high: 70, optimum: 100, value: f.score,
-                      'aria-label': f.family + ' score' }),
-        el('span', { class: 'score', text: String(f.score) }),
-        el('span', { class: 'best', text: f.excluded ? 'every candidate excluded'
-          : f.best ? 'best: ' + f.best : '' })))));
-  }
-
-  function renderReasons(reasons) {
-    if (!Array.isArray(reasons) || reasons.length === 0) return el('p', { class: 'muted', text: 'No reasons given.' });
-    return el('ul', { class: 'reasons' }, reasons.map((r) => {
-      const impact = typeof r.impact === 'number' ? r.impact : 0;
-      return el('li', { class: impact > 0 ? 'up' : impact < 0 ? 'down' : 'info' },
-        el('span', { class: 'impact', 'aria-label': 'impact ' + impact,
-                     text: impact > 0 ? '+' + impact : impact < 0 ? '−' + -impact : 'info' }),
-        el('span', { class: 'msg' }, r.message || '', ' ',
-          el('code', { class: 'rule', text: r.rule_id || '' }),
-          r.fact ? [' ', el('span', { class: 'fact', text: 'fact ' + r.fact })] : null,
-          r.counted_with ? [' ', el('span', { class: 'muted', text: '(same fact as ' + r.counted_with + ', counted once)' })] : null,
-          ' ', source(r.source)));
-    }));
-  }
-
-  /* The price behind a candidate's cost (Price in the contract); null: unknown. */
-  function renderPrice(p) {
-    if (!p || typeof p !== 'object')
-      return el('p', { class: 'muted', text: 'No public price on the asked basis: the cost is not estimated.' });
-    const rate = '$' + num(p.usd_per_chip_hour, 4) + ' per chip-hour';
-    if (p.kind === 'on_prem')
-      return el('p', { class: 'price' }, rate + ' on premises (energy plus the list price amortised), list price as of ' +
-        (p.as_of || '?') + ' ', source(p.source));
-    const where = [p.provider, p.region].filter(Boolean).join(' ');
-    return el('p', { class: 'price' },
-      rate + ', ' + String(p.pricing || '').replace(/_/g, ' ') + (where ? ' on ' + where : '') +
-      (p.offer ? ' (' + p.offer + ')' : '') + ', as of ' + (p.as_of || '?') + ', ' +
-      (p.confidence || '?') + ' confidence ', source(p.source),
-      p.via ? [' via ', source(p.via)] : null);
-  }
-
-  const CANDIDATE_KNOWN = new Set(['accelerator', 'name', 'family', 'vendor', 'score', 'rule_score',
-    'objective_score', 'sizing', 'price', 'capped_by', 'availability', 'reasons']);
-
-  function renderCandidate(c, rank) {
-    const sizing = c.sizing && typeof c.sizing === 'object' ? c.sizing : {};
-    const extra = Object.keys(c).filter((k) => !CANDIDATE_KNOWN.has(k));
-    const headline = [sizing.chips != null ? sizing.chips + ' chip' + (sizing.chips === 1 ? '' : 's') : null,
-      sizing.replicas > 1 ? sizing.replicas + ' replicas' : null,
-      sizing.cost_usd != null ? withUnit('cost_usd', sizing.cost_usd) : null,
-      sizing.fits === false ? 'does not fit' : null].filter(Boolean).join(' · ');
-    return el('li', { class: 'candidate', 'data-accelerator': c.accelerator },
-      el('details', { open: rank <= 1 },
-        el('summary', null,
-          el('span', { class: 'rank', text: '#' + rank }),
-          el('span', { class: 'name' }, el('strong', { text: c.name || c.accelerator }),
-            ' ', el('span', { class: 'muted', text: '(' + c.accelerator + ', ' + c.family + ', ' + c.vendor + ')' })),
-          el('meter', { min: 0, max: 100, low: 40, high: 70, optimum: 100, value: c.score,
-                        'aria-label': 'score' }),
-          el('span', { class: 'score', text: String(c.score) }),
-          el('span', { class: 'headline', text: headline })),
-        el('div', { class: 'body' },
-          el('p', { class: 'scores', text: 'Score ' + c.score + ' (rules ' + c.rule_score +
-            ', objective ' + c.objective_score + ')' +
-            (c.capped_by ? '; held below others by ' + c.capped_by : '') }),
-          el('h4', { text: 'Sizing' }),
-          el('dl', { class: 'kv sizing' }, Object.entries(sizing).map(([k, v]) => [
-            el('dt', { text: sizingLabel(k) }), el('dd', { text: withUnit(k, v) })])),
-          el('h4', { text: 'Price' }), renderPrice(c.price),
-          c.availability
-            ? [el('h4', { text: c.availability.source === 'prometheus' ? 'Across the fleet' : 'On this host' }),
-              renderValue(c.availability)]
-            : null,
-          el('h4', { text: 'Reasons' }), renderReasons(c.reasons),
-          extra.map((k) => [el('h4', { text: humanize(k) }), renderValue(c[k])]))));
-  }
-
-  function renderTopPick(r) {
-    const top = r.recommendations && r.recommendations[0];
-    if (!top) {
-      return el('div', { id: 'top-pick', class: 'top-pick none', 'data-accelerator': '' },
-        el('p', { text: 'No accelerator passed the hard filters: see the exclusions and warnings.' }));
-    }
-    const s = top.sizing || {};
-    return el('div', { id: 'top-pick', class: 'top-pick', 'data-accelerator': top.accelerator },
-      el('p', { class: 'label', text: 'Top pick' }),
-      el('p', { class: 'pick' }, el('strong', { text: top.name || top.accelerator }),
-        ' ', el('span', { class: 'muted', text: '(' + top.accelerator + ')' })),
-      el('p', { text: 'Score ' + top.score + ' of 100 · ' +
-        [s.chips != null ? s.chips + ' chip' + (s.chips === 1 ? '' : 's') : null,
-         s.hours != null ? withUnit('hours', s.hours) : null,
-         s.cost_usd != null ? withUnit('cost_usd', s.cost_usd) : null].filter(Boolean).join(' · ') }));
-  }
-
-  function renderExcluded(list) {
-    return section('Excluded (' + list.length + ')', list.length === 0
-      ? el('p', { class: 'muted', text: 'Nothing was excluded.' })
-      : table(['Accelerator', 'Family', 'Why', 'Rule', 'Source'], list.map((x) => [
-        el('span', null, x.name || x.accelerator, ' ', el('span', { class: 'muted', text: '(' + x.accelerator + ')' })),
-        document.createTextNode(x.family || ''),
-        document.createTextNode(x.message || ''),
-        el('code', { text: x.rule_id || '' }),
-        source(x.source)])));
-  }
-
-  function renderWarnings(list) {
-    if (list.length === 0) return null;
-    return section('Warnings', el('ul', { class: 'warnings' }, list.map((w) =>
-      el('li', null, el('code', { text: w.code || '' }), ' ', w.message || ''))));
-  }
-
-  function renderAssumptions(list) {
-    if (list.length === 0) return null;
-    return el('details', { class: 'block' }, el('summary', { text: 'Assumptions (' + list.length + ')' }),
-      table(['Name', 'Value', 'Unit', 'Source'], list.map((a) => [
-        el('code', { text: a.name || '' }), document.createTextNode(num(a.value, 4)),
-        document.createTextNode(a.unit || ''), source(a.source)])));
-  }
-
-  function arr(v) {
-    return Array.isArray(v) ? v : [];
-  }
-
-  /* robustness: the verdict, the margin, and each check in the server's words. */
-  function renderRobustness(rb) {
-    if (!rb || typeof rb !== 'object') return null;
-    return section('How robust the answer is',
-      el('p', { class: 'verdict ' + (rb.verdict === 'robust' ? 'up' : 'down') },
-        el('strong', { text: String(rb.verdict || '') }), ' · ' + (rb.top || '') + ' leads ' +
-        (rb.runner_up ? rb.runner_up + ' by ' + rb.margin + ' points' : 'with no runner-up')),
-      el('ul', { class: 'plain' }, arr(rb.checks).map((c) =>
-        el('li', { class: c.robust ? 'up' : 'down' }, c.summary || ''))),
-      rb.stopped ? el('p', { class: 'muted', text: 'Stopped early: ' + rb.stopped + '.' }) : null);
-  }
-
-  /* changes: per target (the pick, the runner-up, other families' best,
-   * excluded parts), the smallest verified changes that would make it the pick. */
-  function renderChanges(ch) {
-    if (!ch || typeof ch !== 'object') return null;
-    const targets = arr(ch.targets);
-    return section('What would change the answer',
-      targets.length === 0 ? el('p', { class: 'muted', text: 'No single change found within the search.' }) : null,
-      el('ul', { class: 'changes' }, targets.map((t) => el('li', { 'data-accelerator': t.accelerator },
-        el('p', null, el('strong', { text: t.name || t.accelerator }),
-          ' ', el('span', { class: 'muted', text: '(' + [t.accelerator, String(t.role || '').replace(/_/g, ' '),
-            t.excluded_by ? 'excluded by ' + t.excluded_by : null].filter(Boolean).join(', ') + ')' })),
-        arr(t.changes).length
-          ? el('ul', { class: 'plain' }, arr(t.changes).map((c) => el('li', null, c.summary || '',
-            ' ', el('code', { class: 'rule', text: c.field || '' }))))
-          : el('p', { class: 'muted', text: 'No change of one field the search tried makes it the pick.' })))),
-      el('p', { class: 'muted', text: (ch.evaluations != null ? ch.evaluations + ' runs of the decision' : '') +
-        (ch.stopped ? '; stopped early (' + ch.stopped + ')' : '') + '. Every change was run and gives the pick it names.' }));
-  }
-
-  /* The cost-time frontier as an inline SVG: cost across (log scale), time up
-   * (log scale), one dot a configuration, the pick ringed and named. A table
-   * under it says the same for screen readers and people who read numbers. */
-  const SVG = 'http://www.w3.org/2000/svg';
-  function svg(tag, attrs, ...children) {
-    const node = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v !== undefined && v !== null) node.setAttribute(k, String(v));
-    }
-    for (const c of children.flat()) {
-      if (c != null) node.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
-    }
-    return node;
-  }
-
-  function frontierChart(points, costUnit, timeUnit) {
-    const W = 560, H = 260, L = 64, R = 16, T = 14, B = 40;
-    const lc = points.map((p) => Math.log10(Math.max(p.cost_usd, 1e-9)));
-    const lt = points.map((p) => Math.log10(Math.max(p.time, 1e-9)));
-    const span = (v) => {
-      const lo = Math.min(...v), hi = Math.max(...v);
-      return hi - lo < 1e-9 ? [lo - 0.5, hi + 0.5] : [lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)];
-    };
-    const [c0, c1] = span(lc), [t0, t1] = span(lt);
-    const x = (v) => L + (v - c0) / (c1 - c0) * (W - L - R);
-    const y = (v) => H - B - (v - t0) / (t1 - t0) * (H - T - B);
-    const dots = points.map((p, i) => svg('circle', {
-      cx: x(lc[i]).toFixed(1), cy: y(lt[i]).toFixed(1), r: p.pick ? 7 : 4,
-      class: p.pick ? 'pick' : 'point', 'data-accelerator': p.accelerator },
-      svg('title', null, p.shape + ': ' + num(p.cost_usd, 4) + ' ' + costUnit + ', ' +
-        num(p.time, 3) + ' ' + timeUnit + (p.pick ? ' (the pick)' : ''))));
-    const line = svg('polyline', { class: 'front', fill: 'none',
-      points: points.map((p, i) => x(lc[i]).toFixed(1) + ',' + y(lt[i]).toFixed(1)).join(' ') });
-    const pick = points.findIndex((p) => p.pick);
-    const label = pick < 0 ? null : svg('text', { x: (x(lc[pick]) + 10).toFixed(1),
-      y: (y(lt[pick]) - 8).toFixed(1), class: 'pick-label' }, 'pick: ' + points[pick].shape);
-    return svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'frontier', role: 'img',
-      'aria-label': 'Cost against ' + (timeUnit === 'ms' ? 'request time' : 'run time') +
-        ' for the ' + points.length + ' configurations no other beats on both' },
-    svg('line', { x1: L, y1: H - B, x2: W - R, y2: H - B, class: 'axis' }),
-    svg('line', { x1: L, y1: T, x2: L, y2: H - B, class: 'axis' }),
-    svg('text', { x: (L + W - R) / 2, y: H - 8, class: 'axis-label', 'text-anchor': 'middle' },
-      'cost (' + costUnit + ', log scale)'),
-    svg('text', { x: 14, y: (T + H - B) / 2, class: 'axis-label', 'text-anchor': 'middle',
-      transform: 'rotate(-90 14 ' + (T + H - B) / 2 + ')' }, 'time (' + timeUnit + ', log scale)'),
-    svg('text', { x: L, y: H - B + 16, class: 'tick', 'text-anchor': 'start' }, num(10 ** c0, 3)),
-    svg('text', { x: W - R, y: H - B + 16, class: 'tick', 'text-anchor': 'end' }, num(10 ** c1, 3)),
-    svg('text', { x: L - 6, y: H - B, class: 'tick', 'text-anchor': 'end' }, num(10 ** t0, 3)),
-    svg('text', { x: L - 6, y: T + 10, class: 'tick', 'text-anchor': 'end' }, num(10 ** t1, 3)),
-    line, dots, label);
-  }
-
-  function renderFrontier(fr) {
-    const points = fr && Array.isArray(fr.points) ? fr.points : [];
-    if (points.length === 0) return null;
-    const costUnit = { usd_per_month: '$/month', usd_per_job: '$/job' }[fr.cost_unit] || '$/run';
-    const timeUnit = fr.time_unit === 'ms' ? 'ms' : 'h';
-    return section('Cost against time',
-      el('p', { class: 'muted', text: 'Every configuration sized (each part, chip count and ' +
-        'serving layout) that meets every target and has a price, keeping those no other is ' +
-        'both cheaper and faster than. The ringed dot is the pick.' }),
-      el('figure', { class: 'frontier' }, frontierChart(points, costUnit, timeUnit)),
-      table(['Configuration', 'Cost (' + costUnit + ')', 'Time (' + timeUnit + ')', ''],
-        points.map((p) => [
-          document.createTextNode(p.shape),
-          document.createTextNode(num(p.cost_usd, 4)),
-          document.createTextNode(num(p.time, 3)),
-          document.createTextNode(p.pick ? 'the pick' : '')]),
-        'The frontier, cheapest first'));
-  }
-
+  /* The answer laid out (web/answer.js), and its summary strip brought into
+   * view: the Recommend button may be far down the form, or the answer below
+   * it on a narrow screen. Focus follows when it was on the button, so a
+   * screen reader reads the pick next. */
   function renderResult(r) {
+    const strip = aaAnswer.render($('result'), r);
     const recs = arr(r.recommendations);
-    const others = Object.keys(r).filter((k) => !KNOWN.has(k));
-    fill($('result'),
-      renderTopPick(r),
-      el('p', { class: 'meta', text: [r.workload && r.workload.name, 'request ' + r.request_id,
-        'rules ' + String(r.rules_version || '').slice(0, 12)].filter(Boolean).join(' · ') }),
-      renderWarnings(arr(r.warnings)),
-      arr(r.families).length ? renderFamilies(arr(r.families)) : null,
-      section('Candidates (' + recs.length + ')', el('ol', { class: 'candidates' },
-        recs.map((c, i) => renderCandidate(c, i + 1)))),
-      renderFrontier(r.frontier),
-      renderRobustness(r.robustness),
-      renderChanges(r.changes),
-      others.map((k) => section(humanize(k), renderValue(r[k]))),
-      renderExcluded(arr(r.excluded)),
-      renderAssumptions(arr(r.assumptions)),
-      el('details', { class: 'block raw' }, el('summary', { text: 'The response as JSON' }),
-        el('pre', { text: JSON.stringify(r, null, 2) })));
     const top = recs[0];
-    status(top ? 'Ranked ' + recs.length + ' candidates; the top pick is ' + (top.name || top.accelerator) + '.'
+    status(top ? 'Ranked ' + recs.length + ' candidates; the pick is ' + (top.name || top.accelerator) + '.'
       : 'No candidate passed the hard filters.');
-    /* On a narrow screen the answer is below the form: bring it into view. */
-    if ($('results').getBoundingClientRect().top > window.innerHeight) $('results').scrollIntoView();
+    const box = strip.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) strip.scrollIntoView({ block: 'start' });
+    if (document.activeElement === $('submit') || document.activeElement === document.body)
+      strip.focus({ preventScroll: true });
   }
 
   /* ---- start ------------------------------------------------------------------- */

@@ -1,6 +1,6 @@
 /* api/src/convert.c -- core objects as the contract's JSON bodies
  * (openapi.yaml: Recommendation, Accelerator, AcceleratorList, RuleList) and
- * as a CLI table.
+ * (the CLI table is result_table.c).
  *
  * Each body is written once, straight to text, with the streaming writer
  * (api/jsonw.h): the server sends that text as it is. The cJSON forms parse
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "api/jsonw.h"
+#include "dc/numfmt.h"
 #include "explain_render.h"
 
 /* Expected body sizes, so the buffer rarely grows. */
@@ -21,19 +22,12 @@
 #define CATALOG_HINT 16384
 #define RULES_HINT   65536
 
-/* Round to 4 significant digits for display fields (costs, hours), so bodies
- * do not show 17-digit noise. */
+/* Display fields (costs, hours) keep the 4 significant digits every text is
+ * formatted from (dc/numfmt.h), so bodies show no 17-digit noise and the text
+ * beside a number always agrees with it. */
 static double round4(double v)
 {
-    /* Below about 1e-297 the scale 10^(3 - exponent) overflows to infinity and
-     * the result would be NaN (printed as null): such a value is returned as is. */
-    if (!isfinite(v) || v == 0)
-        return v;
-    double e = 3 - floor(log10(fabs(v)));
-    if (e > 300)
-        return v;
-    double mag = pow(10, e);
-    return round(v * mag) / mag;
+    return dc_round_sig(v, DC_JSON_SIGNIFICANT);
 }
 
 static void key_string(struct api_jw *w, const char *key, const char *s)
@@ -443,6 +437,25 @@ static void write_selection(struct api_jw *w, const struct dc_candidate *c)
     api_jw_object_end(w);
 }
 
+/* Each target of the workload, met or missed, and why (TargetCheck). */
+static void write_targets(struct api_jw *w, const struct dc_result *res,
+                          const struct dc_candidate *c)
+{
+    struct dc_target_status t[DC_MAX_TARGETS];
+    size_t n = dc_candidate_targets(res, c, t);
+    char buf[512];
+    api_jw_key(w, "targets");
+    api_jw_array(w);
+    for (size_t i = 0; i < n; i++) {
+        api_jw_object(w);
+        key_string(w, "target", dc_target_name(t[i].kind));
+        key_string(w, "state", dc_target_state_name(t[i].state));
+        key_string(w, "message", dc_target_text(res, c, &t[i], buf, sizeof(buf)));
+        api_jw_object_end(w);
+    }
+    api_jw_array_end(w);
+}
+
 /* The contract's Availability (null without a probe or fleet snapshot). */
 static void write_availability(struct api_jw *w, const struct dc_candidate_availability *v)
 {
@@ -477,6 +490,7 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
     key_number(w, "rule_score", c->rule_score);
     key_number(w, "objective_score", c->objective_score);
     write_selection(w, c);
+    write_targets(w, res, c);
     write_sizing(w, c);
     write_candidate_price(w, res, c);
     api_jw_key(w, "capped_by");
@@ -567,6 +581,8 @@ char *api_result_render_explained(const struct dc_result *res, const struct dc_e
     for (size_t i = 0; i < res->n_recommendations; i++)
         write_candidate(&w, res, &res->recommendations[i]);
     api_jw_array_end(&w);
+    char note[400];
+    key_string_or_null(&w, "pick_note", dc_pick_note(res, note, sizeof(note)));
     write_frontier(&w, res);
     api_jw_key(&w, "excluded");
     api_jw_array(&w);
@@ -838,156 +854,4 @@ enum dc_status api_rules_to_json(const dc_ruleset *rs, cJSON **out)
     size_t len = 0;
     char *text = api_rules_render(rs, &len);
     return parse_rendered(text, len, out);
-}
-
-static void fmt_cost(double v, char *buf, size_t len)
-{
-    if (!isfinite(v))
-        snprintf(buf, len, "-");
-    else if (v >= 1000)
-        snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%.2f", v);
-}
-
-/* The columns of the wide table: the score's two parts, the sizing behind the
- * chip count, the hourly price and whether the candidate meets the workload's
- * limits and is attached here. */
-static void wide_cells(FILE *fp, const struct dc_candidate *c)
-{
-    char tflops[32], mfu[32], per_hour[32], avail[32] = "-";
-    const struct dc_sizing *z = &c->sizing;
-    fmt_cost(z->peak_tflops, tflops, sizeof(tflops));
-    fmt_cost(z->mfu, mfu, sizeof(mfu));
-    fmt_cost(z->cost_per_hour_usd, per_hour, sizeof(per_hour));
-    if (c->availability.known)
-        snprintf(avail, sizeof(avail), "%u/%u", c->availability.free, c->availability.attached);
-    fprintf(fp, " %5d %5d %4u %8.1f %8s %5s %9s %-4s %-5s", c->rule_score, c->objective_score,
-            z->replicas, z->memory_per_chip_gb, tflops, mfu, per_hour, z->fits ? "yes" : "no",
-            avail);
-}
-
-static void table_row(FILE *fp, const struct dc_result *res, const struct dc_candidate *c,
-                      bool chosen, bool wide)
-{
-    char cost[32], hours[32], shape[48];
-    const struct dc_sizing *z = &c->sizing;
-    fmt_cost(z->cost_usd, cost, sizeof(cost));
-    if (res->workload.task == DC_TASK_INFERENCE)
-        fmt_cost(z->decode_ms, hours, sizeof(hours));
-    else
-        fmt_cost(z->hours, hours, sizeof(hours));
-    dc_shape_format(c->acc, &z->shape, shape, sizeof(shape));
-    fprintf(fp, "%-10s %-24.24s %-4s %5d %-18.18s %5u %9.1f %10s %12s", c->acc->id, c->acc->name,
-            dc_family_name(c->acc->family), c->score, shape, z->chips, z->memory_need_gb, hours,
-            cost);
-    if (wide)
-        wide_cells(fp, c);
-    fprintf(fp, "   %s\n", chosen ? "\u2714" : "");
-}
-
-/* The candidate the objective alone would pick (the lowest objective value,
- * before soft points), or NULL. */
-static const struct dc_candidate *objective_best(const struct dc_result *res)
-{
-    const struct dc_candidate *best = NULL;
-    for (size_t i = 0; i < res->n_recommendations; i++) {
-        const struct dc_candidate *c = &res->recommendations[i];
-        double v = c->selection.objective_value;
-        if (isfinite(v) && (best == NULL || v < best->selection.objective_value))
-            best = c;
-    }
-    return best;
-}
-
-/* When the tick is not on the objective's best value, one line saying why:
- * a target it misses, its unknown price, a gate, the balanced band, or the
- * soft points within their band. */
-static void print_why_not_best(const struct dc_result *res, FILE *fp)
-{
-    const struct dc_candidate *top = res->n_recommendations > 0 ? &res->recommendations[0] : NULL;
-    const struct dc_candidate *best = objective_best(res);
-    if (top == NULL || best == NULL || best == top ||
-        !(best->selection.objective_value < top->selection.objective_value))
-        return;
-    const struct dc_selection *b = &best->selection, *t = &top->selection;
-    char why[160];
-    if (!b->meets_targets && t->meets_targets)
-        snprintf(why, sizeof(why), "it misses a target the tick meets");
-    else if (b->gates > t->gates && best->capped_by != NULL)
-        snprintf(why, sizeof(why), "the gate %s holds it after", best->capped_by->rule_id);
-    else if (!b->in_band && t->in_band)
-        snprintf(why, sizeof(why), "it is outside the balanced band");
-    else
-        snprintf(why, sizeof(why), "the rules' points moved them within the %.0f%% band",
-                 dc_ruleset_sizing(res->ruleset)->soft_band * 100);
-    fprintf(fp, "(The tick is not on %s, best on the objective alone: %s.)\n", best->acc->id, why);
-}
-
-/* The cost-time frontier in a few lines, the pick marked. */
-static void print_frontier(const struct dc_result *res, FILE *fp)
-{
-    if (res->n_frontier == 0)
-        return;
-    const struct dc_workload *w = &res->workload;
-    bool serving = w->task == DC_TASK_INFERENCE && !(w->job_requests > 0);
-    char shape[64];
-    fprintf(fp, "\nCost and %s, no configuration better on both:\n",
-            serving ? "request time" : "run time");
-    for (size_t i = 0; i < res->n_frontier; i++) {
-        const struct dc_frontier_point *f = &res->frontier[i];
-        fprintf(fp, "  %12.*f %-5s  %10.*f %-2s  %-20s%s\n", f->cost_usd < 100 ? 2 : 0, f->cost_usd,
-                serving               ? "$/mo"
-                : w->job_requests > 0 ? "$/job"
-                                      : "$/run",
-                f->time < 10 ? 2 : 0, f->time, serving ? "ms" : "h",
-                dc_shape_format(f->acc, &f->shape, shape, sizeof(shape)),
-                f->pick ? "  <- pick" : "");
-    }
-}
-
-void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
-{
-    char buf[DC_REASON_TEXT_MAX];
-    const struct dc_workload *w = &res->workload;
-    bool inf = w->task == DC_TASK_INFERENCE;
-    static const char *const objective[] = {"cost", "run time", "cost and time"};
-    fprintf(fp, "Target: minimizing %s\n", objective[w->objective]);
-    fprintf(fp, "Rules version: %.12s\n", res->rules_version);
-    fprintf(fp, "Families:");
-    for (size_t i = 0; i < DC_FAMILY_COUNT; i++)
-        fprintf(fp, " %s %d%s", dc_family_name(res->families[i].family), res->families[i].score,
-                res->families[i].excluded ? " (excluded)" : "");
-    fprintf(fp, "\nConsidered accelerators (%zu):\n", res->n_recommendations);
-    fprintf(fp, "%-10s %-24s %-4s %5s %-18s %5s %9s %10s %12s", "ID", "NAME", "FAM", "SCORE",
-            "SHAPE", "CHIPS", "MEM(GB)", inf ? "DECODE(ms)" : "HOURS",
-            inf && !(w->job_requests > 0) ? "COST($/mo)" : "COST($)");
-    if (wide)
-        fprintf(fp, " %5s %5s %4s %8s %8s %5s %9s %-4s %-5s", "RULES", "OBJ", "REPL", "GB/CHIP",
-                "TFLOPS", "MFU", "$/HOUR", "FITS", "AVAIL");
-    fprintf(fp, "   %s\n", "CHOSEN");
-    print_why_not_best(res, fp);
-    for (size_t i = 0; i < res->n_recommendations; i++)
-        table_row(fp, res, &res->recommendations[i], i == 0, wide);
-    if (res->n_recommendations > 0) {
-        const struct dc_candidate *top = &res->recommendations[0];
-        fprintf(fp, "\nWhy %s:\n", top->acc->id);
-        size_t shown = 0;
-        for (size_t i = 0; i < top->n_reasons && shown < 8; i++, shown++) {
-            const struct dc_reason *r = &top->reasons[i];
-            fprintf(fp, "  %+4d  %-28s %s\n", r->impact, r->rule_id,
-                    dc_reason_text(res, top, r, buf, sizeof(buf)));
-        }
-    }
-    print_frontier(res, fp);
-    if (res->n_excluded > 0) {
-        fprintf(fp, "\nExcluded:\n");
-        for (size_t i = 0; i < res->n_excluded; i++) {
-            const struct dc_candidate *c = &res->excluded[i];
-            fprintf(fp, "  %-10s %-28s %s\n", c->acc->id, c->excluded_by->rule_id,
-                    dc_reason_text(res, c, c->excluded_by, buf, sizeof(buf)));
-        }
-    }
-    for (size_t i = 0; i < res->n_warnings; i++)
-        fprintf(fp, "\nWarning (%s): %s\n", res->warnings[i].code, res->warnings[i].message);
 }

@@ -1,4 +1,4 @@
-/* api/src/problem.c -- RFC 9457 problem details. */
+/* api/src/problem.c -- RFC 9457 problem details: each type with its one title. */
 #include "api/problem.h"
 
 #include <stdio.h>
@@ -44,9 +44,39 @@ const char *api_http_reason(int status)
     }
 }
 
+const char *api_problem_title(const char *type)
+{
+    static const struct {
+        const char *type, *title;
+    } titles[] = {
+        {API_PROBLEM_MALFORMED_JSON, "The request body is not valid JSON"},
+        {API_PROBLEM_INVALID_UTF8, "The request body is not valid UTF-8"},
+        {API_PROBLEM_DUPLICATE_KEY, "The request body has a duplicate key"},
+        {API_PROBLEM_TOO_DEEP, "The request body is nested too deeply"},
+        {API_PROBLEM_NUL_IN_STRING, "The request body has a NUL character (\\u0000) in a string"},
+        {API_PROBLEM_VALIDATION, "The request is not valid"},
+        {API_PROBLEM_BODY_TOO_LARGE, "The request body is too large"},
+        {API_PROBLEM_BATCH_TOO_LARGE, "The batch has too many workloads"},
+        {API_PROBLEM_UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type"},
+        {API_PROBLEM_UNAUTHORIZED, "Unauthorized"},
+        {API_PROBLEM_NOT_READY, "Not ready"},
+        {API_PROBLEM_OVERLOADED, API_PROBLEM_OVERLOADED_TITLE},
+        {API_PROBLEM_PROBE_DISABLED, "Probe disabled"},
+        {API_PROBLEM_FLEET_DISABLED, "Fleet disabled"},
+        {API_PROBLEM_INTERNAL, "Internal Server Error"},
+    };
+    for (size_t i = 0; type != NULL && i < sizeof(titles) / sizeof(titles[0]); i++) {
+        if (strcmp(type, titles[i].type) == 0)
+            return titles[i].title;
+    }
+    return NULL;
+}
+
 cJSON *api_problem_new(int status, const char *type, const char *title, const char *detail,
                        const char *request_id)
 {
+    if (api_problem_title(type) != NULL)
+        title = api_problem_title(type);
     char type_uri[128];
     cJSON *p = cJSON_CreateObject();
     if (p == NULL)

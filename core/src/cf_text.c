@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cf_internal.h"
+#include "dc/numfmt.h"
+#include "engine_internal.h"
 
 /* Appends to a fixed buffer, truncating (never overflowing). */
 struct text {
@@ -39,24 +41,6 @@ static void add(struct text *t, const char *fmt, ...)
         t->used = t->used + (size_t)n < t->len ? t->used + (size_t)n : t->len - 1;
 }
 
-/* Dollars as people write them: "41,000", "21.30", and below a dollar three
- * significant digits ("0.00512"); the exact value is the contract's `to`. */
-static void add_grouped(struct text *t, double v)
-{
-    if (v < 1000) {
-        add(t, v < 1 ? "%.3g" : "%.2f", v);
-        return;
-    }
-    char digits[32];
-    snprintf(digits, sizeof(digits), "%.0f", v);
-    size_t n = strlen(digits);
-    for (size_t i = 0; i < n; i++) {
-        add(t, "%c", digits[i]);
-        if (i + 1 < n && (n - i - 1) % 3 == 0)
-            add(t, ",");
-    }
-}
-
 /* The member name a pointer ends in: "/model/custom_ops" -> "custom_ops". */
 static const char *key_of(const char *field)
 {
@@ -64,24 +48,36 @@ static const char *key_of(const char *field)
     return key != NULL ? key + 1 : field;
 }
 
-/* A value of `field` as people read it. */
+/* A value of an enum field as people say it: a price basis in words
+ * ("on-demand", "1-year committed"), any other value as the contract spells it. */
+static const char *enum_words(const char *field, const char *value)
+{
+    enum dc_pricing p;
+    if (strcmp(field, "/constraints/pricing") == 0 && dc_pricing_parse(value, &p))
+        return dc__pricing_words(p);
+    return value;
+}
+
+/* A value of `field` as people read it, numbers with the one formatter
+ * (dc/numfmt.h): "$41k", "2.08 days", "16". */
 static void add_value(struct text *t, const char *field, const cJSON *v)
 {
+    char num[48];
     if (cJSON_IsNull(v) || v == NULL) {
         add(t, "none");
     } else if (cJSON_IsNumber(v) && strcmp(field, "/constraints/budget_usd") == 0) {
-        add(t, "$");
-        add_grouped(t, v->valuedouble);
+        add(t, "%s", dc_fmt_money(v->valuedouble, DC_PER_NONE, num, sizeof(num)));
     } else if (cJSON_IsNumber(v) && strcmp(field, "/training/deadline_hours") == 0) {
-        add(t, v->valuedouble < 1000 ? "%.4g hours" : "%.0f hours", v->valuedouble);
-        if (v->valuedouble >= 48)
-            add(t, " (%.1f days)", v->valuedouble / 24);
+        add(t, "%s", dc_fmt_hours(v->valuedouble, num, sizeof(num)));
     } else if (cJSON_IsNumber(v)) {
-        add(t, "%g", v->valuedouble);
+        add(t, "%s",
+            v->valuedouble == floor(v->valuedouble)
+                ? dc_fmt_count(v->valuedouble, num, sizeof(num))
+                : dc_fmt_number(v->valuedouble, num, sizeof(num)));
     } else if (cJSON_IsBool(v)) {
         add(t, "%s", cJSON_IsTrue(v) ? "true" : "false");
     } else if (cJSON_IsString(v)) {
-        add(t, "%s", v->valuestring);
+        add(t, "%s", enum_words(field, v->valuestring));
     } else if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 0) {
         add(t, "any");
     } else if (cJSON_IsArray(v)) {
@@ -93,7 +89,8 @@ static void add_value(struct text *t, const char *field, const cJSON *v)
     }
 }
 
-/* "at a budget of $41,000 (not at $40,600); now $30,000". */
+/* "at a budget of $41k (not at $40.6k) instead of $30k", "with pricing spot
+ * instead of on-demand", "... rather than with no budget". */
 static void add_edit(struct text *t, const struct dc_change *c)
 {
     bool budget = strcmp(c->field, "/constraints/budget_usd") == 0;
@@ -114,7 +111,13 @@ static void add_edit(struct text *t, const struct dc_change *c)
         add_value(t, c->field, &n);
         add(t, ")");
     }
-    add(t, "; now ");
+    if (cJSON_IsNull(c->from) || c->from == NULL) {
+        add(t, budget     ? " rather than with no budget"
+               : deadline ? " rather than with no deadline"
+                          : " rather than unset");
+        return;
+    }
+    add(t, " instead of ");
     add_value(t, c->field, c->from);
 }
 
@@ -147,8 +150,9 @@ const char *dc_change_text(const struct dc_target *tg, const struct dc_change *c
 /* "the price of NVIDIA H100 30% higher" */
 static void add_scaled(struct text *t, enum dc_perturbation kind, const char *whose, double f)
 {
-    add(t, "the %s of %s %.0f%% %s", kind == DC_PERTURB_PRICE ? "price" : "MFU", whose,
-        fabs(f - 1) * 100, f > 1 ? "higher" : "lower");
+    char pct[48];
+    add(t, "the %s of %s %s %s", kind == DC_PERTURB_PRICE ? "price" : "MFU", whose,
+        dc_fmt_percent(fabs(f - 1), pct, sizeof(pct)), f > 1 ? "higher" : "lower");
 }
 
 const char *dc_flip_text(const struct dc_robustness *r, const struct dc_robust_check *k, char *buf,
@@ -160,17 +164,19 @@ const char *dc_flip_text(const struct dc_robustness *r, const struct dc_robust_c
     const char *what = k->kind == DC_PERTURB_PRICE ? "price" : "MFU";
     double bad =
         k->kind == DC_PERTURB_PRICE ? 1 + DC_EXPLAIN_PERTURBATION : 1 - DC_EXPLAIN_PERTURBATION;
+    char pct[48];
+    dc_fmt_percent(DC_EXPLAIN_PERTURBATION, pct, sizeof(pct));
     if (k->robust && k->kind == DC_PERTURB_PRICE && !r->top_priced) {
         add(&t,
-            "%s stays the top pick with every other part's price %.0f%% lower (it has no known "
+            "%s stays the top pick with every other part's price %s lower (it has no known "
             "price to move).",
-            r->top->name, DC_EXPLAIN_PERTURBATION * 100);
+            r->top->name, pct);
         return buf;
     }
     if (k->robust) {
-        add(&t, "%s stays the top pick with its %s %.0f%% %s and every other part's %.0f%% %s.",
-            r->top->name, what, DC_EXPLAIN_PERTURBATION * 100, bad > 1 ? "higher" : "lower",
-            DC_EXPLAIN_PERTURBATION * 100, bad > 1 ? "lower" : "higher");
+        add(&t, "%s stays the top pick with its %s %s %s and every other part's %s %s.",
+            r->top->name, what, pct, bad > 1 ? "higher" : "lower", pct,
+            bad > 1 ? "lower" : "higher");
         return buf;
     }
     add(&t, "With ");
@@ -180,7 +186,8 @@ const char *dc_flip_text(const struct dc_robustness *r, const struct dc_robust_c
         add_scaled(&t, k->kind, k->flip.scaled[i].acc->name, k->flip.scaled[i].factor);
     }
     if (k->flip.others != 1)
-        add(&t, " and every other part's %s %.0f%% %s", what, fabs(k->flip.others - 1) * 100,
+        add(&t, " and every other part's %s %s %s", what,
+            dc_fmt_percent(fabs(k->flip.others - 1), pct, sizeof(pct)),
             k->flip.others > 1 ? "higher" : "lower");
     if (k->flip.top != NULL)
         add(&t, ", %s becomes the top pick.", k->flip.top->name);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dc/numfmt.h"
 #include "engine_internal.h"
 #include "ruleset_internal.h"
 
@@ -21,6 +22,7 @@ static enum dc_status shape_defaults(struct dc_result *res, const struct dc__der
     const struct dc_workload *w = &res->workload;
     struct dc__arena *ar = res->arena_;
     enum dc_status rc = DC_OK;
+    char n1[48], n2[48];
     if (strcmp(w->architecture, "moe") == 0 && w->active_defaulted) {
         dc__add_assumption(res, "active_parameters", w->active_parameters, "parameters",
                            CONVENTION);
@@ -28,9 +30,9 @@ static enum dc_status shape_defaults(struct dc_result *res, const struct dc__der
             res, "assumed_active_parameters",
             dc__fmt(ar,
                     "model.active_parameters was not given, so this mixture of experts is sized "
-                    "as if every token used all %.3g parameters; give model.active_parameters "
+                    "as if every token used all %s parameters; give model.active_parameters "
                     "(Mixtral 8x7B: 12.9B of 46.7B) or a model.name.",
-                    w->parameters));
+                    dc_fmt_quantity(w->parameters, n1, sizeof(n1))));
     }
     bool attends = decoder_like(d) || d->kind == DC__KIND_ENCODER;
     if (rc == DC_OK && attends && d->shape_estimated) {
@@ -39,20 +41,21 @@ static enum dc_status shape_defaults(struct dc_result *res, const struct dc__der
         rc = dc__add_warning(
             res, "assumed_shape",
             dc__fmt(ar,
-                    "model.layers and model.hidden_size were not both given; %.0f layers of "
-                    "%.0f were estimated from the parameters, which moves the KV cache and "
+                    "model.layers and model.hidden_size were not both given; %s layers of "
+                    "%s were estimated from the parameters, which moves the KV cache and "
                     "activations: give them or a model.name.",
-                    d->layers, d->hidden));
+                    dc_fmt_count(d->layers, n1, sizeof(n1)),
+                    dc_fmt_count(d->hidden, n2, sizeof(n2))));
     }
     if (rc == DC_OK && decoder_like(d) && d->kv_heads_assumed) {
         dc__add_assumption(res, "kv_heads", d->kv_heads, "heads", CONVENTION);
         rc = dc__add_warning(
             res, "assumed_kv_heads",
             dc__fmt(ar,
-                    "model.kv_heads was not given, so each of the %.0f attention heads is taken "
+                    "model.kv_heads was not given, so each of the %s attention heads is taken "
                     "as a KV head (multi-head attention); a grouped-query model caches that "
                     "many times less (Llama 3: 8 KV heads): give model.kv_heads or a model.name.",
-                    d->kv_heads));
+                    dc_fmt_count(d->kv_heads, n1, sizeof(n1))));
     }
     return rc;
 }
@@ -103,6 +106,7 @@ static enum dc_status token_defaults(const struct dc_sizing_params *s, struct dc
 {
     const struct dc_workload *w = &res->workload;
     struct dc__arena *ar = res->arena_;
+    char n1[48], n2[48];
     if (w->task == DC_TASK_INFERENCE) {
         if (!w->request_tokens_defaulted)
             return DC_OK;
@@ -115,14 +119,15 @@ static enum dc_status token_defaults(const struct dc_sizing_params *s, struct dc
             res, "assumed_request_tokens",
             decoder_like(d)
                 ? dc__fmt(ar,
-                          "inference.input_tokens and output_tokens were not given: %.0f in and "
-                          "%.0f generated are assumed (sizing.yaml); give them, they set the KV "
+                          "inference.input_tokens and output_tokens were not given: %s in and "
+                          "%s generated are assumed (sizing.yaml); give them, they set the KV "
                           "cache and the decode steps.",
-                          w->input_tokens, w->output_tokens)
+                          dc_fmt_count(w->input_tokens, n1, sizeof(n1)),
+                          dc_fmt_count(w->output_tokens, n2, sizeof(n2)))
                 : dc__fmt(ar,
-                          "inference.input_tokens was not given: %.0f tokens a request are "
+                          "inference.input_tokens was not given: %s tokens a request are "
                           "assumed (sizing.yaml); give it.",
-                          w->input_tokens));
+                          dc_fmt_count(w->input_tokens, n1, sizeof(n1))));
     }
     enum dc_status rc = DC_OK;
     if (w->tokens_defaulted && !isfinite(w->samples))
@@ -130,21 +135,21 @@ static enum dc_status token_defaults(const struct dc_sizing_params *s, struct dc
             res, "assumed_training_tokens",
             dc__fmt(ar,
                     w->task == DC_TASK_TRAINING
-                        ? "training.tokens was not given: %.3g tokens (20 per parameter, "
+                        ? "training.tokens was not given: %s tokens (20 per parameter, "
                           "Chinchilla) are assumed; give training.tokens or training.samples."
-                        : "training.tokens was not given: %.3g tokens (a typical supervised "
+                        : "training.tokens was not given: %s tokens (a typical supervised "
                           "fine-tuning set) are assumed; give training.tokens or "
                           "training.samples.",
-                    w->tokens));
+                    dc_fmt_quantity(w->tokens, n1, sizeof(n1))));
     if (rc == DC_OK && w->method == DC_METHOD_RL && w->rl_rollout_share_defaulted) {
         dc__add_assumption(res, "rl_rollout_share", w->rl_rollout_share, "ratio",
                            s->rl_rollout_share.source);
         rc = dc__add_warning(
             res, "assumed_rollout_share",
             dc__fmt(ar,
-                    "training.rl.rollout_share was not given: rollouts are taken as %.0f%% of "
+                    "training.rl.rollout_share was not given: rollouts are taken as %s of "
                     "each RL step (sizing.yaml); give your own measured share.",
-                    100.0 * w->rl_rollout_share));
+                    dc_fmt_percent(w->rl_rollout_share, n1, sizeof(n1))));
     }
     return rc;
 }

@@ -475,10 +475,11 @@ static void attach_availability(const struct rec *r, struct dc_candidate *c)
     /* Once per result, with the first candidate: answers go on from the last
      * snapshot, and say how old it is. */
     if (o->availability_stale && c == r->all) {
+        char age[48];
         const char *msg = dc__fmt(r->ar,
-                                  "The availability behind this answer is %.0f s old: its source "
+                                  "The availability behind this answer is %s old: its source "
                                   "has not refreshed it in time.",
-                                  o->availability_age_seconds);
+                                  dc_fmt_duration(o->availability_age_seconds, age, sizeof(age)));
         if (msg != NULL)
             (void)dc__add_warning(r->res, "availability_stale", msg);
     }

@@ -6,6 +6,7 @@
 
 #include "arena.h"
 #include "dc/engine.h"
+#include "dc/numfmt.h"
 #include "sizing.h"
 #include "workload_internal.h"
 
@@ -35,6 +36,11 @@ char *dc__fmt(struct dc__arena *ar, const char *f, ...) DC_PRINTF(2, 3);
 
 /* A price basis in words: "on-demand", "spot", "1-year committed". */
 const char *dc__pricing_words(enum dc_pricing p);
+/* What a candidate's cost is per: a month of serving, an offline job, a run. */
+enum dc_period dc__cost_period(const struct dc_workload *w);
+/* The time target in words: "the deadline of 30 days", "the default 1 day
+ * (no deadline given)", or an offline job's "the job's deadline of 10 h". */
+void dc__target_words(const struct dc_result *res, char *buf, size_t len);
 
 /* Append the result's warnings (docs/scoring.md, section 9). `all` holds every
  * candidate, excluded or not, in catalog order. */

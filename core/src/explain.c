@@ -1,24 +1,37 @@
 /* core/src/explain.c -- the text of reasons that carry numbers (sizing, cost,
  * time, exclusions by constraint). They are rendered on demand, so building a
- * result never pays for formatting it; the numbers are the result's own, so the
- * text always agrees with the fields beside it. */
+ * result never pays for formatting it. Every number is the result's own (a
+ * sizing or price field, the workload, an assumption, the catalog) written
+ * with the one formatter (dc/numfmt.h), so the text reads exactly what the
+ * JSON beside it carries (tests/unit/api/test_reason_numbers.c holds that). */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "dc/numfmt.h"
 #include "engine_internal.h"
 #include "sizing.h"
 
-static const char *money(double v, char *buf, size_t len)
+/* Room for one formatted number. */
+#define NUM 48
+
+/* The value of assumption `name` in the result (the JSON's `assumptions`),
+ * NAN when it is not listed. */
+static double assumed(const struct dc_result *res, const char *name)
 {
-    if (!isfinite(v))
-        snprintf(buf, len, "unknown");
-    else if (v >= 100)
-        snprintf(buf, len, "$%.0f", v);
-    else
-        snprintf(buf, len, "$%.2f", v);
-    return buf;
+    for (size_t i = 0; i < res->n_assumptions; i++) {
+        if (strcmp(res->assumptions[i].name, name) == 0)
+            return res->assumptions[i].value;
+    }
+    return NAN;
+}
+
+enum dc_period dc__cost_period(const struct dc_workload *w)
+{
+    if (w->task != DC_TASK_INFERENCE)
+        return DC_PER_RUN;
+    return w->job_requests > 0 ? DC_PER_JOB : DC_PER_MONTH;
 }
 
 static const char *plural(unsigned n)
@@ -26,17 +39,21 @@ static const char *plural(unsigned n)
     return n == 1 ? "" : "s";
 }
 
-/* The training time target in words: the deadline, or the default. */
-static void target_words(const struct dc_result *res, char *buf, size_t len)
+void dc__target_words(const struct dc_result *res, char *buf, size_t len)
 {
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
-    if (isfinite(w->deadline_hours))
-        snprintf(buf, len, "the %g h deadline", w->deadline_hours);
+    char h[NUM];
+    if (w->task == DC_TASK_INFERENCE)
+        snprintf(buf, len, "the job's deadline of %s",
+                 dc_fmt_hours(w->job_deadline_hours, h, sizeof(h)));
+    else if (isfinite(w->deadline_hours))
+        snprintf(buf, len, "the deadline of %s", dc_fmt_hours(w->deadline_hours, h, sizeof(h)));
     else
-        snprintf(buf, len, "the default %g h (no deadline given)",
-                 w->task == DC_TASK_FINE_TUNING ? s->target_hours_fine_tuning.value
-                                                : s->target_hours_training.value);
+        snprintf(buf, len, "the default %s (no deadline given)",
+                 dc_fmt_hours(w->task == DC_TASK_FINE_TUNING ? s->target_hours_fine_tuning.value
+                                                             : s->target_hours_training.value,
+                              h, sizeof(h)));
 }
 
 /* Why this many chips, in words (enum dc_chips_basis). */
@@ -45,8 +62,8 @@ static const char *basis_text(const struct dc_result *res, const struct dc_sizin
 {
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
-    char target[96];
-    target_words(res, target, sizeof(target));
+    char target[96], n1[NUM], n2[NUM];
+    dc__target_words(res, target, sizeof(target));
     switch (z->basis) {
     case DC_BASIS_MEMORY:
         snprintf(buf, len, "the fewest that hold it; no other count does better on the objective");
@@ -72,24 +89,26 @@ static const char *basis_text(const struct dc_result *res, const struct dc_sizin
             break;
         }
         snprintf(buf, len,
-                 "objective time: the fastest count, up to %.0f%% scaling efficiency; a run "
-                 "under %g h counts as %g h, so no more chips than that",
-                 s->efficiency_floor.value * 100, s->min_run_hours.value, s->min_run_hours.value);
+                 "objective time: the fastest count, down to %s scaling efficiency; a run "
+                 "under %s counts as that long, so no more chips than that",
+                 dc_fmt_percent(s->efficiency_floor.value, n1, sizeof(n1)),
+                 dc_fmt_hours(s->min_run_hours.value, n2, sizeof(n2)));
         break;
     case DC_BASIS_BALANCED:
         snprintf(buf, len,
-                 "objective balanced: the fastest that costs at most %.0f%% more than the "
+                 "objective balanced: the fastest that costs at most %s more than the "
                  "cheapest option meeting every target",
-                 s->balanced_premium * 100);
+                 dc_fmt_percent(s->balanced_premium, n1, sizeof(n1)));
         break;
     case DC_BASIS_RATE:
-        snprintf(buf, len, "replicas for %g requests/s", w->requests_per_second);
+        snprintf(buf, len, "replicas for %s requests/s",
+                 dc_fmt_number(w->requests_per_second, n1, sizeof(n1)));
         break;
     case DC_BASIS_LIMIT:
         snprintf(buf, len,
-                 "the most the accelerator limit, the cluster, the global batch of %g or the "
+                 "the most the accelerator limit, the cluster, the global batch of %s or the "
                  "efficiency floor allow",
-                 w->global_batch_size);
+                 dc_fmt_count(w->global_batch_size, n1, sizeof(n1)));
         break;
     case DC_BASIS_PINNED:
         snprintf(buf, len, "as given");
@@ -106,17 +125,20 @@ static void memory_excluded_text(const struct dc_result *res, const struct dc_ca
     const struct dc_accelerator *a = c->acc;
     unsigned cap = dc__chip_cap(w, a);
     bool by_user = isfinite(w->max_accelerators) && w->max_accelerators < a->max_chips;
+    char need[NUM], per[NUM], chips[NUM], lim[NUM];
+    dc_fmt_number(z->memory_per_chip_gb, per, sizeof(per));
     if (z->chips_for_memory == 0) {
         snprintf(buf, len,
                  "One micro-batch's activations do not fit even when split across a "
-                 "%u-chip fast domain of %.0f GB usable each.",
-                 a->domain > 0 ? a->domain : 1, z->memory_per_chip_gb);
+                 "%s-chip fast domain of %s GB usable each.",
+                 dc_fmt_count(a->domain > 0 ? a->domain : 1, chips, sizeof(chips)), per);
         return;
     }
-    snprintf(buf, len,
-             "Needs %.1f GB%s: at least %u chips of %.0f GB usable, over the limit of %u%s.",
-             z->memory_need_gb, w->task == DC_TASK_INFERENCE ? " per replica" : "",
-             z->chips_for_memory, z->memory_per_chip_gb, cap,
+    snprintf(buf, len, "Needs %s GB%s: at least %s chips of %s GB usable, over the limit of %s%s.",
+             dc_fmt_number(z->memory_need_gb, need, sizeof(need)),
+             w->task == DC_TASK_INFERENCE ? " per replica" : "",
+             dc_fmt_count(z->chips_for_memory, chips, sizeof(chips)), per,
+             dc_fmt_count(cap, lim, sizeof(lim)),
              by_user ? " (constraints.max_accelerators)" : " (the largest job on this cluster)");
 }
 
@@ -126,24 +148,24 @@ static void memory_training_text(const struct dc_result *res, const struct dc_ca
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
     const struct dc_sizing *z = &c->sizing;
-    char what[160];
+    char what[160], n1[NUM];
     switch (w->method) {
     case DC_METHOD_LORA:
         snprintf(what, sizeof(what), "frozen %s weights plus LoRA adapters with their Adam state",
                  dc_precision_name(w->precision));
         break;
     case DC_METHOD_QLORA:
-        snprintf(what, sizeof(what), "a 4-bit NF4 base (%.3f B/parameter) plus LoRA adapters",
-                 s->qlora_bytes_per_parameter.value);
+        snprintf(what, sizeof(what), "a 4-bit NF4 base (%s B/parameter) plus LoRA adapters",
+                 dc_fmt_number(s->qlora_bytes_per_parameter.value, n1, sizeof(n1)));
         break;
     case DC_METHOD_FULL:
-        snprintf(what, sizeof(what), "weights, gradients and Adam state (%.0f B/parameter)",
-                 s->state_bytes_per_parameter.value);
+        snprintf(what, sizeof(what), "weights, gradients and Adam state (%s B/parameter)",
+                 dc_fmt_number(s->state_bytes_per_parameter.value, n1, sizeof(n1)));
         break;
     case DC_METHOD_DPO:
         snprintf(what, sizeof(what),
-                 "weights, gradients and Adam state (%.0f B/parameter) plus a frozen reference",
-                 s->state_bytes_per_parameter.value);
+                 "weights, gradients and Adam state (%s B/parameter) plus a frozen reference",
+                 dc_fmt_number(s->state_bytes_per_parameter.value, n1, sizeof(n1)));
         break;
     case DC_METHOD_RL:
         snprintf(what, sizeof(what),
@@ -152,17 +174,20 @@ static void memory_training_text(const struct dc_result *res, const struct dc_ca
                  w->rl_algorithm == DC_RL_PPO ? " and critic" : "");
         break;
     }
-    char shape[64];
+    char shape[64], need[NUM], mb[NUM], seq[NUM], per[NUM];
     struct dc_shape least;
     if (!dc_shape_at_least(c->acc, z->chips_for_memory, UINT_MAX, &least))
         least = z->shape;
     snprintf(buf, len,
-             "Needs %.1f GB: %s, sharded across the chips, and the activations of %g sequence%s "
-             "of %g tokens per chip with full recomputation; the smallest shape that holds it "
-             "is %s (%.0f GB usable a chip).",
-             z->memory_need_gb, what, s->micro_batch.value, s->micro_batch.value == 1 ? "" : "s",
-             w->sequence_length, dc_shape_format(c->acc, &least, shape, sizeof(shape)),
-             z->memory_per_chip_gb);
+             "Needs %s GB: %s, sharded across the chips, and the activations of %s sequence%s "
+             "of %s tokens per chip with full recomputation; the smallest shape that holds it "
+             "is %s (%s GB usable a chip).",
+             dc_fmt_number(z->memory_need_gb, need, sizeof(need)), what,
+             dc_fmt_count(s->micro_batch.value, mb, sizeof(mb)),
+             s->micro_batch.value == 1 ? "" : "s",
+             dc_fmt_count(w->sequence_length, seq, sizeof(seq)),
+             dc_shape_format(c->acc, &least, shape, sizeof(shape)),
+             dc_fmt_number(z->memory_per_chip_gb, per, sizeof(per)));
 }
 
 static void memory_inference_text(const struct dc_result *res, const struct dc_candidate *c,
@@ -171,41 +196,45 @@ static void memory_inference_text(const struct dc_result *res, const struct dc_c
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
     const struct dc_sizing *z = &c->sizing;
-    double weights = dc__weights_gb(s, w);
-    double kv = z->batch_per_replica > 0
-                    ? (z->memory_need_gb - weights * s->infer_overhead.value) / z->batch_per_replica
-                    : 0;
-    char kvtext[200] = "";
+    double kv = assumed(res, "kv_cache_gb_per_request");
+    char kvtext[200] = "", n1[NUM], n2[NUM], n3[NUM], n4[NUM], n5[NUM], n6[NUM];
     bool mla = strcmp(w->attention, "mla") == 0;
-    if (kv > 0)
+    if (kv > 0 && z->batch_per_replica > 0)
         snprintf(kvtext, sizeof(kvtext),
-                 " plus a %.2f GB %s KV cache for each of %u requests (%g tokens, %s)", kv,
-                 dc_precision_name(w->kv_precision), z->batch_per_replica, w->context_tokens,
+                 " plus a %s GB %s KV cache for each of %s requests (%s tokens, %s)",
+                 dc_fmt_number(kv, n1, sizeof(n1)), dc_precision_name(w->kv_precision),
+                 dc_fmt_count(z->batch_per_replica, n2, sizeof(n2)),
+                 dc_fmt_count(w->context_tokens, n3, sizeof(n3)),
                  mla                     ? "MLA's latent vector"
                  : isfinite(w->kv_heads) ? "KV heads as given"
                                          : "every attention head a KV head: set model.kv_heads");
     snprintf(buf, len,
-             "Needs %.1f GB per replica: %.1f GB of %s weights x %.1f runtime overhead%s; %u "
-             "chip%s of %.0f GB usable.",
-             z->memory_need_gb, weights,
+             "Needs %s GB per replica: %s GB of %s weights x %s runtime overhead%s; %s "
+             "chip%s of %s GB usable.",
+             dc_fmt_number(z->memory_need_gb, n4, sizeof(n4)),
+             dc_fmt_number(assumed(res, "weights_gb"), n5, sizeof(n5)),
              w->quantization != DC_QUANT_NONE ? dc__quantization_name(w->quantization)
                                               : dc_precision_name(w->precision),
-             s->infer_overhead.value, kvtext, z->chips_per_replica, plural(z->chips_per_replica),
-             z->memory_per_chip_gb);
+             dc_fmt_number(s->infer_overhead.value, n6, sizeof(n6)), kvtext,
+             dc_fmt_count(z->chips_per_replica, n2, sizeof(n2)), plural(z->chips_per_replica),
+             dc_fmt_number(z->memory_per_chip_gb, n1, sizeof(n1)));
 }
 
 static void time_text(const struct dc_result *res, const struct dc_candidate *c, char *buf,
                       size_t len)
 {
     const struct dc_sizing *z = &c->sizing;
-    char shape[64], why[320];
+    char shape[64], why[320], h[NUM], flop[NUM], peak[NUM], mfu[NUM], eff[NUM];
     snprintf(buf, len,
-             "About %.1f hours (%.1f days) on %s, %s: %.3g FLOP at %.0f TFLOPS peak and %.0f%% "
-             "MFU (%.0f%% of the single-domain rate).",
-             z->hours, z->hours / 24.0, dc_shape_format(c->acc, &z->shape, shape, sizeof(shape)),
+             "About %s on %s, %s: %s at %s TFLOPS peak and %s MFU (%s of the single-domain "
+             "rate).",
+             dc_fmt_hours(z->hours, h, sizeof(h)),
+             dc_shape_format(c->acc, &z->shape, shape, sizeof(shape)),
              basis_text(res, z, why, sizeof(why)),
-             z->hours * 3600.0 * z->chips * z->peak_tflops * 1e12 * z->mfu, z->peak_tflops,
-             z->mfu * 100, z->scale_efficiency * 100);
+             dc_fmt_flop(assumed(res, "training_flops"), flop, sizeof(flop)),
+             dc_fmt_number(z->peak_tflops, peak, sizeof(peak)),
+             dc_fmt_percent(z->mfu, mfu, sizeof(mfu)),
+             dc_fmt_percent(z->scale_efficiency, eff, sizeof(eff)));
 }
 
 static void serving_text(const struct dc_result *res, const struct dc_candidate *c, char *buf,
@@ -213,35 +242,42 @@ static void serving_text(const struct dc_result *res, const struct dc_candidate 
 {
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing *z = &c->sizing;
-    char shape[64], why[320];
+    char shape[64], why[320], rep[NUM], per[NUM], batch[NUM], rps[NUM], tps[NUM], req[NUM],
+        pre[NUM], out[NUM], step[NUM];
     dc_shape_format(c->acc, &z->shape, shape, sizeof(shape));
     basis_text(res, z, why, sizeof(why));
+    dc_fmt_count(z->replicas, rep, sizeof(rep));
+    dc_fmt_count(z->chips_per_replica, per, sizeof(per));
+    dc_fmt_count(z->batch_per_replica, batch, sizeof(batch));
+    dc_fmt_number(z->throughput_rps, rps, sizeof(rps));
+    dc_fmt_ms(z->decode_ms, step, sizeof(step));
     if (z->estimate_withheld != NULL)
         snprintf(buf, len,
-                 "%u replica%s of %u chip%s on %s hold the model; its speed is not estimated "
+                 "%s replica%s of %s chip%s on %s hold the model; its speed is not estimated "
                  "without %s.",
-                 z->replicas, plural(z->replicas), z->chips_per_replica,
-                 plural(z->chips_per_replica), shape, z->estimate_withheld);
+                 rep, plural(z->replicas), per, plural(z->chips_per_replica), shape,
+                 z->estimate_withheld);
     else if (!isfinite(z->throughput_rps))
         snprintf(buf, len,
                  "Throughput cannot be estimated: no %s rate or memory bandwidth is listed for %s.",
                  dc_precision_name(w->precision), c->acc->id);
     else if (isfinite(z->prefill_ms))
         snprintf(buf, len,
-                 "%u replica%s of %u chip%s on %s (%s), %u concurrent requests each: about "
-                 "%.1f requests/s and %.0f output tokens/s. A request takes about %.0f ms "
-                 "(prefill %.1f ms + %g tokens x %.2f ms per step, each step bound by %s).",
-                 z->replicas, plural(z->replicas), z->chips_per_replica,
-                 plural(z->chips_per_replica), shape, why, z->batch_per_replica, z->throughput_rps,
-                 z->tokens_per_second, z->request_ms, z->prefill_ms, w->output_tokens, z->decode_ms,
+                 "%s replica%s of %s chip%s on %s (%s), %s concurrent requests each: about "
+                 "%s requests/s and %s output tokens/s. A request takes about %s (prefill %s + "
+                 "%s tokens x %s per step, each step bound by %s).",
+                 rep, plural(z->replicas), per, plural(z->chips_per_replica), shape, why, batch,
+                 rps, dc_fmt_quantity(z->tokens_per_second, tps, sizeof(tps)),
+                 dc_fmt_ms(z->request_ms, req, sizeof(req)),
+                 dc_fmt_ms(z->prefill_ms, pre, sizeof(pre)),
+                 dc_fmt_count(w->output_tokens, out, sizeof(out)), step,
                  z->compute_bound ? "compute" : "memory bandwidth");
     else
         snprintf(buf, len,
-                 "%u replica%s of %u chip%s on %s (%s), batches of %u: about %.1f requests/s; "
-                 "one batch takes about %.2f ms, bound by %s.",
-                 z->replicas, plural(z->replicas), z->chips_per_replica,
-                 plural(z->chips_per_replica), shape, why, z->batch_per_replica, z->throughput_rps,
-                 z->decode_ms, z->compute_bound ? "compute" : "memory bandwidth");
+                 "%s replica%s of %s chip%s on %s (%s), batches of %s: about %s requests/s; "
+                 "one batch takes about %s, bound by %s.",
+                 rep, plural(z->replicas), per, plural(z->chips_per_replica), shape, why, batch,
+                 rps, step, z->compute_bound ? "compute" : "memory bandwidth");
 }
 
 const char *dc__pricing_words(enum dc_pricing p)
@@ -274,21 +310,24 @@ static void cloud_cost_text(const struct dc_result *res, const struct dc_candida
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing *z = &c->sizing;
     const struct dc_offer *o = z->offer;
-    char m1[32], m2[32], rate[200];
-    snprintf(rate, sizeof(rate), "$%.4g per chip-hour, %s on %s %s (%s), as of %s%s",
-             z->usd_per_chip_hour, dc__pricing_words(w->pricing), dc_provider_name(o->provider),
-             o->region, o->instance_type, o->price[w->pricing].as_of,
+    char m1[NUM], m2[NUM], m3[NUM], chips[NUM], h[NUM], rate[200];
+    snprintf(rate, sizeof(rate), "%s, %s on %s %s (%s), as of %s%s",
+             dc_fmt_money(z->usd_per_chip_hour, DC_PER_CHIP_HOUR, m3, sizeof(m3)),
+             dc__pricing_words(w->pricing), dc_provider_name(o->provider), o->region,
+             o->instance_type, o->price[w->pricing].as_of,
              o->low_confidence ? "; its source is marked low confidence" : "");
+    dc_fmt_money(z->cost_usd, dc__cost_period(w), m1, sizeof(m1));
+    dc_fmt_money(z->cost_per_hour_usd, DC_PER_HOUR, m2, sizeof(m2));
+    dc_fmt_count(z->chips, chips, sizeof(chips));
     if (w->task == DC_TASK_INFERENCE && w->job_requests > 0)
-        snprintf(buf, len, "About %s for the job: %u chip%s for %.1f h at %s.",
-                 money(z->cost_usd, m1, sizeof(m1)), z->chips, plural(z->chips), z->hours, rate);
+        snprintf(buf, len, "About %s (%s): %s chip%s for %s at %s.", m1, m2, chips,
+                 plural(z->chips), dc_fmt_hours(z->hours, h, sizeof(h)), rate);
     else if (w->task == DC_TASK_INFERENCE)
-        snprintf(buf, len, "About %s per month (%s an hour for %u chip%s) at %s.",
-                 money(z->cost_usd, m1, sizeof(m1)), money(z->cost_per_hour_usd, m2, sizeof(m2)),
-                 z->chips, plural(z->chips), rate);
+        snprintf(buf, len, "About %s (%s for %s chip%s) at %s.", m1, m2, chips, plural(z->chips),
+                 rate);
     else
-        snprintf(buf, len, "About %s for the run: %u chip%s for %.1f h at %s.",
-                 money(z->cost_usd, m1, sizeof(m1)), z->chips, plural(z->chips), z->hours, rate);
+        snprintf(buf, len, "About %s (%s): %s chip%s for %s at %s.", m1, m2, chips,
+                 plural(z->chips), dc_fmt_hours(z->hours, h, sizeof(h)), rate);
 }
 
 static void on_prem_cost_text(const struct dc_result *res, const struct dc_candidate *c, char *buf,
@@ -298,24 +337,26 @@ static void on_prem_cost_text(const struct dc_result *res, const struct dc_candi
     const struct dc_accelerator *a = c->acc;
     const struct dc_sizing *z = &c->sizing;
     const struct dc_workload *w = &res->workload;
-    const char *per = w->task == DC_TASK_INFERENCE && !(w->job_requests > 0) ? " a month"
-                      : w->task == DC_TASK_INFERENCE                         ? " for the job"
-                                                                             : " for the run";
-    char m1[32], m2[32], energy[160];
-    snprintf(energy, sizeof(energy), "%g W x PUE %g x $%g/kWh", a->power_watts, s->pue.value,
-             s->usd_per_kwh.value);
+    enum dc_period per = dc__cost_period(w);
+    char m1[NUM], m2[NUM], m3[NUM], n1[NUM], n2[NUM], n3[NUM], energy[160];
+    snprintf(energy, sizeof(energy), "%s W x PUE %s x %s/kWh",
+             dc_fmt_number(a->power_watts, n1, sizeof(n1)),
+             dc_fmt_number(s->pue.value, n2, sizeof(n2)),
+             dc_fmt_money(s->usd_per_kwh.value, DC_PER_NONE, m3, sizeof(m3)));
     if (z->cost_basis == DC_COST_ON_PREM)
         snprintf(buf, len,
-                 "About %s%s on premises: %s of energy (%s) plus the $%.0f list price per "
-                 "chip (%s) amortised over %g years.",
-                 money(z->cost_usd, m1, sizeof(m1)), per, money(z->energy_usd, m2, sizeof(m2)),
-                 energy, a->list_price_usd, a->list_price_as_of, s->amortization_years.value);
+                 "About %s on premises: %s of energy (%s) plus the %s list price per chip (%s) "
+                 "amortised over %s years.",
+                 dc_fmt_money(z->cost_usd, per, m1, sizeof(m1)),
+                 dc_fmt_money(z->energy_usd, per, m2, sizeof(m2)), energy,
+                 dc_fmt_money(a->list_price_usd, DC_PER_NONE, m3, sizeof(m3)), a->list_price_as_of,
+                 dc_fmt_number(s->amortization_years.value, n3, sizeof(n3)));
     else if (isfinite(z->energy_usd))
         snprintf(buf, len,
-                 "On premises it draws about %s of energy%s (%s), but no public hardware list "
+                 "On premises it draws about %s of energy (%s), but no public hardware list "
                  "price exists to amortise, so its cost is unknown; the ranking used time and "
                  "fit.",
-                 money(z->energy_usd, m1, sizeof(m1)), per, energy);
+                 dc_fmt_money(z->energy_usd, per, m1, sizeof(m1)), energy);
     else
         snprintf(buf, len,
                  "On premises neither its power nor a hardware list price is public, so its "
@@ -327,14 +368,14 @@ static void cost_text(const struct dc_result *res, const struct dc_candidate *c,
 {
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing *z = &c->sizing;
-    char who[80], win[160] = "";
+    char who[80], win[160] = "", m1[NUM];
     bool gated = c->capped_by != NULL && strcmp(c->capped_by->rule_id, DC__R_COST) == 0;
     double be = c->selection.breakeven_usd_per_chip_hour;
     if (gated && isfinite(be))
         snprintf(win, sizeof(win),
-                 "; it ranks after every priced part that fits, and at $%.3g per chip-hour or "
-                 "less it would match the top pick",
-                 be);
+                 "; it ranks after every priced part that fits, and at %s or less it would match "
+                 "the top pick",
+                 dc_fmt_money(be, DC_PER_CHIP_HOUR, m1, sizeof(m1)));
     else if (gated)
         snprintf(win, sizeof(win), "; it ranks after every priced part that fits");
     if (z->estimate_withheld != NULL)
@@ -368,39 +409,46 @@ static void target_text(const struct dc_result *res, const struct dc_candidate *
 {
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing *z = &c->sizing;
-    char m1[32], m2[32];
+    enum dc_period per = dc__cost_period(w);
+    char m1[NUM], m2[NUM], n1[NUM], n2[NUM], n3[NUM];
+    dc_fmt_money(w->budget_usd, per, m2, sizeof(m2));
     if (strcmp(id, DC__R_BUDGET) == 0 && z->estimate_withheld != NULL)
         snprintf(buf, len,
                  "The cost is not estimated without %s, so the budget of %s cannot be "
                  "checked.",
-                 z->estimate_withheld, money(w->budget_usd, m2, sizeof(m2)));
+                 z->estimate_withheld, m2);
     else if (strcmp(id, DC__R_BUDGET) == 0 && !isfinite(z->cost_usd))
         snprintf(buf, len, "No public %s price to check the budget of %s against.",
-                 dc__pricing_words(w->pricing), money(w->budget_usd, m2, sizeof(m2)));
+                 dc__pricing_words(w->pricing), m2);
     else if (strcmp(id, DC__R_BUDGET) == 0)
         snprintf(buf, len, "Estimated %s is over the budget of %s.",
-                 money(z->cost_usd, m1, sizeof(m1)), money(w->budget_usd, m2, sizeof(m2)));
+                 dc_fmt_money(z->cost_usd, per, m1, sizeof(m1)), m2);
     else if (strcmp(id, DC__R_DEADLINE) == 0) {
         char target[96];
-        target_words(res, target, sizeof(target));
+        dc__target_words(res, target, sizeof(target));
         snprintf(buf, len,
-                 "Misses %s even at %u chips (about %.1f h), so it ranks after every part "
+                 "Misses %s even at %s chips (about %s), so it ranks after every part "
                  "that meets it.",
-                 target, z->chips, z->hours);
+                 target, dc_fmt_count(z->chips, n1, sizeof(n1)),
+                 dc_fmt_hours(z->hours, n2, sizeof(n2)));
     } else if (strcmp(id, DC__R_PORTABLE) == 0)
         snprintf(buf, len,
                  "Not every provider in constraints.providers rents %s on the %s basis, and "
                  "the answer must run on each of them (constraints.portable).",
                  c->acc->name, dc__pricing_words(w->pricing));
     else if (strcmp(id, DC__R_LATENCY) == 0)
-        snprintf(
-            buf, len, "One %s takes about %.2f ms even at batch 1, over the %.2f ms p99 target.",
-            isfinite(z->prefill_ms) ? "decode step" : "batch", z->decode_ms, w->latency_ms_p99);
+        snprintf(buf, len, "One %s takes about %s even at batch 1, over the %s p99 target.",
+                 isfinite(z->prefill_ms) ? "decode step" : "batch",
+                 dc_fmt_ms(z->decode_ms, n1, sizeof(n1)),
+                 dc_fmt_ms(w->latency_ms_p99, n2, sizeof(n2)));
     else
         snprintf(buf, len,
-                 "Serves about %.1f of the %g requests/s asked: %u replicas are all the limit of "
-                 "%u chips allows.",
-                 z->throughput_rps, w->requests_per_second, z->replicas, dc__chip_cap(w, c->acc));
+                 "Serves about %s of the %s requests/s asked: %s replicas are all the limit of "
+                 "%s chips allows.",
+                 dc_fmt_number(z->throughput_rps, n1, sizeof(n1)),
+                 dc_fmt_number(w->requests_per_second, n2, sizeof(n2)),
+                 dc_fmt_count(z->replicas, n3, sizeof(n3)),
+                 dc_fmt_count(dc__chip_cap(w, c->acc), m1, sizeof(m1)));
 }
 
 /* probe.available: what is free, where, and that this configuration fits in it
@@ -409,16 +457,19 @@ static void available_text(const struct dc_candidate *c, char *buf, size_t len)
 {
     const struct dc_candidate_availability *v = &c->availability;
     const char *name = c->acc->short_name != NULL ? c->acc->short_name : c->acc->id;
-    char shape[96], age[96] = "";
+    char shape[96], age[96] = "", n1[NUM], n2[NUM], n3[NUM];
     dc_shape_format(c->acc, &c->sizing.shape, shape, sizeof(shape));
     if (v->stale)
-        snprintf(age, sizeof(age), " The snapshot is %.0f s old (stale).", v->age_seconds);
+        snprintf(age, sizeof(age), " The snapshot is %s old (stale).",
+                 dc_fmt_duration(v->age_seconds, n3, sizeof(n3)));
+    dc_fmt_count(v->free, n1, sizeof(n1));
+    dc_fmt_count(v->attached, n2, sizeof(n2));
     if (v->fleet)
-        snprintf(buf, len, "%u of %u %s free on %u node%s now: room for %s.%s", v->free,
-                 v->attached, name, v->free_nodes, plural(v->free_nodes), shape, age);
+        snprintf(buf, len, "%s of %s %s free on %s node%s now: room for %s.%s", n1, n2, name,
+                 dc_fmt_count(v->free_nodes, n3, sizeof(n3)), plural(v->free_nodes), shape, age);
     else
-        snprintf(buf, len, "%u of %u attached %s are free on this host now: room for %s.%s",
-                 v->free, v->attached, c->acc->id, shape, age);
+        snprintf(buf, len, "%s of %s attached %s are free on this host now: room for %s.%s", n1, n2,
+                 c->acc->id, shape, age);
 }
 
 const char *dc_reason_text(const struct dc_result *res, const struct dc_candidate *c,

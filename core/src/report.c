@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dc/numfmt.h"
 #include "engine_internal.h"
 #include "ruleset_internal.h"
 #include "sizing.h"
@@ -54,16 +55,19 @@ static enum dc_status fit_warnings(struct dc_result *res, const struct dc_candid
         }
     }
     enum dc_status rc = DC_OK;
+    char n1[48], n2[48], n3[48], m1[48], m2[48];
+    enum dc_period per = dc__cost_period(w);
     if (allowed > 0 && fit_mem == 0 && smallest != NULL)
         rc = dc__add_warning(
             res, "nothing_fits_memory",
             dc__fmt(ar,
-                    "No candidate fits %.1f GB within the accelerator limit; the smallest fit "
-                    "is %u x %s (%.0f GB each): raise constraints.max_accelerators to %u or use "
+                    "No candidate fits %s GB within the accelerator limit; the smallest fit "
+                    "is %s x %s (%s GB each): raise constraints.max_accelerators to %s or use "
                     "a lower precision.",
-                    smallest->sizing.memory_need_gb, smallest->sizing.chips_for_memory,
-                    smallest->acc->id, smallest->acc->memory_gb,
-                    smallest->sizing.chips_for_memory));
+                    dc_fmt_number(smallest->sizing.memory_need_gb, n1, sizeof(n1)),
+                    dc_fmt_count(smallest->sizing.chips_for_memory, n2, sizeof(n2)),
+                    smallest->acc->id, dc_fmt_number(smallest->acc->memory_gb, n3, sizeof(n3)),
+                    n2));
     else if (allowed > 0 && fit_mem == 0)
         rc = dc__add_warning(res, "nothing_fits_memory",
                              "No candidate holds the job at any size: one micro-batch's "
@@ -74,12 +78,14 @@ static enum dc_status fit_warnings(struct dc_result *res, const struct dc_candid
             cheapest == NULL
                 ? dc__fmt(ar,
                           "No candidate that fits has a public %s price to check the budget of "
-                          "$%.2f against.",
-                          dc__pricing_words(w->pricing), w->budget_usd)
+                          "%s against.",
+                          dc__pricing_words(w->pricing),
+                          dc_fmt_money(w->budget_usd, per, m1, sizeof(m1)))
                 : dc__fmt(ar,
-                          "No candidate fits the budget of $%.2f; the cheapest is %s at an "
-                          "estimated $%.2f.",
-                          w->budget_usd, cheapest->acc->id, cheapest->sizing.cost_usd));
+                          "No candidate fits the budget of %s; the cheapest is %s at an "
+                          "estimated %s.",
+                          dc_fmt_money(w->budget_usd, per, m1, sizeof(m1)), cheapest->acc->id,
+                          dc_fmt_money(cheapest->sizing.cost_usd, per, m2, sizeof(m2))));
     if (rc == DC_OK && res->n_recommendations == 0)
         rc = dc__add_warning(res, "no_candidates",
                              "Every candidate was excluded; see `excluded` for the rule behind "
@@ -94,30 +100,36 @@ static enum dc_status target_warnings(struct dc_result *res, const struct dc_can
     const struct dc_sizing *z = &top->sizing;
     struct dc__arena *ar = res->arena_;
     enum dc_status rc = DC_OK;
+    char n1[48], n2[48], n3[48], n4[48];
     /* An offline job's deadline is its own (inference.job). */
     double deadline = w->job_requests > 0 ? w->job_deadline_hours : w->deadline_hours;
     if (!z->meets_deadline)
         rc = dc__add_warning(res, "deadline_not_met",
                              dc__fmt(ar,
-                                     "The top recommendation needs an estimated %.1f h on %u "
-                                     "chips, over the %.1f h deadline, even at its largest "
+                                     "The top recommendation needs an estimated %s on %s "
+                                     "chips, over the deadline of %s, even at its largest "
                                      "useful size.",
-                                     z->hours, z->chips, deadline));
+                                     dc_fmt_hours(z->hours, n1, sizeof(n1)),
+                                     dc_fmt_count(z->chips, n2, sizeof(n2)),
+                                     dc_fmt_hours(deadline, n3, sizeof(n3))));
     if (rc == DC_OK && !z->meets_latency)
         rc = dc__add_warning(res, "latency_not_met",
                              dc__fmt(ar,
-                                     "One %s of the top recommendation takes about %.2f ms even "
-                                     "at batch 1, over the %.2f ms p99 target.",
+                                     "One %s of the top recommendation takes about %s even "
+                                     "at batch 1, over the %s p99 target.",
                                      isfinite(z->prefill_ms) ? "decode step" : "batch",
-                                     z->decode_ms, w->latency_ms_p99));
+                                     dc_fmt_ms(z->decode_ms, n1, sizeof(n1)),
+                                     dc_fmt_ms(w->latency_ms_p99, n2, sizeof(n2))));
     if (rc == DC_OK && !z->meets_rate)
         rc = dc__add_warning(res, "rate_not_met",
                              dc__fmt(ar,
-                                     "The top recommendation serves about %.1f of the %.1f "
-                                     "requests/s asked: %u replicas of %u chips are all the "
+                                     "The top recommendation serves about %s of the %s "
+                                     "requests/s asked: %s replicas of %s chips are all the "
                                      "accelerator limit allows.",
-                                     z->throughput_rps, w->requests_per_second, z->replicas,
-                                     z->chips_per_replica));
+                                     dc_fmt_number(z->throughput_rps, n1, sizeof(n1)),
+                                     dc_fmt_number(w->requests_per_second, n2, sizeof(n2)),
+                                     dc_fmt_count(z->replicas, n3, sizeof(n3)),
+                                     dc_fmt_count(z->chips_per_replica, n4, sizeof(n4))));
     return rc;
 }
 
@@ -216,12 +228,15 @@ static enum dc_status price_warnings(const dc_ruleset *rs, struct dc_result *res
                                      dc_provider_name(z->offer->provider), z->offer->region));
     const char *as_of = price_date(w, top);
     double age = price_age_days(as_of, time(NULL));
+    char limit[48];
     if (rc == DC_OK && isfinite(age) && age > rs->sizing.price_stale_after_days)
         rc = dc__add_warning(res, "price_stale",
                              dc__fmt(ar,
-                                     "The price behind the cost of %s dates from %s, over %.0f "
-                                     "days ago; it may be out of date.",
-                                     a->id, as_of, rs->sizing.price_stale_after_days));
+                                     "The price behind the cost of %s dates from %s, over %s "
+                                     "ago; it may be out of date.",
+                                     a->id, as_of,
+                                     dc_fmt_duration(rs->sizing.price_stale_after_days * 86400,
+                                                     limit, sizeof(limit))));
     return rc;
 }
 
@@ -251,18 +266,22 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
         rc = unpriced_warning(res);
     if (rc == DC_OK)
         rc = assumed_team_warning(res);
+    char n1[48], n2[48], n3[48];
     if (rc == DC_OK && w->task != DC_TASK_INFERENCE && !isfinite(w->deadline_hours) &&
         !top->selection.meets_targets && isfinite(top->sizing.hours))
-        rc = dc__add_warning(res, "long_run",
-                             dc__fmt(ar,
-                                     "No candidate finishes within the default %g h: the top "
-                                     "recommendation takes %.0f days on %u x %s, the most its "
-                                     "limits allow; set training.deadline_hours to size the job "
-                                     "for a deadline.",
-                                     w->task == DC_TASK_FINE_TUNING
-                                         ? rs->sizing.target_hours_fine_tuning.value
-                                         : rs->sizing.target_hours_training.value,
-                                     top->sizing.hours / 24.0, top->sizing.chips, top->acc->id));
+        rc =
+            dc__add_warning(res, "long_run",
+                            dc__fmt(ar,
+                                    "No candidate finishes within the default %s: the top "
+                                    "recommendation takes %s on %s x %s, the most its "
+                                    "limits allow; set training.deadline_hours to size the job "
+                                    "for a deadline.",
+                                    dc_fmt_hours(w->task == DC_TASK_FINE_TUNING
+                                                     ? rs->sizing.target_hours_fine_tuning.value
+                                                     : rs->sizing.target_hours_training.value,
+                                                 n1, sizeof(n1)),
+                                    dc_fmt_hours(top->sizing.hours, n2, sizeof(n2)),
+                                    dc_fmt_count(top->sizing.chips, n3, sizeof(n3)), top->acc->id));
     return rc;
 }
 
@@ -345,7 +364,9 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
     add(res, "inference_bytes_per_parameter", dc__served_weight_bytes(s, w), "bytes",
         s->infer_bytes_source);
     add_param(res, "inference_overhead_factor", &s->infer_overhead, "ratio");
+    add(res, "weights_gb", d->weights_gb, "GB", s->infer_bytes_source);
     add(res, "kv_cache_bytes_per_token", d->kv_bytes_per_token, "bytes", s->kv_source);
+    add(res, "kv_cache_gb_per_request", d->kv_cache_gb, "GB", s->kv_source);
     add(res, "flops_per_request", d->flops_per_request, "flop", "https://arxiv.org/abs/2001.08361");
     add_param(res, "max_batch", &s->max_batch, "requests");
     add_param(res, "hbm_efficiency", &s->hbm_efficiency, "ratio");
@@ -366,6 +387,9 @@ void dc__report_assumptions(const dc_ruleset *rs, struct dc_result *res,
         inference_assumptions(s, res, d);
     else
         training_assumptions(s, res, d);
+    /* A policy of the rule set's sizing.yaml, which the reasons quote. */
+    if (w->objective == DC_OBJECTIVE_BALANCED)
+        add(res, "balanced_premium", s->balanced_premium, "ratio", "convention");
     if (w->deployment != DC_DEPLOY_CLOUD) {
         add_param(res, "usd_per_kwh", &s->usd_per_kwh, "usd/kWh");
         add_param(res, "pue", &s->pue, "ratio");

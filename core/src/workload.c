@@ -350,6 +350,12 @@ static enum dc_status parse_model_shape(const cJSON *m, struct dc_workload *w, s
                    "kv_heads (%g) exceeds attention_heads (%g): grouped-query attention shares "
                    "each KV head among several query heads",
                    w->kv_heads, w->attention_heads);
+    if (isfinite(w->kv_heads) && isfinite(w->attention_heads) &&
+        fmod(w->attention_heads, w->kv_heads) != 0)
+        return bad(err, "model", "kv_heads",
+                   "kv_heads (%g) does not divide attention_heads (%g): grouped-query attention "
+                   "gives each KV head the same number of query heads",
+                   w->kv_heads, w->attention_heads);
     TRY(get_dim(m, "head_dim", 1e5, &w->head_dim, err));
     TRY(get_dim(m, "intermediate_size", 1e7, &w->intermediate_size, err));
     TRY(get_dim(m, "context_length", 1e8, &w->context_length, err));

@@ -192,8 +192,7 @@ static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct r
                  "the server holds its limit of %u bytes of responses not yet read by their "
                  "clients; retry shortly",
                  s->cfg.max_queued_response_bytes);
-        return respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, "Too many pending responses",
-                               detail, retry_after);
+        return respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, NULL, detail, retry_after);
     }
     if (body == NULL) {
         body = unconst("");
@@ -300,22 +299,6 @@ static enum MHD_Result respond_internal(svc_server *s, struct MHD_Connection *c,
 
 /* ---- request bodies ----------------------------------------------------------------- */
 
-static const char *parse_title(enum api_json_error e)
-{
-    switch (e) {
-    case API_JSON_INVALID_UTF8:
-        return "The request body is not valid UTF-8";
-    case API_JSON_DUPLICATE_KEY:
-        return "The request body has a duplicate key";
-    case API_JSON_TOO_DEEP:
-        return "The request body is nested too deeply";
-    case API_JSON_NUL_IN_STRING:
-        return "The request body has a NUL character (\\u0000) in a string";
-    default:
-        return "The request body is not valid JSON";
-    }
-}
-
 /* Parse the body; on failure queue the 400 (or 500) and return NULL with *res set. */
 static cJSON *parse_body(svc_server *s, struct MHD_Connection *c, struct req *r,
                          enum MHD_Result *res)
@@ -331,7 +314,7 @@ static cJSON *parse_body(svc_server *s, struct MHD_Connection *c, struct req *r,
         *res = respond_internal(s, c, r, "parse", err.msg);
         return NULL;
     }
-    cJSON *p = api_problem_new(400, api_json_error_name(e), parse_title(e), err.msg, r->id);
+    cJSON *p = api_problem_new(400, api_json_error_name(e), NULL, err.msg, r->id);
     if (p != NULL && api_problem_add_error(p, err.where, err.msg) != DC_OK) {
         cJSON_Delete(p);
         p = NULL;
@@ -347,8 +330,7 @@ static cJSON *validation_problem(const struct req *r, const struct api_schema_re
 {
     char detail[160];
     size_t n = 0;
-    cJSON *p = api_problem_new(400, API_PROBLEM_VALIDATION,
-                               "The request body does not match the schema", NULL, r->id);
+    cJSON *p = api_problem_new(400, API_PROBLEM_VALIDATION, NULL, NULL, r->id);
     if (p == NULL || api_problem_add_violations(p, vr, "", prefix, &n) != DC_OK) {
         cJSON_Delete(p);
         return NULL;
@@ -367,8 +349,7 @@ static cJSON *core_problem(const struct req *r, const struct dc_error *err, cons
 {
     char ptr[DC_ERROR_WHERE_MAX + 64];
     snprintf(ptr, sizeof(ptr), "%s%s", prefix, err->where);
-    cJSON *p =
-        api_problem_new(400, API_PROBLEM_VALIDATION, "The workload is not valid", err->msg, r->id);
+    cJSON *p = api_problem_new(400, API_PROBLEM_VALIDATION, NULL, err->msg, r->id);
     if (p != NULL && api_problem_add_error(p, ptr, err->msg) != DC_OK) {
         cJSON_Delete(p);
         return NULL;
@@ -742,8 +723,8 @@ static void query_error(struct query_check *q, const char *name, const char *mes
 {
     char msg[256];
     if (q->problem == NULL) {
-        q->problem = api_problem_new(400, API_PROBLEM_VALIDATION,
-                                     "The query parameters are not valid", NULL, NULL);
+        q->problem = api_problem_new(400, API_PROBLEM_VALIDATION, NULL,
+                                     "the query parameters are not valid", NULL);
         if (q->problem == NULL) {
             q->oom = true;
             return;
@@ -896,7 +877,7 @@ static enum MHD_Result handle_inventory(svc_server *s, struct MHD_Connection *c,
                                NULL);
     const struct probe_snapshot *snap = svc__probe_get(s);
     if (snap == NULL)
-        return respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY, "No snapshot yet",
+        return respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY, NULL,
                                "the first probe has not finished", retry_after);
     struct dc_error err;
     dc_error_clear(&err);
@@ -937,7 +918,7 @@ static enum MHD_Result handle_fleet(svc_server *s, struct MHD_Connection *c, str
     bool ready = false;
     cJSON *o = svc__fleet_body(s, r->id, &ready);
     if (!ready)
-        return respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY, "No fleet snapshot yet",
+        return respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY, NULL,
                                "Prometheus has not answered both fleet queries yet", retry_after);
     if (o == NULL)
         return respond_internal(s, c, r, "fleet", "out of memory");
@@ -1096,8 +1077,7 @@ static enum MHD_Result respond_over_budget(svc_server *s, struct MHD_Connection 
              "the server holds its limit of %u bytes of request bodies; retry shortly",
              s->cfg.max_buffered_body_bytes);
     r->close = true;
-    return respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, "Too many request bodies", detail,
-                           retry_after);
+    return respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, NULL, detail, retry_after);
 }
 
 /* No key set, or the request's bearer key is one of the current set. */
@@ -1120,7 +1100,7 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
 {
     char allow[64];
     if (r->over_limit) {
-        *res = respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, "Too many connections",
+        *res = respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, NULL,
                                "the server is at its connection limit; retry shortly", retry_after);
         return true;
     }

@@ -285,7 +285,8 @@ static void refuse(svc_server *s, int fd)
     svc_request_id_generate(id);
     int bl = snprintf(body, sizeof(body),
                       "{\"type\":\"" API_PROBLEM_TYPE_PREFIX API_PROBLEM_OVERLOADED
-                      "\",\"title\":\"Too many connections\",\"status\":503,\"detail\":\"the "
+                      "\",\"title\":\"" API_PROBLEM_OVERLOADED_TITLE
+                      "\",\"status\":503,\"detail\":\"the "
                       "server is at its connection limit; retry shortly\",\"request_id\":\"%s\"}",
                       id);
     int ml = snprintf(msg, sizeof(msg),

@@ -30,6 +30,9 @@ static const struct {
 } assets[] = {
     {"/", "web/index.html", "text/html; charset=utf-8"},
     {"/ui/playground.js", "web/playground.js", "text/javascript; charset=utf-8"},
+    {"/ui/answer.js", "web/answer.js", "text/javascript; charset=utf-8"},
+    {"/ui/dom.js", "web/dom.js", "text/javascript; charset=utf-8"},
+    {"/ui/format.js", "web/format.js", "text/javascript; charset=utf-8"},
     {"/ui/playground.css", "web/playground.css", "text/css; charset=utf-8"},
     {"/ui/icon.svg", "web/icon.svg", "image/svg+xml"},
 };
@@ -105,20 +108,35 @@ static void test_page_rules(void **state)
         if (strncmp(p, "<script src=\"ui/", 16) != 0)
             fail_msg("web/index.html has a script that is not one of its own files: %.40s", p);
     }
-    assert_non_null(strstr(html, "<script src=\"ui/playground.js\""));
+    /* Its scripts in the order each needs the one before. */
+    static const char *const scripts[] = {"format.js", "dom.js", "answer.js", "playground.js"};
+    const char *at = html;
+    for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
+        char tag[64];
+        snprintf(tag, sizeof(tag), "<script src=\"ui/%s\" defer>", scripts[i]);
+        const char *found = strstr(at, tag);
+        if (found == NULL)
+            fail_msg("web/index.html does not load ui/%s after the scripts before it", scripts[i]);
+        at = found;
+    }
     assert_non_null(strstr(html, "<link rel=\"stylesheet\" href=\"ui/playground.css\">"));
     free(html);
-    /* The script asks for relative URLs only: no fetch of "/..." or of another host. */
-    char *js = source_file("web/playground.js", NULL);
+    /* The scripts ask for relative URLs only (no fetch of "/..." or of another
+     * host) and never turn text into markup. */
     static const char *const absolute[] = {"fetch('/",       "fetch(\"/", "'/v1/",
                                            "\"/v1/",         "'/openapi", "'/ui/",
                                            "innerHTML",      "outerHTML", "insertAdjacentHTML",
                                            "document.write", "eval("};
-    for (size_t i = 0; i < sizeof(absolute) / sizeof(absolute[0]); i++) {
-        if (strstr(js, absolute[i]) != NULL)
-            fail_msg("web/playground.js has %s", absolute[i]);
+    for (size_t k = 0; k < sizeof(scripts) / sizeof(scripts[0]); k++) {
+        char rel[64];
+        snprintf(rel, sizeof(rel), "web/%s", scripts[k]);
+        char *js = source_file(rel, NULL);
+        for (size_t i = 0; i < sizeof(absolute) / sizeof(absolute[0]); i++) {
+            if (strstr(js, absolute[i]) != NULL)
+                fail_msg("%s has %s", rel, absolute[i]);
+        }
+        free(js);
     }
-    free(js);
 }
 
 /* ui/examples.json holds every JSON file of examples/, as parsed from the source tree. */

@@ -187,5 +187,40 @@ export async function run(base: string, key: string): Promise<string[]> {
     check((page.data ?? '').includes('<script src="ui/playground.js"'), 'the page');
     called.push('metrics', 'contractYaml', 'contractJson', 'playground');
   }
+  // HEAD of every GET: the GET's status and headers, no body.
+  {
+    const heads = [
+      ['/v1/accelerators', 'listAccelerators', 200], ['/v1/rules', 'listRules', 200],
+      ['/v1/models', 'listModels', 200], ['/v1/inventory', 'getInventory', 200],
+      ['/v1/fleet', 'getFleet', 404], ['/healthz', 'liveness', 200], ['/readyz', 'readiness', 200],
+      ['/metrics', 'metrics', 200], ['/openapi.yaml', 'contractYaml', 200],
+      ['/openapi.json', 'contractJson', 200], ['/', 'playground', 200],
+    ] as const;
+    for (const [p, id, want] of heads) {
+      const { response } = await api.HEAD(p, { parseAs: 'text' });
+      const body = await response.clone().text();
+      check(response.status === want && body === '' && response.headers.get('X-Request-Id') !== null,
+        `HEAD ${p}: ${response.status}, ${body.length} bytes of body`);
+      called.push(`${id}Head`);
+    }
+  }
+  // OPTIONS of every path: 204 and Allow, with no key.
+  {
+    const options = [
+      ['/v1/recommendations', 'recommend', 'POST'], ['/v1/recommendations:batch', 'recommendBatch', 'POST'],
+      ['/v1/accelerators', 'listAccelerators', 'GET'], ['/v1/rules', 'listRules', 'GET'],
+      ['/v1/models', 'listModels', 'GET'], ['/v1/inventory', 'getInventory', 'GET'],
+      ['/v1/fleet', 'getFleet', 'GET'], ['/healthz', 'liveness', 'GET'], ['/readyz', 'readiness', 'GET'],
+      ['/metrics', 'metrics', 'GET'], ['/openapi.yaml', 'contractYaml', 'GET'],
+      ['/openapi.json', 'contractJson', 'GET'], ['/', 'playground', 'GET'],
+    ] as const;
+    for (const [p, id, method] of options) {
+      const { response } = await anon.OPTIONS(p, { parseAs: 'text' });
+      const allow = response.headers.get('Allow') ?? '';
+      check(response.status === 204 && allow.split(/,\s*/).includes(method) && allow.includes('OPTIONS'),
+        `OPTIONS ${p}: ${response.status}, Allow: ${allow}`);
+      called.push(`${id}Options`);
+    }
+  }
   return called;
 }

@@ -10,10 +10,18 @@
 // Content-Security-Policy violation, script error or unexpected failed request
 // fails the test.
 //
+// At a laptop's 1366 x 900 and a phone's 390 x 844 it checks what a buyer
+// reads: the summary strip is in view after every submit, the comparison
+// table lists every candidate with its targets and sorts by column, nothing
+// scrolls sideways on the phone, and an axe-core audit (pinned in
+// package-lock.json) finds no serious or critical violation, in light and
+// dark.
+//
 // usage (through tests/js/run.sh): node playground.test.mjs BINARY OUTDIR
 // Exit 77 (ctest: skipped) only when chromium cannot run on this machine.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -63,9 +71,9 @@ async function launch() {
 
 // A page that records what must not happen: script errors, CSP violations,
 // console errors and failed requests, except the HTTP statuses a step expects.
-async function openPage(browser, width = 1280) {
+async function openPage(browser, width = 1280, height = 900) {
   const page = await browser.newPage();
-  await page.setViewport({ width, height: 900 });
+  await page.setViewport({ width, height });
   const trouble = [];
   page.expected = new Set();
   page.on('pageerror', (e) => trouble.push(`script error: ${e.message}`));
@@ -156,6 +164,162 @@ function startGateway(target) {
   })));
 }
 
+// ---- what a buyer reads, at two sizes -----------------------------------------------------
+
+// A serving workload where every part is sized and one (the CPU) misses the
+// rate: the table has ticks and a cross, priced and unpriced rows.
+const COMPARED = JSON.stringify({ name: 'compare', task: 'inference', model: { parameters: 70e9 },
+                                  inference: { requests_per_second: 20 }, objective: 'cost' }, null, 2);
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+// axe-core run in the page (through the DevTools protocol, so the page's CSP
+// stays as served): the serious and critical violations, one line each.
+async function audit(page) {
+  await page.evaluate(AXE);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+async function stripInView(page) {
+  return page.$eval('#top-pick', (e) => {
+    const r = e.getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0 ? null
+      : `top ${Math.round(r.top)}, bottom ${Math.round(r.bottom)}, view ${window.innerHeight}`;
+  });
+}
+
+// Anything wider than the view, or scrolling sideways inside it (the
+// screen-reader-only words are 1 px boxes by design and left out).
+async function sideways(page) {
+  return page.evaluate(() => {
+    const view = document.documentElement.clientWidth;
+    const out = [];
+    if (document.documentElement.scrollWidth > view) out.push(`the page is ${document.documentElement.scrollWidth} px wide`);
+    for (const e of document.querySelectorAll('body *')) {
+      if (e.closest('.sr-only') || e.closest('[hidden]')) continue;
+      const r = e.getBoundingClientRect();
+      if (r.width > 0 && r.right > view + 0.5)
+        out.push(`${e.tagName.toLowerCase()}.${e.className} ends at ${Math.round(r.right)}`);
+      const ox = getComputedStyle(e).overflowX;
+      if ((ox === 'auto' || ox === 'scroll') && e.scrollWidth > e.clientWidth + 1)
+        out.push(`${e.tagName.toLowerCase()}.${e.className} scrolls sideways (${e.scrollWidth} in ${e.clientWidth})`);
+    }
+    return out.slice(0, 8);
+  });
+}
+
+async function tableRows(page) {
+  return page.$$eval('#compare tbody tr', (rs) => rs.map((r) => ({
+    accelerator: r.dataset.accelerator,
+    targets: [...r.querySelectorAll('.target')].map((t) => [t.dataset.target, t.dataset.state, t.title,
+      t.querySelector('.sr-only').textContent]),
+  })));
+}
+
+async function sortedBy(page, key) {
+  await page.click(`#compare button.sort[data-sort="${key}"]`);
+  return {
+    order: await page.$$eval('#compare tbody tr', (rs) => rs.map((r) => r.dataset.accelerator)),
+    sort: await page.$eval(`#compare button.sort[data-sort="${key}"]`, (b) => b.closest('th').getAttribute('aria-sort')),
+  };
+}
+
+// Ascending by `value`, the unknown (null) last; ties keep the API's rank.
+function expectedOrder(recs, value, dir) {
+  return recs.map((c, i) => [c, i]).sort(([a, i], [b, j]) => {
+    const va = value(a), vb = value(b);
+    if (va === null || vb === null) return (va === null) - (vb === null) || i - j;
+    return dir * (va - vb) || i - j;
+  }).map(([c]) => c.accelerator);
+}
+
+async function readAtSize(browser, srv, [width, height]) {
+  const page = await openPage(browser, width, height);
+  await ready(page, srv.url);
+  const tag = `${width}x${height}`;
+  await page.$eval('#json', (e, text) => { e.value = text; e.dispatchEvent(new Event('input')); }, COMPARED);
+  // Press Recommend where it is (sticky at the bottom of the form): the page
+  // is scrolled to the bottom first, far from the answer on either size.
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  const got = await (await submitAndWait(page)).json();
+  const direct = await api(srv.url, COMPARED);
+  check(direct.status === 200 && got.recommendations.length >= 10, `${tag}: the API answered ${direct.status}`);
+  const notInView = await stripInView(page);
+  check(notInView === null, `${tag}: the summary strip is not in view after submit: ${notInView}`);
+  check(await page.$eval('#top-pick', (e) => e === document.activeElement), `${tag}: focus on the summary`);
+  await page.screenshot({ path: path.join(outDir, `answer-${tag}.png`) });
+  console.log(`screenshot: ${path.join(outDir, `answer-${tag}.png`)}`);
+
+  // The strip: the pick, its shape, its cost per month and per hour, its
+  // latency, the targets it meets, in the formatter's words.
+  const top = got.recommendations[0];
+  const strip = await page.$eval('#top-pick', (e) => e.textContent);
+  for (const want of [top.name, top.sizing.shape, '/month', '/h', ' ms a step', '1 of 1 met',
+    top.price.as_of, `${top.price.confidence} confidence`])
+    check(strip.includes(want), `${tag}: the strip says "${want}": ${strip}`);
+  check(/\$[0-9.]+k\/month/.test(strip) && !/\$\d{5}/.test(strip), `${tag}: money as people read it: ${strip}`);
+
+  // The table: every candidate in the API's order, each target as the API
+  // states it, the reason on hover (title) and in words.
+  const rows = await tableRows(page);
+  check(JSON.stringify(rows.map((r) => r.accelerator)) === JSON.stringify(got.recommendations.map((c) => c.accelerator)),
+    `${tag}: the table's rows ${rows.map((r) => r.accelerator)}`);
+  let missed = 0;
+  got.recommendations.forEach((c, i) => {
+    const want = c.targets.map((t) => [t.target, t.state, t.message]);
+    const shown = rows[i].targets.map(([t, st, title]) => [t, st, title]);
+    check(JSON.stringify(shown) === JSON.stringify(want), `${tag}: ${c.accelerator}'s targets ${JSON.stringify(shown)}`);
+    for (const [, st, title, words] of rows[i].targets)
+      check(words.includes(st) && words.includes(title), `${tag}: the targets in words: ${words}`);
+    missed += c.targets.filter((t) => t.state !== 'met').length;
+  });
+  check(missed > 0, `${tag}: the workload has a missed target to show`);
+  const missedList = await page.$$eval('#compare ul.missed li', (ls) => ls.map((l) => l.textContent));
+  check(missedList.length === missed, `${tag}: the missed targets listed in text: ${missedList.length} of ${missed}`);
+
+  // Sorting: by $/h (unpriced last), again for the reverse; by the score.
+  const perHour = (c) => c.sizing.cost_per_hour_usd;
+  let s = await sortedBy(page, 'per_hour');
+  check(s.sort === 'ascending' && JSON.stringify(s.order) === JSON.stringify(expectedOrder(got.recommendations, perHour, 1)),
+    `${tag}: sorted by $/h: ${s.sort} ${s.order}`);
+  s = await sortedBy(page, 'per_hour');
+  check(s.sort === 'descending' && JSON.stringify(s.order) === JSON.stringify(expectedOrder(got.recommendations, perHour, -1)),
+    `${tag}: sorted by $/h, highest first: ${s.order}`);
+  s = await sortedBy(page, 'score');
+  check(s.sort === 'descending' && JSON.stringify(s.order) === JSON.stringify(expectedOrder(got.recommendations, (c) => c.score, -1)),
+    `${tag}: sorted by the score: ${s.order}`);
+  const rank = await page.$eval('#compare th button.sort[data-sort="rank"]', (b) => b.closest('th').hasAttribute('aria-sort'));
+  check(!rank, `${tag}: only the sorted column has aria-sort`);
+
+  // Everything opened (each candidate's details, the assumptions, the raw
+  // JSON): nothing is wider than the view on the phone.
+  await page.$$eval('#result details', (ds) => ds.forEach((d) => { d.open = true; }));
+  if (width <= 400) {
+    const wide = await sideways(page);
+    check(wide.length === 0, `${tag}: sideways: ${wide.join('; ')}`);
+  }
+  await shot(page, `answer-${tag}-full.png`);
+  const violations = await audit(page);
+  check(violations.length === 0, `${tag}: axe-core: ${violations.join('\n  ')}`);
+  if (width > 400) {
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+    const dark = await audit(page);
+    check(dark.length === 0, `${tag}, dark: axe-core: ${dark.join('\n  ')}`);
+    await page.emulateMediaFeatures([]);
+  }
+
+  // A second submit, from the bottom of the page, brings the
+  // strip back into view from wherever the reader scrolled to.
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  await submitAndWait(page);
+  const again = await stripInView(page);
+  check(again === null, `${tag}: the strip after a second submit: ${again}`);
+  noTrouble(page, `the answer at ${tag}`);
+  await page.close();
+}
+
 // ---- the steps -------------------------------------------------------------------------
 
 async function fillAndCompare(browser, srv) {
@@ -165,6 +329,12 @@ async function fillAndCompare(browser, srv) {
   const offered = await page.$$eval('#example option', (os) => os.filter((o) => o.value).map((o) => o.value));
   check(JSON.stringify(offered) === JSON.stringify(examples.examples.map((e) => e.name)),
     `examples offered ${offered}`);
+
+  // The contract's descriptions as hints: their code spans as <code>, never
+  // as raw Markdown backticks.
+  const hints = await page.$$eval('#fields .hint', (hs) => hs.map((h) => [h.textContent, h.querySelectorAll('code').length]));
+  check(hints.length > 10 && hints.every(([t]) => !t.includes('`')), `hints with backticks: ${hints.filter(([t]) => t.includes('`'))}`);
+  check(hints.some(([, codes]) => codes > 0), 'code spans in the hints');
 
   // Fill the form: the JSON beside it must follow.
   await page.select('#f-task', 'inference');
@@ -427,6 +597,7 @@ async function main() {
   const browser = await launch();
   const srv = await startServer(binary);
   try {
+    for (const size of [[1366, 900], [390, 844]]) await readAtSize(browser, srv, size);
     const page = await fillAndCompare(browser, srv);
     await badWorkloads(page, srv);
     await page.close();

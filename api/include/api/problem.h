@@ -17,7 +17,8 @@
 #define API_PROBLEM_TYPE_PREFIX  "tag:accel-advisor,2025:"
 #define API_PROBLEM_CONTENT_TYPE "application/problem+json"
 
-/* Problem type names (the part after API_PROBLEM_TYPE_PREFIX). */
+/* Problem type names (the part after API_PROBLEM_TYPE_PREFIX); each has one
+ * title (api_problem_title). */
 #define API_PROBLEM_MALFORMED_JSON         "malformed-json"
 #define API_PROBLEM_INVALID_UTF8           "invalid-utf8"
 #define API_PROBLEM_DUPLICATE_KEY          "duplicate-key"
@@ -34,14 +35,25 @@
 #define API_PROBLEM_FLEET_DISABLED         "fleet-disabled"
 #define API_PROBLEM_INTERNAL               "internal"
 
+/* The title of "overloaded", also written whole where no allocation may happen
+ * (service/src/server_conn.c refuses a connection past the limit). */
+#define API_PROBLEM_OVERLOADED_TITLE "The server is overloaded"
+
 /* The reason phrase of an HTTP status ("Not Found"); "Error" when unknown. */
 DC_API const char *api_http_reason(int status);
 
+/* The one title of a problem type above ("overloaded": "The server is
+ * overloaded"), or NULL for a name that is not one. RFC 9457, section 3.1.3: a
+ * type's title does not change from occurrence to occurrence; what differs goes
+ * in `detail`. openapi.yaml's Problem schema holds the same pairs. */
+DC_API const char *api_problem_title(const char *type);
+
 /* A new problem. `type` is a type name above (prefixed with
- * API_PROBLEM_TYPE_PREFIX) or NULL for "about:blank"; `title` NULL means the
- * status's reason phrase; `detail` and `request_id` may be NULL (then omitted).
- * All strings are copied. Returns owned (cJSON_Delete), or NULL when out of
- * memory. */
+ * API_PROBLEM_TYPE_PREFIX) or NULL for "about:blank". The title is the type's
+ * (api_problem_title), whatever `title` says; for "about:blank", `title`, or
+ * the status's reason phrase when NULL. `detail` and `request_id` may be NULL
+ * (then omitted). All strings are copied. Returns owned (cJSON_Delete), or NULL
+ * when out of memory. */
 DC_API cJSON *api_problem_new(int status, const char *type, const char *title, const char *detail,
                               const char *request_id);
 

@@ -435,4 +435,45 @@ DC_API const char *dc_chips_basis_name(enum dc_chips_basis b);
 DC_API const char *dc_reason_text(const struct dc_result *res, const struct dc_candidate *c,
                                   const struct dc_reason *r, char *buf, size_t len);
 
+/* The targets a workload sets, and whether a candidate meets each: what a
+ * buyer compares before the price (core/src/targets.c). */
+enum dc_target_kind {
+    DC_TARGET_DEADLINE, /* training.deadline_hours, or an offline job's deadline */
+    DC_TARGET_RUN_TIME, /* training without a deadline: the rule set's default run length */
+    DC_TARGET_LATENCY,  /* inference.latency_ms_p99: one decode step (or batch) */
+    DC_TARGET_RATE,     /* inference.requests_per_second, served */
+    DC_TARGET_BUDGET    /* constraints.budget_usd */
+};
+#define DC_MAX_TARGETS 4
+
+/* Met, missed, or unknown (no estimate or no price to compare). */
+enum dc_target_state { DC_TARGET_MISSED, DC_TARGET_MET, DC_TARGET_UNKNOWN };
+
+struct dc_target_status {
+    enum dc_target_kind kind;
+    enum dc_target_state state;
+};
+
+/* The contract's name of a target ("deadline", "run_time", "latency", "rate",
+ * "budget") and of a state ("met", "missed", "unknown"). */
+DC_API const char *dc_target_name(enum dc_target_kind k);
+DC_API const char *dc_target_state_name(enum dc_target_state s);
+
+/* The targets the workload sets, in the order above, with candidate c's state
+ * on each; returns how many (at most DC_MAX_TARGETS) were written to out. */
+DC_API size_t dc_candidate_targets(const struct dc_result *res, const struct dc_candidate *c,
+                                   struct dc_target_status out[DC_MAX_TARGETS]);
+
+/* One target of c in words, its numbers those of the result ("Serves about
+ * 0.35 of the 20 requests/s asked: ..."). Writes at most len bytes to buf and
+ * returns buf. */
+DC_API const char *dc_target_text(const struct dc_result *res, const struct dc_candidate *c,
+                                  const struct dc_target_status *t, char *buf, size_t len);
+
+/* When the top pick is not the candidate the objective alone would choose,
+ * one sentence saying which that is and why it is not the pick (a target it
+ * misses, a gate, the balanced band, the rules' points); NULL otherwise.
+ * Writes at most len bytes to buf. */
+DC_API const char *dc_pick_note(const struct dc_result *res, char *buf, size_t len);
+
 #endif /* DC_ENGINE_H */

@@ -159,42 +159,107 @@ static void test_rules_json(void **state)
     assert_int_equal(api_rules_to_json(NULL, &body), DC_EINVAL);
 }
 
+static char *table_of(struct dc_result *r, bool wide)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    assert_non_null(fp);
+    api_result_print_table(r, fp, wide);
+    fclose(fp);
+    return buf;
+}
+
+/* The line of `table` that starts with `prefix`, up to its end (owned), or NULL. */
+static char *line_of(const char *table, const char *prefix)
+{
+    for (const char *p = table; p != NULL && *p != '\0';) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol != NULL ? (size_t)(eol - p) : strlen(p);
+        if (strncmp(p, prefix, strlen(prefix)) == 0)
+            return strndup(p, n);
+        p = eol != NULL ? eol + 1 : NULL;
+    }
+    return NULL;
+}
+
 static void test_table(void **state)
 {
     (void)state;
     cJSON *w = cJSON_Parse("{\"task\":\"training\",\"framework\":\"jax\","
                            "\"model\":{\"parameters\":1e8}}");
     struct dc_result *r = recommend(w);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    api_result_print_table(r, fp, false);
-    fclose(fp);
+    char *buf = table_of(r, false);
     assert_non_null(strstr(buf, "Target: minimizing cost and time"));
-    assert_non_null(strstr(buf, "Considered accelerators (2)"));
-    assert_non_null(strstr(buf, "\u2714"));
-    /* tpu-b has no price, so priced gpu-a comes first whatever the rules say. */
-    assert_non_null(strstr(buf, "Why gpu-a:"));
-    assert_non_null(strstr(buf, "jax-likes-tpu"));
-    assert_null(strstr(buf, "GB/CHIP"));
-    /* Wide: the same rows with more columns, the chosen mark still last. */
-    char *wide = NULL;
-    fp = open_memstream(&wide, &len);
-    api_result_print_table(r, fp, true);
-    fclose(fp);
-    const char *head = strstr(wide, "ID ");
+    assert_non_null(strstr(buf, "Considered accelerators (2), best first:"));
+    /* The page's columns; a training run has a run time and a total. */
+    char *head = line_of(buf, "   PART");
     assert_non_null(head);
-    assert_non_null(strstr(head, " RULES   OBJ REPL  GB/CHIP   TFLOPS   MFU    $/HOUR FITS AVAIL"
-                                 "   CHOSEN\n"));
-    const char *row = strstr(wide, "\ngpu-a ");
-    const char *narrow = strstr(buf, "\ngpu-a ");
-    assert_non_null(row);
-    assert_non_null(narrow);
-    const char *eol = strchr(row + 1, '\n');
-    assert_true(eol - row > strchr(narrow + 1, '\n') - narrow);
-    assert_memory_equal(eol - 3, "\u2714", 3);
-    assert_non_null(strstr(wide, "Why gpu-a:"));
+    assert_non_null(strstr(head, "SHAPE  "));
+    assert_non_null(strstr(head, "CHIPS  "));
+    assert_non_null(strstr(head, "RUN TIME  "));
+    assert_non_null(strstr(head, "  $/H  "));
+    assert_non_null(strstr(head, "  TOTAL  TARGETS"));
+    assert_non_null(strstr(head, "PRICE AS OF  CONFIDENCE  SCORE"));
+    assert_null(strstr(head, "GB/CHIP"));
+    /* tpu-b has no price, so priced gpu-a comes first whatever the rules say;
+     * full names, the period on every sum, the target and the price's date. */
+    char *pick = line_of(buf, "\u2714  Test GPU A");
+    assert_non_null(pick);
+    assert_non_null(strstr(pick, "/run"));
+    assert_non_null(strstr(pick, "/h"));
+    assert_non_null(strstr(pick, "run_time \u2713"));
+    assert_non_null(strstr(pick, "2024-12"));
+    char *tpu = line_of(buf, "   Test TPU B");
+    assert_non_null(tpu);
+    assert_non_null(strstr(tpu, "unknown"));
+    assert_non_null(strstr(buf, "Why Test GPU A:"));
+    assert_non_null(strstr(buf, "jax-likes-tpu"));
+    /* Wide: the same rows with more columns after them. */
+    char *wide = table_of(r, true);
+    char *whead = line_of(wide, "   PART");
+    assert_non_null(whead);
+    assert_non_null(strstr(whead, "SCORE  ID"));
+    assert_non_null(strstr(whead, "GB/CHIP  TFLOPS"));
+    char *wpick = line_of(wide, "\u2714  Test GPU A");
+    assert_non_null(wpick);
+    assert_true(strlen(wpick) > strlen(pick));
+    assert_memory_equal(wpick, pick, strlen(pick) - 3);
+    assert_non_null(strstr(wide, "Why Test GPU A:"));
+    free(whead);
+    free(wpick);
     free(wide);
+    free(tpu);
+    free(pick);
+    free(head);
+    free(buf);
+    dc_result_free(r);
+    cJSON_Delete(w);
+}
+
+/* Serving: latency and $/month, the targets a workload sets with a cross on
+ * each one missed and a line saying why under the table. */
+static void test_table_targets(void **state)
+{
+    (void)state;
+    cJSON *w = cJSON_Parse("{\"task\":\"inference\",\"model\":{\"parameters\":7e9},"
+                           "\"inference\":{\"requests_per_second\":100000,\"latency_ms_p99\":1},"
+                           "\"constraints\":{\"max_accelerators\":8,\"budget_usd\":1e9}}");
+    struct dc_result *r = recommend(w);
+    char *buf = table_of(r, false);
+    char *head = line_of(buf, "   PART");
+    assert_non_null(head);
+    assert_non_null(strstr(head, "LATENCY"));
+    assert_non_null(strstr(head, "$/MONTH"));
+    char *pick = line_of(buf, "\u2714  ");
+    assert_non_null(pick);
+    assert_non_null(strstr(pick, "latency \u2717 rate \u2717 budget "));
+    assert_non_null(strstr(pick, "/month"));
+    assert_non_null(strstr(buf, "\nTargets not met:\n"));
+    assert_non_null(strstr(buf, ", rate: Serves about "));
+    assert_non_null(strstr(buf, ", latency: One "));
+    free(pick);
+    free(head);
     free(buf);
     dc_result_free(r);
     cJSON_Delete(w);
@@ -203,10 +268,9 @@ static void test_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_result_json),
-        cmocka_unit_test(test_catalog_json),
-        cmocka_unit_test(test_rules_json),
-        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_result_json),   cmocka_unit_test(test_catalog_json),
+        cmocka_unit_test(test_rules_json),    cmocka_unit_test(test_table),
+        cmocka_unit_test(test_table_targets),
     };
     return cmocka_run_group_tests_name("convert", tests, setup, teardown);
 }

@@ -264,11 +264,11 @@ static void test_stale(void **state)
     assert_true(o.c->availability.stale);
     assert_non_null(o.bonus);
     assert_string_equal(o.text, "8 of 8 H100 free on 1 node now: room for 1 x 8 H100. The "
-                                "snapshot is 95 s old (stale).");
+                                "snapshot is 1.58 min old (stale).");
     assert_int_equal(count_warnings(o.res, "availability_stale"), 1);
     for (size_t i = 0; i < o.res->n_warnings; i++) {
         if (strcmp(o.res->warnings[i].code, "availability_stale") == 0)
-            assert_non_null(strstr(o.res->warnings[i].message, "95 s old"));
+            assert_non_null(strstr(o.res->warnings[i].message, "1.58 min old"));
     }
     done(&o);
     run(&o, one_node, "h100", &av, &fleet);

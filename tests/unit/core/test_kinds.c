@@ -254,7 +254,7 @@ static void test_job(void **state)
     assert_true(z->meets_deadline);
     NEAR(z->cost_usd, z->chips * z->hours * 4.9);
     char buf[512];
-    assert_non_null(strstr(reason(&r, "gpu-a", "sizing.cost", buf, sizeof(buf)), "for the job"));
+    assert_non_null(strstr(reason(&r, "gpu-a", "sizing.cost", buf, sizeof(buf)), "/job ("));
     core_done(&r);
     /* A job that cannot finish in time says so, with its own deadline. */
     r = core_run(mini, "{\"task\":\"inference\",\"model\":{\"parameters\":7e9,\"layers\":32,"
@@ -266,7 +266,7 @@ static void test_job(void **state)
     bool said = false;
     for (size_t i = 0; i < r.res->n_warnings; i++)
         said |= strcmp(r.res->warnings[i].code, "deadline_not_met") == 0 &&
-                strstr(r.res->warnings[i].message, "over the 1.0 h deadline") != NULL;
+                strstr(r.res->warnings[i].message, "over the deadline of 1 h") != NULL;
     assert_true(said);
     core_done(&r);
 }

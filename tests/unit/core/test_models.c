@@ -192,6 +192,8 @@ static void test_unknown_name(void **state)
         {"{\"task\":\"inference\",\"model\":{}}", "/model/parameters", "model.name"},
         {"{\"task\":\"inference\",\"model\":{\"name\":\"llama-3.1-8b\",\"kv_heads\":64}}",
          "/model/kv_heads", "exceeds attention_heads"},
+        {"{\"task\":\"inference\",\"model\":{\"name\":\"llama-3.1-8b\",\"kv_heads\":3}}",
+         "/model/kv_heads", "does not divide attention_heads (32)"},
         {"{\"task\":\"inference\",\"model\":{\"name\":\"deepseek-v3\",\"parameters\":1e10}}",
          "/model/active_parameters", "exceeds parameters"},
     };

@@ -119,7 +119,7 @@ static void test_training_full(void **state)
     assert_non_null(strstr(reason_text(&r, g, "sizing.memory", buf, sizeof(buf)),
                            "the smallest shape that holds it is 1 x 2 gpu-a"));
     assert_non_null(strstr(reason_text(&r, g, "sizing.time", buf, sizeof(buf)),
-                           "About 0.7 hours (0.0 days) on 1 x 4 gpu-a, the cheapest count"));
+                           "About 44.2 min on 1 x 4 gpu-a, the cheapest count"));
     assert_non_null(strstr(reason_text(&r, g, "sizing.cost", buf, sizeof(buf)), "$14.45"));
     /* Every assumption names a public source or says it is a convention. */
     for (size_t i = 0; i < r.res->n_assumptions; i++) {
@@ -428,7 +428,7 @@ static void test_inference_batch_latency_rate(void **state)
     assert_true(has_warning(&r, "rate_not_met"));
     char buf[512];
     assert_non_null(strstr(reason_text(&r, g, "sizing.rate", buf, sizeof(buf)),
-                           "of the 10000 requests/s asked"));
+                           "of the 10,000 requests/s asked"));
     done(&r);
 }
 
@@ -563,6 +563,8 @@ static void test_new_field_errors(void **state)
     expect_invalid(M("\"attention_heads\":1.5"), "/model/attention_heads", "integer");
     expect_invalid(M("\"attention_heads\":8,\"kv_heads\":16"), "/model/kv_heads",
                    "exceeds attention_heads");
+    expect_invalid(M("\"attention_heads\":12,\"kv_heads\":8"), "/model/kv_heads",
+                   "kv_heads (8) does not divide attention_heads (12)");
     expect_invalid(T("\"method\":\"dora\""), "/training/method", "unknown value");
     expect_invalid(T("\"sequence_length\":0"), "/training/sequence_length", "out of range");
     expect_invalid(T("\"samples\":0.5"), "/training/samples", "out of range");
