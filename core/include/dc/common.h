@@ -1,7 +1,7 @@
 /* core/include/dc/common.h -- status codes, error detail and export macros
  * shared by every module of the decision core (and reused by api/ and probe/).
  *
- * Conventions (../shared/reference/c-style.md):
+ * Conventions (every header of core/, api/ and probe/ follows them):
  *  - every fallible function returns enum dc_status, DC_OK (0) on success;
  *  - results go in out-params, last, set to NULL/zero on entry;
  *  - error detail travels in an optional caller-allocated struct dc_error. */
