@@ -525,7 +525,14 @@ enum dc_status dc_logic_compile_stats(const cJSON *rule, const struct dc_logic_l
     if (c.max_depth > DC_LOGIC_MAX_DEPTH_CEILING)
         return dc_error_set(err, DC_EINVAL, NULL, "max_depth %u is above the ceiling of %u",
                             c.max_depth, DC_LOGIC_MAX_DEPTH_CEILING);
-    lg__arena_init(&cx.arena, NULL, 0, SIZE_MAX, stats);
+    /* The caller's counts go on from where they stand, as fail_at counts them. */
+    struct dc__alloc_counter count = {0, 0, 0};
+    struct dc__alloc_counter *counter = NULL;
+    if (stats != NULL) {
+        count = (struct dc__alloc_counter){stats->fail_at, stats->allocs, stats->alloc_bytes};
+        counter = &count;
+    }
+    dc__arena_init(&cx.arena, NULL, 0, SIZE_MAX, counter);
     cx.steps = 0;
     cx.max_steps = UINT64_MAX;
     cx.serial = 0;
@@ -533,7 +540,7 @@ enum dc_status dc_logic_compile_stats(const cJSON *rule, const struct dc_logic_l
     c.cx = &cx;
 
     c.objects = cJSON_CreateArray();
-    prog = lg__malloc(sizeof(*prog), stats);
+    prog = dc__alloc(counter, sizeof(*prog));
     if (c.objects == NULL || prog == NULL) {
         rc = dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
         goto out;
@@ -556,16 +563,20 @@ enum dc_status dc_logic_compile_stats(const cJSON *rule, const struct dc_logic_l
     prog->max_steps =
         limits != NULL && limits->max_steps != 0 ? limits->max_steps : DC_LOGIC_MAX_STEPS_DEFAULT;
     prog->arena = cx.arena;
-    prog->arena.stats = NULL; /* the caller's, and a program allocates no more */
-    lg__arena_init(&cx.arena, NULL, 0, SIZE_MAX, NULL);
+    prog->arena.counter = NULL; /* the caller's, and a program allocates no more */
+    dc__arena_init(&cx.arena, NULL, 0, SIZE_MAX, NULL);
     prog->objects = c.objects;
     c.objects = NULL;
     *out = prog;
     prog = NULL;
 out:
-    lg__arena_release(&cx.arena);
+    dc__arena_release(&cx.arena);
     cJSON_Delete(c.objects);
-    lg__free(prog);
+    free(prog);
+    if (stats != NULL) {
+        stats->allocs = count.allocs;
+        stats->alloc_bytes = count.alloc_bytes;
+    }
     return rc;
 }
 
@@ -585,7 +596,7 @@ void dc_logic_free(dc_logic *logic)
 {
     if (logic == NULL)
         return;
-    lg__arena_release(&logic->arena);
+    dc__arena_release(&logic->arena);
     cJSON_Delete(logic->objects);
-    lg__free(logic);
+    free(logic);
 }

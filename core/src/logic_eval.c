@@ -1086,7 +1086,7 @@ static enum dc_status lg_run(const dc_logic *logic, const cJSON *data, struct lg
 enum dc_status dc_logic_eval(const dc_logic *logic, const cJSON *data, cJSON **out,
                              struct dc_error *err)
 {
-    alignas(LG_ALIGN) unsigned char first[LG_INLINE_BYTES];
+    alignas(DC__ARENA_ALIGN) unsigned char first[LG_INLINE_BYTES];
     struct lg_ctx cx;
     struct lv res;
     cJSON *json = NULL;
@@ -1097,7 +1097,7 @@ enum dc_status dc_logic_eval(const dc_logic *logic, const cJSON *data, cJSON **o
     if (logic == NULL || out == NULL)
         return dc_error_set(err, DC_EINVAL, NULL, "dc_logic_eval: %s is NULL",
                             logic == NULL ? "logic" : "out");
-    lg__arena_init(&cx.arena, first, sizeof(first), DC_LOGIC_EVAL_MEMORY_MAX, NULL);
+    dc__arena_init(&cx.arena, first, sizeof(first), DC_LOGIC_EVAL_MEMORY_MAX, NULL);
     cx.steps = 0;
     cx.max_steps = logic->max_steps;
     cx.serial = 0;
@@ -1105,7 +1105,7 @@ enum dc_status dc_logic_eval(const dc_logic *logic, const cJSON *data, cJSON **o
     rc = lg_run(logic, data, &cx, &res);
     if (rc == DC_OK)
         rc = lg__to_cjson(&cx, &res, &json);
-    lg__arena_release(&cx.arena);
+    dc__arena_release(&cx.arena);
     if (rc == DC_OK)
         *out = json;
     return rc;
@@ -1117,8 +1117,8 @@ static enum dc_status truthy(const dc_logic *logic, const cJSON *data, uint64_t 
                              struct dc_logic_stats *stats, uint64_t *steps, bool *out,
                              struct dc_error *err)
 {
-    alignas(LG_ALIGN) unsigned char first[LG_INLINE_BYTES];
-    struct dc_logic_stats st = {stats != NULL ? stats->fail_at : 0, 0, 0, 0};
+    alignas(DC__ARENA_ALIGN) unsigned char first[LG_INLINE_BYTES];
+    struct dc__alloc_counter st = {stats != NULL ? stats->fail_at : 0, 0, 0};
     struct lg_ctx cx;
     struct lv res;
     enum dc_status rc;
@@ -1128,7 +1128,7 @@ static enum dc_status truthy(const dc_logic *logic, const cJSON *data, uint64_t 
     if (logic == NULL || out == NULL)
         return dc_error_set(err, DC_EINVAL, NULL, "dc_logic_eval_truthy: %s is NULL",
                             logic == NULL ? "logic" : "out");
-    lg__arena_init(&cx.arena, first, sizeof(first), DC_LOGIC_EVAL_MEMORY_MAX,
+    dc__arena_init(&cx.arena, first, sizeof(first), DC_LOGIC_EVAL_MEMORY_MAX,
                    stats != NULL ? &st : NULL);
     cx.steps = 0;
     cx.max_steps = max_steps != 0 && max_steps < logic->max_steps ? max_steps : logic->max_steps;
@@ -1136,14 +1136,15 @@ static enum dc_status truthy(const dc_logic *logic, const cJSON *data, uint64_t 
     cx.err = err;
     rc = lg_run(logic, data, &cx, &res);
     bool truthy = rc == DC_OK && lv_truthy(&res);
-    lg__arena_release(&cx.arena);
+    dc__arena_release(&cx.arena);
     if (steps != NULL)
         *steps = cx.steps;
     if (rc == DC_OK) {
         *out = truthy;
         if (stats != NULL) {
-            st.steps = cx.steps;
-            *stats = st;
+            stats->allocs = st.allocs;
+            stats->alloc_bytes = st.alloc_bytes;
+            stats->steps = cx.steps;
         }
     }
     return rc;

@@ -40,8 +40,8 @@
  * operations that must build a string or an array (cat, merge, map, ...) get
  * memory, from a per-evaluation arena whose first bytes are on the stack and
  * which is released when the call returns. Every malloc of this module goes
- * through lg_malloc(), which counts calls, so a unit test proves that the
- * common path never gets there.
+ * through dc__alloc() (core/src/arena.h), which counts calls when asked, so a
+ * unit test proves that the common path never gets there.
  *
  * Work is bounded three ways: rule depth and node count at compile time, and
  * evaluation steps (one per operator application, plus one per element or per
@@ -57,16 +57,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "arena.h"
 #include "logic_internal.h"
 
 /* ---- sizes ------------------------------------------------------------------ */
 
-#define LG_INLINE_BYTES   512               /* first arena bytes of an evaluation, on its stack */
-#define LG_CHUNK_MIN      4096              /* smallest arena chunk */
-#define LG_CHUNK_GROW_MAX ((size_t)1 << 20) /* chunks double up to this size */
-#define LG_ALIGN          8                 /* arena alignment: doubles, pointers, size_t */
-#define LG_NUMBUF         32                /* a formatted JavaScript number, NUL included */
-#define LG_DEC_DIRECT     64                /* shorter decimal literals go straight to strtod */
+#define LG_INLINE_BYTES 512 /* first arena bytes of an evaluation, on its stack */
+#define LG_NUMBUF       32  /* a formatted JavaScript number, NUL included */
+#define LG_DEC_DIRECT   64  /* shorter decimal literals go straight to strtod */
 /* Significant digits kept of a longer literal: a halfway point between two
  * doubles has at most 767, so rounding the truncated digits plus a sticky
  * non-zero digit gives the correctly rounded result. */
@@ -221,32 +219,18 @@ struct lg_node {
     } u;
 };
 
-struct lg_chunk {
-    struct lg_chunk *next;
-};
-
-/* A bump allocator: chunks from lg__malloc, released all at once. */
-struct lg_arena {
-    struct lg_chunk *chunks;
-    unsigned char *cur;
-    unsigned char *end;
-    size_t total;                 /* bytes in chunks */
-    size_t limit;                 /* most bytes in chunks */
-    struct dc_logic_stats *stats; /* counts lg__malloc calls; may be NULL */
-};
-
 struct dc_logic {
     struct lg_node root;
-    struct lg_arena arena; /* owns every node, segment, constant and string */
-    cJSON *objects;        /* owns copies of the constant objects of the rule */
-    const char **paths;    /* distinct literal var paths, sorted */
+    struct dc__arena arena; /* owns every node, segment, constant and string */
+    cJSON *objects;         /* owns copies of the constant objects of the rule */
+    const char **paths;     /* distinct literal var paths, sorted */
     size_t npaths;
     uint64_t max_steps;
 };
 
 /* State of one compilation or evaluation. */
 struct lg_ctx {
-    struct lg_arena arena;
+    struct dc__arena arena;
     uint64_t steps;
     uint64_t max_steps;
     uint32_t serial; /* identities of empty arrays built by this evaluation */
@@ -427,15 +411,20 @@ static inline bool lg_ord_holds(uint8_t op, enum lg_ord ord)
 
 /* ---- defined in logic_value.c ------------------------------------------------ */
 
-void *lg__malloc(size_t size, struct dc_logic_stats *stats);
-void lg__free(void *p);
-void lg__arena_init(struct lg_arena *a, void *buf, size_t len, size_t limit,
-                    struct dc_logic_stats *stats);
-void lg__arena_release(struct lg_arena *a);
 enum dc_status lg__alloc(struct lg_ctx *cx, size_t size, void **out);
 enum dc_status lg__oom(struct lg_ctx *cx);
 enum dc_status lg__step_limit(struct lg_ctx *cx);
-enum dc_status lg__charge(struct lg_ctx *cx, uint64_t units);
+
+/* Bulk work (copying or scanning elements and bytes) counts as steps too, so
+ * that the step limit bounds time and memory, not just operator calls. */
+static inline enum dc_status lg__charge(struct lg_ctx *cx, uint64_t units)
+{
+    if (units > cx->max_steps - cx->steps)
+        return lg__step_limit(cx);
+    cx->steps += units;
+    return DC_OK;
+}
+
 enum dc_status lg__fresh_array(struct lg_ctx *cx, size_t n, struct lv_arr **arr, struct lv *out);
 size_t lg__u16_len(const char *p, size_t len);
 bool lg__u16_unit_at(const char *p, size_t len, size_t unit, struct lg_sv *out);

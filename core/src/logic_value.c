@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static enum dc_status lg_arena_grow(struct lg_ctx *cx, size_t size);
 static size_t lg_u8_char(const char *p, size_t rem, unsigned *units);
 static uint32_t lg_u8_decode(const char *p, size_t rem);
 static int lg_str_cmp(const char *a, size_t alen, const char *b, size_t blen);
@@ -31,97 +30,18 @@ static bool lv_same_object(const struct lv *a, const struct lv *b);
 
 /* ---- memory ------------------------------------------------------------------ */
 
-/* The one place this module gets memory from. Counting here (when the caller
- * asked for statistics) is what lets a test prove that an evaluation did not
- * allocate, and failing here on request is how tests reach every
- * out-of-memory path. */
-void *lg__malloc(size_t size, struct dc_logic_stats *stats)
-{
-    if (stats != NULL) {
-        stats->allocs++;
-        if (stats->fail_at != 0 && stats->allocs == stats->fail_at)
-            return NULL;
-        stats->alloc_bytes += size;
-    }
-    return malloc(size);
-}
-
-void lg__free(void *p)
-{
-    free(p);
-}
-
-/* `buf` (may be NULL) is a caller-owned first block, used before any chunk. */
-void lg__arena_init(struct lg_arena *a, void *buf, size_t len, size_t limit,
-                    struct dc_logic_stats *stats)
-{
-    a->chunks = NULL;
-    a->cur = buf;
-    a->end = buf != NULL ? (unsigned char *)buf + len : NULL;
-    a->total = 0;
-    a->limit = limit;
-    a->stats = stats;
-}
-
-void lg__arena_release(struct lg_arena *a)
-{
-    struct lg_chunk *c = a->chunks;
-    while (c != NULL) {
-        struct lg_chunk *next = c->next;
-        lg__free(c);
-        c = next;
-    }
-    a->chunks = NULL;
-    a->cur = NULL;
-    a->end = NULL;
-    a->total = 0;
-}
-
-static enum dc_status lg_arena_grow(struct lg_ctx *cx, size_t size)
-{
-    struct lg_arena *a = &cx->arena;
-    size_t cap = LG_CHUNK_MIN;
-    /* Chunks grow with the arena so that big evaluations take few mallocs. */
-    if (a->total > cap)
-        cap = a->total < LG_CHUNK_GROW_MAX ? a->total : LG_CHUNK_GROW_MAX;
-    if (cap < size)
-        cap = size;
-    if (cap > a->limit - a->total) {
-        if (size > a->limit - a->total)
-            return dc_error_set(cx->err, DC_ELIMIT, NULL,
-                                "evaluation built more than %zu bytes of strings and arrays",
-                                a->limit);
-        cap = size;
-    }
-    if (cap > SIZE_MAX - sizeof(struct lg_chunk))
-        return lg__oom(cx);
-    struct lg_chunk *c = lg__malloc(sizeof(*c) + cap, a->stats);
-    if (c == NULL)
-        return lg__oom(cx);
-    c->next = a->chunks;
-    a->chunks = c;
-    a->cur = (unsigned char *)(c + 1);
-    a->end = a->cur + cap;
-    a->total += cap;
-    return DC_OK;
-}
-
+/* The module's memory is the core's arena (core/src/arena.h): this turns its
+ * failures into the module's messages. */
 enum dc_status lg__alloc(struct lg_ctx *cx, size_t size, void **out)
 {
-    struct lg_arena *a = &cx->arena;
-    if (size > SIZE_MAX - LG_ALIGN)
-        return lg__oom(cx);
-    size = (size + LG_ALIGN - 1) & ~(size_t)(LG_ALIGN - 1);
-    if (size == 0)
-        size = LG_ALIGN;
-    if (a->cur == NULL || (size_t)(a->end - a->cur) < size) {
-        enum dc_status rc = lg_arena_grow(cx, size);
-        if (rc != DC_OK)
-            return rc;
-    }
-    *out = a->cur;
-    a->cur += size;
-    return DC_OK;
+    enum dc_status rc = dc__arena_take(&cx->arena, size, out);
+    if (rc == DC_OK)
+        return DC_OK;
+    if (rc == DC_ELIMIT)
+        return dc_error_set(cx->err, DC_ELIMIT, NULL,
+                            "evaluation built more than %zu bytes of strings and arrays",
+                            cx->arena.limit);
+    return lg__oom(cx);
 }
 
 enum dc_status lg__oom(struct lg_ctx *cx)
@@ -134,16 +54,6 @@ enum dc_status lg__step_limit(struct lg_ctx *cx)
     return dc_error_set(cx->err, DC_ELIMIT, NULL,
                         "evaluation exceeded the step limit (%llu operator applications)",
                         (unsigned long long)cx->max_steps);
-}
-
-/* Bulk work (copying or scanning elements and bytes) counts as steps too, so
- * that the step limit bounds time and memory, not just operator calls. */
-enum dc_status lg__charge(struct lg_ctx *cx, uint64_t units)
-{
-    if (units > cx->max_steps - cx->steps)
-        return lg__step_limit(cx);
-    cx->steps += units;
-    return DC_OK;
 }
 
 /* ---- values ------------------------------------------------------------------ */
