@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dc/utf8.h"
+
 /* ---- JSON Pointers ----------------------------------------------------------- */
 
 bool api_json_pointer_append(char *buf, size_t cap, const char *tok)
@@ -140,46 +142,26 @@ static enum api_json_error fail_at(struct scan *sc, enum api_json_error e, size_
     return e;
 }
 
-/* Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing past U+10FFFF. */
+/* Strict UTF-8 (dc/utf8.h, RFC 3629): no overlong forms, no surrogates, nothing
+ * past U+10FFFF; the message says which of three ways a sequence is wrong. */
 static enum api_json_error check_utf8(struct scan *sc)
 {
     const unsigned char *s = sc->s;
     size_t n = sc->len;
     size_t i = 0;
     while (i < n) {
-        unsigned char b = s[i];
-        if (b < 0x80) {
+        if (s[i] < 0x80) {
             i++;
             continue;
         }
-        size_t need;
-        unsigned char lo = 0x80, hi = 0xBF;
-        if (b >= 0xC2 && b <= 0xDF) {
-            need = 1;
-        } else if (b >= 0xE0 && b <= 0xEF) {
-            need = 2;
-            if (b == 0xE0)
-                lo = 0xA0;
-            else if (b == 0xED)
-                hi = 0x9F;
-        } else if (b >= 0xF0 && b <= 0xF4) {
-            need = 3;
-            if (b == 0xF0)
-                lo = 0x90;
-            else if (b == 0xF4)
-                hi = 0x8F;
-        } else {
+        size_t need = dc_utf8_lead(s[i]);
+        if (need == 0)
             return fail_at(sc, API_JSON_INVALID_UTF8, i, "invalid UTF-8 byte");
-        }
-        if (n - i <= need)
+        if (n - i < need)
             return fail_at(sc, API_JSON_INVALID_UTF8, i, "truncated UTF-8 sequence");
-        if (s[i + 1] < lo || s[i + 1] > hi)
+        if (dc_utf8_seq(s + i, n - i, NULL) == 0)
             return fail_at(sc, API_JSON_INVALID_UTF8, i, "invalid UTF-8 sequence");
-        for (size_t k = 2; k <= need; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return fail_at(sc, API_JSON_INVALID_UTF8, i, "invalid UTF-8 sequence");
-        }
-        i += need + 1;
+        i += need;
     }
     return API_JSON_OK;
 }

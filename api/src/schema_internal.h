@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "dc/common.h"
+#include "dc/utf8.h"
 
 /* ---- Allocation -------------------------------------------------------------
  *
@@ -108,14 +109,10 @@ extern const char api__sch_unicode_version[];
 /* Category of `cp`; API_SCH_GC_CN above U+10FFFF. Thread-safe. */
 enum api__sch_gc api__sch_unicode_category(uint32_t cp);
 
-/* ---- UTF-8 (schema_json.c) ---------------------------------------------- */
+/* ---- UTF-8 (schema_json.c; decoding is dc/utf8.h) ----------------------- */
 
-/* Decode one code point from s[0..len) (len >= 1). Malformed input decodes as
- * U+FFFD and consumes one byte, so every byte is consumed exactly once.
- * *adv receives the bytes consumed. */
-uint32_t api__sch_utf8_decode(const char *s, size_t len, size_t *adv);
-
-/* Code points in the NUL-terminated string `s`. */
+/* Code points in the NUL-terminated string `s`, decoded leniently
+ * (dc_utf8_decode_lenient: each malformed byte counts as one). */
 size_t api__sch_utf8_length(const char *s);
 
 /* ---- JSON values (schema_json.c) ---------------------------------------- */

@@ -1,5 +1,5 @@
-/* api/src/schema_json.c -- value helpers for the JSON Schema validator: UTF-8
- * decoding (code points for minLength/maxLength and the regex engine), JSON
+/* api/src/schema_json.c -- value helpers for the JSON Schema validator: string
+ * length in code points for minLength/maxLength (decoded by dc/utf8.h), JSON
  * equality with JSON Schema's rules (const, enum, uniqueItems), a matching
  * hash, and number formatting for messages. */
 #include "schema_internal.h"
@@ -9,47 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dc/utf8.h"
+
 /* cJSON keeps the type in the low byte; the rest are flags (IsReference...). */
 #define SCH_TYPE(v) ((v)->type & 0xFF)
-
-uint32_t api__sch_utf8_decode(const char *s, size_t len, size_t *adv)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    uint32_t cp = 0;
-    size_t n = 0;
-    uint32_t min = 0;
-    *adv = 1;
-    if (p[0] < 0x80)
-        return p[0];
-    if ((p[0] & 0xE0) == 0xC0) {
-        n = 2;
-        cp = p[0] & 0x1Fu;
-        min = 0x80;
-    } else if ((p[0] & 0xF0) == 0xE0) {
-        n = 3;
-        cp = p[0] & 0x0Fu;
-        min = 0x800;
-    } else if ((p[0] & 0xF8) == 0xF0) {
-        n = 4;
-        cp = p[0] & 0x07u;
-        min = 0x10000;
-    } else {
-        return 0xFFFD;
-    }
-    if (len < n)
-        return 0xFFFD;
-    for (size_t i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0xFFFD;
-        cp = (cp << 6) | (p[i] & 0x3Fu);
-    }
-    /* Overlong forms and values past U+10FFFF are malformed. Encoded
-     * surrogates (CESU-8) are let through as the code points they spell. */
-    if (cp < min || cp > 0x10FFFF)
-        return 0xFFFD;
-    *adv = n;
-    return cp;
-}
 
 size_t api__sch_utf8_length(const char *s)
 {
@@ -60,7 +23,7 @@ size_t api__sch_utf8_length(const char *s)
         size_t adv = 1;
         /* ASCII runs are the common case; skip the decoder for them. */
         if ((unsigned char)s[i] >= 0x80)
-            (void)api__sch_utf8_decode(s + i, len - i, &adv);
+            (void)dc_utf8_decode_lenient(s + i, len - i, &adv);
         i += adv;
         n++;
     }

@@ -391,7 +391,7 @@ static bool parse_property(struct re_parser *ps, struct re_set *s, bool negate)
 static uint32_t next_cp(struct re_parser *ps)
 {
     size_t adv = 0;
-    uint32_t cp = api__sch_utf8_decode(ps->p, (size_t)(ps->end - ps->p), &adv);
+    uint32_t cp = dc_utf8_decode_lenient(ps->p, (size_t)(ps->end - ps->p), &adv);
     ps->p += adv;
     return cp;
 }
@@ -1190,7 +1190,7 @@ static bool run_search(struct re_run *r, const char *s, size_t len)
     struct re_pos pos = {.at_start = true, .at_end = len == 0, .prev = 0, .next = 0};
     size_t adv = 0;
     if (len > 0)
-        pos.next = api__sch_utf8_decode(s, len, &adv);
+        pos.next = dc_utf8_decode_lenient(s, len, &adv);
     r->gen = 1;
     r->nlist[0] = r->nlist[1] = 0;
     for (;;) {
@@ -1204,7 +1204,7 @@ static bool run_search(struct re_run *r, const char *s, size_t len)
         struct re_pos npos = {.at_start = false, .at_end = ni >= len, .prev = cp, .next = 0};
         size_t nadv = 0;
         if (ni < len)
-            npos.next = api__sch_utf8_decode(s + ni, len - ni, &nadv);
+            npos.next = dc_utf8_decode_lenient(s + ni, len - ni, &nadv);
         int nxt = 1 - cur;
         r->gen++;
         r->nlist[nxt] = 0;

@@ -11,6 +11,7 @@
 
 #include "dc/engine.h"
 #include "dc/models.h"
+#include "dc/utf8.h"
 #include "workload_internal.h"
 
 static const char *const tasks[] = {"training", "fine-tuning", "inference", NULL};
@@ -138,16 +139,6 @@ static enum dc_status check_keys(const cJSON *obj, const char *section, const ch
 }
 
 /* The section object, or NULL when absent; an error when it is not an object. */
-/* Code points in a UTF-8 string (JSON Schema's maxLength counts characters, not
- * bytes): every byte that is not a continuation byte starts one. */
-static size_t utf8_length(const char *s)
-{
-    size_t n = 0;
-    for (; *s != '\0'; s++)
-        n += ((unsigned char)*s & 0xC0u) != 0x80u;
-    return n;
-}
-
 static enum dc_status section(const cJSON *json, const char *name, const char *const *keys,
                               const cJSON **out, struct dc_error *err)
 {
@@ -912,7 +903,7 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(json, "name");
     if (name != NULL) {
         if (!cJSON_IsString(name) || name->valuestring[0] == '\0' ||
-            utf8_length(name->valuestring) > DC_WORKLOAD_NAME_MAX)
+            dc_utf8_count(name->valuestring) > DC_WORKLOAD_NAME_MAX)
             return bad(err, NULL, "name", "%s must be a string of 1 to 128 characters", "name");
         w->name = name->valuestring;
     }
