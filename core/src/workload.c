@@ -953,10 +953,6 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
 
 /* ---- the document conditions read -------------------------------------------- */
 
-static const char *const task_names[] = {"training", "fine-tuning", "inference"};
-static const char *const deploy_names[] = {"cloud", "on-prem", "hybrid"};
-static const char *const objective_names[] = {"cost", "time", "balanced"};
-
 const char *dc__quantization_name(enum dc_quantization q)
 {
     return quantizations[q];
@@ -991,19 +987,20 @@ const char *dc__method_name(enum dc_method m)
     return methods[m];
 }
 
-const char *dc__task_name(enum dc_task t)
+/* The tables are in enum order (dc/engine.h) and end with NULL. */
+const char *dc_task_name(enum dc_task t)
 {
-    return task_names[t];
+    return (unsigned)t <= DC_TASK_INFERENCE ? tasks[t] : "unknown";
 }
 
-const char *dc__deployment_name(enum dc_deployment d)
+const char *dc_deployment_name(enum dc_deployment d)
 {
-    return deploy_names[d];
+    return (unsigned)d <= DC_DEPLOY_HYBRID ? deployments[d] : "unknown";
 }
 
-const char *dc__objective_name(enum dc_objective o)
+const char *dc_objective_name(enum dc_objective o)
 {
-    return objective_names[o];
+    return (unsigned)o <= DC_OBJECTIVE_BALANCED ? objectives[o] : "unknown";
 }
 
 static cJSON *num_or_null(double d)
@@ -1117,12 +1114,12 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     cJSON *root = cJSON_CreateObject();
     if (root == NULL)
         return DC_ENOMEM;
-    put(&b, root, "task", str(task_names[w->task]));
+    put(&b, root, "task", str(tasks[w->task]));
     put(&b, root, "framework", str(w->framework));
     put(&b, root, "stage", str(w->stage));
     put(&b, root, "precision", str(dc_precision_name(w->precision)));
     put(&b, root, "quantization", str(quantizations[w->quantization]));
-    put(&b, root, "objective", str(objective_names[w->objective]));
+    put(&b, root, "objective", str(objectives[w->objective]));
     put(&b, root, "prefer_available", cJSON_CreateBool(w->prefer_available));
     put_model(&b, w, root);
     cJSON *t = obj(&b, root, "training");
@@ -1145,7 +1142,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put(&b, i, "speculative", cJSON_CreateBool(w->draft_tokens > 0));
     put(&b, i, "job", cJSON_CreateBool(w->job_requests > 0));
     cJSON *c = obj(&b, root, "constraints");
-    put(&b, c, "deployment", str(deploy_names[w->deployment]));
+    put(&b, c, "deployment", str(deployments[w->deployment]));
     cJSON *prov = cJSON_CreateArray();
     for (unsigned p = 0; prov != NULL && p < DC_PROVIDER_COUNT; p++) {
         if (w->providers & (1u << p)) {
