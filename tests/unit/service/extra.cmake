@@ -1,5 +1,5 @@
 # Unit tests of the service's library-like modules (configuration, metrics, auth,
-# HTTP vocabulary, request framing, JSON writer, cache, logs, inventory,
+# HTTP vocabulary, request framing, cache, logs, inventory,
 # playground, trace context, ETags, CLI output formats, the fleet's parsing,
 # snapshot and body -- its libcurl client is tested in tests/integration): each
 # tests/unit/service/test_*.c target also compiles those sources (not main.c, the
