@@ -413,7 +413,13 @@ static inline bool lg_ord_holds(uint8_t op, enum lg_ord ord)
 
 enum dc_status lg__alloc(struct lg_ctx *cx, size_t size, void **out);
 enum dc_status lg__oom(struct lg_ctx *cx);
-enum dc_status lg__step_limit(struct lg_ctx *cx);
+/* The step limit reached: the error every bounded operation returns. */
+static inline enum dc_status lg__step_limit(struct lg_ctx *cx)
+{
+    return dc_error_set(cx->err, DC_ELIMIT, NULL,
+                        "evaluation exceeded the step limit (%llu operator applications)",
+                        (unsigned long long)cx->max_steps);
+}
 
 /* Bulk work (copying or scanning elements and bytes) counts as steps too, so
  * that the step limit bounds time and memory, not just operator calls. */

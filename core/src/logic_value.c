@@ -49,13 +49,6 @@ enum dc_status lg__oom(struct lg_ctx *cx)
     return dc_error_set(cx->err, DC_ENOMEM, NULL, "out of memory");
 }
 
-enum dc_status lg__step_limit(struct lg_ctx *cx)
-{
-    return dc_error_set(cx->err, DC_ELIMIT, NULL,
-                        "evaluation exceeded the step limit (%llu operator applications)",
-                        (unsigned long long)cx->max_steps);
-}
-
 /* ---- values ------------------------------------------------------------------ */
 
 /* A new array of n elements (to be filled by the caller through *arr), or a
