@@ -25,6 +25,8 @@ const char *api_http_reason(int status)
         return "Request Timeout";
     case 413:
         return "Content Too Large";
+    case 414:
+        return "URI Too Long";
     case 415:
         return "Unsupported Media Type";
     case 429:

@@ -1928,6 +1928,36 @@ static int hashed_cmp(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index ? 1 : 0;
 }
 
+/* Record the pair (a, b) of equal items when it comes before the one found. */
+static void earlier_pair(size_t a, size_t b, bool *found, size_t *out_i, size_t *out_j)
+{
+    if (!*found || a < *out_i || (a == *out_i && b < *out_j)) {
+        *found = true;
+        *out_i = a;
+        *out_j = b;
+    }
+}
+
+/* The first pair of equal items in a run of `n` items of one hash, in index
+ * order. Each item is compared with the distinct values met so far in the run,
+ * kept at its front, not with every earlier item: a run of copies of one value
+ * (262,000 equal strings in a 1 MiB body took 160 s pairwise) costs one
+ * comparison an item. */
+static void run_duplicate(struct sch_hashed *run, size_t n, bool *found, size_t *out_i,
+                          size_t *out_j)
+{
+    size_t distinct = 0; /* run[0 .. distinct) */
+    for (size_t k = 0; k < n; k++) {
+        size_t r = 0;
+        while (r < distinct && !api__sch_json_equal(run[r].item, run[k].item, SCH_EQUAL_MAX_DEPTH))
+            r++;
+        if (r < distinct)
+            earlier_pair(run[r].index, run[k].index, found, out_i, out_j);
+        else
+            run[distinct++] = run[k];
+    }
+}
+
 /* First pair of equal items (i < j), if any. Returns false only on ENOMEM. */
 static bool find_duplicate(struct sch_ctx *c, const cJSON *arr, size_t count, bool *found,
                            size_t *out_i, size_t *out_j)
@@ -1960,18 +1990,10 @@ static bool find_duplicate(struct sch_ctx *c, const cJSON *arr, size_t count, bo
         h[i].item = a;
     }
     qsort(h, count, sizeof(*h), hashed_cmp);
-    for (size_t k = 0; k + 1 < count; k++) {
-        for (size_t m = k + 1; m < count && h[m].hash == h[k].hash; m++) {
-            if (!api__sch_json_equal(h[k].item, h[m].item, SCH_EQUAL_MAX_DEPTH))
-                continue;
-            size_t a = h[k].index < h[m].index ? h[k].index : h[m].index;
-            size_t b = h[k].index < h[m].index ? h[m].index : h[k].index;
-            if (!*found || a < *out_i || (a == *out_i && b < *out_j)) {
-                *found = true;
-                *out_i = a;
-                *out_j = b;
-            }
-        }
+    for (size_t k = 0, end = 0; k < count; k = end) {
+        for (end = k + 1; end < count && h[end].hash == h[k].hash;)
+            end++;
+        run_duplicate(h + k, end - k, found, out_i, out_j);
     }
     free(h);
     return true;
@@ -2053,6 +2075,26 @@ static bool matches(struct sch_ctx *c, const struct sch_node *n, const cJSON *v,
     return ok;
 }
 
+/* minItems and maxItems. They come before any per-item work: an array of the
+ * wrong size fails on them alone, so a body of a million items costs one count,
+ * not a validation of each item and a search for duplicates. */
+static bool check_array_size(struct sch_ctx *c, const struct sch_node *n, size_t count)
+{
+    bool ok = true;
+    if ((n->has & HAS_MINITEMS) != 0 && count < n->min_items) {
+        ok = false;
+        if (!fail(c, "minItems", "must have at least %zu item%s", n->min_items,
+                  n->min_items == 1 ? "" : "s"))
+            return false;
+    }
+    if ((n->has & HAS_MAXITEMS) != 0 && count > n->max_items) {
+        ok = false;
+        (void)fail(c, "maxItems", "must have at most %zu item%s", n->max_items,
+                   n->max_items == 1 ? "" : "s");
+    }
+    return ok;
+}
+
 static bool check_array(struct sch_ctx *c, const struct sch_node *n, const cJSON *v,
                         struct sch_eval *ev)
 {
@@ -2060,6 +2102,11 @@ static bool check_array(struct sch_ctx *c, const struct sch_node *n, const cJSON
     size_t count = 0;
     size_t contained = 0;
     bool items_false_reported = false;
+    for (const cJSON *item = v->child; item != NULL; item = item->next)
+        count++;
+    if (!check_array_size(c, n, count))
+        return false;
+    count = 0;
     for (const cJSON *item = v->child; item != NULL; item = item->next, count++) {
         const struct sch_node *sub = count < n->nprefix ? n->prefix[count] : n->items;
         if (sub != NULL)
@@ -2091,18 +2138,6 @@ static bool check_array(struct sch_ctx *c, const struct sch_node *n, const cJSON
             if (c->halt)
                 return false;
         }
-    }
-    if ((n->has & HAS_MINITEMS) != 0 && count < n->min_items) {
-        ok = false;
-        if (!fail(c, "minItems", "must have at least %zu item%s", n->min_items,
-                  n->min_items == 1 ? "" : "s"))
-            return false;
-    }
-    if ((n->has & HAS_MAXITEMS) != 0 && count > n->max_items) {
-        ok = false;
-        if (!fail(c, "maxItems", "must have at most %zu item%s", n->max_items,
-                  n->max_items == 1 ? "" : "s"))
-            return false;
     }
     if (n->contains != NULL) {
         bool has_min = (n->has & HAS_MINCONTAINS) != 0;

@@ -351,34 +351,6 @@ static bool configure_training(const struct dc__part *p, size_t idx,
 
 /* ---- serving ------------------------------------------------------------------------ */
 
-/* The first replica size of at least `chips` (0: none): a jump, never a walk,
- * so that a model larger than any cluster costs nothing to refuse. */
-static unsigned replica_size_from(const struct dc_accelerator *a, unsigned chips)
-{
-    unsigned unit = dc__unit_chips(a);
-    if (a->n_slices == 0 && chips > unit) {
-        unsigned long long up = ((unsigned long long)chips + unit - 1) / unit * unit;
-        return up > UINT_MAX ? 0 : (unsigned)up;
-    }
-    unsigned t = dc__next_replica_size(a, 0);
-    while (t != 0 && t < chips)
-        t = dc__next_replica_size(a, t);
-    return t;
-}
-
-/* The first replica size whose memory holds the weights and `batch`
- * requests' KV caches, at any size; 0 when none does. */
-static unsigned replica_holding(const struct dc__part *p, double batch)
-{
-    const struct dc_sizing_params *s = p->s;
-    double usable = p->a->memory_gb * s->memory_usable_fraction.value;
-    double need = p->d->weights_gb * s->infer_overhead.value + p->d->kv_cache_gb * batch;
-    if (!(usable > 0) || !(need / usable < (double)UINT_MAX))
-        return 0;
-    unsigned least = (unsigned)ceil(need / usable - 1e-9);
-    return replica_size_from(p->a, least > 0 ? least : 1);
-}
-
 /* The batches worth trying on `chips` chips: the workload's own, or the
  * largest that meets the latency target and a few smaller ones (lower
  * latency, more replicas). Returns how many. */
@@ -446,7 +418,7 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
     /* Sizes below the one that holds the first batch are skipped in one jump;
      * past it memory only grows, so the loop ends after a few sizes (the
      * bound on passes guards against rounding). */
-    unsigned start = replica_holding(p, isfinite(p->w->batch_size) ? p->w->batch_size : 1.0);
+    unsigned start = dc__replica_holding(p, isfinite(p->w->batch_size) ? p->w->batch_size : 1.0);
     unsigned passes = 0;
     for (unsigned t = start;
          t != 0 && t <= p->cap && sizes < SERVE_SIZES_PAST_FIT && passes < 4 * SERVE_SIZES_PAST_FIT;
@@ -475,7 +447,7 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
         double batch = isfinite(p->w->batch_size) ? p->w->batch_size : 1.0;
         pick->memory_need_gb =
             p->d->weights_gb * p->s->infer_overhead.value + p->d->kv_cache_gb * batch;
-        unsigned t = replica_holding(p, 1.0);
+        unsigned t = dc__replica_holding(p, 1.0);
         t = t != 0 && dc__serve_batch_cap(p, t) > 0 ? t : 0;
         pick->chips_for_memory = t;
         pick->chips = pick->chips_per_replica = t;

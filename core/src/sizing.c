@@ -154,6 +154,10 @@ static double training_gb_per_chip(const struct dc__derived *d, const struct dc_
     return d->state_gb / chips + d->activations_gb / tp;
 }
 
+/* Passes of memory_shape's search, at most: it ends within a few (see there);
+ * the bound guards against rounding. Past it no shape is said to hold the job. */
+#define TRAIN_MAX_SHAPE_PASSES 64
+
 /* The smallest purchasable shape within `cap` whose chips hold the job. Each
  * pass jumps to the count the state needs beside the activations of the
  * tensor-parallel group it reached, which stops growing at the fast domain,
@@ -165,7 +169,7 @@ static bool memory_shape(const struct dc__derived *d, const struct dc_accelerato
     if (d->activations_gb / max_tp >= usable)
         return false;
     unsigned need = ceil_count(d->state_gb / usable);
-    for (;;) {
+    for (unsigned pass = 0; pass < TRAIN_MAX_SHAPE_PASSES; pass++) {
         if (!dc_shape_at_least(a, need, cap, out))
             return false;
         unsigned chips = dc__shape_chips(out);
@@ -177,6 +181,7 @@ static bool memory_shape(const struct dc__derived *d, const struct dc_accelerato
             return false;
         need = next > chips ? next : chips + 1;
     }
+    return false;
 }
 
 bool dc__train_min_shape(const struct dc__part *p, unsigned cap, struct dc_shape *out)
@@ -332,10 +337,32 @@ unsigned dc__next_replica_size(const struct dc_accelerator *a, unsigned prev)
     return prev > UINT_MAX - unit ? 0 : prev + unit;
 }
 
-unsigned dc__serve_least_chips(const struct dc__part *p)
+/* A jump, never a walk, so that a model larger than any cluster costs nothing
+ * to refuse (issue 22: counting up one machine at a time to the wrap of the
+ * count took 7 s of CPU for a 130-byte request). */
+static unsigned replica_size_from(const struct dc_accelerator *a, unsigned chips)
 {
-    return ceil_count(p->d->weights_gb * p->s->infer_overhead.value /
-                      (p->a->memory_gb * p->s->memory_usable_fraction.value));
+    unsigned unit = dc__unit_chips(a);
+    if (a->n_slices == 0 && chips > unit) {
+        unsigned long long up = ((unsigned long long)chips + unit - 1) / unit * unit;
+        return up > UINT_MAX ? 0 : (unsigned)up;
+    }
+    /* Within one machine (doublings) or over the slices: a few steps. */
+    unsigned t = dc__next_replica_size(a, 0);
+    while (t != 0 && t < chips)
+        t = dc__next_replica_size(a, t);
+    return t;
+}
+
+unsigned dc__replica_holding(const struct dc__part *p, double batch)
+{
+    const struct dc_sizing_params *s = p->s;
+    double usable = p->a->memory_gb * s->memory_usable_fraction.value;
+    double need = p->d->weights_gb * s->infer_overhead.value + p->d->kv_cache_gb * batch;
+    if (!(usable > 0) || !(need / usable < (double)UINT_MAX))
+        return 0;
+    unsigned least = (unsigned)ceil(need / usable - 1e-9);
+    return replica_size_from(p->a, least > 0 ? least : 1);
 }
 
 bool dc__serve_buy(const struct dc_accelerator *a, unsigned replica_chips, unsigned n,
@@ -416,8 +443,11 @@ void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigne
 
 /* ---- a published run's count (calibration) ---------------------------------------- */
 
-/* Replica sizes a pinned count tries past the first that holds the model. */
+/* Replica sizes a pinned count tries past the first that holds the model, and
+ * sizes looked at in all (past the first that holds one request, memory only
+ * grows: the bound guards a batch_size far past what a size holds). */
 #define PINNED_SIZES_PAST_FIT 3
+#define PINNED_MAX_SIZES      64
 
 /* The replica layout on exactly `pinned` chips, as many copies as the chips
  * hold: the smallest replica (of the first few that hold one request) whose
@@ -425,12 +455,12 @@ void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigne
  * with the shortest step. */
 static void serve_pinned(const struct dc__part *p, unsigned pinned, struct dc_sizing *z)
 {
-    unsigned least = dc__serve_least_chips(p), tried = 0;
+    unsigned tried = 0, passes = 0;
     struct dc__replica best = {0};
-    for (unsigned t = dc__next_replica_size(p->a, 0);
-         t != 0 && t <= pinned && tried < PINNED_SIZES_PAST_FIT;
-         t = dc__next_replica_size(p->a, t)) {
-        unsigned cap = t < least ? 0 : dc__serve_batch_cap(p, t);
+    for (unsigned t = dc__replica_holding(p, 1.0);
+         t != 0 && t <= pinned && tried < PINNED_SIZES_PAST_FIT && passes < PINNED_MAX_SIZES;
+         t = dc__next_replica_size(p->a, t), passes++) {
+        unsigned cap = dc__serve_batch_cap(p, t);
         unsigned batch = isfinite(p->w->batch_size) ? (unsigned)p->w->batch_size
                          : cap > 0                  ? dc__serve_latency_batch(p, t, cap)
                                                     : 0;

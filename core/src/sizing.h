@@ -111,8 +111,10 @@ struct dc__replica {
  * group of 1, 2, 4 ... chips within one machine, then whole machines; a TPU
  * replica is one documented slice. 0 when there is none. */
 unsigned dc__next_replica_size(const struct dc_accelerator *a, unsigned prev);
-/* The fewest chips whose memory holds the weights with runtime overhead. */
-unsigned dc__serve_least_chips(const struct dc__part *p);
+/* The first replica size whose memory holds the weights (with runtime
+ * overhead) and `batch` requests' KV caches, found in one jump whatever the
+ * model's size; 0 when no size does. */
+unsigned dc__replica_holding(const struct dc__part *p, double batch);
 /* The most concurrent requests `chips` chips hold (weights, then one KV cache
  * each; at most max_batch unless the workload asks for more); 0: none. */
 unsigned dc__serve_batch_cap(const struct dc__part *p, unsigned chips);

@@ -11,6 +11,8 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "rulesrc.h"
+
 #define DIGEST_LEN 32
 
 struct svc_auth {
@@ -83,71 +85,71 @@ int svc_auth_from_digests(const char *const *hex, size_t n, svc_auth **out, char
     return 0;
 }
 
+/* One line of a keys file (NUL-terminated, its newline removed): a digest
+ * appended to `a`, or nothing for a blank line or a comment. Returns 0, or -1
+ * with the reason in why. */
+static int key_line(svc_auth *a, char *line, const char *path, unsigned lineno, char *why,
+                    size_t whylen)
+{
+    char *s = line;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && (e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    *e = '\0';
+    if (*s == '\0' || *s == '#')
+        return 0;
+    /* Accept `sha256sum` output too: "DIGEST  -" or "DIGEST  file". */
+    char *sp = strpbrk(s, " \t");
+    if (sp != NULL)
+        *sp = '\0';
+    if (a->n == SVC_AUTH_MAX_KEYS) {
+        snprintf(why, whylen, "%s:%u: more than %d digests", path, lineno, SVC_AUTH_MAX_KEYS);
+        return -1;
+    }
+    if (!parse_digest(s, strlen(s), a->digests[a->n])) {
+        snprintf(why, whylen, "%s:%u: not a SHA-256 digest (64 lowercase hex characters expected)",
+                 path, lineno);
+        return -1;
+    }
+    a->n++;
+    return 0;
+}
+
 int svc_auth_load(const char *path, svc_auth **out, char *why, size_t whylen)
 {
     *out = NULL;
-    FILE *fp = fopen(path, "r");
-    if (fp == NULL) {
-        snprintf(why, whylen, "%s: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t len = 0;
+    /* A regular file under the limit only: a FIFO or /dev/zero named here must
+     * not block the signal thread that reloads it on SIGHUP. */
+    if (svc_read_regular_file(path, SVC_AUTH_MAX_FILE_BYTES, &text, &len, why, whylen) != 0)
         return -1;
-    }
     svc_auth *a = auth_new(SVC_AUTH_MAX_KEYS);
-    if (a == NULL) {
-        fclose(fp);
-        snprintf(why, whylen, "out of memory");
-        return -1;
-    }
-    char line[512];
-    unsigned lineno = 0;
-    size_t total = 0;
     int rc = 0;
-    while (fgets(line, sizeof(line), fp) != NULL) {
-        lineno++;
-        size_t len = strlen(line);
-        total += len;
-        if (total > SVC_AUTH_MAX_FILE_BYTES) {
-            snprintf(why, whylen, "%s: larger than %d bytes", path, SVC_AUTH_MAX_FILE_BYTES);
-            rc = -1;
-            break;
-        }
-        if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
-            snprintf(why, whylen, "%s:%u: line too long", path, lineno);
-            rc = -1;
-            break;
-        }
-        char *s = line;
-        while (*s == ' ' || *s == '\t')
-            s++;
-        char *e = s + strlen(s);
-        while (e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
-            e--;
-        *e = '\0';
-        if (*s == '\0' || *s == '#')
-            continue;
-        /* Accept `sha256sum` output too: "DIGEST  -" or "DIGEST  file". */
-        char *sp = strpbrk(s, " \t");
-        if (sp != NULL)
-            *sp = '\0';
-        if (a->n == SVC_AUTH_MAX_KEYS) {
-            snprintf(why, whylen, "%s:%u: more than %d digests", path, lineno,
-                     SVC_AUTH_MAX_KEYS);
-            rc = -1;
-            break;
-        }
-        if (!parse_digest(s, strlen(s), a->digests[a->n])) {
-            snprintf(why, whylen,
-                     "%s:%u: not a SHA-256 digest (64 lowercase hex characters expected)", path,
-                     lineno);
-            rc = -1;
-            break;
-        }
-        a->n++;
-    }
-    if (rc == 0 && ferror(fp)) {
-        snprintf(why, whylen, "%s: read error", path);
+    if (a == NULL) {
+        snprintf(why, whylen, "out of memory");
+        rc = -1;
+    } else if (memchr(text, '\0', len) != NULL) {
+        snprintf(why, whylen, "%s: has a NUL byte (not a text file)", path);
         rc = -1;
     }
-    fclose(fp);
+    unsigned lineno = 0;
+    for (char *line = text; rc == 0 && line < text + len; lineno++) {
+        char *nl = strchr(line, '\n');
+        char *next = nl != NULL ? nl + 1 : text + len;
+        if (nl != NULL)
+            *nl = '\0';
+        if ((size_t)(next - line) > SVC_AUTH_MAX_LINE) {
+            snprintf(why, whylen, "%s:%u: line too long", path, lineno + 1);
+            rc = -1;
+            break;
+        }
+        rc = key_line(a, line, path, lineno + 1, why, whylen);
+        line = next;
+    }
+    free(text);
     if (rc == 0 && a->n == 0) {
         snprintf(why, whylen, "%s: no digest in the file (it would refuse every request)", path);
         rc = -1;

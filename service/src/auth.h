@@ -13,9 +13,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SVC_AUTH_MAX_KEYS 1024        /* digests in one keys file */
+#define SVC_AUTH_MAX_KEYS       1024   /* digests in one keys file */
 #define SVC_AUTH_MAX_FILE_BYTES 262144 /* size of the keys file */
-#define SVC_AUTH_MAX_TOKEN 4096       /* longest bearer token hashed */
+#define SVC_AUTH_MAX_TOKEN      4096   /* longest bearer token hashed */
+#define SVC_AUTH_MAX_LINE       512    /* longest line of the keys file, its newline included */
 
 typedef struct svc_auth svc_auth; /* opaque, immutable once loaded, refcounted */
 

@@ -13,6 +13,7 @@
 #include "dc/yaml.h"
 #include "http.h"
 #include "log.h"
+#include "rulesrc.h"
 
 extern char **environ;
 
@@ -78,6 +79,10 @@ static const struct setting settings[] = {
      SVC_MAX_BUFFERED_BYTES_LIMIT, "64MiB", "BYTES",
      "response bodies waiting for slow clients to read them, all requests together (503 with "
      "Retry-After past it)"},
+    {"send_buffer_bytes", T_BYTES, OFF(send_buffer_bytes), 0, SVC_MAX_SEND_BUFFER_BYTES, "32KiB",
+     "BYTES",
+     "kernel send buffer of each client connection (SO_SNDBUF; the kernel doubles it): bounds "
+     "the kernel memory a client that does not read can hold; 0 = the kernel's autotuning"},
     {"shutdown_grace_s", T_UINT, OFF(shutdown_grace_s), 0, 3600, XSTR(SVC_DEFAULT_SHUTDOWN_GRACE_S),
      "SECONDS", "on SIGTERM/SIGINT, how long in-flight requests may take to finish"},
     {"api_keys_file", T_STR, OFF(api_keys_file), 0, 0, "", "FILE",
@@ -701,32 +706,18 @@ static bool load_yaml(struct svc_config *cfg, const char *path, const char *text
 
 static bool load_file(struct svc_config *cfg, const char *path, char *why, size_t whylen)
 {
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL) {
-        snprintf(why, whylen, "file %s: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t n = 0;
+    char msg[SVC_CONFIG_STR_MAX + 64];
+    if (svc_read_regular_file(path, MAX_FILE_BYTES, &text, &n, msg, sizeof(msg)) != 0) {
+        snprintf(why, whylen, "file %s", msg);
         return false;
     }
-    char *text = malloc(MAX_FILE_BYTES + 1);
-    if (text == NULL) {
-        fclose(fp);
-        snprintf(why, whylen, "out of memory");
-        return false;
-    }
-    size_t n = fread(text, 1, MAX_FILE_BYTES + 1, fp);
-    bool err = ferror(fp) != 0;
-    fclose(fp);
     bool ok = false;
-    if (err)
-        snprintf(why, whylen, "file %s: read error", path);
-    else if (n > MAX_FILE_BYTES)
-        snprintf(why, whylen, "file %s: larger than %u bytes", path, MAX_FILE_BYTES);
-    else {
-        text[n] = '\0';
-        if (has_suffix(path, ".yaml") || has_suffix(path, ".yml") || has_suffix(path, ".json"))
-            ok = load_yaml(cfg, path, text, n, why, whylen);
-        else
-            ok = load_kv(cfg, path, text, why, whylen);
-    }
+    if (has_suffix(path, ".yaml") || has_suffix(path, ".yml") || has_suffix(path, ".json"))
+        ok = load_yaml(cfg, path, text, n, why, whylen);
+    else
+        ok = load_kv(cfg, path, text, why, whylen);
     free(text);
     return ok;
 }

@@ -29,6 +29,10 @@
 #define SVC_DEFAULT_SHUTDOWN_GRACE_S          30
 #define SVC_DEFAULT_CACHE_ENTRIES             1024
 #define SVC_DEFAULT_CACHE_MAX_BYTES           (8u << 20)
+/* The kernel's send buffer of each connection (SO_SNDBUF): what a client that
+ * does not read can hold in kernel memory is twice it (socket(7)). */
+#define SVC_DEFAULT_SEND_BUFFER_BYTES (32u << 10)
+#define SVC_MAX_SEND_BUFFER_BYTES     (4u << 20)
 
 /* Probe intervals and timeouts accepted, in milliseconds. */
 #define SVC_PROBE_INTERVAL_MIN_MS 100u
@@ -82,6 +86,7 @@ struct svc_config {
     char admin_listen[SVC_CONFIG_STR_MAX]; /* HOST:PORT of /healthz, /readyz, /metrics; "" off */
     unsigned max_buffered_body_bytes;      /* request bodies held at once, all requests */
     unsigned max_queued_response_bytes;    /* response bodies not yet sent, all requests */
+    unsigned send_buffer_bytes;            /* SO_SNDBUF of each connection; 0: the kernel's */
     unsigned shutdown_grace_s;
     char api_keys_file[SVC_CONFIG_STR_MAX]; /* "" = no authentication */
     char cors_origins[SVC_CONFIG_STR_MAX];  /* comma-separated, "*" any, "" off */

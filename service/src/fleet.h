@@ -45,6 +45,8 @@
 #define SVC_FLEET_ERROR_TEXT_MAX 200
 /* Bytes of the bearer-token file (a Kubernetes service-account token is ~1 KB). */
 #define SVC_FLEET_TOKEN_MAX 16384
+/* Bytes of the CA file (Debian's whole ca-certificates bundle is about 220 KB). */
+#define SVC_FLEET_CA_MAX_BYTES (4u << 20)
 /* Distinct model names that map to no catalog id listed in a snapshot (the rest
  * are counted). */
 #define SVC_FLEET_UNMAPPED_MAX 32

@@ -11,9 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include <curl/curl.h>
 
 #include "fleet.h"
+#include "rulesrc.h"
 
 struct svc_fleet_client {
     CURL *curl;
@@ -73,33 +76,54 @@ static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, cur
 
 /* The token of the bearer-token file into buf: its content without surrounding
  * white space, at most SVC_FLEET_TOKEN_MAX bytes of visible ASCII (what an HTTP
- * header may carry). On failure why says what, never the content. */
+ * header may carry). A regular file only: a FIFO or a device (/dev/zero) is
+ * refused before it is read, so a refresh never blocks on one. On failure why
+ * says what, never the content. */
 static bool read_token(const char *path, char *buf, size_t cap, char *why, size_t whylen)
 {
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL) {
-        snprintf(why, whylen, "fleet_bearer_token_file %.200s: %s", path, strerror(errno));
+    char *text = NULL, err[320];
+    size_t n = 0;
+    buf[0] = '\0';
+    if (svc_read_regular_file(path, cap - 1, &text, &n, err, sizeof(err)) != 0) {
+        snprintf(why, whylen, "fleet_bearer_token_file %.300s", err);
         return false;
     }
-    size_t n = fread(buf, 1, cap - 1, fp);
-    bool more = fgetc(fp) != EOF, err = ferror(fp) != 0;
-    fclose(fp);
-    buf[n] = '\0';
-    char *s = buf;
-    while (*s != '\0' && isspace((unsigned char)*s))
+    const char *s = text;
+    while (n > 0 && isspace((unsigned char)text[n - 1]))
+        n--;
+    while (s < text + n && isspace((unsigned char)*s))
         s++;
-    while (n > 0 && isspace((unsigned char)buf[n - 1]))
-        buf[--n] = '\0';
-    memmove(buf, s, strlen(s) + 1);
-    bool visible = buf[0] != '\0';
+    size_t m = (size_t)(text + n - s);
+    memcpy(buf, s, m);
+    buf[m] = '\0';
+    explicit_bzero(text, n);
+    free(text);
+    bool visible = m > 0 && strlen(buf) == m;
     for (const char *p = buf; *p != '\0' && visible; p++)
         visible = *p > 0x20 && *p < 0x7f;
-    if (err || more || !visible) {
+    if (!visible) {
         snprintf(why, whylen, "fleet_bearer_token_file %.200s: %s", path,
-                 err    ? "read error"
-                 : more ? "larger than the limit of 16384 bytes"
-                        : "not a token (empty, or characters a header cannot carry)");
+                 "not a token (empty, or characters a header cannot carry)");
         explicit_bzero(buf, cap);
+        return false;
+    }
+    return true;
+}
+
+/* The CA file is read by the TLS library at every query: one that is not a
+ * regular file of at most SVC_FLEET_CA_MAX_BYTES (a FIFO would block the
+ * refresh) is refused before the query. */
+static bool ca_file_ok(const char *path, char *why, size_t whylen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(why, whylen, "fleet_ca_file %.200s: %s", path, strerror(errno));
+        return false;
+    }
+    if (!S_ISREG(st.st_mode) || (unsigned long long)st.st_size > SVC_FLEET_CA_MAX_BYTES) {
+        snprintf(why, whylen, "fleet_ca_file %.200s: %s", path,
+                 S_ISREG(st.st_mode) ? "larger than the limit of 4194304 bytes"
+                                     : "not a regular file");
         return false;
     }
     return true;
@@ -232,6 +256,10 @@ enum svc_fleet_error svc_fleet_client_query(svc_fleet_client *c, const char *pro
     } else {
         headers = h;
         h = NULL;
+    }
+    if (c->ca_file != NULL && !ca_file_ok(c->ca_file, why, whylen)) {
+        rc = SVC_FLEET_E_CONNECT;
+        goto out;
     }
     if (headers == NULL || !set_options(c, url, headers, &k)) {
         snprintf(why, whylen, "libcurl refused the query's options");

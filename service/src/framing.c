@@ -2,6 +2,7 @@
 #include "framing.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -46,11 +47,119 @@ static bool is_name(const char *name, size_t nlen, const char *want)
     return nlen == strlen(want) && strncasecmp(name, want, nlen) == 0;
 }
 
-void svc_framing_begin(struct svc_framing *f, const char *version)
+/* ---- the raw header section -------------------------------------------------- */
+
+/* `n` bytes at `p` lie inside the raw section. Compared as integers: a field
+ * name the library moved (a folded line) points outside it. */
+static bool raw_holds(const struct svc_framing *f, const char *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p, lo = (uintptr_t)f->raw_start, hi = (uintptr_t)f->raw_end;
+    return a >= lo && a <= hi && n <= hi - a;
+}
+
+/* Where the line after the one ending at `at` starts: its terminator is one NUL
+ * (a bare LF) or two (CR LF); a line itself never starts with a NUL unless its
+ * field name is empty (the colon, overwritten), which the end check reports. */
+static const char *raw_next_line(const struct svc_framing *f, const char *at)
+{
+    if (!raw_holds(f, at, 2) || at[0] != '\0')
+        return NULL;
+    return at[1] != '\0' ? at + 1 : at + 2;
+}
+
+/* What lies at `at` instead of the line expected there: the rest of a value (or
+ * of the request line) after a NUL byte, which the library cut off there. */
+static void raw_nul_problem(struct svc_framing *f)
+{
+    if (f->raw_last[0] != '\0')
+        problem(f, 400, "the value of header field %s has a NUL byte", f->raw_last);
+    else
+        problem(f, 400, "the request line has a NUL byte");
+}
+
+/* The request line: METHOD SP target SP version, nothing else. */
+static void raw_request_line(struct svc_framing *f, const struct svc_framing_raw *raw)
+{
+    size_t mlen = strnlen(raw->start, raw->len);
+    const char *version = raw->version;
+    if (mlen == raw->len || raw->target != raw->start + mlen + 1 ||
+        !raw_holds(f, raw->target, raw->target_len + 1) ||
+        version != raw->target + raw->target_len + 1 || !raw_holds(f, version, 1)) {
+        problem(f, 400,
+                "the request line is not METHOD SP target SP version (an extra space, or a NUL "
+                "byte)");
+        return;
+    }
+    f->raw_at = version + strnlen(version, (size_t)(f->raw_end - version));
+}
+
+void svc_framing_begin(struct svc_framing *f, const char *version,
+                       const struct svc_framing_raw *raw)
 {
     memset(f, 0, sizeof(*f));
     f->version_known = version != NULL;
     f->http10 = version != NULL && strcmp(version, "HTTP/1.0") == 0;
+    if (raw == NULL || raw->start == NULL || raw->target == NULL || raw->version == NULL)
+        return;
+    f->raw_start = raw->start;
+    f->raw_end = raw->start + raw->len;
+    raw_request_line(f, raw);
+}
+
+/* The field's line is the one after the last: its name where that line starts,
+ * the colon (a NUL now), optional whitespace, then its value. */
+static void raw_field(struct svc_framing *f, const char *name, size_t nlen, const char *value,
+                      size_t vlen)
+{
+    char q[ECHO_MAX + 1];
+    const char *expect = raw_next_line(f, f->raw_at);
+    if (expect == NULL) {
+        problem(f, 400, "the header section is malformed");
+        return;
+    }
+    if (name != expect) {
+        /* The library joins a folded line to the field's *name*, in a block of
+         * its own outside the section (the name's first part, where the line
+         * starts, is zeroed); a field found further on is the line after a
+         * value the library cut at a NUL byte. */
+        if (!raw_holds(f, name, nlen))
+            problem(f, 400, "the header field name \"%s\" is completed by a folded line",
+                    echo(name, nlen, q));
+        else
+            raw_nul_problem(f);
+        return;
+    }
+    if (!raw_holds(f, name, nlen + 1) || name[nlen] != '\0' || value < name + nlen + 1 ||
+        !raw_holds(f, value, vlen)) {
+        problem(f, 400, "the header field %s is malformed", echo(name, nlen, q));
+        return;
+    }
+    for (const char *p = name + nlen + 1; p < value; p++) {
+        if (*p != ' ' && *p != '\t') {
+            problem(f, 400, "the header field %s is malformed", echo(name, nlen, q));
+            return;
+        }
+    }
+    f->raw_at = value + vlen;
+    snprintf(f->raw_last, sizeof(f->raw_last), "%s", echo(name, nlen, q));
+}
+
+/* After the last field: its terminator and the empty line's, nothing else. */
+static void raw_end(struct svc_framing *f)
+{
+    const char *at = f->raw_at;
+    size_t left = (size_t)(f->raw_end - at);
+    bool blank = left >= 2 && left <= 4;
+    for (size_t i = 0; blank && i < left; i++)
+        blank = at[i] == '\0';
+    if (blank)
+        return;
+    if (left >= 2 && at[0] == '\0' && at[1] != '\0')
+        raw_nul_problem(f);
+    else
+        problem(f, 400,
+                "a header field line has an empty name (\": value\"), which the server's HTTP "
+                "library takes for the end of the header section");
 }
 
 /* Transfer-Encoding: a list of codings, of which this server decodes only
@@ -122,6 +231,17 @@ void svc_framing_field(struct svc_framing *f, const char *name, size_t nlen, con
         problem(f, 400, "the value of header field %s has a bare CR", echo(name, nlen, q));
         return;
     }
+    /* A library that stores the whole line keeps the NUL inside the value: its
+     * length then differs from the C string's, which is all that code reads. */
+    if (memchr(value, '\0', vlen) != NULL) {
+        problem(f, 400, "the value of header field %s has a NUL byte", echo(name, nlen, q));
+        return;
+    }
+    if (f->raw_end != NULL) {
+        raw_field(f, name, nlen, value, vlen);
+        if (f->status != 0)
+            return;
+    }
     if (is_name(name, nlen, "Content-Length")) {
         f->content_length++;
         size_t digits = 0;
@@ -148,6 +268,8 @@ void svc_framing_field(struct svc_framing *f, const char *name, size_t nlen, con
 
 int svc_framing_end(struct svc_framing *f)
 {
+    if (f->raw_end != NULL && f->status == 0)
+        raw_end(f);
     if (f->transfer_encoding > 0 && f->http10 && f->version_known)
         problem(f, 400, "Transfer-Encoding is not allowed in an HTTP/1.0 request");
     if (f->transfer_encoding > 0 && f->content_length > 0)
@@ -177,4 +299,41 @@ const char *svc_target_problem(const char *target)
         }
     }
     return NULL;
+}
+
+size_t svc_target_query_args(const char *target, size_t max)
+{
+    const char *q = target != NULL ? strchr(target, '?') : NULL;
+    if (q == NULL || q[1] == '\0')
+        return 0;
+    size_t n = 1;
+    for (const char *p = q + 1; *p != '\0' && n <= max; p++)
+        n += *p == '&';
+    return n;
+}
+
+/* An absolute-form target's scheme: "http://" or "https://", any case. */
+static size_t scheme_len(const char *raw)
+{
+    if (strncasecmp(raw, "http://", 7) == 0)
+        return 7;
+    if (strncasecmp(raw, "https://", 8) == 0)
+        return 8;
+    return 0;
+}
+
+const char *svc_target_path(const char *raw, const char *path)
+{
+    size_t skip = raw != NULL && path != NULL ? scheme_len(raw) : 0;
+    if (skip == 0)
+        return path;
+    size_t auth = strcspn(raw + skip, "/?");
+    if (auth == 0 || memchr(raw + skip, '%', auth) != NULL ||
+        memchr(raw + skip, '@', auth) != NULL || !host_value(raw + skip, auth))
+        return NULL;
+    /* No percent-encoding in the scheme and authority: the decoded path has the
+     * same bytes before its own path. */
+    if (strlen(path) < skip + auth || strncasecmp(path, raw, skip + auth) != 0)
+        return NULL;
+    return path[skip + auth] == '/' ? path + skip + auth : "/";
 }

@@ -75,6 +75,12 @@ void svc_metrics_recommendation(struct svc_metrics *m, unsigned family)
     atomic_fetch_add_explicit(&m->recommendations[family], 1, memory_order_relaxed);
 }
 
+void svc_metrics_refused(struct svc_metrics *m, enum svc_refusal why)
+{
+    if (why < SVC_REFUSED_COUNT)
+        atomic_fetch_add_explicit(&m->refused[why], 1, memory_order_relaxed);
+}
+
 void svc_metrics_reload(struct svc_metrics *m, bool ok, int64_t when)
 {
     if (ok) {
@@ -240,7 +246,8 @@ static void explanation_metrics(struct out *o, const struct svc_metrics *m)
     for (size_t f = 0; f < 2; f++) {
         if (f == 1)
             family(o, "accel_advisor_explanations_stopped_total", "counter",
-                   "Explanations cut short, by the budget spent: the evaluations (64), or the 250 ms guard.");
+                   "Explanations cut short, by the budget spent: the evaluations (64), or the 250 "
+                   "ms guard.");
         for (size_t i = 0; i < 2; i++)
             put(o, "accel_advisor_%s %llu\n", series[f][i],
                 (unsigned long long)load(&counts[f][i]));
@@ -500,6 +507,24 @@ char *svc_metrics_render(const struct svc_metrics *m, const struct svc_metrics_i
            "Connections answered 503 because the connection limit was reached.");
     put(&o, "accel_advisor_rejected_connections_total %llu\n",
         (unsigned long long)load(&m->connections_rejected));
+    if (info->admin_connections >= 0) {
+        family(&o, "accel_advisor_admin_open_connections", "gauge",
+               "Connections the admin listener holds now, from accept to close (not in "
+               "accel_advisor_open_connections).");
+        put(&o, "accel_advisor_admin_open_connections %ld\n", info->admin_connections);
+    }
+    family(&o, "accel_advisor_admin_evictions_total", "counter",
+           "Admin-listener connections waiting for a request, shut down at its connection limit "
+           "to make room for a new one.");
+    put(&o, "accel_advisor_admin_evictions_total %llu\n",
+        (unsigned long long)load(&m->admin_evictions));
+    static const char *const refusals[SVC_REFUSED_COUNT] = {"framing", "query_arguments",
+                                                            "header_fields", "body_too_large"};
+    family(&o, "accel_advisor_refused_requests_total", "counter",
+           "Requests refused before their route ran, by reason (docs/operations.md, Limits).");
+    for (int i = 0; i < SVC_REFUSED_COUNT; i++)
+        put(&o, "accel_advisor_refused_requests_total{reason=\"%s\"} %llu\n", refusals[i],
+            (unsigned long long)load(&m->refused[i]));
     family(&o, "accel_advisor_request_timeouts_total", "counter",
            "Connections closed because a request was not received within request_timeout_s.");
     put(&o, "accel_advisor_request_timeouts_total %llu\n",

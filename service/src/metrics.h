@@ -22,9 +22,9 @@
 /* Status codes counted; any other is counted as 500 (the server sends no other). */
 #define SVC_METRICS_CODES                                                                          \
     {                                                                                              \
-        200, 204, 304, 400, 401, 404, 405, 413, 415, 429, 431, 500, 501, 503                       \
+        200, 204, 304, 400, 401, 404, 405, 413, 414, 415, 429, 431, 500, 501, 503                  \
     }
-#define SVC_METRICS_CODE_COUNT 14
+#define SVC_METRICS_CODE_COUNT 15
 
 /* Upper bounds of the request-duration histogram, in seconds: from 10 us (a
  * cached recommendation or a 304 is answered in tens of microseconds) to 10 s. */
@@ -42,6 +42,18 @@
         0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25                                  \
     }
 #define SVC_METRICS_EXPLAIN_BUCKET_COUNT 9
+
+/* Why a request was refused before its route ran, for
+ * accel_advisor_refused_requests_total{reason}: its framing (400, 501, 413 for
+ * a Content-Length past 64 bits), too many query arguments (414), header fields
+ * the library's buffer cannot hold (431), a body past max_body_bytes (413). */
+enum svc_refusal {
+    SVC_REFUSED_FRAMING,
+    SVC_REFUSED_QUERY_ARGUMENTS,
+    SVC_REFUSED_HEADER_FIELDS,
+    SVC_REFUSED_BODY_TOO_LARGE,
+    SVC_REFUSED_COUNT
+};
 
 /* Families counted by accel_advisor_recommendations_total: gpu, tpu, cpu, asic, none. */
 #define SVC_METRICS_FAMILY_NONE DC_FAMILY_COUNT
@@ -61,6 +73,8 @@ struct svc_metrics {
     _Atomic uint64_t cache_hits;
     _Atomic uint64_t cache_misses;
     _Atomic uint64_t request_timeouts; /* connections cut at request_timeout_s */
+    _Atomic uint64_t admin_evictions;  /* admin connections shut down to make room */
+    _Atomic uint64_t refused[SVC_REFUSED_COUNT];
     /* The memory budgets (server.c): bytes held now, and requests refused. */
     _Atomic int64_t body_bytes;
     _Atomic int64_t response_bytes;
@@ -80,6 +94,8 @@ void svc_metrics_init(struct svc_metrics *m);
 /* One finished request. Thread-safe, lock-free. */
 void svc_metrics_observe(struct svc_metrics *m, enum svc_route route, enum svc_method method,
                          int status, uint64_t duration_ns);
+/* One request refused for `why` (its status is counted by svc_metrics_observe). */
+void svc_metrics_refused(struct svc_metrics *m, enum svc_refusal why);
 /* One recommendation whose top candidate is of `family` (SVC_METRICS_FAMILY_NONE
  * when nothing was recommended). */
 void svc_metrics_recommendation(struct svc_metrics *m, unsigned family);
@@ -111,6 +127,7 @@ struct svc_metrics_info {
     size_t accelerator_count;
     unsigned threads;
     unsigned max_connections;
+    long admin_connections; /* open on the admin listener; -1 without one */
     unsigned max_buffered_body_bytes;
     unsigned max_queued_response_bytes;
     bool cache_enabled;

@@ -23,4 +23,13 @@ void svc_print_diags(FILE *fp, const struct dc_diags *diags);
  * message to `why`. */
 int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *why, size_t whylen);
 
+/* Read the regular file `path` of at most `max` bytes into a NUL-terminated
+ * buffer (owned by the caller, free()), for the files the server reads on its
+ * own (API keys, configuration, contract): anything else (a FIFO that never
+ * gets a writer, /dev/zero, a directory) is refused at once, without blocking
+ * or reading, and so is a file past `max`, before it is read. On failure returns
+ * non-zero and writes a message naming `path` to `why`. */
+int svc_read_regular_file(const char *path, size_t max, char **out, size_t *len, char *why,
+                          size_t whylen);
+
 #endif

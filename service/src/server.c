@@ -37,6 +37,7 @@
 #include "http.h"
 #include "inventory.h"
 #include "log.h"
+#include "rulesrc.h"
 #include "server_internal.h"
 
 #ifndef AA_VERSION
@@ -49,8 +50,12 @@
 #define OVERFLOW_MARGIN(max) ((max) / 8 + 16)
 /* libmicrohttpd's own connection limit, never reached (the acceptor's is). */
 #define MHD_UNREACHED_LIMIT (1u << 30)
-/* Connections of the admin listener: a few probes and scrapers at a time. */
-#define ADMIN_MAX_CONNECTIONS 64
+/* Connections of the admin listener: a few probes and scrapers at a time. At
+ * the limit a new connection shuts down the one that has waited longest for a
+ * request (server_conn.c), and a request must be in within
+ * ADMIN_REQUEST_TIMEOUT_S, so slow or half-open clients cannot hold it. */
+#define ADMIN_MAX_CONNECTIONS   64
+#define ADMIN_REQUEST_TIMEOUT_S 5
 /* Bytes of an oversized body read (and discarded) before the connection is
  * simply closed, so a 413 can usually be delivered without reading forever. */
 #define DISCARD_FACTOR 4
@@ -58,6 +63,10 @@
  * epoll and wake-up descriptors of every worker, rules files, inotify, probe). */
 #define FD_RESERVE(threads) (64u + 4u * (threads))
 #define RETRY_AFTER_S       "1"
+/* How long a connection answered on its socket while libmicrohttpd cannot
+ * finish its request stays open, so its client reads the answer before the
+ * close (a close with unread input would be a reset). */
+#define DIRECT_ANSWER_LINGER_MS 1000
 
 #define JSON_TYPE      "application/json"
 #define ALLOW_HEADERS  "Authorization, Content-Type, X-Request-Id, If-None-Match, traceparent"
@@ -84,16 +93,22 @@ struct req {
     bool admin; /* on the admin listener: /healthz, /readyz, /metrics only */
     bool close; /* answer with Connection: close (its framing was refused) */
     bool cors;
+    bool line_done;       /* libmicrohttpd has stored the request line's query arguments */
+    bool answered_direct; /* the server wrote the answer on the socket itself */
     struct MHD_Connection *mhd;
     struct svc_conn *conn;         /* the connection's context (its deadline) */
     const char *target_problem;    /* why the raw request target is refused, or NULL */
+    const char *target;            /* the raw target in libmicrohttpd's buffer, as received */
+    size_t target_len;             /* its length then (the library cuts it later) */
+    size_t query_args;             /* arguments in its query */
     const char *origin;            /* view into libmicrohttpd's header storage */
     const struct svc_asset *asset; /* GET / and /ui/NAME: the playground's file */
     dc_ruleset *rs;                /* a reference held for the request's whole life */
-    char cache_version[64 + 64];   /* rules version "/" probe generation, staleness, the
-                                      fleet's (svc__fleet_cache_version); "" when unused */
-    struct svc_trace trace;        /* W3C trace context: the caller's trace, our span */
-    char etag[SVC_ETAG_SIZE];      /* the 200's ETag on routes that have one; "" otherwise */
+    char cache_version[SVC_CACHE_VERSION_MAX + 1]; /* rules version "/" probe generation,
+                                                      staleness, the fleet's
+                                                      (svc__fleet_cache_version); "" unused */
+    struct svc_trace trace;   /* W3C trace context: the caller's trace, our span */
+    char etag[SVC_ETAG_SIZE]; /* the 200's ETag on routes that have one; "" otherwise */
 };
 
 struct hdr {
@@ -942,6 +957,11 @@ static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, s
         .accelerator_count = rs != NULL ? dc_ruleset_accelerator_count(rs) : 0,
         .threads = s->threads,
         .max_connections = s->cfg.max_connections,
+        /* Accepted and not yet closed: those handed to the library and not yet
+         * started count against the limit too. */
+        .admin_connections = atomic_load(&s->admin.fd) >= 0 || s->admin.daemon != NULL
+                                 ? atomic_load(&s->admin.open) + atomic_load(&s->admin.pending)
+                                 : -1,
         .max_buffered_body_bytes = s->cfg.max_buffered_body_bytes,
         .max_queued_response_bytes = s->cfg.max_queued_response_bytes,
         .cache_enabled = s->cache != NULL,
@@ -1186,11 +1206,13 @@ static enum MHD_Result framing_field(void *cls, enum MHD_ValueKind kind, const c
 }
 
 /* 0 when the request's framing is acceptable (framing.h), else its status (400,
- * 413, 501) with what is wrong in detail. `version` NULL: not known yet. */
-static int framing_status(struct MHD_Connection *c, const char *version, char *detail, size_t len)
+ * 413, 501) with what is wrong in detail. `version` NULL: not known yet. `raw`:
+ * the header section in the library's buffer, or NULL. */
+static int framing_status(struct MHD_Connection *c, const char *version,
+                          const struct svc_framing_raw *raw, char *detail, size_t len)
 {
     struct svc_framing f;
-    svc_framing_begin(&f, version);
+    svc_framing_begin(&f, version, raw);
     MHD_get_connection_values_n(c, MHD_HEADER_KIND, framing_field, &f);
     int status = svc_framing_end(&f);
     snprintf(detail, len, "%s", f.detail);
@@ -1203,16 +1225,65 @@ static int framing_status(struct MHD_Connection *c, const char *version, char *d
  * "/v1/rules%00" has become "/v1/rules"). */
 static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *c)
 {
-    (void)cls;
+    svc_server *s = cls;
+    struct svc_conn *conn = svc__conn_of(c);
+    /* A request the library never reported completed is not left behind. */
+    if (conn != NULL && conn->req != NULL)
+        svc__request_abandoned(s, conn->req);
     struct req *r = calloc(1, sizeof(*r));
     if (r == NULL)
         return NULL;
     r->route = SVC_ROUTE_UNMATCHED;
     r->method = SVC_METHOD_OTHER;
     r->mhd = c;
+    r->conn = conn;
     r->target_problem = svc_target_problem(uri);
+    r->target = uri;
+    r->target_len = uri != NULL ? strlen(uri) : 0;
+    r->query_args = svc_target_query_args(uri, SVC_MAX_QUERY_ARGS);
+    r->line_done = uri == NULL; /* the library decodes (on_unescape) only a target it has */
+    if (conn != NULL)
+        conn->req = r;
     parsing = r;
     return r;
+}
+
+/* libmicrohttpd's unescape callback, its own decoding: it decodes each query
+ * argument and then the path, whose pointer is the target the request line
+ * callback saw. Once it reaches the path, the arguments are stored: a refusal
+ * of the library after that is not about them (refuse_for_library). */
+static size_t on_unescape(void *cls, struct MHD_Connection *c, char *text)
+{
+    (void)cls;
+    (void)c;
+    if (parsing != NULL && text == parsing->target)
+        parsing->line_done = true;
+    return MHD_http_unescape(text);
+}
+
+/* Why the request line or the header section is refused: its status (0: it is
+ * not), with the detail and the refusal's reason; its framing first, then its
+ * target, then its query arguments. */
+static int request_line_status(struct MHD_Connection *c, struct req *r, const char *method,
+                               const char *version, char *detail, size_t len, enum svc_refusal *why)
+{
+    const union MHD_ConnectionInfo *hs =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    struct svc_framing_raw raw = {method, hs != NULL ? hs->header_size : 0, r->target,
+                                  r->target_len, version};
+    *why = SVC_REFUSED_FRAMING;
+    int status = framing_status(c, version, hs != NULL ? &raw : NULL, detail, len);
+    if (status == 0 && r->target_problem != NULL) {
+        status = 400;
+        snprintf(detail, len, "%s", r->target_problem);
+    }
+    if (status == 0 && r->query_args > SVC_MAX_QUERY_ARGS) {
+        status = 414;
+        *why = SVC_REFUSED_QUERY_ARGUMENTS;
+        snprintf(detail, len, "the request target has more than %d query arguments",
+                 SVC_MAX_QUERY_ARGS);
+    }
+    return status;
 }
 
 /* The first call, with the headers. The request's framing is checked before any
@@ -1237,10 +1308,11 @@ static enum MHD_Result begin_request(svc_server *s, struct MHD_Connection *c, st
     }
     r->started = true;
     r->start_ns = now_ns();
-    r->route = svc_route_match(url);
+    const char *path = svc_target_path(r->target, url);
+    r->route = svc_route_match(path != NULL ? path : url);
     r->method = svc_method_parse(method);
     if (r->route == SVC_ROUTE_PLAYGROUND || r->route == SVC_ROUTE_ASSET) {
-        r->asset = svc_playground_find(s->playground, url);
+        r->asset = svc_playground_find(s->playground, path != NULL ? path : url);
         if (r->asset == NULL)
             r->route = SVC_ROUTE_UNMATCHED;
     }
@@ -1252,17 +1324,20 @@ static enum MHD_Result begin_request(svc_server *s, struct MHD_Connection *c, st
     svc__trace_from_request(c, r->id, &r->trace);
     r->origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
     r->cors = svc_cors_origin_allowed(s->cfg.cors_origins, r->origin);
-    r->conn = svc__conn_of(c);
     r->over_limit = r->conn == NULL || r->conn->over_limit;
     r->admin = r->conn != NULL && r->conn->listener->admin;
-    int status = framing_status(c, version, detail, sizeof(detail));
-    if (status == 0 && r->target_problem != NULL) {
+    enum svc_refusal why = SVC_REFUSED_FRAMING;
+    int status = request_line_status(c, r, method, version, detail, sizeof(detail), &why);
+    if (status == 0 && path == NULL) {
         status = 400;
-        snprintf(detail, sizeof(detail), "%s", r->target_problem);
+        snprintf(detail, sizeof(detail),
+                 "the absolute-form target's authority is not host[:port] (no user information "
+                 "or percent-encoding)");
     }
     if (status != 0) {
         r->close = true;
         r->checked = true;
+        svc_metrics_refused(&s->metrics, why);
         return respond_problem(s, c, r, status, NULL, NULL, detail, NULL);
     }
     const char *cl =
@@ -1278,6 +1353,35 @@ static enum MHD_Result begin_request(svc_server *s, struct MHD_Connection *c, st
     return res;
 }
 
+/* Answer `r` on its socket `fd` ourselves, with a problem of `status` and `type`
+ * (NULL: about:blank) and `Connection: close`, and shut the sending side down:
+ * for refusals at moments where libmicrohttpd cannot queue a response (while it
+ * parses the request, or reads a body). */
+static void answer_on_socket(struct req *r, int fd, int status, const char *type,
+                             const char *detail)
+{
+    char head[384];
+    if (r->id[0] == '\0')
+        svc_request_id_generate(r->id);
+    cJSON *problem = api_problem_new(status, type, NULL, detail, r->id);
+    size_t len = 0;
+    char *body = problem != NULL ? api_json_print(problem, 0, &len) : NULL;
+    cJSON_Delete(problem);
+    int hl = snprintf(head, sizeof(head),
+                      "HTTP/1.1 %d %s\r\nConnection: close\r\nCache-Control: no-store\r\n"
+                      "X-Request-Id: %s\r\nContent-Type: " API_PROBLEM_CONTENT_TYPE
+                      "\r\nContent-Length: %zu\r\n\r\n",
+                      status, api_http_reason(status), r->id, len);
+    struct iovec iov[2] = {{head, (size_t)hl}, {body, len}};
+    struct msghdr mh = {.msg_iov = iov, .msg_iovlen = body != NULL ? 2 : 1};
+    (void)sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+    shutdown(fd, SHUT_WR);
+    free(body);
+    r->status = status;
+    r->bytes = len;
+    r->answered_direct = true;
+}
+
 /* Drop r's body and give its bytes back to the budget. */
 static void drop_body(svc_server *s, struct req *r)
 {
@@ -1289,9 +1393,12 @@ static void drop_body(svc_server *s, struct req *r)
 
 /* A piece of the body: appended, within max_body_bytes and the buffered-body
  * budget (an announced body was reserved whole at its headers; a chunked one
- * takes its budget as it grows). A body past either is dropped and the rest
- * discarded, to be answered 413 or 503 at the end. */
-static enum MHD_Result take_body(svc_server *s, struct req *r, const char *data, size_t n)
+ * takes its budget as it grows). A chunked body past max_body_bytes is answered
+ * 413 at once, on the socket (the library queues no response while it reads a
+ * body), and the rest is discarded; one past the budget is dropped and the rest
+ * discarded, to be answered 503 at the end. */
+static enum MHD_Result take_body(svc_server *s, struct MHD_Connection *c, struct req *r,
+                                 const char *data, size_t n)
 {
     if (r->too_large || r->over_budget) {
         r->discarded += n;
@@ -1303,6 +1410,14 @@ static enum MHD_Result take_body(svc_server *s, struct req *r, const char *data,
         r->too_large = true;
         r->discarded = r->body_len + n;
         drop_body(s, r);
+        const union MHD_ConnectionInfo *fd =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (fd != NULL) {
+            char detail[96];
+            snprintf(detail, sizeof(detail), "the body limit is %u bytes", s->cfg.max_body_bytes);
+            svc_metrics_refused(&s->metrics, SVC_REFUSED_BODY_TOO_LARGE);
+            answer_on_socket(r, fd->connect_fd, 413, API_PROBLEM_BODY_TOO_LARGE, detail);
+        }
         return MHD_YES;
     }
     if (r->body_len + n + 1 > r->body_cap) {
@@ -1344,8 +1459,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (*upload_data_size > 0) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
-        return take_body(s, r, upload_data, n);
+        return take_body(s, c, r, upload_data, n);
     }
+    if (r->answered_direct)
+        return MHD_NO; /* answered on the socket: close */
     if (r->status != 0)
         return MHD_YES; /* already answered */
     svc__conn_received(r->conn);
@@ -1385,17 +1502,15 @@ static const char *termination_name(enum MHD_RequestTerminationCode toe)
     return "unknown";
 }
 
-static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
-                         enum MHD_RequestTerminationCode toe)
+/* The end of a request, however it ended: its metrics and access-log line (an
+ * `outcome` other than NULL says it did not complete), the references and the
+ * budgets it held, its context. */
+static void finish_request(svc_server *s, struct req *r, struct svc_conn *conn, const char *outcome)
 {
-    svc_server *s = cls;
-    struct req *r = *req_cls;
-    if (r == NULL)
-        return;
     if (parsing == r)
         parsing = NULL;
-    struct svc_conn *conn = svc__conn_of(c);
-    svc__conn_next(s, conn);
+    if (conn != NULL && conn->req == r)
+        conn->req = NULL;
     uint64_t dur = r->start_ns != 0 ? now_ns() - r->start_ns : 0;
     if (r->status != 0)
         svc_metrics_observe(&s->metrics, r->route, r->method, r->status, dur);
@@ -1414,10 +1529,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
         svc_log_int(&l, "status", r->status);
         svc_log_num(&l, "duration_ms", (double)dur / 1e6);
         svc_log_uint(&l, "bytes", r->bytes);
-        if (conn != NULL && atomic_load(&conn->cut))
+        if (conn != NULL && atomic_load(&conn->cut) && !atomic_load(&conn->answered))
             svc_log_str(&l, "outcome", "request_timeout");
-        else if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
-            svc_log_str(&l, "outcome", termination_name(toe));
+        else if (outcome != NULL)
+            svc_log_str(&l, "outcome", outcome);
         svc_log_end_msg(&l, "%s %s %d", svc_method_label(r->method), svc_route_label(r->route),
                         r->status);
     }
@@ -1427,68 +1542,114 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
     if (r->started)
         atomic_fetch_sub_explicit(&s->metrics.inflight, 1, memory_order_relaxed);
     free(r);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    svc_server *s = cls;
+    struct req *r = *req_cls;
+    if (r == NULL)
+        return;
+    struct svc_conn *conn = svc__conn_of(c);
+    svc__conn_next(conn);
+    finish_request(s, r, conn,
+                   toe != MHD_REQUEST_TERMINATED_COMPLETED_OK ? termination_name(toe) : NULL);
     *req_cls = NULL;
+}
+
+void svc__request_abandoned(svc_server *s, struct req *r)
+{
+    finish_request(s, r, r->conn, "abandoned");
 }
 
 /* libmicrohttpd's own messages: `fmt` is its printf format (declared so, for
  * -Wformat-nonliteral under clang). */
 static void on_mhd_log(void *cls, const char *fmt, va_list ap) DC_PRINTF(2, 0);
 
-/* Once the headers are in, libmicrohttpd 0.9.75 itself refuses a Content-Length
- * that is not a number (400) or past 64 bits (413), and a Cookie field its
- * per-connection buffer cannot copy (431), before the access handler sees the
- * request; and it writes its error's status line and headers twice (its state
- * machine builds the reply again after queueing it). It logs the refusal on the
- * worker thread before anything is sent: the server then writes its own single
- * answer, naming what is wrong, and shuts its side of the socket down, so the
- * library's reply can no longer be sent and it closes the connection. */
-static void refuse_for_library(void)
+/* Why the library refuses the request whose request line `r` holds, from what
+ * it has stored so far: the status, with `detail` and the reason set; 0 when it
+ * is not a refusal the server answers. `parsing` may name a request whose
+ * headers are still coming while the library logs about another connection of
+ * the thread: both cases answered are certain to be r's, as the library refuses
+ * them in the same call that stored r's request line or its last header. */
+static int library_refusal(struct MHD_Connection *c, const struct req *r, char *detail, size_t len,
+                           enum svc_refusal *why)
+{
+    if (!r->line_done) {
+        /* Its per-connection memory ran out storing the query arguments (it
+         * then answered nothing, and left the connection waiting). */
+        *why = SVC_REFUSED_QUERY_ARGUMENTS;
+        snprintf(detail, len,
+                 "the request target's %s%zu query arguments do not fit the server's buffer (at "
+                 "most %d are accepted)",
+                 r->query_args > SVC_MAX_QUERY_ARGS ? "more than " : "",
+                 r->query_args > SVC_MAX_QUERY_ARGS ? (size_t)SVC_MAX_QUERY_ARGS : r->query_args,
+                 SVC_MAX_QUERY_ARGS);
+        return 414;
+    }
+    /* Headers not all in: header fields its buffer cannot hold, which it answers
+     * 431 itself, once; or a message about another connection. */
+    if (MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE) == NULL)
+        return 0;
+    *why = SVC_REFUSED_FRAMING;
+    int status = framing_status(c, NULL, NULL, detail, len);
+    if (status != 0)
+        return status;
+    /* At MHD_OPTION_STRICT_FOR_CLIENT 1 an HTTP/1.1 request without Host: the
+     * library refuses none on HTTP/1.0 for it, and nothing else at this moment
+     * but a Cookie field its buffer cannot copy. */
+    if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST) == NULL) {
+        snprintf(detail, len, "an HTTP/1.1 request needs a Host field");
+        return 400;
+    }
+    *why = SVC_REFUSED_HEADER_FIELDS;
+    snprintf(detail, len,
+             "the Cookie field does not fit the server's buffer for a request's header");
+    return 431;
+}
+
+/* libmicrohttpd 0.9.75 refuses some requests itself before the access handler
+ * sees them: once the headers are in, a Content-Length that is not a number
+ * (400) or past 64 bits (413), an HTTP/1.1 request without Host (400) and a
+ * Cookie field its per-connection buffer cannot copy (431), where it writes its
+ * error's status line and headers twice (its state machine builds the reply
+ * again after queueing it); and before the headers, query arguments its
+ * per-connection memory cannot store, where it answered nothing at all and
+ * dropped the request's context (header fields it cannot store it answers 431
+ * itself, once). It logs the refusal on the worker thread before anything is
+ * sent: the server then writes its own single answer, naming what is wrong, and
+ * shuts its side of the socket down, so the library's reply can no longer be
+ * sent and it closes the connection. */
+static void refuse_for_library(svc_server *s)
 {
     struct req *r = parsing;
     if (r == NULL)
         return;
-    /* Only while the headers are in and no reply is queued: the library is
-     * refusing them now (one still receiving headers has no header size yet). */
+    /* Only while no reply is queued: the library is refusing the request now. */
     struct MHD_Connection *c = r->mhd;
     const union MHD_ConnectionInfo *fd =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (fd == NULL || MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE) == NULL ||
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS) != NULL)
+    if (fd == NULL || MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS) != NULL)
+        return;
+    char detail[SVC_FRAMING_DETAIL_MAX];
+    enum svc_refusal why = SVC_REFUSED_FRAMING;
+    int status = library_refusal(c, r, detail, sizeof(detail), &why);
+    if (status == 0)
         return;
     parsing = NULL;
-    char detail[SVC_FRAMING_DETAIL_MAX], head[384];
-    int status = framing_status(c, NULL, detail, sizeof(detail));
-    if (status == 0) {
-        /* Not the Content-Length: the only other refusal of this moment. */
-        status = 431;
-        snprintf(detail, sizeof(detail),
-                 "the Cookie field does not fit the server's buffer for a request's header");
-    }
-    if (r->id[0] == '\0')
-        svc_request_id_generate(r->id);
-    cJSON *problem = api_problem_new(status, NULL, NULL, detail, r->id);
-    size_t len = 0;
-    char *body = problem != NULL ? api_json_print(problem, 0, &len) : NULL;
-    cJSON_Delete(problem);
-    int hl = snprintf(head, sizeof(head),
-                      "HTTP/1.1 %d %s\r\nConnection: close\r\nCache-Control: no-store\r\n"
-                      "X-Request-Id: %s\r\nContent-Type: " API_PROBLEM_CONTENT_TYPE
-                      "\r\nContent-Length: %zu\r\n\r\n",
-                      status, api_http_reason(status), r->id, len);
-    struct iovec iov[2] = {{head, (size_t)hl}, {body, len}};
-    struct msghdr mh = {.msg_iov = iov, .msg_iovlen = body != NULL ? 2 : 1};
-    (void)sendmsg(fd->connect_fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-    shutdown(fd->connect_fd, SHUT_WR);
-    free(body);
-    r->status = status;
-    r->bytes = len;
+    svc_metrics_refused(&s->metrics, why);
+    answer_on_socket(r, fd->connect_fd, status, NULL, detail);
+    /* Past query arguments the library waits for nothing more and never closes
+     * the connection before its idle timeout: the reaper does, after a linger. */
+    if (!r->line_done)
+        svc__conn_linger(r->conn, DIRECT_ANSWER_LINGER_MS);
 }
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     char msg[512];
-    (void)cls;
-    refuse_for_library();
+    refuse_for_library(cls);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     size_t n = strlen(msg);
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
@@ -1506,18 +1667,12 @@ static int load_contract(svc_server *s, char *why, size_t whylen)
     if (s->cfg.openapi_file[0] == '\0') {
         rc = api_contract_load_embedded(aa_embedded_files, &s->contract, &err);
     } else {
-        FILE *fp = fopen(s->cfg.openapi_file, "rb");
-        if (fp == NULL) {
-            snprintf(why, whylen, "openapi_file %s: %s", s->cfg.openapi_file, strerror(errno));
-            return -1;
-        }
-        char *text = malloc((size_t)DC_YAML_MAX_BYTES + 1);
-        size_t n = text != NULL ? fread(text, 1, (size_t)DC_YAML_MAX_BYTES + 1, fp) : 0;
-        fclose(fp);
-        if (text == NULL || n > DC_YAML_MAX_BYTES) {
-            free(text);
-            snprintf(why, whylen, "openapi_file %s: larger than %u bytes", s->cfg.openapi_file,
-                     DC_YAML_MAX_BYTES);
+        char *text = NULL;
+        size_t n = 0;
+        char msg[SVC_CONFIG_STR_MAX + 64];
+        if (svc_read_regular_file(s->cfg.openapi_file, DC_YAML_MAX_BYTES, &text, &n, msg,
+                                  sizeof(msg)) != 0) {
+            snprintf(why, whylen, "openapi_file %s", msg);
             return -1;
         }
         rc = api_contract_load(text, n, s->cfg.openapi_file, &s->contract, &err);
@@ -1582,18 +1737,28 @@ static void fit_descriptor_limit(svc_server *s)
 /* A daemon for listener `l` on `threads` epoll threads. It has no listening
  * socket of its own: the acceptor hands it connections and enforces the
  * listener's hard limit; the daemon's own limit is set out of reach
- * (server_conn.c says why it must never be reached). */
+ * (server_conn.c says why it must never be reached). The admin listener's
+ * connections are idle-closed and cut at ADMIN_REQUEST_TIMEOUT_S.
+ *
+ * MHD_OPTION_STRICT_FOR_CLIENT 1 is the strictest discipline libmicrohttpd
+ * 0.9.75 has: it closes, without an answer, a connection whose request target
+ * holds a space, and refuses an HTTP/1.1 request without Host (answered by
+ * refuse_for_library). Its level -1 instead refuses whitespace before a field's
+ * colon, which the framing checks refuse anyway, with a 400 that says so. */
 static int start_daemon(svc_server *s, struct svc_listener *l, unsigned threads)
 {
     unsigned flags =
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET;
     l->hard_limit = l->limit + OVERFLOW_MARGIN(l->limit);
+    l->request_timeout_s = l->admin ? ADMIN_REQUEST_TIMEOUT_S : s->cfg.request_timeout_s;
+    unsigned idle_s = l->admin ? ADMIN_REQUEST_TIMEOUT_S : s->cfg.connection_timeout_s;
     l->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
-        MHD_OPTION_URI_LOG_CALLBACK, on_request_line, s, MHD_OPTION_THREAD_POOL_SIZE, threads,
-        MHD_OPTION_CONNECTION_LIMIT, MHD_UNREACHED_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
-        s->cfg.connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-        MHD_OPTION_NOTIFY_CONNECTION, svc__conn_notify, l, MHD_OPTION_END);
+        MHD_OPTION_URI_LOG_CALLBACK, on_request_line, s, MHD_OPTION_UNESCAPE_CALLBACK, on_unescape,
+        s, MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_CONNECTION_LIMIT, MHD_UNREACHED_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT, idle_s,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION,
+        svc__conn_notify, l, MHD_OPTION_END);
     return l->daemon != NULL ? 0 : -1;
 }
 

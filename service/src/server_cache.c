@@ -14,20 +14,20 @@
 
 #include <openssl/rand.h>
 
-#define SHARDS 16
+#define SHARDS            16
 #define BUCKETS_PER_SHARD 256
 
 struct entry {
-    struct entry *chain;          /* next in the bucket */
-    struct entry *prev, *next;    /* LRU: head is the most recent */
+    struct entry *chain;       /* next in the bucket */
+    struct entry *prev, *next; /* LRU: head is the most recent */
     uint64_t hash;
-    char version[65];
+    char version[SVC_CACHE_VERSION_MAX + 1];
     unsigned family;
     size_t key_len;
-    size_t prefix_len;            /* body bytes before the request id */
-    size_t suffix_len;            /* body bytes after it */
-    size_t size;                  /* bytes charged to the cache */
-    char data[];                  /* key, prefix, suffix */
+    size_t prefix_len; /* body bytes before the request id */
+    size_t suffix_len; /* body bytes after it */
+    size_t size;       /* bytes charged to the cache */
+    char data[];       /* key, prefix, suffix */
 };
 
 struct shard {
@@ -48,9 +48,9 @@ struct svc_cache {
 static uint64_t hash_key(uint64_t seed, const char *version, const char *key, size_t len)
 {
     uint64_t h = 14695981039346656037ull ^ seed;
-    /* The version is a SHA-256 in hex: its first 16 characters are as good a
-     * hash input as all 64 (entries still compare the whole string). */
-    for (size_t i = 0; i < 16 && version[i] != '\0'; i++) {
+    /* The whole version: with a probe, the snapshot generation after the rules
+     * version tells the bodies of one snapshot from another's. */
+    for (size_t i = 0; version[i] != '\0'; i++) {
         h ^= (unsigned char)version[i];
         h *= 1099511628211ull;
     }
@@ -155,7 +155,7 @@ static struct entry *find(struct shard *s, uint64_t h, const char *version, cons
 char *svc_cache_get(svc_cache *c, const char *version, const char *key, size_t key_len,
                     const char *request_id, size_t *len, unsigned *family)
 {
-    if (c == NULL || key_len > SVC_CACHE_MAX_KEY_BYTES || strlen(version) > 64)
+    if (c == NULL || key_len > SVC_CACHE_MAX_KEY_BYTES || strlen(version) > SVC_CACHE_VERSION_MAX)
         return NULL;
     uint64_t h = hash_key(c->seed, version, key, key_len);
     struct shard *s = &c->shards[h % SHARDS];
@@ -193,10 +193,9 @@ char *svc_cache_get(svc_cache *c, const char *version, const char *key, size_t k
 }
 
 void svc_cache_put(svc_cache *c, const char *version, const char *key, size_t key_len,
-                   const char *body, size_t body_len, size_t id_off, size_t id_len,
-                   unsigned family)
+                   const char *body, size_t body_len, size_t id_off, size_t id_len, unsigned family)
 {
-    if (c == NULL || key_len > SVC_CACHE_MAX_KEY_BYTES || strlen(version) > 64 ||
+    if (c == NULL || key_len > SVC_CACHE_MAX_KEY_BYTES || strlen(version) > SVC_CACHE_VERSION_MAX ||
         id_off + id_len > body_len)
         return;
     size_t data = key_len + body_len - id_len;

@@ -16,6 +16,11 @@
 #include <stddef.h>
 
 #define SVC_CACHE_MAX_KEY_BYTES 65536 /* larger request bodies are never cached */
+/* Longest version a body is cached under: a rules_version (64 hex digits); with
+ * a probe or a fleet "/", the probe snapshot's generation (up to 20 digits) and
+ * "s" when stale; with a fleet "/f", its snapshot's generation and "s" (server.c,
+ * fleet_server.c). */
+#define SVC_CACHE_VERSION_MAX (64 + 1 + 20 + 1 + 2 + 20 + 1)
 
 typedef struct svc_cache svc_cache; /* opaque; thread-safe */
 
@@ -27,7 +32,8 @@ void svc_cache_free(svc_cache *c); /* NULL is a no-op */
 
 /* A hit: a new body (owned, free()) for `request_id` of *len bytes, and the
  * stored top family in *family; NULL on a miss. `version` is the rules_version
- * the request is served with. */
+ * the request is served with (and the probe generation, when there is a
+ * probe); one longer than SVC_CACHE_VERSION_MAX is never cached. */
 char *svc_cache_get(svc_cache *c, const char *version, const char *key, size_t key_len,
                     const char *request_id, size_t *len, unsigned *family);
 

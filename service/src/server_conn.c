@@ -122,6 +122,35 @@ int svc__listen(struct svc_listener *l, const char *listen_on, char *why, size_t
 
 /* ---- the registry -------------------------------------------------------------- */
 
+/* The admin listener at its limit: shut down the connection that has waited
+ * longest for a request (one sending its header slowly, or idle), so that a
+ * probe arriving now is served rather than refused. A connection whose request
+ * is in (no deadline) is never chosen, so a burst of probes cannot evict each
+ * other's requests. True when one was. */
+static bool evict_oldest_waiting(svc_server *s, struct svc_listener *l)
+{
+    struct svc_conn *oldest = NULL;
+    uint64_t first = UINT64_MAX;
+    pthread_mutex_lock(&s->conns_mu);
+    for (struct svc_conn *c = s->conns; c != NULL; c = c->next) {
+        uint64_t deadline = atomic_load(&c->deadline_ns);
+        if (c->listener != l || c->evicted || c->fd < 0 || atomic_load(&c->cut) || deadline == 0)
+            continue;
+        if (deadline < first) {
+            first = deadline;
+            oldest = c;
+        }
+    }
+    if (oldest != NULL) {
+        oldest->evicted = true;
+        atomic_fetch_add(&l->evicting, 1);
+        shutdown(oldest->fd, SHUT_RDWR);
+        atomic_fetch_add_explicit(&s->metrics.admin_evictions, 1, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&s->conns_mu);
+    return oldest != NULL;
+}
+
 void svc__conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
                       enum MHD_ConnectionNotificationCode toe)
 {
@@ -134,6 +163,10 @@ void svc__conn_notify(void *cls, struct MHD_Connection *c, void **socket_context
         long n = atomic_fetch_add(&l->open, 1) + 1;
         if (!l->admin)
             atomic_fetch_add(&s->metrics.connections, 1);
+        /* On the admin listener one past the limit (a burst handed over before
+         * any could be chosen at accept) makes room instead of being refused. */
+        if (l->admin && n - atomic_load(&l->evicting) > (long)l->limit)
+            (void)evict_oldest_waiting(s, l);
         struct svc_conn *conn = calloc(1, sizeof(*conn));
         *socket_context = conn;
         if (conn == NULL)
@@ -142,10 +175,11 @@ void svc__conn_notify(void *cls, struct MHD_Connection *c, void **socket_context
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         conn->listener = l;
         conn->fd = ci != NULL ? ci->connect_fd : -1;
-        conn->over_limit = n > (long)l->limit;
+        /* Connections shut down to make room still count until they close. */
+        conn->over_limit = n - atomic_load(&l->evicting) > (long)l->limit;
         if (conn->over_limit)
             atomic_fetch_add_explicit(&s->metrics.connections_rejected, 1, memory_order_relaxed);
-        svc__conn_next(s, conn);
+        svc__conn_next(conn);
         pthread_mutex_lock(&s->conns_mu);
         conn->next = s->conns;
         if (s->conns != NULL)
@@ -160,7 +194,11 @@ void svc__conn_notify(void *cls, struct MHD_Connection *c, void **socket_context
     struct svc_conn *conn = *socket_context;
     if (conn == NULL)
         return;
+    if (conn->req != NULL)
+        svc__request_abandoned(s, conn->req);
     pthread_mutex_lock(&s->conns_mu);
+    if (conn->evicted)
+        atomic_fetch_sub(&l->evicting, 1);
     if (conn->prev != NULL)
         conn->prev->next = conn->next;
     else
@@ -185,11 +223,19 @@ void svc__conn_received(struct svc_conn *conn)
         atomic_store(&conn->deadline_ns, 0);
 }
 
-void svc__conn_next(svc_server *s, struct svc_conn *conn)
+void svc__conn_next(struct svc_conn *conn)
 {
     if (conn != NULL)
         atomic_store(&conn->deadline_ns,
-                     mono_ns() + (uint64_t)s->cfg.request_timeout_s * 1000000000ull);
+                     mono_ns() + (uint64_t)conn->listener->request_timeout_s * 1000000000ull);
+}
+
+void svc__conn_linger(struct svc_conn *conn, unsigned linger_ms)
+{
+    if (conn == NULL)
+        return;
+    atomic_store(&conn->answered, true);
+    atomic_store(&conn->deadline_ns, mono_ns() + (uint64_t)linger_ms * 1000000ull);
 }
 
 /* ---- the reaper ------------------------------------------------------------------ */
@@ -221,7 +267,8 @@ static void *reaper_main(void *arg)
                 continue;
             atomic_store(&c->cut, true);
             shutdown(c->fd, SHUT_RDWR);
-            atomic_fetch_add_explicit(&s->metrics.request_timeouts, 1, memory_order_relaxed);
+            if (!atomic_load(&c->answered))
+                atomic_fetch_add_explicit(&s->metrics.request_timeouts, 1, memory_order_relaxed);
         }
     }
     pthread_mutex_unlock(&s->conns_mu);
@@ -279,9 +326,21 @@ static int accept_some(svc_server *s, struct svc_listener *l)
                 continue;
             break; /* EAGAIN: nothing left */
         }
-        if (atomic_load(&l->open) + atomic_load(&l->pending) >= (long)l->hard_limit) {
+        long held = atomic_load(&l->open) + atomic_load(&l->pending) - atomic_load(&l->evicting);
+        /* Room for this one under the limit: connections handed over in a
+         * burst may have passed it before any could be chosen. */
+        while (l->admin && held >= (long)l->limit && evict_oldest_waiting(s, l))
+            held--;
+        if (held >= (long)l->hard_limit) {
             refuse(s, fd);
             continue;
+        }
+        /* The kernel's memory for what this connection has not yet sent is
+         * bounded (socket(7): it doubles the value for its bookkeeping) instead
+         * of growing to tcp_wmem's maximum for a client that does not read. */
+        if (s->cfg.send_buffer_bytes > 0) {
+            int sndbuf = (int)s->cfg.send_buffer_bytes;
+            (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
         }
         /* The daemon owns (and on failure closes) the socket from here. */
         atomic_fetch_add(&l->pending, 1);

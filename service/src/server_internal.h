@@ -23,6 +23,8 @@
 #include "server_cache.h"
 #include "trace.h"
 
+struct req; /* one request's context (server.c) */
+
 /* A listening socket and the daemon its connections are handed to (server_conn.c):
  * the API's, and the optional admin listener's. The server accepts connections
  * itself, so that one past the hard limit is answered at once instead of waiting
@@ -33,11 +35,13 @@ struct svc_listener {
     atomic_int fd; /* -1 when not listening (closed at drain) */
     uint16_t port;
     struct MHD_Daemon *daemon;
-    unsigned limit;      /* connections served; requests on those past it get 503 */
-    unsigned hard_limit; /* past it a new connection is answered 503 and closed at once */
-    atomic_long open;    /* connections the daemon holds */
-    atomic_long pending; /* handed to the daemon, not yet started by its threads */
-    atomic_bool handed;  /* a connection was handed over since the reaper last looked */
+    unsigned limit;             /* connections served; requests on those past it get 503 */
+    unsigned hard_limit;        /* past it a new connection is answered 503 and closed at once */
+    atomic_long open;           /* connections the daemon holds */
+    atomic_long pending;        /* handed to the daemon, not yet started by its threads */
+    atomic_bool handed;         /* a connection was handed over since the reaper last looked */
+    atomic_long evicting;       /* shut down to make room (admin), not yet reported closed */
+    unsigned request_timeout_s; /* a request's headers and body must be in within it */
 };
 
 /* One client connection: libmicrohttpd's socket context, in the server's
@@ -49,6 +53,12 @@ struct svc_conn {
     bool over_limit;              /* accepted past listener->limit */
     _Atomic uint64_t deadline_ns; /* the request being received must be in by then; 0: none */
     atomic_bool cut;              /* closed by the reaper at its deadline */
+    atomic_bool answered; /* answered on the socket by the server: its deadline is a linger */
+    bool evicted;         /* shut down to make room for a new one (conns_mu) */
+    /* The request whose request line came on this connection and which
+     * libmicrohttpd has not reported completed (server.c); on the connection's
+     * worker thread only. */
+    struct req *req;
 };
 
 struct svc_server {
@@ -171,6 +181,12 @@ cJSON *svc__fleet_body(svc_server *s, const char *request_id, bool *ready);
 /* The fleet's /metrics families (owned), or NULL without a fleet. */
 char *svc__fleet_metrics(svc_server *s);
 
+/* ---- server.c ---- */
+
+/* The connection closed with `r` never reported completed (libmicrohttpd
+ * dropped it on one of its own error paths): log, count and free it. */
+void svc__request_abandoned(svc_server *s, struct req *r);
+
 /* ---- server_conn.c ---- */
 
 /* Bind and listen on `addr` ("HOST:PORT", "[V6]:PORT") for `l`. Returns 0, or
@@ -183,8 +199,13 @@ void svc__conn_notify(void *cls, struct MHD_Connection *c, void **socket_context
 struct svc_conn *svc__conn_of(struct MHD_Connection *c);
 /* The request on `conn` is in (or answered early): its deadline no longer runs. */
 void svc__conn_received(struct svc_conn *conn);
-/* A response went out: the next request's deadline runs from now. */
-void svc__conn_next(svc_server *s, struct svc_conn *conn);
+/* A response went out: the next request's deadline (its listener's
+ * request_timeout_s) runs from now. */
+void svc__conn_next(struct svc_conn *conn);
+/* The server answered `conn` on its socket while libmicrohttpd cannot finish
+ * the request: the reaper closes it `linger_ms` from now, time for the answer
+ * to be read (not counted as a request timeout). */
+void svc__conn_linger(struct svc_conn *conn, unsigned linger_ms);
 /* Start the acceptor and the reaper over the listeners (their daemons started).
  * Returns 0, or -1 with errno set. */
 int svc__conns_start(svc_server *s);

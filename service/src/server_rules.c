@@ -5,7 +5,14 @@
  * increment, nothing more) and keeps it until it completes, so a reload never
  * waits for requests and requests never see a half-loaded set: in-flight
  * requests finish on the set they started with. A set that fails to load is
- * logged with every problem, counted, and the last good set keeps serving. */
+ * logged with every problem, counted, and the last good set keeps serving.
+ *
+ * A set is only swapped in when its files did not change while they were read
+ * (the directory's fingerprint before and after the read): a writer caught
+ * mid-file would otherwise have half its rules served. The load is retried after
+ * the debounce (the watcher sees the directory change again; at start-up, up to
+ * RULES_READ_ATTEMPTS times). Replacing files by a rename, as editors, kubelet
+ * and `install` do, never shows a half file (docs/operations.md). */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -16,6 +23,8 @@
 
 /* Problems logged per failed load (all are counted). */
 #define LOGGED_DIAGS 20
+/* Start-up loads tried while the files keep changing under the read. */
+#define RULES_READ_ATTEMPTS 10
 
 dc_ruleset *svc__rules_acquire(svc_server *s)
 {
@@ -41,8 +50,29 @@ static double elapsed_ms(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* Load, and on success swap in. Called with reload_mu held. */
-static bool load_and_swap(svc_server *s, const char *trigger, char *why, size_t whylen)
+/* The files of `dir` changed while `fresh` was read from them: drop it. */
+static void changed_while_read(svc_server *s, const char *trigger, const char *dir,
+                               dc_ruleset *fresh, char *why, size_t whylen)
+{
+    dc_ruleset_release(fresh);
+    struct svc_log_line l;
+    svc_log_begin(&l, "warn", "rules_reload");
+    svc_log_str(&l, "result", "changed_while_read");
+    svc_log_str(&l, "trigger", trigger);
+    svc_log_str(&l, "origin", dir);
+    svc_log_str(&l, "keeping", s->rs != NULL ? dc_ruleset_version(s->rs) : NULL);
+    svc_log_end_msg(&l,
+                    "the rules in %s changed while they were read (%s): not loaded; retried "
+                    "after the debounce (replace rule files by renaming a complete file over them)",
+                    dir, trigger);
+    if (why != NULL)
+        snprintf(why, whylen, "the rules in %s kept changing while they were read", dir);
+}
+
+/* Load, and on success swap in. Called with reload_mu held. *changed (may be
+ * NULL) says the files changed during the read, and nothing was swapped. */
+static bool load_and_swap(svc_server *s, const char *trigger, char *why, size_t whylen,
+                          bool *changed_during_read)
 {
     struct dc_diags diags;
     dc_diags_init(&diags);
@@ -50,8 +80,18 @@ static bool load_and_swap(svc_server *s, const char *trigger, char *why, size_t 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     const char *dir = s->cfg.rules[0] != '\0' ? s->cfg.rules : NULL;
+    uint64_t before = dir != NULL ? svc__rules_fingerprint(dir) : 0;
     enum dc_status rc = svc_ruleset_load(dir, &fresh, &diags);
     double ms = elapsed_ms(&t0);
+    if (changed_during_read != NULL)
+        *changed_during_read = false;
+    if (rc == DC_OK && dir != NULL && svc__rules_fingerprint(dir) != before) {
+        dc_diags_cleanup(&diags);
+        changed_while_read(s, trigger, dir, fresh, why, whylen);
+        if (changed_during_read != NULL)
+            *changed_during_read = true;
+        return false;
+    }
     struct svc_log_line l;
     if (rc != DC_OK) {
         char first[768] = "";
@@ -115,11 +155,19 @@ static bool load_and_swap(svc_server *s, const char *trigger, char *why, size_t 
 
 int svc__rules_initial(svc_server *s, char *why, size_t whylen)
 {
-    if (s->cfg.rules[0] != '\0')
-        s->rules_fingerprint = svc__rules_fingerprint(s->cfg.rules);
-    pthread_mutex_lock(&s->reload_mu);
-    bool ok = load_and_swap(s, "start", why, whylen);
-    pthread_mutex_unlock(&s->reload_mu);
+    bool ok = false, changed = true;
+    for (int i = 0; !ok && changed && i < RULES_READ_ATTEMPTS; i++) {
+        if (i > 0) {
+            struct timespec ts = {s->cfg.rules_debounce_ms / 1000,
+                                  (long)(s->cfg.rules_debounce_ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        if (s->cfg.rules[0] != '\0')
+            s->rules_fingerprint = svc__rules_fingerprint(s->cfg.rules);
+        pthread_mutex_lock(&s->reload_mu);
+        ok = load_and_swap(s, "start", why, whylen, &changed);
+        pthread_mutex_unlock(&s->reload_mu);
+    }
     return ok ? 0 : -1;
 }
 
@@ -159,7 +207,7 @@ bool svc_server_reload(svc_server *s, const char *trigger)
         reload_api_keys(s);
     }
     pthread_mutex_lock(&s->reload_mu);
-    bool ok = load_and_swap(s, trigger, NULL, 0);
+    bool ok = load_and_swap(s, trigger, NULL, 0, NULL);
     pthread_mutex_unlock(&s->reload_mu);
     return ok;
 }

@@ -8,7 +8,15 @@
  * rules_debounce_ms. If inotify is unavailable, or the watch is lost (the
  * directory was removed or replaced), the directory is polled every
  * rules_poll_interval_ms by a fingerprint of its files (name, size, mtime,
- * inode, following symlinks) until a watch can be set again. */
+ * inode, following symlinks) until a watch can be set again.
+ *
+ * A file written in place is only read once its writer has closed it: a file
+ * modified (IN_MODIFY) and not yet closed (IN_CLOSE_WRITE) holds part of what
+ * is being written, however long the writer pauses, so the reload waits for the
+ * close (a writer slower than the debounce had half its rules served). The
+ * documented way to update is still a rename of a complete file over the old
+ * one (docs/operations.md); server_rules.c also refuses a set whose files
+ * changed while they were read. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,9 +32,64 @@
 #include "log.h"
 #include "server_internal.h"
 
-#define WATCH_MASK                                                                             \
-    (IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |         \
+#define WATCH_MASK                                                                                 \
+    (IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |            \
      IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+
+/* Files written in place and not yet closed that the watcher keeps track of;
+ * past it, any further one is counted (and the reload waits for a close). */
+#define WATCH_MAX_WRITERS 32
+/* How often a reload waiting for a writer looks again without an event. */
+#define WATCH_RECHECK_MS 100
+
+/* The files of the directory modified and not yet closed by their writers. */
+struct writers {
+    char name[WATCH_MAX_WRITERS][NAME_MAX + 1];
+    size_t n;
+    size_t untracked; /* modified past WATCH_MAX_WRITERS, not yet closed */
+    bool logged;      /* the wait was logged */
+};
+
+static void writer_event(struct writers *w, const struct inotify_event *ev)
+{
+    if (ev->len == 0 || ev->name[0] == '\0')
+        return;
+    size_t i = 0;
+    while (i < w->n && strcmp(w->name[i], ev->name) != 0)
+        i++;
+    if ((ev->mask & IN_MODIFY) != 0) {
+        if (i < w->n)
+            return;
+        if (w->n < WATCH_MAX_WRITERS)
+            snprintf(w->name[w->n++], sizeof(w->name[0]), "%s", ev->name);
+        else
+            w->untracked++;
+        return;
+    }
+    if ((ev->mask & (IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM)) == 0)
+        return;
+    if (i < w->n)
+        memmove(w->name[i], w->name[i + 1], (w->n - i - 1) * sizeof(w->name[0]));
+    if (i < w->n)
+        w->n--;
+    else if (w->untracked > 0 && (ev->mask & IN_CLOSE_WRITE) != 0)
+        w->untracked--;
+    if (w->n == 0 && w->untracked == 0)
+        w->logged = false;
+}
+
+/* True (and logged once) while a file is being written in place. */
+static bool writer_at_work(struct writers *w, const char *dir)
+{
+    if (w->n == 0 && w->untracked == 0)
+        return false;
+    if (!w->logged)
+        svc_log_msg("info", "rules_watch",
+                    "%s/%s is being written: the reload waits until its writer closes it", dir,
+                    w->n > 0 ? w->name[0] : "(a file)");
+    w->logged = true;
+    return true;
+}
 
 static int64_t now_ms(void)
 {
@@ -91,6 +154,7 @@ static void *watch_main(void *arg)
      * with the fingerprint taken before that load. */
     uint64_t fp = svc__rules_fingerprint(dir);
     bool pending = fp != s->rules_fingerprint;
+    struct writers writers = {.n = 0};
     int64_t due = now_ms() + debounce, next_poll = now_ms() + poll_every;
     _Alignas(struct inotify_event) char buf[4096];
     for (;;) {
@@ -123,7 +187,9 @@ static void *watch_main(void *arg)
                         }
                         wd = -1;
                         next_poll = now_ms() + poll_every;
+                        writers = (struct writers){.n = 0};
                     }
+                    writer_event(&writers, ev);
                     p += sizeof(*ev) + ev->len;
                 }
                 pending = true;
@@ -147,10 +213,19 @@ static void *watch_main(void *arg)
                 due = now + debounce;
             }
         }
+        /* Looked at again at the writer's next event (its close), or soon. */
+        if (pending && now >= due && writer_at_work(&writers, dir))
+            due = now + (debounce > WATCH_RECHECK_MS ? debounce : WATCH_RECHECK_MS);
         if (pending && now >= due) {
             pending = false;
             fp = svc__rules_fingerprint(dir);
             svc_server_reload(s, "watch");
+            /* Changed during the load (a writer still at work, the load then
+             * refused): once more after the debounce. */
+            if (svc__rules_fingerprint(dir) != fp) {
+                pending = true;
+                due = now_ms() + debounce;
+            }
         }
     }
     if (ifd >= 0)

@@ -23,6 +23,8 @@
  *   HPA          scaleTargetRef names the Deployment, CPU metric, the container
  *                requests CPU, 2 <= minReplicas <= maxReplicas
  *   PDB          selector matches the pod labels, minAvailable below the replicas
+ *   NetworkPolicy  selects the pod labels, restricts Ingress, lets anyone reach the
+ *                listening port, and the admin port only from named peers
  *   ConfigMap    a volume names it, mounted (whole, read-only, no subPath) at the
  *                --rules directory; its data is rules/ byte for byte
  * The mutation tests change one thing in the parsed manifests and expect the
@@ -587,10 +589,48 @@ static void check_configmap(struct problems *P, const cJSON *pod, const cJSON *c
                 files);
 }
 
+/* NetworkPolicy: the API port open, the admin listener's only to named peers. */
+static void check_network_policy(struct problems *P, const cJSON *np, const cJSON *pod_labels,
+                                 const cJSON *c, int listen_port, int admin_port)
+{
+    if (!selects(at(np, "spec.podSelector.matchLabels"), pod_labels))
+        problem(P, "NetworkPolicy: its podSelector does not match the Deployment's pod labels");
+    bool ingress = false, api_open = false;
+    const cJSON *t = NULL;
+    cJSON_ArrayForEach(t, at(np, "spec.policyTypes"))
+    {
+        ingress = ingress || (cJSON_IsString(t) && strcmp(t->valuestring, "Ingress") == 0);
+    }
+    if (!ingress)
+        problem(P, "NetworkPolicy: policyTypes has no Ingress");
+    const cJSON *rule = NULL;
+    cJSON_ArrayForEach(rule, at(np, "spec.ingress"))
+    {
+        bool anyone = cJSON_GetArraySize(at(rule, "from")) == 0;
+        const cJSON *port = NULL;
+        cJSON_ArrayForEach(port, at(rule, "ports"))
+        {
+            int n = resolve_port(at(c, "ports"), at(port, "port"));
+            if (n == 0)
+                problem(P, "NetworkPolicy: a port is not a containerPort of the Deployment");
+            if (n == listen_port && anyone)
+                api_open = true;
+            if (n == admin_port && admin_port != listen_port && anyone)
+                problem(P, "NetworkPolicy: the admin port %d is open to anyone", admin_port);
+        }
+        if (cJSON_GetArraySize(at(rule, "ports")) == 0 && anyone && admin_port != listen_port)
+            problem(P, "NetworkPolicy: a rule opens every port, the admin port %d included",
+                    admin_port);
+    }
+    if (!api_open)
+        problem(P, "NetworkPolicy: the listening port %d is not open to every client", listen_port);
+}
+
 static void check_all(const struct world *w, struct problems *P)
 {
-    static const char *const kinds[] = {"Deployment", "Service", "HorizontalPodAutoscaler",
-                                        "PodDisruptionBudget", "ConfigMap"};
+    static const char *const kinds[] = {
+        "Deployment",          "Service",   "HorizontalPodAutoscaler",
+        "PodDisruptionBudget", "ConfigMap", "NetworkPolicy"};
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
         if (count_kind(w, kinds[i]) != 1)
             problem(P, "docker/k8s: %zu %s manifests (want exactly one)", count_kind(w, kinds[i]),
@@ -601,7 +641,8 @@ static void check_all(const struct world *w, struct problems *P)
     const cJSON *hpa = find_kind(w, "HorizontalPodAutoscaler", NULL);
     const cJSON *pdb = find_kind(w, "PodDisruptionBudget", NULL);
     const cJSON *cm = find_kind(w, "ConfigMap", NULL);
-    if (dep == NULL || svc == NULL || hpa == NULL || pdb == NULL || cm == NULL)
+    const cJSON *np = find_kind(w, "NetworkPolicy", NULL);
+    if (dep == NULL || svc == NULL || hpa == NULL || pdb == NULL || cm == NULL || np == NULL)
         return;
 
     /* Deployment. */
@@ -732,6 +773,7 @@ static void check_all(const struct world *w, struct problems *P)
 
     /* ConfigMap. */
     check_configmap(P, pod, c, cm, &args);
+    check_network_policy(P, np, pod_labels, c, listen_port, probe_port);
 }
 
 /* ---- tests ---------------------------------------------------------------------- */
@@ -856,6 +898,17 @@ static void m_pdb_selector(struct world *w)
     cJSON_DeleteItemFromObjectCaseSensitive(sel, "app.kubernetes.io/component");
     cJSON_AddStringToObject(sel, "app.kubernetes.io/component", "rules");
 }
+static void m_np_admin_open(struct world *w)
+{
+    cJSON *rule = cJSON_GetArrayItem(at(doc_of(w, "NetworkPolicy"), "spec.ingress"), 1);
+    cJSON_DeleteItemFromObjectCaseSensitive(rule, "from");
+}
+static void m_np_selector(struct world *w)
+{
+    cJSON *sel = at(doc_of(w, "NetworkPolicy"), "spec.podSelector.matchLabels");
+    cJSON_DeleteItemFromObjectCaseSensitive(sel, "app.kubernetes.io/name");
+    cJSON_AddStringToObject(sel, "app.kubernetes.io/name", "someone-else");
+}
 static void m_cm_name(struct world *w)
 {
     set_str(doc_of(w, "ConfigMap"), "metadata.name", "renamed");
@@ -963,6 +1016,8 @@ static const struct mutation {
     {"loopback admin listener", m_admin_loopback, "--admin-listen on 127.0.0.1:9090: not on all"},
     {"HPA target", m_hpa_target, "scaleTargetRef"},
     {"PDB selector", m_pdb_selector, "PodDisruptionBudget: its selector"},
+    {"admin port open", m_np_admin_open, "the admin port 9090 is open to anyone"},
+    {"NetworkPolicy selector", m_np_selector, "NetworkPolicy: its podSelector"},
     {"ConfigMap name", m_cm_name, "no volume of the Deployment names it"},
     {"mount path", m_mount_path, "mounted at /rules but --rules is /etc/accel-advisor/rules"},
     {"subPath", m_sub_path, "subPath"},

@@ -353,6 +353,14 @@ void rh_buf_free(struct rh_buf *b)
     memset(b, 0, sizeof(*b));
 }
 
+bool rh_buf_batch(struct rh_buf *b, const char *workload, int n)
+{
+    bool ok = rh_buf_str(b, "{\"workloads\":[");
+    for (int i = 0; ok && i < n; i++)
+        ok = rh_buf_printf(b, "%s%s", i > 0 ? "," : "", workload);
+    return ok && rh_buf_str(b, "]}");
+}
+
 bool rh_buf_request(struct rh_buf *b, const char *method, const char *path, const char *ctype,
                     const char *extra, const void *body, size_t len)
 {

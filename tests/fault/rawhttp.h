@@ -78,6 +78,8 @@ void rh_buf_free(struct rh_buf *b);
  * lines (each "Name: value\r\n"), Content-Length when body != NULL, the body. */
 bool rh_buf_request(struct rh_buf *b, const char *method, const char *path, const char *ctype,
                     const char *extra, const void *body, size_t len);
+/* Append a batch body: {"workloads":[...]} of `n` copies of `workload`. */
+bool rh_buf_batch(struct rh_buf *b, const char *workload, int n);
 
 /* Milliseconds on the monotonic clock. */
 long rh_now_ms(void);

@@ -25,6 +25,7 @@
 #include "rawhttp.h"
 
 #define ANSWER_MS 10000 /* every answer here is immediate; this only bounds a hang */
+#define WAIT_MS   30000 /* for a count to reach what the test set up: a bound for a hang */
 #define WORKLOAD  "{\"task\":\"inference\",\"model\":{\"parameters\":7e9}}"
 
 static struct server srv;
@@ -110,6 +111,9 @@ static void test_connection_limit(void **state)
         rh_free(&conns[i]);
     assert_true(scrape_metric(srv.admin_port, "accel_advisor_rejected_connections_total") >=
                 refused);
+    /* The server has seen every one of them close: else the next ones would
+     * find its count still full and some be refused at once. */
+    assert_int_equal(metric_wait(srv.admin_port, "accel_advisor_open_connections", 0, WAIT_MS), 0);
     /* One at a time, with the others held: every one past the hard limit is
      * answered 503 by the acceptor without sending a byte. */
     enum { MORE = 4 };
@@ -118,12 +122,8 @@ static void test_connection_limit(void **state)
         rh_init(&held[i], srv.port);
         assert_int_equal(rh_connect(&held[i]), RH_OK);
     }
-    long open = 0;
-    for (int k = 0; k < 200 && open != HARD; k++) {
-        usleep(20000);
-        open = scrape_metric(srv.admin_port, "accel_advisor_open_connections");
-    }
-    assert_int_equal(open, HARD);
+    assert_int_equal(metric_wait(srv.admin_port, "accel_advisor_open_connections", HARD, WAIT_MS),
+                     HARD);
     for (int i = 0; i < MORE; i++) {
         char buf[4096];
         bool eof = false;
@@ -224,12 +224,8 @@ static void test_body_budget(void **state)
     /* A slow client holds 50,001 of the 65,536 bytes. */
     struct rh_conn slow;
     start_body(&slow, srv.port, 50000, 100);
-    long held = 0;
-    for (int i = 0; i < 200 && held < 50001; i++) {
-        usleep(20000);
-        held = scrape_metric(srv.port, "accel_advisor_buffered_body_bytes");
-    }
-    assert_int_equal(held, 50001);
+    assert_int_equal(metric_wait(srv.port, "accel_advisor_buffered_body_bytes", 50001, WAIT_MS),
+                     50001);
     /* 20,000 more announced: refused before a byte of them is read. */
     struct rh_conn other;
     struct rh_buf req = {0};
@@ -260,11 +256,7 @@ static void test_body_budget(void **state)
     assert_int_equal(rh_read(&slow, false, ANSWER_MS, &r), RH_OK);
     assert_int_equal(r.status, 200);
     /* Given back when the request completes, just after its answer went out. */
-    for (int i = 0; i < 200 && held != 0; i++) {
-        usleep(20000);
-        held = scrape_metric(srv.port, "accel_advisor_buffered_body_bytes");
-    }
-    assert_int_equal(held, 0);
+    assert_int_equal(metric_wait(srv.port, "accel_advisor_buffered_body_bytes", 0, WAIT_MS), 0);
     assert_int_equal(rh_exchange(&other, req.p, req.len, false, ANSWER_MS, &r), RH_OK);
     assert_int_equal(r.status, 200);
     free(big);
@@ -285,11 +277,8 @@ static void test_response_budget(void **state)
                                 "--rules-watch=false",         NULL};
     assert_int_equal(server_start(&srv, args), 0);
     struct rh_buf body = {0}, req = {0};
-    rh_buf_str(&body, "{\"workloads\":[");
     /* 170 answers of about 53 KB each: 9 MB, under the 12 MiB budget. */
-    for (int i = 0; i < 170; i++)
-        rh_buf_printf(&body, "%s%s", i > 0 ? "," : "", WORKLOAD);
-    rh_buf_str(&body, "]}");
+    rh_buf_batch(&body, WORKLOAD, 170);
     rh_buf_request(&req, "POST", "/v1/recommendations:batch", "application/json", NULL, body.p,
                    body.len);
     /* The slow reader: a small receive buffer, and no reading for now. */
@@ -298,7 +287,7 @@ static void test_response_budget(void **state)
     assert_int_equal(rh_connect_rcvbuf(&slow, 4096), RH_OK);
     assert_true(rh_send(&slow, req.p, req.len));
     long queued = 0;
-    for (int i = 0; i < 200 && queued < 4000000; i++) {
+    for (long t0 = rh_now_ms(); queued < 4000000 && rh_now_ms() - t0 < WAIT_MS;) {
         usleep(50000);
         queued = scrape_metric(srv.port, "accel_advisor_queued_response_bytes");
     }
@@ -327,11 +316,7 @@ static void test_response_budget(void **state)
     }
     free(all);
     rh_free(&slow);
-    for (int i = 0; i < 100 && queued != 0; i++) {
-        usleep(50000);
-        queued = scrape_metric(srv.port, "accel_advisor_queued_response_bytes");
-    }
-    assert_int_equal(queued, 0);
+    assert_int_equal(metric_wait(srv.port, "accel_advisor_queued_response_bytes", 0, WAIT_MS), 0);
     assert_int_equal(rh_exchange(&c, req.p, req.len, false, ANSWER_MS, &r), RH_OK);
     assert_int_equal(r.status, 200);
     rh_free(&c);

@@ -13,6 +13,13 @@
  * regular file (a dangling link, a loop, a FIFO, a directory) and with a set of
  * no rules: each reload is refused and the last good set keeps serving.
  *
+ * A rules file written in place, its writer pausing longer than the debounce
+ * (issue 22: half of it, 24 of 73 rules, was served), is loaded only once its
+ * writer closed it; the half file is never served. An API keys file replaced by
+ * a FIFO with no writer, by /dev/zero, or grown past its limit is refused on
+ * SIGHUP without blocking the signal thread: the current keys keep working and
+ * SIGTERM still stops the server.
+ *
  * usage: fault_reload ACCEL_ADVISOR_BINARY SOURCE_DIR */
 #include <setjmp.h>
 #include <signal.h>
@@ -23,10 +30,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <openssl/evp.h>
 #include <curl/curl.h>
 
 #include "harness.h"
@@ -36,6 +45,8 @@
 #define CLIENTS      4
 #define MAX_VERSIONS 256
 #define VERSION_LEN  64
+/* How long the test waits for what it needs: a bound for a hang. */
+#define HANG_MS 60000
 
 static struct server srv;
 
@@ -90,7 +101,7 @@ struct client {
     int id;
     atomic_bool *stop;
     struct versions seen; /* versions in this client's responses */
-    unsigned long ok;
+    atomic_ulong ok;      /* read by the test while the client runs */
     unsigned long failed;
     char first_failure[400];
 };
@@ -122,7 +133,7 @@ static void *client_main(void *arg)
         if (e == RH_OK && r.status == 200 &&
             version_after(r.body, r.body_len, "rules_version", v)) {
             versions_add(&c->seen, v);
-            c->ok++;
+            atomic_fetch_add(&c->ok, 1);
         } else {
             if (c->failed++ == 0)
                 snprintf(c->first_failure, sizeof(c->first_failure), "%s, status %d: %.300s",
@@ -134,6 +145,18 @@ static void *client_main(void *arg)
     rh_buf_free(&req);
     rh_buf_free(&body);
     return NULL;
+}
+
+/* Wait until client `c` has had an answer served by `version` and more than
+ * `ok_before` answers in all: the load really runs on every version. */
+static void wait_client(struct client *c, const char *version, unsigned long ok_before)
+{
+    for (long t0 = rh_now_ms();
+         !versions_has(&c->seen, version) || atomic_load(&c->ok) <= ok_before; usleep(2000)) {
+        if (rh_now_ms() - t0 > HANG_MS)
+            fail_msg("client %d never had an answer from version %s (%lu answers, %lu failed)",
+                     c->id, version, atomic_load(&c->ok), c->failed);
+    }
 }
 
 /* ---- rule files ------------------------------------------------------------------------ */
@@ -168,21 +191,11 @@ static bool keep_line(void *cls, const char *line, size_t len)
 /* The rules_reload line after `from`, copied into buf. */
 static bool reload_line(size_t from, char *buf, size_t cap, int timeout_ms)
 {
-    if (!server_log_wait(&srv, from, "\"event\":\"rules_reload\"", timeout_ms))
+    char *line = server_log_wait_line(&srv, from, "\"event\":\"rules_reload\"", timeout_ms);
+    if (line == NULL)
         return false;
-    size_t at = 0;
-    pthread_mutex_lock(&srv.mu);
-    const char *p = strstr(srv.log + from, "\"event\":\"rules_reload\"");
-    const char *start = p;
-    while (start > srv.log + from && start[-1] != '\n')
-        start--;
-    const char *eol = strchr(p, '\n');
-    at = eol != NULL ? (size_t)(eol - start) : strlen(start);
-    if (at >= cap)
-        at = cap - 1;
-    memcpy(buf, start, at);
-    buf[at] = '\0';
-    pthread_mutex_unlock(&srv.mu);
+    snprintf(buf, cap, "%s", line);
+    free(line);
     return true;
 }
 
@@ -207,7 +220,7 @@ static void test_reloads_under_load(void **state)
     static struct versions good_versions = {.mu = PTHREAD_MUTEX_INITIALIZER};
     char current[VERSION_LEN + 1];
     char line[4096];
-    assert_true(reload_line(0, line, sizeof(line), 5000));
+    assert_true(reload_line(0, line, sizeof(line), HANG_MS));
     assert_true(version_after(line, strlen(line), "version", current));
     versions_add(&good_versions, current);
 
@@ -222,7 +235,7 @@ static void test_reloads_under_load(void **state)
         pthread_mutex_init(&clients[i].seen.mu, NULL);
         assert_int_equal(pthread_create(&clients[i].thread, NULL, client_main, &clients[i]), 0);
     }
-    usleep(200000);
+    wait_client(&clients[0], current, 0);
     int successes = 0, failures = 0;
     long t0 = rh_now_ms();
     for (int n = 1; n <= RELOADS; n++) {
@@ -233,7 +246,7 @@ static void test_reloads_under_load(void **state)
         free(text);
         size_t mark = server_log_len(&srv);
         assert_int_equal(kill(srv.pid, SIGHUP), 0);
-        if (!reload_line(mark, line, sizeof(line), 20000)) {
+        if (!reload_line(mark, line, sizeof(line), HANG_MS)) {
             server_log_dump(&srv);
             fail_msg("reload %d: no rules_reload line", n);
         }
@@ -256,16 +269,17 @@ static void test_reloads_under_load(void **state)
             assert_string_equal(kept, current);
             failures++;
         }
-        usleep(20000); /* let the clients run on this version */
+        /* The clients run on this version (client 0 has an answer from it)
+         * before the next reload. */
+        wait_client(&clients[0], current, atomic_load(&clients[0].ok));
     }
     long took = rh_now_ms() - t0;
-    usleep(100000);
     atomic_store(&stop, true);
     unsigned long ok = 0, failed = 0;
     size_t distinct = 0;
     for (int i = 0; i < CLIENTS; i++) {
         pthread_join(clients[i].thread, NULL);
-        ok += clients[i].ok;
+        ok += atomic_load(&clients[i].ok);
         failed += clients[i].failed;
         if (clients[i].failed > 0)
             fprintf(stderr, "client %d: %lu failed; first: %s\n", i, clients[i].failed,
@@ -323,6 +337,20 @@ static void test_reloads_under_load(void **state)
     free(dir);
 }
 
+/* The rule count and version the server serves now (GET /v1/rules). */
+static long served_rules(char version[VERSION_LEN + 1])
+{
+    struct resp r;
+    assert_int_equal(http_get(&srv, "/v1/rules", &r), 0);
+    assert_int_equal(r.status, 200);
+    assert_true(version_after(r.body, r.len, "rules_version", version));
+    cJSON *j = resp_json(&r);
+    long n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "rules"));
+    cJSON_Delete(j);
+    resp_free(&r);
+    return n;
+}
+
 /* SIGHUP after `change`: the reload must fail with `why` for the named entry,
  * and the last good set (version `good`, `rules` rules) keeps serving. */
 static void expect_refused_reload(const char *good, long rules, const char *why)
@@ -330,22 +358,15 @@ static void expect_refused_reload(const char *good, long rules, const char *why)
     size_t mark = server_log_len(&srv);
     assert_int_equal(kill(srv.pid, SIGHUP), 0);
     char line[4096];
-    assert_true(reload_line(mark, line, sizeof(line), 20000));
+    assert_true(reload_line(mark, line, sizeof(line), HANG_MS));
     char kept[VERSION_LEN + 1];
     if (strstr(line, "\"result\":\"failure\"") == NULL || strstr(line, why) == NULL)
         fail_msg("want a failed reload naming \"%s\": %s", why, line);
     assert_true(version_after(line, strlen(line), "keeping", kept));
     assert_string_equal(kept, good);
-    struct resp r;
-    assert_int_equal(http_get(&srv, "/v1/rules", &r), 0);
-    assert_int_equal(r.status, 200);
     char served[VERSION_LEN + 1];
-    assert_true(version_after(r.body, r.len, "rules_version", served));
+    assert_int_equal(served_rules(served), rules);
     assert_string_equal(served, good);
-    cJSON *j = resp_json(&r);
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "rules")), rules);
-    cJSON_Delete(j);
-    resp_free(&r);
 }
 
 /* A rules.yaml that is a dangling symbolic link, a loop, a FIFO or a directory,
@@ -361,14 +382,10 @@ static void test_unreadable_entries(void **state)
     snprintf(path, sizeof(path), "%s/rules.yaml", dir);
     const char *const args[] = {"--rules", dir, "--rules-watch=false", NULL};
     assert_int_equal(server_start(&srv, args), 0);
-    assert_true(reload_line(0, line, sizeof(line), 5000));
+    assert_true(reload_line(0, line, sizeof(line), HANG_MS));
     assert_true(version_after(line, strlen(line), "version", good));
-    struct resp r;
-    assert_int_equal(http_get(&srv, "/v1/rules", &r), 0);
-    cJSON *j = resp_json(&r);
-    long rules = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "rules"));
-    cJSON_Delete(j);
-    resp_free(&r);
+    char served[VERSION_LEN + 1];
+    long rules = served_rules(served);
     assert_true(rules > 0);
     char *text = read_file(path, NULL);
     assert_non_null(text);
@@ -393,10 +410,127 @@ static void test_unreadable_entries(void **state)
     assert_int_equal(write_file(path, text, len), 0);
     size_t mark = server_log_len(&srv);
     assert_int_equal(kill(srv.pid, SIGHUP), 0);
-    assert_true(reload_line(mark, line, sizeof(line), 20000));
+    assert_true(reload_line(mark, line, sizeof(line), HANG_MS));
     assert_non_null(strstr(line, "\"result\":\"success\""));
     assert_int_equal(server_stop(&srv, SIGTERM), 0);
     free(text);
+    remove_tree(dir);
+    free(dir);
+}
+
+static void test_writer_in_place(void **state)
+{
+    (void)state;
+    char *dir = make_temp_dir();
+    assert_non_null(dir);
+    assert_int_equal(copy_rules(dir), 0);
+    char path[1024], v0[VERSION_LEN + 1], v1[VERSION_LEN + 1];
+    snprintf(path, sizeof(path), "%s/rules.yaml", dir);
+    const char *const args[] = {"--rules", dir, "--rules-debounce-ms", "100", NULL};
+    assert_int_equal(server_start(&srv, args), 0);
+    assert_true(server_log_wait(&srv, 0, "\"event\":\"rules_watch\"", HANG_MS));
+    long rules = served_rules(v0);
+    long fds = server_fd_count(&srv);
+    /* The new content: the rules with a changed description (another version). */
+    size_t old_len = 0;
+    char *old = read_file(path, &old_len);
+    assert_non_null(old);
+    const char *key = "\n    description: ";
+    char *mark = strstr(old, key);
+    assert_non_null(mark);
+    size_t at = (size_t)(mark - old) + strlen(key), len = old_len + 10;
+    char *text = malloc(len + 1);
+    assert_non_null(text);
+    memcpy(text, old, at);
+    memcpy(text + at, "Rewritten ", 10);
+    memcpy(text + at + 10, old + at, old_len - at + 1);
+    free(old);
+    /* Written in place: truncated, half of it, then a pause well past the
+     * debounce (until the server says it waits for the writer). */
+    size_t at_log = server_log_len(&srv);
+    int fd = open(path, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, len / 2), (ssize_t)(len / 2));
+    assert_true(server_log_wait(&srv, at_log, "is being written", HANG_MS));
+    assert_int_equal(served_rules(v1), rules);
+    assert_string_equal(v1, v0);
+    assert_int_equal(write(fd, text + len / 2, len - len / 2), (ssize_t)(len - len / 2));
+    assert_int_equal(close(fd), 0);
+    /* Loaded once closed: the whole set, a new version; nothing in between. */
+    char line[4096];
+    assert_true(reload_line(at_log, line, sizeof(line), HANG_MS));
+    if (strstr(line, "\"result\":\"success\"") == NULL)
+        fail_msg("the first reload after the write began: %s", line);
+    for (long t0 = rh_now_ms(); rh_now_ms() - t0 < HANG_MS && strcmp(v1, v0) == 0;)
+        (void)served_rules(v1);
+    assert_string_not_equal(v1, v0);
+    assert_int_equal(served_rules(v1), rules);
+    assert_true(server_fd_wait(&srv, fds, HANG_MS) <= fds);
+    assert_int_equal(server_stop(&srv, SIGTERM), 0);
+    free(text);
+    remove_tree(dir);
+    free(dir);
+}
+
+static void sha256_hex(const char *s, char out[65])
+{
+    unsigned char md[32];
+    unsigned n = 0;
+    EVP_Digest(s, strlen(s), md, &n, EVP_sha256(), NULL);
+    for (unsigned i = 0; i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+/* SIGHUP: the keys reload must fail with `why`; the key still opens the API. */
+static void expect_keys_refused(const char *why)
+{
+    size_t mark = server_log_len(&srv);
+    assert_int_equal(kill(srv.pid, SIGHUP), 0);
+    char *line = server_log_wait_line(&srv, mark, "\"event\":\"api_keys_reload\"", HANG_MS);
+    assert_non_null(line);
+    if (strstr(line, "\"result\":\"failure\"") == NULL || strstr(line, why) == NULL)
+        fail_msg("want a refused keys file naming \"%s\": %s", why, line);
+    free(line);
+    static const char *const auth[] = {"Authorization: Bearer k1", NULL};
+    struct resp r;
+    assert_int_equal(http(&srv, "GET", "/v1/rules", NULL, NULL, 0, auth, &r), 0);
+    assert_int_equal(r.status, 200);
+    resp_free(&r);
+}
+
+static void test_secret_files(void **state)
+{
+    (void)state;
+    char *dir = make_temp_dir();
+    assert_non_null(dir);
+    char keys[1024], other[1024], digest[65], text[80];
+    snprintf(keys, sizeof(keys), "%s/keys", dir);
+    snprintf(other, sizeof(other), "%s/keys.new", dir);
+    sha256_hex("k1", digest);
+    snprintf(text, sizeof(text), "%s\n", digest);
+    assert_int_equal(write_file(keys, text, strlen(text)), 0);
+    const char *const args[] = {"--api-keys-file", keys, "--rules-watch=false", NULL};
+    assert_int_equal(server_start(&srv, args), 0);
+    long fds = server_fd_count(&srv);
+    /* A FIFO nobody writes: opening it to read would block the signal thread. */
+    assert_int_equal(mkfifo(other, 0600), 0);
+    assert_int_equal(rename(other, keys), 0);
+    expect_keys_refused("not a regular file");
+    /* /dev/zero never ends: reading it line by line would never return. */
+    assert_int_equal(unlink(keys), 0);
+    assert_int_equal(symlink("/dev/zero", keys), 0);
+    expect_keys_refused("not a regular file");
+    /* A regular file past the limit is refused before it is read. */
+    assert_int_equal(unlink(keys), 0);
+    char *big = malloc(300000);
+    assert_non_null(big);
+    memset(big, '#', 300000);
+    assert_int_equal(write_file(keys, big, 300000), 0);
+    free(big);
+    expect_keys_refused("larger than 262144 bytes");
+    /* Nothing was left open, and SIGTERM is still heard. */
+    assert_true(server_fd_wait(&srv, fds, HANG_MS) <= fds);
+    assert_int_equal(server_stop(&srv, SIGTERM), 0);
     remove_tree(dir);
     free(dir);
 }
@@ -414,6 +548,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_reloads_under_load, teardown),
         cmocka_unit_test_teardown(test_unreadable_entries, teardown),
+        cmocka_unit_test_teardown(test_writer_in_place, teardown),
+        cmocka_unit_test_teardown(test_secret_files, teardown),
     };
     return HARNESS_RUN("reload", tests, NULL, NULL);
 }

@@ -49,103 +49,164 @@ static void sleep_ms(long ms)
 
 /* ---- the server process ------------------------------------------------------- */
 
-static void log_append(struct server *s, const char *buf, size_t n)
+/* What the reader thread writes and the clean-up of a failed test needs. It
+ * lives on the heap, never in the caller's struct server: a cmocka assertion
+ * leaves the test's frame with longjmp, and a reader thread still writing into
+ * a `struct server` on that dead frame corrupted the stack of the tests after
+ * it. */
+struct server_proc {
+    pid_t pid;
+    int err_fd;
+    pthread_t reader;
+    bool reader_started;
+    pthread_mutex_t mu;
+    char *log;
+    size_t log_len;
+    size_t log_cap;
+    /* server_start_filtered: the line filter and the reader's partial line. */
+    bool (*keep)(void *cls, const char *line, size_t len);
+    void *keep_cls;
+    char *line;
+    size_t line_len;
+    size_t line_cap;
+    unsigned test; /* the serial of the test that started it; 0 outside a test */
+    bool reaped;   /* ended by reap_failed_test; freed at the end of harness_run */
+    struct server_proc *next;
+};
+
+/* Every server started and not yet released (`live`), and those reap_failed_test
+ * ended (`reaped`, which their callers may still name). Tests start and stop
+ * servers on the main thread; the lock is for the odd helper thread. */
+static pthread_mutex_t procs_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct server_proc *live, *reaped;
+/* The test running now (harness_run's wrappers): its serial, 0 between tests. */
+static unsigned current_test;
+
+static void proc_unlink(struct server_proc **list, struct server_proc *p)
 {
-    pthread_mutex_lock(&s->mu);
-    if (s->log_len + n + 1 > s->log_cap) {
-        size_t cap = s->log_cap * 2 + n + 1;
-        char *p = realloc(s->log, cap);
-        if (p != NULL) {
-            s->log = p;
-            s->log_cap = cap;
+    for (struct server_proc **at = list; *at != NULL; at = &(*at)->next) {
+        if (*at == p) {
+            *at = p->next;
+            p->next = NULL;
+            return;
         }
     }
-    if (s->log_len + n + 1 <= s->log_cap) {
-        memcpy(s->log + s->log_len, buf, n);
-        s->log_len += n;
-        s->log[s->log_len] = '\0';
-    }
-    pthread_mutex_unlock(&s->mu);
 }
 
-/* server_start_filtered: offer the completed line in s->line to the filter. */
-static void line_done(struct server *s)
+static void log_append(struct server_proc *p, const char *buf, size_t n)
 {
-    s->line[s->line_len] = '\0';
-    if (s->keep(s->keep_cls, s->line, s->line_len)) {
-        s->line[s->line_len] = '\n';
-        log_append(s, s->line, s->line_len + 1);
+    pthread_mutex_lock(&p->mu);
+    if (p->log_len + n + 1 > p->log_cap) {
+        size_t cap = p->log_cap * 2 + n + 1;
+        char *q = realloc(p->log, cap);
+        if (q != NULL) {
+            p->log = q;
+            p->log_cap = cap;
+        }
     }
-    s->line_len = 0;
+    if (p->log_len + n + 1 <= p->log_cap) {
+        memcpy(p->log + p->log_len, buf, n);
+        p->log_len += n;
+        p->log[p->log_len] = '\0';
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* server_start_filtered: offer the completed line in p->line to the filter. */
+static void line_done(struct server_proc *p)
+{
+    p->line[p->line_len] = '\0';
+    if (p->keep(p->keep_cls, p->line, p->line_len)) {
+        p->line[p->line_len] = '\n';
+        log_append(p, p->line, p->line_len + 1);
+    }
+    p->line_len = 0;
 }
 
 /* Split `buf` into lines for the filter (a line over 1 MiB is cut there). */
-static void filter_lines(struct server *s, const char *buf, size_t n)
+static void filter_lines(struct server_proc *p, const char *buf, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (s->line_len + 2 > s->line_cap) {
-            size_t cap = s->line_cap > 0 ? s->line_cap * 2 : 8192;
-            char *p = cap <= (1u << 20) ? realloc(s->line, cap) : NULL;
-            if (p != NULL) {
-                s->line = p;
-                s->line_cap = cap;
-            } else if (s->line != NULL) {
-                line_done(s); /* too long: cut here */
+        if (p->line_len + 2 > p->line_cap) {
+            size_t cap = p->line_cap > 0 ? p->line_cap * 2 : 8192;
+            char *q = cap <= (1u << 20) ? realloc(p->line, cap) : NULL;
+            if (q != NULL) {
+                p->line = q;
+                p->line_cap = cap;
+            } else if (p->line != NULL) {
+                line_done(p); /* too long: cut here */
             } else {
                 continue; /* out of memory: the byte is lost */
             }
         }
         if (buf[i] == '\n')
-            line_done(s);
+            line_done(p);
         else
-            s->line[s->line_len++] = buf[i];
+            p->line[p->line_len++] = buf[i];
     }
 }
 
 static void *reader_main(void *arg)
 {
-    struct server *s = arg;
+    struct server_proc *p = arg;
     char buf[8192];
     for (;;) {
-        ssize_t n = read(s->err_fd, buf, sizeof(buf));
+        ssize_t n = read(p->err_fd, buf, sizeof(buf));
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break;
-        if (s->keep != NULL)
-            filter_lines(s, buf, (size_t)n);
+        if (p->keep != NULL)
+            filter_lines(p, buf, (size_t)n);
         else
-            log_append(s, buf, (size_t)n);
+            log_append(p, buf, (size_t)n);
     }
-    if (s->keep != NULL && s->line_len > 0)
-        line_done(s);
-    free(s->line);
-    s->line = NULL;
-    s->line_len = s->line_cap = 0;
+    if (p->keep != NULL && p->line_len > 0)
+        line_done(p);
+    free(p->line);
+    p->line = NULL;
+    p->line_len = p->line_cap = 0;
+    return NULL;
+}
+
+/* The log of `s` locked, or NULL (unlocked) when it has none. */
+static struct server_proc *log_lock(struct server *s)
+{
+    struct server_proc *p = s->proc;
+    if (p == NULL)
+        return NULL;
+    pthread_mutex_lock(&p->mu);
+    if (p->log != NULL)
+        return p;
+    pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
 size_t server_log_len(struct server *s)
 {
-    pthread_mutex_lock(&s->mu);
-    size_t n = s->log_len;
-    pthread_mutex_unlock(&s->mu);
+    struct server_proc *p = log_lock(s);
+    if (p == NULL)
+        return 0;
+    size_t n = p->log_len;
+    pthread_mutex_unlock(&p->mu);
     return n;
 }
 
 bool server_log_find(struct server *s, size_t from, const char *needle, size_t *at)
 {
     bool found = false;
-    pthread_mutex_lock(&s->mu);
-    if (s->log != NULL && from <= s->log_len) {
-        const char *p = strstr(s->log + from, needle);
-        if (p != NULL) {
+    struct server_proc *p = log_lock(s);
+    if (p == NULL)
+        return false;
+    if (from <= p->log_len) {
+        const char *q = strstr(p->log + from, needle);
+        if (q != NULL) {
             found = true;
             if (at != NULL)
-                *at = (size_t)(p - s->log);
+                *at = (size_t)(q - p->log);
         }
     }
-    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(&p->mu);
     return found;
 }
 
@@ -160,11 +221,59 @@ bool server_log_wait(struct server *s, size_t from, const char *needle, int time
     return server_log_find(s, from, needle, NULL);
 }
 
+char *server_log_copy(struct server *s, size_t from, size_t *len)
+{
+    struct server_proc *p = log_lock(s);
+    char *copy = NULL;
+    size_t n = 0;
+    if (p != NULL) {
+        n = from <= p->log_len ? p->log_len - from : 0;
+        copy = strndup(p->log + (from <= p->log_len ? from : p->log_len), n);
+        pthread_mutex_unlock(&p->mu);
+    } else {
+        copy = strdup("");
+    }
+    if (len != NULL)
+        *len = copy != NULL ? n : 0;
+    return copy;
+}
+
+char *server_log_line(struct server *s, size_t at)
+{
+    struct server_proc *p = log_lock(s);
+    if (p == NULL)
+        return NULL;
+    char *line = NULL;
+    if (at < p->log_len) {
+        const char *start = p->log + at;
+        while (start > p->log && start[-1] != '\n')
+            start--;
+        const char *end = strchr(start, '\n');
+        line = strndup(start, end != NULL ? (size_t)(end - start) : strlen(start));
+    }
+    pthread_mutex_unlock(&p->mu);
+    return line;
+}
+
+char *server_log_wait_line(struct server *s, size_t from, const char *needle, int timeout_ms)
+{
+    size_t at = 0;
+    if (!server_log_wait(s, from, needle, timeout_ms) || !server_log_find(s, from, needle, &at))
+        return NULL;
+    return server_log_line(s, at);
+}
+
+static void proc_log_dump(struct server_proc *p)
+{
+    pthread_mutex_lock(&p->mu);
+    fprintf(stderr, "---- server log ----\n%s---- end of log ----\n", p->log ? p->log : "");
+    pthread_mutex_unlock(&p->mu);
+}
+
 void server_log_dump(struct server *s)
 {
-    pthread_mutex_lock(&s->mu);
-    fprintf(stderr, "---- server log ----\n%s---- end of log ----\n", s->log ? s->log : "");
-    pthread_mutex_unlock(&s->mu);
+    if (s->proc != NULL)
+        proc_log_dump(s->proc);
 }
 
 int server_start(struct server *s, const char *const *args)
@@ -182,20 +291,79 @@ static bool accepting(struct server *s)
     return true;
 }
 
-/* Start the server; with `port` 0 it listens on a free port and is ready when
- * it logs it, otherwise it listens on `port` and is ready when it accepts. */
-static int start(struct server *s, const char *command, const char *const *args,
-                 bool (*keep)(void *cls, const char *line, size_t len), void *cls, int port)
+static int decode_status(int st)
 {
-    memset(s, 0, sizeof(*s));
-    s->keep = keep;
-    s->keep_cls = cls;
-    pthread_mutex_init(&s->mu, NULL);
-    s->log_cap = 65536;
-    s->log = calloc(1, s->log_cap);
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    if (WIFSIGNALED(st))
+        return 128 + WTERMSIG(st);
+    return -1;
+}
+
+/* Wait for the process of `p` to exit (SIGKILL after `timeout_ms`) and for its
+ * reader to drain the log; returns as server_wait. */
+static int proc_wait(struct server_proc *p, int timeout_ms)
+{
+    int status = -1;
+    if (p->pid > 0) {
+        long end = now_ms() + timeout_ms;
+        int st = 0;
+        for (;;) {
+            pid_t w = waitpid(p->pid, &st, WNOHANG);
+            if (w == p->pid) {
+                status = decode_status(st);
+                break;
+            }
+            if (now_ms() >= end) {
+                kill(p->pid, SIGKILL);
+                waitpid(p->pid, &st, 0);
+                status = -2;
+                break;
+            }
+            sleep_ms(10);
+        }
+        p->pid = 0;
+    }
+    if (p->reader_started) {
+        pthread_join(p->reader, NULL);
+        p->reader_started = false;
+        close(p->err_fd);
+    }
+    return status;
+}
+
+static void proc_free(struct server_proc *p)
+{
+    free(p->log);
+    free(p->line);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
+
+void server_release(struct server *s)
+{
+    struct server_proc *p = s->proc;
+    s->proc = NULL;
+    s->pid = 0;
+    if (p == NULL || p->reaped)
+        return; /* a reaped one is freed at the end of harness_run */
+    proc_wait(p, 0);
+    pthread_mutex_lock(&procs_mu);
+    proc_unlink(&live, p);
+    pthread_mutex_unlock(&procs_mu);
+    proc_free(p);
+}
+
+/* Fork and exec `accel-advisor COMMAND` (serve, agent) with stderr on a pipe that p's reader
+ * drains. */
+static int spawn(struct server_proc *p, const char *command, const char *const *args, int port)
+{
     int fds[2];
-    if (s->log == NULL || pipe(fds) != 0)
+    if (pipe(fds) != 0)
         return -1;
+    /* Not inherited by the servers started later (the child's stderr is a dup). */
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
     const char *argv[64];
     size_t n = 0;
     char listen[32];
@@ -212,8 +380,11 @@ static int start(struct server *s, const char *command, const char *const *args,
         argv[n++] = args[i];
     argv[n] = NULL;
     pid_t pid = fork();
-    if (pid < 0)
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
         return -1;
+    }
     if (pid == 0) {
         /* A test that fails half-way leaves no server behind: it dies with us. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -229,11 +400,19 @@ static int start(struct server *s, const char *command, const char *const *args,
         _exit(127);
     }
     close(fds[1]);
-    s->pid = pid;
-    s->err_fd = fds[0];
-    if (pthread_create(&s->reader, NULL, reader_main, s) != 0)
+    p->pid = pid;
+    p->err_fd = fds[0];
+    if (pthread_create(&p->reader, NULL, reader_main, p) != 0)
         return -1;
-    s->reader_started = true;
+    p->reader_started = true;
+    return 0;
+}
+
+/* Wait until the server is ready: with `port` 0 it logs the port it took,
+ * otherwise it accepts on `port`. */
+static int await_ready(struct server *s, int port)
+{
+    struct server_proc *p = s->proc;
     long end = now_ms() + 20000;
     while (now_ms() < end) {
         size_t at = 0;
@@ -241,34 +420,57 @@ static int start(struct server *s, const char *command, const char *const *args,
         if (port != 0 && accepting(s))
             return 0;
         if (port == 0 && server_log_find(s, 0, "\"event\":\"listening\"", &at)) {
-            pthread_mutex_lock(&s->mu);
-            const char *p = strstr(s->log + at, "\"port\":");
-            s->port = p != NULL ? atoi(p + 7) : 0;
-            p = strstr(s->log + at, "\"admin_port\":");
-            s->admin_port = p != NULL ? atoi(p + 13) : 0;
-            pthread_mutex_unlock(&s->mu);
+            pthread_mutex_lock(&p->mu);
+            const char *q = strstr(p->log + at, "\"port\":");
+            s->port = q != NULL ? atoi(q + 7) : 0;
+            q = strstr(p->log + at, "\"admin_port\":");
+            s->admin_port = q != NULL ? atoi(q + 13) : 0;
+            pthread_mutex_unlock(&p->mu);
             return s->port > 0 ? 0 : -1;
         }
         int st;
-        if (waitpid(pid, &st, WNOHANG) == pid) {
-            s->pid = 0;
-            fprintf(stderr, "server_start: the server exited with status %d\n",
-                    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-            break;
+        if (waitpid(p->pid, &st, WNOHANG) == p->pid) {
+            p->pid = 0;
+            fprintf(stderr, "server_start: the server exited with status %d\n", decode_status(st));
+            return -1;
         }
         sleep_ms(10);
     }
-    if (s->pid > 0) {
-        kill(s->pid, SIGKILL);
-        waitpid(s->pid, NULL, 0);
-        s->pid = 0;
+    return -1;
+}
+
+/* Start the server; with `port` 0 it listens on a free port and is ready when
+ * it logs it, otherwise it listens on `port` and is ready when it accepts. */
+static int start(struct server *s, const char *command, const char *const *args,
+                 bool (*keep)(void *cls, const char *line, size_t len), void *cls, int port)
+{
+    memset(s, 0, sizeof(*s));
+    struct server_proc *p = calloc(1, sizeof(*p));
+    if (p == NULL)
+        return -1;
+    p->keep = keep;
+    p->keep_cls = cls;
+    p->test = current_test;
+    pthread_mutex_init(&p->mu, NULL);
+    p->log_cap = 65536;
+    p->log = calloc(1, p->log_cap);
+    s->proc = p;
+    pthread_mutex_lock(&procs_mu);
+    p->next = live;
+    live = p;
+    pthread_mutex_unlock(&procs_mu);
+    int rc = p->log != NULL ? spawn(p, command, args, port) : -1;
+    if (rc == 0)
+        rc = await_ready(s, port);
+    if (rc == 0) {
+        s->pid = p->pid;
+        return 0;
     }
-    pthread_join(s->reader, NULL);
-    s->reader_started = false;
-    close(s->err_fd);
-    server_log_dump(s);
-    free(s->log);
-    s->log = NULL;
+    if (p->pid > 0)
+        kill(p->pid, SIGKILL);
+    proc_wait(p, 20000);
+    proc_log_dump(p);
+    server_release(s);
     return -1;
 }
 
@@ -301,48 +503,16 @@ int server_start_quiet(struct server *s, const char *const *args)
     return start(s, "serve", args, NULL, NULL, ntohs(a.sin_port));
 }
 
-static int decode_status(int st)
-{
-    if (WIFEXITED(st))
-        return WEXITSTATUS(st);
-    if (WIFSIGNALED(st))
-        return 128 + WTERMSIG(st);
-    return -1;
-}
-
 int server_wait(struct server *s, int timeout_ms)
 {
-    int status = -1;
-    if (s->pid > 0) {
-        long end = now_ms() + timeout_ms;
-        int st = 0;
-        for (;;) {
-            pid_t w = waitpid(s->pid, &st, WNOHANG);
-            if (w == s->pid) {
-                status = decode_status(st);
-                break;
-            }
-            if (now_ms() >= end) {
-                kill(s->pid, SIGKILL);
-                waitpid(s->pid, &st, 0);
-                status = -2;
-                break;
-            }
-            sleep_ms(10);
-        }
-        s->pid = 0;
-    }
-    if (s->reader_started) {
-        pthread_join(s->reader, NULL);
-        s->reader_started = false;
-        close(s->err_fd);
-    }
+    int status = s->proc != NULL ? proc_wait(s->proc, timeout_ms) : -1;
+    s->pid = 0;
     return status;
 }
 
 int server_kill_if_running(struct server *s)
 {
-    if (s->pid > 0 || s->reader_started)
+    if (s->proc != NULL)
         server_stop(s, SIGKILL);
     return 0;
 }
@@ -360,18 +530,46 @@ int server_stop_clean(struct server *s)
 
 int server_stop(struct server *s, int sig)
 {
-    if (s->pid > 0)
-        kill(s->pid, sig);
+    struct server_proc *p = s->proc;
+    if (p != NULL && p->pid > 0)
+        kill(p->pid, sig);
     int st = server_wait(s, 40000);
     /* A server that did not exit 0 (a sanitizer report, a crash) shows why. */
     if (st != 0) {
         fprintf(stderr, "server_stop: the server exited with status %d\n", st);
         server_log_dump(s);
     }
-    free(s->log);
-    s->log = NULL;
-    pthread_mutex_destroy(&s->mu);
+    server_release(s);
     return st;
+}
+
+/* After a test that did not return (a failed assertion): end every server it
+ * started and left running, without touching the `struct server` that named it
+ * (it may have been on the test's stack). Its log shows what it saw. */
+static void reap_failed_test(unsigned test)
+{
+    pthread_mutex_lock(&procs_mu);
+    for (struct server_proc **at = &live; *at != NULL;) {
+        struct server_proc *p = *at;
+        if (p->test != test) {
+            at = &p->next;
+            continue;
+        }
+        *at = p->next;
+        if (p->pid > 0) {
+            fprintf(stderr, "harness: the failed test left server %d running; killed\n",
+                    (int)p->pid);
+            kill(p->pid, SIGKILL);
+            proc_wait(p, 20000);
+            proc_log_dump(p);
+        } else {
+            proc_wait(p, 0);
+        }
+        p->reaped = true;
+        p->next = reaped;
+        reaped = p;
+    }
+    pthread_mutex_unlock(&procs_mu);
 }
 
 /* The KiB of field `name` ("VmRSS:") of /proc/PID/status; -1 when unreadable. */
@@ -417,6 +615,82 @@ long server_fd_count(const struct server *s)
     }
     closedir(d);
     return n;
+}
+
+long server_fd_wait(const struct server *s, long at_most, int timeout_ms)
+{
+    long end = now_ms() + timeout_ms;
+    long n = server_fd_count(s);
+    while ((n < 0 || n > at_most) && now_ms() < end) {
+        sleep_ms(20);
+        n = server_fd_count(s);
+    }
+    return n;
+}
+
+double server_cpu_ms(const struct server *s)
+{
+    char path[64], stat[384];
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)s->pid);
+    DIR *d = s->pid > 0 ? opendir(path) : NULL;
+    if (d == NULL)
+        return -1;
+    double ns = 0;
+    const struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(stat, sizeof(stat), "%s/%s/schedstat", path, e->d_name);
+        FILE *fp = fopen(stat, "r");
+        unsigned long long run = 0;
+        if (fp != NULL && fscanf(fp, "%llu", &run) == 1)
+            ns += (double)run;
+        if (fp != NULL)
+            fclose(fp);
+    }
+    closedir(d);
+    return ns / 1e6;
+}
+
+/* Sum a queue column of the /proc/net/tcp and tcp6 rows whose local port is
+ * `port`: rx_queue (`rx_column`) or tx_queue, of LISTEN rows only (`listen`) or
+ * of all; -1 when no row matched. */
+static long tcp_queue(int port, bool rx_column, bool listen)
+{
+    static const char *const files[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+    long total = 0;
+    bool found = false;
+    for (size_t f = 0; f < 2; f++) {
+        FILE *fp = fopen(files[f], "r");
+        char line[512];
+        while (fp != NULL && fgets(line, sizeof(line), fp) != NULL) {
+            char local[64];
+            unsigned state = 0;
+            unsigned long tx = 0, rx = 0;
+            if (sscanf(line, " %*d: %63s %*s %x %lx:%lx", local, &state, &tx, &rx) != 4)
+                continue;
+            const char *colon = strrchr(local, ':');
+            if (colon == NULL || strtol(colon + 1, NULL, 16) != port ||
+                (listen && state != 0x0A)) /* TCP_LISTEN */
+                continue;
+            found = true;
+            total += (long)(rx_column ? rx : tx);
+        }
+        if (fp != NULL)
+            fclose(fp);
+    }
+    return found ? total : -1;
+}
+
+long tcp_send_queue_bytes(int port)
+{
+    long v = tcp_queue(port, false, false);
+    return v < 0 ? 0 : v;
+}
+
+long tcp_accept_queue(int port)
+{
+    return tcp_queue(port, true, true);
 }
 
 bool server_running(const struct server *s)
@@ -500,7 +774,9 @@ int http(struct server *s, const char *method, const char *path, const char *cty
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, sink_write);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, &h);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+    /* A bound for a hang, not a timing assertion: an ASan build on a loaded
+     * machine can take seconds for an explained request. */
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
     CURLcode rc = curl_easy_perform(c);
     if (rc == CURLE_OK)
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
@@ -574,6 +850,34 @@ long scrape_metric(int port, const char *name)
     }
     resp_free(&m);
     return v;
+}
+
+long metric_wait(int port, const char *name, long want, int timeout_ms)
+{
+    long end = now_ms() + timeout_ms;
+    long v = scrape_metric(port, name);
+    while (v != want && now_ms() < end) {
+        sleep_ms(10);
+        v = scrape_metric(port, name);
+    }
+    return v;
+}
+
+bool metrics_wait(int port, const char *needle, int timeout_ms)
+{
+    struct server at;
+    memset(&at, 0, sizeof(at));
+    at.port = port;
+    long end = now_ms() + timeout_ms;
+    for (;;) {
+        struct resp m;
+        bool found =
+            http_get(&at, "/metrics", &m) == 0 && m.status == 200 && strstr(m.body, needle) != NULL;
+        resp_free(&m);
+        if (found || now_ms() >= end)
+            return found;
+        sleep_ms(10);
+    }
 }
 
 int http_post_json(struct server *s, const char *path, const char *body, struct resp *out)
@@ -1041,10 +1345,66 @@ int harness_init(int argc, char **argv)
     return 0;
 }
 
+/* harness_run runs each test through these wrappers: a test whose function did
+ * not return (a failed assertion jumped out of it) gets every server it started
+ * and left running killed after its own teardown, so the rest of the group runs
+ * on a clean slate. cmocka runs set-up, test and teardown of one test in turn
+ * on this thread. */
+static const struct CMUnitTest *run_tests;
+static size_t run_next;    /* the index of the next test's set-up */
+static size_t run_at;      /* the index of the test running now */
+static unsigned run_count; /* serials of the tests run so far */
+static bool test_returned;
+
+static int wrap_setup(void **state)
+{
+    run_at = run_next++;
+    current_test = ++run_count;
+    test_returned = false;
+    CMFixtureFunction f = run_tests[run_at].setup_func;
+    return f != NULL ? f(state) : 0;
+}
+
+static void wrap_test(void **state)
+{
+    run_tests[run_at].test_func(state);
+    test_returned = true;
+}
+
+static int wrap_teardown(void **state)
+{
+    CMFixtureFunction f = run_tests[run_at].teardown_func;
+    int rc = f != NULL ? f(state) : 0;
+    if (!test_returned)
+        reap_failed_test(current_test);
+    current_test = 0;
+    return rc;
+}
+
 int harness_run(const char *name, const struct CMUnitTest *tests, size_t n, CMFixtureFunction setup,
                 CMFixtureFunction teardown)
 {
-    int failed = _cmocka_run_group_tests(name, tests, n, setup, teardown);
+    struct CMUnitTest *wrapped = calloc(n, sizeof(*wrapped));
+    if (wrapped == NULL)
+        return (int)n;
+    for (size_t i = 0; i < n; i++) {
+        wrapped[i] = tests[i];
+        wrapped[i].test_func = wrap_test;
+        wrapped[i].setup_func = wrap_setup;
+        wrapped[i].teardown_func = wrap_teardown;
+    }
+    run_tests = tests;
+    run_next = 0;
+    int failed = _cmocka_run_group_tests(name, wrapped, n, setup, teardown);
+    free(wrapped);
+    run_tests = NULL;
+    pthread_mutex_lock(&procs_mu);
+    while (reaped != NULL) {
+        struct server_proc *p = reaped;
+        reaped = p->next;
+        proc_free(p);
+    }
+    pthread_mutex_unlock(&procs_mu);
     curl_global_cleanup();
     return failed;
 }

@@ -18,23 +18,16 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+struct server_proc; /* the process and its log reader (harness.c) */
+
 struct server {
-    pid_t pid;
+    pid_t pid; /* for signals; 0 once it exited */
     int port;
     int admin_port; /* with --admin-listen; 0 without */
-    int err_fd;
-    pthread_t reader;
-    bool reader_started;
-    pthread_mutex_t mu;
-    char *log;
-    size_t log_len;
-    size_t log_cap;
-    /* server_start_filtered: the line filter and the reader's partial line. */
-    bool (*keep)(void *cls, const char *line, size_t len);
-    void *keep_cls;
-    char *line;
-    size_t line_len;
-    size_t line_cap;
+    /* On the heap, so that a test failing half-way (cmocka leaves its frame with
+     * longjmp) leaves the log reader nothing dead to write to; harness_run then
+     * kills the servers that test left running. */
+    struct server_proc *proc;
 };
 
 /* Path of the binary under test and of the source tree (argv of the driver). */
@@ -45,7 +38,9 @@ extern const char *h_source_dir;
  * sets h_binary and h_source_dir, ignores SIGPIPE and starts libcurl. Returns 0,
  * or 2 after printing the usage. */
 int harness_init(int argc, char **argv);
-/* Run a cmocka group and stop libcurl; returns the number of failed tests. */
+/* Run a cmocka group and stop libcurl; returns the number of failed tests. A
+ * test that fails (its function does not return) has every server it started
+ * and left running killed after its teardown, its log printed. */
 #define HARNESS_RUN(name, tests, setup, teardown)                                                  \
     harness_run(name, tests, sizeof(tests) / sizeof((tests)[0]), setup, teardown)
 int harness_run(const char *name, const struct CMUnitTest *tests, size_t n, CMFixtureFunction setup,
@@ -74,6 +69,22 @@ long server_rss_kib(const struct server *s);
 /* The peak of resident memory so far (VmHWM, KiB); -1 when unreadable. */
 long server_peak_rss_kib(const struct server *s);
 long server_fd_count(const struct server *s);
+/* The descriptor count once it is at most `at_most` (the server closes a
+ * client's connection a moment after the client does), or at `timeout_ms` (a
+ * bound for a leak, not a timing assertion): the last count read. */
+long server_fd_wait(const struct server *s, long at_most, int timeout_ms);
+/* CPU time the server has used so far, every thread, in milliseconds
+ * (/proc/PID/task/TID/schedstat, nanoseconds on CPU); -1 when unreadable. For
+ * the CPU a request cost: read it before and after. */
+double server_cpu_ms(const struct server *s);
+/* Bytes the kernel holds in the send queues of the sockets whose local port is
+ * `port` (the server's side of its connections there): the tx_queue column of
+ * /proc/net/tcp and tcp6. */
+long tcp_send_queue_bytes(int port);
+/* Connections waiting in the kernel's accept queue of the listening socket on
+ * `port` (not yet taken by the server): the rx_queue column of its LISTEN row in
+ * /proc/net/tcp and tcp6; -1 when there is no such socket. */
+long tcp_accept_queue(int port);
 /* True while the server process runs (neither exited nor a zombie); does not
  * reap it, so server_stop and server_wait still see its exit status. */
 bool server_running(const struct server *s);
@@ -89,13 +100,23 @@ int server_kill_if_running(struct server *s);
  * an error line (the log is printed if one did), and SIGTERM must end it with
  * status 0. Returns 0 when both hold, -1 otherwise. */
 int server_stop_clean(struct server *s);
-/* Wait for the process to exit on its own; returns as server_stop. */
+/* Wait for the process to exit on its own; returns as server_stop. The log
+ * stays readable until server_release. */
 int server_wait(struct server *s, int timeout_ms);
+/* Free what server_wait kept (the log); server_stop does it itself. */
+void server_release(struct server *s);
 /* True when the log has `needle` at offset >= from (returns its offset in *at). */
 bool server_log_find(struct server *s, size_t from, const char *needle, size_t *at);
 /* Wait until the log has `needle` after offset `from`; false on timeout. */
 bool server_log_wait(struct server *s, size_t from, const char *needle, int timeout_ms);
 size_t server_log_len(struct server *s);
+/* An owned copy of the log from offset `from` (its length in *len); the line
+ * holding offset `at`, without its newline (NULL past the end). */
+char *server_log_copy(struct server *s, size_t from, size_t *len);
+char *server_log_line(struct server *s, size_t at);
+/* Wait up to `timeout_ms` for a line holding `needle` at offset >= from; that
+ * line (owned, as server_log_line), or NULL. */
+char *server_log_wait_line(struct server *s, size_t from, const char *needle, int timeout_ms);
 /* Print the log (on failure). */
 void server_log_dump(struct server *s);
 
@@ -123,6 +144,24 @@ const cJSON *rec_reason(const cJSON *candidate, const char *rule_id);
 /* The value of the series `series` ("name{labels}", exactly as exposed) in a
  * text exposition; false when no line has it. */
 bool metric_find(const char *body, const char *series, double *out);
+/* Scrape `name` until it reads `want` or `timeout_ms` passed (a bound for a
+ * broken server, not a timing assertion); returns the last value read. */
+long metric_wait(int port, const char *name, long want, int timeout_ms);
+/* Scrape until the /metrics text holds `needle`, or `timeout_ms` passed. A
+ * request is counted once it completes, a moment after its client has read
+ * the answer: a test reads its count through this. */
+bool metrics_wait(int port, const char *needle, int timeout_ms);
+
+/* The per-request CPU budgets of docs/operations.md ("Per-request cost"), in
+ * milliseconds: one workload, one request at the default limits. A test built
+ * with AA_SANITIZED allows the sanitizers' slowdown. */
+#ifdef AA_SANITIZED
+#define CPU_BUDGET_SLOWDOWN 10.0
+#else
+#define CPU_BUDGET_SLOWDOWN 1.0
+#endif
+#define WORKLOAD_CPU_MS (10.0 * CPU_BUDGET_SLOWDOWN)
+#define REQUEST_CPU_MS  (1000.0 * CPU_BUDGET_SLOWDOWN)
 int http_post_json(struct server *s, const char *path, const char *body, struct resp *out);
 /* Header value (case-insensitive name) copied into buf; false when absent. */
 bool resp_header(const struct resp *r, const char *name, char *buf, size_t len);

@@ -61,16 +61,9 @@ static void expect_header(const struct resp *r, const char *name, const char *wa
 /* The server's log line that holds `needle`, parsed (waits up to 5 s). */
 static cJSON *log_line(struct server *s, const char *needle)
 {
-    size_t at = 0;
-    if (!server_log_wait(s, 0, needle, 5000) || !server_log_find(s, 0, needle, &at))
+    char *line = server_log_wait_line(s, 0, needle, 5000);
+    if (line == NULL)
         fail_msg("no log line with %s", needle);
-    pthread_mutex_lock(&s->mu);
-    const char *start = s->log + at;
-    while (start > s->log && start[-1] != '\n')
-        start--;
-    const char *end = strchr(start, '\n');
-    char *line = strndup(start, end != NULL ? (size_t)(end - start) : strlen(start));
-    pthread_mutex_unlock(&s->mu);
     cJSON *j = cJSON_Parse(line);
     if (!cJSON_IsObject(j))
         fail_msg("log line is not a JSON object: %s", line);
@@ -417,7 +410,7 @@ static void test_log_msg_and_levels(void **state)
     assert_false(server_log_find(&s, 0, "\"event\":\"config\"", NULL));
     assert_false(server_log_find(&s, 0, "\"level\":\"info\"", NULL));
     assert_false(server_log_find(&s, 0, "\"level\":\"debug\"", NULL));
-    free(s.log);
+    server_release(&s);
 
     /* The environment sets the level too; at info, no debug line. */
     setenv("ACCEL_ADVISOR_LOG_LEVEL", "info", 1);
@@ -435,8 +428,10 @@ static void test_log_msg_and_levels(void **state)
     assert_int_equal(server_wait(&s, 20000), 0);
     assert_true(server_log_find(&s, 0, "\"log_level\":\"info\"", NULL));
     assert_false(server_log_find(&s, 0, "traceparent_ignored", NULL));
-    every_line_has_msg(s.log);
-    free(s.log);
+    char *log = server_log_copy(&s, 0, NULL);
+    every_line_has_msg(log);
+    free(log);
+    server_release(&s);
 
     /* A bad level is a start-up error (its message: tests/unit/service/test_config.c). */
     const char *const bad[] = {"--log-level", "loud", NULL};
@@ -455,6 +450,11 @@ static void test_metrics(void **state)
     get(&srv, "GET", "/v1/rules", cond, &r);
     assert_int_equal(r.status, 304);
     resp_free(&r);
+    /* Counted as it completes, a moment after the answer was read. */
+    assert_true(metrics_wait(srv.port,
+                             "accel_advisor_http_requests_total{route=\"/v1/rules\",method=\"GET\","
+                             "code=\"304\"} ",
+                             20000));
     get(&srv, "GET", "/metrics", NULL, &r);
     assert_int_equal(r.status, 200);
     assert_non_null(strstr(r.body,

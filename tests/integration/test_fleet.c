@@ -32,6 +32,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -621,6 +622,17 @@ static void test_hostile(void **state)
     unsigned long asked = stub_requests(&prom);
     await_metric(&s, token_errors, metric(&s, token_errors) + 1); /* a whole refresh more */
     assert_int_equal(stub_requests(&prom), asked);
+    /* A FIFO in its place, which no one writes: refused before it is opened for
+     * reading (it blocked the refresh for good), each refresh again. */
+    assert_int_equal(mkfifo(token, 0600), 0);
+    await_metric(&s, token_errors, metric(&s, token_errors) + 2);
+    assert_int_equal(stub_requests(&prom), asked);
+    cJSON *fifo = fleet(&s);
+    const char *fifo_err = str_field(get(fifo, "refresh"), "last_error");
+    if (fifo_err == NULL || strstr(fifo_err, "not a regular file") == NULL)
+        fail_msg("a FIFO token file: last_error \"%s\"", fifo_err != NULL ? fifo_err : "(null)");
+    cJSON_Delete(fifo);
+    assert_int_equal(unlink(token), 0);
 
     /* Everything failed for longer than fleet_stale_after: stale, still answering. */
     cJSON *f = await_fleet(&s, is_stale, NULL, "stale: true");
@@ -649,6 +661,76 @@ static void test_hostile(void **state)
     assert_int_equal(server_stop_clean(&s), 0);
 }
 
+/* A CA file that is not a regular file (a FIFO no one writes, which the TLS
+ * library would block on) is refused before each query, which is never sent. */
+static void test_ca_file(void **state)
+{
+    (void)state;
+    char *dir = make_temp_dir();
+    assert_non_null(dir);
+    char ca[1024], url[64];
+    snprintf(ca, sizeof(ca), "%s/ca.pem", dir);
+    assert_int_equal(mkfifo(ca, 0600), 0);
+    struct stub prom;
+    assert_int_equal(stub_start(&prom), 0);
+    size_t len = 0;
+    char *good = agent_answer(8, &len);
+    stub_rule(&prom, 0, "accel_advisor_probe_device_free", 200, "application/json", good, len, 0);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", prom.port);
+    const char *args[] = {
+        "--fleet-prometheus", url, "--fleet-interval", "1s", "--fleet-ca-file", ca, NULL};
+    struct server s;
+    assert_int_equal(server_start(&s, args), 0);
+    await_metric(&s, "accel_advisor_fleet_query_errors_total{source=\"agent\",kind=\"connect\"}",
+                 2);
+    assert_int_equal(stub_requests(&prom), 0);
+    /* The refresh's failure is logged with why. */
+    assert_true(server_log_wait(&s, 0, "not a regular file", CAP_MS));
+    assert_int_equal(server_stop_clean(&s), 0);
+    stub_stop(&prom);
+    free(good);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* With a fleet every body carries its availability, so the response cache's key
+ * holds the fleet snapshot's generation beside the rules version and the probe's:
+ * a repeated request within one snapshot is a hit (the key was longer than the
+ * cache took, and never hit). */
+static void test_cache_with_fleet(void **state)
+{
+    (void)state;
+    struct stub prom;
+    assert_int_equal(stub_start(&prom), 0);
+    size_t len = 0;
+    char *good = agent_answer(8, &len);
+    stub_rule(&prom, 0, "accel_advisor_probe_device_free", 200, "application/json", good, len, 0);
+    stub_rule(&prom, 1, "DCGM_FI_DEV", 200, "application/json", EMPTY, strlen(EMPTY), 0);
+    char url[64];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", prom.port);
+    /* One snapshot for the whole test: the next refresh is an hour away. */
+    const char *args[] = {
+        "--fleet-prometheus", url, "--fleet-interval", "1h", "--fleet-stale-after", "1h", NULL};
+    struct server s;
+    assert_int_equal(server_start(&s, args), 0);
+    cJSON_Delete(await_fleet(&s, good_snapshot, NULL, "the good answer"));
+    static const char hits[] = "accel_advisor_recommendation_cache_requests_total{result=\"hit\"}";
+    assert_true(metric(&s, hits) == 0);
+    cJSON *first = recommend(&s, one_node_job);
+    cJSON *second = recommend(&s, one_node_job);
+    assert_true(metric(&s, hits) == 1);
+    /* The same body but for its request id, the fleet's availability included. */
+    assert_true(num(get(rec_candidate(second, "h100"), "availability"), "attached") == 8);
+    cJSON_DeleteItemFromObjectCaseSensitive(first, "request_id");
+    cJSON_DeleteItemFromObjectCaseSensitive(second, "request_id");
+    assert_true(cJSON_Compare(first, second, true));
+    cJSON_Delete(first);
+    cJSON_Delete(second);
+    assert_int_equal(server_stop_clean(&s), 0);
+    stub_stop(&prom);
+    free(good);
+}
+
 int main(int argc, char **argv)
 {
     int rc = harness_init(argc, argv);
@@ -656,6 +738,8 @@ int main(int argc, char **argv)
         return rc;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_ca_file),
+        cmocka_unit_test(test_cache_with_fleet),
         cmocka_unit_test(test_prometheus),
     };
     return HARNESS_RUN("integration.fleet", tests, NULL, NULL);

@@ -21,6 +21,10 @@
 
 #include "harness.h"
 
+/* How long a test waits for what it needs (a log line, a version, a count)
+ * before it fails: a bound for a hang, never a timing assertion. */
+#define HANG_MS 60000
+
 static char *rules_version(struct server *s)
 {
     struct resp r;
@@ -91,6 +95,17 @@ static void load_start(struct load *l, struct server *s)
         assert_int_equal(pthread_create(&l->thread[i], NULL, load_main, l), 0);
 }
 
+/* Wait until the load has had `n` more requests answered 200 than `since`. */
+static void load_wait(struct load *l, int since, int n)
+{
+    for (long waited = 0; atomic_load(&l->ok) < since + n; waited += 10) {
+        if (waited > HANG_MS || atomic_load(&l->failed) > 0)
+            fail_msg("the load had %d requests answered (%d failed), waiting for %d",
+                     atomic_load(&l->ok), atomic_load(&l->failed), since + n);
+        usleep(10000);
+    }
+}
+
 static void load_stop(struct load *l)
 {
     atomic_store(&l->stop, true);
@@ -112,29 +127,28 @@ static void test_sighup_reload_during_requests(void **state)
     assert_non_null(v0);
     struct load l;
     load_start(&l, &s);
-    usleep(200000);
+    load_wait(&l, 0, 5); /* requests before the first reload */
     char *prev = strdup(v0);
     for (int n = 1; n <= 3; n++) {
         size_t mark = server_log_len(&s);
         assert_int_equal(touch_rules(dir, n), 0);
         kill(s.pid, SIGHUP);
         assert_true(
-            server_log_wait(&s, mark, "\"result\":\"success\",\"trigger\":\"signal\"", 10000));
-        char *v = wait_version_change(&s, prev, 5000);
+            server_log_wait(&s, mark, "\"result\":\"success\",\"trigger\":\"signal\"", HANG_MS));
+        char *v = wait_version_change(&s, prev, HANG_MS);
         assert_non_null(v);
         free(prev);
         prev = v;
-        usleep(100000);
+        load_wait(&l, atomic_load(&l.ok), 2); /* requests on the new set */
     }
     load_stop(&l);
     fprintf(stderr, "reload under load: %d requests ok, %d failed\n", atomic_load(&l.ok),
             atomic_load(&l.failed));
     assert_int_equal(atomic_load(&l.failed), 0);
     assert_true(atomic_load(&l.ok) > 10);
-    struct resp m;
-    assert_int_equal(http_get(&s, "/metrics", &m), 0);
-    assert_non_null(strstr(m.body, "accel_advisor_rule_reloads_total{result=\"success\"} 4\n"));
-    resp_free(&m);
+    /* Counted just after the swap a client can see. */
+    assert_true(
+        metrics_wait(s.port, "accel_advisor_rule_reloads_total{result=\"success\"} 4\n", HANG_MS));
     free(prev);
     free(v0);
     assert_int_equal(server_stop(&s, SIGTERM), 0);
@@ -165,9 +179,9 @@ static void test_broken_reload_keeps_last_good(void **state)
     free(broken);
     size_t mark = server_log_len(&s);
     kill(s.pid, SIGHUP);
-    assert_true(server_log_wait(&s, mark, "\"result\":\"failure\"", 10000));
-    assert_true(server_log_wait(&s, mark, "\"event\":\"rules_problem\"", 2000));
-    usleep(200000);
+    assert_true(server_log_wait(&s, mark, "\"result\":\"failure\"", HANG_MS));
+    assert_true(server_log_wait(&s, mark, "\"event\":\"rules_problem\"", HANG_MS));
+    load_wait(&l, atomic_load(&l.ok), 5); /* requests served after the refused reload */
     load_stop(&l);
     assert_int_equal(atomic_load(&l.failed), 0);
     char *v1 = rules_version(&s);
@@ -195,12 +209,14 @@ static void test_watch_directory(void **state)
     const char *const args[] = {"--rules", dir, "--rules-debounce-ms", "100", NULL};
     struct server s;
     assert_int_equal(server_start(&s, args), 0);
-    assert_true(server_log_wait(&s, 0, "\"event\":\"rules_watch\"", 5000));
+    assert_true(server_log_wait(&s, 0, "\"event\":\"rules_watch\"", HANG_MS));
     char *v0 = rules_version(&s);
     assert_int_equal(touch_rules(dir, 7), 0);
-    char *v1 = wait_version_change(&s, v0, 10000);
+    char *v1 = wait_version_change(&s, v0, HANG_MS);
     assert_non_null(v1);
-    assert_true(server_log_find(&s, 0, "\"trigger\":\"watch\"", NULL));
+    /* The server swaps the new set in, then logs: the line may come a moment
+     * after a client sees the new version. */
+    assert_true(server_log_wait(&s, 0, "\"trigger\":\"watch\"", HANG_MS));
     free(v0);
     free(v1);
     assert_int_equal(server_stop(&s, SIGTERM), 0);
@@ -242,7 +258,7 @@ static void test_watch_configmap_swap(void **state)
     char *v0 = rules_version(&s);
     assert_non_null(v0);
     make_configmap_generation(dir, "..2025_01_01_00_05_00.000000002", 3);
-    char *v1 = wait_version_change(&s, v0, 10000);
+    char *v1 = wait_version_change(&s, v0, HANG_MS);
     if (v1 == NULL)
         server_log_dump(&s);
     assert_non_null(v1);
@@ -266,7 +282,7 @@ static void test_watch_lost_then_polling(void **state)
         "--rules", dir, "--rules-debounce-ms", "100", "--rules-poll-interval-ms", "200", NULL};
     struct server s;
     assert_int_equal(server_start(&s, args), 0);
-    assert_true(server_log_wait(&s, 0, "\"event\":\"rules_watch\"", 5000));
+    assert_true(server_log_wait(&s, 0, "\"event\":\"rules_watch\"", HANG_MS));
     char *v0 = rules_version(&s);
     /* The directory is replaced: the watch is lost, polling takes over and a
      * watch is set on the new directory. */
@@ -274,15 +290,15 @@ static void test_watch_lost_then_polling(void **state)
     assert_int_equal(mkdir(dir, 0755), 0);
     assert_int_equal(copy_rules(dir), 0);
     assert_int_equal(touch_rules(dir, 11), 0);
-    char *v1 = wait_version_change(&s, v0, 10000);
+    char *v1 = wait_version_change(&s, v0, HANG_MS);
     if (v1 == NULL)
         server_log_dump(&s);
     assert_non_null(v1);
     assert_true(server_log_find(&s, 0, "lost the watch", NULL));
     /* And the new directory is watched from then on. */
-    assert_true(server_log_wait(&s, 0, "again (inotify)", 5000));
+    assert_true(server_log_wait(&s, 0, "again (inotify)", HANG_MS));
     assert_int_equal(touch_rules(dir, 12), 0);
-    char *v2 = wait_version_change(&s, v1, 10000);
+    char *v2 = wait_version_change(&s, v1, HANG_MS);
     assert_non_null(v2);
     free(v0);
     free(v1);
@@ -318,29 +334,20 @@ static void test_sigterm_drains_inflight(void **state)
     int idle = raw_connect(&s);
     const char *hz = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
     assert_int_equal(raw_send(idle, hz, strlen(hz)), 0);
-    free(raw_read_response(idle, 5000));
+    free(raw_read_response(idle, HANG_MS));
     /* Wait until the server counts them in flight. */
-    bool counted = false;
-    for (int i = 0; i < 200 && !counted; i++) {
-        struct resp m;
-        assert_int_equal(http_get(&s, "/metrics", &m), 0);
-        counted = strstr(m.body, "accel_advisor_inflight_requests 5\n") != NULL;
-        resp_free(&m);
-        if (!counted)
-            usleep(10000);
-    }
-    assert_true(counted);
+    assert_true(metrics_wait(s.port, "accel_advisor_inflight_requests 5\n", HANG_MS));
     size_t mark = server_log_len(&s);
     kill(s.pid, SIGTERM);
-    assert_true(server_log_wait(&s, mark, "\"event\":\"draining\"", 5000));
-    /* No new connections while draining. */
-    usleep(100000);
+    assert_true(server_log_wait(&s, mark, "\"event\":\"draining\"", HANG_MS));
+    /* No new connections while draining: the listener is closed before the
+     * server logs that it drains. */
     int late = raw_connect(&s);
     assert_true(late < 0);
     /* Readiness on the kept-alive connection: 503 while draining. */
     const char *rz = "GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n";
     assert_int_equal(raw_send(idle, rz, strlen(rz)), 0);
-    char *ready = raw_read_response(idle, 5000);
+    char *ready = raw_read_response(idle, HANG_MS);
     assert_non_null(strstr(ready, "HTTP/1.1 503"));
     assert_non_null(strstr(ready, "not-ready"));
     free(ready);
@@ -348,7 +355,7 @@ static void test_sigterm_drains_inflight(void **state)
     /* The in-flight requests complete. */
     for (int i = 0; i < N; i++) {
         assert_int_equal(raw_send(fds[i], body + blen / 2, blen - blen / 2), 0);
-        char *resp = raw_read_response(fds[i], 10000);
+        char *resp = raw_read_response(fds[i], HANG_MS);
         assert_non_null(resp);
         if (strncmp(resp, "HTTP/1.1 200", 12) != 0)
             fail_msg("in-flight request %d: %.300s", i, resp);
@@ -356,10 +363,10 @@ static void test_sigterm_drains_inflight(void **state)
         free(resp);
         close(fds[i]);
     }
-    assert_int_equal(server_wait(&s, 20000), 0);
+    assert_int_equal(server_wait(&s, HANG_MS), 0);
     assert_true(server_log_find(&s, mark, "\"event\":\"drained\",\"inflight\":0", NULL));
     assert_true(server_log_find(&s, mark, "\"event\":\"stopped\"", NULL));
-    free(s.log);
+    server_release(&s);
 }
 
 static void test_sigterm_under_load(void **state)
@@ -369,9 +376,9 @@ static void test_sigterm_under_load(void **state)
     assert_int_equal(server_start(&s, NULL), 0);
     struct load l;
     load_start(&l, &s);
-    usleep(300000);
+    load_wait(&l, 0, 5);
     kill(s.pid, SIGINT);
-    assert_int_equal(server_wait(&s, 20000), 0);
+    assert_int_equal(server_wait(&s, HANG_MS), 0);
     atomic_store(&l.stop, true);
     for (int i = 0; i < 2; i++)
         pthread_join(l.thread[i], NULL);
@@ -379,7 +386,7 @@ static void test_sigterm_under_load(void **state)
      * connections refused after the listener closed). */
     assert_true(atomic_load(&l.ok) > 0);
     assert_true(server_log_find(&s, 0, "\"event\":\"stopped\"", NULL));
-    free(s.log);
+    server_release(&s);
 }
 
 static void test_initial_broken_rules(void **state)

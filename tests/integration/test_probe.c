@@ -5,6 +5,7 @@
  * the test library of tests/unit/probe/fake_nvml.c.
  *
  * usage: integration_probe ACCEL_ADVISOR_BINARY SOURCE_DIR */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,6 +22,10 @@
 #include <curl/curl.h>
 
 #include "harness.h"
+
+/* How long a test waits for what it needs (a snapshot, a log line, a count)
+ * before it fails: a bound for a hang, never a timing assertion. */
+#define HANG_MS 60000
 
 #ifndef FAKE_NVML_LIB
 #error "FAKE_NVML_LIB must name the test NVML library"
@@ -145,7 +150,7 @@ static void test_h100_host(void **state)
     struct server s;
     const char *const node[] = {"--node-name", "hgx-1", NULL};
     start_on_host(&s, "h100x8", FAKE_NVML_LIB, "nvml.conf", node);
-    cJSON *inv = inventory(&s, 5000);
+    cJSON *inv = inventory(&s, HANG_MS);
     const cJSON *counts = get(inv, "counts");
     assert_true(num(counts, "devices") == 8); /* NVSwitches, NIC and audio left out */
     assert_true(num(counts, "in_use") == 4);
@@ -224,7 +229,7 @@ static void test_tpu_and_amd_hosts(void **state)
     (void)state;
     struct server s;
     start_on_host(&s, "tpu-v5e-x4", "off", NULL, NULL);
-    cJSON *inv = inventory(&s, 5000);
+    cJSON *inv = inventory(&s, HANG_MS);
     assert_true(num(get(inv, "counts"), "devices") == 4);
     assert_string_equal(str_field(get(get(inv, "sources"), "nvml"), "state"), "off");
     cJSON_Delete(inv);
@@ -242,7 +247,7 @@ static void test_tpu_and_amd_hosts(void **state)
     assert_int_equal(server_stop(&s, SIGTERM), 0);
 
     start_on_host(&s, "mi300x-x2", "off", NULL, NULL);
-    inv = inventory(&s, 5000);
+    inv = inventory(&s, HANG_MS);
     const cJSON *d = cJSON_GetArrayItem(get(inv, "devices"), 0);
     assert_string_equal(str_field(d, "catalog_id"), "mi300x");
     assert_string_equal(str_field(d, "source"), "sysfs");
@@ -258,7 +263,7 @@ static void test_failing_source(void **state)
     (void)state;
     struct server s;
     start_on_host(&s, "h100x8", "/nonexistent/libnvidia-ml.so.1", NULL, NULL);
-    cJSON *inv = inventory(&s, 5000);
+    cJSON *inv = inventory(&s, HANG_MS);
     const cJSON *nvml = get(get(inv, "sources"), "nvml");
     assert_string_equal(str_field(nvml, "state"), "error");
     assert_non_null(str_field(nvml, "message"));
@@ -283,15 +288,19 @@ static void test_failing_source(void **state)
 }
 
 /* A slow driver: 503 until the first snapshot, then the probe in progress past
- * the timeout is counted once and flagged, and requests never wait on it. */
+ * the timeout is counted once and flagged, and requests never wait on it. The
+ * driver's initialisation is held (the test NVML's init_gate) until the test
+ * has seen all of that, so none of it depends on how fast the machine is. */
 static void test_slow_probe(void **state)
 {
     (void)state;
-    char conf[] = "/tmp/aa-nvml-slow-XXXXXX";
+    char conf[] = "/tmp/aa-nvml-slow-XXXXXX", gate[64];
     int fd = mkstemp(conf);
     assert_true(fd >= 0);
-    static const char text[] = "init_delay_ms 4000\n"; /* far past the 300 ms timeout */
-    assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+    snprintf(gate, sizeof(gate), "%s.gate", conf);
+    char text[128];
+    int tl = snprintf(text, sizeof(text), "init_gate %s\n", gate);
+    assert_int_equal(write(fd, text, (size_t)tl), (ssize_t)tl);
     close(fd);
     struct server s;
     setenv("FAKE_NVML_CONFIG", conf, 1); /* the server inherits it */
@@ -315,20 +324,27 @@ static void test_slow_probe(void **state)
     cJSON *rec = recommend(&s, true);
     assert_true(num(get(candidate(rec, "h100"), "availability"), "attached") == 0);
     cJSON_Delete(rec);
-    struct timespec ts = {0, 600 * 1000000L};
-    nanosleep(&ts, NULL);
-    for (int i = 0; i < 2; i++) { /* counted once however often it is looked at */
+    /* The held probe passes its 300 ms timeout: counted once, however often it
+     * is looked at, and still in progress. */
+    static const char timeouts[] = "accel_advisor_probe_errors_total{source=\"timeout\"}";
+    assert_int_equal(metric_wait(s.port, timeouts, 1, HANG_MS), 1);
+    for (int i = 0; i < 2; i++) {
         assert_int_equal(http_get(&s, "/metrics", &r), 0);
-        assert_true(metric(r.body, "accel_advisor_probe_errors_total{source=\"timeout\"}") == 1);
+        assert_true(metric(r.body, timeouts) == 1);
         assert_true(metric(r.body, "accel_advisor_probe_in_progress_seconds") > 0.3);
         resp_free(&r);
     }
-    assert_true(server_log_wait(&s, 0, "\"event\":\"probe_timeout\"", 1000));
-    cJSON *inv = inventory(&s, 10000); /* the slow probe ends after 4 s */
+    assert_true(server_log_wait(&s, 0, "\"event\":\"probe_timeout\"", HANG_MS));
+    /* Let the driver go: the probe ends and its snapshot is served. */
+    fd = open(gate, O_CREAT | O_WRONLY, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    cJSON *inv = inventory(&s, HANG_MS);
     assert_true(num(get(inv, "counts"), "devices") == 8);
     assert_true(cJSON_IsFalse(get(get(inv, "probe"), "stuck")));
     cJSON_Delete(inv);
     assert_int_equal(server_stop(&s, SIGTERM), 0);
+    unlink(gate);
     unlink(conf);
     unsetenv("FAKE_NVML_CONFIG");
 }
@@ -386,17 +402,17 @@ static void test_reload_while_probing(void **state)
     struct server s;
     const char *extra[] = {"--rules", dir, "--rules-watch=false", NULL};
     start_on_host(&s, "tpu-v4-x4", "off", NULL, extra);
-    cJSON *inv = inventory(&s, 5000);
+    cJSON *inv = inventory(&s, HANG_MS);
     double runs = num(get(inv, "probe"), "runs");
     cJSON_Delete(inv);
     assert_int_equal(touch_rules(dir, 1), 0);
     size_t from = server_log_len(&s);
     kill(s.pid, SIGHUP);
-    assert_true(server_log_wait(&s, from, "\"changed\":true", 5000));
+    assert_true(server_log_wait(&s, from, "\"changed\":true", HANG_MS));
     /* The restarted worker probes at once; until it has, the last snapshot
      * stays served. Its runs add to the totals of the worker it replaced. */
     for (int waited = 0;; waited += 50) {
-        inv = inventory(&s, 5000);
+        inv = inventory(&s, HANG_MS);
         assert_true(num(get(inv, "counts"), "devices") == 4);
         assert_string_equal(str_field(cJSON_GetArrayItem(get(inv, "devices"), 0), "catalog_id"),
                             "tpu-v4");
@@ -404,8 +420,8 @@ static void test_reload_while_probing(void **state)
         cJSON_Delete(inv);
         if (more)
             break;
-        if (waited >= 5000)
-            fail_msg("no probe counted after the reload in 5 s");
+        if (waited >= HANG_MS)
+            fail_msg("no probe counted after the reload in %d ms", HANG_MS);
         struct timespec ts = {0, 50 * 1000000L};
         nanosleep(&ts, NULL);
     }
@@ -445,6 +461,50 @@ static void test_bad_settings(void **state)
                    "environment ACCEL_ADVISOR_PROBE_INTERVAL");
 }
 
+/* With a probe every body carries live availability, so the response cache's
+ * key holds the snapshot's generation next to the rules version: a repeated
+ * request within one snapshot is a hit (the key was longer than the cache took,
+ * and it never hit), and one after the next snapshot is computed again. */
+static void test_cache_with_probe(void **state)
+{
+    (void)state;
+    struct server s;
+    static const char *const slow[] = {"--probe-interval", "1h", NULL};
+    start_on_host(&s, "h100x8", FAKE_NVML_LIB, "nvml.conf", slow);
+    cJSON_Delete(inventory(&s, HANG_MS)); /* the first snapshot is in; the next in an hour */
+    long hits = scrape_metric(s.port, "accel_advisor_recommendation_cache_requests_total{result="
+                                      "\"hit\"}");
+    assert_int_equal(hits, 0);
+    cJSON *first = recommend(&s, false);
+    cJSON *second = recommend(&s, false);
+    assert_int_equal(scrape_metric(s.port, "accel_advisor_recommendation_cache_requests_total{"
+                                           "result=\"hit\"}"),
+                     1);
+    /* The same body but for its request id, availability included. */
+    cJSON_DeleteItemFromObjectCaseSensitive(first, "request_id");
+    cJSON_DeleteItemFromObjectCaseSensitive(second, "request_id");
+    assert_true(cJSON_Compare(first, second, true));
+    assert_true(num(get(candidate(second, "h100"), "availability"), "free") == 3);
+    cJSON_Delete(first);
+    cJSON_Delete(second);
+    /* SIGHUP asks for a fresh probe: a new generation, so a miss, then a hit. */
+    long runs = scrape_metric(s.port, "accel_advisor_probe_runs_total");
+    kill(s.pid, SIGHUP);
+    assert_int_equal(metric_wait(s.port, "accel_advisor_probe_runs_total", runs + 1, HANG_MS),
+                     runs + 1);
+    long misses = scrape_metric(s.port, "accel_advisor_recommendation_cache_requests_total{"
+                                        "result=\"miss\"}");
+    cJSON_Delete(recommend(&s, false));
+    cJSON_Delete(recommend(&s, false));
+    assert_int_equal(scrape_metric(s.port, "accel_advisor_recommendation_cache_requests_total{"
+                                           "result=\"miss\"}"),
+                     misses + 1);
+    assert_int_equal(scrape_metric(s.port, "accel_advisor_recommendation_cache_requests_total{"
+                                           "result=\"hit\"}"),
+                     2);
+    assert_int_equal(server_stop(&s, SIGTERM), 0);
+}
+
 /* Without --probe (nor --fleet-prometheus): 404 on the inventory and the fleet,
  * availability null everywhere. */
 static void test_probe_off(void **state)
@@ -474,10 +534,11 @@ int main(int argc, char **argv)
     if (harness_init(argc, argv) != 0)
         return 2;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_h100_host),      cmocka_unit_test(test_tpu_and_amd_hosts),
-        cmocka_unit_test(test_failing_source), cmocka_unit_test(test_slow_probe),
-        cmocka_unit_test(test_stale_probe),    cmocka_unit_test(test_reload_while_probing),
-        cmocka_unit_test(test_bad_settings),   cmocka_unit_test(test_probe_off),
+        cmocka_unit_test(test_h100_host),        cmocka_unit_test(test_tpu_and_amd_hosts),
+        cmocka_unit_test(test_failing_source),   cmocka_unit_test(test_slow_probe),
+        cmocka_unit_test(test_stale_probe),      cmocka_unit_test(test_reload_while_probing),
+        cmocka_unit_test(test_bad_settings),     cmocka_unit_test(test_probe_off),
+        cmocka_unit_test(test_cache_with_probe),
     };
     return HARNESS_RUN("probe", tests, NULL, NULL);
 }

@@ -65,7 +65,9 @@ DC_API void api_schema_result_cleanup(struct api_schema_result *res);
  * caller that enforces that constraint itself (the server's configured batch
  * limit stands in for BatchRequest's maxItems). `valid` becomes true when no
  * violation is left and none was dropped for max_errors. Returns the number
- * removed. */
+ * removed. An array that fails minItems or maxItems is not checked further (its
+ * items, contains, uniqueItems): removing that violation suits an array whose
+ * items nothing else constrains (the batch envelope's) or the caller checks. */
 DC_API size_t api_schema_result_remove(struct api_schema_result *res, const char *pointer,
                                        const char *keyword);
 

@@ -662,6 +662,43 @@ static void test_size_at(void **state)
     cJSON_Delete(w);
 }
 
+/* dc_size_at serving: the replica starts at the first size that holds the
+ * weights and one request, reached in one jump. The 13B fp16 model of
+ * test_inference_generative: 31.2 GB and 1.678 GB of KV cache a request on one
+ * 72 GB chip, 24 requests at once; 8 pinned chips are 8 such replicas. A
+ * 1e15-parameter encoder (no KV cache) needs 2.4e6 GB / 72 GB = 33,334 chips,
+ * whole machines of 8: 33,336, reached in one step rather than machine by
+ * machine; on 8 pinned chips it does not fit. */
+static void test_size_at_serving(void **state)
+{
+    (void)state;
+    cJSON *w = cJSON_Parse("{\"task\":\"inference\",\"precision\":\"fp16\",\"model\":{"
+                           "\"parameters\":13e9,\"layers\":40,\"hidden_size\":5120,"
+                           "\"attention_heads\":40}}");
+    struct dc_sizing z;
+    struct dc_error err;
+    assert_int_equal(dc_size_at(mini, w, "gpu-a", 8, &z, &err), DC_OK);
+    assert_true(z.fits);
+    assert_int_equal(z.basis, DC_BASIS_PINNED);
+    assert_int_equal(z.chips_for_memory, 1);
+    assert_int_equal(z.chips_per_replica, 1);
+    assert_int_equal(z.batch_per_replica, 24);
+    assert_int_equal(z.replicas, 8);
+    assert_int_equal(z.chips, 8);
+    cJSON_Delete(w);
+    w = cJSON_Parse("{\"task\":\"inference\",\"model\":{\"parameters\":1e15,"
+                    "\"architecture\":\"encoder\"}}");
+    assert_int_equal(dc_size_at(mini, w, "gpu-a", 8, &z, &err), DC_OK);
+    assert_false(z.fits);
+    assert_int_equal(z.chips_for_memory, 0);
+    assert_int_equal(dc_size_at(mini, w, "gpu-a", 4000000000u, &z, &err), DC_OK);
+    assert_true(z.fits);
+    assert_int_equal(z.chips_for_memory, 33336);
+    assert_int_equal(z.chips_per_replica, 33336);
+    assert_int_equal(z.replicas, 4000000000u / 33336);
+    cJSON_Delete(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -678,6 +715,7 @@ int main(void)
         cmocka_unit_test(test_allow_list),
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_size_at),
+        cmocka_unit_test(test_size_at_serving),
     };
     return cmocka_run_group_tests_name("sizing", tests, setup, teardown);
 }

@@ -9,6 +9,9 @@
  * Config file: one setting per line, "#" starts a comment.
  *   init_error <code>          nvmlInit_v2 returns it
  *   init_delay_ms <ms>         nvmlInit_v2 sleeps first (a slow driver)
+ *   init_gate <path>           nvmlInit_v2 waits until <path> exists (a driver
+ *                              stuck until the test lets it go; at most
+ *                              FAKE_GATE_MAX_MS, a bound for a failed test)
  *   count_error <code>         nvmlDeviceGetCount_v2 returns it
  *   count <n>                  claim n devices (default: the devices listed)
  *   driver_version <text>
@@ -39,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "probe_nvml_abi.h"
 
@@ -46,6 +50,7 @@
 #define FAKE_DEVICES_MAX 64
 #define FAKE_PROCS_MAX   4096
 #define FAKE_TEXT        128
+#define FAKE_GATE_MAX_MS 120000
 
 struct nvmlDevice_st {
     char bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
@@ -66,7 +71,8 @@ struct nvmlDevice_st {
 struct fake_conf {
     int init_error, count_error, driver_error, shutdown_error;
     long init_delay_ms;
-    int count; /* -1: the devices listed */
+    char init_gate[512]; /* "" : none */
+    int count;           /* -1: the devices listed */
     char driver_version[FAKE_TEXT];
     struct nvmlDevice_st devices[FAKE_DEVICES_MAX];
     int n_devices;
@@ -152,6 +158,8 @@ static int load(void)
             fake.init_error = (int)v;
         } else if (strcmp(key, "init_delay_ms") == 0) {
             fake.init_delay_ms = v;
+        } else if (strcmp(key, "init_gate") == 0) {
+            snprintf(fake.init_gate, sizeof(fake.init_gate), "%s", val);
         } else if (strcmp(key, "count_error") == 0) {
             fake.count_error = (int)v;
         } else if (strcmp(key, "count") == 0) {
@@ -265,6 +273,8 @@ nvmlReturn_t nvmlInit_v2(void)
     }
     fake.calls_init++;
     long delay = fake.init_delay_ms;
+    char gate[sizeof(fake.init_gate)];
+    memcpy(gate, fake.init_gate, sizeof(gate));
     if (rc == NVML_SUCCESS)
         fake_inits++;
     else if (fake_inits == 0)
@@ -274,6 +284,11 @@ nvmlReturn_t nvmlInit_v2(void)
         struct timespec ts = {delay / 1000, (delay % 1000) * 1000000L};
         while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
         }
+    }
+    for (long waited = 0; gate[0] != '\0' && access(gate, F_OK) != 0 && waited < FAKE_GATE_MAX_MS;
+         waited += 2) {
+        struct timespec ts = {0, 2000000L};
+        nanosleep(&ts, NULL);
     }
     return rc;
 }

@@ -1,7 +1,8 @@
 # Unit tests of the service's library-like modules (configuration, metrics, auth,
 # HTTP vocabulary, request framing, cache, logs, inventory,
-# playground, trace context, ETags, CLI output formats, the fleet's parsing,
-# snapshot and body -- its libcurl client is tested in tests/integration): each
+# playground, trace context, ETags, CLI output formats, bounded file reading, the
+# fleet's parsing, snapshot and body -- its libcurl client is tested in
+# tests/integration): each
 # tests/unit/service/test_*.c target also compiles those sources (not main.c, the
 # commands or the MHD server).
 set(AA_SVC_UNIT_SOURCES
@@ -18,6 +19,7 @@ set(AA_SVC_UNIT_SOURCES
     ${CMAKE_SOURCE_DIR}/service/src/etag.c
     ${CMAKE_SOURCE_DIR}/service/src/output.c
     ${CMAKE_SOURCE_DIR}/service/src/yaml_out.c
+    ${CMAKE_SOURCE_DIR}/service/src/rulesrc.c
     ${CMAKE_SOURCE_DIR}/service/src/fleet_parse.c
     ${CMAKE_SOURCE_DIR}/service/src/fleet_model.c
     ${CMAKE_SOURCE_DIR}/service/src/fleet_json.c)
