@@ -1,10 +1,14 @@
-/* service/src/rulesrc.c -- the embedded default rule set and bounded input and
- * file reading. */
+/* service/src/rulesrc.c -- where the rule set comes from (the embedded default
+ * or a directory, and the directory's fingerprint that tells a change), and
+ * bounded input and file reading. */
 #include "rulesrc.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dc/embedded.h"
 #include "dc/file.h"
@@ -25,6 +29,42 @@ void svc_print_diags(FILE *fp, const struct dc_diags *diags)
     }
     if (diags != NULL && diags->truncated)
         fprintf(fp, "(more problems not shown: limit of %d reached)\n", DC_RULESET_MAX_DIAGS);
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+uint64_t svc_rules_fingerprint(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return 0;
+    uint64_t sum = 1;
+    const struct dirent *e;
+    char path[PATH_MAX];
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (stat(path, &st) != 0)
+            continue;
+        uint64_t h = fnv(14695981039346656037ull, e->d_name, strlen(e->d_name));
+        h = fnv(h, &st.st_size, sizeof(st.st_size));
+        h = fnv(h, &st.st_mtim, sizeof(st.st_mtim));
+        h = fnv(h, &st.st_ino, sizeof(st.st_ino));
+        h = fnv(h, &st.st_dev, sizeof(st.st_dev));
+        sum += h;
+    }
+    closedir(d);
+    return sum;
 }
 
 int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *why, size_t whylen)

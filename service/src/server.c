@@ -1831,7 +1831,7 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     }
     if (svc__rules_initial(s, why, whylen) != 0)
         goto fail;
-    if (svc__probe_start(s, why, whylen) != 0)
+    if (svc__rules_start_probe(s, why, whylen) != 0)
         goto fail;
     if (svc__fleet_start(s, why, whylen) != 0)
         goto fail;
