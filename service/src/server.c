@@ -1,5 +1,5 @@
 /* service/src/server.c -- the HTTP API on libmicrohttpd: one request, end to end
- * (DESIGN.md).
+ * (docs/architecture.md draws the path).
  *
  * libmicrohttpd runs a pool of threads, each with its own epoll loop. For every
  * request the access handler is called first with the headers (a per-request
