@@ -60,7 +60,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static void check_reason(const struct dc_result *res, const struct dc_candidate *c,
                          const struct dc_reason *r, const char *what)
 {
-    char buf[512];
+    char buf[DC_REASON_TEXT_MAX];
     FUZZ_CHECK(r->rule_id != NULL && r->rule_id[0] != '\0', "%s of %s: reason without a rule id",
                what, c->acc->id);
     const char *text = dc_reason_text(res, c, r, buf, sizeof(buf));

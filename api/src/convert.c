@@ -163,9 +163,26 @@ static void write_offer(struct api_jw *w, const struct dc_offer *o)
     api_jw_object_end(w);
 }
 
+/* Why a provider that the catalog lists for `a` rents it at no public price,
+ * one {provider, reason} per provider prices.yaml states it for. */
+static void write_unpriced_providers(struct api_jw *w, const struct dc_accelerator *a)
+{
+    api_jw_key(w, "unpriced_providers");
+    api_jw_array(w);
+    for (unsigned p = 0; p < DC_PROVIDER_COUNT; p++) {
+        if (a->unpriced_provider_reason[p] == NULL)
+            continue;
+        api_jw_object(w);
+        key_string(w, "provider", dc_provider_name((enum dc_provider)p));
+        key_string(w, "reason", a->unpriced_provider_reason[p]);
+        api_jw_object_end(w);
+    }
+    api_jw_array_end(w);
+}
+
 /* Catalog view: every public offer with each basis it is priced on, the
- * cheapest on-demand one per chip-hour as `price`, why a part has none, and
- * the hardware list price. */
+ * cheapest on-demand one per chip-hour as `price`, why a part has none (or
+ * none from a provider), and the hardware list price. */
 static void write_offers(struct api_jw *w, const struct dc_accelerator *a)
 {
     const struct dc_offer *cheapest = dc_cheapest_offer(a, DC_PRICING_ON_DEMAND, 0);
@@ -180,6 +197,7 @@ static void write_offers(struct api_jw *w, const struct dc_accelerator *a)
         api_jw_null(w);
     }
     key_string_or_null(w, "unpriced_reason", a->unpriced_reason);
+    write_unpriced_providers(w, a);
     api_jw_key(w, "offers");
     api_jw_array(w);
     for (size_t i = 0; i < a->n_offers; i++)
@@ -445,7 +463,7 @@ static void write_availability(struct api_jw *w, const struct dc_candidate_avail
 static void write_candidate(struct api_jw *w, const struct dc_result *res,
                             const struct dc_candidate *c)
 {
-    char buf[512];
+    char buf[DC_REASON_TEXT_MAX];
     const struct dc_accelerator *a = c->acc;
     api_jw_object(w);
     key_string(w, "accelerator", a->id);
@@ -518,7 +536,7 @@ char *api_result_render(const struct dc_result *res, size_t *len)
 char *api_result_render_explained(const struct dc_result *res, const struct dc_explanation *e,
                                   size_t *len)
 {
-    char buf[512];
+    char buf[DC_REASON_TEXT_MAX];
     if (res == NULL)
         return NULL;
     struct api_jw w;
@@ -927,7 +945,7 @@ static void print_frontier(const struct dc_result *res, FILE *fp)
 
 void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
 {
-    char buf[512];
+    char buf[DC_REASON_TEXT_MAX];
     const struct dc_workload *w = &res->workload;
     bool inf = w->task == DC_TASK_INFERENCE;
     static const char *const objective[] = {"cost", "run time", "cost and time"};

@@ -35,6 +35,31 @@ const struct dc_offer *dc_cheapest_offer(const struct dc_accelerator *a, enum dc
     return best;
 }
 
+size_t dc_offers_from(const struct dc_accelerator *a, enum dc_provider p)
+{
+    size_t n = 0;
+    for (size_t i = 0; a != NULL && i < a->n_offers; i++)
+        n += a->offers[i].provider == p;
+    return n;
+}
+
+const char *dc_unpriced_reason(const struct dc_accelerator *a, unsigned providers)
+{
+    if (a == NULL)
+        return NULL;
+    if (a->unpriced_reason != NULL)
+        return a->unpriced_reason;
+    unsigned asked = (providers != 0 ? providers : ~0u) & a->providers;
+    /* One provider left: asked & (asked - 1) clears its bit. */
+    if (asked == 0 || (asked & (asked - 1)) != 0)
+        return NULL;
+    for (unsigned p = 0; p < DC_PROVIDER_COUNT; p++) {
+        if (asked == 1u << p)
+            return a->unpriced_provider_reason[p];
+    }
+    return NULL;
+}
+
 /* Offer `o` is priced on `basis` and its provider is allowed. */
 static bool offer_allowed(const struct dc_offer *o, enum dc_pricing basis, unsigned providers)
 {

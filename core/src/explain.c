@@ -348,13 +348,18 @@ static void cost_text(const struct dc_result *res, const struct dc_candidate *c,
              (w->deployment != DC_DEPLOY_CLOUD && c->acc->on_prem))
         on_prem_cost_text(res, c, buf, len);
     else {
-        /* Offers on this basis but none of this machine size, or none at all. */
+        /* Offers on this basis but none of this machine size, or none at all:
+         * then why, where prices.yaml says it for the providers asked. */
         char why[240];
-        if (!dc__unrented_size_text(w, c->acc, &z->shape, why, sizeof(why)))
+        const char *stated = NULL;
+        if (!dc__unrented_size_text(w, c->acc, &z->shape, why, sizeof(why))) {
             snprintf(why, sizeof(why), "No public %s price for %s %s",
                      dc__pricing_words(w->pricing), c->acc->name,
                      providers_text(w, who, sizeof(who)));
-        snprintf(buf, len, "%s, so its cost is not estimated%s.", why, win);
+            stated = dc_unpriced_reason(c->acc, w->providers);
+        }
+        snprintf(buf, len, "%s, so its cost is not estimated%s.%s%s", why, win,
+                 stated != NULL ? " Why none is public: " : "", stated != NULL ? stated : "");
     }
 }
 

@@ -280,14 +280,99 @@ static struct dc_accelerator *item_acc(dc_ruleset *rs, struct dc__where *iw, con
     return &rs->accs[idx];
 }
 
-/* unpriced: [{accelerator, reason, checked: [url, ...]}]: parts no public
- * price exists for, with the sources looked at, so that a missing price is a
- * stated fact and not an oversight. A part with an offer cannot be listed. */
+/* `provider` of an unpriced entry: a provider the catalog lists for `a` that
+ * has no offer of it; false (reported) otherwise. */
+static bool unpriced_provider(const struct dc__where *uw, const struct dc_accelerator *a,
+                              const char *name, enum dc_provider *p)
+{
+    unsigned line = dc__line_of(uw, cJSON_GetObjectItemCaseSensitive(uw->obj, "provider"));
+    size_t n = 0;
+    if (!dc_provider_parse(name, p))
+        dc__diag(uw->L, uw->file, line, a->id, "unknown provider \"%.40s\"", name);
+    else if ((a->providers & (1u << *p)) == 0)
+        dc__diag(uw->L, uw->file, line, a->id,
+                 "the catalog does not list %s among the providers of %s", name, a->id);
+    else if ((n = dc_offers_from(a, *p)) > 0)
+        dc__diag(uw->L, uw->file, line, a->id, "listed as unpriced on %s but has %zu offer%s there",
+                 name, n, n == 1 ? "" : "s");
+    else
+        return true;
+    return false;
+}
+
+/* The reason of an unpriced entry: required, and short enough for a
+ * recommendation to quote it whole (DC_RULESET_MAX_UNPRICED_REASON). */
+static const char *unpriced_reason(const struct dc__where *uw, const struct dc_accelerator *a)
+{
+    const char *reason = dc__get_str(uw, "reason", true);
+    if (reason != NULL && strlen(reason) > DC_RULESET_MAX_UNPRICED_REASON)
+        dc__diag(uw->L, uw->file,
+                 dc__line_of(uw, cJSON_GetObjectItemCaseSensitive(uw->obj, "reason")), a->id,
+                 "\"reason\" is %zu characters, over the limit of %d", strlen(reason),
+                 DC_RULESET_MAX_UNPRICED_REASON);
+    return reason;
+}
+
+static void unpriced_checked(const struct dc__where *uw, const struct dc_accelerator *a)
+{
+    const cJSON *checked = dc__get_arr(uw, "checked", true);
+    if (checked != NULL && cJSON_GetArraySize(checked) == 0)
+        dc__diag(uw->L, uw->file, dc__line_of(uw, checked), a->id,
+                 "\"checked\" must name the sources looked at");
+    const cJSON *url = NULL;
+    cJSON_ArrayForEach(url, checked)
+    {
+        if (!cJSON_IsString(url) || !dc__is_url(url->valuestring))
+            dc__diag(uw->L, uw->file, dc__line_of(uw, url), a->id,
+                     "\"checked\" lists public URLs (https://...)");
+    }
+}
+
+/* One part-wide entry: the part has no offer anywhere, so no provider entry
+ * may stand beside it. */
+static void unpriced_part(const struct dc__where *uw, struct dc_accelerator *a, unsigned line)
+{
+    const char *reason = unpriced_reason(uw, a);
+    if (a->unpriced_reason != NULL)
+        dc__diag(uw->L, uw->file, line, a->id, "listed as unpriced twice");
+    if (a->n_offers > 0)
+        dc__diag(uw->L, uw->file, line, a->id, "listed as unpriced but has %zu offer%s",
+                 a->n_offers, a->n_offers == 1 ? "" : "s");
+    for (unsigned p = 0; p < DC_PROVIDER_COUNT; p++) {
+        if (a->unpriced_provider_reason[p] != NULL)
+            dc__diag(uw->L, uw->file, line, a->id,
+                     "listed as unpriced everywhere and on %s: the part's entry says it",
+                     dc_provider_name((enum dc_provider)p));
+    }
+    a->unpriced_reason = reason;
+}
+
+/* One entry for `provider` of the part. */
+static void unpriced_on(const struct dc__where *uw, struct dc_accelerator *a, const char *provider,
+                        unsigned line)
+{
+    const char *reason = unpriced_reason(uw, a);
+    enum dc_provider p;
+    if (!unpriced_provider(uw, a, provider, &p))
+        return;
+    if (a->unpriced_provider_reason[p] != NULL)
+        dc__diag(uw->L, uw->file, line, a->id, "listed as unpriced on %s twice", provider);
+    if (a->unpriced_reason != NULL)
+        dc__diag(uw->L, uw->file, line, a->id,
+                 "listed as unpriced everywhere and on %s: the part's entry says it", provider);
+    a->unpriced_provider_reason[p] = reason;
+}
+
+/* unpriced: [{accelerator, provider?, reason, checked: [url, ...]}]: parts no
+ * public price exists for, everywhere or (with `provider`) from one provider
+ * that the catalog lists for the part, with the sources looked at, so that a
+ * missing price is a stated fact and not an oversight. A part, or a provider of
+ * it, with an offer cannot be listed. */
 static void load_unpriced(dc_ruleset *rs, const struct dc__where *w, const cJSON *list)
 {
-    static const char *const keys[] = {"accelerator", "reason", "checked", NULL};
+    static const char *const keys[] = {"accelerator", "provider", "reason", "checked", NULL};
     if (cJSON_GetArraySize(list) > DC_RULESET_MAX_UNPRICED) {
-        dc__diag(w->L, w->file, dc__line_of(w, list), NULL, "more than %d unpriced parts",
+        dc__diag(w->L, w->file, dc__line_of(w, list), NULL, "more than %d unpriced entries",
                  DC_RULESET_MAX_UNPRICED);
         return;
     }
@@ -299,24 +384,15 @@ static void load_unpriced(dc_ruleset *rs, const struct dc__where *w, const cJSON
         if (a == NULL)
             continue;
         dc__check_keys(&uw, "an unpriced part", keys);
-        if (a->unpriced_reason != NULL)
-            dc__diag(w->L, w->file, dc__line_of(&uw, it), a->id, "listed as unpriced twice");
-        if (a->n_offers > 0)
-            dc__diag(w->L, w->file, dc__line_of(&uw, it), a->id,
-                     "listed as unpriced but has %zu offer%s", a->n_offers,
-                     a->n_offers == 1 ? "" : "s");
-        a->unpriced_reason = dc__get_str(&uw, "reason", true);
-        const cJSON *checked = dc__get_arr(&uw, "checked", true);
-        if (checked != NULL && cJSON_GetArraySize(checked) == 0)
-            dc__diag(w->L, w->file, dc__line_of(&uw, checked), a->id,
-                     "\"checked\" must name the sources looked at");
-        const cJSON *url = NULL;
-        cJSON_ArrayForEach(url, checked)
-        {
-            if (!cJSON_IsString(url) || !dc__is_url(url->valuestring))
-                dc__diag(w->L, w->file, dc__line_of(&uw, url), a->id,
-                         "\"checked\" lists public URLs (https://...)");
-        }
+        /* A provider of the wrong type is reported by dc__get_str and the
+         * entry left out; an absent or null one makes it part-wide. */
+        const cJSON *pv = cJSON_GetObjectItemCaseSensitive(it, "provider");
+        const char *provider = dc__get_str(&uw, "provider", false);
+        if (provider != NULL)
+            unpriced_on(&uw, a, provider, dc__line_of(&uw, it));
+        else if (pv == NULL || cJSON_IsNull(pv))
+            unpriced_part(&uw, a, dc__line_of(&uw, it));
+        unpriced_checked(&uw, a);
     }
 }
 

@@ -1,16 +1,17 @@
 /* service/src/cmd_prices.c -- `accel-advisor prices`: which part is priced by
  * which provider on which basis, and how old each price is; and `accel-advisor
  * prices import FORMAT FILE...`, which turns a public price catalog into
- * prices.yaml offers (service/src/prices_import.c). Part of the price-data
- * work (issue 18); format: docs/rules-format.md. */
+ * prices.yaml offers (service/src/prices_import.c). The table itself is
+ * service/src/prices_coverage.c. Part of the price-data work (issue 18);
+ * format: docs/rules-format.md. */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "commands.h"
+#include "prices_coverage.h"
 #include "prices_import.h"
 #include "rulesrc.h"
 
@@ -35,7 +36,8 @@ static void help(FILE *fp)
         "       accel-advisor prices import aws [--region R] [--via URL] [--map CSV] FILE...\n\n"
         "Without a subcommand, shows which part each provider prices on each basis\n"
         "(on_demand, spot, committed_1y, committed_3y): the number of offers and the\n"
-        "age in days of the oldest of their prices, and why an unpriced part has none.\n\n"
+        "age in days of the oldest of their prices, and why a part, or a provider of it,\n"
+        "has none (prices.yaml's unpriced entries).\n\n"
         "import writes a prices.yaml document to stdout from SkyPilot's catalog CSVs\n"
         "(catalogs/v7/<cloud>/vms.csv) or the AWS Price List API's AmazonEC2 offer\n"
         "file, mapping accelerator names to catalog ids with the table in --map\n"
@@ -53,40 +55,6 @@ static void help(FILE *fp)
         "exit status: 0 done, 1 a file is not of the format, 2 usage or I/O error\n");
 }
 
-/* Days from `as_of` (YYYY-MM or YYYY-MM-DD) to `now`; -1 when unreadable. */
-static long age_days(const char *as_of, time_t now)
-{
-    struct tm tm = {0};
-    int y = 0, m = 0, d = 1;
-    if (as_of == NULL || sscanf(as_of, "%4d-%2d-%2d", &y, &m, &d) < 2)
-        return -1;
-    tm.tm_year = y - 1900;
-    tm.tm_mon = m - 1;
-    tm.tm_mday = d;
-    time_t t = timegm(&tm);
-    return t == (time_t)-1 ? -1 : (long)((now - t) / 86400);
-}
-
-/* One cell: "N (AGEd)" for the offers of provider `p` priced on `b`, or "-". */
-static void cell(const struct dc_accelerator *a, unsigned p, unsigned b, time_t now, char *buf,
-                 size_t len)
-{
-    unsigned n = 0;
-    long oldest = -1;
-    for (size_t i = 0; i < a->n_offers; i++) {
-        const struct dc_offer *o = &a->offers[i];
-        if (o->provider != p || !isfinite(o->price[b].usd_per_chip_hour))
-            continue;
-        n++;
-        long age = age_days(o->price[b].as_of, now);
-        oldest = age > oldest ? age : oldest;
-    }
-    if (n == 0)
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%u (%ldd)", n, oldest);
-}
-
 static int coverage(const char *dir)
 {
     dc_ruleset *rs = NULL;
@@ -98,32 +66,7 @@ static int coverage(const char *dir)
         return 1;
     }
     dc_diags_cleanup(&diags);
-    time_t now = time(NULL);
-    printf("%-12s %-9s", "PART", "PROVIDER");
-    for (unsigned b = 0; b < DC_PRICING_COUNT; b++)
-        printf(" %-13s", dc_pricing_name((enum dc_pricing)b));
-    printf("\n");
-    for (size_t i = 0; i < dc_ruleset_accelerator_count(rs); i++) {
-        const struct dc_accelerator *a = dc_ruleset_accelerator(rs, i);
-        if (a->n_offers == 0) {
-            printf("%-12s %-9s unpriced: %s\n", a->id, "-",
-                   a->unpriced_reason != NULL ? a->unpriced_reason
-                                              : "no offer, and prices.yaml says nothing why");
-            continue;
-        }
-        for (unsigned p = 0; p < DC_PROVIDER_COUNT; p++) {
-            if (!(a->providers & (1u << p)))
-                continue;
-            printf("%-12s %-9s", a->id, dc_provider_name((enum dc_provider)p));
-            for (unsigned b = 0; b < DC_PRICING_COUNT; b++) {
-                char c[32];
-                cell(a, p, b, now, c, sizeof(c));
-                printf(" %-13s", c);
-            }
-            printf("\n");
-        }
-    }
-    printf("\nEach cell: offers priced on that basis (the age of the oldest price, days).\n");
+    svc_prices_coverage(stdout, rs, time(NULL));
     dc_ruleset_release(rs);
     return 0;
 }

@@ -79,6 +79,9 @@ expect_out check-costly out "ok: "
 check prices-coverage 0 "$bin" prices --rules "$src/rules"
 expect_out prices-coverage out "^h100  *gcp  *4 ([0-9]*d)  *4 ([0-9]*d)  *4 ([0-9]*d)  *4 ([0-9]*d)"
 expect_out prices-coverage out "^tpu7x  *-  *unpriced: Google publishes TPU7x"
+# ...and why one provider of a part priced elsewhere has none.
+expect_out prices-coverage out "^cpu-server  *oci  *unpriced: No OCI machine of this part"
+expect_out prices-coverage out "^cpu-server  *azure  *2 ([0-9]*d)"
 check prices-embedded 0 "$bin" prices
 check prices-help 0 "$bin" prices --help
 check prices-usage 2 "$bin" prices frobnicate x y

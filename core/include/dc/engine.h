@@ -433,7 +433,10 @@ DC_API const char *dc_chips_basis_name(enum dc_chips_basis b);
 /* The text of reason `r` of candidate `c` (or of an exclusion). Reasons that
  * carry numbers (sizing, cost, time) are rendered here on demand, so building a
  * result never pays for formatting it. Writes at most `len` bytes to `buf` and
- * returns the text (buf, or a view into the rule set). */
+ * returns the text (buf, or a view into the rule set); a buffer of
+ * DC_REASON_TEXT_MAX bytes holds every text whole, a cost reason quoting a
+ * prices.yaml `unpriced` reason of DC_RULESET_MAX_UNPRICED_REASON included. */
+#define DC_REASON_TEXT_MAX 1280
 DC_API const char *dc_reason_text(const struct dc_result *res, const struct dc_candidate *c,
                                   const struct dc_reason *r, char *buf, size_t len);
 

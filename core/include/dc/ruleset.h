@@ -93,8 +93,12 @@ struct dc_offer {
 
 /* Named limits on prices.yaml. */
 #define DC_RULESET_MAX_OFFERS 1000
-/* Parts listed under `unpriced` (why no public price exists), per file. */
-#define DC_RULESET_MAX_UNPRICED DC_RULESET_MAX_ACCELERATORS
+/* Entries under `unpriced` (why no public price exists), per file: one for a
+ * part, or one for each provider of it. */
+#define DC_RULESET_MAX_UNPRICED (DC_RULESET_MAX_ACCELERATORS * (DC_PROVIDER_COUNT + 1))
+/* Characters in one `unpriced` reason: a recommendation quotes it whole in a
+ * reason message (dc_reason_text), whose buffers are DC_REASON_TEXT_MAX. */
+#define DC_RULESET_MAX_UNPRICED_REASON 640
 
 /* Named limits on one catalog entry's purchasable shapes. */
 #define DC_ACC_MAX_NODE_SIZES 8
@@ -152,6 +156,10 @@ struct dc_accelerator {
     /* prices.yaml's `unpriced` entry: why no public price exists and what was
      * checked; NULL when none (then the part should have an offer). */
     const char *unpriced_reason;
+    /* prices.yaml's `unpriced` entries with a `provider`: why that provider,
+     * which the catalog lists for the part, rents it at no public price; NULL
+     * where none is stated (then the provider should have an offer). */
+    const char *unpriced_provider_reason[DC_PROVIDER_COUNT];
     /* A hardware list price per chip for on-premises cost; NAN when none is
      * public (none is, for any shipped part: operators add their own). */
     double list_price_usd;
@@ -182,10 +190,10 @@ struct dc_sizing_params {
     struct dc_param fine_tuning_tokens;        /* default tokens for fine-tuning */
     struct dc_param target_hours_training;     /* default run length, no deadline */
     struct dc_param target_hours_fine_tuning;
-    struct dc_param goodput;          /* whole-run share of steady-state speed */
-    struct dc_param efficiency_floor; /* objective time: scale while above */
+    struct dc_param goodput;            /* whole-run share of steady-state speed */
+    struct dc_param efficiency_floor;   /* objective time: scale while above */
     struct dc_param chips_per_sequence; /* chips one sequence of a global batch keeps busy */
-    struct dc_param min_run_hours;    /* objective time: no shorter than */
+    struct dc_param min_run_hours;      /* objective time: no shorter than */
     /* RL post-training: share of a step spent generating rollouts; value NAN
      * when sizing.yaml gives none (training.rl.rollout_share is then needed). */
     struct dc_param rl_rollout_share;
@@ -323,5 +331,15 @@ DC_API const struct dc_sizing_params *dc_ruleset_sizing(const dc_ruleset *rs);
  * prices it with the offers that rent that size (core/src/cost.c). */
 DC_API const struct dc_offer *dc_cheapest_offer(const struct dc_accelerator *a,
                                                 enum dc_pricing basis, unsigned providers);
+
+/* How many offers of `a` provider `p` has, on any basis. */
+DC_API size_t dc_offers_from(const struct dc_accelerator *a, enum dc_provider p);
+
+/* Why `a` has no public price from `providers` (bit set of enum dc_provider;
+ * 0 = any), as prices.yaml states it: the part's own reason (it has no offer
+ * anywhere), or, when the asked providers that the catalog lists for the part
+ * come down to one, that provider's reason (it has no offer there); NULL when
+ * the file states none that covers them. */
+DC_API const char *dc_unpriced_reason(const struct dc_accelerator *a, unsigned providers);
 
 #endif /* DC_RULESET_H */

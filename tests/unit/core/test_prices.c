@@ -1,9 +1,12 @@
 /* tests/unit/core/test_prices.c -- core/src/cost.c's offers by machine size:
  * which offer prices a shape (dc__offer_for_shape, through dc__cost), the
  * machine sizes that can be rented (dc__rentable_node_sizes), who rents a
- * shape (dc__providers_renting) and the reason when nobody does; and, over the
- * shipped rules, that no configuration is priced by an offer that does not
- * rent exactly its machine size and that every part is priced or says why not.
+ * shape (dc__providers_renting) and the reason when nobody does; why a part
+ * has no price from the providers asked (dc_unpriced_reason) and how a
+ * recommendation quotes it; and, over the shipped rules, that no configuration
+ * is priced by an offer that does not rent exactly its machine size and that
+ * every part is priced by each provider the catalog lists for it or says why
+ * not.
  *
  * The offers below, on tests/support/mini_rules.h's gpu-a (machines of 1, 2,
  * 4, 8) and tpu-b (slices of 4, 16, 64):
@@ -284,13 +287,151 @@ static void test_shipped_prices_rent_their_shape(void **state)
         core_done(&r);
     }
     assert_true(priced > 20);
-    /* Every part has an offer somewhere, or prices.yaml says why not. */
+    dc_ruleset_release(shipped);
+}
+
+/* Over the shipped rules: every part is priced by every provider the catalog
+ * lists for it, or prices.yaml says why not, for the part (no offer anywhere)
+ * or for that provider; a part the catalog gives no provider says why too. */
+static void test_shipped_every_provider_priced_or_says_why(void **state)
+{
+    (void)state;
+    dc_ruleset *shipped = NULL;
+    assert_int_equal(dc_ruleset_load_embedded(aa_embedded_files, &shipped, NULL), DC_OK);
+    size_t pairs = 0, stated = 0;
     for (size_t i = 0; i < dc_ruleset_accelerator_count(shipped); i++) {
         const struct dc_accelerator *a = dc_ruleset_accelerator(shipped, i);
         if (a->n_offers == 0 && a->unpriced_reason == NULL)
             fail_msg("%s has no offer and prices.yaml does not say why", a->id);
+        for (unsigned p = 0; p < DC_PROVIDER_COUNT; p++) {
+            if (!(a->providers & (1u << p)))
+                continue;
+            pairs++;
+            if (dc_offers_from(a, (enum dc_provider)p) > 0)
+                continue;
+            const char *why = dc_unpriced_reason(a, 1u << p);
+            if (why == NULL)
+                fail_msg("%s has no offer on %s and prices.yaml does not say why", a->id,
+                         dc_provider_name((enum dc_provider)p));
+            stated++;
+        }
     }
+    /* The catalog lists dozens of pairs, and some are stated unpriced. */
+    assert_true(pairs > 40);
+    assert_true(stated > 0);
     dc_ruleset_release(shipped);
+}
+
+/* Prices for gpu-a on AWS only, and why not on GCP; tpu-b unpriced
+ * everywhere. */
+static const char stated_prices[] = "prices:\n" OFFER(
+    "aws", "a8", "8",
+    "    on_demand: {usd_per_hour: 32, as_of: \"2026-01\"}\n") "unpriced:\n"
+                                                               "  - {accelerator: gpu-a, provider: "
+                                                               "gcp, reason: GCP rents no A here., "
+                                                               "checked: "
+                                                               "[https://example.com/c]}\n"
+                                                               "  - {accelerator: tpu-b, reason: "
+                                                               "Nobody rents B., checked: "
+                                                               "[https://example.com/c]}\n"
+                                                               "hardware: []\n";
+
+/* The text of `c`'s cost reason (sizing.cost). */
+static const char *cost_text(const struct run *r, const struct dc_candidate *c, char *buf,
+                             size_t len)
+{
+    for (size_t i = 0; i < c->n_reasons; i++)
+        if (strcmp(c->reasons[i].rule_id, "sizing.cost") == 0)
+            return dc_reason_text(r->res, c, &c->reasons[i], buf, len);
+    fail_msg("%s has no sizing.cost reason", c->acc->id);
+    return NULL;
+}
+
+/* Why a part has no price from the providers asked: the part's reason, or the
+ * one provider's; a recommendation limited to that provider quotes it whole,
+ * and one that could be priced elsewhere does not. */
+static void test_unpriced_reasons(void **state)
+{
+    (void)state;
+    dc_ruleset *st = NULL;
+    assert_int_equal(load4(catalog_ok, sizing_ok, rules_ok, stated_prices, &st, NULL), DC_OK);
+    const struct dc_accelerator *a = dc_ruleset_find_accelerator(st, "gpu-a");
+    const struct dc_accelerator *b = dc_ruleset_find_accelerator(st, "tpu-b");
+    assert_string_equal(dc_unpriced_reason(a, GCP), "GCP rents no A here.");
+    assert_null(dc_unpriced_reason(a, AWS));
+    assert_null(dc_unpriced_reason(a, AWS | GCP));
+    assert_null(dc_unpriced_reason(a, 0));
+    /* Azure is no provider of gpu-a: GCP is the one left. */
+    assert_string_equal(dc_unpriced_reason(a, GCP | (1u << DC_PROVIDER_AZURE)),
+                        "GCP rents no A here.");
+    assert_string_equal(dc_unpriced_reason(b, 0), "Nobody rents B.");
+    assert_string_equal(dc_unpriced_reason(b, AWS), "Nobody rents B.");
+    assert_null(dc_unpriced_reason(NULL, 0));
+    assert_int_equal(dc_offers_from(a, DC_PROVIDER_AWS), 1);
+    assert_int_equal(dc_offers_from(a, DC_PROVIDER_GCP), 0);
+    assert_int_equal(dc_offers_from(NULL, DC_PROVIDER_GCP), 0);
+
+    char buf[DC_REASON_TEXT_MAX];
+    struct run r = core_run(st, "{\"task\":\"inference\",\"model\":{\"parameters\":1e8},"
+                                "\"constraints\":{\"accelerators\":[\"gpu-a\"],"
+                                "\"providers\":[\"gcp\"]}}");
+    const struct dc_candidate *c = &r.res->recommendations[0];
+    assert_int_equal(c->sizing.cost_basis, DC_COST_UNKNOWN);
+    const char *text = cost_text(&r, c, buf, sizeof(buf));
+    assert_non_null(strstr(text, "No public on-demand price for Test GPU A from gcp"));
+    assert_non_null(strstr(text, "Why none is public: GCP rents no A here."));
+    core_done(&r);
+    /* Unpriced on a basis while both providers are asked: nothing stated. */
+    r = core_run(st, "{\"task\":\"inference\",\"model\":{\"parameters\":1e8},"
+                     "\"constraints\":{\"accelerators\":[\"gpu-a\"],"
+                     "\"pricing\":\"spot\"}}");
+    text = cost_text(&r, &r.res->recommendations[0], buf, sizeof(buf));
+    assert_non_null(strstr(text, "No public spot price for Test GPU A from any provider"));
+    assert_null(strstr(text, "Why none is public"));
+    core_done(&r);
+    r = core_run(st, "{\"task\":\"inference\",\"model\":{\"parameters\":1e8},"
+                     "\"constraints\":{\"accelerators\":[\"tpu-b\"]}}");
+    text = cost_text(&r, &r.res->recommendations[0], buf, sizeof(buf));
+    assert_non_null(strstr(text, "Why none is public: Nobody rents B."));
+    core_done(&r);
+    dc_ruleset_release(st);
+}
+
+/* A reason of the longest length allowed is quoted whole, after the longest
+ * words a cost reason has (a breakeven, every provider named). */
+static void test_longest_reason_quoted_whole(void **state)
+{
+    (void)state;
+    char reason[DC_RULESET_MAX_UNPRICED_REASON + 1], prices[sizeof(reason) + 800];
+    for (size_t i = 0; i + 1 < sizeof(reason); i++)
+        reason[i] = "abcdefghij"[i % 10];
+    reason[sizeof(reason) - 1] = '\0';
+    const char *tail = strstr(stated_prices, "unpriced:\n");
+    snprintf(prices, sizeof(prices),
+             "%.*sunpriced:\n  - {accelerator: tpu-b, reason: %s, checked: "
+             "[https://example.com/c]}\nhardware: []\n",
+             (int)(tail - stated_prices), stated_prices, reason);
+    dc_ruleset *st = NULL;
+    assert_int_equal(load4(catalog_ok, sizing_ok, rules_ok, prices, &st, NULL), DC_OK);
+    struct run r = core_run(st, "{\"task\":\"inference\",\"model\":{\"parameters\":1e8},"
+                                "\"constraints\":{\"providers\":[\"aws\",\"gcp\","
+                                "\"azure\",\"oci\",\"neocloud\"]}}");
+    char buf[DC_REASON_TEXT_MAX];
+    size_t seen = 0;
+    for (size_t i = 0; i < r.res->n_recommendations; i++) {
+        const struct dc_candidate *c = &r.res->recommendations[i];
+        if (c->acc != dc_ruleset_find_accelerator(st, "tpu-b"))
+            continue;
+        const char *text = cost_text(&r, c, buf, sizeof(buf));
+        assert_true(strlen(text) + 1 < sizeof(buf));
+        assert_non_null(strstr(text, "from aws or gcp or azure or oci or neocloud"));
+        assert_non_null(strstr(text, "it ranks after every priced part that fits"));
+        assert_non_null(strstr(text, reason));
+        seen++;
+    }
+    assert_int_equal(seen, 1);
+    core_done(&r);
+    dc_ruleset_release(st);
 }
 
 int main(void)
@@ -302,6 +443,9 @@ int main(void)
         cmocka_unit_test(test_unrented_text),
         cmocka_unit_test(test_cost_by_machine_size),
         cmocka_unit_test(test_shipped_prices_rent_their_shape),
+        cmocka_unit_test(test_shipped_every_provider_priced_or_says_why),
+        cmocka_unit_test(test_unpriced_reasons),
+        cmocka_unit_test(test_longest_reason_quoted_whole),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -20,7 +20,8 @@
  *     gate group (another candidate's, or one on the frontier); under cost it
  *     is the cheapest of its group, under time the fastest; an unpriced part
  *     is never first while a priced one meets every target; candidates of equal
- *     score are in the objective's order, never the ids'; a larger budget,
+ *     score are in the objective's order, never the ids' (one stays below a
+ *     part with a configuration that beats its pick); a larger budget,
  *     deadline or chip limit never makes the pick worse on its objective;
  *   - another price basis never changes which rules hold or the chips a part
  *     needs for memory. */
@@ -39,6 +40,8 @@
 #include "dc/embedded.h"
 #include "core_run.h"
 #include "dc/engine.h"
+#include "sizing.h"
+#include "workload_internal.h"
 
 static dc_ruleset *rules;
 static size_t checked;
@@ -506,6 +509,31 @@ static bool beats(const struct dc_workload *w, const struct dc_sizing *x, const 
            (cx < cy * (1 - eps) || tx < ty * (1 - eps));
 }
 
+/* Some feasible priced configuration of x's part, its pick or another, beats
+ * y's pick: the engine then keeps y below x (core/src/select.c, dominates()),
+ * whatever their objective values. */
+static bool part_beats(const struct dc_result *r, const struct dc_candidate *x,
+                       const struct dc_candidate *y)
+{
+    const struct dc_workload *w = &r->workload;
+    if (!x->selection.meets_targets)
+        return false;
+    struct dc__derived d;
+    dc__derive(rules, w, &d);
+    struct dc__part p;
+    dc__part_init(&p, rules, w, &d, x->acc, DC__UNPERTURBED);
+    struct dc__points pts = {0};
+    struct dc_sizing pick;
+    enum dc_status rc = DC_OK;
+    (void)dc__configure(&p, x->index_, NULL, &pts, &pick, &rc);
+    assert_int_equal(rc, DC_OK);
+    bool found = false;
+    for (size_t i = 0; i < pts.n && !found; i++)
+        found = beats(w, &pts.v[i].z, &y->sizing);
+    free(pts.v);
+    return found;
+}
+
 static bool same_group(const struct dc_workload *w, const struct dc_candidate *a,
                        const struct dc_candidate *b)
 {
@@ -553,12 +581,13 @@ static void check_selection(const char *json, const struct dc_result *r)
             fail_msg("%s: %s is faster than the pick %s beyond the band", json, c->acc->id,
                      top->acc->id);
         /* Equal scores: the earlier is no worse on the objective (soft points
-         * included), unless the later one is dominated by it. */
+         * included), unless the later one is dominated by it: by its pick, or
+         * by another of its part's configurations. */
         const struct dc_candidate *p = &r->recommendations[i - 1];
         double kp = p->selection.objective_value * p->selection.adjustment;
         double kc = c->selection.objective_value * c->selection.adjustment;
         if (p->score == c->score && same_group(w, p, c) && isfinite(kp) && isfinite(kc) &&
-            kp > kc * (1 + 1e-9) && !beats(w, &p->sizing, &c->sizing))
+            kp > kc * (1 + 1e-9) && !beats(w, &p->sizing, &c->sizing) && !part_beats(r, p, c))
             fail_msg("%s: %s before %s at equal scores against the objective", json, p->acc->id,
                      c->acc->id);
     }

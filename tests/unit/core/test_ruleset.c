@@ -274,6 +274,74 @@ static void test_price_errors(void **state)
                        "prices.yaml:13: tpu-b: listed as unpriced twice");
     expect_prices_edit("hardware: []\n", "unpriced: [3]\nhardware: []\n",
                        "prices.yaml:11: each unpriced part must be a mapping");
+    /* unpriced on one provider: one the catalog lists for the part, with no
+     * offer there, once, and not beside a part-wide entry. */
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: gpu-a, provider: ibm, reason: a, checked: "
+                       "[https://example.com/c]}\nhardware: []\n",
+                       "prices.yaml:12: gpu-a: unknown provider \"ibm\"");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: tpu-b, provider: aws, reason: a, checked: "
+                       "[https://example.com/c]}\nhardware: []\n",
+                       "prices.yaml:12: tpu-b: the catalog does not list aws among the providers "
+                       "of tpu-b");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: gpu-a, provider: aws, reason: a, checked: "
+                       "[https://example.com/c]}\nhardware: []\n",
+                       "prices.yaml:12: gpu-a: listed as unpriced on aws but has 1 offer there");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: gpu-a, provider: gcp, reason: a, checked: "
+                       "[https://example.com/c]}\n  - {accelerator: gpu-a, provider: gcp, "
+                       "reason: b, checked: [https://example.com/c]}\nhardware: []\n",
+                       "prices.yaml:13: gpu-a: listed as unpriced on gcp twice");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: tpu-b, reason: a, checked: "
+                       "[https://example.com/c]}\n  - {accelerator: tpu-b, provider: gcp, "
+                       "reason: b, checked: [https://example.com/c]}\nhardware: []\n",
+                       "prices.yaml:13: tpu-b: listed as unpriced everywhere and on gcp");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: tpu-b, provider: gcp, reason: b, checked: "
+                       "[https://example.com/c]}\n  - {accelerator: tpu-b, reason: a, checked: "
+                       "[https://example.com/c]}\nhardware: []\n",
+                       "prices.yaml:13: tpu-b: listed as unpriced everywhere and on gcp");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: gpu-a, provider: 3, reason: a, checked: "
+                       "[https://example.com/c]}\nhardware: []\n",
+                       "prices.yaml:12: gpu-a: \"provider\" must be a non-empty string");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: gpu-a, provider: gcp, checked: "
+                       "[https://example.com/c]}\nhardware: []\n",
+                       "prices.yaml:12: gpu-a: missing required field \"reason\"");
+    expect_prices_edit("hardware: []\n",
+                       "unpriced:\n  - {accelerator: gpu-a, provider: gcp, reason: a, checked: "
+                       "[]}\nhardware: []\n",
+                       "prices.yaml:12: gpu-a: \"checked\" must name the sources looked at");
+    /* A reason is quoted whole in a recommendation: it has a named limit. */
+    char reason[DC_RULESET_MAX_UNPRICED_REASON + 2], entry[sizeof(reason) + 200], want[96];
+    memset(reason, 'x', sizeof(reason) - 1);
+    reason[sizeof(reason) - 1] = '\0';
+    snprintf(entry, sizeof(entry),
+             "unpriced:\n  - accelerator: gpu-a\n    provider: gcp\n    reason: %s\n"
+             "    checked: [https://example.com/c]\nhardware: []\n",
+             reason);
+    snprintf(want, sizeof(want),
+             "prices.yaml:14: gpu-a: \"reason\" is %d characters, over the limit",
+             DC_RULESET_MAX_UNPRICED_REASON + 1);
+    expect_prices_edit("hardware: []\n", entry, want);
+    /* So has the list: a part once, or each of its providers once. */
+    static const char item[] =
+        "{accelerator: tpu-b, reason: a, checked: [https://example.com/c]}, ";
+    size_t cap = (DC_RULESET_MAX_UNPRICED + 1) * strlen(item) + 64;
+    char *list = malloc(cap);
+    assert_non_null(list);
+    size_t k = (size_t)snprintf(list, cap, "unpriced: [");
+    for (int i = 0; i <= DC_RULESET_MAX_UNPRICED; i++)
+        k += (size_t)snprintf(list + k, cap - k, "%s", item);
+    snprintf(list + k - 2, cap - k + 2, "]\nhardware: []\n");
+    snprintf(want, sizeof(want), "prices.yaml:11: more than %d unpriced entries",
+             DC_RULESET_MAX_UNPRICED);
+    expect_prices_edit("hardware: []\n", list, want);
+    free(list);
     expect_prices_edit("prices:\n", "offers:\n",
                        "prices.yaml:2: unknown key \"offers\" in prices.yaml");
     expect_prices_edit(

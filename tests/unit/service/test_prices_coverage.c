@@ -1,0 +1,93 @@
+/* tests/unit/service/test_prices_coverage.c -- service/src/prices_coverage.c:
+ * the table `accel-advisor prices` prints. Over tests/support/mini_rules.h's
+ * catalog (gpu-a rented by AWS and GCP, tpu-b by GCP): a provider with offers
+ * shows a cell per basis with the age of its oldest price; one without says
+ * why, as prices.yaml states it for that provider, or that it states nothing;
+ * a part with no offer anywhere takes one line with the part's own reason. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "mini_rules.h"
+#include "prices_coverage.h"
+
+#define AWS_A8                                                                                     \
+    "prices:\n  - accelerator: gpu-a\n    provider: aws\n    region: r\n"                          \
+    "    instance_type: a8\n    accelerators: 8\n    source: https://example.com/p\n"              \
+    "    confidence: high\n    on_demand: {usd_per_hour: 32, as_of: \"2026-01\"}\n"                \
+    "    spot: {usd_per_hour: 16, as_of: \"2026-01-11\"}\n"
+
+/* The table for `prices` (with the mini catalog) at 2026-01-31, 00:00 UTC. */
+static char *table(const char *prices)
+{
+    dc_ruleset *rs = NULL;
+    assert_int_equal(load4(catalog_ok, sizing_ok, rules_ok, prices, &rs, NULL), DC_OK);
+    struct tm tm = {.tm_year = 126, .tm_mon = 0, .tm_mday = 31};
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&buf, &n);
+    assert_non_null(fp);
+    svc_prices_coverage(fp, rs, timegm(&tm));
+    fclose(fp);
+    dc_ruleset_release(rs);
+    return buf;
+}
+
+/* `text` has a line starting with `line`. */
+static void has_line(const char *text, const char *line)
+{
+    for (const char *p = text; p != NULL && *p != '\0';) {
+        if (strncmp(p, line, strlen(line)) == 0)
+            return;
+        p = strchr(p, '\n');
+        if (p != NULL)
+            p++;
+    }
+    fail_msg("no line \"%s\" in:\n%s", line, text);
+}
+
+static void test_stated_reasons(void **state)
+{
+    (void)state;
+    char *t = table(AWS_A8 "unpriced:\n"
+                           "  - {accelerator: gpu-a, provider: gcp, reason: GCP rents no A here., "
+                           "checked: [https://example.com/c]}\n"
+                           "  - {accelerator: tpu-b, reason: Nobody rents B., checked: "
+                           "[https://example.com/c]}\n"
+                           "hardware: []\n");
+    has_line(t, "PART         PROVIDER  on_demand     spot          committed_1y  committed_3y");
+    /* 30 days since 2026-01 (its first day), 20 since 2026-01-11. */
+    has_line(t, "gpu-a        aws       1 (30d)       1 (20d)       -             -");
+    has_line(t, "gpu-a        gcp       unpriced: GCP rents no A here.\n");
+    has_line(t, "tpu-b        -         unpriced: Nobody rents B.\n");
+    assert_null(strstr(t, "tpu-b        gcp"));
+    has_line(t, "\"unpriced\": no offer there, and why, as prices.yaml states it.");
+    free(t);
+}
+
+/* Nothing stated: the table says so, per provider, instead of a row of "-". */
+static void test_nothing_stated(void **state)
+{
+    (void)state;
+    char *t = table(AWS_A8 "hardware: []\n");
+    has_line(t, "gpu-a        aws       1 (30d)");
+    has_line(t, "gpu-a        gcp       unpriced: no offer, and prices.yaml says nothing why\n");
+    has_line(t, "tpu-b        gcp       unpriced: no offer, and prices.yaml says nothing why\n");
+    free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stated_reasons),
+        cmocka_unit_test(test_nothing_stated),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
