@@ -15,11 +15,11 @@
 #include "dc/engine.h"
 #include "dc/explain.h"
 
-#define REPEATS       15
-#define ITERATIONS    100
-#define CASE_REPEATS  21
-#define BUDGET_NS     2e6
-#define MAX_CASES     512
+#define REPEATS      15
+#define ITERATIONS   100
+#define CASE_REPEATS 21
+#define BUDGET_NS    2e6
+#define MAX_CASES    512
 
 /* One explained request as the server makes it: recommend, then explain.
  * Returns the explanation's evaluations, -1 on failure. */

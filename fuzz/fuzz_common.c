@@ -15,7 +15,7 @@
 #include "dc/embedded.h"
 
 #define FUZZ_MAX_SCHEMAS 8
-#define FUZZ_PRINT_MAX 4000 /* bytes of a document shown when an invariant breaks */
+#define FUZZ_PRINT_MAX   4000 /* bytes of a document shown when an invariant breaks */
 
 static api_contract *g_contract;
 static dc_ruleset *g_ruleset;
@@ -211,8 +211,8 @@ void fuzz_check_schema_result(const struct api_schema_result *res)
         const struct api_schema_violation *v = &res->items[i];
         FUZZ_CHECK(fuzz_is_pointer(v->pointer), "violation %zu: pointer \"%s\"", i,
                    v->pointer != NULL ? v->pointer : "(null)");
-        FUZZ_CHECK(v->keyword != NULL && v->keyword[0] != '\0', "violation %zu at \"%s\": no keyword",
-                   i, v->pointer);
+        FUZZ_CHECK(v->keyword != NULL && v->keyword[0] != '\0',
+                   "violation %zu at \"%s\": no keyword", i, v->pointer);
         FUZZ_CHECK(v->message != NULL && v->message[0] != '\0',
                    "violation %zu at \"%s\" (%s): no message", i, v->pointer, v->keyword);
     }

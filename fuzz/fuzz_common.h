@@ -26,10 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Abort with a message when `cond` is false: a broken invariant must crash, not
  * merely be ignored, so that the fuzzer records the input. */
-#define FUZZ_CHECK(cond, ...)                                                                   \
-    do {                                                                                        \
-        if (!(cond))                                                                            \
-            fuzz_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                                  \
+#define FUZZ_CHECK(cond, ...)                                                                      \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            fuzz_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                                     \
     } while (0)
 
 _Noreturn void fuzz_fail(const char *file, int line, const char *cond, const char *fmt, ...)

@@ -31,13 +31,13 @@
 
 #include "fleet.h"
 #include "fuzz_common.h"
-#include "utf8.h"
+#include "dc/utf8.h"
 
 static bool valid_utf8(const char *s)
 {
     uint32_t cp;
     for (size_t i = 0; s[i] != '\0';) {
-        size_t k = svc_utf8_decode((const unsigned char *)s + i, &cp);
+        size_t k = dc_utf8_seq((const unsigned char *)s + i, SIZE_MAX, &cp);
         if (k == 0)
             return false;
         i += k;

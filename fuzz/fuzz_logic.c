@@ -151,8 +151,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     bool truthy = false;
     enum dc_status et = dc_logic_eval_truthy(prog, dat, &truthy, &err);
-    FUZZ_CHECK(et == e1 || et == DC_ENOMEM || e1 == DC_ENOMEM,
-               "eval_truthy %s but eval %s (%s)", dc_status_name(et), dc_status_name(e1), err.msg);
+    FUZZ_CHECK(et == e1 || et == DC_ENOMEM || e1 == DC_ENOMEM, "eval_truthy %s but eval %s (%s)",
+               dc_status_name(et), dc_status_name(e1), err.msg);
     if (et == DC_OK && e1 == DC_OK)
         FUZZ_CHECK(truthy == json_truthy(r1), "eval_truthy says %d, eval's value is %s",
                    (int)truthy, cJSON_IsTrue(r1) ? "true" : "another value");

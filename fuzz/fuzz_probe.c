@@ -10,9 +10,9 @@
  *   11 name of the PCI device directory (default "0000:3b:00.0")
  *
  * Invariants (each aborts when broken):
- *  - each field through probe_parse_hex_attr (1 to 8 digits),
- *    probe_parse_u64_attr, probe_parse_uint, probe_pci_addr_parse and
- *    probe_tpu_match_node gives exactly what an independent reference parser
+ *  - each field through probe__parse_hex_attr (1 to 8 digits),
+ *    probe__parse_u64_attr, probe__parse_uint, probe__pci_addr_parse and
+ *    probe__tpu_match_node gives exactly what an independent reference parser
  *    written from the documented grammar gives (accepted or not, and the
  *    value); a refusal comes with a reason;
  *  - a PCI address round-trips: parse(format(parse(x))) == parse(x), and the
@@ -215,25 +215,26 @@ static void check_pci_roundtrip(const char *s)
     struct probe_pci_addr a, ra, b;
     memset(&a, 0, sizeof(a));
     memset(&ra, 0, sizeof(ra));
-    bool ok = probe_pci_addr_parse(s, &a);
+    bool ok = probe__pci_addr_parse(s, &a);
     bool rok = ref_pci_addr(s, &ra);
-    FUZZ_CHECK(ok == rok, "probe_pci_addr_parse(\"%.40s\") = %d, reference %d", s, (int)ok,
+    FUZZ_CHECK(ok == rok, "probe__pci_addr_parse(\"%.40s\") = %d, reference %d", s, (int)ok,
                (int)rok);
     if (!ok)
         return;
-    FUZZ_CHECK(probe_pci_addr_cmp(&a, &ra) == 0, "probe_pci_addr_parse(\"%.40s\"): wrong value", s);
+    FUZZ_CHECK(probe__pci_addr_cmp(&a, &ra) == 0, "probe__pci_addr_parse(\"%.40s\"): wrong value",
+               s);
     char buf[PROBE_PCI_ADDRESS_SIZE + 8];
     memset(buf, 'Z', sizeof(buf));
-    probe_pci_addr_format(&a, buf);
+    probe__pci_addr_format(&a, buf);
     size_t blen = strnlen(buf, sizeof(buf));
     FUZZ_CHECK(blen < PROBE_PCI_ADDRESS_SIZE, "format of \"%.40s\" overflows", s);
     FUZZ_CHECK(strspn(buf, "0123456789abcdef:.") == blen, "format \"%s\" is not lower-case hex",
                buf);
     memset(&b, 0, sizeof(b));
-    FUZZ_CHECK(probe_pci_addr_parse(buf, &b) && probe_pci_addr_cmp(&a, &b) == 0,
+    FUZZ_CHECK(probe__pci_addr_parse(buf, &b) && probe__pci_addr_cmp(&a, &b) == 0,
                "parse(format(parse(\"%.40s\"))) = parse(\"%s\") differs", s, buf);
     char again[PROBE_PCI_ADDRESS_SIZE];
-    probe_pci_addr_format(&b, again);
+    probe__pci_addr_format(&b, again);
     FUZZ_CHECK(strcmp(buf, again) == 0, "format not canonical: \"%s\" then \"%s\"", buf, again);
 }
 
@@ -242,45 +243,45 @@ static void check_parsers(const struct field *f)
     const char *why = NULL;
     for (unsigned digits = 1; digits <= 8; digits++) {
         uint32_t v = 0, rv = 0;
-        enum dc_status rc = probe_parse_hex_attr(f->p, f->len, digits, &v, &why);
+        enum dc_status rc = probe__parse_hex_attr(f->p, f->len, digits, &v, &why);
         bool rok = ref_hex_attr(f->p, f->len, digits, &rv);
-        FUZZ_CHECK((rc == DC_OK) == rok, "probe_parse_hex_attr(\"%.40s\", %u) = %s, reference %d",
+        FUZZ_CHECK((rc == DC_OK) == rok, "probe__parse_hex_attr(\"%.40s\", %u) = %s, reference %d",
                    f->p, digits, dc_status_name(rc), (int)rok);
-        FUZZ_CHECK(rc == DC_OK || rc == DC_EPARSE, "probe_parse_hex_attr: status %s",
+        FUZZ_CHECK(rc == DC_OK || rc == DC_EPARSE, "probe__parse_hex_attr: status %s",
                    dc_status_name(rc));
         if (rc == DC_OK)
-            FUZZ_CHECK(v == rv, "probe_parse_hex_attr(\"%.40s\", %u) = 0x%x, reference 0x%x", f->p,
+            FUZZ_CHECK(v == rv, "probe__parse_hex_attr(\"%.40s\", %u) = 0x%x, reference 0x%x", f->p,
                        digits, (unsigned)v, (unsigned)rv);
         else
-            FUZZ_CHECK(why != NULL && why[0] != '\0', "probe_parse_hex_attr: no reason");
+            FUZZ_CHECK(why != NULL && why[0] != '\0', "probe__parse_hex_attr: no reason");
     }
     uint64_t u = 0, ru = 0;
-    enum dc_status rc = probe_parse_u64_attr(f->p, f->len, &u, &why);
+    enum dc_status rc = probe__parse_u64_attr(f->p, f->len, &u, &why);
     bool rok = f->len >= 2 && f->p[f->len - 1] == '\n' && ref_u64(f->p, f->len - 1, &ru);
-    FUZZ_CHECK((rc == DC_OK) == rok, "probe_parse_u64_attr(\"%.40s\") = %s, reference %d", f->p,
+    FUZZ_CHECK((rc == DC_OK) == rok, "probe__parse_u64_attr(\"%.40s\") = %s, reference %d", f->p,
                dc_status_name(rc), (int)rok);
-    FUZZ_CHECK(rc == DC_OK || rc == DC_EPARSE, "probe_parse_u64_attr: status %s",
+    FUZZ_CHECK(rc == DC_OK || rc == DC_EPARSE, "probe__parse_u64_attr: status %s",
                dc_status_name(rc));
     if (rc == DC_OK)
-        FUZZ_CHECK(u == ru, "probe_parse_u64_attr(\"%.40s\") = %llu, reference %llu", f->p,
+        FUZZ_CHECK(u == ru, "probe__parse_u64_attr(\"%.40s\") = %llu, reference %llu", f->p,
                    (unsigned long long)u, (unsigned long long)ru);
     else
-        FUZZ_CHECK(why != NULL && why[0] != '\0', "probe_parse_u64_attr: no reason");
+        FUZZ_CHECK(why != NULL && why[0] != '\0', "probe__parse_u64_attr: no reason");
 
-    bool ok = probe_parse_uint(f->p, f->len, &u);
+    bool ok = probe__parse_uint(f->p, f->len, &u);
     rok = ref_u64(f->p, f->len, &ru);
     FUZZ_CHECK(ok == rok && (!ok || u == ru),
-               "probe_parse_uint(\"%.40s\") = %d %llu, reference %d %llu", f->p, (int)ok,
+               "probe__parse_uint(\"%.40s\") = %d %llu, reference %d %llu", f->p, (int)ok,
                (unsigned long long)u, (int)rok, (unsigned long long)ru);
 
     check_pci_roundtrip(f->p);
 
     int kind = -1, rkind = -1;
     unsigned long num = 0, rnum = 0;
-    ok = probe_tpu_match_node(f->p, &kind, &num);
+    ok = probe__tpu_match_node(f->p, &kind, &num);
     rok = ref_tpu_node(f->p, &rkind, &rnum);
     FUZZ_CHECK(ok == rok && (!ok || (kind == rkind && num == rnum)),
-               "probe_tpu_match_node(\"%.40s\") = %d %d %lu, reference %d %d %lu", f->p, (int)ok,
+               "probe__tpu_match_node(\"%.40s\") = %d %d %lu, reference %d %d %lu", f->p, (int)ok,
                kind, num, (int)rok, rkind, rnum);
 }
 
@@ -442,7 +443,7 @@ static void probe_fake_host(const struct field *f)
     char canon[PROBE_PCI_ADDRESS_SIZE];
     bool name_ok = name[0] != '.' && ref_pci_addr(name, &addr);
     if (name_ok) {
-        probe_pci_addr_format(&addr, canon);
+        probe__pci_addr_format(&addr, canon);
         name_ok = strcmp(canon, name) == 0;
     }
     uint32_t vendor = 0, device = 0, cls = 0, sub = 0;
@@ -452,9 +453,9 @@ static void probe_fake_host(const struct field *f)
     bool device_ok = attr_hex(&f[F_DEVICE], 4, &device);
     bool cls_ok = attr_hex(&f[F_CLASS], 6, &cls);
     bool sub_ok = attr_hex(&f[F_SUBSYS], 4, &sub);
-    const struct probe_tpu_generation *gen =
+    const struct probe__tpu_generation *gen =
         vendor == PROBE_PCI_VENDOR_GOOGLE && device_ok
-            ? probe_tpu_generation((uint16_t)device, sub_ok, (uint16_t)sub)
+            ? probe__tpu_generation((uint16_t)device, sub_ok, (uint16_t)sub)
             : NULL;
     bool expect = name_ok && known && device_ok && ((cls_ok && is_accel_class(cls)) || gen != NULL);
 
@@ -476,7 +477,7 @@ static void probe_fake_host(const struct field *f)
         FUZZ_CHECK(d->vendor != NULL && d->family != NULL && d->name != NULL,
                    "device without vendor, family or name");
         const struct probe_pci_id *id =
-            probe_ids_lookup(&cfg, (uint16_t)vendor, (uint16_t)device, sub_ok, (uint16_t)sub);
+            probe__ids_lookup(&cfg, (uint16_t)vendor, (uint16_t)device, sub_ok, (uint16_t)sub);
         FUZZ_CHECK(d->unknown == (id == NULL) &&
                        (id == NULL || strcmp(d->catalog_id, id->catalog_id) == 0),
                    "catalog id %s, table says %s", d->catalog_id != NULL ? d->catalog_id : "(null)",

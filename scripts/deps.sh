@@ -9,8 +9,8 @@ want=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev libyaml-de
 if [ "${1:-build}" = test ]; then
     # cmocka: unit tests; prometheus: promtool check metrics, and the server the fleet
     # test (tests/integration/test_fleet.c) scrapes the node agents with; gcovr:
-    # coverage; clang + its runtime: fuzzers.
-    want+=(libcmocka-dev prometheus gcovr clang libclang-rt-14-dev)
+    # coverage; clang + its runtime: fuzzers; clang-format: scripts/format.sh --check.
+    want+=(libcmocka-dev prometheus gcovr clang libclang-rt-14-dev clang-format)
     # curl: the installed-binary test (tests/deploy/test_install.sh) calls the server.
     want+=(curl)
     # iproute2: the README test (tests/readme/test_readme.sh) brings up loopback in

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, build, and run the whole test suite,
 # first in a normal build, then again under AddressSanitizer + UndefinedBehaviorSanitizer
-# (LeakSanitizer on). Any failure or sanitizer report fails the run.
+# (LeakSanitizer on). Any failure, sanitizer report or file that differs from the
+# checked-in .clang-format (scripts/format.sh --check) fails the run.
 #   AA_SKIP_SANITIZE=1 scripts/test.sh   -- only the normal build (quick local loop)
 #   AA_SKIP_FUZZ=1 scripts/test.sh       -- without the fuzzers (AA_FUZZ_SECONDS: time per harness)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh test
+# Formatting first: a file that differs from .clang-format fails the run, named.
+scripts/format.sh --check
 jobs=$(nproc)
 run_suite() {
     local dir=$1; shift

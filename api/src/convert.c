@@ -331,14 +331,11 @@ static void write_task_section(struct api_jw *w, const struct dc_workload *wl)
 
 static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct dc_workload *wl)
 {
-    static const char *const tasks[] = {"training", "fine-tuning", "inference"};
-    static const char *const deploy[] = {"cloud", "on-prem", "hybrid"};
-    static const char *const objective[] = {"cost", "time", "balanced"};
     api_jw_key(w, "workload");
     api_jw_object(w);
     if (wl->name != NULL)
         key_string(w, "name", wl->name);
-    key_string(w, "task", tasks[wl->task]);
+    key_string(w, "task", dc_task_name(wl->task));
     key_string(w, "framework", wl->framework);
     key_string(w, "stage", wl->stage);
     write_model(w, wl);
@@ -348,7 +345,7 @@ static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct 
     write_task_section(w, wl);
     api_jw_key(w, "constraints");
     api_jw_object(w);
-    key_string(w, "deployment", deploy[wl->deployment]);
+    key_string(w, "deployment", dc_deployment_name(wl->deployment));
     api_jw_key(w, "providers");
     api_jw_array(w);
     for (unsigned i = 0; i < DC_PROVIDER_COUNT; i++) {
@@ -373,7 +370,7 @@ static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct 
     key_string(w, "cuda_experience", wl->cuda_experience);
     key_string(w, "xla_experience", wl->xla_experience);
     api_jw_object_end(w);
-    key_string(w, "objective", objective[wl->objective]);
+    key_string(w, "objective", dc_objective_name(wl->objective));
     key_bool(w, "prefer_available", wl->prefer_available);
     api_jw_object_end(w);
 }

@@ -125,7 +125,7 @@ struct sch_prop { /* properties, dependentSchemas */
 };
 
 struct sch_pattern { /* patternProperties */
-    api_sch_regex *re;
+    api__sch_regex *re;
     struct sch_node *schema;
 };
 
@@ -157,7 +157,7 @@ struct sch_node {
     double minimum, maximum, exmin, exmax, multiple_of;
 
     size_t min_length, max_length;
-    api_sch_regex *pattern;
+    api__sch_regex *pattern;
     const char *pattern_src;
 
     struct sch_node **prefix;
@@ -642,7 +642,7 @@ static enum dc_status resolve_uri(struct sch_compiler *cc, const char *base, con
                                   const char **out)
 {
     char *tmp = NULL;
-    if (api_sch_uri_resolve(base, ref, &tmp) != DC_OK)
+    if (api__sch_uri_resolve(base, ref, &tmp) != DC_OK)
         return nomem(cc);
     *out = arena_strdup(&cc->tmp, tmp);
     free(tmp);
@@ -856,7 +856,7 @@ static enum dc_status resolve_ref(struct sch_compiler *cc, const char *uri, cons
         return DC_OK;
     }
     char *decoded = NULL;
-    if (api_sch_percent_decode(frag, &decoded) != DC_OK)
+    if (api__sch_percent_decode(frag, &decoded) != DC_OK)
         return nomem(cc);
     /* Inside the resource its own URI is the base. */
     enum dc_status rc =
@@ -1002,7 +1002,7 @@ static enum dc_status kw_type(struct sch_compiler *cc, struct sch_node *n, const
         }
         if (bit == 0) {
             char q[SCH_QUOTE_MAX + 16];
-            api_sch_json_print(t, q, sizeof(q));
+            api__sch_json_print(t, q, sizeof(q));
             return cerr(cc,
                         "\"type\": unknown type %s (expected null, boolean, object, array, "
                         "number, string or integer)",
@@ -1033,7 +1033,7 @@ static enum dc_status kw_enum(struct sch_compiler *cc, struct sch_node *n, const
             strlen(x->valuestring) < sizeof(item))
             snprintf(item, sizeof(item), "%s", x->valuestring);
         else
-            api_sch_json_print(x, item, sizeof(item));
+            api__sch_json_print(x, item, sizeof(item));
         const char *sep = x == v->child ? "" : ", ";
         if (pos + strlen(sep) + strlen(item) > SCH_ENUM_MSG_MAX) {
             snprintf(msg + pos, sizeof(msg) - pos, "%s...", sep);
@@ -1055,7 +1055,7 @@ static enum dc_status kw_const(struct sch_compiler *cc, struct sch_node *n, cons
     (void)base;
     char text[SCH_ENUM_MSG_MAX];
     char msg[SCH_ENUM_MSG_MAX + 16];
-    api_sch_json_print(v, text, sizeof(text));
+    api__sch_json_print(v, text, sizeof(text));
     snprintf(msg, sizeof(msg), "must be %s", text);
     n->const_msg = arena_strdup(&cc->s->arena, msg);
     if (n->const_msg == NULL)
@@ -1124,7 +1124,7 @@ static enum dc_status kw_pattern(struct sch_compiler *cc, struct sch_node *n, co
     (void)base;
     if (!cJSON_IsString(v))
         return cerr(cc, "\"pattern\" must be a string");
-    enum dc_status rc = api_sch_regex_compile(v->valuestring, &n->pattern, msg, sizeof(msg));
+    enum dc_status rc = api__sch_regex_compile(v->valuestring, &n->pattern, msg, sizeof(msg));
     if (rc == DC_ENOMEM)
         return nomem(cc);
     if (rc != DC_OK)
@@ -1218,7 +1218,7 @@ static enum dc_status kw_pattern_props(struct sch_compiler *cc, struct sch_node 
     for (const cJSON *x = v->child; x != NULL; x = x->next) {
         char msg[128];
         struct sch_pattern *p = &n->patterns[n->npatterns];
-        enum dc_status rc = api_sch_regex_compile(x->string, &p->re, msg, sizeof(msg));
+        enum dc_status rc = api__sch_regex_compile(x->string, &p->re, msg, sizeof(msg));
         if (rc == DC_ENOMEM)
             return nomem(cc);
         if (rc != DC_OK)
@@ -1845,31 +1845,31 @@ static bool check_number(struct sch_ctx *c, const struct sch_node *n, const cJSO
     bool ok = true;
     char num[32];
     if ((n->has & HAS_MINIMUM) != 0 && d < n->minimum) {
-        api_sch_format_number(n->minimum, num, sizeof(num));
+        api__sch_format_number(n->minimum, num, sizeof(num));
         ok = false;
         if (!fail(c, "minimum", "must be >= %s", num))
             return false;
     }
     if ((n->has & HAS_MAXIMUM) != 0 && d > n->maximum) {
-        api_sch_format_number(n->maximum, num, sizeof(num));
+        api__sch_format_number(n->maximum, num, sizeof(num));
         ok = false;
         if (!fail(c, "maximum", "must be <= %s", num))
             return false;
     }
     if ((n->has & HAS_EXMIN) != 0 && d <= n->exmin) {
-        api_sch_format_number(n->exmin, num, sizeof(num));
+        api__sch_format_number(n->exmin, num, sizeof(num));
         ok = false;
         if (!fail(c, "exclusiveMinimum", "must be > %s", num))
             return false;
     }
     if ((n->has & HAS_EXMAX) != 0 && d >= n->exmax) {
-        api_sch_format_number(n->exmax, num, sizeof(num));
+        api__sch_format_number(n->exmax, num, sizeof(num));
         ok = false;
         if (!fail(c, "exclusiveMaximum", "must be < %s", num))
             return false;
     }
     if ((n->has & HAS_MULTIPLE) != 0 && !is_multiple(d, n->multiple_of)) {
-        api_sch_format_number(n->multiple_of, num, sizeof(num));
+        api__sch_format_number(n->multiple_of, num, sizeof(num));
         ok = false;
         if (!fail(c, "multipleOf", "must be a multiple of %s", num))
             return false;
@@ -1882,7 +1882,7 @@ static bool check_string(struct sch_ctx *c, const struct sch_node *n, const cJSO
     bool ok = true;
     const char *s = v->valuestring != NULL ? v->valuestring : "";
     if ((n->has & (HAS_MINLEN | HAS_MAXLEN)) != 0) {
-        size_t len = api_sch_utf8_length(s);
+        size_t len = api__sch_utf8_length(s);
         if ((n->has & HAS_MINLEN) != 0 && len < n->min_length) {
             ok = false;
             if (!fail(c, "minLength", "must be at least %zu character%s long", n->min_length,
@@ -1898,13 +1898,13 @@ static bool check_string(struct sch_ctx *c, const struct sch_node *n, const cJSO
     }
     if (n->pattern != NULL) {
         bool match = false;
-        if (api_sch_regex_search(n->pattern, s, strlen(s), &match) != DC_OK) {
+        if (api__sch_regex_search(n->pattern, s, strlen(s), &match) != DC_OK) {
             set_halt(c, DC_ENOMEM);
             return false;
         }
         if (!match) {
             char q[SCH_QUOTE_MAX + 16];
-            api_sch_quote(n->pattern_src, SCH_QUOTE_MAX, q, sizeof(q));
+            api__sch_quote(n->pattern_src, SCH_QUOTE_MAX, q, sizeof(q));
             ok = false;
             if (!fail(c, "pattern", "must match the pattern %s", q))
                 return false;
@@ -1949,7 +1949,7 @@ static void run_duplicate(struct sch_hashed *run, size_t n, bool *found, size_t 
     size_t distinct = 0; /* run[0 .. distinct) */
     for (size_t k = 0; k < n; k++) {
         size_t r = 0;
-        while (r < distinct && !api_sch_json_equal(run[r].item, run[k].item, SCH_EQUAL_MAX_DEPTH))
+        while (r < distinct && !api__sch_json_equal(run[r].item, run[k].item, SCH_EQUAL_MAX_DEPTH))
             r++;
         if (r < distinct)
             earlier_pair(run[r].index, run[k].index, found, out_i, out_j);
@@ -1968,7 +1968,7 @@ static bool find_duplicate(struct sch_ctx *c, const cJSON *arr, size_t count, bo
         for (const cJSON *a = arr->child; a != NULL; a = a->next, i++) {
             size_t j = i + 1;
             for (const cJSON *b = a->next; b != NULL; b = b->next, j++) {
-                if (api_sch_json_equal(a, b, SCH_EQUAL_MAX_DEPTH)) {
+                if (api__sch_json_equal(a, b, SCH_EQUAL_MAX_DEPTH)) {
                     *found = true;
                     *out_i = i;
                     *out_j = j;
@@ -1985,7 +1985,7 @@ static bool find_duplicate(struct sch_ctx *c, const cJSON *arr, size_t count, bo
     }
     size_t i = 0;
     for (const cJSON *a = arr->child; a != NULL; a = a->next, i++) {
-        h[i].hash = api_sch_json_hash(a, SCH_EQUAL_MAX_DEPTH);
+        h[i].hash = api__sch_json_hash(a, SCH_EQUAL_MAX_DEPTH);
         h[i].index = i;
         h[i].item = a;
     }
@@ -2206,7 +2206,7 @@ static bool check_name(struct sch_ctx *c, const struct sch_node *names, const ch
     if (!c->collect || c->halt)
         return false;
     char quoted[SCH_QUOTE_MAX + 16];
-    api_sch_quote(name, SCH_QUOTE_MAX, quoted, sizeof(quoted));
+    api__sch_quote(name, SCH_QUOTE_MAX, quoted, sizeof(quoted));
     const char *saved = c->name_prefix;
     c->name_prefix = quoted;
     (void)validate_node(c, names, &tmp, NULL);
@@ -2244,7 +2244,7 @@ static bool check_object(struct sch_ctx *c, const struct sch_node *n, const cJSO
         }
         for (size_t p = 0; p < n->npatterns; p++) {
             bool hit = false;
-            if (api_sch_regex_search(n->patterns[p].re, m->string, strlen(m->string), &hit) !=
+            if (api__sch_regex_search(n->patterns[p].re, m->string, strlen(m->string), &hit) !=
                 DC_OK) {
                 set_halt(c, DC_ENOMEM);
                 return false;
@@ -2262,7 +2262,7 @@ static bool check_object(struct sch_ctx *c, const struct sch_node *n, const cJSO
             matched = true;
             if (n->additional->is_false) {
                 ok = false;
-                api_sch_quote(m->string, SCH_QUOTE_MAX, quoted, sizeof(quoted));
+                api__sch_quote(m->string, SCH_QUOTE_MAX, quoted, sizeof(quoted));
                 if (!fail(c, "additionalProperties", "unknown field %s", quoted))
                     return false;
             } else if (!validate_node(c, n->additional, m, NULL)) {
@@ -2286,7 +2286,7 @@ static bool check_object(struct sch_ctx *c, const struct sch_node *n, const cJSO
                                         : has_member(v, n->required[i].name);
         if (!present) {
             ok = false;
-            api_sch_quote(n->required[i].name, SCH_QUOTE_MAX, quoted, sizeof(quoted));
+            api__sch_quote(n->required[i].name, SCH_QUOTE_MAX, quoted, sizeof(quoted));
             if (!fail(c, "required", "required field %s is missing", quoted))
                 return false;
         }
@@ -2312,8 +2312,8 @@ static bool check_object(struct sch_ctx *c, const struct sch_node *n, const cJSO
                 continue;
             char trigger[SCH_QUOTE_MAX + 16];
             ok = false;
-            api_sch_quote(d->names[k], SCH_QUOTE_MAX, quoted, sizeof(quoted));
-            api_sch_quote(d->name, SCH_QUOTE_MAX, trigger, sizeof(trigger));
+            api__sch_quote(d->names[k], SCH_QUOTE_MAX, quoted, sizeof(quoted));
+            api__sch_quote(d->name, SCH_QUOTE_MAX, trigger, sizeof(trigger));
             if (!fail(c, "dependentRequired", "field %s is required when %s is present", quoted,
                       trigger))
                 return false;
@@ -2353,7 +2353,7 @@ static bool check_unevaluated(struct sch_ctx *c, const struct sch_node *n, const
         if (sub->is_false) {
             char quoted[SCH_QUOTE_MAX + 16];
             ok = false;
-            api_sch_quote(obj ? m->string : "", SCH_QUOTE_MAX, quoted, sizeof(quoted));
+            api__sch_quote(obj ? m->string : "", SCH_QUOTE_MAX, quoted, sizeof(quoted));
             bool go = obj ? fail(c, "unevaluatedProperties", "unknown field %s", quoted)
                           : fail(c, "unevaluatedItems", "unexpected item: no schema allows it");
             if (!go)
@@ -2591,14 +2591,14 @@ static bool validate_node(struct sch_ctx *c, const struct sch_node *n, const cJS
     if ((n->has & HAS_ENUM) != 0) {
         bool found = false;
         for (const cJSON *x = n->enum_values->child; x != NULL && !found; x = x->next)
-            found = api_sch_json_equal(v, x, SCH_EQUAL_MAX_DEPTH);
+            found = api__sch_json_equal(v, x, SCH_EQUAL_MAX_DEPTH);
         if (!found) {
             ok = false;
             if (!fail(c, "enum", "%s", n->enum_msg))
                 goto out;
         }
     }
-    if ((n->has & HAS_CONST) != 0 && !api_sch_json_equal(v, n->const_value, SCH_EQUAL_MAX_DEPTH)) {
+    if ((n->has & HAS_CONST) != 0 && !api__sch_json_equal(v, n->const_value, SCH_EQUAL_MAX_DEPTH)) {
         ok = false;
         if (!fail(c, "const", "%s", n->const_msg))
             goto out;
@@ -2646,9 +2646,9 @@ void api_schema_free(api_schema *schema)
         return;
     for (size_t i = 0; i < schema->nnodes; i++) {
         struct sch_node *n = schema->nodes[i];
-        api_sch_regex_free(n->pattern);
+        api__sch_regex_free(n->pattern);
         for (size_t k = 0; k < n->npatterns; k++)
-            api_sch_regex_free(n->patterns[k].re);
+            api__sch_regex_free(n->patterns[k].re);
     }
     free(schema->nodes);
     arena_free(&schema->arena);
@@ -2661,7 +2661,7 @@ static enum dc_status entry_pointer(const char *entry, char **out)
     const char *p = entry[0] == '#' ? entry + 1 : entry;
     if (*p != '\0' && *p != '/')
         return DC_EINVAL;
-    return api_sch_percent_decode(p, out);
+    return api__sch_percent_decode(p, out);
 }
 
 enum dc_status api_schema_compile(const cJSON *root, const char *entry, api_schema **out,

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "dc/common.h"
+#include "dc/utf8.h"
 
 /* ---- Allocation -------------------------------------------------------------
  *
@@ -20,12 +21,12 @@
  * defined, can make any chosen allocation fail. Normal builds call the C
  * library directly. */
 #ifdef API_SCH_TEST_ALLOC
-void *api_sch_test_malloc(size_t n);
-void *api_sch_test_calloc(size_t n, size_t size);
-void *api_sch_test_realloc(void *p, size_t n);
-#define SCH_MALLOC(n)       api_sch_test_malloc(n)
-#define SCH_CALLOC(n, size) api_sch_test_calloc((n), (size))
-#define SCH_REALLOC(p, n)   api_sch_test_realloc((p), (n))
+void *api__sch_test_malloc(size_t n);
+void *api__sch_test_calloc(size_t n, size_t size);
+void *api__sch_test_realloc(void *p, size_t n);
+#define SCH_MALLOC(n)       api__sch_test_malloc(n)
+#define SCH_CALLOC(n, size) api__sch_test_calloc((n), (size))
+#define SCH_REALLOC(p, n)   api__sch_test_realloc((p), (n))
 #else
 #define SCH_MALLOC(n)       malloc(n)
 #define SCH_CALLOC(n, size) calloc((n), (size))
@@ -40,7 +41,7 @@ void *api_sch_test_realloc(void *p, size_t n);
  * search (unanchored) over code points, runs in O(len * program size) with no
  * backtracking, and is safe to call from many threads on one compiled regex. */
 
-typedef struct api_sch_regex api_sch_regex; /* opaque, immutable once compiled */
+typedef struct api__sch_regex api__sch_regex; /* opaque, immutable once compiled */
 
 /* Largest compiled program, in instructions; bounds counted repetition. */
 #define API_SCH_REGEX_MAX_INSNS 20000
@@ -50,25 +51,25 @@ typedef struct api_sch_regex api_sch_regex; /* opaque, immutable once compiled *
 #define API_SCH_REGEX_MAX_NESTING 100
 
 /* Compile `pattern` (borrowed, NUL-terminated UTF-8). On DC_OK *out is owned by
- * the caller (api_sch_regex_free). Errors: DC_EPARSE (syntax error or
+ * the caller (api__sch_regex_free). Errors: DC_EPARSE (syntax error or
  * unsupported feature; a sentence in msg[msglen]), DC_ENOMEM. */
-DC_NODISCARD enum dc_status api_sch_regex_compile(const char *pattern, api_sch_regex **out,
-                                                  char *msg, size_t msglen);
+DC_NODISCARD enum dc_status api__sch_regex_compile(const char *pattern, api__sch_regex **out,
+                                                   char *msg, size_t msglen);
 
 /* Search `s` (borrowed, `len` bytes of UTF-8) for a match anywhere. *out is set
  * on DC_OK only. Errors: DC_EINVAL (NULL arguments), DC_ENOMEM (programs
  * larger than a small stack buffer need heap scratch).
  * Reentrant. */
-DC_NODISCARD enum dc_status api_sch_regex_search(const api_sch_regex *re, const char *s, size_t len,
-                                                 bool *out);
+DC_NODISCARD enum dc_status api__sch_regex_search(const api__sch_regex *re, const char *s,
+                                                  size_t len, bool *out);
 
 /* NULL is a no-op. */
-void api_sch_regex_free(api_sch_regex *re);
+void api__sch_regex_free(api__sch_regex *re);
 
 /* ---- Unicode (schema_unicode.c, generated) ------------------------------ */
 
 /* General_Category values; the order is the generated table's. */
-enum api_sch_gc {
+enum api__sch_gc {
     API_SCH_GC_CN, /* unassigned: the category of every code point not in the table */
     API_SCH_GC_LU,
     API_SCH_GC_LL,
@@ -103,43 +104,39 @@ enum api_sch_gc {
 };
 
 /* Unicode version of the table ("14.0.0"). */
-extern const char api_sch_unicode_version[];
+extern const char api__sch_unicode_version[];
 
 /* Category of `cp`; API_SCH_GC_CN above U+10FFFF. Thread-safe. */
-enum api_sch_gc api_sch_unicode_category(uint32_t cp);
+enum api__sch_gc api__sch_unicode_category(uint32_t cp);
 
-/* ---- UTF-8 (schema_json.c) ---------------------------------------------- */
+/* ---- UTF-8 (schema_json.c; decoding is dc/utf8.h) ----------------------- */
 
-/* Decode one code point from s[0..len) (len >= 1). Malformed input decodes as
- * U+FFFD and consumes one byte, so every byte is consumed exactly once.
- * *adv receives the bytes consumed. */
-uint32_t api_sch_utf8_decode(const char *s, size_t len, size_t *adv);
-
-/* Code points in the NUL-terminated string `s`. */
-size_t api_sch_utf8_length(const char *s);
+/* Code points in the NUL-terminated string `s`, decoded leniently
+ * (dc_utf8_decode_lenient: each malformed byte counts as one). */
+size_t api__sch_utf8_length(const char *s);
 
 /* ---- JSON values (schema_json.c) ---------------------------------------- */
 
 /* JSON Schema equality: numbers by value (1 == 1.0), objects regardless of key
  * order, arrays element-wise; booleans never equal numbers. `depth_left`
  * bounds recursion on hostile nesting (deeper values compare unequal). */
-bool api_sch_json_equal(const cJSON *a, const cJSON *b, unsigned depth_left);
+bool api__sch_json_equal(const cJSON *a, const cJSON *b, unsigned depth_left);
 
-/* A hash consistent with api_sch_json_equal (equal values hash equally). */
-uint64_t api_sch_json_hash(const cJSON *v, unsigned depth_left);
+/* A hash consistent with api__sch_json_equal (equal values hash equally). */
+uint64_t api__sch_json_hash(const cJSON *v, unsigned depth_left);
 
 /* Shortest decimal text of `v` that reads back as `v` ("0.1", "3", "1e+300"). */
-void api_sch_format_number(double v, char *buf, size_t len);
+void api__sch_format_number(double v, char *buf, size_t len);
 
 /* Compact JSON text of `v` in buf[len] (len > 0), for messages: strings are
  * escaped, and text that does not fit, or nesting past a few levels, ends in
  * "...". Never allocates. */
-void api_sch_json_print(const cJSON *v, char *buf, size_t len);
+void api__sch_json_print(const cJSON *v, char *buf, size_t len);
 
 /* `s` as a JSON string literal in buf[len] (len > 0), escaped and cut to at
  * most `max_chars` bytes of content (then "..." is added), so that names from
  * untrusted input stay short and printable in messages. */
-void api_sch_quote(const char *s, size_t max_chars, char *buf, size_t len);
+void api__sch_quote(const char *s, size_t max_chars, char *buf, size_t len);
 
 /* ---- URI references (schema_uri.c) -------------------------------------- */
 
@@ -147,10 +144,10 @@ void api_sch_quote(const char *s, size_t max_chars, char *buf, size_t len);
  * both borrowed; either may be relative or empty. An empty fragment ("x#") is
  * dropped, so "x#" and "x" name the same resource. On DC_OK *out is a new
  * string owned by the caller (free). Errors: DC_ENOMEM. */
-DC_NODISCARD enum dc_status api_sch_uri_resolve(const char *base, const char *ref, char **out);
+DC_NODISCARD enum dc_status api__sch_uri_resolve(const char *base, const char *ref, char **out);
 
 /* Decode %XX escapes of `s` (borrowed) into a new string (free). Invalid
  * escapes are kept verbatim. Errors: DC_ENOMEM. */
-DC_NODISCARD enum dc_status api_sch_percent_decode(const char *s, char **out);
+DC_NODISCARD enum dc_status api__sch_percent_decode(const char *s, char **out);
 
 #endif /* API_SCHEMA_INTERNAL_H */

@@ -1,5 +1,5 @@
-/* api/src/schema_json.c -- value helpers for the JSON Schema validator: UTF-8
- * decoding (code points for minLength/maxLength and the regex engine), JSON
+/* api/src/schema_json.c -- value helpers for the JSON Schema validator: string
+ * length in code points for minLength/maxLength (decoded by dc/utf8.h), JSON
  * equality with JSON Schema's rules (const, enum, uniqueItems), a matching
  * hash, and number formatting for messages. */
 #include "schema_internal.h"
@@ -9,49 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dc/utf8.h"
+
 /* cJSON keeps the type in the low byte; the rest are flags (IsReference...). */
 #define SCH_TYPE(v) ((v)->type & 0xFF)
 
-uint32_t api_sch_utf8_decode(const char *s, size_t len, size_t *adv)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    uint32_t cp = 0;
-    size_t n = 0;
-    uint32_t min = 0;
-    *adv = 1;
-    if (p[0] < 0x80)
-        return p[0];
-    if ((p[0] & 0xE0) == 0xC0) {
-        n = 2;
-        cp = p[0] & 0x1Fu;
-        min = 0x80;
-    } else if ((p[0] & 0xF0) == 0xE0) {
-        n = 3;
-        cp = p[0] & 0x0Fu;
-        min = 0x800;
-    } else if ((p[0] & 0xF8) == 0xF0) {
-        n = 4;
-        cp = p[0] & 0x07u;
-        min = 0x10000;
-    } else {
-        return 0xFFFD;
-    }
-    if (len < n)
-        return 0xFFFD;
-    for (size_t i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0xFFFD;
-        cp = (cp << 6) | (p[i] & 0x3Fu);
-    }
-    /* Overlong forms and values past U+10FFFF are malformed. Encoded
-     * surrogates (CESU-8) are let through as the code points they spell. */
-    if (cp < min || cp > 0x10FFFF)
-        return 0xFFFD;
-    *adv = n;
-    return cp;
-}
-
-size_t api_sch_utf8_length(const char *s)
+size_t api__sch_utf8_length(const char *s)
 {
     size_t n = 0;
     size_t len = strlen(s);
@@ -60,7 +23,7 @@ size_t api_sch_utf8_length(const char *s)
         size_t adv = 1;
         /* ASCII runs are the common case; skip the decoder for them. */
         if ((unsigned char)s[i] >= 0x80)
-            (void)api_sch_utf8_decode(s + i, len - i, &adv);
+            (void)dc_utf8_decode_lenient(s + i, len - i, &adv);
         i += adv;
         n++;
     }
@@ -81,13 +44,13 @@ static bool object_equal(const cJSON *a, const cJSON *b, unsigned depth_left)
         const cJSON *y = b->child;
         while (y != NULL && strcmp(x->string, y->string) != 0)
             y = y->next;
-        if (y == NULL || !api_sch_json_equal(x, y, depth_left - 1))
+        if (y == NULL || !api__sch_json_equal(x, y, depth_left - 1))
             return false;
     }
     return true;
 }
 
-bool api_sch_json_equal(const cJSON *a, const cJSON *b, unsigned depth_left)
+bool api__sch_json_equal(const cJSON *a, const cJSON *b, unsigned depth_left)
 {
     if (a == NULL || b == NULL || SCH_TYPE(a) != SCH_TYPE(b) || depth_left == 0)
         return false;
@@ -102,7 +65,7 @@ bool api_sch_json_equal(const cJSON *a, const cJSON *b, unsigned depth_left)
         const cJSON *x = a->child;
         const cJSON *y = b->child;
         for (; x != NULL && y != NULL; x = x->next, y = y->next) {
-            if (!api_sch_json_equal(x, y, depth_left - 1))
+            if (!api__sch_json_equal(x, y, depth_left - 1))
                 return false;
         }
         return x == NULL && y == NULL;
@@ -140,7 +103,7 @@ static uint64_t mix64(uint64_t x)
     return x;
 }
 
-uint64_t api_sch_json_hash(const cJSON *v, unsigned depth_left)
+uint64_t api__sch_json_hash(const cJSON *v, unsigned depth_left)
 {
     uint64_t h = FNV_OFFSET;
     int type = SCH_TYPE(v);
@@ -161,14 +124,14 @@ uint64_t api_sch_json_hash(const cJSON *v, unsigned depth_left)
         break;
     case cJSON_Array:
         for (const cJSON *x = v->child; x != NULL; x = x->next)
-            h = fnv_bytes(h ^ 0x5b, &(uint64_t){api_sch_json_hash(x, depth_left - 1)},
+            h = fnv_bytes(h ^ 0x5b, &(uint64_t){api__sch_json_hash(x, depth_left - 1)},
                           sizeof(uint64_t));
         break;
     case cJSON_Object: {
         uint64_t sum = 0;
         for (const cJSON *x = v->child; x != NULL; x = x->next) {
             uint64_t k = fnv_bytes(FNV_OFFSET, x->string, strlen(x->string));
-            sum += mix64(k ^ api_sch_json_hash(x, depth_left - 1));
+            sum += mix64(k ^ api__sch_json_hash(x, depth_left - 1));
         }
         h = fnv_bytes(h, &sum, sizeof(sum));
         break;
@@ -179,7 +142,7 @@ uint64_t api_sch_json_hash(const cJSON *v, unsigned depth_left)
     return h;
 }
 
-void api_sch_format_number(double v, char *buf, size_t len)
+void api__sch_format_number(double v, char *buf, size_t len)
 {
     if (len == 0)
         return;
@@ -274,7 +237,7 @@ static void w_value(struct sch_writer *w, const cJSON *v, unsigned depth)
         w_puts(w, "false");
         break;
     case cJSON_Number:
-        api_sch_format_number(v->valuedouble, num, sizeof(num));
+        api__sch_format_number(v->valuedouble, num, sizeof(num));
         w_puts(w, num);
         break;
     case cJSON_String:
@@ -316,7 +279,7 @@ static void w_finish(struct sch_writer *w)
     w->buf[w->pos] = '\0';
 }
 
-void api_sch_json_print(const cJSON *v, char *buf, size_t len)
+void api__sch_json_print(const cJSON *v, char *buf, size_t len)
 {
     if (len == 0)
         return;
@@ -329,7 +292,7 @@ void api_sch_json_print(const cJSON *v, char *buf, size_t len)
     w_finish(&w);
 }
 
-void api_sch_quote(const char *s, size_t max_chars, char *buf, size_t len)
+void api__sch_quote(const char *s, size_t max_chars, char *buf, size_t len)
 {
     if (len == 0)
         return;

@@ -60,7 +60,7 @@ struct re_class {
     bool negate;
 };
 
-struct api_sch_regex {
+struct api__sch_regex {
     struct re_insn *prog;
     size_t ninsn;
     struct re_class *classes;
@@ -237,7 +237,7 @@ static bool class_has(const struct re_class *c, uint32_t cp)
         }
     }
     if (!in && c->gc_mask != 0)
-        in = (c->gc_mask >> api_sch_unicode_category(cp)) & 1u;
+        in = (c->gc_mask >> api__sch_unicode_category(cp)) & 1u;
     return in != c->negate;
 }
 
@@ -391,7 +391,7 @@ static bool parse_property(struct re_parser *ps, struct re_set *s, bool negate)
 static uint32_t next_cp(struct re_parser *ps)
 {
     size_t adv = 0;
-    uint32_t cp = api_sch_utf8_decode(ps->p, (size_t)(ps->end - ps->p), &adv);
+    uint32_t cp = dc_utf8_decode_lenient(ps->p, (size_t)(ps->end - ps->p), &adv);
     ps->p += adv;
     return cp;
 }
@@ -1009,11 +1009,11 @@ static void classes_free(struct re_class *c, size_t n)
     free(c);
 }
 
-enum dc_status api_sch_regex_compile(const char *pattern, api_sch_regex **out, char *msg,
-                                     size_t msglen)
+enum dc_status api__sch_regex_compile(const char *pattern, api__sch_regex **out, char *msg,
+                                      size_t msglen)
 {
     struct re_parser ps = {0};
-    api_sch_regex *re = NULL;
+    api__sch_regex *re = NULL;
     enum dc_status rc = DC_OK;
     uint32_t root = 0;
 
@@ -1073,7 +1073,7 @@ fail:
     return rc;
 }
 
-void api_sch_regex_free(api_sch_regex *re)
+void api__sch_regex_free(api__sch_regex *re)
 {
     if (re == NULL)
         return;
@@ -1097,7 +1097,7 @@ static bool is_line_terminator(uint32_t cp)
 
 /* Scratch of one search: two thread lists, visit marks, and the closure stack. */
 struct re_run {
-    const api_sch_regex *re;
+    const api__sch_regex *re;
     uint32_t *list[2];
     size_t nlist[2];
     uint32_t *mark;
@@ -1169,7 +1169,7 @@ static bool add_thread(struct re_run *r, int which, uint32_t pc0, const struct r
     return false;
 }
 
-static bool insn_accepts(const api_sch_regex *re, const struct re_insn *in, uint32_t cp)
+static bool insn_accepts(const api__sch_regex *re, const struct re_insn *in, uint32_t cp)
 {
     switch (in->op) {
     case OP_CHAR:
@@ -1190,7 +1190,7 @@ static bool run_search(struct re_run *r, const char *s, size_t len)
     struct re_pos pos = {.at_start = true, .at_end = len == 0, .prev = 0, .next = 0};
     size_t adv = 0;
     if (len > 0)
-        pos.next = api_sch_utf8_decode(s, len, &adv);
+        pos.next = dc_utf8_decode_lenient(s, len, &adv);
     r->gen = 1;
     r->nlist[0] = r->nlist[1] = 0;
     for (;;) {
@@ -1204,7 +1204,7 @@ static bool run_search(struct re_run *r, const char *s, size_t len)
         struct re_pos npos = {.at_start = false, .at_end = ni >= len, .prev = cp, .next = 0};
         size_t nadv = 0;
         if (ni < len)
-            npos.next = api_sch_utf8_decode(s + ni, len - ni, &nadv);
+            npos.next = dc_utf8_decode_lenient(s + ni, len - ni, &nadv);
         int nxt = 1 - cur;
         r->gen++;
         r->nlist[nxt] = 0;
@@ -1220,7 +1220,7 @@ static bool run_search(struct re_run *r, const char *s, size_t len)
     }
 }
 
-enum dc_status api_sch_regex_search(const api_sch_regex *re, const char *s, size_t len, bool *out)
+enum dc_status api__sch_regex_search(const api__sch_regex *re, const char *s, size_t len, bool *out)
 {
     uint32_t small[4 * RE_STACK_INSNS];
     uint32_t *scratch = small;

@@ -6,7 +6,7 @@
  *            "Pe","Pi","Pf","Po","Sm","Sc","Sk","So","Zs","Zl","Zp","Cc","Cf","Cs","Co"]
  *     for each code point where unicodedata.category() changes, emit
  *     cp | cat.index(category) << 24.
- * The order of `cat` is enum api_sch_gc in schema_internal.h. Do not edit by hand. */
+ * The order of `cat` is enum api__sch_gc in schema_internal.h. Do not edit by hand. */
 
 #include "schema_internal.h"
 
@@ -510,9 +510,9 @@ static const uint32_t gc_runs[] = {
     0x1b0e0020, 0x000e0080, 0x060e0100, 0x000e01f0, 0x1d0f0000, 0x000ffffe, 0x1d100000, 0x0010fffe,
 };
 
-const char api_sch_unicode_version[] = "14.0.0";
+const char api__sch_unicode_version[] = "14.0.0";
 
-enum api_sch_gc api_sch_unicode_category(uint32_t cp)
+enum api__sch_gc api__sch_unicode_category(uint32_t cp)
 {
     if (cp > 0x10FFFFu)
         return API_SCH_GC_CN;
@@ -526,5 +526,5 @@ enum api_sch_gc api_sch_unicode_category(uint32_t cp)
         else
             hi = mid;
     }
-    return (enum api_sch_gc)(gc_runs[lo] >> 24);
+    return (enum api__sch_gc)(gc_runs[lo] >> 24);
 }

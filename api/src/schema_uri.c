@@ -108,7 +108,7 @@ static char *append(char *w, const char *s, size_t n)
     return w + n;
 }
 
-enum dc_status api_sch_uri_resolve(const char *base, const char *ref, char **out)
+enum dc_status api__sch_uri_resolve(const char *base, const char *ref, char **out)
 {
     struct uri_parts b;
     struct uri_parts r;
@@ -204,7 +204,7 @@ out:
     return rc;
 }
 
-enum dc_status api_sch_percent_decode(const char *s, char **out)
+enum dc_status api__sch_percent_decode(const char *s, char **out)
 {
     size_t len = strlen(s);
     char *res = SCH_MALLOC(len + 1);

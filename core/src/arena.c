@@ -1,33 +1,59 @@
-/* core/src/arena.c -- see arena.h. */
+/* core/src/arena.c -- the core's one bump allocator (arena.h). Owned by core/. */
 #include "arena.h"
 
-#include <stdalign.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct chunk {
-    struct chunk *next;
-    size_t used;
-    size_t cap;
-    alignas(max_align_t) unsigned char data[];
+struct dc__arena_chunk {
+    struct dc__arena_chunk *next;
 };
 
-struct dc__arena {
-    struct chunk *head;
-};
-
-static struct chunk *chunk_new(size_t cap)
+void *dc__alloc(struct dc__alloc_counter *counter, size_t size)
 {
-    if (cap > SIZE_MAX - sizeof(struct chunk))
-        return NULL;
-    struct chunk *c = malloc(sizeof(*c) + cap);
+    if (counter != NULL) {
+        counter->allocs++;
+        if (counter->fail_at != 0 && counter->allocs == counter->fail_at)
+            return NULL;
+        counter->alloc_bytes += size;
+    }
+    return malloc(size);
+}
+
+void dc__arena_free_chunks(struct dc__arena *a)
+{
+    struct dc__arena_chunk *c = a->chunks;
+    while (c != NULL) {
+        struct dc__arena_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    a->chunks = NULL;
+}
+
+enum dc_status dc__arena_grow(struct dc__arena *a, size_t size)
+{
+    size_t cap = a->chunk_min;
+    /* Chunks grow with the arena so that big arenas take few mallocs. */
+    if (a->total > cap)
+        cap = a->total < DC__ARENA_CHUNK_GROW_MAX ? a->total : DC__ARENA_CHUNK_GROW_MAX;
+    if (cap < size)
+        cap = size;
+    if (cap > a->limit - a->total) {
+        if (size > a->limit - a->total)
+            return DC_ELIMIT;
+        cap = size;
+    }
+    if (cap > SIZE_MAX - sizeof(struct dc__arena_chunk))
+        return DC_ENOMEM;
+    struct dc__arena_chunk *c = dc__alloc(a->counter, sizeof(*c) + cap);
     if (c == NULL)
-        return NULL;
-    c->next = NULL;
-    c->used = 0;
-    c->cap = cap;
-    return c;
+        return DC_ENOMEM;
+    c->next = a->chunks;
+    a->chunks = c;
+    a->cur = (unsigned char *)(c + 1);
+    a->end = a->cur + cap;
+    a->total += cap;
+    return DC_OK;
 }
 
 struct dc__arena *dc__arena_new(size_t first)
@@ -35,8 +61,10 @@ struct dc__arena *dc__arena_new(size_t first)
     struct dc__arena *a = malloc(sizeof(*a));
     if (a == NULL)
         return NULL;
-    a->head = chunk_new(first != 0 ? first : 4096);
-    if (a->head == NULL) {
+    dc__arena_init(a, NULL, 0, SIZE_MAX, NULL);
+    if (first != 0)
+        a->chunk_min = first;
+    if (dc__arena_grow(a, 0) != DC_OK) {
         free(a);
         return NULL;
     }
@@ -45,24 +73,9 @@ struct dc__arena *dc__arena_new(size_t first)
 
 void *dc__arena_alloc(struct dc__arena *a, size_t size)
 {
-    const size_t align = alignof(max_align_t);
-    if (size > SIZE_MAX - align)
+    void *p = NULL;
+    if (dc__arena_take(a, size, &p) != DC_OK)
         return NULL;
-    size = (size + align - 1) & ~(align - 1);
-    struct chunk *c = a->head;
-    if (c->cap - c->used < size) {
-        size_t cap = c->cap * 2;
-        if (cap < size)
-            cap = size;
-        struct chunk *n = chunk_new(cap);
-        if (n == NULL)
-            return NULL;
-        n->next = c;
-        a->head = n;
-        c = n;
-    }
-    void *p = c->data + c->used;
-    c->used += size;
     memset(p, 0, size);
     return p;
 }
@@ -80,11 +93,6 @@ void dc__arena_free(struct dc__arena *a)
 {
     if (a == NULL)
         return;
-    struct chunk *c = a->head;
-    while (c != NULL) {
-        struct chunk *next = c->next;
-        free(c);
-        c = next;
-    }
+    dc__arena_release(a);
     free(a);
 }

@@ -64,14 +64,13 @@ static enum dc_status measure(const dc_ruleset *rs, const cJSON *json, uint64_t 
 
 enum dc_status dc_ruleset_rule_steps(const dc_ruleset *rs, uint64_t *steps, struct dc_error *err)
 {
-    static const char *const tasks[] = {"training", "fine-tuning", "inference"};
     if (rs == NULL || steps == NULL)
         return dc_error_set(err, DC_EINVAL, NULL, "dc_ruleset_rule_steps: NULL argument");
     for (size_t i = 0; i < rs->n_rules; i++)
         steps[i] = 0;
     enum dc_status rc = DC_OK;
-    for (size_t t = 0; rc == DC_OK && t < sizeof(tasks) / sizeof(tasks[0]); t++) {
-        cJSON *json = probe(rs, tasks[t]);
+    for (int t = DC_TASK_TRAINING; rc == DC_OK && t <= DC_TASK_INFERENCE; t++) {
+        cJSON *json = probe(rs, dc_task_name((enum dc_task)t));
         rc = json != NULL ? measure(rs, json, steps, err) : DC_ENOMEM;
         cJSON_Delete(json);
     }

@@ -66,9 +66,9 @@ enum cf_kind {
 
 /* Which workloads a field is a change for. */
 enum cf_scope {
-    CF_ANY,          /* every task */
-    CF_TRAINING,     /* training and fine-tuning (the deadline) */
-    CF_FINE_TUNING   /* fine-tuning only: pre-training has no LoRA */
+    CF_ANY,        /* every task */
+    CF_TRAINING,   /* training and fine-tuning (the deadline) */
+    CF_FINE_TUNING /* fine-tuning only: pre-training has no LoRA */
 };
 
 struct cf_field {

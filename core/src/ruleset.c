@@ -5,7 +5,6 @@
  * with no problem at all is returned. */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include <openssl/evp.h>
 
 #include "dc/embedded.h"
+#include "dc/file.h"
 #include "dc/yaml.h"
 #include "load.h"
 #include "ruleset_internal.h"
@@ -627,48 +627,31 @@ static bool regular_entry(const char *path, char *why, size_t whylen)
     return false;
 }
 
-/* Read one file of at most DC_RULESET_MAX_FILE_BYTES. The descriptor is checked
- * again, so an entry replaced by a FIFO after regular_entry() cannot block the
- * load (O_NONBLOCK) or be read as rules. */
+/* Read one file of at most DC_RULESET_MAX_FILE_BYTES (dc/file.h): an entry
+ * replaced by a FIFO after regular_entry() cannot block the load or be read as
+ * rules. */
 static enum dc_status read_file(const char *path, char **out, size_t *len, char *why, size_t whylen)
 {
-    *out = NULL;
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(why, whylen, "cannot open as a regular file: %s",
-                 fd < 0 ? strerror(errno) : "not a regular file");
-        if (fd >= 0)
-            close(fd);
-        return DC_EIO;
-    }
-    FILE *fp = fdopen(fd, "rb");
-    if (fp == NULL) {
-        snprintf(why, whylen, "cannot open: %s", strerror(errno));
-        close(fd);
-        return DC_EIO;
-    }
-    char *data = malloc(DC_RULESET_MAX_FILE_BYTES + 1);
-    if (data == NULL) {
-        fclose(fp);
-        return DC_ENOMEM;
-    }
-    size_t n = fread(data, 1, DC_RULESET_MAX_FILE_BYTES + 1, fp);
-    bool err = ferror(fp) != 0;
-    fclose(fp);
-    if (err) {
-        free(data);
+    struct dc_file_failure f;
+    enum dc_status rc = dc_file_read_regular(path, DC_RULESET_MAX_FILE_BYTES, out, len, &f);
+    switch (f.fault) {
+    case DC_FILE_OK:
+    case DC_FILE_NO_MEMORY:
+        break;
+    case DC_FILE_CANNOT_OPEN:
+        snprintf(why, whylen, "cannot open as a regular file: %s", strerror(f.errno_value));
+        break;
+    case DC_FILE_NOT_REGULAR:
+        snprintf(why, whylen, "cannot open as a regular file: not a regular file");
+        break;
+    case DC_FILE_READ_ERROR:
         snprintf(why, whylen, "read error");
-        return DC_EIO;
-    }
-    if (n > DC_RULESET_MAX_FILE_BYTES) {
-        free(data);
+        break;
+    case DC_FILE_TOO_LARGE:
         snprintf(why, whylen, "file is over the limit of %u bytes", DC_RULESET_MAX_FILE_BYTES);
-        return DC_ELIMIT;
+        break;
     }
-    *out = data;
-    *len = n;
-    return DC_OK;
+    return rc;
 }
 
 enum dc_status dc_ruleset_load_embedded(const struct aa_embedded_file *files, dc_ruleset **out,

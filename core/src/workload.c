@@ -11,6 +11,7 @@
 
 #include "dc/engine.h"
 #include "dc/models.h"
+#include "dc/utf8.h"
 #include "workload_internal.h"
 
 static const char *const tasks[] = {"training", "fine-tuning", "inference", NULL};
@@ -138,16 +139,6 @@ static enum dc_status check_keys(const cJSON *obj, const char *section, const ch
 }
 
 /* The section object, or NULL when absent; an error when it is not an object. */
-/* Code points in a UTF-8 string (JSON Schema's maxLength counts characters, not
- * bytes): every byte that is not a continuation byte starts one. */
-static size_t utf8_length(const char *s)
-{
-    size_t n = 0;
-    for (; *s != '\0'; s++)
-        n += ((unsigned char)*s & 0xC0u) != 0x80u;
-    return n;
-}
-
 static enum dc_status section(const cJSON *json, const char *name, const char *const *keys,
                               const cJSON **out, struct dc_error *err)
 {
@@ -918,7 +909,7 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(json, "name");
     if (name != NULL) {
         if (!cJSON_IsString(name) || name->valuestring[0] == '\0' ||
-            utf8_length(name->valuestring) > DC_WORKLOAD_NAME_MAX)
+            dc_utf8_count(name->valuestring) > DC_WORKLOAD_NAME_MAX)
             return bad(err, NULL, "name", "%s must be a string of 1 to 128 characters", "name");
         w->name = name->valuestring;
     }
@@ -968,10 +959,6 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
 
 /* ---- the document conditions read -------------------------------------------- */
 
-static const char *const task_names[] = {"training", "fine-tuning", "inference"};
-static const char *const deploy_names[] = {"cloud", "on-prem", "hybrid"};
-static const char *const objective_names[] = {"cost", "time", "balanced"};
-
 const char *dc__quantization_name(enum dc_quantization q)
 {
     return quantizations[q];
@@ -1006,19 +993,20 @@ const char *dc__method_name(enum dc_method m)
     return methods[m];
 }
 
-const char *dc__task_name(enum dc_task t)
+/* The tables are in enum order (dc/engine.h) and end with NULL. */
+const char *dc_task_name(enum dc_task t)
 {
-    return task_names[t];
+    return (unsigned)t <= DC_TASK_INFERENCE ? tasks[t] : "unknown";
 }
 
-const char *dc__deployment_name(enum dc_deployment d)
+const char *dc_deployment_name(enum dc_deployment d)
 {
-    return deploy_names[d];
+    return (unsigned)d <= DC_DEPLOY_HYBRID ? deployments[d] : "unknown";
 }
 
-const char *dc__objective_name(enum dc_objective o)
+const char *dc_objective_name(enum dc_objective o)
 {
-    return objective_names[o];
+    return (unsigned)o <= DC_OBJECTIVE_BALANCED ? objectives[o] : "unknown";
 }
 
 static cJSON *num_or_null(double d)
@@ -1132,12 +1120,12 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     cJSON *root = cJSON_CreateObject();
     if (root == NULL)
         return DC_ENOMEM;
-    put(&b, root, "task", str(task_names[w->task]));
+    put(&b, root, "task", str(tasks[w->task]));
     put(&b, root, "framework", str(w->framework));
     put(&b, root, "stage", str(w->stage));
     put(&b, root, "precision", str(dc_precision_name(w->precision)));
     put(&b, root, "quantization", str(quantizations[w->quantization]));
-    put(&b, root, "objective", str(objective_names[w->objective]));
+    put(&b, root, "objective", str(objectives[w->objective]));
     put(&b, root, "prefer_available", cJSON_CreateBool(w->prefer_available));
     put_model(&b, w, root);
     cJSON *t = obj(&b, root, "training");
@@ -1160,7 +1148,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put(&b, i, "speculative", cJSON_CreateBool(w->draft_tokens > 0));
     put(&b, i, "job", cJSON_CreateBool(w->job_requests > 0));
     cJSON *c = obj(&b, root, "constraints");
-    put(&b, c, "deployment", str(deploy_names[w->deployment]));
+    put(&b, c, "deployment", str(deployments[w->deployment]));
     cJSON *prov = cJSON_CreateArray();
     for (unsigned p = 0; prov != NULL && p < DC_PROVIDER_COUNT; p++) {
         if (w->providers & (1u << p)) {

@@ -93,9 +93,6 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
  * field that is not one of those. */
 const char *const *dc__workload_values(const char *pointer);
 
-const char *dc__task_name(enum dc_task t);
-const char *dc__deployment_name(enum dc_deployment d);
-const char *dc__objective_name(enum dc_objective o);
 const char *dc__method_name(enum dc_method m);
 const char *dc__quantization_name(enum dc_quantization q);
 

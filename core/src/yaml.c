@@ -121,9 +121,9 @@ static bool str_in(const char *s, const char *const *list)
  * a number, so "1.2.3", "12abc" and version strings stay strings. */
 static bool parse_number(const char *s, double *out)
 {
-    static const char *const inf_nan[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF",
-                                          "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN",
-                                          NULL};
+    static const char *const inf_nan[] = {".inf",  ".Inf",  ".INF",  "+.inf", "+.Inf",
+                                          "+.INF", "-.inf", "-.Inf", "-.INF", ".nan",
+                                          ".NaN",  ".NAN",  NULL};
     if (str_in(s, inf_nan)) {
         *out = NAN;
         return true;
@@ -304,8 +304,8 @@ static enum dc_status run(struct parser *p, yaml_parser_t *yp)
         if (!yaml_parser_parse(yp, &ev)) {
             char msg[DC_ERROR_MSG_MAX];
             snprintf(msg, sizeof(msg), "YAML syntax error: %s%s%s",
-                     yp->problem != NULL ? yp->problem : "unknown",
-                     yp->context != NULL ? " " : "", yp->context != NULL ? yp->context : "");
+                     yp->problem != NULL ? yp->problem : "unknown", yp->context != NULL ? " " : "",
+                     yp->context != NULL ? yp->context : "");
             return fail(p, mark_line(p, &yp->problem_mark), DC_EPARSE, msg);
         }
         unsigned line = mark_line(p, &ev.start_mark);
@@ -360,8 +360,8 @@ static enum dc_status run(struct parser *p, yaml_parser_t *yp)
                 rc = fail(p, line, DC_EPARSE, "mapping keys must be scalars");
                 break;
             }
-            node = ev.type == YAML_SEQUENCE_START_EVENT ? cJSON_CreateArray()
-                                                        : cJSON_CreateObject();
+            node =
+                ev.type == YAML_SEQUENCE_START_EVENT ? cJSON_CreateArray() : cJSON_CreateObject();
             if (node == NULL) {
                 rc = dc_error_set(p->err, DC_ENOMEM, NULL, "out of memory");
                 break;
@@ -398,8 +398,8 @@ enum dc_status dc_yaml_parse(const char *data, size_t len, const char *name, dc_
     if (len > DC_YAML_MAX_BYTES) {
         char where[DC_ERROR_WHERE_MAX];
         snprintf(where, sizeof(where), "%s:1", name);
-        return dc_error_set(err, DC_ELIMIT, where, "file of %zu bytes is over the limit of %u",
-                            len, DC_YAML_MAX_BYTES);
+        return dc_error_set(err, DC_ELIMIT, where, "file of %zu bytes is over the limit of %u", len,
+                            DC_YAML_MAX_BYTES);
     }
     struct parser p;
     memset(&p, 0, sizeof(p));

@@ -82,7 +82,8 @@ static enum dc_status read_into(int fd, char *buf, size_t want, size_t *got, int
 
 /* ---- library-wide functions below ---- */
 
-enum dc_status probe_read_file(const char *path, char *buf, size_t cap, size_t *len, int *errno_out)
+enum dc_status probe__read_file(const char *path, char *buf, size_t cap, size_t *len,
+                                int *errno_out)
 {
     int fd = -1;
     int dummy_errno = 0;
@@ -121,8 +122,8 @@ out:
     return rc;
 }
 
-enum dc_status probe_read_text(const char *path, size_t max, char **out, size_t *len,
-                               bool *truncated, int *errno_out)
+enum dc_status probe__read_text(const char *path, size_t max, char **out, size_t *len,
+                                bool *truncated, int *errno_out)
 {
     enum { CHUNK = 64 * 1024 };
     int fd = -1;
@@ -187,8 +188,8 @@ out:
     return rc;
 }
 
-enum dc_status probe_parse_hex_attr(const char *text, size_t len, unsigned digits, uint32_t *out,
-                                    const char **why)
+enum dc_status probe__parse_hex_attr(const char *text, size_t len, unsigned digits, uint32_t *out,
+                                     const char **why)
 {
     *why = NULL;
     if (len == 0 || (len == 1 && text[0] == '\n')) {
@@ -227,7 +228,7 @@ enum dc_status probe_parse_hex_attr(const char *text, size_t len, unsigned digit
     return DC_OK;
 }
 
-enum dc_status probe_parse_u64_attr(const char *text, size_t len, uint64_t *out, const char **why)
+enum dc_status probe__parse_u64_attr(const char *text, size_t len, uint64_t *out, const char **why)
 {
     *why = NULL;
     if (len == 0 || (len == 1 && text[0] == '\n')) {
@@ -245,14 +246,14 @@ enum dc_status probe_parse_u64_attr(const char *text, size_t len, uint64_t *out,
             return DC_EPARSE;
         }
     }
-    if (!probe_parse_uint(text, len, out)) {
+    if (!probe__parse_uint(text, len, out)) {
         *why = "out of range";
         return DC_EPARSE;
     }
     return DC_OK;
 }
 
-bool probe_parse_uint(const char *s, size_t len, uint64_t *out)
+bool probe__parse_uint(const char *s, size_t len, uint64_t *out)
 {
     if (len == 0)
         return false;
@@ -269,7 +270,7 @@ bool probe_parse_uint(const char *s, size_t len, uint64_t *out)
     return true;
 }
 
-const char *probe_strerror(int e, char *buf, size_t cap)
+const char *probe__strerror(int e, char *buf, size_t cap)
 {
     /* The XSI strerror_r (this build defines _POSIX_C_SOURCE, not
      * _GNU_SOURCE): strerror() itself may share a buffer between threads. */
@@ -278,13 +279,13 @@ const char *probe_strerror(int e, char *buf, size_t cap)
     return buf;
 }
 
-bool probe_path_join(char *buf, size_t cap, const char *root, const char *rel)
+bool probe__path_join(char *buf, size_t cap, const char *root, const char *rel)
 {
     int n = snprintf(buf, cap, "%s/%s", root, rel);
     return n >= 0 && (size_t)n < cap;
 }
 
-bool probe_pci_addr_parse(const char *s, struct probe_pci_addr *out)
+bool probe__pci_addr_parse(const char *s, struct probe_pci_addr *out)
 {
     /* domain ':' bus ':' dev '.' fn */
     const char *c1 = strchr(s, ':');
@@ -311,13 +312,13 @@ bool probe_pci_addr_parse(const char *s, struct probe_pci_addr *out)
     return true;
 }
 
-void probe_pci_addr_format(const struct probe_pci_addr *a, char *buf)
+void probe__pci_addr_format(const struct probe_pci_addr *a, char *buf)
 {
     snprintf(buf, PROBE_PCI_ADDRESS_SIZE, "%04x:%02x:%02x.%x", (unsigned)a->domain,
              (unsigned)a->bus, (unsigned)a->dev, (unsigned)a->fn);
 }
 
-int probe_pci_addr_cmp(const struct probe_pci_addr *a, const struct probe_pci_addr *b)
+int probe__pci_addr_cmp(const struct probe_pci_addr *a, const struct probe_pci_addr *b)
 {
     if (a->domain != b->domain)
         return a->domain < b->domain ? -1 : 1;

@@ -81,24 +81,25 @@ static bool read_proc_text(struct probe_ctx *ctx, const char *name, char **text,
                            bool *truncated, int *errno_out, char *path, size_t path_cap)
 {
     *text = NULL;
-    if (!probe_path_join(path, path_cap, ctx->proc_root, name)) {
-        probe_warn(ctx, "%s/%s: path too long", ctx->proc_root, name);
+    if (!probe__path_join(path, path_cap, ctx->proc_root, name)) {
+        probe__warn(ctx, "%s/%s: path too long", ctx->proc_root, name);
         return false;
     }
-    enum dc_status rc = probe_read_text(path, PROBE_TEXT_FILE_MAX, text, len, truncated, errno_out);
+    enum dc_status rc =
+        probe__read_text(path, PROBE_TEXT_FILE_MAX, text, len, truncated, errno_out);
     if (rc == DC_ENOMEM) {
         ctx->oom = true;
         return false;
     }
     if (rc != DC_OK) {
         char eb[PROBE_ERRBUF];
-        probe_warn(ctx, "%s: unreadable: %s", path,
-                   rc == DC_ENOTFOUND ? "missing" : probe_strerror(*errno_out, eb, sizeof(eb)));
+        probe__warn(ctx, "%s: unreadable: %s", path,
+                    rc == DC_ENOTFOUND ? "missing" : probe__strerror(*errno_out, eb, sizeof(eb)));
         return false;
     }
     if (*truncated)
-        probe_warn(ctx, "%s: longer than %u bytes: the rest is ignored", path,
-                   (unsigned)PROBE_TEXT_FILE_MAX);
+        probe__warn(ctx, "%s: longer than %u bytes: the rest is ignored", path,
+                    (unsigned)PROBE_TEXT_FILE_MAX);
     return true;
 }
 
@@ -135,11 +136,11 @@ static void parse_cpuinfo(struct probe_ctx *ctx, const char *path, const char *t
         }
     }
     if (!have_model)
-        probe_warn(ctx, "%s: no \"model name\": CPU model unknown", path);
+        probe__warn(ctx, "%s: no \"model name\": CPU model unknown", path);
     if (truncated)
         processors = 0; /* the count would be short */
     else if (processors == 0)
-        probe_warn(ctx, "%s: no \"processor\" entries: logical cores unknown", path);
+        probe__warn(ctx, "%s: no \"processor\" entries: logical cores unknown", path);
     ctx->snap->host.logical_cores = processors;
 }
 
@@ -156,7 +157,7 @@ static void parse_meminfo(struct probe_ctx *ctx, const char *path, const char *t
         if (!split_line(line, llen, &l) || !key_is(&l, "MemTotal"))
             continue;
         if (cur == end && text[len - 1] != '\n') {
-            probe_warn(ctx, "%s: MemTotal: no trailing newline (truncated)", path);
+            probe__warn(ctx, "%s: MemTotal: no trailing newline (truncated)", path);
             return;
         }
         /* "<digits> kB", kB being KiB as the kernel prints it. */
@@ -165,23 +166,23 @@ static void parse_meminfo(struct probe_ctx *ctx, const char *path, const char *t
             digits++;
         uint64_t kib = 0;
         if (digits == 0 || l.value_len != digits + 3 || memcmp(l.value + digits, " kB", 3) != 0 ||
-            !probe_parse_uint(l.value, digits, &kib)) {
-            probe_warn(ctx, "%s: MemTotal: not \"<number> kB\"", path);
+            !probe__parse_uint(l.value, digits, &kib)) {
+            probe__warn(ctx, "%s: MemTotal: not \"<number> kB\"", path);
             return;
         }
         if (kib > UINT64_MAX / 1024) {
-            probe_warn(ctx, "%s: MemTotal: out of range", path);
+            probe__warn(ctx, "%s: MemTotal: out of range", path);
             return;
         }
         ctx->snap->host.memory_total_bytes = kib * 1024;
         return;
     }
-    probe_warn(ctx, "%s: no MemTotal: host memory unknown", path);
+    probe__warn(ctx, "%s: no MemTotal: host memory unknown", path);
 }
 
 /* ---- library-wide functions below ---- */
 
-void probe_host_collect(struct probe_ctx *ctx)
+void probe__host_collect(struct probe_ctx *ctx)
 {
     char path[PROBE_PATH_MAX];
     char *text = NULL;
@@ -202,8 +203,8 @@ void probe_host_collect(struct probe_ctx *ctx)
     }
     free(text);
     if (!cpu && !mem)
-        probe_source_set(ctx, PROBE_SOURCE_HOST, PROBE_SOURCE_ERROR, e_mem != 0 ? e_mem : e_cpu,
-                         "%s: neither cpuinfo nor meminfo could be read", ctx->proc_root);
+        probe__source_set(ctx, PROBE_SOURCE_HOST, PROBE_SOURCE_ERROR, e_mem != 0 ? e_mem : e_cpu,
+                          "%s: neither cpuinfo nor meminfo could be read", ctx->proc_root);
     else
-        probe_source_set(ctx, PROBE_SOURCE_HOST, PROBE_SOURCE_OK, 0, NULL);
+        probe__source_set(ctx, PROBE_SOURCE_HOST, PROBE_SOURCE_OK, 0, NULL);
 }

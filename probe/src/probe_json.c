@@ -3,7 +3,10 @@
  * table for people. */
 #include "probe_internal.h"
 
+#include "dc/utf8.h"
+
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +23,6 @@ struct jb {
     bool oom;
 };
 
-static size_t utf8_seq(const unsigned char *s);
 static const char *utf8_clean(const char *s, char **copy);
 static cJSON *add_object(struct jb *b, cJSON *parent, const char *key);
 static cJSON *add_array(struct jb *b, cJSON *parent, const char *key);
@@ -55,37 +57,6 @@ static cJSON *add_array(struct jb *b, cJSON *parent, const char *key)
     return a;
 }
 
-/* Length of the valid UTF-8 sequence at s (1 to 4 bytes), or 0 when the bytes
- * there start none (RFC 3629: no overlong form, surrogate or code point past
- * U+10FFFF). Never reads past a NUL. */
-static size_t utf8_seq(const unsigned char *s)
-{
-    unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-    size_t n;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        lo = c == 0xe0 ? 0xa0 : 0x80;
-        hi = c == 0xed ? 0x9f : 0xbf;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        lo = c == 0xf0 ? 0x90 : 0x80;
-        hi = c == 0xf4 ? 0x8f : 0xbf;
-    } else {
-        return 0;
-    }
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++) {
-        if (s[i] < 0x80 || s[i] > 0xbf)
-            return 0;
-    }
-    return n;
-}
-
 /* `s` as valid UTF-8, which JSON text must be (RFC 8259, 8.1): s itself when it
  * already is, else a copy in *copy (the caller frees it) with each byte that
  * starts no valid sequence replaced by U+FFFD. The snapshot's strings are bytes
@@ -97,7 +68,7 @@ static const char *utf8_clean(const char *s, char **copy)
     size_t len = 0, bad = 0;
     *copy = NULL;
     while (p[len] != '\0') {
-        size_t n = utf8_seq(p + len);
+        size_t n = dc_utf8_seq(p + len, SIZE_MAX, NULL);
         if (n == 0) {
             bad++;
             n = 1;
@@ -111,7 +82,7 @@ static const char *utf8_clean(const char *s, char **copy)
         return NULL;
     size_t o = 0;
     for (size_t i = 0; i < len;) {
-        size_t n = utf8_seq(p + i);
+        size_t n = dc_utf8_seq(p + i, SIZE_MAX, NULL);
         if (n == 0) {
             memcpy(out + o, "\xef\xbf\xbd", 3);
             o += 3;

@@ -64,7 +64,7 @@ static const char *resolve_all(struct probe_ctx *ctx, struct nvml_lib *l)
 #define OPTIONAL(field, sym, what)                                                                 \
     do {                                                                                           \
         if (!resolve(l->handle, sym, &l->field, sizeof(l->field)))                                 \
-            probe_warn(ctx, "%s: no symbol %s: %s unknown", l->path, sym, what);                   \
+            probe__warn(ctx, "%s: no symbol %s: %s unknown", l->path, sym, what);                  \
     } while (0)
     REQUIRED(init, "nvmlInit_v2");
     REQUIRED(shutdown, "nvmlShutdown");
@@ -126,14 +126,14 @@ static bool call_ok(struct probe_ctx *ctx, const struct nvml_lib *l, struct prob
     case NVML_ERROR_NOT_SUPPORTED:
         return false;
     case NVML_ERROR_NO_PERMISSION:
-        probe_warn(ctx, "NVML %s: %s: %s", d->pci_address, call, err_text(l, rc));
+        probe__warn(ctx, "NVML %s: %s: %s", d->pci_address, call, err_text(l, rc));
         return false;
     case NVML_ERROR_GPU_IS_LOST:
-        probe_device_fail(ctx, d, PROBE_DEVICE_LOST, "%s: %s", call, err_text(l, rc));
+        probe__device_fail(ctx, d, PROBE_DEVICE_LOST, "%s: %s", call, err_text(l, rc));
         return false;
     default:
-        probe_device_fail(ctx, d, PROBE_DEVICE_ERROR, "%s: %s (NVML error %d)", call,
-                          err_text(l, rc), rc);
+        probe__device_fail(ctx, d, PROBE_DEVICE_ERROR, "%s: %s (NVML error %d)", call,
+                           err_text(l, rc), rc);
         return false;
     }
 }
@@ -157,13 +157,13 @@ static struct probe_device *match_device(struct probe_ctx *ctx, unsigned idx,
     struct probe_pci_addr addr;
     memcpy(bus_id, pci->busId, sizeof(bus_id));
     bus_id[sizeof(bus_id) - 1] = '\0';
-    if (!probe_pci_addr_parse(bus_id, &addr)) {
+    if (!probe__pci_addr_parse(bus_id, &addr)) {
         char legacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE];
         memcpy(legacy, pci->busIdLegacy, sizeof(legacy));
         legacy[sizeof(legacy) - 1] = '\0';
-        if (!probe_pci_addr_parse(legacy, &addr)) {
-            probe_warn(ctx, "NVML device index %u: bus id \"%.32s\" is not a PCI address", idx,
-                       bus_id);
+        if (!probe__pci_addr_parse(legacy, &addr)) {
+            probe__warn(ctx, "NVML device index %u: bus id \"%.32s\" is not a PCI address", idx,
+                        bus_id);
             return NULL;
         }
     }
@@ -171,24 +171,24 @@ static struct probe_device *match_device(struct probe_ctx *ctx, unsigned idx,
         struct probe_device *d = &ctx->snap->devices[i];
         struct probe_dev_extra *x = &ctx->extra[i];
         if (!x->has_addr || d->pci_vendor != PROBE_PCI_VENDOR_NVIDIA ||
-            probe_pci_addr_cmp(&x->addr, &addr) != 0)
+            probe__pci_addr_cmp(&x->addr, &addr) != 0)
             continue;
         if (x->nvml_matched) {
-            probe_warn(ctx, "NVML device index %u: bus id %s already seen at another index", idx,
-                       d->pci_address);
+            probe__warn(ctx, "NVML device index %u: bus id %s already seen at another index", idx,
+                        d->pci_address);
             return NULL;
         }
         x->nvml_matched = true;
         return d;
     }
     struct probe_dev_extra *x = NULL;
-    struct probe_device *d = probe_device_add(ctx, &x);
+    struct probe_device *d = probe__device_add(ctx, &x);
     if (d == NULL)
         return NULL;
     x->addr = addr;
     x->has_addr = true;
     x->nvml_matched = true;
-    probe_pci_addr_format(&addr, d->pci_address);
+    probe__pci_addr_format(&addr, d->pci_address);
     d->pci_vendor = (uint16_t)(pci->pciDeviceId & 0xffffu);
     d->pci_device = (uint16_t)(pci->pciDeviceId >> 16);
     d->has_pci_subsystem_device = true;
@@ -198,8 +198,8 @@ static struct probe_device *match_device(struct probe_ctx *ctx, unsigned idx,
          * error, not a reason to call the device something else. */
         d->pci_vendor = PROBE_PCI_VENDOR_NVIDIA;
     }
-    probe_device_identify(ctx, d);
-    probe_warn(ctx, "NVML device %s (index %u) is not in the PCI scan", d->pci_address, idx);
+    probe__device_identify(ctx, d);
+    probe__warn(ctx, "NVML device %s (index %u) is not in the PCI scan", d->pci_address, idx);
     return d;
 }
 
@@ -215,8 +215,8 @@ static void query_processes(struct probe_ctx *ctx, const struct nvml_lib *l, str
     for (unsigned tries = 0;; tries++) {
         if (tries == PROBE_NVML_PROCS_TRIES) {
             /* The list grew on every try: there are at least `cap`. */
-            probe_warn(ctx, "NVML %s: %s: the process count kept growing; not listed",
-                       d->pci_address, call);
+            probe__warn(ctx, "NVML %s: %s: the process count kept growing; not listed",
+                        d->pci_address, call);
             d->in_use = PROBE_IN_USE_YES;
             d->pids_truncated = true;
             break;
@@ -229,7 +229,7 @@ static void query_processes(struct probe_ctx *ctx, const struct nvml_lib *l, str
                 count = cap;
             d->in_use = count > 0 ? PROBE_IN_USE_YES : PROBE_IN_USE_NO;
             for (unsigned i = 0; i < count; i++)
-                probe_device_add_pid(ctx, d, (pid_t)infos[i].pid);
+                probe__device_add_pid(ctx, d, (pid_t)infos[i].pid);
             break;
         }
         if (rc != NVML_ERROR_INSUFFICIENT_SIZE) {
@@ -241,8 +241,8 @@ static void query_processes(struct probe_ctx *ctx, const struct nvml_lib *l, str
         if (count <= cap)
             count = cap * 2;
         if (count > PROBE_NVML_PROCS_MAX) {
-            probe_warn(ctx, "NVML %s: %u compute processes, more than the %d listed",
-                       d->pci_address, count, PROBE_NVML_PROCS_MAX);
+            probe__warn(ctx, "NVML %s: %u compute processes, more than the %d listed",
+                        d->pci_address, count, PROBE_NVML_PROCS_MAX);
             d->in_use = PROBE_IN_USE_YES;
             d->pids_truncated = true;
             break;
@@ -269,13 +269,13 @@ static void query_device(struct probe_ctx *ctx, const struct nvml_lib *l, unsign
     nvmlReturn_t rc = l->handle_by_index(idx, &h);
     if (rc == NVML_ERROR_GPU_IS_LOST) {
         (*lost)++;
-        probe_warn(ctx, "NVML device index %u: nvmlDeviceGetHandleByIndex_v2: %s", idx,
-                   err_text(l, rc));
+        probe__warn(ctx, "NVML device index %u: nvmlDeviceGetHandleByIndex_v2: %s", idx,
+                    err_text(l, rc));
         return;
     }
     if (rc != NVML_SUCCESS) {
-        probe_warn(ctx, "NVML device index %u: nvmlDeviceGetHandleByIndex_v2: %s (NVML error %d)",
-                   idx, err_text(l, rc), rc);
+        probe__warn(ctx, "NVML device index %u: nvmlDeviceGetHandleByIndex_v2: %s (NVML error %d)",
+                    idx, err_text(l, rc), rc);
         return;
     }
     nvmlPciInfo_t pci;
@@ -283,12 +283,12 @@ static void query_device(struct probe_ctx *ctx, const struct nvml_lib *l, unsign
     rc = l->pci_info(h, &pci);
     if (rc == NVML_ERROR_GPU_IS_LOST) {
         (*lost)++;
-        probe_warn(ctx, "NVML device index %u: nvmlDeviceGetPciInfo_v3: %s", idx, err_text(l, rc));
+        probe__warn(ctx, "NVML device index %u: nvmlDeviceGetPciInfo_v3: %s", idx, err_text(l, rc));
         return;
     }
     if (rc != NVML_SUCCESS) {
-        probe_warn(ctx, "NVML device index %u: nvmlDeviceGetPciInfo_v3: %s (NVML error %d)", idx,
-                   err_text(l, rc), rc);
+        probe__warn(ctx, "NVML device index %u: nvmlDeviceGetPciInfo_v3: %s (NVML error %d)", idx,
+                    err_text(l, rc), rc);
         return;
     }
     struct probe_device *d = match_device(ctx, idx, &pci);
@@ -303,7 +303,7 @@ static void query_device(struct probe_ctx *ctx, const struct nvml_lib *l, unsign
         rc = l->name(h, text, (unsigned)sizeof(text));
         text[sizeof(text) - 1] = '\0';
         if (call_ok(ctx, l, d, "nvmlDeviceGetName", rc) && text[0] != '\0') {
-            char *n = probe_strdup(ctx, text);
+            char *n = probe__strdup(ctx, text);
             if (n != NULL) {
                 free(d->name);
                 d->name = n;
@@ -316,7 +316,7 @@ static void query_device(struct probe_ctx *ctx, const struct nvml_lib *l, unsign
         rc = l->uuid(h, uuid, (unsigned)sizeof(uuid));
         uuid[sizeof(uuid) - 1] = '\0';
         if (call_ok(ctx, l, d, "nvmlDeviceGetUUID", rc) && uuid[0] != '\0')
-            d->uuid = probe_strdup(ctx, uuid);
+            d->uuid = probe__strdup(ctx, uuid);
     }
     if (l->memory != NULL && d->state != PROBE_DEVICE_LOST) {
         nvmlMemory_t mem;
@@ -338,7 +338,8 @@ static void query_device(struct probe_ctx *ctx, const struct nvml_lib *l, unsign
                 d->has_utilization = true;
                 d->utilization_percent = u.gpu;
             } else {
-                probe_warn(ctx, "NVML %s: utilization %u%% is out of range", d->pci_address, u.gpu);
+                probe__warn(ctx, "NVML %s: utilization %u%% is out of range", d->pci_address,
+                            u.gpu);
             }
         }
     }
@@ -361,41 +362,41 @@ static void settle_unmatched(struct probe_ctx *ctx, unsigned lost)
         return;
     bool eliminate = lost > 0 && unmatched == lost;
     if (lost > 0 && !eliminate)
-        probe_warn(ctx,
-                   "NVML lost %u GPU(s) and %zu NVIDIA PCI device(s) are unmatched: cannot "
-                   "tell which are lost",
-                   lost, unmatched);
+        probe__warn(ctx,
+                    "NVML lost %u GPU(s) and %zu NVIDIA PCI device(s) are unmatched: cannot "
+                    "tell which are lost",
+                    lost, unmatched);
     for (size_t i = 0; i < ctx->snap->n_devices; i++) {
         struct probe_device *d = &ctx->snap->devices[i];
         if (d->pci_vendor != PROBE_PCI_VENDOR_NVIDIA || ctx->extra[i].nvml_matched)
             continue;
         if (eliminate)
-            probe_device_fail(ctx, d, PROBE_DEVICE_LOST,
-                              "NVML reports a lost GPU and does not answer for this one");
+            probe__device_fail(ctx, d, PROBE_DEVICE_LOST,
+                               "NVML reports a lost GPU and does not answer for this one");
         else if (lost == 0)
-            probe_warn(ctx,
-                       "%s: NVIDIA device not visible to NVML (another driver, or hidden "
-                       "from this container?)",
-                       d->pci_address);
+            probe__warn(ctx,
+                        "%s: NVIDIA device not visible to NVML (another driver, or hidden "
+                        "from this container?)",
+                        d->pci_address);
     }
 }
 
 /* ---- library-wide functions below ---- */
 
-void probe_nvml_collect(struct probe_ctx *ctx)
+void probe__nvml_collect(struct probe_ctx *ctx)
 {
     struct nvml_lib l;
     bool initialised = false;
     memset(&l, 0, sizeof(l));
 
     if (ctx->cfg->nvml_mode == PROBE_NVML_OFF) {
-        probe_source_set(ctx, PROBE_SOURCE_NVML, PROBE_SOURCE_OFF, 0, NULL);
+        probe__source_set(ctx, PROBE_SOURCE_NVML, PROBE_SOURCE_OFF, 0, NULL);
         return;
     }
     /* Nothing to ask when the PCI scan worked and found no NVIDIA device.
      * When it failed, NVML may still see GPUs, so ask. */
     if (ctx->snap->sources[PROBE_SOURCE_PCI].state == PROBE_SOURCE_OK && !has_nvidia_device(ctx)) {
-        probe_source_set(ctx, PROBE_SOURCE_NVML, PROBE_SOURCE_SKIPPED, 0, NULL);
+        probe__source_set(ctx, PROBE_SOURCE_NVML, PROBE_SOURCE_SKIPPED, 0, NULL);
         return;
     }
     l.path =
@@ -407,22 +408,22 @@ void probe_nvml_collect(struct probe_ctx *ctx)
     l.handle = dlopen(l.path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (l.handle == NULL) {
         const char *why = dlerror();
-        probe_source_set(ctx, PROBE_SOURCE_NVML,
-                         ctx->cfg->nvml_mode == PROBE_NVML_AUTO ? PROBE_SOURCE_UNAVAILABLE
-                                                                : PROBE_SOURCE_ERROR,
-                         NVML_ERROR_LIBRARY_NOT_FOUND, "%s", why != NULL ? why : l.path);
+        probe__source_set(ctx, PROBE_SOURCE_NVML,
+                          ctx->cfg->nvml_mode == PROBE_NVML_AUTO ? PROBE_SOURCE_UNAVAILABLE
+                                                                 : PROBE_SOURCE_ERROR,
+                          NVML_ERROR_LIBRARY_NOT_FOUND, "%s", why != NULL ? why : l.path);
         return;
     }
     const char *missing = resolve_all(ctx, &l);
     if (missing != NULL) {
-        probe_source_set(ctx, PROBE_SOURCE_NVML, PROBE_SOURCE_ERROR, NVML_ERROR_FUNCTION_NOT_FOUND,
-                         "%s: no symbol %s", l.path, missing);
+        probe__source_set(ctx, PROBE_SOURCE_NVML, PROBE_SOURCE_ERROR, NVML_ERROR_FUNCTION_NOT_FOUND,
+                          "%s: no symbol %s", l.path, missing);
         goto out;
     }
     nvmlReturn_t rc = l.init();
     if (rc != NVML_SUCCESS) {
-        probe_source_set(ctx, PROBE_SOURCE_NVML, PROBE_SOURCE_ERROR, rc,
-                         "nvmlInit_v2: %s (NVML error %d)", err_text(&l, rc), rc);
+        probe__source_set(ctx, PROBE_SOURCE_NVML, PROBE_SOURCE_ERROR, rc,
+                          "nvmlInit_v2: %s (NVML error %d)", err_text(&l, rc), rc);
         goto out;
     }
     initialised = true;
@@ -432,32 +433,33 @@ void probe_nvml_collect(struct probe_ctx *ctx)
         rc = l.driver(version, (unsigned)sizeof(version));
         version[sizeof(version) - 1] = '\0';
         if (rc == NVML_SUCCESS)
-            ctx->snap->nvml_driver_version = probe_strdup(ctx, version);
+            ctx->snap->nvml_driver_version = probe__strdup(ctx, version);
         else
-            probe_warn(ctx, "nvmlSystemGetDriverVersion: %s (NVML error %d)", err_text(&l, rc), rc);
+            probe__warn(ctx, "nvmlSystemGetDriverVersion: %s (NVML error %d)", err_text(&l, rc),
+                        rc);
     }
     unsigned count = 0;
     rc = l.count(&count);
     if (rc != NVML_SUCCESS) {
-        probe_source_set(ctx, PROBE_SOURCE_NVML, PROBE_SOURCE_ERROR, rc,
-                         "nvmlDeviceGetCount_v2: %s (NVML error %d)", err_text(&l, rc), rc);
+        probe__source_set(ctx, PROBE_SOURCE_NVML, PROBE_SOURCE_ERROR, rc,
+                          "nvmlDeviceGetCount_v2: %s (NVML error %d)", err_text(&l, rc), rc);
         goto out;
     }
     if (count > PROBE_NVML_DEVICES_MAX) {
-        probe_warn(ctx, "NVML reports %u devices: only the first %d are asked", count,
-                   PROBE_NVML_DEVICES_MAX);
+        probe__warn(ctx, "NVML reports %u devices: only the first %d are asked", count,
+                    PROBE_NVML_DEVICES_MAX);
         count = PROBE_NVML_DEVICES_MAX;
     }
     unsigned lost = 0;
     for (unsigned i = 0; i < count && !ctx->oom; i++)
         query_device(ctx, &l, i, &lost);
     settle_unmatched(ctx, lost);
-    probe_source_set(ctx, PROBE_SOURCE_NVML, PROBE_SOURCE_OK, 0, NULL);
+    probe__source_set(ctx, PROBE_SOURCE_NVML, PROBE_SOURCE_OK, 0, NULL);
 out:
     if (initialised) {
         rc = l.shutdown();
         if (rc != NVML_SUCCESS)
-            probe_warn(ctx, "nvmlShutdown: %s (NVML error %d)", err_text(&l, rc), rc);
+            probe__warn(ctx, "nvmlShutdown: %s (NVML error %d)", err_text(&l, rc), rc);
     }
     dlclose(l.handle);
 }

@@ -1,10 +1,11 @@
 /* probe/src/probe_nvml_abi.h -- the part of NVML's C ABI the probe calls.
  *
- * NVML is never a build dependency (DESIGN.md), so nvml.h is not included:
- * these declarations restate the types, constants and signatures the probe
- * uses, with the layouts of nvml.h (NVIDIA/go-nvml gen/nvml/nvml.h, anchors.md
- * 3a). The static assertions pin the sizes and offsets on LP64. The test
- * NVML library (tests/unit/probe/fake_nvml.c) implements the same calls. */
+ * NVML is never a build dependency (probe_nvml.c loads libnvidia-ml with
+ * dlopen when the host has it), so nvml.h is not included: these declarations
+ * restate the types, constants and signatures the probe uses, with the
+ * layouts of nvml.h (https://github.com/NVIDIA/go-nvml/blob/main/gen/nvml/nvml.h). The static
+ * assertions pin the sizes and offsets on LP64. The test NVML library
+ * (tests/unit/probe/fake_nvml.c) implements the same calls. */
 #ifndef PROBE_NVML_ABI_H
 #define PROBE_NVML_ABI_H
 

@@ -37,7 +37,7 @@ static int entry_cmp(const void *a, const void *b)
 {
     const struct pci_entry *x = a;
     const struct pci_entry *y = b;
-    return probe_pci_addr_cmp(&x->addr, &y->addr);
+    return probe__pci_addr_cmp(&x->addr, &y->addr);
 }
 
 static void examine(struct probe_ctx *ctx, const char *devices_dir, const struct pci_entry *e)
@@ -45,31 +45,31 @@ static void examine(struct probe_ctx *ctx, const char *devices_dir, const struct
     char dir[PROBE_PATH_MAX];
     uint32_t vendor = 0, device = 0, cls = 0, sub = 0;
 
-    if (!probe_path_join(dir, sizeof(dir), devices_dir, e->name)) {
-        probe_warn(ctx, "%s/%s: path longer than %d bytes", devices_dir, e->name, PROBE_PATH_MAX);
+    if (!probe__path_join(dir, sizeof(dir), devices_dir, e->name)) {
+        probe__warn(ctx, "%s/%s: path longer than %d bytes", devices_dir, e->name, PROBE_PATH_MAX);
         return;
     }
-    if (!probe_read_hex_attr(ctx, dir, "vendor", 4, false, &vendor))
+    if (!probe__read_hex_attr(ctx, dir, "vendor", 4, false, &vendor))
         return;
-    if (probe_vendor_name((uint16_t)vendor) == NULL)
+    if (probe__vendor_name((uint16_t)vendor) == NULL)
         return; /* another vendor's function: not ours to look at */
-    if (!probe_read_hex_attr(ctx, dir, "device", 4, false, &device))
+    if (!probe__read_hex_attr(ctx, dir, "device", 4, false, &device))
         return;
-    bool has_cls = probe_read_hex_attr(ctx, dir, "class", 6, false, &cls);
-    bool has_sub = probe_read_hex_attr(ctx, dir, "subsystem_device", 4, true, &sub);
+    bool has_cls = probe__read_hex_attr(ctx, dir, "class", 6, false, &cls);
+    bool has_sub = probe__read_hex_attr(ctx, dir, "subsystem_device", 4, true, &sub);
 
     bool accel = has_cls && is_accelerator_class(cls);
     /* A TPU chip is recognised by its ids whatever class it reports: the
      * sources we have (tpu-info) match ids only. Other Google functions
      * (gVNIC 0x0042, class 0x0200) still need an accelerator class. */
     if (vendor == PROBE_PCI_VENDOR_GOOGLE &&
-        probe_tpu_generation((uint16_t)device, has_sub, (uint16_t)sub) != NULL)
+        probe__tpu_generation((uint16_t)device, has_sub, (uint16_t)sub) != NULL)
         accel = true;
     if (!accel)
         return;
 
     struct probe_dev_extra *x = NULL;
-    struct probe_device *d = probe_device_add(ctx, &x);
+    struct probe_device *d = probe__device_add(ctx, &x);
     if (d == NULL)
         return;
     d->pci_vendor = (uint16_t)vendor;
@@ -80,30 +80,30 @@ static void examine(struct probe_ctx *ctx, const char *devices_dir, const struct
     d->pci_subsystem_device = (uint16_t)sub;
     x->addr = e->addr;
     x->has_addr = true;
-    probe_pci_addr_format(&e->addr, d->pci_address);
-    probe_device_identify(ctx, d);
+    probe__pci_addr_format(&e->addr, d->pci_address);
+    probe__device_identify(ctx, d);
 }
 
 /* ---- library-wide functions below ---- */
 
-void probe_pci_scan(struct probe_ctx *ctx)
+void probe__pci_scan(struct probe_ctx *ctx)
 {
     char devices_dir[PROBE_PATH_MAX];
     DIR *dir = NULL;
     struct pci_entry *entries = NULL;
     size_t n = 0, cap = 0, seen = 0;
 
-    if (!probe_path_join(devices_dir, sizeof(devices_dir), ctx->sysfs_root, "bus/pci/devices")) {
-        probe_source_set(ctx, PROBE_SOURCE_PCI, PROBE_SOURCE_ERROR, ENAMETOOLONG,
-                         "sysfs root too long");
+    if (!probe__path_join(devices_dir, sizeof(devices_dir), ctx->sysfs_root, "bus/pci/devices")) {
+        probe__source_set(ctx, PROBE_SOURCE_PCI, PROBE_SOURCE_ERROR, ENAMETOOLONG,
+                          "sysfs root too long");
         return;
     }
     dir = opendir(devices_dir);
     if (dir == NULL) {
         int e = errno;
         char eb[PROBE_ERRBUF];
-        probe_source_set(ctx, PROBE_SOURCE_PCI, PROBE_SOURCE_ERROR, e, "%s: %s", devices_dir,
-                         probe_strerror(e, eb, sizeof(eb)));
+        probe__source_set(ctx, PROBE_SOURCE_PCI, PROBE_SOURCE_ERROR, e, "%s: %s", devices_dir,
+                          probe__strerror(e, eb, sizeof(eb)));
         return;
     }
     for (;;) {
@@ -113,29 +113,29 @@ void probe_pci_scan(struct probe_ctx *ctx)
             if (errno != 0) {
                 int e = errno;
                 char eb[PROBE_ERRBUF];
-                probe_warn(ctx, "%s: reading the directory failed: %s", devices_dir,
-                           probe_strerror(e, eb, sizeof(eb)));
+                probe__warn(ctx, "%s: reading the directory failed: %s", devices_dir,
+                            probe__strerror(e, eb, sizeof(eb)));
             }
             break;
         }
         if (de->d_name[0] == '.')
             continue; /* ".", ".." and dotfiles (a fixture's .keep) */
         if (++seen > PROBE_PCI_ENTRIES_MAX) {
-            probe_warn(ctx, "%s: more than %d entries: the rest are not scanned", devices_dir,
-                       PROBE_PCI_ENTRIES_MAX);
+            probe__warn(ctx, "%s: more than %d entries: the rest are not scanned", devices_dir,
+                        PROBE_PCI_ENTRIES_MAX);
             break;
         }
         /* The kernel names these "%04x:%02x:%02x.%x"; anything else (upper
          * case included) is not one of its entries. */
         struct probe_pci_addr addr;
         char canon[PROBE_PCI_ADDRESS_SIZE];
-        bool valid = strlen(de->d_name) < PCI_NAME_MAX && probe_pci_addr_parse(de->d_name, &addr);
+        bool valid = strlen(de->d_name) < PCI_NAME_MAX && probe__pci_addr_parse(de->d_name, &addr);
         if (valid) {
-            probe_pci_addr_format(&addr, canon);
+            probe__pci_addr_format(&addr, canon);
             valid = strcmp(canon, de->d_name) == 0;
         }
         if (!valid) {
-            probe_warn(ctx, "%s/%.64s: not a PCI address", devices_dir, de->d_name);
+            probe__warn(ctx, "%s/%.64s: not a PCI address", devices_dir, de->d_name);
             continue;
         }
         if (n == cap) {
@@ -157,7 +157,7 @@ void probe_pci_scan(struct probe_ctx *ctx)
         qsort(entries, n, sizeof(*entries), entry_cmp);
     for (size_t i = 0; i < n && !ctx->oom; i++)
         examine(ctx, devices_dir, &entries[i]);
-    probe_source_set(ctx, PROBE_SOURCE_PCI, PROBE_SOURCE_OK, 0, NULL);
+    probe__source_set(ctx, PROBE_SOURCE_PCI, PROBE_SOURCE_OK, 0, NULL);
 out:
     free(entries);
     closedir(dir);

@@ -1,8 +1,9 @@
-/* probe/src/probe_tpu.c -- Google TPU chips: generation from the PCI ids,
- * the chip's device node, and which processes hold it, the way tpu-info does
- * it (AI-Hypercomputer/cloud-accelerator-diagnostics tpu_info/device.py,
- * anchors.md 3e): v2 to v4 chips are /dev/accel<N>, v5e and later
- * /dev/vfio/<N>, and a holder is a process with an fd link to that node. */
+/* probe/src/probe_tpu.c -- Google TPU chips (their generation from the PCI ids
+ * is the kit's, probe_kit.c): the chip's device node, and which processes
+ * hold it, the way tpu-info does it
+ * (https://github.com/AI-Hypercomputer/cloud-accelerator-diagnostics/blob/main/tpu_info/tpu_info/device.py):
+ * v2 to v4 chips are /dev/accel<N>, v5e and later /dev/vfio/<N>, and a holder is a process with an
+ * fd link to that node. */
 #include "probe_internal.h"
 
 #include <dirent.h>
@@ -19,13 +20,6 @@
 #define TPU_HOLDERS_MAX 65536
 /* Longest fd link target looked at; TPU node paths are short. */
 #define TPU_LINK_MAX 64
-
-static const struct probe_tpu_generation generations[] = {
-    {0x0027, 0x004e, "v2", PROBE_TPU_NODE_ACCEL}, {0x0027, 0x004f, "v3", PROBE_TPU_NODE_ACCEL},
-    {0x005e, 0, "v4", PROBE_TPU_NODE_ACCEL},      {0x0063, 0, "v5e", PROBE_TPU_NODE_VFIO},
-    {0x0062, 0, "v5p", PROBE_TPU_NODE_VFIO},      {0x006f, 0, "v6e", PROBE_TPU_NODE_VFIO},
-    {0x0076, 0, "7x", PROBE_TPU_NODE_VFIO},
-};
 
 struct holder {
     int kind;
@@ -56,7 +50,7 @@ static bool iommu_group(struct probe_ctx *ctx, const struct probe_device *d, lon
     char path[PROBE_PATH_MAX];
     char target[PROBE_PATH_MAX];
     snprintf(rel, sizeof(rel), "bus/pci/devices/%s/iommu_group", d->pci_address);
-    if (!probe_path_join(path, sizeof(path), ctx->sysfs_root, rel))
+    if (!probe__path_join(path, sizeof(path), ctx->sysfs_root, rel))
         return false;
     ssize_t n = readlink(path, target, sizeof(target) - 1);
     if (n < 0)
@@ -65,8 +59,8 @@ static bool iommu_group(struct probe_ctx *ctx, const struct probe_device *d, lon
     const char *base = strrchr(target, '/');
     base = base != NULL ? base + 1 : target;
     uint64_t v = 0;
-    if (!probe_parse_uint(base, strlen(base), &v) || v > LONG_MAX) {
-        probe_warn(ctx, "%s: iommu_group link \"%.64s\" does not end in a number", path, target);
+    if (!probe__parse_uint(base, strlen(base), &v) || v > LONG_MAX) {
+        probe__warn(ctx, "%s: iommu_group link \"%.64s\" does not end in a number", path, target);
         return false;
     }
     *out = (long)v;
@@ -83,8 +77,8 @@ static void find_node(struct probe_ctx *ctx, struct probe_device *d, struct prob
     else
         snprintf(rel, sizeof(rel), "vfio/%ld", x->tpu_node_number);
     snprintf(canonical, sizeof(canonical), "/dev/%s", rel);
-    if (!probe_path_join(path, sizeof(path), ctx->dev_root, rel)) {
-        probe_warn(ctx, "%s/%s: path too long", ctx->dev_root, rel);
+    if (!probe__path_join(path, sizeof(path), ctx->dev_root, rel)) {
+        probe__warn(ctx, "%s/%s: path too long", ctx->dev_root, rel);
         return;
     }
     /* Only the name matters (a fixture may use plain files). */
@@ -92,11 +86,11 @@ static void find_node(struct probe_ctx *ctx, struct probe_device *d, struct prob
     if (lstat(path, &st) != 0) {
         int e = errno;
         char eb[PROBE_ERRBUF];
-        probe_warn(ctx, "%s: %s: no device node for TPU %s", path,
-                   probe_strerror(e, eb, sizeof(eb)), d->pci_address);
+        probe__warn(ctx, "%s: %s: no device node for TPU %s", path,
+                    probe__strerror(e, eb, sizeof(eb)), d->pci_address);
         return;
     }
-    probe_device_add_node(ctx, d, canonical);
+    probe__device_add_node(ctx, d, canonical);
 }
 
 static bool holders_push(struct probe_ctx *ctx, struct holders *h, int kind, unsigned long n,
@@ -159,7 +153,7 @@ static void scan_process(struct probe_ctx *ctx, int proc_fd, pid_t pid, struct h
         target[n] = '\0';
         int kind = -1;
         unsigned long number = 0;
-        if (probe_tpu_match_node(target, &kind, &number) &&
+        if (probe__tpu_match_node(target, &kind, &number) &&
             !holders_push(ctx, h, kind, number, pid))
             break;
     }
@@ -188,11 +182,11 @@ static bool scan_holders(struct probe_ctx *ctx, struct holders *h, int *errno_ou
         if (de == NULL)
             break;
         uint64_t pid = 0;
-        if (!probe_parse_uint(de->d_name, strlen(de->d_name), &pid) || pid == 0 || pid > INT_MAX)
+        if (!probe__parse_uint(de->d_name, strlen(de->d_name), &pid) || pid == 0 || pid > INT_MAX)
             continue; /* "self", "sys", "cpuinfo", ... */
         if (++entries > PROBE_PROC_ENTRIES_MAX) {
-            probe_warn(ctx, "%s: more than %d processes: the rest are not scanned", ctx->proc_root,
-                       PROBE_PROC_ENTRIES_MAX);
+            probe__warn(ctx, "%s: more than %d processes: the rest are not scanned", ctx->proc_root,
+                        PROBE_PROC_ENTRIES_MAX);
             break;
         }
         scan_process(ctx, dirfd(proc), (pid_t)pid, h, &fds, &unreadable, &fd_capped);
@@ -201,35 +195,22 @@ static bool scan_holders(struct probe_ctx *ctx, struct holders *h, int *errno_ou
     }
     closedir(proc);
     if (unreadable > 0)
-        probe_warn(ctx,
-                   "%s: the fds of %zu process(es) could not be read (not root?): TPU "
-                   "holders among them are not seen",
-                   ctx->proc_root, unreadable);
+        probe__warn(ctx,
+                    "%s: the fds of %zu process(es) could not be read (not root?): TPU "
+                    "holders among them are not seen",
+                    ctx->proc_root, unreadable);
     if (fd_capped)
-        probe_warn(ctx, "%s: more than %u fd links: the scan stopped there", ctx->proc_root,
-                   (unsigned)PROBE_FDS_MAX);
+        probe__warn(ctx, "%s: more than %u fd links: the scan stopped there", ctx->proc_root,
+                    (unsigned)PROBE_FDS_MAX);
     if (h->capped)
-        probe_warn(ctx, "%s: more than %d TPU node holds: the scan stopped there", ctx->proc_root,
-                   TPU_HOLDERS_MAX);
+        probe__warn(ctx, "%s: more than %d TPU node holds: the scan stopped there", ctx->proc_root,
+                    TPU_HOLDERS_MAX);
     return true;
 }
 
 /* ---- library-wide functions below ---- */
 
-const struct probe_tpu_generation *probe_tpu_generation(uint16_t device, bool has_subsystem,
-                                                        uint16_t subsystem)
-{
-    for (size_t i = 0; i < sizeof(generations) / sizeof(generations[0]); i++) {
-        const struct probe_tpu_generation *g = &generations[i];
-        if (g->device != device)
-            continue;
-        if (g->subsystem == 0 || (has_subsystem && g->subsystem == subsystem))
-            return g;
-    }
-    return NULL;
-}
-
-bool probe_tpu_match_node(const char *target, int *kind, unsigned long *number)
+bool probe__tpu_match_node(const char *target, int *kind, unsigned long *number)
 {
     static const char accel[] = "/dev/accel";
     static const char vfio[] = "/dev/vfio/";
@@ -245,14 +226,14 @@ bool probe_tpu_match_node(const char *target, int *kind, unsigned long *number)
         return false;
     }
     uint64_t v = 0;
-    if (!probe_parse_uint(rest, strlen(rest), &v) || v > LONG_MAX)
+    if (!probe__parse_uint(rest, strlen(rest), &v) || v > LONG_MAX)
         return false;
     *kind = k;
     *number = (unsigned long)v;
     return true;
 }
 
-void probe_tpu_collect(struct probe_ctx *ctx)
+void probe__tpu_collect(struct probe_ctx *ctx)
 {
     struct holders h;
     long next_index[2] = {0, 0};
@@ -267,13 +248,13 @@ void probe_tpu_collect(struct probe_ctx *ctx)
         struct probe_dev_extra *x = &ctx->extra[i];
         if (d->pci_vendor != PROBE_PCI_VENDOR_GOOGLE || !x->has_addr)
             continue;
-        const struct probe_tpu_generation *g = probe_tpu_generation(
+        const struct probe__tpu_generation *g = probe__tpu_generation(
             d->pci_device, d->has_pci_subsystem_device, d->pci_subsystem_device);
         if (g == NULL) {
-            probe_warn(ctx,
-                       "%s: Google accelerator 0x%04x:0x%04x is no TPU generation this "
-                       "probe knows: no device node looked for",
-                       d->pci_address, (unsigned)d->pci_vendor, (unsigned)d->pci_device);
+            probe__warn(ctx,
+                        "%s: Google accelerator 0x%04x:0x%04x is no TPU generation this "
+                        "probe knows: no device node looked for",
+                        d->pci_address, (unsigned)d->pci_vendor, (unsigned)d->pci_device);
             continue;
         }
         chips++;
@@ -285,14 +266,14 @@ void probe_tpu_collect(struct probe_ctx *ctx)
         find_node(ctx, d, x);
     }
     if (chips == 0) {
-        probe_source_set(ctx, PROBE_SOURCE_TPU, PROBE_SOURCE_SKIPPED, 0, NULL);
+        probe__source_set(ctx, PROBE_SOURCE_TPU, PROBE_SOURCE_SKIPPED, 0, NULL);
         return;
     }
     if (!scan_holders(ctx, &h, &e)) {
         char eb[PROBE_ERRBUF];
-        probe_source_set(ctx, PROBE_SOURCE_TPU, PROBE_SOURCE_ERROR, e,
-                         "%s: %s: TPU holders unknown", ctx->proc_root,
-                         probe_strerror(e, eb, sizeof(eb)));
+        probe__source_set(ctx, PROBE_SOURCE_TPU, PROBE_SOURCE_ERROR, e,
+                          "%s: %s: TPU holders unknown", ctx->proc_root,
+                          probe__strerror(e, eb, sizeof(eb)));
         goto out;
     }
     for (size_t i = 0; i < ctx->snap->n_devices; i++) {
@@ -305,11 +286,11 @@ void probe_tpu_collect(struct probe_ctx *ctx)
             if (h.v[j].kind == x->tpu_node_kind &&
                 h.v[j].number == (unsigned long)x->tpu_node_number) {
                 d->in_use = PROBE_IN_USE_YES;
-                probe_device_add_pid(ctx, d, h.v[j].pid);
+                probe__device_add_pid(ctx, d, h.v[j].pid);
             }
         }
     }
-    probe_source_set(ctx, PROBE_SOURCE_TPU, PROBE_SOURCE_OK, 0, NULL);
+    probe__source_set(ctx, PROBE_SOURCE_TPU, PROBE_SOURCE_OK, 0, NULL);
 out:
     free(h.v);
 }

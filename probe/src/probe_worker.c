@@ -303,7 +303,7 @@ enum dc_status probe_worker_start(const struct probe_config *cfg, unsigned inter
                             "probe interval %u ms is shorter than the minimum of %u ms",
                             interval_ms, PROBE_WORKER_INTERVAL_MIN_MS);
     /* A config probe_run() would refuse is refused here, not on the thread. */
-    rc = probe_config_check(cfg, err);
+    rc = probe__config_check(cfg, err);
     if (rc != DC_OK)
         return rc;
 
@@ -338,7 +338,7 @@ enum dc_status probe_worker_start(const struct probe_config *cfg, unsigned inter
     if (prc != 0) {
         char eb[PROBE_ERRBUF];
         rc = dc_error_set(err, DC_EIO, NULL, "probe_worker_start: pthread_create: %s",
-                          probe_strerror(prc, eb, sizeof(eb)));
+                          probe__strerror(prc, eb, sizeof(eb)));
         goto fail;
     }
     *out = w;

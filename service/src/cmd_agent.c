@@ -112,7 +112,7 @@ static svc_server *agent_start(const struct svc_config *cfg, char *why, size_t w
         snprintf(why, whylen, "out of memory");
         return NULL;
     }
-    if (svc__rules_initial(s, why, whylen) != 0 || svc__probe_start(s, why, whylen) != 0 ||
+    if (svc__rules_initial(s, why, whylen) != 0 || svc__rules_start_probe(s, why, whylen) != 0 ||
         svc__listen(&s->api, s->cfg.listen, why, whylen) != 0)
         goto fail;
     /* libmicrohttpd owns the socket from here (and closes it when stopped). */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fleet.h"
-#include "utf8.h"
+#include "dc/utf8.h"
 
 /* ---- names and queries --------------------------------------------------------- */
 
@@ -97,7 +97,7 @@ void svc_fleet_utf8_cut(char *s)
 {
     uint32_t cp;
     for (size_t i = 0; s[i] != '\0';) {
-        size_t n = svc_utf8_decode((const unsigned char *)s + i, &cp);
+        size_t n = dc_utf8_seq((const unsigned char *)s + i, SIZE_MAX, &cp);
         if (n == 0) {
             s[i] = '\0';
             return;
@@ -238,7 +238,7 @@ static bool rd_string(struct rd *r, char **out)
             return rd_fail(r, "a control character in a string");
         if (c != '\\') {
             uint32_t cp;
-            size_t n = svc_utf8_decode((const unsigned char *)r->s + r->i, &cp);
+            size_t n = dc_utf8_seq((const unsigned char *)r->s + r->i, SIZE_MAX, &cp);
             if (n == 0 || r->i + n > r->len)
                 return rd_fail(r, "bytes that are not UTF-8");
             memmove(w, r->s + r->i, n);

@@ -38,15 +38,18 @@ struct svc_probe_settings {
 };
 
 /* getopt_long entries of the four flags, for a command's option table. */
-#define SVC_PROBE_OPTIONS                                                                     \
-    {"sysfs-root", required_argument, NULL, 'S'}, {"dev-root", required_argument, NULL, 'D'}, \
-        {"proc-root", required_argument, NULL, 'P'}, {"nvml", required_argument, NULL, 'N'}
+#define SVC_PROBE_OPTIONS                                                                          \
+    {"sysfs-root", required_argument, NULL, 'S'}, {"dev-root", required_argument, NULL, 'D'},      \
+        {"proc-root", required_argument, NULL, 'P'},                                               \
+    {                                                                                              \
+        "nvml", required_argument, NULL, 'N'                                                       \
+    }
 
-#define SVC_PROBE_OPTIONS_HELP                                                                \
-    "  --sysfs-root DIR  the directory read as /sys  (env ACCEL_ADVISOR_SYSFS_ROOT)\n"          \
-    "  --dev-root DIR    the directory read as /dev  (env ACCEL_ADVISOR_DEV_ROOT)\n"            \
-    "  --proc-root DIR   the directory read as /proc (env ACCEL_ADVISOR_PROC_ROOT)\n"           \
-    "  --nvml MODE       auto (default), off, or the NVML library to load\n"                    \
+#define SVC_PROBE_OPTIONS_HELP                                                                     \
+    "  --sysfs-root DIR  the directory read as /sys  (env ACCEL_ADVISOR_SYSFS_ROOT)\n"             \
+    "  --dev-root DIR    the directory read as /dev  (env ACCEL_ADVISOR_DEV_ROOT)\n"               \
+    "  --proc-root DIR   the directory read as /proc (env ACCEL_ADVISOR_PROC_ROOT)\n"              \
+    "  --nvml MODE       auto (default), off, or the NVML library to load\n"                       \
     "                    (env ACCEL_ADVISOR_NVML)\n"
 
 /* Defaults, then the environment. */

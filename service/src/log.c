@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "utf8.h"
+#include "dc/utf8.h"
 
 /* Set once in main before any thread starts, read-only afterwards. */
 static int log_fd = 2;
@@ -87,7 +87,7 @@ static void json_str(struct svc_log_line *l, const char *s)
         size_t n = 1;
         if (*p >= 0x80) {
             uint32_t cp = 0;
-            n = svc_utf8_decode(p, &cp);
+            n = dc_utf8_seq(p, SIZE_MAX, &cp);
             if (n == 0) {
                 memcpy(esc, "\\ufffd", 6);
                 n = 6;

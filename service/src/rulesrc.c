@@ -1,15 +1,17 @@
-/* service/src/rulesrc.c -- the embedded default rule set and bounded input and
- * file reading. */
+/* service/src/rulesrc.c -- where the rule set comes from (the embedded default
+ * or a directory, and the directory's fingerprint that tells a change), and
+ * bounded input and file reading. */
 #include "rulesrc.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "dc/embedded.h"
+#include "dc/file.h"
 
 enum dc_status svc_ruleset_load(const char *dir, dc_ruleset **out, struct dc_diags *diags)
 {
@@ -27,6 +29,42 @@ void svc_print_diags(FILE *fp, const struct dc_diags *diags)
     }
     if (diags != NULL && diags->truncated)
         fprintf(fp, "(more problems not shown: limit of %d reached)\n", DC_RULESET_MAX_DIAGS);
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+uint64_t svc_rules_fingerprint(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return 0;
+    uint64_t sum = 1;
+    const struct dirent *e;
+    char path[PATH_MAX];
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (stat(path, &st) != 0)
+            continue;
+        uint64_t h = fnv(14695981039346656037ull, e->d_name, strlen(e->d_name));
+        h = fnv(h, &st.st_size, sizeof(st.st_size));
+        h = fnv(h, &st.st_mtim, sizeof(st.st_mtim));
+        h = fnv(h, &st.st_ino, sizeof(st.st_ino));
+        h = fnv(h, &st.st_dev, sizeof(st.st_dev));
+        sum += h;
+    }
+    closedir(d);
+    return sum;
 }
 
 int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *why, size_t whylen)
@@ -65,53 +103,27 @@ int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *
 int svc_read_regular_file(const char *path, size_t max, char **out, size_t *len, char *why,
                           size_t whylen)
 {
-    *out = NULL;
-    *len = 0;
-    /* O_NONBLOCK: opening a FIFO without a writer would block here. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(why, whylen, "%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
+    struct dc_file_failure f;
+    if (dc_file_read_regular(path, max, out, len, &f) == DC_OK)
+        return 0;
+    switch (f.fault) {
+    case DC_FILE_CANNOT_OPEN:
+    case DC_FILE_READ_ERROR:
+        snprintf(why, whylen, "%s: %s", path, strerror(f.errno_value));
+        break;
+    case DC_FILE_NOT_REGULAR:
         snprintf(why, whylen, "%s: not a regular file", path);
-        close(fd);
-        return -1;
-    }
-    if ((unsigned long long)st.st_size > max) {
+        break;
+    case DC_FILE_TOO_LARGE:
         snprintf(why, whylen, "%s: larger than %zu bytes", path, max);
-        close(fd);
-        return -1;
+        break;
+    case DC_FILE_NO_MEMORY:
+        snprintf(why, whylen, "out of memory");
+        break;
+    case DC_FILE_OK:
+    default:
+        snprintf(why, whylen, "%s: cannot be read", path);
+        break;
     }
-    char *buf = malloc(max + 2);
-    size_t n = 0;
-    ssize_t got = 1;
-    /* The file may grow after the fstat: read at most one byte past `max`. */
-    while (buf != NULL && n <= max && got != 0) {
-        got = read(fd, buf + n, max + 1 - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            break;
-        n += (size_t)got;
-    }
-    int err = got < 0 ? errno : 0;
-    close(fd);
-    if (buf == NULL || err != 0 || n > max) {
-        if (buf == NULL)
-            snprintf(why, whylen, "out of memory");
-        else if (err != 0)
-            snprintf(why, whylen, "%s: %s", path, strerror(err));
-        else
-            snprintf(why, whylen, "%s: larger than %zu bytes", path, max);
-        free(buf);
-        return -1;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return 0;
+    return -1;
 }

@@ -2,6 +2,7 @@
 #ifndef SVC_RULESRC_H
 #define SVC_RULESRC_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "api/openapi.h"
@@ -14,6 +15,11 @@
 /* Load the rule set from `dir`, or the embedded default when `dir` is NULL.
  * Same contract as dc_ruleset_load_dir. */
 enum dc_status svc_ruleset_load(const char *dir, dc_ruleset **out, struct dc_diags *diags);
+
+/* An order-independent fingerprint of the rule directory's visible files (name,
+ * size, mtime, inode, following symlinks); 0 when it cannot be read. The
+ * reload compares it before and after a load, the watch between polls. */
+uint64_t svc_rules_fingerprint(const char *dir);
 
 /* Print every diagnostic as "file:line: id: message", one per line. */
 void svc_print_diags(FILE *fp, const struct dc_diags *diags);

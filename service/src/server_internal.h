@@ -141,11 +141,16 @@ int svc__rules_initial(svc_server *s, char *why, size_t whylen);
 /* Release the serving set (at shutdown). */
 void svc__rules_clear(svc_server *s);
 
+/* Start probing (svc__probe_start) with the serving set's catalog, after the
+ * first load. Returns 0, or -1 with the reason in why. */
+int svc__rules_start_probe(svc_server *s, char *why, size_t whylen);
+
 /* ---- server_probe.c ---- */
 
-/* Start probing when cfg.probe is on (after the first rule set loaded).
- * Returns 0, or -1 with the reason in why. */
-int svc__probe_start(svc_server *s, char *why, size_t whylen);
+/* Start probing when cfg.probe is on, with the catalog of `rs` (the first rule
+ * set loaded: the caller passes it in, so this module never reaches back into
+ * server_rules.c, which calls it). Returns 0, or -1 with the reason in why. */
+int svc__probe_start(svc_server *s, const dc_ruleset *rs, char *why, size_t whylen);
 /* A reload swapped in `rs` with a new version: probe with its catalog. */
 void svc__probe_rules_changed(svc_server *s, const dc_ruleset *rs);
 void svc__probe_stop(svc_server *s);
@@ -223,10 +228,6 @@ void svc__trace_from_request(struct MHD_Connection *c, const char *request_id,
 bool svc__if_none_match(struct MHD_Connection *c, const char *etag);
 
 /* ---- server_watch.c ---- */
-
-/* An order-independent fingerprint of the directory's visible files (name, size,
- * mtime, inode, following symlinks); 0 when it cannot be read. */
-uint64_t svc__rules_fingerprint(const char *dir);
 
 /* Start watching cfg.rules (when set and rules_watch is on). Returns 0, or -1
  * when the thread cannot start. */

@@ -40,7 +40,7 @@ static probe_worker *start_worker(svc_server *s, const dc_ruleset *rs, char *why
     return w;
 }
 
-int svc__probe_start(svc_server *s, char *why, size_t whylen)
+int svc__probe_start(svc_server *s, const dc_ruleset *rs, char *why, size_t whylen)
 {
     if (!s->cfg.probe)
         return 0;
@@ -50,9 +50,7 @@ int svc__probe_start(svc_server *s, char *why, size_t whylen)
         snprintf(why, whylen, "probe: %s", err.msg);
         return -1;
     }
-    dc_ruleset *rs = svc__rules_acquire(s);
     probe_worker *w = start_worker(s, rs, why, whylen);
-    dc_ruleset_release(rs);
     if (w == NULL)
         return -1;
     pthread_mutex_lock(&s->probe_mu);

@@ -43,6 +43,14 @@ void svc__rules_clear(svc_server *s)
     dc_ruleset_release(old);
 }
 
+int svc__rules_start_probe(svc_server *s, char *why, size_t whylen)
+{
+    dc_ruleset *rs = svc__rules_acquire(s);
+    int rc = svc__probe_start(s, rs, why, whylen);
+    dc_ruleset_release(rs);
+    return rc;
+}
+
 static double elapsed_ms(const struct timespec *t0)
 {
     struct timespec t1;
@@ -80,12 +88,12 @@ static bool load_and_swap(svc_server *s, const char *trigger, char *why, size_t 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     const char *dir = s->cfg.rules[0] != '\0' ? s->cfg.rules : NULL;
-    uint64_t before = dir != NULL ? svc__rules_fingerprint(dir) : 0;
+    uint64_t before = dir != NULL ? svc_rules_fingerprint(dir) : 0;
     enum dc_status rc = svc_ruleset_load(dir, &fresh, &diags);
     double ms = elapsed_ms(&t0);
     if (changed_during_read != NULL)
         *changed_during_read = false;
-    if (rc == DC_OK && dir != NULL && svc__rules_fingerprint(dir) != before) {
+    if (rc == DC_OK && dir != NULL && svc_rules_fingerprint(dir) != before) {
         dc_diags_cleanup(&diags);
         changed_while_read(s, trigger, dir, fresh, why, whylen);
         if (changed_during_read != NULL)
@@ -163,7 +171,7 @@ int svc__rules_initial(svc_server *s, char *why, size_t whylen)
             nanosleep(&ts, NULL);
         }
         if (s->cfg.rules[0] != '\0')
-            s->rules_fingerprint = svc__rules_fingerprint(s->cfg.rules);
+            s->rules_fingerprint = svc_rules_fingerprint(s->cfg.rules);
         pthread_mutex_lock(&s->reload_mu);
         ok = load_and_swap(s, "start", why, whylen, &changed);
         pthread_mutex_unlock(&s->reload_mu);

@@ -17,7 +17,6 @@
  * documented way to update is still a rename of a complete file over the old
  * one (docs/operations.md); server_rules.c also refuses a set whose files
  * changed while they were read. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -25,11 +24,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "rulesrc.h"
 #include "server_internal.h"
 
 #define WATCH_MASK                                                                                 \
@@ -98,42 +97,6 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-uint64_t svc__rules_fingerprint(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return 0;
-    uint64_t sum = 1;
-    const struct dirent *e;
-    char path[PATH_MAX];
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        struct stat st;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (stat(path, &st) != 0)
-            continue;
-        uint64_t h = fnv(14695981039346656037ull, e->d_name, strlen(e->d_name));
-        h = fnv(h, &st.st_size, sizeof(st.st_size));
-        h = fnv(h, &st.st_mtim, sizeof(st.st_mtim));
-        h = fnv(h, &st.st_ino, sizeof(st.st_ino));
-        h = fnv(h, &st.st_dev, sizeof(st.st_dev));
-        sum += h;
-    }
-    closedir(d);
-    return sum;
-}
-
 static void *watch_main(void *arg)
 {
     svc_server *s = arg;
@@ -152,7 +115,7 @@ static void *watch_main(void *arg)
                     (long long)debounce);
     /* A change between the start-up load and the watch would go unseen: compare
      * with the fingerprint taken before that load. */
-    uint64_t fp = svc__rules_fingerprint(dir);
+    uint64_t fp = svc_rules_fingerprint(dir);
     bool pending = fp != s->rules_fingerprint;
     struct writers writers = {.n = 0};
     int64_t due = now_ms() + debounce, next_poll = now_ms() + poll_every;
@@ -207,7 +170,7 @@ static void *watch_main(void *arg)
                     due = now + debounce;
                 }
             }
-            uint64_t f = svc__rules_fingerprint(dir);
+            uint64_t f = svc_rules_fingerprint(dir);
             if (f != fp && !pending) {
                 pending = true;
                 due = now + debounce;
@@ -218,11 +181,11 @@ static void *watch_main(void *arg)
             due = now + (debounce > WATCH_RECHECK_MS ? debounce : WATCH_RECHECK_MS);
         if (pending && now >= due) {
             pending = false;
-            fp = svc__rules_fingerprint(dir);
+            fp = svc_rules_fingerprint(dir);
             svc_server_reload(s, "watch");
             /* Changed during the load (a writer still at work, the load then
              * refused): once more after the debounce. */
-            if (svc__rules_fingerprint(dir) != fp) {
+            if (svc_rules_fingerprint(dir) != fp) {
                 pending = true;
                 due = now_ms() + debounce;
             }

@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "api/jsonw.h"
-#include "utf8.h"
+#include "dc/utf8.h"
 
 static bool letter(char c)
 {
@@ -51,7 +51,7 @@ static void quoted(FILE *fp, const char *s)
     fputc('"', fp);
     for (const unsigned char *p = (const unsigned char *)s; *p != '\0';) {
         uint32_t cp = 0;
-        size_t n = svc_utf8_decode(p, &cp);
+        size_t n = dc_utf8_seq(p, SIZE_MAX, &cp);
         bool bad = n == 0;
         if (bad) {
             cp = 0xfffd; /* a byte that is not UTF-8: the replacement character */

@@ -37,7 +37,7 @@
 
 static struct server srv;
 static long fds_at_start; /* the server's descriptors before any vector (/proc) */
-static int smuggled; /* follow-up requests sent so far: smuggled-1, smuggled-2, ... */
+static int smuggled;      /* follow-up requests sent so far: smuggled-1, smuggled-2, ... */
 
 /* What came back on one connection: every byte until the server closed it. */
 struct reply {

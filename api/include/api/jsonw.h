@@ -51,9 +51,9 @@ DC_API void api_jw_array(struct api_jw *w);
 DC_API void api_jw_array_end(struct api_jw *w);
 /* The key of the next member of the object being written. */
 DC_API void api_jw_key(struct api_jw *w, const char *key);
-DC_API void api_jw_string(struct api_jw *w, const char *s);    /* NULL: "" as cJSON does */
+DC_API void api_jw_string(struct api_jw *w, const char *s);         /* NULL: "" as cJSON does */
 DC_API void api_jw_string_or_null(struct api_jw *w, const char *s); /* NULL: null */
-DC_API void api_jw_number(struct api_jw *w, double d);          /* not finite: null */
+DC_API void api_jw_number(struct api_jw *w, double d);              /* not finite: null */
 DC_API void api_jw_bool(struct api_jw *w, bool b);
 DC_API void api_jw_null(struct api_jw *w);
 /* `len` bytes of JSON text written as one value, verbatim (the caller vouches

@@ -1,7 +1,7 @@
 /* core/include/dc/common.h -- status codes, error detail and export macros
  * shared by every module of the decision core (and reused by api/ and probe/).
  *
- * Conventions (../shared/reference/c-style.md):
+ * Conventions (every header of core/, api/ and probe/ follows them):
  *  - every fallible function returns enum dc_status, DC_OK (0) on success;
  *  - results go in out-params, last, set to NULL/zero on entry;
  *  - error detail travels in an optional caller-allocated struct dc_error. */
@@ -11,8 +11,8 @@
 #include <stddef.h>
 
 #if defined(__GNUC__) || defined(__clang__)
-#define DC_API       __attribute__((visibility("default")))
-#define DC_NODISCARD __attribute__((warn_unused_result))
+#define DC_API               __attribute__((visibility("default")))
+#define DC_NODISCARD         __attribute__((warn_unused_result))
 #define DC_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define DC_API
@@ -21,15 +21,15 @@
 #endif
 
 /* One table generates the enum, dc_status_name() and dc_strerror(). */
-#define DC_STATUS_MAP(XX)                                                     \
-    XX(OK, 0, "success")                                                      \
-    XX(ENOMEM, -1, "out of memory")                                           \
-    XX(EINVAL, -2, "invalid argument")                                        \
-    XX(EPARSE, -3, "parse error")                                             \
-    XX(ETYPE, -4, "type error")                                               \
-    XX(ELIMIT, -5, "limit exceeded")                                          \
-    XX(ENOTFOUND, -6, "not found")                                            \
-    XX(EIO, -7, "input/output error")                                         \
+#define DC_STATUS_MAP(XX)                                                                          \
+    XX(OK, 0, "success")                                                                           \
+    XX(ENOMEM, -1, "out of memory")                                                                \
+    XX(EINVAL, -2, "invalid argument")                                                             \
+    XX(EPARSE, -3, "parse error")                                                                  \
+    XX(ETYPE, -4, "type error")                                                                    \
+    XX(ELIMIT, -5, "limit exceeded")                                                               \
+    XX(ENOTFOUND, -6, "not found")                                                                 \
+    XX(EIO, -7, "input/output error")                                                              \
     XX(EVALIDATE, -8, "validation failed")
 
 enum dc_status {

@@ -40,6 +40,11 @@ enum dc_explain_kind {
 enum dc_task { DC_TASK_TRAINING, DC_TASK_FINE_TUNING, DC_TASK_INFERENCE };
 enum dc_objective { DC_OBJECTIVE_COST, DC_OBJECTIVE_TIME, DC_OBJECTIVE_BALANCED };
 enum dc_deployment { DC_DEPLOY_CLOUD, DC_DEPLOY_ON_PREM, DC_DEPLOY_HYBRID };
+/* The contract's words for them ("fine-tuning", "on-prem", "balanced"), from the
+ * one table each that parsing also reads; "unknown" out of range. */
+DC_API const char *dc_task_name(enum dc_task t);
+DC_API const char *dc_deployment_name(enum dc_deployment d);
+DC_API const char *dc_objective_name(enum dc_objective o);
 /* training.method: what a training step updates (docs/scoring.md, section 5):
  * every weight, LoRA adapters (on a 4-bit base for QLoRA), preference tuning
  * against a frozen reference (DPO), or RL post-training (rollouts, reference

@@ -115,7 +115,7 @@ struct dc_accelerator {
     const char *id;
     const char *name;
     const char *short_name; /* for shapes: "H100" in "4 x 8 H100"; defaults to the id */
-    const char *vendor;     /* nvidia | amd | google | intel | aws | generic */
+    const char *vendor;     /* nvidia | amd | google | intel | aws | generic (catalog.c) */
     enum dc_family family;
     const char *fact; /* may be NULL */
     const char *source;

@@ -27,7 +27,7 @@ typedef struct dc_yaml_doc dc_yaml_doc; /* opaque: a tree plus its line marks */
  * rejected constructs above; err->where = "name:line"), DC_ELIMIT, DC_ENOMEM.
  * Thread-safe. */
 DC_API DC_NODISCARD enum dc_status dc_yaml_parse(const char *data, size_t len, const char *name,
-                                                dc_yaml_doc **out, struct dc_error *err);
+                                                 dc_yaml_doc **out, struct dc_error *err);
 
 /* The document's root (returns view, valid until dc_yaml_doc_free). An empty
  * document has a null root. */

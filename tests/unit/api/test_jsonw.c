@@ -36,13 +36,58 @@ static void same_as_cjson(const cJSON *item)
 static void test_json_numbers(void **state)
 {
     (void)state;
-    static const double values[] = {
-        0, -0.0, 1, -1, 42, 2147483647, 2147483648.0, -2147483648.0, -2147483649.0, 1e9, 7e10,
-        1e15, 1e16, 1e21, 1e300, 0.5, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 126.9, 15790, 21.63,
-        11.77, 33.13, 0.0001, 0.00012345, 0.00009999, 1e-5, 1e-300, 123456789012345.6,
-        999999999999999.9, 99999999999999.99, 3.14159265358979, 2.718281828459045, 1234.5678,
-        -0.5, -126.9, 4.916, 0.9, 1.2, 1e-4, 5e-05, 6.02214076e23, 1.7976931348623157e308,
-        4.9e-324, 0.30000000000000004, 100.25, 9007199254740993.0, 123.456e-2, 0.015625};
+    static const double values[] = {0,
+                                    -0.0,
+                                    1,
+                                    -1,
+                                    42,
+                                    2147483647,
+                                    2147483648.0,
+                                    -2147483648.0,
+                                    -2147483649.0,
+                                    1e9,
+                                    7e10,
+                                    1e15,
+                                    1e16,
+                                    1e21,
+                                    1e300,
+                                    0.5,
+                                    0.1,
+                                    0.2,
+                                    0.3,
+                                    1.0 / 3,
+                                    2.0 / 3,
+                                    126.9,
+                                    15790,
+                                    21.63,
+                                    11.77,
+                                    33.13,
+                                    0.0001,
+                                    0.00012345,
+                                    0.00009999,
+                                    1e-5,
+                                    1e-300,
+                                    123456789012345.6,
+                                    999999999999999.9,
+                                    99999999999999.99,
+                                    3.14159265358979,
+                                    2.718281828459045,
+                                    1234.5678,
+                                    -0.5,
+                                    -126.9,
+                                    4.916,
+                                    0.9,
+                                    1.2,
+                                    1e-4,
+                                    5e-05,
+                                    6.02214076e23,
+                                    1.7976931348623157e308,
+                                    4.9e-324,
+                                    0.30000000000000004,
+                                    100.25,
+                                    9007199254740993.0,
+                                    123.456e-2,
+                                    0.015625};
     cJSON *arr = cJSON_CreateArray();
     for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
         cJSON_AddItemToArray(arr, cJSON_CreateNumber(values[i]));
@@ -91,7 +136,8 @@ static void test_json_real_bodies(void **state)
     dc_ruleset *rs = NULL;
     assert_int_equal(dc_ruleset_load_embedded(aa_embedded_files, &rs, NULL), DC_OK);
     static const char *const workloads[] = {
-        "{\"task\":\"inference\",\"model\":{\"parameters\":7e10,\"layers\":80,\"hidden_size\":8192},"
+        "{\"task\":\"inference\",\"model\":{\"parameters\":7e10,\"layers\":80,\"hidden_size\":8192}"
+        ","
         "\"precision\":\"fp8\",\"inference\":{\"requests_per_second\":20,\"latency_ms_p99\":50}}",
         "{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":1.3e10},"
         "\"training\":{\"tokens\":2.6e11,\"deadline_hours\":720}}",
@@ -155,8 +201,11 @@ static void test_json_random_strings(void **state)
         for (int k = 0; k < n; k++) {
             /* Mostly plain ASCII, sometimes an escape or a high byte. */
             int r = rand() % 16;
-            s[k] = (char)(r == 0 ? 1 + rand() % 31 : r == 1 ? '"' : r == 2 ? '\\'
-                          : r == 3 ? 0x80 + rand() % 128 : 0x20 + rand() % 95);
+            s[k] = (char)(r == 0   ? 1 + rand() % 31
+                          : r == 1 ? '"'
+                          : r == 2 ? '\\'
+                          : r == 3 ? 0x80 + rand() % 128
+                                   : 0x20 + rand() % 95);
         }
         s[n] = '\0';
         cJSON_AddItemToArray(arr, cJSON_CreateString(s));
@@ -189,8 +238,8 @@ static void test_writer(void **state)
     api_jw_object_end(&w);
     size_t len = 0;
     char *text = api_jw_finish(&w, &len);
-    assert_string_equal(text,
-                        "{\"a\":[1,{\"x\":[]},null,\"\",false,null,[],{}],\"b\\n\":\"\\u0001\\\"\"}");
+    assert_string_equal(
+        text, "{\"a\":[1,{\"x\":[]},null,\"\",false,null,[],{}],\"b\\n\":\"\\u0001\\\"\"}");
     assert_int_equal(len, strlen(text));
     free(text);
 

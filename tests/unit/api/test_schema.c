@@ -38,7 +38,7 @@ static bool alloc_should_fail(void)
     return alloc_fail_at >= 0 && alloc_count++ == alloc_fail_at;
 }
 
-void *api_sch_test_malloc(size_t n)
+void *api__sch_test_malloc(size_t n)
 {
     if (alloc_should_fail())
         return NULL;
@@ -47,7 +47,7 @@ void *api_sch_test_malloc(size_t n)
     return malloc(n);
 }
 
-void *api_sch_test_calloc(size_t n, size_t size)
+void *api__sch_test_calloc(size_t n, size_t size)
 {
     if (alloc_should_fail())
         return NULL;
@@ -56,7 +56,7 @@ void *api_sch_test_calloc(size_t n, size_t size)
     return calloc(n, size);
 }
 
-void *api_sch_test_realloc(void *p, size_t n)
+void *api__sch_test_realloc(void *p, size_t n)
 {
     if (alloc_should_fail())
         return NULL;
@@ -868,14 +868,14 @@ static void test_recursion_limit(void **state)
 
 static bool re_matches(const char *pattern, const char *subject)
 {
-    api_sch_regex *re = NULL;
+    api__sch_regex *re = NULL;
     char msg[128];
-    enum dc_status rc = api_sch_regex_compile(pattern, &re, msg, sizeof(msg));
+    enum dc_status rc = api__sch_regex_compile(pattern, &re, msg, sizeof(msg));
     if (rc != DC_OK)
         fail_msg("regex %s: %s", pattern, msg);
     bool m = false;
-    assert_int_equal(api_sch_regex_search(re, subject, strlen(subject), &m), DC_OK);
-    api_sch_regex_free(re);
+    assert_int_equal(api__sch_regex_search(re, subject, strlen(subject), &m), DC_OK);
+    api__sch_regex_free(re);
     return m;
 }
 
@@ -944,21 +944,21 @@ static void test_regex_dialect(void **state)
     /* A program larger than the stack scratch uses heap scratch. */
     assert_true(re_matches("^(?:[a-z]{1,5}\\d?){1,60}$", "abcde1abcde2xyz"));
 
-    api_sch_regex *re = NULL;
+    api__sch_regex *re = NULL;
     char msg[128];
-    assert_int_equal(api_sch_regex_compile(NULL, &re, msg, sizeof(msg)), DC_EINVAL);
-    assert_int_equal(api_sch_regex_compile("a", NULL, msg, sizeof(msg)), DC_EINVAL);
-    assert_int_equal(api_sch_regex_compile("a{2,1}", &re, msg, sizeof(msg)), DC_EPARSE);
+    assert_int_equal(api__sch_regex_compile(NULL, &re, msg, sizeof(msg)), DC_EINVAL);
+    assert_int_equal(api__sch_regex_compile("a", NULL, msg, sizeof(msg)), DC_EINVAL);
+    assert_int_equal(api__sch_regex_compile("a{2,1}", &re, msg, sizeof(msg)), DC_EPARSE);
     assert_null(re);
     assert_non_null(strstr(msg, "out of order"));
-    assert_int_equal(api_sch_regex_compile("\\q", &re, msg, sizeof(msg)), DC_EPARSE);
-    assert_int_equal(api_sch_regex_compile("^*", &re, msg, sizeof(msg)), DC_EPARSE);
-    assert_int_equal(api_sch_regex_compile("a**", &re, msg, sizeof(msg)), DC_EPARSE);
-    assert_int_equal(api_sch_regex_compile("[a", &re, msg, sizeof(msg)), DC_EPARSE);
-    assert_int_equal(api_sch_regex_compile("\\", &re, msg, sizeof(msg)), DC_EPARSE);
-    assert_int_equal(api_sch_regex_compile("a)", &re, msg, sizeof(msg)), DC_EPARSE);
-    assert_int_equal(api_sch_regex_compile("\\k<x>", &re, msg, sizeof(msg)), DC_EPARSE);
-    api_sch_regex_free(NULL);
+    assert_int_equal(api__sch_regex_compile("\\q", &re, msg, sizeof(msg)), DC_EPARSE);
+    assert_int_equal(api__sch_regex_compile("^*", &re, msg, sizeof(msg)), DC_EPARSE);
+    assert_int_equal(api__sch_regex_compile("a**", &re, msg, sizeof(msg)), DC_EPARSE);
+    assert_int_equal(api__sch_regex_compile("[a", &re, msg, sizeof(msg)), DC_EPARSE);
+    assert_int_equal(api__sch_regex_compile("\\", &re, msg, sizeof(msg)), DC_EPARSE);
+    assert_int_equal(api__sch_regex_compile("a)", &re, msg, sizeof(msg)), DC_EPARSE);
+    assert_int_equal(api__sch_regex_compile("\\k<x>", &re, msg, sizeof(msg)), DC_EPARSE);
+    api__sch_regex_free(NULL);
 }
 
 /* ---- URIs ------------------------------------------------------------------ */
@@ -1000,14 +1000,14 @@ static void test_uri_resolution(void **state)
     };
     for (size_t i = 0; i < N(cases); i++) {
         char *out = NULL;
-        assert_int_equal(api_sch_uri_resolve(cases[i].base, cases[i].ref, &out), DC_OK);
+        assert_int_equal(api__sch_uri_resolve(cases[i].base, cases[i].ref, &out), DC_OK);
         if (strcmp(out, cases[i].want) != 0)
             fail_msg("resolve(%s, %s) = %s, expected %s", cases[i].base, cases[i].ref, out,
                      cases[i].want);
         free(out);
     }
     char *dec = NULL;
-    assert_int_equal(api_sch_percent_decode("a%2Fb%7e%zz%4", &dec), DC_OK);
+    assert_int_equal(api__sch_percent_decode("a%2Fb%7e%zz%4", &dec), DC_OK);
     assert_string_equal(dec, "a/b~%zz%4");
     free(dec);
 }

@@ -208,10 +208,10 @@ static void test_not_nul_terminated(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scalars),          cmocka_unit_test(test_structure_and_lines),
-        cmocka_unit_test(test_empty_document),   cmocka_unit_test(test_rejected),
-        cmocka_unit_test(test_alias_rejected),   cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_bad_arguments),    cmocka_unit_test(test_not_nul_terminated),
+        cmocka_unit_test(test_scalars),        cmocka_unit_test(test_structure_and_lines),
+        cmocka_unit_test(test_empty_document), cmocka_unit_test(test_rejected),
+        cmocka_unit_test(test_alias_rejected), cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_bad_arguments),  cmocka_unit_test(test_not_nul_terminated),
     };
     return cmocka_run_group_tests_name("yaml", tests, NULL, NULL);
 }

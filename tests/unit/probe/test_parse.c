@@ -17,7 +17,7 @@ static void expect_hex(const char *text, unsigned digits, uint32_t want)
 {
     uint32_t v = 0;
     const char *why = NULL;
-    enum dc_status rc = probe_parse_hex_attr(text, strlen(text), digits, &v, &why);
+    enum dc_status rc = probe__parse_hex_attr(text, strlen(text), digits, &v, &why);
     if (rc != DC_OK)
         fail_msg("\"%s\": %s", text, why);
     assert_int_equal(v, want);
@@ -27,7 +27,7 @@ static void expect_hex_bad(const char *text, size_t len, unsigned digits, const 
 {
     uint32_t v = 0xdead;
     const char *why = NULL;
-    assert_int_equal(probe_parse_hex_attr(text, len, digits, &v, &why), DC_EPARSE);
+    assert_int_equal(probe__parse_hex_attr(text, len, digits, &v, &why), DC_EPARSE);
     assert_non_null(why);
     if (strstr(why, why_part) == NULL)
         fail_msg("\"%s\": reason \"%s\" lacks \"%s\"", text, why, why_part);
@@ -62,31 +62,31 @@ static void test_decimal_counters(void **state)
     (void)state;
     uint64_t v = 0;
     const char *why = NULL;
-    assert_int_equal(probe_parse_u64_attr("205822885888\n", 13, &v, &why), DC_OK);
+    assert_int_equal(probe__parse_u64_attr("205822885888\n", 13, &v, &why), DC_OK);
     assert_true(v == 205822885888ULL);
-    assert_int_equal(probe_parse_u64_attr("0\n", 2, &v, &why), DC_OK);
+    assert_int_equal(probe__parse_u64_attr("0\n", 2, &v, &why), DC_OK);
     assert_true(v == 0);
-    assert_int_equal(probe_parse_u64_attr("18446744073709551615\n", 21, &v, &why), DC_OK);
+    assert_int_equal(probe__parse_u64_attr("18446744073709551615\n", 21, &v, &why), DC_OK);
     assert_true(v == UINT64_MAX);
-    assert_int_equal(probe_parse_u64_attr("18446744073709551616\n", 21, &v, &why), DC_EPARSE);
+    assert_int_equal(probe__parse_u64_attr("18446744073709551616\n", 21, &v, &why), DC_EPARSE);
     assert_string_equal(why, "out of range");
-    assert_int_equal(probe_parse_u64_attr("12345abc\n", 9, &v, &why), DC_EPARSE);
+    assert_int_equal(probe__parse_u64_attr("12345abc\n", 9, &v, &why), DC_EPARSE);
     assert_string_equal(why, "not a decimal number");
-    assert_int_equal(probe_parse_u64_attr("-5\n", 3, &v, &why), DC_EPARSE);
-    assert_int_equal(probe_parse_u64_attr("+5\n", 3, &v, &why), DC_EPARSE);
-    assert_int_equal(probe_parse_u64_attr(" 5\n", 3, &v, &why), DC_EPARSE);
-    assert_int_equal(probe_parse_u64_attr("0x10\n", 5, &v, &why), DC_EPARSE);
-    assert_int_equal(probe_parse_u64_attr("42", 2, &v, &why), DC_EPARSE);
+    assert_int_equal(probe__parse_u64_attr("-5\n", 3, &v, &why), DC_EPARSE);
+    assert_int_equal(probe__parse_u64_attr("+5\n", 3, &v, &why), DC_EPARSE);
+    assert_int_equal(probe__parse_u64_attr(" 5\n", 3, &v, &why), DC_EPARSE);
+    assert_int_equal(probe__parse_u64_attr("0x10\n", 5, &v, &why), DC_EPARSE);
+    assert_int_equal(probe__parse_u64_attr("42", 2, &v, &why), DC_EPARSE);
     assert_string_equal(why, "no trailing newline (truncated)");
-    assert_int_equal(probe_parse_u64_attr("\n", 1, &v, &why), DC_EPARSE);
+    assert_int_equal(probe__parse_u64_attr("\n", 1, &v, &why), DC_EPARSE);
     assert_string_equal(why, "empty");
-    assert_int_equal(probe_parse_u64_attr("", 0, &v, &why), DC_EPARSE);
+    assert_int_equal(probe__parse_u64_attr("", 0, &v, &why), DC_EPARSE);
 
-    assert_true(probe_parse_uint("4242", 4, &v));
+    assert_true(probe__parse_uint("4242", 4, &v));
     assert_true(v == 4242);
-    assert_false(probe_parse_uint("", 0, &v));
-    assert_false(probe_parse_uint("42a", 3, &v));
-    assert_false(probe_parse_uint("99999999999999999999", 20, &v));
+    assert_false(probe__parse_uint("", 0, &v));
+    assert_false(probe__parse_uint("42a", 3, &v));
+    assert_false(probe__parse_uint("99999999999999999999", 20, &v));
 }
 
 static void test_pci_addresses(void **state)
@@ -94,23 +94,23 @@ static void test_pci_addresses(void **state)
     (void)state;
     struct probe_pci_addr a, b;
     char buf[PROBE_PCI_ADDRESS_SIZE];
-    assert_true(probe_pci_addr_parse("0000:17:00.0", &a));
+    assert_true(probe__pci_addr_parse("0000:17:00.0", &a));
     assert_int_equal(a.domain, 0);
     assert_int_equal(a.bus, 0x17);
     assert_int_equal(a.dev, 0);
     assert_int_equal(a.fn, 0);
     /* NVML's form: 8-digit domain, upper case. */
-    assert_true(probe_pci_addr_parse("00000000:9D:1f.7", &b));
+    assert_true(probe__pci_addr_parse("00000000:9D:1f.7", &b));
     assert_int_equal(b.bus, 0x9d);
     assert_int_equal(b.dev, 0x1f);
     assert_int_equal(b.fn, 7);
-    probe_pci_addr_format(&b, buf);
+    probe__pci_addr_format(&b, buf);
     assert_string_equal(buf, "0000:9d:1f.7");
-    assert_true(probe_pci_addr_parse("10000:00:00.0", &a)); /* VMD domain */
-    probe_pci_addr_format(&a, buf);
+    assert_true(probe__pci_addr_parse("10000:00:00.0", &a)); /* VMD domain */
+    probe__pci_addr_format(&a, buf);
     assert_string_equal(buf, "10000:00:00.0");
-    assert_true(probe_pci_addr_cmp(&b, &a) < 0);
-    assert_int_equal(probe_pci_addr_cmp(&a, &a), 0);
+    assert_true(probe__pci_addr_cmp(&b, &a) < 0);
+    assert_int_equal(probe__pci_addr_cmp(&a, &a), 0);
 
     const char *bad[] = {"",
                          "garbage-entry",
@@ -125,7 +125,7 @@ static void test_pci_addresses(void **state)
                          "0000:17.00.0",
                          "0000:17:00.00"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        if (probe_pci_addr_parse(bad[i], &a))
+        if (probe__pci_addr_parse(bad[i], &a))
             fail_msg("\"%s\" parsed as a PCI address", bad[i]);
     }
 }
@@ -142,39 +142,39 @@ static void test_read_file_bounds(void **state)
 
     put_file(root, "exact", "0123456789abcde"); /* 15 bytes: cap - 1 */
     snprintf(path, sizeof(path), "%s/exact", root);
-    assert_int_equal(probe_read_file(path, buf, sizeof(buf), &len, &e), DC_OK);
+    assert_int_equal(probe__read_file(path, buf, sizeof(buf), &len, &e), DC_OK);
     assert_int_equal(len, 15);
     assert_string_equal(buf, "0123456789abcde");
 
     put_file(root, "long", "0123456789abcdef"); /* 16 bytes: one too many */
     snprintf(path, sizeof(path), "%s/long", root);
-    assert_int_equal(probe_read_file(path, buf, sizeof(buf), &len, &e), DC_ELIMIT);
+    assert_int_equal(probe__read_file(path, buf, sizeof(buf), &len, &e), DC_ELIMIT);
     assert_int_equal(len, 0);
 
     put_file(root, "empty", "");
     snprintf(path, sizeof(path), "%s/empty", root);
-    assert_int_equal(probe_read_file(path, buf, sizeof(buf), &len, &e), DC_OK);
+    assert_int_equal(probe__read_file(path, buf, sizeof(buf), &len, &e), DC_OK);
     assert_int_equal(len, 0);
 
     snprintf(path, sizeof(path), "%s/missing", root);
-    assert_int_equal(probe_read_file(path, buf, sizeof(buf), &len, &e), DC_ENOTFOUND);
+    assert_int_equal(probe__read_file(path, buf, sizeof(buf), &len, &e), DC_ENOTFOUND);
     assert_int_equal(e, ENOENT);
     snprintf(path, sizeof(path), "%s/exact/below", root);
-    assert_int_equal(probe_read_file(path, buf, sizeof(buf), &len, &e), DC_ENOTFOUND);
+    assert_int_equal(probe__read_file(path, buf, sizeof(buf), &len, &e), DC_ENOTFOUND);
 
     /* A directory is refused, as is a FIFO, without blocking on it. */
     snprintf(path, sizeof(path), "%s/dir", root);
     assert_int_equal(mkdir(path, 0755), 0);
-    assert_int_equal(probe_read_file(path, buf, sizeof(buf), &len, &e), DC_EIO);
+    assert_int_equal(probe__read_file(path, buf, sizeof(buf), &len, &e), DC_EIO);
     assert_int_equal(e, EISDIR);
     snprintf(path, sizeof(path), "%s/fifo", root);
     assert_int_equal(mkfifo(path, 0644), 0);
-    assert_int_equal(probe_read_file(path, buf, sizeof(buf), &len, &e), DC_EIO);
+    assert_int_equal(probe__read_file(path, buf, sizeof(buf), &len, &e), DC_EIO);
 
     /* Unreadable: chmod 000 blocks a non-root reader only. */
     snprintf(path, sizeof(path), "%s/exact", root);
     assert_int_equal(chmod(path, 0), 0);
-    enum dc_status rc = probe_read_file(path, buf, sizeof(buf), &len, &e);
+    enum dc_status rc = probe__read_file(path, buf, sizeof(buf), &len, &e);
     if (access(path, R_OK) == 0) {
         assert_int_equal(rc, DC_OK); /* root */
     } else {
@@ -187,26 +187,26 @@ static void test_read_file_bounds(void **state)
     bool truncated = true;
     put_file(root, "text", "line one\nline two\n");
     snprintf(path, sizeof(path), "%s/text", root);
-    assert_int_equal(probe_read_text(path, 1024, &text, &len, &truncated, &e), DC_OK);
+    assert_int_equal(probe__read_text(path, 1024, &text, &len, &truncated, &e), DC_OK);
     assert_false(truncated);
     assert_int_equal(len, 18);
     assert_string_equal(text, "line one\nline two\n");
     free(text);
-    assert_int_equal(probe_read_text(path, 18, &text, &len, &truncated, &e), DC_OK);
+    assert_int_equal(probe__read_text(path, 18, &text, &len, &truncated, &e), DC_OK);
     assert_false(truncated);
     free(text);
-    assert_int_equal(probe_read_text(path, 10, &text, &len, &truncated, &e), DC_OK);
+    assert_int_equal(probe__read_text(path, 10, &text, &len, &truncated, &e), DC_OK);
     assert_true(truncated);
     assert_int_equal(len, 10);
     assert_string_equal(text, "line one\nl");
     free(text);
     snprintf(path, sizeof(path), "%s/empty", root);
-    assert_int_equal(probe_read_text(path, 10, &text, &len, &truncated, &e), DC_OK);
+    assert_int_equal(probe__read_text(path, 10, &text, &len, &truncated, &e), DC_OK);
     assert_int_equal(len, 0);
     assert_string_equal(text, "");
     free(text);
     snprintf(path, sizeof(path), "%s/dir", root);
-    assert_int_equal(probe_read_text(path, 10, &text, &len, &truncated, &e), DC_EIO);
+    assert_int_equal(probe__read_text(path, 10, &text, &len, &truncated, &e), DC_EIO);
     assert_null(text);
 
     /* Bigger than one read chunk. */
@@ -218,18 +218,18 @@ static void test_read_file_bounds(void **state)
     put_file(root, "big", content);
     free(content);
     snprintf(path, sizeof(path), "%s/big", root);
-    assert_int_equal(probe_read_text(path, big, &text, &len, &truncated, &e), DC_OK);
+    assert_int_equal(probe__read_text(path, big, &text, &len, &truncated, &e), DC_OK);
     assert_int_equal(len, big);
     assert_false(truncated);
     free(text);
-    assert_int_equal(probe_read_text(path, big - 1, &text, &len, &truncated, &e), DC_OK);
+    assert_int_equal(probe__read_text(path, big - 1, &text, &len, &truncated, &e), DC_OK);
     assert_true(truncated);
     free(text);
 
     char joined[8];
-    assert_true(probe_path_join(joined, sizeof(joined), "/a", "bcd"));
+    assert_true(probe__path_join(joined, sizeof(joined), "/a", "bcd"));
     assert_string_equal(joined, "/a/bcd");
-    assert_false(probe_path_join(joined, sizeof(joined), "/a", "bcdef"));
+    assert_false(probe__path_join(joined, sizeof(joined), "/a", "bcdef"));
     rm_tree(root);
 }
 
@@ -238,36 +238,36 @@ static void test_tpu_names(void **state)
     (void)state;
     int kind = -1;
     unsigned long n = 0;
-    assert_true(probe_tpu_match_node("/dev/accel0", &kind, &n));
+    assert_true(probe__tpu_match_node("/dev/accel0", &kind, &n));
     assert_int_equal(kind, PROBE_TPU_NODE_ACCEL);
     assert_int_equal(n, 0);
-    assert_true(probe_tpu_match_node("/dev/vfio/12", &kind, &n));
+    assert_true(probe__tpu_match_node("/dev/vfio/12", &kind, &n));
     assert_int_equal(kind, PROBE_TPU_NODE_VFIO);
     assert_int_equal(n, 12);
     const char *no[] = {"/dev/accel",       "/dev/accel1x",  "/dev/vfio/vfio", "/dev/vfio/",
                         "socket:[12345]",   "/dev/null",     "dev/accel0",     "/dev/accelerator0",
                         "/host/dev/accel0", "/dev/vfio/1/2", "/dev/accel-1"};
     for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
-        if (probe_tpu_match_node(no[i], &kind, &n))
+        if (probe__tpu_match_node(no[i], &kind, &n))
             fail_msg("\"%s\" matched as a TPU node", no[i]);
     }
 
-    const struct probe_tpu_generation *g = probe_tpu_generation(0x0063, false, 0);
+    const struct probe__tpu_generation *g = probe__tpu_generation(0x0063, false, 0);
     assert_non_null(g);
     assert_string_equal(g->name, "v5e");
     assert_int_equal(g->kind, PROBE_TPU_NODE_VFIO);
-    g = probe_tpu_generation(0x005e, true, 0x1234);
+    g = probe__tpu_generation(0x005e, true, 0x1234);
     assert_non_null(g);
     assert_string_equal(g->name, "v4");
     assert_int_equal(g->kind, PROBE_TPU_NODE_ACCEL);
-    assert_string_equal(probe_tpu_generation(0x0027, true, 0x004e)->name, "v2");
-    assert_string_equal(probe_tpu_generation(0x0027, true, 0x004f)->name, "v3");
-    assert_null(probe_tpu_generation(0x0027, false, 0)); /* v2 or v3: cannot tell */
-    assert_null(probe_tpu_generation(0x0027, true, 0x0050));
-    assert_null(probe_tpu_generation(0x0042, true, 0x0058)); /* gVNIC */
-    assert_string_equal(probe_tpu_generation(0x0062, false, 0)->name, "v5p");
-    assert_string_equal(probe_tpu_generation(0x006f, false, 0)->name, "v6e");
-    assert_string_equal(probe_tpu_generation(0x0076, false, 0)->name, "7x");
+    assert_string_equal(probe__tpu_generation(0x0027, true, 0x004e)->name, "v2");
+    assert_string_equal(probe__tpu_generation(0x0027, true, 0x004f)->name, "v3");
+    assert_null(probe__tpu_generation(0x0027, false, 0)); /* v2 or v3: cannot tell */
+    assert_null(probe__tpu_generation(0x0027, true, 0x0050));
+    assert_null(probe__tpu_generation(0x0042, true, 0x0058)); /* gVNIC */
+    assert_string_equal(probe__tpu_generation(0x0062, false, 0)->name, "v5p");
+    assert_string_equal(probe__tpu_generation(0x006f, false, 0)->name, "v6e");
+    assert_string_equal(probe__tpu_generation(0x0076, false, 0)->name, "7x");
 }
 
 static void test_names(void **state)
@@ -290,10 +290,10 @@ static void test_names(void **state)
     assert_string_equal(probe_device_state_name(PROBE_DEVICE_OK), "ok");
     assert_string_equal(probe_device_state_name(PROBE_DEVICE_LOST), "lost");
     assert_string_equal(probe_device_state_name(PROBE_DEVICE_ERROR), "error");
-    assert_string_equal(probe_vendor_name(0x10de), "nvidia");
-    assert_string_equal(probe_vendor_name(0x1002), "amd");
-    assert_string_equal(probe_vendor_name(0x1ae0), "google");
-    assert_null(probe_vendor_name(0x8086));
+    assert_string_equal(probe__vendor_name(0x10de), "nvidia");
+    assert_string_equal(probe__vendor_name(0x1002), "amd");
+    assert_string_equal(probe__vendor_name(0x1ae0), "google");
+    assert_null(probe__vendor_name(0x8086));
 }
 
 static void test_nvml_mode_parse(void **state)

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "fleet.h"
-#include "utf8.h"
+#include "dc/utf8.h"
 
 #define OK_HEAD "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
 #define OK_TAIL "]}}"
@@ -243,7 +243,7 @@ static void test_query_error(void **state)
         assert_true(strlen(why) <= 40 + SVC_FLEET_ERROR_TEXT_MAX);
         uint32_t cp;
         for (size_t i = 0; why[i] != '\0';) {
-            size_t k = svc_utf8_decode((const unsigned char *)why + i, &cp);
+            size_t k = dc_utf8_seq((const unsigned char *)why + i, SIZE_MAX, &cp);
             assert_true(k > 0);
             i += k;
         }

@@ -1,6 +1,6 @@
-/* tests/unit/service/test_openapi.c -- api/src/openapi.c (the contract, the
- * strict body parser) and api/src/problem.c (RFC 9457 problems). They live in
- * api/, but only the service uses them, so their tests sit with the service's. */
+/* tests/unit/api/test_openapi.c -- api/src/openapi.c (the contract),
+ * api/src/json_read.c (the strict body parser) and api/src/problem.c (RFC 9457
+ * problems). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
