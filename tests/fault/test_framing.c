@@ -33,11 +33,11 @@
 #include "harness.h"
 #include "rawhttp.h"
 
-#define READ_MS 10000 /* a refusal is immediate; this only bounds a hang */
+#define READ_MS 60000 /* a refusal is immediate; this only bounds a hang */
 
 static struct server srv;
 static long fds_at_start; /* the server's descriptors before any vector (/proc) */
-static int smuggled; /* follow-up requests sent so far: smuggled-1, smuggled-2, ... */
+static int smuggled;      /* follow-up requests sent so far: smuggled-1, smuggled-2, ... */
 
 /* What came back on one connection: every byte until the server closed it. */
 struct reply {
