@@ -152,6 +152,12 @@ long metric_wait(int port, const char *name, long want, int timeout_ms);
  * the answer: a test reads its count through this. */
 bool metrics_wait(int port, const char *needle, int timeout_ms);
 
+/* How long a test waits for what it needs (a count, a log line, an answer)
+ * before it fails: a bound for a hang, never a timing assertion. An ASan build
+ * beside other suites on a loaded machine takes seconds for what is otherwise
+ * immediate. */
+#define HANG_MS 60000
+
 /* The per-request CPU budgets of docs/operations.md ("Per-request cost"), in
  * milliseconds: one workload, one request at the default limits. A test built
  * with AA_SANITIZED allows the sanitizers' slowdown. */
