@@ -211,9 +211,9 @@ static void test_query_arguments(void **state)
         fail_msg("resident memory grew by %ld KiB over 3,000 requests", rss_after - rss);
 #endif
     assert_true(fds_after >= 0 && fds_after <= fds);
-    assert_true(scrape_metric(srv.port,
-                              "accel_advisor_refused_requests_total{reason=\"query_arguments\"}") >=
-                3503);
+    assert_true(metric_wait_min(srv.port,
+                                "accel_advisor_refused_requests_total{reason=\"query_arguments\"}",
+                                3503, WAIT_MS) >= 3503);
     assert_int_equal(server_stop_clean(&srv), 0);
 }
 

@@ -323,7 +323,7 @@ static void test_request_timeout(void **state)
     /* The body's request is in the access log as cut off by the deadline. */
     assert_true(server_log_wait(&srv, 0, "\"request_id\":\"trickle\"", HANG_MS));
     assert_true(server_log_find(&srv, 0, "\"outcome\":\"request_timeout\"", NULL));
-    assert_int_equal(scrape_metric(srv.port, "accel_advisor_request_timeouts_total"), 2);
+    assert_int_equal(metric_wait(srv.port, "accel_advisor_request_timeouts_total", 2, HANG_MS), 2);
     /* A slow request that finishes in time is served. */
     prompt(&srv, "POST", "/v1/recommendations", workload, 200);
     assert_int_equal(server_stop(&srv, SIGTERM), 0);

@@ -147,6 +147,9 @@ bool metric_find(const char *body, const char *series, double *out);
 /* Scrape `name` until it reads `want` or `timeout_ms` passed (a bound for a
  * broken server, not a timing assertion); returns the last value read. */
 long metric_wait(int port, const char *name, long want, int timeout_ms);
+/* The same until it reads at least `least` (a counter the server may raise a
+ * moment after its client had the answer). */
+long metric_wait_min(int port, const char *name, long least, int timeout_ms);
 /* Scrape until the /metrics text holds `needle`, or `timeout_ms` passed. A
  * request is counted once it completes, a moment after its client has read
  * the answer: a test reads its count through this. */
