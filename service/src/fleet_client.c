@@ -82,13 +82,14 @@ static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, cur
 static bool read_token(const char *path, char *buf, size_t cap, char *why, size_t whylen)
 {
     char *text = NULL, err[320];
-    size_t n = 0;
+    size_t len = 0;
     buf[0] = '\0';
-    if (svc_read_regular_file(path, cap - 1, &text, &n, err, sizeof(err)) != 0) {
+    if (svc_read_regular_file(path, cap - 1, &text, &len, err, sizeof(err)) != 0) {
         snprintf(why, whylen, "fleet_bearer_token_file %.300s", err);
         return false;
     }
     const char *s = text;
+    size_t n = len;
     while (n > 0 && isspace((unsigned char)text[n - 1]))
         n--;
     while (s < text + n && isspace((unsigned char)*s))
@@ -96,7 +97,7 @@ static bool read_token(const char *path, char *buf, size_t cap, char *why, size_
     size_t m = (size_t)(text + n - s);
     memcpy(buf, s, m);
     buf[m] = '\0';
-    explicit_bzero(text, n);
+    explicit_bzero(text, len);
     free(text);
     bool visible = m > 0 && strlen(buf) == m;
     for (const char *p = buf; *p != '\0' && visible; p++)
@@ -121,9 +122,11 @@ static bool ca_file_ok(const char *path, char *why, size_t whylen)
         return false;
     }
     if (!S_ISREG(st.st_mode) || (unsigned long long)st.st_size > SVC_FLEET_CA_MAX_BYTES) {
-        snprintf(why, whylen, "fleet_ca_file %.200s: %s", path,
-                 S_ISREG(st.st_mode) ? "larger than the limit of 4194304 bytes"
-                                     : "not a regular file");
+        if (S_ISREG(st.st_mode))
+            snprintf(why, whylen, "fleet_ca_file %.200s: larger than the limit of %u bytes", path,
+                     SVC_FLEET_CA_MAX_BYTES);
+        else
+            snprintf(why, whylen, "fleet_ca_file %.200s: not a regular file", path);
         return false;
     }
     return true;

@@ -34,7 +34,7 @@
 
 #define TAG       "tag:accel-advisor,2025:"
 #define MAX_BODY  (1u << 20) /* the default max_body_bytes */
-#define ANSWER_MS 30000      /* refusals are immediate; this only bounds a hang */
+#define ANSWER_MS 120000     /* refusals are immediate; this only bounds a hang */
 
 static struct server srv; /* default limits, shared by every test */
 

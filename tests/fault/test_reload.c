@@ -45,8 +45,6 @@
 #define CLIENTS      4
 #define MAX_VERSIONS 256
 #define VERSION_LEN  64
-/* How long the test waits for what it needs: a bound for a hang. */
-#define HANG_MS 60000
 
 static struct server srv;
 

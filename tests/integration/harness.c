@@ -852,15 +852,26 @@ long scrape_metric(int port, const char *name)
     return v;
 }
 
-long metric_wait(int port, const char *name, long want, int timeout_ms)
+/* Scrape `name` until it reads `want` (or at least `want`, `at_least`). */
+static long wait_metric(int port, const char *name, long want, bool at_least, int timeout_ms)
 {
     long end = now_ms() + timeout_ms;
     long v = scrape_metric(port, name);
-    while (v != want && now_ms() < end) {
+    while ((at_least ? v < want : v != want) && now_ms() < end) {
         sleep_ms(10);
         v = scrape_metric(port, name);
     }
     return v;
+}
+
+long metric_wait(int port, const char *name, long want, int timeout_ms)
+{
+    return wait_metric(port, name, want, false, timeout_ms);
+}
+
+long metric_wait_min(int port, const char *name, long least, int timeout_ms)
+{
+    return wait_metric(port, name, least, true, timeout_ms);
 }
 
 bool metrics_wait(int port, const char *needle, int timeout_ms)

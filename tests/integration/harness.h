@@ -147,10 +147,19 @@ bool metric_find(const char *body, const char *series, double *out);
 /* Scrape `name` until it reads `want` or `timeout_ms` passed (a bound for a
  * broken server, not a timing assertion); returns the last value read. */
 long metric_wait(int port, const char *name, long want, int timeout_ms);
+/* The same until it reads at least `least` (a counter the server may raise a
+ * moment after its client had the answer). */
+long metric_wait_min(int port, const char *name, long least, int timeout_ms);
 /* Scrape until the /metrics text holds `needle`, or `timeout_ms` passed. A
  * request is counted once it completes, a moment after its client has read
  * the answer: a test reads its count through this. */
 bool metrics_wait(int port, const char *needle, int timeout_ms);
+
+/* How long a test waits for what it needs (a count, a log line, an answer)
+ * before it fails: a bound for a hang, never a timing assertion. An ASan build
+ * beside other suites on a loaded machine takes seconds for what is otherwise
+ * immediate. */
+#define HANG_MS 60000
 
 /* The per-request CPU budgets of docs/operations.md ("Per-request cost"), in
  * milliseconds: one workload, one request at the default limits. A test built

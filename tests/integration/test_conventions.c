@@ -229,7 +229,7 @@ static void test_etag_after_reload(void **state)
     size_t mark = server_log_len(&s);
     assert_int_equal(touch_rules(dir, 1), 0);
     kill(s.pid, SIGHUP);
-    assert_true(server_log_wait(&s, mark, "\"changed\":true", 10000));
+    assert_true(server_log_wait(&s, mark, "\"changed\":true", HANG_MS));
     struct resp r;
     snprintf(cond, sizeof(cond), "If-None-Match: %s", rules0);
     get(&s, "GET", "/v1/rules", cond, &r);
@@ -420,10 +420,10 @@ static void test_log_msg_and_levels(void **state)
     const char *const bad_tp2[] = {"X-Request-Id: at-info", "traceparent: nonsense", NULL};
     assert_int_equal(http(&s, "GET", "/v1/rules", NULL, NULL, 0, bad_tp2, &r), 0);
     resp_free(&r);
-    assert_true(server_log_wait(&s, 0, "\"request_id\":\"at-info\"", 5000));
+    assert_true(server_log_wait(&s, 0, "\"request_id\":\"at-info\"", HANG_MS));
     size_t mark = server_log_len(&s);
     kill(s.pid, SIGHUP);
-    assert_true(server_log_wait(&s, mark, "\"event\":\"rules_reload\"", 5000));
+    assert_true(server_log_wait(&s, mark, "\"event\":\"rules_reload\"", HANG_MS));
     kill(s.pid, SIGTERM);
     assert_int_equal(server_wait(&s, 20000), 0);
     assert_true(server_log_find(&s, 0, "\"log_level\":\"info\"", NULL));

@@ -743,7 +743,7 @@ static void test_401(void **state)
     mark = server_log_len(&s);
     kill(s.pid, SIGHUP);
     assert_true(
-        server_log_wait(&s, mark, "\"event\":\"api_keys_reload\",\"result\":\"failure\"", 5000));
+        server_log_wait(&s, mark, "\"event\":\"api_keys_reload\",\"result\":\"failure\"", HANG_MS));
     assert_int_equal(http(&s, "GET", "/v1/rules", NULL, NULL, 0, right2, &r), 0);
     assert_int_equal(r.status, 200);
     resp_free(&r);
@@ -799,7 +799,7 @@ static void test_503_connections(void **state)
     assert_int_equal(server_start(&s, args), 0);
     int a = raw_connect(&s), b = raw_connect(&s);
     assert_true(a >= 0 && b >= 0);
-    assert_int_equal(metric_wait(s.admin_port, "accel_advisor_open_connections", 2, 20000), 2);
+    assert_int_equal(metric_wait(s.admin_port, "accel_advisor_open_connections", 2, HANG_MS), 2);
     struct resp r;
     assert_int_equal(http_get(&s, "/v1/rules", &r), 0);
     expect_problem(&r, 503, "tag:accel-advisor,2025:overloaded", "GET", "/v1/rules");
@@ -809,7 +809,7 @@ static void test_503_connections(void **state)
     close(a);
     close(b);
     /* Once the server has seen the others close, requests are served again. */
-    assert_int_equal(metric_wait(s.admin_port, "accel_advisor_open_connections", 0, 20000), 0);
+    assert_int_equal(metric_wait(s.admin_port, "accel_advisor_open_connections", 0, HANG_MS), 0);
     assert_int_equal(http_get(&s, "/v1/rules", &r), 0);
     assert_int_equal(r.status, 200);
     resp_free(&r);

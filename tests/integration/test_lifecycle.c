@@ -21,10 +21,6 @@
 
 #include "harness.h"
 
-/* How long a test waits for what it needs (a log line, a version, a count)
- * before it fails: a bound for a hang, never a timing assertion. */
-#define HANG_MS 60000
-
 static char *rules_version(struct server *s)
 {
     struct resp r;

@@ -23,10 +23,6 @@
 
 #include "harness.h"
 
-/* How long a test waits for what it needs (a snapshot, a log line, a count)
- * before it fails: a bound for a hang, never a timing assertion. */
-#define HANG_MS 60000
-
 #ifndef FAKE_NVML_LIB
 #error "FAKE_NVML_LIB must name the test NVML library"
 #endif
