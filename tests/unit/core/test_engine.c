@@ -21,7 +21,7 @@ static dc_ruleset *mini;
 static int setup(void **state)
 {
     (void)state;
-    return load3(catalog_ok, sizing_ok, rules_ok, &mini, NULL) == DC_OK ? 0 : -1;
+    return mini_load(&mini);
 }
 
 static int teardown(void **state)
