@@ -92,7 +92,7 @@ static enum MHD_Result respond_over_budget(svc_server *s, struct MHD_Connection 
              "the server holds its limit of %u bytes of request bodies; retry shortly",
              s->cfg.max_buffered_body_bytes);
     r->close = true;
-    return svc__respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, NULL, detail, retry_after);
+    return svc__respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, detail, retry_after);
 }
 
 /* No key set, or the request's bearer key is one of the current set. */
@@ -115,7 +115,7 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
 {
     char allow[64];
     if (r->over_limit) {
-        *res = svc__respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, NULL,
+        *res = svc__respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED,
                                     "the server is at its connection limit; retry shortly",
                                     retry_after);
         return true;
@@ -123,7 +123,7 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
     if (r->route == SVC_ROUTE_UNMATCHED ||
         (r->admin && r->route != SVC_ROUTE_HEALTHZ && r->route != SVC_ROUTE_READYZ &&
          r->route != SVC_ROUTE_METRICS)) {
-        *res = svc__respond_problem(s, c, r, 404, NULL, NULL, "no such resource", NULL);
+        *res = svc__respond_problem(s, c, r, 404, NULL, "no such resource", NULL);
         return true;
     }
     if (r->method == SVC_METHOD_OPTIONS) {
@@ -135,20 +135,20 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
         const struct hdr h[] = {{MHD_HTTP_HEADER_ALLOW, allow}, {NULL, NULL}};
         char detail[96];
         snprintf(detail, sizeof(detail), "this resource supports %s", allow);
-        *res = svc__respond_problem(s, c, r, 405, NULL, NULL, detail, h);
+        *res = svc__respond_problem(s, c, r, 405, NULL, detail, h);
         return true;
     }
     if (svc_route_protected(r->route) && !authorized(s, c)) {
         const struct hdr h[] = {
             {MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"accel-advisor\""}, {NULL, NULL}};
-        *res = svc__respond_problem(s, c, r, 401, API_PROBLEM_UNAUTHORIZED, "Unauthorized",
+        *res = svc__respond_problem(s, c, r, 401, API_PROBLEM_UNAUTHORIZED,
                                     "send a valid API key as Authorization: Bearer KEY", h);
         return true;
     }
     if (svc_route_needs_rules(r->route)) {
         r->rs = svc__rules_acquire(s);
         if (r->rs == NULL) {
-            *res = svc__respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY, "Not ready",
+            *res = svc__respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY,
                                         "no rule set is loaded", retry_after);
             return true;
         }
@@ -157,9 +157,9 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
         const char *ct =
             MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
         if (svc_content_type_classify(ct) != SVC_CTYPE_JSON) {
-            *res = svc__respond_problem(
-                s, c, r, 415, API_PROBLEM_UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type",
-                "send the body as Content-Type: application/json (UTF-8)", NULL);
+            *res = svc__respond_problem(s, c, r, 415, API_PROBLEM_UNSUPPORTED_MEDIA_TYPE,
+                                        "send the body as Content-Type: application/json (UTF-8)",
+                                        NULL);
             return true;
         }
         const char *cl =
@@ -172,8 +172,7 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
                 char detail[96];
                 snprintf(detail, sizeof(detail), "the body limit is %u bytes",
                          s->cfg.max_body_bytes);
-                *res = svc__respond_problem(s, c, r, 413, API_PROBLEM_BODY_TOO_LARGE,
-                                            "The request body is too large", detail, NULL);
+                *res = svc__respond_problem(s, c, r, 413, API_PROBLEM_BODY_TOO_LARGE, detail, NULL);
                 return true;
             }
             /* The announced body is reserved before a byte of it is read. */
@@ -334,7 +333,7 @@ static enum MHD_Result begin_request(svc_server *s, struct MHD_Connection *c, st
         r->close = true;
         r->checked = true;
         svc_metrics_refused(&s->metrics, why);
-        return svc__respond_problem(s, c, r, status, NULL, NULL, detail, NULL);
+        return svc__respond_problem(s, c, r, status, NULL, detail, NULL);
     }
     const char *cl =
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -473,8 +472,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (r->too_large) {
         char detail[96];
         snprintf(detail, sizeof(detail), "the body limit is %u bytes", s->cfg.max_body_bytes);
-        return svc__respond_problem(s, c, r, 413, API_PROBLEM_BODY_TOO_LARGE,
-                                    "The request body is too large", detail, NULL);
+        return svc__respond_problem(s, c, r, 413, API_PROBLEM_BODY_TOO_LARGE, detail, NULL);
     }
     return svc__dispatch(s, c, r);
 }

@@ -107,10 +107,11 @@ static const struct hdr retry_after[] = {{"Retry-After", RETRY_AFTER_S}, {NULL, 
 enum MHD_Result svc__dispatch(svc_server *s, struct MHD_Connection *c, struct req *r);
 /* The answer to OPTIONS (CORS preflight and Allow). */
 enum MHD_Result svc__handle_options(svc_server *s, struct MHD_Connection *c, struct req *r);
-/* An RFC 9457 problem with `status`; `type` and `title` NULL for the status's
- * own; `extra` (may be NULL) more headers, ending with {NULL, NULL}. */
+/* An RFC 9457 problem with `status`, titled by its `type` (api_problem_title),
+ * or "about:blank" with the status's reason phrase when `type` is NULL;
+ * `extra` (may be NULL) more headers, ending with {NULL, NULL}. */
 enum MHD_Result svc__respond_problem(svc_server *s, struct MHD_Connection *c, struct req *r,
-                                     int status, const char *type, const char *title,
-                                     const char *detail, const struct hdr *extra);
+                                     int status, const char *type, const char *detail,
+                                     const struct hdr *extra);
 
 #endif

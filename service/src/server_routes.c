@@ -71,8 +71,7 @@ static enum MHD_Result respond(svc_server *s, struct MHD_Connection *c, struct r
                  "the server holds its limit of %u bytes of responses not yet read by their "
                  "clients; retry shortly",
                  s->cfg.max_queued_response_bytes);
-        return svc__respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, NULL, detail,
-                                    retry_after);
+        return svc__respond_problem(s, c, r, 503, API_PROBLEM_OVERLOADED, detail, retry_after);
     }
     if (body == NULL) {
         body = unconst("");
@@ -151,11 +150,10 @@ static enum MHD_Result respond_problem_json(svc_server *s, struct MHD_Connection
 }
 
 enum MHD_Result svc__respond_problem(svc_server *s, struct MHD_Connection *c, struct req *r,
-                                     int status, const char *type, const char *title,
-                                     const char *detail, const struct hdr *extra)
+                                     int status, const char *type, const char *detail,
+                                     const struct hdr *extra)
 {
-    return respond_problem_json(s, c, r, api_problem_new(status, type, title, detail, r->id),
-                                extra);
+    return respond_problem_json(s, c, r, api_problem_new(status, type, NULL, detail, r->id), extra);
 }
 
 /* 500: the body names only the request id; the internals go to the log. */
@@ -171,7 +169,7 @@ static enum MHD_Result respond_internal(svc_server *s, struct MHD_Connection *c,
     svc_log_str(&l, "where", what);
     svc_log_str(&l, "error", why);
     svc_log_end_msg(&l, "internal error in %s: %s", what, why);
-    return svc__respond_problem(s, c, r, 500, API_PROBLEM_INTERNAL, "Internal Server Error",
+    return svc__respond_problem(s, c, r, 500, API_PROBLEM_INTERNAL,
                                 "The server could not answer this request; quote the request id "
                                 "when reporting it.",
                                 NULL);
@@ -506,8 +504,7 @@ static enum MHD_Result handle_batch(svc_server *s, struct MHD_Connection *c, str
         char detail[128];
         snprintf(detail, sizeof(detail), "%d workloads; the limit is %u per batch", n,
                  s->cfg.max_batch);
-        res = svc__respond_problem(s, c, r, 413, API_PROBLEM_BATCH_TOO_LARGE,
-                                   "The batch has too many workloads", detail, NULL);
+        res = svc__respond_problem(s, c, r, 413, API_PROBLEM_BATCH_TOO_LARGE, detail, NULL);
         goto out;
     }
     /* The envelope first, on its own: a violation outside any one workload fails
@@ -729,7 +726,7 @@ static enum MHD_Result handle_readyz(svc_server *s, struct MHD_Connection *c, st
     enum MHD_Result res;
     if (rs == NULL || atomic_load(&s->draining)) {
         res = svc__respond_problem(
-            s, c, r, 503, API_PROBLEM_NOT_READY, "Not ready",
+            s, c, r, 503, API_PROBLEM_NOT_READY,
             rs == NULL ? "no rule set is loaded" : "the server is shutting down", retry_after);
     } else {
         cJSON *o = cJSON_CreateObject();
@@ -751,13 +748,13 @@ static enum MHD_Result handle_inventory(svc_server *s, struct MHD_Connection *c,
 {
     struct svc_probe_status ps;
     if (!svc__probe_status(s, &ps))
-        return svc__respond_problem(s, c, r, 404, API_PROBLEM_PROBE_DISABLED, "Probe disabled",
+        return svc__respond_problem(s, c, r, 404, API_PROBLEM_PROBE_DISABLED,
                                     "this server runs without an accelerator probe (start it with "
                                     "--probe)",
                                     NULL);
     const struct probe_snapshot *snap = svc__probe_get(s);
     if (snap == NULL)
-        return svc__respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY, NULL,
+        return svc__respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY,
                                     "the first probe has not finished", retry_after);
     struct dc_error err;
     dc_error_clear(&err);
@@ -793,12 +790,12 @@ static enum MHD_Result handle_fleet(svc_server *s, struct MHD_Connection *c, str
 {
     if (s->fleet == NULL)
         return svc__respond_problem(
-            s, c, r, 404, API_PROBLEM_FLEET_DISABLED, "Fleet disabled",
+            s, c, r, 404, API_PROBLEM_FLEET_DISABLED,
             "this server reads no fleet (start it with --fleet-prometheus URL)", NULL);
     bool ready = false;
     cJSON *o = svc__fleet_body(s, r->id, &ready);
     if (!ready)
-        return svc__respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY, NULL,
+        return svc__respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY,
                                     "Prometheus has not answered both fleet queries yet",
                                     retry_after);
     if (o == NULL)
@@ -929,5 +926,5 @@ enum MHD_Result svc__dispatch(svc_server *s, struct MHD_Connection *c, struct re
     case SVC_ROUTE_COUNT:
         break;
     }
-    return svc__respond_problem(s, c, r, 404, NULL, NULL, "no such resource", NULL);
+    return svc__respond_problem(s, c, r, 404, NULL, "no such resource", NULL);
 }
