@@ -20,16 +20,23 @@
 #include "ruleset_internal.h"
 #include "sizing.h"
 
+/* Offer `o` is priced on `basis` and its provider is allowed. */
+static bool offer_allowed(const struct dc_offer *o, enum dc_pricing basis, unsigned providers)
+{
+    return (providers == 0 || (providers & (1u << o->provider)) != 0) &&
+           isfinite(o->price[basis].usd_per_chip_hour);
+}
+
 const struct dc_offer *dc_cheapest_offer(const struct dc_accelerator *a, enum dc_pricing basis,
                                          unsigned providers)
 {
     const struct dc_offer *best = NULL;
     for (size_t i = 0; a != NULL && (unsigned)basis < DC_PRICING_COUNT && i < a->n_offers; i++) {
         const struct dc_offer *o = &a->offers[i];
-        double p = o->price[basis].usd_per_chip_hour;
-        if ((providers != 0 && !(providers & (1u << o->provider))) || !isfinite(p))
+        if (!offer_allowed(o, basis, providers))
             continue;
-        if (best == NULL || p < best->price[basis].usd_per_chip_hour)
+        if (best == NULL ||
+            o->price[basis].usd_per_chip_hour < best->price[basis].usd_per_chip_hour)
             best = o;
     }
     return best;
@@ -58,13 +65,6 @@ const char *dc_unpriced_reason(const struct dc_accelerator *a, unsigned provider
             return a->unpriced_provider_reason[p];
     }
     return NULL;
-}
-
-/* Offer `o` is priced on `basis` and its provider is allowed. */
-static bool offer_allowed(const struct dc_offer *o, enum dc_pricing basis, unsigned providers)
-{
-    return (providers == 0 || (providers & (1u << o->provider)) != 0) &&
-           isfinite(o->price[basis].usd_per_chip_hour);
 }
 
 /* Whether `o` rents the machines of shape `s`: instances of exactly
