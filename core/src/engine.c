@@ -36,6 +36,7 @@ struct rec {
     struct dc_candidate *all; /* every catalog entry, in catalog order */
     struct dc__points pts;    /* feasible priced configurations, for the frontier */
     uint64_t steps_left;      /* of the request's rule-evaluation budget */
+    bool sized_warned;        /* a sized rule's failure has been warned about */
 };
 
 static double clamp(double v, double lo, double hi)
@@ -111,6 +112,8 @@ static enum dc_status evaluate_rules(struct rec *r)
     r->steps_left = DC_RECOMMEND_MAX_RULE_STEPS;
     for (size_t i = 0; i < rs->n_rules; i++) {
         const struct dc__rule *rule = &rs->rules[i];
+        if (rule->sized)
+            continue; /* per candidate, once it is sized (sized_rules.c) */
         bool hit = false;
         uint64_t spent = 0;
         struct dc_error cerr;
@@ -291,9 +294,10 @@ static const struct dc_reason *filtered(const struct rec *r, size_t idx,
 }
 
 /* The first hard filter the sized candidate fails: memory, budget,
- * portability; NULL when it passes (*oom on out of memory). */
+ * portability, a rule on the sized configuration (`sized_excl`, may be NULL);
+ * NULL when it passes (*oom on out of memory). */
 static const struct dc_reason *unfit(const struct rec *r, const struct dc_candidate *c,
-                                     bool portable, bool *oom)
+                                     bool portable, const struct dc__rule *sized_excl, bool *oom)
 {
     const struct dc_workload *w = &r->res->workload;
     const struct dc_sizing_params *s = &r->rs->sizing;
@@ -306,6 +310,9 @@ static const struct dc_reason *unfit(const struct rec *r, const struct dc_candid
         out = new_reason(r->ar, DC__R_BUDGET, NULL, cost_source(r->rs, c));
     else if (!portable)
         out = new_reason(r->ar, DC__R_PORTABLE, NULL, cost_source(r->rs, c));
+    else if (sized_excl != NULL)
+        out = new_reason(r->ar, sized_excl->info.id, sized_excl->info.message,
+                         sized_excl->info.source);
     else
         return NULL;
     *oom = out == NULL;
@@ -363,6 +370,55 @@ static bool portable_ok(const struct dc__part *p, const struct dc_sizing *z)
            (renting & w->providers) == w->providers;
 }
 
+/* What a configuration of candidate `idx` must also pass: portability, and
+ * the rules on the sized configuration that exclude it. */
+struct config_check {
+    struct dc__sized_eval *sized; /* NULL: no sized rule reaches the candidate */
+    size_t idx;
+};
+
+static bool config_ok(void *ctx, const struct dc__part *p, const struct dc_sizing *z)
+{
+    struct config_check *k = ctx;
+    return portable_ok(p, z) &&
+           (k->sized == NULL || dc__sized_exclusion(k->sized, k->idx, z) == NULL);
+}
+
+/* The sized rules with score impacts that hold on the pick, as reasons. */
+static void sized_reasons(struct dc__sized_eval *e, struct dc_candidate *c)
+{
+    const struct dc__rule *hit[DC__MAX_SIZED_HITS];
+    size_t n = dc__sized_hits(e, c->index_, &c->sizing, hit, DC__MAX_SIZED_HITS);
+    size_t first = c->n_reasons;
+    for (size_t h = 0; h < n; h++) {
+        const struct dc__rule *rule = hit[h];
+        int impact =
+            (rule->family_mask & (1u << c->acc->family)) ? rule->family_impact[c->acc->family] : 0;
+        for (size_t k = 0; k < rule->n_acc_impacts; k++)
+            if (rule->acc_impacts[k].acc == c->index_)
+                impact += rule->acc_impacts[k].impact;
+        c->reasons[c->n_reasons++] = (struct dc_reason){
+            rule->info.id, impact, rule->info.message, rule->info.source, rule->info.fact, NULL};
+    }
+    if (n > 0)
+        count_facts_once(c, first);
+}
+
+/* A sized rule that could not be evaluated: one warning for the request. */
+static enum dc_status sized_failure(struct rec *r, const struct dc__sized_eval *e)
+{
+    if (e->failed == NULL || r->sized_warned)
+        return e->rc == DC_ENOMEM ? DC_ENOMEM : DC_OK;
+    r->sized_warned = true;
+    if (e->rc == DC_ENOMEM)
+        return DC_ENOMEM;
+    return dc__add_warning(r->res, "condition_error",
+                           dc__fmt(r->ar,
+                                   "Rule %s could not be evaluated on a sized configuration and "
+                                   "counted as not holding.",
+                                   e->failed->info.id));
+}
+
 /* Size the part's configurations and keep the objective's pick; its
  * reasons, and the first hard filter it fails. */
 static enum dc_status build_candidate(struct rec *r, size_t i)
@@ -372,7 +428,8 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
     struct dc_candidate *c = &r->all[i];
     c->acc = &rs->accs[i];
     c->index_ = i;
-    c->reasons = dc__arena_alloc(r->ar, (r->n_hits + MAX_SIZING_REASONS) * sizeof(*c->reasons));
+    c->reasons = dc__arena_alloc(r->ar, (r->n_hits + DC__MAX_SIZED_HITS + MAX_SIZING_REASONS) *
+                                            sizeof(*c->reasons));
     if (c->reasons == NULL)
         return DC_ENOMEM;
     const struct dc__rule *excl_rule = NULL;
@@ -387,18 +444,25 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
         return DC_OK;
     struct dc__part p;
     dc__part_init(&p, rs, w, &r->d, c->acc, perturbation(r->opts, i));
+    struct dc__sized_eval e = {rs, r->facts, &r->steps_left, NULL, DC_OK};
+    struct config_check check = {dc__sized_rules_touch(rs, i) ? &e : NULL, i};
+    struct dc__config_filter filter = {config_ok, &check};
     enum dc_status rc = DC_OK;
-    c->sizing.fits = dc__configure(&p, i, portable_ok, &r->pts, &c->sizing, &rc);
+    c->sizing.fits = dc__configure(&p, i, &filter, &r->pts, &c->sizing, &rc);
     if (rc != DC_OK)
         return rc;
     c->selection.meets_targets = c->sizing.fits && dc__meets_targets(&p, &c->sizing);
     c->selection.priced = isfinite(c->sizing.cost_usd);
-    c->excluded_by = unfit(r, c, portable_ok(&p, &c->sizing), &oom);
+    const struct dc__rule *sized_excl =
+        check.sized != NULL && c->sizing.fits ? dc__sized_exclusion(&e, i, &c->sizing) : NULL;
+    c->excluded_by = unfit(r, c, portable_ok(&p, &c->sizing), sized_excl, &oom);
     if (oom)
         return DC_ENOMEM;
+    if (c->excluded_by == NULL && check.sized != NULL)
+        sized_reasons(&e, c);
     if (c->excluded_by == NULL)
         sizing_reasons(r, c);
-    return DC_OK;
+    return sized_failure(r, &e);
 }
 
 static enum dc_status build_candidates(struct rec *r)
@@ -701,7 +765,8 @@ static enum dc_status begin(struct rec *r, const cJSON *workload, struct dc_erro
     res->assumptions = dc__arena_alloc(r->ar, DC__MAX_ASSUMPTIONS * sizeof(*res->assumptions));
     if (res->warnings == NULL || res->assumptions == NULL)
         return DC_ENOMEM;
-    return dc__facts_build(r->rs, &res->workload, &r->d, &r->facts);
+    enum dc_status rc2 = dc__facts_build(r->rs, &res->workload, &r->d, &r->facts);
+    return rc2 == DC_OK ? dc__sized_facts_add(r->rs, r->facts) : rc2;
 }
 
 enum dc_status dc_recommend(const dc_ruleset *rs, const cJSON *workload,

@@ -70,6 +70,37 @@ void dc__rank(const dc_ruleset *rs, const struct dc_workload *w, const struct dc
 enum dc_status dc__frontier(const dc_ruleset *rs, struct dc_result *res,
                             const struct dc__point *pts, size_t n);
 
+/* ---- rules on the sized configuration (sized_rules.c) ---------------------------- */
+
+struct dc__rule;
+
+/* Sized rules one candidate's reasons hold at most (past it, the rest are
+ * left out of its reasons, not of its constraints). */
+#define DC__MAX_SIZED_HITS 16
+
+/* Evaluating `sized.*` rules for one request: its facts (with the `sized`
+ * object dc__sized_facts_add put in), its rule-step budget, and the first
+ * rule whose condition could not be evaluated (it counts as not holding). */
+struct dc__sized_eval {
+    const dc_ruleset *rs;
+    cJSON *facts;
+    uint64_t *steps_left;
+    const struct dc__rule *failed;
+    enum dc_status rc;
+};
+
+/* Add the `sized` object to a request's facts when a rule reads it. */
+enum dc_status dc__sized_facts_add(const dc_ruleset *rs, cJSON *facts);
+/* Whether a sized rule's effect reaches catalog entry `idx`. */
+bool dc__sized_rules_touch(const dc_ruleset *rs, size_t idx);
+/* The first sized rule excluding candidate `idx` that holds on `z`; NULL. */
+const struct dc__rule *dc__sized_exclusion(struct dc__sized_eval *e, size_t idx,
+                                           const struct dc_sizing *z);
+/* The sized rules with score impacts on candidate `idx` that hold on `z`, at
+ * most `max` of them into out[]; how many. */
+size_t dc__sized_hits(struct dc__sized_eval *e, size_t idx, const struct dc_sizing *z,
+                      const struct dc__rule **out, size_t max);
+
 /* A warning with `code` and `msg` (NULL msg: out of memory). */
 enum dc_status dc__add_warning(struct dc_result *res, const char *code, const char *msg);
 

@@ -208,6 +208,44 @@ static void parse_effect(const struct dc__where *w, dc_ruleset *rs, struct dc__r
     }
 }
 
+/* ---- conditions on the sized configuration -------------------------------------- */
+
+/* Nesting a condition's walk for `sized.` facts follows at most: a compiled
+ * condition is bounded deeper than this already (dc/logic.h). */
+#define SIZED_WALK_MAX_DEPTH 256
+
+/* Whether a condition names a `sized.*` fact: {"var": "sized.x"} or
+ * {"var": ["sized.x", default]}. */
+static bool reads_sized(const cJSON *node, unsigned depth)
+{
+    if (node == NULL || depth > SIZED_WALK_MAX_DEPTH)
+        return false;
+    if (cJSON_IsObject(node)) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(node, "var");
+        const cJSON *name = cJSON_IsArray(v) ? cJSON_GetArrayItem(v, 0) : v;
+        if (cJSON_IsString(name) && strncmp(name->valuestring, "sized.", 6) == 0)
+            return true;
+    }
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, node)
+    {
+        if (reads_sized(it, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* A rule on the sized configuration runs after the gates are set, so it
+ * cannot be one. */
+static void check_sized(const struct dc__where *rw, struct dc__rule *r)
+{
+    r->sized = reads_sized(r->info.when, 0);
+    if (r->sized && (r->rank_below_families != 0 || r->n_rank_below_accs != 0))
+        dc__diag(rw->L, rw->file, r->info.line, r->info.id,
+                 "a rule that reads sized.* facts cannot rank_below: gates are set before "
+                 "any configuration is sized");
+}
+
 /* The first rule's copy of an equal fact id, so that rules citing one fact
  * share one pointer and the engine compares facts by address. */
 static const char *intern_fact(const dc_ruleset *rs, const char *fact)
@@ -296,6 +334,7 @@ static void load_rules(struct dc__loader *L, dc_ruleset *rs, const char *file,
         const cJSON *eff = dc__get_obj(&rw, "effect", true);
         if (eff != NULL)
             parse_effect(&rw, rs, r, eff);
+        check_sized(&rw, r);
     }
 }
 

@@ -32,6 +32,10 @@ struct dc__rule {
     size_t n_rank_below_accs;
     enum dc_family below;
     bool below_any;
+    /* The condition reads a `sized.*` fact (the configuration a candidate is
+     * sized in): evaluated per candidate after sizing, an exclusion as a
+     * constraint on its configurations (docs/rules-format.md). */
+    bool sized;
 };
 
 struct dc_ruleset {
