@@ -130,13 +130,27 @@
     return el('div', { class: 'fact' }, el('dt', { text: label }), el('dd', null, value));
   }
 
+  /* A figure's p10-p90 band, "9.8 h–15.1 h", or null without one. */
+  function bandText(b, fmt) {
+    if (!b || typeof b !== 'object' || b.p10 == null || b.p90 == null) return null;
+    return fmt(b.p10) + '\u2013' + fmt(b.p90);
+  }
+
+  /* The band under a figure in a cell or a fact (p10-p90, docs/calibration.md). */
+  function band(b, fmt) {
+    const t = bandText(b, fmt);
+    return t ? el('span', { class: 'band muted', title: 'p10\u2013p90: four times in five the real figure is in this range',
+                            text: ' (' + t + ')' }) : null;
+  }
+
   function timeFact(r, s) {
     const per = period(r);
+    const u = obj(s.uncertainty);
     if (per === 'month') {
-      return fact('Latency', F.ms(s.decode_ms) + ' a step',
+      return fact('Latency', F.ms(s.decode_ms) + ' a step', band(u.decode_ms, F.ms),
         s.request_ms != null ? ', ' + F.ms(s.request_ms) + ' a request' : null);
     }
-    return fact(per === 'job' ? 'Job time' : 'Run time', F.hours(s.hours));
+    return fact(per === 'job' ? 'Job time' : 'Run time', F.hours(s.hours), band(u.hours, F.hours));
   }
 
   function priceWords(p) {
@@ -166,7 +180,8 @@
       ' ', el('span', { class: 'muted', text: '(' + top.accelerator + ')' })),
     el('dl', { class: 'facts' },
       fact('Shape', [s.shape, chips(s.chips)].filter(Boolean).join(', ')),
-      fact('Cost', el('strong', { text: F.money(s.cost_usd, per) }), ', ' + F.money(s.cost_per_hour_usd, 'hour')),
+      fact('Cost', el('strong', { text: F.money(s.cost_usd, per) }),
+        band(obj(s.uncertainty).cost_usd, (v) => F.money(v, per)), ', ' + F.money(s.cost_per_hour_usd, 'hour')),
       timeFact(r, s),
       fact('Targets', ts.length ? met + ' of ' + ts.length + ' met ' : 'none set', ts.length ? targetMarks(top) : null),
       fact('Price', priceWords(top.price))),
@@ -178,6 +193,7 @@
   function columns(r) {
     const per = period(r);
     const z = (c) => obj(c.sizing);
+    const u = (c) => obj(z(c).uncertainty);
     const p = (c) => obj(c.price);
     const serving = per === 'month';
     return [
@@ -191,13 +207,14 @@
       { key: 'chips', label: 'Chips', num: true, value: (c) => z(c).chips, cell: (c) => F.count(z(c).chips) },
       serving
         ? { key: 'latency', label: 'Latency a step', num: true, value: (c) => z(c).decode_ms,
-            cell: (c) => F.ms(z(c).decode_ms) }
+            cell: (c) => [F.ms(z(c).decode_ms), band(u(c).decode_ms, F.ms)] }
         : { key: 'time', label: per === 'job' ? 'Job time' : 'Run time', num: true, value: (c) => z(c).hours,
-            cell: (c) => F.hours(z(c).hours) },
+            cell: (c) => [F.hours(z(c).hours), band(u(c).hours, F.hours)] },
       { key: 'per_hour', label: '$/h', num: true, value: (c) => z(c).cost_per_hour_usd,
         cell: (c) => F.money(z(c).cost_per_hour_usd, 'hour') },
       { key: 'total', label: serving ? '$/month' : per === 'job' ? 'Total, the job' : 'Total, the run', num: true,
-        value: (c) => z(c).cost_usd, cell: (c) => F.money(z(c).cost_usd, per) },
+        value: (c) => z(c).cost_usd,
+        cell: (c) => [F.money(z(c).cost_usd, per), band(u(c).cost_usd, (v) => F.money(v, per))] },
       { key: 'targets', label: 'Targets', value: targetKey, cell: targetMarks },
       { key: 'as_of', label: 'Price as of', nowrap: true, value: (c) => p(c).as_of, cell: (c) => p(c).as_of || '—' },
       { key: 'confidence', label: 'Confidence', value: (c) => ({ high: 0, low: 1 })[p(c).confidence],

@@ -375,6 +375,39 @@ static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct 
     api_jw_object_end(w);
 }
 
+/* A figure's band: {"p10": x, "p90": y}, or null when it has none. */
+static void write_band(struct api_jw *w, const char *key, const struct dc_band *b)
+{
+    api_jw_key(w, key);
+    if (!isfinite(b->p10) || !isfinite(b->p90)) {
+        api_jw_null(w);
+        return;
+    }
+    api_jw_object(w);
+    key_number(w, "p10", round4(b->p10));
+    key_number(w, "p90", round4(b->p90));
+    api_jw_object_end(w);
+}
+
+/* The p10-p90 band of each figure, and the calibration regime behind it
+ * (docs/calibration.md, "Stated uncertainty"). */
+static void write_uncertainty(struct api_jw *w, const struct dc_uncertainty *u)
+{
+    api_jw_key(w, "uncertainty");
+    api_jw_object(w);
+    key_string(w, "regime", dc_regime_name(u->regime));
+    key_number(w, "rows", u->rows);
+    key_string(w, "latency_regime", dc_regime_name(u->latency_regime));
+    key_number(w, "latency_rows", u->latency_rows);
+    write_band(w, "hours", &u->hours);
+    write_band(w, "cost_usd", &u->cost_usd);
+    write_band(w, "throughput_rps", &u->throughput_rps);
+    write_band(w, "tokens_per_second", &u->tokens_per_second);
+    write_band(w, "decode_ms", &u->decode_ms);
+    write_band(w, "request_ms", &u->request_ms);
+    api_jw_object_end(w);
+}
+
 static void write_sizing(struct api_jw *w, const struct dc_candidate *c)
 {
     const struct dc_sizing *z = &c->sizing;
@@ -414,6 +447,7 @@ static void write_sizing(struct api_jw *w, const struct dc_candidate *c)
     key_bool(w, "meets_rate", z->meets_rate);
     key_bool(w, "within_budget", z->within_budget);
     key_string_or_null(w, "estimate_withheld", z->estimate_withheld);
+    write_uncertainty(w, &z->uncertainty);
     api_jw_object_end(w);
 }
 

@@ -4,6 +4,7 @@
  * under the header when the tick is not on the objective's best, the targets
  * each candidate misses and why, the pick's reasons, the frontier and the
  * exclusions. Columns are as wide as their widest cell, so nothing is cut. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,31 @@ static void price_cells(const struct dc_result *res, const struct dc_candidate *
     }
 }
 
+/* A time band: milliseconds (serving) or hours. */
+static void time_band_cell(const struct dc_band *b, bool ms, char *cell)
+{
+    char lo[48], hi[48];
+    if (!isfinite(b->p10) || !isfinite(b->p90)) {
+        snprintf(cell, CELL, "-");
+        return;
+    }
+    cellf(cell, "%s\u2013%s",
+          ms ? dc_fmt_ms(b->p10, lo, sizeof(lo)) : dc_fmt_hours(b->p10, lo, sizeof(lo)),
+          ms ? dc_fmt_ms(b->p90, hi, sizeof(hi)) : dc_fmt_hours(b->p90, hi, sizeof(hi)));
+}
+
+/* A cost band: "$307k\u2013$360k/month", the period once. */
+static void money_band_cell(const struct dc_band *b, enum dc_period per, char *cell)
+{
+    char lo[48], hi[48];
+    if (!isfinite(b->p10) || !isfinite(b->p90)) {
+        snprintf(cell, CELL, "-");
+        return;
+    }
+    cellf(cell, "%s\u2013%s", dc_fmt_money(b->p10, DC_PER_NONE, lo, sizeof(lo)),
+          dc_fmt_money(b->p90, per, hi, sizeof(hi)));
+}
+
 static void add_columns(struct grid *g, const struct dc_workload *w, bool wide)
 {
     grid_col(g, "", false);
@@ -150,8 +176,10 @@ static void add_columns(struct grid *g, const struct dc_workload *w, bool wide)
     grid_col(g, "SHAPE", false);
     grid_col(g, "CHIPS", true);
     grid_col(g, serving(w) ? "LATENCY" : "RUN TIME", true);
+    grid_col(g, "P10\u2013P90", true);
     grid_col(g, "$/H", true);
     grid_col(g, serving(w) ? "$/MONTH" : "TOTAL", true);
+    grid_col(g, "P10\u2013P90", true);
     grid_col(g, "TARGETS", false);
     grid_col(g, "PRICE AS OF", false);
     grid_col(g, "CONFIDENCE", false);
@@ -185,16 +213,19 @@ static void add_row(struct grid *g, const struct dc_result *res, const struct dc
     cellf(row[k++], "%s", c->acc->name);
     cellf(row[k++], "%s", dc_shape_format(c->acc, &z->shape, shape, sizeof(shape)));
     dc_fmt_count(z->chips, row[k++], CELL);
-    if (serving(w))
+    enum dc_period per = serving(w)                     ? DC_PER_MONTH
+                         : w->task == DC_TASK_INFERENCE ? DC_PER_JOB
+                                                        : DC_PER_RUN;
+    if (serving(w)) {
         dc_fmt_ms(z->decode_ms, row[k++], CELL);
-    else
+        time_band_cell(&z->uncertainty.decode_ms, true, row[k++]);
+    } else {
         dc_fmt_hours(z->hours, row[k++], CELL);
+        time_band_cell(&z->uncertainty.hours, false, row[k++]);
+    }
     dc_fmt_money(z->cost_per_hour_usd, DC_PER_HOUR, row[k++], CELL);
-    dc_fmt_money(z->cost_usd,
-                 serving(w)                     ? DC_PER_MONTH
-                 : w->task == DC_TASK_INFERENCE ? DC_PER_JOB
-                                                : DC_PER_RUN,
-                 row[k++], CELL);
+    dc_fmt_money(z->cost_usd, per, row[k++], CELL);
+    money_band_cell(&z->uncertainty.cost_usd, per, row[k++]);
     targets_cell(res, c, row[k++]);
     price_cells(res, c, row[k], row[k + 1]);
     k += 2;

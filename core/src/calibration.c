@@ -2,10 +2,14 @@
 #include "dc/calibration.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dc/engine.h"
+#include "ruleset_internal.h"
+#include "sizing.h"
 
 /* What a measure compares and how: `time` rows compare durations (estimate over
  * measured), the others throughputs (measured over estimate). Steady-state
@@ -61,6 +65,39 @@ static enum dc_status bad(struct dc_error *err, const char *where, const char *m
     return dc_error_set(err, DC_EINVAL, where, "%s", msg);
 }
 
+/* The regime of the row's figure: its workload's, or one request's decode
+ * step at batch 1 for a latency row. */
+static enum dc_status row_regime(const dc_ruleset *rs, const cJSON *workload,
+                                 const struct measure *m, struct dc_calibration_row *out,
+                                 struct dc_error *err)
+{
+    struct dc_workload w;
+    enum dc_status rc = dc_workload_parse(rs, workload, &w, err);
+    if (rc != DC_OK)
+        return rc;
+    struct dc__derived d;
+    dc__derive(rs, &w, &d);
+    out->regime = dc__regime_of(&w, &d);
+    if (strcmp(m->name, "decode_ms") == 0)
+        out->regime = DC_REGIME_SERVING_LATENCY;
+    return DC_OK;
+}
+
+/* split: "fit" or "held-out"; variant_of: optional, another row's id. */
+static enum dc_status row_split(const cJSON *row, struct dc_calibration_row *out,
+                                struct dc_error *err)
+{
+    const char *split = opt_string(row, "split");
+    if (split == NULL || (strcmp(split, "fit") != 0 && strcmp(split, "held-out") != 0))
+        return bad(err, "/split", "split must be \"fit\" or \"held-out\"");
+    out->held_out = split[0] == 'h';
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, "variant_of");
+    if (v != NULL && !cJSON_IsString(v))
+        return bad(err, "/variant_of", "variant_of must be the id of another row");
+    out->variant_of = v != NULL ? v->valuestring : NULL;
+    return DC_OK;
+}
+
 enum dc_status dc_calibration_eval(const dc_ruleset *rs, const cJSON *row,
                                    struct dc_calibration_row *out, struct dc_error *err)
 {
@@ -98,14 +135,192 @@ enum dc_status dc_calibration_eval(const dc_ruleset *rs, const cJSON *row,
     out->measure = kind->name;
     out->unit = kind->unit;
     out->measured = m->valuedouble;
-    const cJSON *workload = cJSON_GetObjectItemCaseSensitive(row, "workload");
-    struct dc_sizing z;
-    enum dc_status rc = dc_size_at(rs, workload, out->accelerator, out->chips, &z, err);
+    enum dc_status rc = row_split(row, out, err);
     if (rc != DC_OK)
         return rc;
+    const cJSON *workload = cJSON_GetObjectItemCaseSensitive(row, "workload");
+    struct dc_sizing z;
+    rc = dc_size_at(rs, workload, out->accelerator, out->chips, &z, err);
+    if (rc == DC_OK)
+        rc = row_regime(rs, workload, kind, out, err);
+    if (rc != DC_OK)
+        return rc;
+    out->family = dc_ruleset_find_accelerator(rs, out->accelerator)->family;
     out->estimate = estimate(kind, &z, workload, dc_ruleset_sizing(rs)->goodput.value, out->chips);
     out->ratio = kind->time ? out->estimate / out->measured : out->measured / out->estimate;
     out->within = isfinite(out->ratio) && out->ratio <= DC_CALIBRATION_LIMIT &&
                   out->ratio >= 1.0 / DC_CALIBRATION_LIMIT;
     return DC_OK;
+}
+
+/* ---- the split ---------------------------------------------------------------------- */
+
+/* 64-bit FNV-1a (http://www.isthe.com/chongo/tech/comp/fnv/): a fixed, public
+ * hash, so the split can be recomputed by hand. */
+static uint64_t fnv1a64(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (; *s != '\0'; s++) {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+static bool serving(enum dc_regime r)
+{
+    return dc_regime_pool(r) == DC_REGIME_SERVING;
+}
+
+struct ordered {
+    const struct dc_calibration_row *row;
+    uint64_t hash;
+};
+
+static int by_group_then_hash(const void *a, const void *b)
+{
+    const struct ordered *x = a, *y = b;
+    bool sx = serving(x->row->regime), sy = serving(y->row->regime);
+    if (sx != sy)
+        return sx ? 1 : -1;
+    if (x->row->family != y->row->family)
+        return x->row->family < y->row->family ? -1 : 1;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return strcmp(x->row->id, y->row->id);
+}
+
+static const struct dc_calibration_row *find_row(const struct dc_calibration_row *rows, size_t n,
+                                                 const char *id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(rows[i].id, id) == 0)
+            return &rows[i];
+    return NULL;
+}
+
+static enum dc_status split_mismatch(const struct dc_calibration_row *r, bool held_out,
+                                     struct dc_error *err)
+{
+    return dc_error_set(err, DC_EINVAL, "/split",
+                        "row %s is in the %s split, but the split rule puts it in %s "
+                        "(docs/calibration.md, \"The split\")",
+                        r->id, r->held_out ? "held-out" : "fit", held_out ? "held-out" : "fit");
+}
+
+enum dc_status dc_calibration_check_split(const struct dc_calibration_row *rows, size_t n,
+                                          struct dc_error *err)
+{
+    if (n > DC_CALIBRATION_MAX_ROWS)
+        return dc_error_set(err, DC_ELIMIT, NULL, "more than %d calibration rows",
+                            DC_CALIBRATION_MAX_ROWS);
+    struct ordered *v = calloc(n + 1, sizeof(*v));
+    if (v == NULL)
+        return dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
+    size_t m = 0;
+    enum dc_status rc = DC_OK;
+    for (size_t i = 0; i < n && rc == DC_OK; i++) {
+        if (rows[i].variant_of == NULL) {
+            v[m++] = (struct ordered){&rows[i], fnv1a64(rows[i].run)};
+            continue;
+        }
+        const struct dc_calibration_row *base = find_row(rows, n, rows[i].variant_of);
+        if (base == NULL || base->variant_of != NULL)
+            rc = dc_error_set(err, DC_EINVAL, "/variant_of",
+                              "row %s: variant_of \"%s\" names no row that is not itself a "
+                              "variant",
+                              rows[i].id, rows[i].variant_of);
+        else if (base->held_out != rows[i].held_out)
+            rc = split_mismatch(&rows[i], base->held_out, err);
+    }
+    qsort(v, m, sizeof(*v), by_group_then_hash);
+    for (size_t i = 0, k = 0; i < m && rc == DC_OK; i++, k++) {
+        if (i > 0 && (serving(v[i].row->regime) != serving(v[i - 1].row->regime) ||
+                      v[i].row->family != v[i - 1].row->family))
+            k = 0; /* a new group */
+        if (v[i].row->held_out != (k % 3 == 0))
+            rc = split_mismatch(v[i].row, k % 3 == 0, err);
+    }
+    free(v);
+    return rc;
+}
+
+/* ---- errors and bands ------------------------------------------------------------- */
+
+static bool selected(const struct dc_calibration_row *r, const struct dc_calibration_filter *f)
+{
+    if (r->variant_of != NULL || r->held_out != f->held_out || !isfinite(r->ratio) ||
+        !(r->ratio > 0))
+        return false;
+    if (f->family != DC_FAMILY_COUNT && r->family != f->family)
+        return false;
+    return f->regime == dc_regime_pool(f->regime) ? dc_regime_pool(r->regime) == f->regime
+                                                  : r->regime == f->regime;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* The q-quantile of sorted v[0..n), interpolated between ranks. */
+static double quantile(const double *v, size_t n, double q)
+{
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)floor(pos);
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
+}
+
+void dc_calibration_stats(const struct dc_calibration_row *rows, size_t n,
+                          const struct dc_calibration_filter *f, struct dc_calibration_stats *out)
+{
+    *out = (struct dc_calibration_stats){0, NAN, NAN};
+    double *e = calloc(n + 1, sizeof(*e));
+    if (e == NULL)
+        return;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (selected(&rows[i], f))
+            e[m++] = fmax(rows[i].ratio, 1.0 / rows[i].ratio);
+    if (m > 0) {
+        qsort(e, m, sizeof(*e), cmp_double);
+        *out = (struct dc_calibration_stats){m, quantile(e, m, 0.5), quantile(e, m, 0.9)};
+    }
+    free(e);
+}
+
+/* Student's t at 0.90 for `df` degrees of freedom: the table to 30, then
+ * 1.2816 + 0.868 / df, within 0.001 of the exact value beyond. */
+static double t90(size_t df)
+{
+    static const double t[] = {0,     3.078, 1.886, 1.638, 1.533, 1.476, 1.440, 1.415,
+                               1.397, 1.383, 1.372, 1.363, 1.356, 1.350, 1.345, 1.341,
+                               1.337, 1.333, 1.330, 1.328, 1.325, 1.323, 1.321, 1.319,
+                               1.318, 1.316, 1.315, 1.314, 1.313, 1.311, 1.310};
+    return df <= 30 ? t[df] : 1.2816 + 0.868 / (double)df;
+}
+
+bool dc_calibration_band(const struct dc_calibration_row *rows, size_t n, enum dc_regime r,
+                         struct dc_band_params *out)
+{
+    struct dc_calibration_filter f = {false, r, DC_FAMILY_COUNT};
+    double sum = 0, sq = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!selected(&rows[i], &f))
+            continue;
+        double x = log(rows[i].ratio);
+        sum += x;
+        sq += x * x;
+        k++;
+    }
+    if (k < DC_CALIBRATION_MIN_BAND_ROWS)
+        return false;
+    double mean = sum / (double)k;
+    double sd = sqrt(fmax(0.0, (sq - (double)k * mean * mean) / (double)(k - 1)));
+    double half = t90(k - 1) * sd * sqrt(1.0 + 1.0 / (double)k);
+    *out = (struct dc_band_params){exp(mean - half), exp(mean + half), (unsigned)k};
+    return true;
 }

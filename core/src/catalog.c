@@ -177,6 +177,31 @@ static void check_scale(const struct dc__where *w, struct dc_accelerator *a)
                  largest);
 }
 
+/* mfu_factor: {value, source} (one factor for training and serving), or
+ * {training, inference, source} when they were measured apart. */
+static void parse_mfu_factor(const struct dc__where *w, struct dc_accelerator *a)
+{
+    static const char *const mk[] = {"value", "training", "inference", "source", NULL};
+    a->mfu_factor = a->training_mfu_factor = 1.0;
+    const cJSON *mf = dc__get_obj(w, "mfu_factor", false);
+    if (mf == NULL)
+        return;
+    struct dc__where p = dc__sub(w, mf);
+    dc__check_keys(&p, "mfu_factor", mk);
+    bool both = cJSON_GetObjectItemCaseSensitive(mf, "value") != NULL;
+    if (both) {
+        a->mfu_factor = a->training_mfu_factor = dc__get_num(&p, "value", true, 0.05, 2);
+    } else {
+        a->training_mfu_factor = dc__get_num(&p, "training", true, 0.05, 2);
+        a->mfu_factor = dc__get_num(&p, "inference", true, 0.05, 2);
+    }
+    if (both && (cJSON_GetObjectItemCaseSensitive(mf, "training") != NULL ||
+                 cJSON_GetObjectItemCaseSensitive(mf, "inference") != NULL))
+        dc__diag(p.L, p.file, dc__line_of(&p, mf), p.id,
+                 "mfu_factor: give \"value\" or \"training\" and \"inference\", not both");
+    a->mfu_factor_source = dc__get_url(&p, "source", true);
+}
+
 static void parse_accelerator(const struct dc__where *w, struct dc_accelerator *a, uint16_t *pool,
                               size_t *pool_used, size_t pool_cap)
 {
@@ -262,15 +287,7 @@ static void parse_accelerator(const struct dc__where *w, struct dc_accelerator *
     if (so != NULL)
         parse_scale_out(w, so, a);
     check_scale(w, a);
-    a->mfu_factor = 1.0;
-    const cJSON *mf = dc__get_obj(w, "mfu_factor", false);
-    if (mf != NULL) {
-        static const char *const mk[] = {"value", "source", NULL};
-        struct dc__where p = dc__sub(w, mf);
-        dc__check_keys(&p, "mfu_factor", mk);
-        a->mfu_factor = dc__get_num(&p, "value", true, 0.05, 2);
-        a->mfu_factor_source = dc__get_url(&p, "source", true);
-    }
+    parse_mfu_factor(w, a);
     a->power_watts = dc__get_num(w, "power_watts", false, 0, 1e6);
     const cJSON *prov = dc__get_arr(w, "providers", true);
     if (prov != NULL)

@@ -312,8 +312,8 @@ static enum dc_chips_basis training_basis(const struct dc__part *p, const struct
 }
 
 static bool configure_training(const struct dc__part *p, size_t idx,
-                               bool (*portable)(const struct dc__part *, const struct dc_sizing *),
-                               struct dc__points *pts, struct dc_sizing *pick, enum dc_status *rc)
+                               const struct dc__config_filter *filter, struct dc__points *pts,
+                               struct dc_sizing *pick, enum dc_status *rc)
 {
     struct dc_shape lo;
     bool fits = dc__train_min_shape(p, p->cap, &lo);
@@ -337,7 +337,7 @@ static bool configure_training(const struct dc__part *p, size_t idx,
         v[i].fits = true;
         v[i].chips_for_memory = t.lo;
         dc__train_at(p, &s, dc__shape_chips(&s), &v[i]);
-        port[i] = portable == NULL || portable(p, &v[i]);
+        port[i] = filter == NULL || filter->ok(filter->ctx, p, &v[i]);
         ok[i] =
             port[i] && v[i].within_budget && dc__meets_targets(p, &v[i]) && isfinite(v[i].cost_usd);
         if (i > 0 && cmp_config(p, &v[i], port[i], &v[best], port[best]) < 0)
@@ -408,8 +408,8 @@ static enum dc_chips_basis serving_basis(const struct dc__part *p, const struct 
 }
 
 static bool configure_serving(const struct dc__part *p, size_t idx,
-                              bool (*portable)(const struct dc__part *, const struct dc_sizing *),
-                              struct dc__points *pts, struct dc_sizing *pick, enum dc_status *rc)
+                              const struct dc__config_filter *filter, struct dc__points *pts,
+                              struct dc_sizing *pick, enum dc_status *rc)
 {
     struct dc_sizing v[SERVE_MAX_CONFIGS];
     bool ok[SERVE_MAX_CONFIGS], port[SERVE_MAX_CONFIGS];
@@ -434,7 +434,7 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
             if (!serve_config(p, t, batches[b], &v[n]))
                 continue;
             v[n].chips_for_memory = first_fit;
-            port[n] = portable == NULL || portable(p, &v[n]);
+            port[n] = filter == NULL || filter->ok(filter->ctx, p, &v[n]);
             ok[n] = port[n] && v[n].within_budget && dc__meets_targets(p, &v[n]) &&
                     isfinite(v[n].cost_usd);
             if (n > 0 && cmp_config(p, &v[n], port[n], &v[best], port[best]) < 0)
@@ -469,12 +469,11 @@ const char *dc_chips_basis_name(enum dc_chips_basis b)
     return b <= DC_BASIS_BALANCED ? names[b] : "memory";
 }
 
-bool dc__configure(const struct dc__part *p, size_t idx,
-                   bool (*portable)(const struct dc__part *, const struct dc_sizing *),
+bool dc__configure(const struct dc__part *p, size_t idx, const struct dc__config_filter *filter,
                    struct dc__points *pts, struct dc_sizing *pick, enum dc_status *rc)
 {
     *rc = DC_OK;
     if (p->w->task == DC_TASK_INFERENCE)
-        return configure_serving(p, idx, portable, pts, pick, rc);
-    return configure_training(p, idx, portable, pts, pick, rc);
+        return configure_serving(p, idx, filter, pts, pick, rc);
+    return configure_training(p, idx, filter, pts, pick, rc);
 }

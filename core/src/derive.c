@@ -181,6 +181,36 @@ static double method_flops_per_token(const struct dc_sizing_params *s, const str
     return 6.0 * n;
 }
 
+/* Forward FLOPs of attention over one sequence of n tokens, summed over the
+ * layers: causal for a decoder (windowed where the model is), every pair for
+ * an encoder. 6N per token counts none of it, and at long sequences it is a
+ * large share of a step (Narayanan et al. 2021, eq. 3: the s/6h term,
+ * https://arxiv.org/abs/2104.04473). */
+static double attention_flops(const struct dc_workload *w, const struct dc__derived *d, double n)
+{
+    if (d->kind == DC__KIND_ENCODER)
+        return pair_flops(d) * d->layers * n * n;
+    if (d->kind != DC__KIND_DECODER)
+        return 0;
+    struct attn a = attention_layers(w, d->layers);
+    return pair_flops(d) * prompt_pairs(&a, n);
+}
+
+/* The width of one routed expert's feed-forward layer, from the parameters a
+ * token leaves unread: (parameters - active) / (experts - experts_per_token)
+ * per expert, over its layers and the three matrices of a gated MLP (DeepSeek-V3:
+ * 2,048; Qwen3-30B-A3B: 768; Mixtral: 14,336). NAN for a dense model or when
+ * the experts are not given. */
+static double expert_width(const struct dc_workload *w, const struct dc__derived *d)
+{
+    if (strcmp(w->architecture, "moe") != 0 || !(w->active_parameters < w->parameters) ||
+        !isfinite(w->experts) || !(w->experts > w->experts_per_token))
+        return NAN;
+    double per_expert =
+        (w->parameters - w->active_parameters) / (w->experts - w->experts_per_token);
+    return per_expert / (d->layers * 3.0 * d->hidden);
+}
+
 /* Forward FLOPs of one sample where a model gives none: 2 x parameters for a
  * transformer encoder or ViT over its tokens plus attention, else unknown. */
 static double vit_flops(const struct dc_workload *w, const struct dc__derived *d)
@@ -216,11 +246,13 @@ static void derive_training(const struct dc_sizing_params *s, const struct dc_wo
 {
     double samples = isfinite(w->samples) ? w->samples : w->tokens / w->sequence_length;
     double fps = isfinite(w->flops_per_sample) ? w->flops_per_sample : vit_flops(w, d);
+    /* The method's multiple of a forward pass (3 for full training). */
+    double passes = method_flops_per_token(s, w, 1.0) / 2.0;
     if (isfinite(fps)) {
-        /* The method's multiple of a forward pass (3 for full training). */
-        d->training_flops = method_flops_per_token(s, w, 1.0) / 2.0 * fps * samples;
+        d->training_flops = passes * fps * samples;
     } else {
-        d->training_flops = method_flops_per_token(s, w, d->dense_parameters) * w->tokens;
+        d->training_flops = method_flops_per_token(s, w, d->dense_parameters) * w->tokens +
+                            passes * attention_flops(w, d, w->sequence_length) * samples;
         d->flops_rough = compute_guessed(w, d) && d->withheld == NULL;
     }
     if (w->method == DC_METHOD_RL)
@@ -457,6 +489,7 @@ void dc__derive(const dc_ruleset *rs, const struct dc_workload *w, struct dc__de
     d->active_weights_gb = w->active_parameters * bpp / DC__GB;
     d->withheld = withheld_field(w, d);
     d->h100_days = 0;
+    d->expert_width = expert_width(w, d);
     if (w->task == DC_TASK_INFERENCE) {
         derive_inference(s, w, d);
         return;

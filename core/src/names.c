@@ -80,3 +80,26 @@ bool dc_pricing_parse(const char *s, enum dc_pricing *out)
     *out = (enum dc_pricing)i;
     return true;
 }
+
+static const char *const regime_names[DC_REGIME_COUNT] = {
+    "training", "training-dense", "training-moe", "fine-tuning",     "training-other",
+    "serving",  "serving-dense",  "serving-moe",  "serving-latency", "serving-other"};
+
+const char *dc_regime_name(enum dc_regime r)
+{
+    return (unsigned)r < DC_REGIME_COUNT ? regime_names[r] : "unknown";
+}
+
+bool dc_regime_parse(const char *s, enum dc_regime *out)
+{
+    size_t i = 0;
+    if (!lookup(s, regime_names, DC_REGIME_COUNT, &i))
+        return false;
+    *out = (enum dc_regime)i;
+    return true;
+}
+
+enum dc_regime dc_regime_pool(enum dc_regime r)
+{
+    return r < DC_REGIME_SERVING ? DC_REGIME_TRAINING : DC_REGIME_SERVING;
+}

@@ -51,6 +51,9 @@ static void load_training_params(const struct dc__where *z, struct dc_sizing_par
                                        "min_run_hours",
                                        "architecture_mfu",
                                        "rl_rollout_share",
+                                       "moe_expert_width",
+                                       "sequence_split",
+                                       "matmul_width",
                                        NULL};
     const cJSON *tr = dc__get_obj(z, "training", true);
     if (tr == NULL)
@@ -77,16 +80,34 @@ static void load_training_params(const struct dc__where *z, struct dc_sizing_par
     s->rl_rollout_share = cJSON_GetObjectItemCaseSensitive(tr, "rl_rollout_share") != NULL
                               ? dc__get_param(&t, "rl_rollout_share", 0, 0.99)
                               : (struct dc_param){NAN, NULL};
+    /* Optional: a set without it trains experts at a dense model's MFU. */
+    s->moe_expert_width = cJSON_GetObjectItemCaseSensitive(tr, "moe_expert_width") != NULL
+                              ? dc__get_param(&t, "moe_expert_width", 1, 1e6)
+                              : (struct dc_param){NAN, NULL};
+    /* Optional: a set without it counts no cost of splitting sequences. */
+    s->sequence_split = cJSON_GetObjectItemCaseSensitive(tr, "sequence_split") != NULL
+                            ? dc__get_param(&t, "sequence_split", 0, 1e6)
+                            : (struct dc_param){NAN, NULL};
+    /* Optional: a set without it trains every width at the family's MFU. */
+    s->matmul_width = cJSON_GetObjectItemCaseSensitive(tr, "matmul_width") != NULL
+                          ? dc__get_param(&t, "matmul_width", 0, 1e6)
+                          : (struct dc_param){NAN, NULL};
     load_arch_mfu(&t, s);
 }
 
 static void load_inference_params(const struct dc__where *z, struct dc_sizing_params *s)
 {
-    static const char *const keys[] = {"bytes_per_parameter", "overhead_factor",
-                                       "context_tokens",      "output_tokens",
-                                       "max_batch",           "hbm_efficiency",
-                                       "kv_source",           "hours_per_month",
-                                       "serving_max_chips",   NULL};
+    static const char *const keys[] = {"bytes_per_parameter",
+                                       "overhead_factor",
+                                       "context_tokens",
+                                       "output_tokens",
+                                       "max_batch",
+                                       "hbm_efficiency",
+                                       "kv_source",
+                                       "hours_per_month",
+                                       "serving_max_chips",
+                                       "tp_sync_us",
+                                       NULL};
     const cJSON *inf = dc__get_obj(z, "inference", true);
     if (inf == NULL)
         return;
@@ -111,6 +132,10 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
     s->kv_source = dc__get_url(&t, "kv_source", true);
     s->hours_per_month = dc__get_num(&t, "hours_per_month", true, 1, 744);
     s->serving_max_chips = dc__get_param(&t, "serving_max_chips", 1, 1e6);
+    /* Optional: a set without it counts no tensor-parallel synchronisation. */
+    s->tp_sync_us = cJSON_GetObjectItemCaseSensitive(inf, "tp_sync_us") != NULL
+                        ? dc__get_param(&t, "tp_sync_us", 0, 1e5)
+                        : (struct dc_param){NAN, NULL};
 }
 
 /* mfu: {gpu: {training, cross_domain, decay_per_doubling, inference, source}, ...} */
@@ -193,6 +218,46 @@ static void load_scoring(const struct dc__where *w, const cJSON *sc, struct dc_s
     s->price_stale_after_days = dc__get_num(&c, "price_stale_after_days", true, 1, 36500);
 }
 
+/* uncertainty: {<regime>: {p10, p90, rows}, ...}: what `accel-advisor
+ * calibrate --bands` prints from the calibration's fit rows (docs/
+ * calibration.md); a regime left out states no band of its own. */
+static void load_uncertainty(const struct dc__where *z, struct dc_sizing_params *s)
+{
+    static const char *const keys[] = {"p10", "p90", "rows", NULL};
+    const cJSON *un = dc__get_obj(z, "uncertainty", false);
+    if (un == NULL)
+        return;
+    struct dc__where u = dc__sub(z, un);
+    const cJSON *it = NULL;
+    cJSON_ArrayForEach(it, un)
+    {
+        enum dc_regime r;
+        if (!dc_regime_parse(it->string, &r)) {
+            dc__diag(u.L, u.file, dc__line_of(&u, it), NULL,
+                     "sizing.uncertainty: unknown regime \"%.40s\" (docs/calibration.md lists "
+                     "them)",
+                     it->string);
+            continue;
+        }
+        const cJSON *o = dc__get_obj(&u, it->string, true);
+        if (o == NULL)
+            continue;
+        struct dc__where q = dc__sub(&u, o);
+        dc__check_keys(&q, "an uncertainty band", keys);
+        double p10 = dc__get_num(&q, "p10", true, 0.01, 100);
+        double p90 = dc__get_num(&q, "p90", true, 0.01, 100);
+        double rows = dc__get_num(&q, "rows", true, 2, 1e6);
+        if (!isfinite(p10) || !isfinite(p90) || !isfinite(rows))
+            continue;
+        if (p10 > p90) {
+            dc__diag(u.L, u.file, dc__line_of(&u, o), NULL,
+                     "sizing.uncertainty.%s: p10 %g is above p90 %g", it->string, p10, p90);
+            continue;
+        }
+        s->uncertainty[r] = (struct dc_band_params){p10, p90, (unsigned)rows};
+    }
+}
+
 /* on_prem: {usd_per_kwh, pue, amortization_years}, each {value, source}. */
 static void load_on_prem(const struct dc__where *z, struct dc_sizing_params *s)
 {
@@ -221,8 +286,9 @@ void dc__load_sizing(struct dc__loader *L, dc_ruleset *rs, const char *file, con
     const cJSON *sz = dc__get_obj(&w, "sizing", true);
     const cJSON *sc = dc__get_obj(&w, "scoring", true);
     if (sz != NULL) {
-        static const char *const keys[] = {"memory_usable_fraction", "training", "inference", "mfu",
-                                           "precision_gain",         "on_prem",  NULL};
+        static const char *const keys[] = {
+            "memory_usable_fraction", "training", "inference",   "mfu",
+            "precision_gain",         "on_prem",  "uncertainty", NULL};
         struct dc__where z = dc__sub(&w, sz);
         dc__check_keys(&z, "sizing", keys);
         s->memory_usable_fraction = dc__get_param(&z, "memory_usable_fraction", 0.1, 1.0);
@@ -231,6 +297,7 @@ void dc__load_sizing(struct dc__loader *L, dc_ruleset *rs, const char *file, con
         load_mfu(&z, s);
         load_precision_gain(&z, s);
         load_on_prem(&z, s);
+        load_uncertainty(&z, s);
     }
     if (sc != NULL)
         load_scoring(&w, sc, s);

@@ -40,6 +40,29 @@ static double arch_mfu_factor(const struct dc_sizing_params *s, const char *arch
     return 1.0;
 }
 
+/* A mixture of experts runs its experts as grouped matmuls as narrow as each
+ * expert's feed-forward layer (DeepSeek-V3: 2,048): the narrower, the further
+ * below a dense layer's rate (sizing.yaml, moe_expert_width). */
+static double moe_factor(const struct dc_sizing_params *s, const struct dc__derived *d)
+{
+    double c = s->moe_expert_width.value;
+    if (!isfinite(d->expert_width) || !isfinite(c))
+        return 1.0;
+    return d->expert_width / (d->expert_width + c);
+}
+
+/* A narrow model's matmuls (hidden 2,048 against 16,384) keep a chip's
+ * matrix units less busy, and its attention, norms and communication take a
+ * larger share of a step: it trains at h / (h + this) of the family's MFU
+ * (sizing.yaml, matmul_width). */
+static double width_factor(const struct dc_sizing_params *s, const struct dc__derived *d)
+{
+    double c = s->matmul_width.value;
+    if (!isfinite(c) || d->kind != DC__KIND_DECODER)
+        return 1.0;
+    return d->hidden / (d->hidden + c);
+}
+
 /* Keep the catalog's machine sizes that are rented (`sizes`, ascending, n of
  * them): configurations are built only from machines that can be bought. A
  * part none of whose catalog sizes is rented keeps them all (each is then
@@ -84,6 +107,7 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     if (k.mfu != 1.0 || n > 0) {
         p->scaled = *a;
         p->scaled.mfu_factor *= k.mfu;
+        p->scaled.training_mfu_factor *= k.mfu;
         p->a = &p->scaled;
     }
     if (n > 0)
@@ -92,14 +116,16 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     p->price_scale = k.price;
     p->cap = dc__chip_cap(w, a);
     p->peak = dc__compute_peak(rs, a, w->precision);
-    p->factor = arch_mfu_factor(s, w->architecture) * a->mfu_factor * s->goodput.value;
+    p->factor = arch_mfu_factor(s, w->architecture) * a->training_mfu_factor * moe_factor(s, d) *
+                width_factor(s, d) * s->goodput.value;
     /* Serving replicas are independent machines: all of them together are
      * bounded by max_accelerators, or by the fleet a provider rents. */
     double fleet = isfinite(w->max_accelerators) ? w->max_accelerators : s->serving_max_chips.value;
     p->fleet_cap = fleet >= (double)UINT_MAX ? UINT_MAX : (unsigned)fleet;
     p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value;
-    p->flops =
-        dc__listed_peak(a, w->precision) * 1e12 * s->mfu_inference[a->family] * a->mfu_factor;
+    p->flops = dc__listed_peak(a, w->precision) * 1e12 * s->mfu_inference[a->family] *
+               a->mfu_factor * moe_factor(s, d);
+    p->sync_s = isfinite(s->tp_sync_us.value) ? s->tp_sync_us.value * 1e-6 * d->layers : 0;
 }
 
 void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
@@ -124,6 +150,13 @@ void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
     z->meets_rate = true;
     z->within_budget = true;
     z->replicas = 1;
+    struct dc_band none = {NAN, NAN};
+    z->uncertainty = (struct dc_uncertainty){.hours = none,
+                                             .cost_usd = none,
+                                             .throughput_rps = none,
+                                             .tokens_per_second = none,
+                                             .decode_ms = none,
+                                             .request_ms = none};
 }
 
 /* An estimate off by more than 3x is not shown (derive.c names the field
@@ -194,9 +227,34 @@ bool dc__train_min_shape(const struct dc__part *p, unsigned cap, struct dc_shape
     return false;
 }
 
+/* A global batch of B sequences on more than B chips splits each sequence
+ * over g = chips / B of them (tensor, context or pipeline parallel): each chip's
+ * share of a layer's matmuls shrinks with g while the activations it exchanges
+ * do not, so the exchange costs (g - 1) / hidden of the compute, in units the
+ * sizing.yaml's sequence_split sets (Narayanan et al. 2021, section 3.2:
+ * tensor-parallel communication over computation grows as g / h,
+ * https://arxiv.org/abs/2104.04473). 1 with a sequence or more per chip, and
+ * when the workload gives no batch: teams size it to the cluster then. */
+static double split_factor(const struct dc__part *p, unsigned chips)
+{
+    double beta = p->s->sequence_split.value;
+    double g = (double)chips / p->w->global_batch_size;
+    if (!isfinite(beta) || !(g > 1.0) || p->w->global_batch_defaulted)
+        return 1.0;
+    return 1.0 / (1.0 + beta * (g - 1.0) / p->d->hidden);
+}
+
+/* Training MFU on `chips` chips, relative to the bf16 peak, before the
+ * architecture's and the part's factors: the family's at its scale, less
+ * what splitting sequences costs. */
+static double train_mfu(const struct dc__part *p, unsigned chips)
+{
+    return dc__training_mfu(p->rs, p->a, chips) * split_factor(p, chips);
+}
+
 double dc__train_hours(const struct dc__part *p, unsigned chips)
 {
-    double mfu = dc__training_mfu(p->rs, p->a, chips);
+    double mfu = train_mfu(p, chips);
     return p->d->training_flops / ((double)chips * p->peak * mfu * p->factor) /
            DC__SECONDS_PER_HOUR;
 }
@@ -212,7 +270,7 @@ void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsign
     z->chips_per_replica = chips;
     z->replicas = 1;
     if (isfinite(p->peak)) {
-        double mfu = dc__training_mfu(p->rs, p->a, chips);
+        double mfu = train_mfu(p, chips);
         z->scale_efficiency = mfu / s->mfu_training[p->a->family];
         z->hours = dc__train_hours(p, chips);
         /* The steady-state MFU frameworks report: before goodput, at the listed peak. */
@@ -222,6 +280,7 @@ void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsign
     z->meets_deadline = !isfinite(w->deadline_hours) || z->hours <= w->deadline_hours * (1 + 1e-9);
     dc__cost(p->rs, w, p->a, p->price_scale, z);
     withhold(p, z);
+    dc__uncertainty(p, z);
 }
 
 /* ---- serving ------------------------------------------------------------------------ */
@@ -254,7 +313,9 @@ void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, st
     r->batch = batch;
     if (d->generative) {
         double kv = batch * d->kv_step_bytes;
-        double mem_s = weights / tp_bw + kv / bw;
+        /* Tensor-parallel chips meet twice a layer (all-reduces) whatever the
+         * batch: at batch 1 that, not the weights, can take most of a step. */
+        double mem_s = weights / tp_bw + kv / bw + (tp > 1 ? p->sync_s : 0);
         double cmp_s = batch * d->decode_flops / fl;
         r->step_s = max_known(mem_s, cmp_s);
         r->compute_bound = cmp_s > mem_s;
@@ -439,26 +500,45 @@ void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigne
     }
     dc__cost(p->rs, w, p->a, p->price_scale, z);
     withhold(p, z);
+    dc__uncertainty(p, z);
 }
 
 /* ---- a published run's count (calibration) ---------------------------------------- */
 
-/* Replica sizes a pinned count tries past the first that holds the model, and
- * sizes looked at in all (past the first that holds one request, memory only
- * grows: the bound guards a batch_size far past what a size holds). */
-#define PINNED_SIZES_PAST_FIT 3
-#define PINNED_MAX_SIZES      64
+/* Replica sizes a pinned count looks at, at most (past the first that holds
+ * one request the sizes grow by whole machines or slices, so a published
+ * run's count is reached within a few dozen). */
+#define PINNED_MAX_SIZES 64
+
+/* Whether replica `r` (`copies` of it) lays out a published run better than
+ * `best` (`best_copies`): a run timed one request at a time (batch 1, or a
+ * latency target) as its benchmark would, by the shortest step that meets
+ * the target; a run at load by the most requests per second on the chips. */
+static bool pinned_better(const struct dc__part *p, const struct dc__replica *r, unsigned copies,
+                          const struct dc__replica *best, unsigned best_copies)
+{
+    if (best->chips == 0)
+        return true;
+    bool ok = dc__replica_latency_ok(p, r), best_ok = dc__replica_latency_ok(p, best);
+    if (ok != best_ok)
+        return ok;
+    bool one_at_a_time =
+        isfinite(p->w->latency_ms_p99) || (isfinite(p->w->batch_size) && p->w->batch_size <= 1);
+    if (one_at_a_time)
+        return r->step_s < best->step_s;
+    return r->rps * copies > best->rps * best_copies;
+}
 
 /* The replica layout on exactly `pinned` chips, as many copies as the chips
- * hold: the smallest replica (of the first few that hold one request) whose
- * step meets the latency target with the batch memory allows, else the one
- * with the shortest step. */
+ * hold, of the replica size pinned_better prefers: each size from the first
+ * that holds one request up to the run's count, at the batch the workload
+ * gives, else the largest the latency target and memory allow. */
 static void serve_pinned(const struct dc__part *p, unsigned pinned, struct dc_sizing *z)
 {
-    unsigned tried = 0, passes = 0;
+    unsigned passes = 0, best_copies = 0;
     struct dc__replica best = {0};
     for (unsigned t = dc__replica_holding(p, 1.0);
-         t != 0 && t <= pinned && tried < PINNED_SIZES_PAST_FIT && passes < PINNED_MAX_SIZES;
+         t != 0 && t <= pinned && passes < PINNED_MAX_SIZES;
          t = dc__next_replica_size(p->a, t), passes++) {
         unsigned cap = dc__serve_batch_cap(p, t);
         unsigned batch = isfinite(p->w->batch_size) ? (unsigned)p->w->batch_size
@@ -466,24 +546,21 @@ static void serve_pinned(const struct dc__part *p, unsigned pinned, struct dc_si
                                                     : 0;
         if (cap == 0 || batch > cap)
             continue;
-        tried++;
         struct dc__replica r;
         dc__replica_at(p, t, batch, &r);
-        bool ok = dc__replica_latency_ok(p, &r);
-        if (best.chips == 0 || (ok && !dc__replica_latency_ok(p, &best)) ||
-            (!ok && !dc__replica_latency_ok(p, &best) && r.step_s < best.step_s))
+        if (pinned_better(p, &r, pinned / t, &best, best_copies)) {
             best = r;
-        if (ok)
-            break;
+            best_copies = pinned / t;
+        }
     }
     if (best.chips == 0)
         return;
     struct dc_shape buy = {1, pinned, NULL};
     (void)dc_shape_at_least(p->a, pinned, pinned, &buy);
     z->fits = true;
-    z->chips_for_memory = best.chips;
+    z->chips_for_memory = dc__replica_holding(p, 1.0);
     z->basis = DC_BASIS_PINNED;
-    dc__serve_at(p, &best, pinned / best.chips, &buy, z);
+    dc__serve_at(p, &best, best_copies, &buy, z);
     z->chips = pinned;
 }
 

@@ -76,6 +76,7 @@ struct dc__part {
     unsigned fleet_cap; /* most chips of all replicas together */
     double bandwidth;   /* bytes/s per chip achieved */
     double flops;       /* FLOP/s per chip achieved */
+    double sync_s;      /* a tensor-parallel decode step's all-reduces, all layers */
 };
 
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
@@ -135,6 +136,14 @@ bool dc__serve_buy(const struct dc_accelerator *a, unsigned replica_chips, unsig
 /* Size and price `n` replicas of `r` bought as `buy`. */
 void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigned n,
                   const struct dc_shape *buy, struct dc_sizing *z);
+
+/* The regime of the workload's figures (docs/calibration.md): training
+ * dense, MoE, fine-tuning or other; serving dense, MoE or other at load (the
+ * caller takes serving-latency for one request's step at batch 1). */
+enum dc_regime dc__regime_of(const struct dc_workload *w, const struct dc__derived *d);
+/* Set z->uncertainty: the p10-p90 band of each of its figures from the
+ * calibration of its regime (core/src/uncertainty.c). */
+void dc__uncertainty(const struct dc__part *p, struct dc_sizing *z);
 
 /* Size `w` on `a` at exactly `pinned` chips (a published run's count, for
  * calibration: dc_size_at). Never fails: unknown numbers stay NAN. */
@@ -218,15 +227,22 @@ struct dc__points {
     size_t n, cap;
 };
 
+/* Whether a configuration may be chosen at all, beyond memory, budget and
+ * targets: bought from every provider the workload requires, allowed by the
+ * rules that read the sized configuration (the engine's). */
+struct dc__config_filter {
+    bool (*ok)(void *ctx, const struct dc__part *p, const struct dc_sizing *z);
+    void *ctx;
+};
+
 /* Enumerate the configurations of part `p` (catalog index `idx`), size and
  * price each, and keep in *pick the one the workload's objective prefers
- * (docs/scoring.md, section 5). `portable` (may be NULL) tells whether a
- * configuration may be bought from every provider the workload requires.
+ * (docs/scoring.md, section 5). `filter` (may be NULL) tells whether a
+ * configuration may be chosen; one that may not ranks after every one that may.
  * Feasible priced configurations are appended to `pts` (may be NULL). False
  * when nothing fits (then *pick says why: chips_for_memory). DC_ENOMEM only
  * from `pts`, in *rc. */
-bool dc__configure(const struct dc__part *p, size_t idx,
-                   bool (*portable)(const struct dc__part *, const struct dc_sizing *),
+bool dc__configure(const struct dc__part *p, size_t idx, const struct dc__config_filter *filter,
                    struct dc__points *pts, struct dc_sizing *pick, enum dc_status *rc);
 
 #endif

@@ -538,6 +538,7 @@ static enum dc_status parse_training(const struct dc_sizing_params *sz, const cJ
     w->tokens_defaulted = !present(t, "tokens");
     TRY(get_num(t, "training", "global_batch_size", 1, false, 1e7, true, 256, &w->global_batch_size,
                 err));
+    w->global_batch_defaulted = !present(t, "global_batch_size");
     TRY(get_num(t, "training", "deadline_hours", 0, true, 1e6, false, NAN, &w->deadline_hours,
                 err));
     TRY(get_bool(t, "training", "input_bound", &w->input_bound, err));

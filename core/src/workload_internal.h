@@ -49,6 +49,9 @@ struct dc__derived {
     double state_gb;       /* weights, gradients and optimizer state of the whole job */
     double activations_gb; /* one micro-batch's activations, before tensor-parallel split */
     double h100_days;      /* NAN when the catalog has no h100 */
+    /* A mixture of experts: one routed expert's feed-forward width (its
+     * grouped matmuls run below dense ones); NAN for a dense model. */
+    double expert_width;
     /* inference */
     double weights_gb;         /* every weight held: all parameters (and a draft) as stored */
     double active_weights_gb;  /* what one token reads: active parameters as stored */

@@ -15,17 +15,24 @@
 static void help(FILE *fp)
 {
     fprintf(fp,
-            "usage: accel-advisor calibrate [--rules DIR] [--format markdown|json] FILE\n\n"
+            "usage: accel-advisor calibrate [--rules DIR] [--format markdown|json] [--bands]\n"
+            "                               FILE\n\n"
             "Sizes every published run in FILE (a JSON array of calibration rows, as\n"
             "tests/fixtures/calibration.json) on its accelerator at its chip count and\n"
             "compares the estimate with what was measured. The ratio is estimated time over\n"
             "measured time (throughputs: measured over estimated); rows must stay within\n"
-            "%.1fx either way unless they carry an `outlier` explanation.\n\n"
+            "%.1fx either way unless they carry an `outlier` explanation. Each row is in the\n"
+            "fit or the held-out split, as the split rule of docs/calibration.md says; the\n"
+            "summary gives the median and p90 error of each, by family and regime, and how\n"
+            "many held-out rows fall within the p10-p90 band the rule set states.\n\n"
             "  --rules DIR      use the rule set in DIR instead of the embedded default\n"
-            "  --format FORMAT  markdown (default: the table of docs/calibration.md) or json\n"
+            "  --format FORMAT  markdown (default: the tables of docs/calibration.md) or json\n"
+            "  --bands          print the `uncertainty` block of sizing.yaml that the fit\n"
+            "                   rows give (a prediction interval per regime) instead\n"
             "  -h, --help       this help\n\n"
-            "exit status: 0 every row within the band, 1 a row outside it, 2 usage, I/O,\n"
-            "rule set or row error\n",
+            "exit status: 0 every row within the band and the split as the rule says, 1 a\n"
+            "row outside the band or in the wrong split, 2 usage, I/O, rule set or row\n"
+            "error\n",
             DC_CALIBRATION_LIMIT);
 }
 
@@ -58,10 +65,10 @@ static const char *human(double v, char *buf, size_t len)
 static void print_markdown(const struct dc_calibration_row *r)
 {
     char m[32], e[32];
-    printf("| %s | %s | %u x %s | %s %s | %s | %.2f%s | %s |\n", r->id, r->run, r->chips,
+    printf("| %s | %s | %u x %s | %s %s | %s | %.2f%s | %s | %s | %s |\n", r->id, r->run, r->chips,
            r->accelerator, human(r->measured, m, sizeof(m)), r->unit,
            human(r->estimate, e, sizeof(e)), r->ratio, r->outlier != NULL ? " (outlier)" : "",
-           r->source);
+           dc_regime_name(r->regime), r->held_out ? "held-out" : "fit", r->source);
 }
 
 static cJSON *row_json(const struct dc_calibration_row *r)
@@ -81,6 +88,9 @@ static cJSON *row_json(const struct dc_calibration_row *r)
     cJSON_AddBoolToObject(o, "within", r->within);
     if (r->outlier != NULL)
         cJSON_AddStringToObject(o, "outlier", r->outlier);
+    cJSON_AddStringToObject(o, "split", r->held_out ? "held-out" : "fit");
+    cJSON_AddStringToObject(o, "regime", dc_regime_name(r->regime));
+    cJSON_AddStringToObject(o, "family", dc_family_name(r->family));
     cJSON_AddStringToObject(o, "source", r->source);
     return o;
 }
@@ -100,22 +110,126 @@ static void print_evidence(const struct dc_calibration_row *r, size_t n)
     }
 }
 
-/* Evaluate every row; 0, 1 (a row outside the band) or 2 (a bad row). */
-static int run_rows(const dc_ruleset *rs, const cJSON *rows, bool json)
+/* "12 | 1.14x | 1.38x" for a set of rows, or "0 | - | -". */
+static void print_stats(const struct dc_calibration_row *rows, size_t n,
+                        struct dc_calibration_filter f)
+{
+    struct dc_calibration_stats st[2];
+    for (int h = 0; h < 2; h++) {
+        f.held_out = h == 1;
+        dc_calibration_stats(rows, n, &f, &st[h]);
+        if (st[h].n == 0)
+            printf(" | 0 | - | -");
+        else
+            printf(" | %zu | %.2fx | %.2fx", st[h].n, st[h].median_error, st[h].p90_error);
+    }
+    printf(" |\n");
+}
+
+static bool any_row(const struct dc_calibration_row *rows, size_t n, enum dc_regime r,
+                    enum dc_family fam)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].variant_of == NULL && rows[i].regime == r &&
+            (fam == DC_FAMILY_COUNT || rows[i].family == fam))
+            return true;
+    return false;
+}
+
+/* Median and p90 error in and out of sample: each regime, by family and in
+ * all, then each task's pool. */
+static void print_accuracy(const struct dc_calibration_row *rows, size_t n)
+{
+    printf("\nError (max(ratio, 1/ratio)) in sample (fit rows) and out of sample (held-out rows; "
+           "rows given another way left out):\n\n"
+           "| regime | family | fit rows | fit median | fit p90 | held-out rows | held-out median "
+           "| held-out p90 |\n|---|---|---|---|---|---|---|---|\n");
+    for (int r = 0; r < DC_REGIME_COUNT; r++) {
+        enum dc_regime reg = (enum dc_regime)r;
+        if (dc_regime_pool(reg) == reg)
+            continue;
+        for (int f = 0; f < DC_FAMILY_COUNT; f++) {
+            if (!any_row(rows, n, reg, (enum dc_family)f))
+                continue;
+            printf("| %s | %s", dc_regime_name(reg), dc_family_name((enum dc_family)f));
+            print_stats(rows, n, (struct dc_calibration_filter){false, reg, (enum dc_family)f});
+        }
+        if (any_row(rows, n, reg, DC_FAMILY_COUNT)) {
+            printf("| %s | all", dc_regime_name(reg));
+            print_stats(rows, n, (struct dc_calibration_filter){false, reg, DC_FAMILY_COUNT});
+        }
+    }
+    for (int r = 0; r < DC_REGIME_COUNT; r++) {
+        enum dc_regime reg = (enum dc_regime)r;
+        if (dc_regime_pool(reg) != reg)
+            continue;
+        printf("| **%s, all** | all", dc_regime_name(reg));
+        print_stats(rows, n, (struct dc_calibration_filter){false, reg, DC_FAMILY_COUNT});
+    }
+}
+
+/* The band results state for a regime: its own, else its pool's. */
+static const struct dc_band_params *stated_band(const dc_ruleset *rs, enum dc_regime r)
+{
+    const struct dc_sizing_params *s = dc_ruleset_sizing(rs);
+    return s->uncertainty[r].rows > 0 ? &s->uncertainty[r] : &s->uncertainty[dc_regime_pool(r)];
+}
+
+/* The bands the rule set states, and how many held-out rows each covers:
+ * the measured figure within the band is a ratio between p10 and p90. */
+static void print_coverage(const dc_ruleset *rs, const struct dc_calibration_row *rows, size_t n)
+{
+    printf("\nStated bands (sizing.yaml `uncertainty`) and the held-out rows inside them:\n\n"
+           "| regime | fit rows | p10 ratio | p90 ratio | held-out rows inside |\n"
+           "|---|---|---|---|---|\n");
+    size_t in_all = 0, all = 0;
+    for (int r = 0; r < DC_REGIME_COUNT; r++) {
+        enum dc_regime reg = (enum dc_regime)r;
+        const struct dc_band_params *b = &dc_ruleset_sizing(rs)->uncertainty[reg];
+        size_t in = 0, k = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct dc_calibration_row *x = &rows[i];
+            if (!x->held_out || x->variant_of != NULL || x->regime != reg)
+                continue;
+            const struct dc_band_params *sb = stated_band(rs, reg);
+            k++;
+            in += sb->rows > 0 && x->ratio >= sb->p10 && x->ratio <= sb->p90;
+        }
+        in_all += in;
+        all += k;
+        if (b->rows == 0 && k == 0)
+            continue;
+        if (b->rows == 0)
+            printf("| %s | (its pool's) | - | - | %zu of %zu |\n", dc_regime_name(reg), in, k);
+        else
+            printf("| %s | %u | %.2f | %.2f | %zu of %zu |\n", dc_regime_name(reg), b->rows, b->p10,
+                   b->p90, in, k);
+    }
+    printf("\nHeld-out rows inside their band: %zu of %zu (%.0f%%; nominal 80%%).\n", in_all, all,
+           all > 0 ? 100.0 * (double)in_all / (double)all : 0.0);
+}
+
+/* sizing.yaml's `uncertainty` block as the fit rows give it. */
+static void print_bands(const struct dc_calibration_row *rows, size_t n)
+{
+    printf("  uncertainty:\n");
+    for (int r = 0; r < DC_REGIME_COUNT; r++) {
+        struct dc_band_params b;
+        if (dc_calibration_band(rows, n, (enum dc_regime)r, &b))
+            printf("    %s: {p10: %.2f, p90: %.2f, rows: %u}\n", dc_regime_name((enum dc_regime)r),
+                   b.p10, b.p90, b.rows);
+    }
+}
+
+enum calibrate_output { OUT_MARKDOWN, OUT_JSON, OUT_BANDS };
+
+/* Evaluate every row into all[]; 0, 1 (a row outside the band) or 2 (a bad
+ * row). *n: the rows evaluated. */
+static int eval_rows(const dc_ruleset *rs, const cJSON *rows, struct dc_calibration_row *all,
+                     size_t *n)
 {
     int status = 0;
-    cJSON *out = json ? cJSON_CreateArray() : NULL;
-    if (json && out == NULL)
-        return 2;
-    if (!json)
-        printf("| id | published run | chips | measured | estimate | ratio | source |\n"
-               "|---|---|---|---|---|---|---|\n");
-    size_t i = 0, n = (size_t)cJSON_GetArraySize(rows);
-    struct dc_calibration_row *all = calloc(n + 1, sizeof(*all));
-    if (all == NULL) {
-        cJSON_Delete(out);
-        return 2;
-    }
+    size_t i = 0;
     const cJSON *row = NULL;
     cJSON_ArrayForEach(row, rows)
     {
@@ -124,44 +238,83 @@ static int run_rows(const dc_ruleset *rs, const cJSON *rows, bool json)
         dc_error_clear(&err);
         if (dc_calibration_eval(rs, row, &r, &err) != DC_OK) {
             fprintf(stderr, "calibrate: row %zu%s: %s\n", i, err.where, err.msg);
-            status = 2;
-            break;
+            *n = i;
+            return 2;
         }
         if (!r.within && r.outlier == NULL) {
             fprintf(stderr, "calibrate: %s (%s): ratio %.2f is outside 1/%.1f..%.1f\n", r.id, r.run,
                     r.ratio, DC_CALIBRATION_LIMIT, DC_CALIBRATION_LIMIT);
             status = 1;
         }
-        if (json)
-            cJSON_AddItemToArray(out, row_json(&r));
-        else
-            print_markdown(&r);
         all[i++] = r;
     }
-    if (!json && status != 2)
-        print_evidence(all, i);
-    free(all);
-    if (json && status != 2) {
-        char *text = cJSON_PrintUnformatted(out);
-        if (text == NULL)
-            status = 2;
-        else
-            printf("%s\n", text);
-        free(text);
+    *n = i;
+    struct dc_error err;
+    dc_error_clear(&err);
+    if (dc_calibration_check_split(all, i, &err) != DC_OK) {
+        fprintf(stderr, "calibrate: %s\n", err.msg);
+        status = status == 0 ? 1 : status;
     }
+    return status;
+}
+
+static int print_json(const struct dc_calibration_row *all, size_t n)
+{
+    cJSON *out = cJSON_CreateArray();
+    if (out == NULL)
+        return 2;
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(out, row_json(&all[i]));
+    char *text = cJSON_PrintUnformatted(out);
     cJSON_Delete(out);
+    if (text == NULL)
+        return 2;
+    printf("%s\n", text);
+    free(text);
+    return 0;
+}
+
+static int run_rows(const dc_ruleset *rs, const cJSON *rows, enum calibrate_output o)
+{
+    size_t n = (size_t)cJSON_GetArraySize(rows);
+    if (n > DC_CALIBRATION_MAX_ROWS) {
+        fprintf(stderr, "calibrate: more than %d rows\n", DC_CALIBRATION_MAX_ROWS);
+        return 2;
+    }
+    struct dc_calibration_row *all = calloc(n + 1, sizeof(*all));
+    if (all == NULL)
+        return 2;
+    int status = eval_rows(rs, rows, all, &n);
+    if (status != 2) {
+        if (o == OUT_JSON) {
+            status = print_json(all, n) != 0 ? 2 : status;
+        } else if (o == OUT_BANDS) {
+            print_bands(all, n);
+        } else {
+            printf("| id | published run | chips | measured | estimate | ratio | regime | split | "
+                   "source |\n|---|---|---|---|---|---|---|---|---|\n");
+            for (size_t i = 0; i < n; i++)
+                print_markdown(&all[i]);
+            print_accuracy(all, n);
+            print_coverage(rs, all, n);
+            print_evidence(all, n);
+        }
+    }
+    free(all);
     return status;
 }
 
 const struct option cmd_calibrate_options[] = {{"rules", required_argument, NULL, 'r'},
                                                {"format", required_argument, NULL, 'f'},
+                                               {"bands", no_argument, NULL, 'b'},
                                                {"help", no_argument, NULL, 'h'},
                                                {NULL, 0, NULL, 0}};
 
 int cmd_calibrate(int argc, char **argv)
 {
     const char *rules = NULL;
-    bool json = false;
+    enum calibrate_output out = OUT_MARKDOWN;
+    bool bands = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", cmd_calibrate_options, NULL)) != -1) {
@@ -175,7 +328,10 @@ int cmd_calibrate(int argc, char **argv)
                 fprintf(stderr, "calibrate: --format must be markdown or json\n");
                 return 2;
             }
-            json = optarg[0] == 'j';
+            out = optarg[0] == 'j' ? OUT_JSON : OUT_MARKDOWN;
+            break;
+        case 'b':
+            bands = true;
             break;
         case 'h':
             help(stdout);
@@ -212,7 +368,7 @@ int cmd_calibrate(int argc, char **argv)
         svc_print_diags(stderr, &diags);
         goto out;
     }
-    status = run_rows(rs, rows, json);
+    status = run_rows(rs, rows, bands ? OUT_BANDS : out);
     if (fflush(stdout) != 0)
         status = 2;
 out:

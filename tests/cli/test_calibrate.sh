@@ -21,20 +21,34 @@ fi
 check json 0 "$bin" calibrate --format json "$fixture"
 expect_out json out '"measure":"accelerator_hours"'
 expect_out json out '"within":true'
+expect_out json out '"split":"held-out"'
+expect_out json out '"regime":"training-moe"'
 check json-o 0 "$bin" calibrate -o json "$fixture"
+# The bands sizing.yaml states are what --bands prints from the fit rows.
+check bands 0 "$bin" calibrate --bands "$fixture"
+sed -n '/^  uncertainty:$/,/^$/p' "$src/rules/sizing.yaml" | sed '/^$/d' >"$tmp/stated"
+if cmp -s "$tmp/out" "$tmp/stated"; then pass=$((pass + 1)); else
+    fail=$((fail + 1))
+    echo "FAIL rules/sizing.yaml's uncertainty block is not what 'calibrate --bands' prints:"
+    diff "$tmp/stated" "$tmp/out" | head -10 | sed 's/^/  /'
+fi
+# A row moved to the other split fails the run, named.
+sed '0,/"split": "held-out"/s//"split": "fit"/' "$fixture" >"$tmp/moved.json"
+check moved-split 1 "$bin" calibrate "$tmp/moved.json"
+expect_out moved-split err "but the split rule puts it in held-out"
 
 # A row pushed out of the band (ten times the measured hours) fails the run.
 sed 's/"accelerator_hours": 184320/"accelerator_hours": 1843200/' "$fixture" >"$tmp/off.json"
 check out-of-band 1 "$bin" calibrate "$tmp/off.json"
-expect_out out-of-band err "T1 (Llama 2 7B pre-training): ratio 0.12 is outside"
+expect_out out-of-band err "T1 (Llama 2 7B pre-training): ratio 0.11 is outside"
 # Broken rows: what and where.
-echo '[{"id":"X","run":"r","accelerator":"h100","chips":8,"source":"s","evidence":"e","measured":{"hours":1,"tokens_per_second":2},"workload":{"task":"training","model":{"parameters":1e9}}}]' >"$tmp/two.json"
+echo '[{"id":"X","run":"r","accelerator":"h100","chips":8,"split":"fit","source":"s","evidence":"e","measured":{"hours":1,"tokens_per_second":2},"workload":{"task":"training","model":{"parameters":1e9}}}]' >"$tmp/two.json"
 check two-measures 2 "$bin" calibrate "$tmp/two.json"
 expect_out two-measures err "row 0/measured: measured must hold exactly one positive measure"
-echo '[{"id":"X","run":"r","accelerator":"h999","chips":8,"source":"s","evidence":"e","measured":{"hours":1},"workload":{"task":"training","model":{"parameters":1e9}}}]' >"$tmp/acc.json"
+echo '[{"id":"X","run":"r","accelerator":"h999","chips":8,"split":"fit","source":"s","evidence":"e","measured":{"hours":1},"workload":{"task":"training","model":{"parameters":1e9}}}]' >"$tmp/acc.json"
 check unknown-accelerator 2 "$bin" calibrate "$tmp/acc.json"
 expect_out unknown-accelerator err 'no accelerator "h999" in the catalog'
-echo '[{"id":"X","run":"r","accelerator":"h100","chips":8,"source":"s","evidence":"e","measured":{"hours":1},"workload":{"task":"training","model":{"parameters":-1}}}]' >"$tmp/wl.json"
+echo '[{"id":"X","run":"r","accelerator":"h100","chips":8,"split":"fit","source":"s","evidence":"e","measured":{"hours":1},"workload":{"task":"training","model":{"parameters":-1}}}]' >"$tmp/wl.json"
 check bad-workload 2 "$bin" calibrate "$tmp/wl.json"
 expect_out bad-workload err "row 0/model/parameters"
 echo '{"not":"an array"}' >"$tmp/obj.json"
@@ -46,6 +60,9 @@ check bad-format 2 "$bin" calibrate --format yaml "$fixture"
 check help 0 "$bin" calibrate --help
 expect_out help out "within"
 check bad-rules 2 "$bin" calibrate --rules /nonexistent "$fixture"
+echo '[{"id":"X","run":"r","accelerator":"h100","chips":8,"source":"s","evidence":"e","measured":{"hours":1},"workload":{"task":"training","model":{"parameters":1e9}}}]' >"$tmp/nosplit.json"
+check no-split 2 "$bin" calibrate "$tmp/nosplit.json"
+expect_out no-split err 'row 0/split: split must be "fit" or "held-out"' 
 
 echo "cli.calibrate: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -4,11 +4,18 @@
  * workload, the accelerator and chip count it used, and what was measured (with
  * its source). dc_calibration_eval sizes the workload at exactly that count
  * (dc_size_at) and compares. docs/calibration.md is the table of every row in
- * tests/fixtures/calibration.json, printed by `accel-advisor calibrate`. */
+ * tests/fixtures/calibration.json, printed by `accel-advisor calibrate`.
+ *
+ * Each row is in one split: `fit` rows may set the model's parameters,
+ * `held-out` rows never do and say how the model does on runs it was not
+ * tuned on. Which split a row is in follows a fixed rule (dc_calibration_split)
+ * that the fixture's `split` fields must agree with. The fit rows of each
+ * regime give the p10-p90 band results state (dc_calibration_band). */
 #ifndef DC_CALIBRATION_H
 #define DC_CALIBRATION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <cjson/cJSON.h>
 
@@ -17,6 +24,11 @@
 
 /* A row is accepted when its ratio lies within [1/limit, limit]. */
 #define DC_CALIBRATION_LIMIT 1.5
+/* Rows one calibration file may hold (the split and the bands hold them all). */
+#define DC_CALIBRATION_MAX_ROWS 1000
+/* Fit rows a regime needs before it states a band of its own (fewer: its
+ * task's pooled band stands in). */
+#define DC_CALIBRATION_MIN_BAND_ROWS 5
 
 struct dc_calibration_row {
     const char *id; /* views into the row's JSON */
@@ -38,6 +50,10 @@ struct dc_calibration_row {
     const char *note;    /* may be NULL */
     const char *source;
     const char *evidence;
+    bool held_out;            /* `split`: "held-out" (true) or "fit" */
+    const char *variant_of;   /* the row this one gives another way (model.name only, ...) */
+    enum dc_regime regime;    /* of the measured figure */
+    enum dc_family family;    /* of the accelerator */
 };
 
 /* Evaluate one row (borrowed; *out holds views into it). Errors: DC_EINVAL
@@ -46,5 +62,44 @@ struct dc_calibration_row {
 DC_API DC_NODISCARD enum dc_status dc_calibration_eval(const dc_ruleset *rs, const cJSON *row,
                                                        struct dc_calibration_row *out,
                                                        struct dc_error *err);
+
+/* The split rule (docs/calibration.md, "The split"): rows that give another
+ * row's run another way (`variant_of`) take that row's split; the others are
+ * grouped by task (training, serving) and accelerator family, ordered within
+ * a group by the 64-bit FNV-1a hash of their `run` text (then id), and every
+ * third from the first is held out, so each group holds out at least a
+ * third. Checks every row's `split` against it: DC_EINVAL naming the first row
+ * that disagrees (or a `variant_of` naming no row), DC_ELIMIT past
+ * DC_CALIBRATION_MAX_ROWS. `rows` are evaluated rows, `n` of them. */
+DC_API DC_NODISCARD enum dc_status dc_calibration_check_split(const struct dc_calibration_row *rows,
+                                                              size_t n, struct dc_error *err);
+
+/* Errors of a set of rows: error = max(ratio, 1/ratio); median and p90
+ * interpolated between ranks. n 0: both NAN. */
+struct dc_calibration_stats {
+    size_t n;
+    double median_error;
+    double p90_error;
+};
+
+/* Which rows a summary takes: a split, a regime (its pool takes every
+ * regime of its task), a family (DC_FAMILY_COUNT: any). Rows given another
+ * way (variant_of) are left out: they repeat their run. */
+struct dc_calibration_filter {
+    bool held_out;
+    enum dc_regime regime;
+    enum dc_family family;
+};
+
+DC_API void dc_calibration_stats(const struct dc_calibration_row *rows, size_t n,
+                                 const struct dc_calibration_filter *f,
+                                 struct dc_calibration_stats *out);
+
+/* The p10-p90 band of regime `r` from its fit rows (variants left out): a
+ * log-normal prediction interval, exp(mean +/- t(0.90, k-1) x sd x sqrt(1 +
+ * 1/k)) over the k log ratios. False (out untouched) with fewer than
+ * DC_CALIBRATION_MIN_BAND_ROWS rows. */
+DC_API bool dc_calibration_band(const struct dc_calibration_row *rows, size_t n, enum dc_regime r,
+                                struct dc_band_params *out);
 
 #endif /* DC_CALIBRATION_H */

@@ -108,6 +108,7 @@ struct dc_workload {
     enum dc_method method;
     double tokens; /* defaulted per task (sizing.yaml) */
     bool tokens_defaulted;
+    bool global_batch_defaulted; /* global_batch_size not given (256 stands in) */
     double samples;         /* training samples; NAN when absent */
     double sequence_length; /* training sequence length, defaulted */
     double global_batch_size;
@@ -244,6 +245,28 @@ enum dc_cost_basis {
     DC_COST_ON_PREM  /* energy at sizing.yaml's $/kWh and PUE, plus amortised hardware */
 };
 
+/* A figure's p10 and p90: four times in five the real figure lies between
+ * them, as the calibration's out-of-sample rows check (docs/calibration.md,
+ * "Stated uncertainty"). NAN when the figure is unknown or its regime states
+ * no band. */
+struct dc_band {
+    double p10, p90;
+};
+
+/* The bands of a configuration's figures, from the calibration of their
+ * regime (sizing.yaml `uncertainty`, derived from the calibration's fit rows). */
+struct dc_uncertainty {
+    enum dc_regime regime;         /* of hours, cost, throughput and tokens */
+    enum dc_regime latency_regime; /* of decode and request times */
+    unsigned rows, latency_rows;   /* fit rows behind each band; 0: none stated */
+    struct dc_band hours;          /* training, an inference job */
+    struct dc_band cost_usd;       /* the run, or a month of serving */
+    struct dc_band throughput_rps; /* serving */
+    struct dc_band tokens_per_second;
+    struct dc_band decode_ms;
+    struct dc_band request_ms;
+};
+
 struct dc_sizing {
     enum dc_chips_basis basis;
     double memory_need_gb; /* training: state + one chip's activations; inference: one replica */
@@ -279,6 +302,7 @@ struct dc_sizing {
     /* The model field whose absence leaves time and cost off by more than 3x
      * ("model.flops_per_sample"): they are then not estimated (NAN); NULL. */
     const char *estimate_withheld;
+    struct dc_uncertainty uncertainty;
 };
 
 struct dc_candidate_availability {

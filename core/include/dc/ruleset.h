@@ -66,6 +66,28 @@ enum dc_pricing {
 DC_API const char *dc_pricing_name(enum dc_pricing p); /* "on_demand", "committed_1y" */
 DC_API bool dc_pricing_parse(const char *s, enum dc_pricing *out);
 
+/* The regimes a figure's uncertainty is stated for (docs/calibration.md):
+ * each calibration row falls in one, and each figure a result prints takes
+ * the band of its regime. The pooled ones (training, serving) hold every row
+ * of their task and stand in for a regime with too few rows of its own. */
+enum dc_regime {
+    DC_REGIME_TRAINING,        /* pooled */
+    DC_REGIME_TRAINING_DENSE,  /* dense transformers, full training */
+    DC_REGIME_TRAINING_MOE,    /* mixtures of experts */
+    DC_REGIME_FINE_TUNING,     /* adapters (LoRA, QLoRA) on a frozen base */
+    DC_REGIME_TRAINING_OTHER,  /* convolutions, diffusion, recommenders, ... */
+    DC_REGIME_SERVING,         /* pooled */
+    DC_REGIME_SERVING_DENSE,   /* a dense decoder's throughput at load */
+    DC_REGIME_SERVING_MOE,     /* a mixture of experts' throughput at load */
+    DC_REGIME_SERVING_LATENCY, /* one request's decode step at batch 1 */
+    DC_REGIME_SERVING_OTHER,   /* models that generate no tokens (images, encoders) */
+    DC_REGIME_COUNT
+};
+DC_API const char *dc_regime_name(enum dc_regime r); /* "training-moe" */
+DC_API bool dc_regime_parse(const char *s, enum dc_regime *out);
+/* The pooled regime of `r`'s task (itself for a pooled one). */
+DC_API enum dc_regime dc_regime_pool(enum dc_regime r);
+
 /* One dated price on one basis; NAN when the offer has none on that basis. */
 struct dc_price {
     double usd_per_hour;      /* one instance (machine) an hour; NAN for per-chip offers */
@@ -144,8 +166,10 @@ struct dc_accelerator {
     const char *scale_out_network;
     const char *scale_out_source;
     /* Share of its family's MFU this part reaches with its software stack, as
-     * measured (1 unless the catalog cites a measurement). */
+     * measured (1 unless the catalog cites a measurement): serving, and
+     * training (the same unless the catalog measured them apart). */
     double mfu_factor;
+    double training_mfu_factor;
     const char *mfu_factor_source;
     double power_watts;
     unsigned providers; /* bit (1u << enum dc_provider) */
@@ -165,6 +189,16 @@ struct dc_accelerator {
     double list_price_usd;
     const char *list_price_as_of;
     const char *list_price_source;
+};
+
+/* The p10 and p90 of a regime's calibration ratios, estimated time over
+ * measured time (throughputs: measured over estimated), as a prediction
+ * interval from its fit rows (docs/calibration.md, "Stated uncertainty"): a
+ * time t is between t / p90 and t / p10, a rate r between r x p10 and r x
+ * p90, four times in five. rows 0: the regime states none. */
+struct dc_band_params {
+    double p10, p90;
+    unsigned rows;
 };
 
 /* One sizing number and the public source it rests on. */
@@ -197,6 +231,17 @@ struct dc_sizing_params {
     /* RL post-training: share of a step spent generating rollouts; value NAN
      * when sizing.yaml gives none (training.rl.rollout_share is then needed). */
     struct dc_param rl_rollout_share;
+    /* A mixture of experts trains at w / (w + this) of a dense model's MFU,
+     * w its experts' width (narrow experts make small grouped matmuls); value
+     * NAN when sizing.yaml gives none (then no MoE factor). */
+    struct dc_param moe_expert_width;
+    /* Chips that split each sequence of the global batch (chips / batch = g
+     * > 1) train at 1 / (1 + this x (g - 1) / hidden) of the MFU: value NAN
+     * when sizing.yaml gives none. */
+    struct dc_param sequence_split;
+    /* A decoder of hidden size h trains at h / (h + this) of its family's
+     * MFU; value NAN when sizing.yaml gives none. */
+    struct dc_param matmul_width;
     /* inference */
     double infer_bytes_per_param[DC_PREC_COUNT];
     const char *infer_bytes_source;
@@ -208,6 +253,9 @@ struct dc_sizing_params {
     const char *kv_source;
     double hours_per_month;
     struct dc_param serving_max_chips; /* all replicas together, without max_accelerators */
+    /* Microseconds a tensor-parallel decode step spends per layer meeting the
+     * other chips (two all-reduces); value NAN when sizing.yaml gives none. */
+    struct dc_param tp_sync_us;
     /* Model FLOPs utilisation per family, each family with its source. */
     double mfu_training[DC_FAMILY_COUNT];     /* steady state within one fast domain */
     double mfu_cross_domain[DC_FAMILY_COUNT]; /* factor once a job spans domains */
@@ -225,6 +273,9 @@ struct dc_sizing_params {
      * family (never above the ratio of the catalog's peaks); 1 when unlisted. */
     double precision_gain[DC_PREC_COUNT][DC_FAMILY_COUNT];
     const char *precision_gain_source[DC_PREC_COUNT];
+    /* Stated uncertainty per regime, derived from the calibration's fit rows
+     * by `accel-advisor calibrate --bands`; rows 0 where the set states none. */
+    struct dc_band_params uncertainty[DC_REGIME_COUNT];
     /* on-premises cost: energy at a stated price and PUE, hardware amortised */
     struct dc_param usd_per_kwh;
     struct dc_param pue;
