@@ -133,7 +133,8 @@
   /* A figure's p10-p90 band, "9.8 h–15.1 h", or null without one. */
   function bandText(b, fmt) {
     if (!b || typeof b !== 'object' || b.p10 == null || b.p90 == null) return null;
-    return fmt(b.p10) + '\u2013' + fmt(b.p90);
+    const lo = fmt(b.p10), hi = fmt(b.p90);
+    return lo === hi ? null : lo + '\u2013' + hi;
   }
 
   /* The band under a figure in a cell or a fact (p10-p90, docs/calibration.md). */

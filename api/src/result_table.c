@@ -144,6 +144,16 @@ static void price_cells(const struct dc_result *res, const struct dc_candidate *
     }
 }
 
+/* A band as "lo\u2013hi", or one figure when both ends read the same (a fleet
+ * capped whatever its speed); "-" without a band. */
+static void band_text(const char *lo, const char *hi, char *cell)
+{
+    if (strcmp(lo, hi) == 0)
+        cellf(cell, "%s", hi);
+    else
+        cellf(cell, "%s\u2013%s", lo, hi);
+}
+
 /* A time band: milliseconds (serving) or hours. */
 static void time_band_cell(const struct dc_band *b, bool ms, char *cell)
 {
@@ -152,21 +162,25 @@ static void time_band_cell(const struct dc_band *b, bool ms, char *cell)
         snprintf(cell, CELL, "-");
         return;
     }
-    cellf(cell, "%s\u2013%s",
-          ms ? dc_fmt_ms(b->p10, lo, sizeof(lo)) : dc_fmt_hours(b->p10, lo, sizeof(lo)),
-          ms ? dc_fmt_ms(b->p90, hi, sizeof(hi)) : dc_fmt_hours(b->p90, hi, sizeof(hi)));
+    band_text(ms ? dc_fmt_ms(b->p10, lo, sizeof(lo)) : dc_fmt_hours(b->p10, lo, sizeof(lo)),
+              ms ? dc_fmt_ms(b->p90, hi, sizeof(hi)) : dc_fmt_hours(b->p90, hi, sizeof(hi)), cell);
 }
 
 /* A cost band: "$307k\u2013$360k/month", the period once. */
 static void money_band_cell(const struct dc_band *b, enum dc_period per, char *cell)
 {
-    char lo[48], hi[48];
+    char lo[48], hi[48], same[48];
     if (!isfinite(b->p10) || !isfinite(b->p90)) {
         snprintf(cell, CELL, "-");
         return;
     }
-    cellf(cell, "%s\u2013%s", dc_fmt_money(b->p10, DC_PER_NONE, lo, sizeof(lo)),
-          dc_fmt_money(b->p90, per, hi, sizeof(hi)));
+    dc_fmt_money(b->p10, per, same, sizeof(same));
+    dc_fmt_money(b->p90, per, hi, sizeof(hi));
+    if (strcmp(same, hi) == 0) {
+        cellf(cell, "%s", hi);
+        return;
+    }
+    band_text(dc_fmt_money(b->p10, DC_PER_NONE, lo, sizeof(lo)), hi, cell);
 }
 
 static void add_columns(struct grid *g, const struct dc_workload *w, bool wide)

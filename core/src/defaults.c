@@ -34,6 +34,14 @@ static enum dc_status shape_defaults(struct dc_result *res, const struct dc__der
                     "(Mixtral 8x7B: 12.9B of 46.7B) or a model.name.",
                     dc_fmt_quantity(w->parameters, n1, sizeof(n1))));
     }
+    if (rc == DC_OK && strcmp(w->architecture, "moe") == 0 && !w->active_defaulted &&
+        w->active_parameters < w->parameters && !isfinite(w->experts))
+        rc = dc__add_warning(
+            res, "assumed_expert_width",
+            "model.experts was not given, so this mixture of experts computes at a dense "
+            "model's matmul rate; narrow experts run well below it (DeepSeek-V3's 2,048-wide "
+            "experts at about 0.6 of it): give model.experts and model.experts_per_token or a "
+            "model.name.");
     bool attends = decoder_like(d) || d->kind == DC__KIND_ENCODER;
     if (rc == DC_OK && attends && d->shape_estimated) {
         dc__add_assumption(res, "layers", d->layers, "layers", CONVENTION);

@@ -246,8 +246,10 @@ static void derive_training(const struct dc_sizing_params *s, const struct dc_wo
 {
     double samples = isfinite(w->samples) ? w->samples : w->tokens / w->sequence_length;
     double fps = isfinite(w->flops_per_sample) ? w->flops_per_sample : vit_flops(w, d);
-    /* The method's multiple of a forward pass (3 for full training). */
-    double passes = method_flops_per_token(s, w, 1.0) / 2.0;
+    /* The method's multiple of the policy's forward pass (3 for full training;
+     * RL and DPO count their other models' passes in proportion). */
+    double n = d->dense_parameters;
+    double passes = method_flops_per_token(s, w, n) / (2.0 * n);
     if (isfinite(fps)) {
         d->training_flops = passes * fps * samples;
     } else {

@@ -57,6 +57,22 @@ void dc__target_words(const struct dc_result *res, char *buf, size_t len)
 }
 
 /* Why this many chips, in words (enum dc_chips_basis). */
+/* What caps a serving fleet: max_accelerators, else serving_max_chips
+ * ("max_accelerators (64 chips)", "the serving fleet limit of 4,096 chips"). */
+static const char *fleet_limit_words(const struct dc_result *res, char *buf, size_t len)
+{
+    const struct dc_workload *w = &res->workload;
+    char n[NUM];
+    if (isfinite(w->max_accelerators))
+        snprintf(buf, len, "max_accelerators (%s chips)",
+                 dc_fmt_count(w->max_accelerators, n, sizeof(n)));
+    else
+        snprintf(
+            buf, len, "the serving fleet limit of %s chips",
+            dc_fmt_count(dc_ruleset_sizing(res->ruleset)->serving_max_chips.value, n, sizeof(n)));
+    return buf;
+}
+
 static const char *basis_text(const struct dc_result *res, const struct dc_sizing *z, char *buf,
                               size_t len)
 {
@@ -105,6 +121,11 @@ static const char *basis_text(const struct dc_result *res, const struct dc_sizin
                  dc_fmt_number(w->requests_per_second, n1, sizeof(n1)));
         break;
     case DC_BASIS_LIMIT:
+        if (w->task == DC_TASK_INFERENCE && !(w->job_requests > 0)) {
+            snprintf(buf, len, "the most replicas %s allows, short of the rate",
+                     fleet_limit_words(res, target, sizeof(target)));
+            break;
+        }
         snprintf(buf, len,
                  "the most the accelerator limit, the cluster, the global batch of %s or the "
                  "efficiency floor allow",
@@ -208,16 +229,19 @@ static void memory_inference_text(const struct dc_result *res, const struct dc_c
                  mla                     ? "MLA's latent vector"
                  : isfinite(w->kv_heads) ? "KV heads as given"
                                          : "every attention head a KV head: set model.kv_heads");
+    /* An overhead of 1 (the shipped set's) is no factor worth a word. */
+    char overhead[NUM + 32] = "";
+    if (s->infer_overhead.value != 1.0)
+        snprintf(overhead, sizeof(overhead), " x %s runtime overhead",
+                 dc_fmt_number(s->infer_overhead.value, n6, sizeof(n6)));
     snprintf(buf, len,
-             "Needs %s GB per replica: %s GB of %s weights x %s runtime overhead%s; %s "
-             "chip%s of %s GB usable.",
+             "Needs %s GB per replica: %s GB of %s weights%s%s; %s chip%s of %s GB usable.",
              dc_fmt_number(z->memory_need_gb, n4, sizeof(n4)),
              dc_fmt_number(assumed(res, "weights_gb"), n5, sizeof(n5)),
              w->quantization != DC_QUANT_NONE ? dc__quantization_name(w->quantization)
                                               : dc_precision_name(w->precision),
-             dc_fmt_number(s->infer_overhead.value, n6, sizeof(n6)), kvtext,
-             dc_fmt_count(z->chips_per_replica, n2, sizeof(n2)), plural(z->chips_per_replica),
-             dc_fmt_number(z->memory_per_chip_gb, n1, sizeof(n1)));
+             overhead, kvtext, dc_fmt_count(z->chips_per_replica, n2, sizeof(n2)),
+             plural(z->chips_per_replica), dc_fmt_number(z->memory_per_chip_gb, n1, sizeof(n1)));
 }
 
 static void time_text(const struct dc_result *res, const struct dc_candidate *c, char *buf,
@@ -443,12 +467,13 @@ static void target_text(const struct dc_result *res, const struct dc_candidate *
                  dc_fmt_ms(w->latency_ms_p99, n2, sizeof(n2)));
     else
         snprintf(buf, len,
-                 "Serves about %s of the %s requests/s asked: %s replicas are all the limit of "
-                 "%s chips allows.",
+                 "Serves about %s of the %s requests/s asked: %s replicas of %s chips are all "
+                 "%s allows.",
                  dc_fmt_number(z->throughput_rps, n1, sizeof(n1)),
                  dc_fmt_number(w->requests_per_second, n2, sizeof(n2)),
                  dc_fmt_count(z->replicas, n3, sizeof(n3)),
-                 dc_fmt_count(dc__chip_cap(w, c->acc), m1, sizeof(m1)));
+                 dc_fmt_count(z->chips_per_replica, m1, sizeof(m1)),
+                 fleet_limit_words(res, m2, sizeof(m2)));
 }
 
 /* probe.available: what is free, where, and that this configuration fits in it

@@ -308,6 +308,14 @@ static void add_param(struct dc_result *res, const char *name, const struct dc_p
     add(res, name, p->value, unit, p->source);
 }
 
+/* An optional parameter (NAN when the rule set gives none), when it applies. */
+static void add_optional(struct dc_result *res, bool applies, const char *name,
+                         const struct dc_param *p, const char *unit)
+{
+    if (applies && isfinite(p->value))
+        add_param(res, name, p, unit);
+}
+
 static void training_assumptions(const struct dc_sizing_params *s, struct dc_result *res,
                                  const struct dc__derived *d)
 {
@@ -334,6 +342,10 @@ static void training_assumptions(const struct dc_sizing_params *s, struct dc_res
     add(res, "training_flops", d->training_flops, "flop", "https://arxiv.org/abs/2001.08361");
     add(res, "training_state_gb", d->state_gb, "GB", s->state_bytes_per_parameter.source);
     add(res, "activations_gb", d->activations_gb, "GB", s->layer_bytes.source);
+    add_optional(res, d->kind == DC__KIND_DECODER, "matmul_width", &s->matmul_width, "elements");
+    add_optional(res, isfinite(d->expert_width), "moe_expert_width", &s->moe_expert_width,
+                 "elements");
+    add_optional(res, !w->global_batch_defaulted, "sequence_split", &s->sequence_split, "ratio");
     if (!isfinite(w->deadline_hours))
         add_param(res,
                   w->task == DC_TASK_FINE_TUNING ? "target_hours_fine_tuning"
@@ -370,6 +382,11 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
     add(res, "flops_per_request", d->flops_per_request, "flop", "https://arxiv.org/abs/2001.08361");
     add_param(res, "max_batch", &s->max_batch, "requests");
     add_param(res, "hbm_efficiency", &s->hbm_efficiency, "ratio");
+    add_optional(res, d->generative, "tp_sync_us", &s->tp_sync_us, "us/layer");
+    add_optional(res, isfinite(d->expert_width), "moe_expert_width", &s->moe_expert_width,
+                 "elements");
+    if (!isfinite(w->max_accelerators))
+        add_param(res, "serving_max_chips", &s->serving_max_chips, "chips");
     static const char *const names[DC_FAMILY_COUNT] = {"mfu_inference_gpu", "mfu_inference_tpu",
                                                        "mfu_inference_cpu", "mfu_inference_asic"};
     for (size_t f = 0; f < DC_FAMILY_COUNT; f++)

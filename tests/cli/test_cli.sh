@@ -188,8 +188,8 @@ for f in "$src"/examples/*.json; do
     expect_out "recommend-$(basename "$f")" out '"recommendations":\[{"accelerator"'
 done
 check recommend-table 0 "$bin" recommend --format table "$src/examples/llm-pretraining.json"
-expect_out recommend-table out "^   PART  *SHAPE  *CHIPS  *RUN TIME  *\$/H  *TOTAL  *TARGETS  *PRICE AS OF  *CONFIDENCE  *SCORE$"
-expect_out recommend-table out "^✔  Google Cloud TPU v6e (Trillium)  .* \$[0-9.]*k/run  deadline ✓ "
+expect_out recommend-table out "^   PART  *SHAPE  *CHIPS  *RUN TIME  *P10–P90  *\$/H  *TOTAL  *P10–P90  *TARGETS  *PRICE AS OF  *CONFIDENCE  *SCORE$"
+expect_out recommend-table out "^✔  NVIDIA B200 (HGX/DGX B200)  .* [0-9.]* h–[0-9.]* h  .* \$[0-9.]*k/run  *\$[0-9.]*k–\$[0-9.]*k/run  deadline ✓ "
 expect_out recommend-table out "Why "
 check recommend-stdin 0 sh -c "\"$bin\" recommend --pretty - < \"$src/examples/llm-serving.json\""
 expect_out recommend-stdin out '"rules_version"'
@@ -315,7 +315,7 @@ expect_out serve-bad-fleet-label err "not a Prometheus label name"
 # ---- output formats: -o json|yaml|table|wide (--format is the same flag) ----------------
 serving="$src/examples/llm-serving.json"
 check o-table 0 "$bin" recommend -o table "$serving"
-expect_out o-table out "^   PART  *SHAPE  *CHIPS  *LATENCY  *\$/H  *\$/MONTH  *TARGETS "
+expect_out o-table out "^   PART  *SHAPE  *CHIPS  *LATENCY  *P10–P90  *\$/H  *\$/MONTH  *P10–P90  *TARGETS "
 check o-wide 0 "$bin" recommend -o wide "$serving"
 expect_out o-wide out "SCORE  ID  *FAMILY  RULES  OBJ  REPLICAS  MEM GB  GB/CHIP  TFLOPS  *MFU  FITS  AVAIL$"
 check o-format-alias 0 "$bin" recommend --format wide "$serving"

@@ -291,8 +291,8 @@ static void test_response_budget(void **state)
                                 "--rules-watch=false",         NULL};
     assert_int_equal(server_start(&srv, args), 0);
     struct rh_buf body = {0}, req = {0};
-    /* 170 answers of about 53 KB each: 9 MB, under the 12 MiB budget. */
-    rh_buf_batch(&body, WORKLOAD, 170);
+    /* 120 answers of about 76 KB each: 9 MB, under the 12 MiB budget. */
+    rh_buf_batch(&body, WORKLOAD, 120);
     rh_buf_request(&req, "POST", "/v1/recommendations:batch", "application/json", NULL, body.p,
                    body.len);
     /* The slow reader: a small receive buffer, and no reading for now. */

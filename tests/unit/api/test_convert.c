@@ -1,5 +1,6 @@
 /* tests/unit/api/test_convert.c -- api/src/convert.c: the JSON bodies of results,
  * the catalog and the rules, and the CLI table. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -197,9 +198,9 @@ static void test_table(void **state)
     assert_non_null(head);
     assert_non_null(strstr(head, "SHAPE  "));
     assert_non_null(strstr(head, "CHIPS  "));
-    assert_non_null(strstr(head, "RUN TIME  "));
+    assert_non_null(strstr(head, "RUN TIME  P10\u2013P90  "));
     assert_non_null(strstr(head, "  $/H  "));
-    assert_non_null(strstr(head, "  TOTAL  TARGETS"));
+    assert_non_null(strstr(head, "  TOTAL  P10\u2013P90  TARGETS"));
     assert_non_null(strstr(head, "PRICE AS OF  CONFIDENCE  SCORE"));
     assert_null(strstr(head, "GB/CHIP"));
     /* tpu-b has no price, so priced gpu-a comes first whatever the rules say;
@@ -265,12 +266,62 @@ static void test_table_targets(void **state)
     cJSON_Delete(w);
 }
 
+/* A rule set with a stated band: every figure of a result carries it, in the
+ * JSON (the pooled training band of the mini set: t / 1.25 to t / 0.8) and in
+ * the table's P10-P90 columns; a set without one states none (null, "-"). */
+static void test_uncertainty(void **state)
+{
+    (void)state;
+    static const char band[] = "  uncertainty:\n    training: {p10: 0.8, p90: 1.25, rows: 12}\n";
+    char sizing[sizeof(sizing_ok) + sizeof(band)];
+    const char *scoring = strstr(sizing_ok, "scoring:\n");
+    assert_non_null(scoring);
+    snprintf(sizing, sizeof(sizing), "%.*s%s%s", (int)(scoring - sizing_ok), sizing_ok, band,
+             scoring);
+    dc_ruleset *banded = NULL;
+    assert_int_equal(load3(catalog_ok, sizing, rules_ok, &banded, NULL), DC_OK);
+    cJSON *w = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8}}");
+    struct dc_result *r = NULL;
+    assert_int_equal(dc_recommend(banded, w, NULL, &r, NULL), DC_OK);
+    const struct dc_sizing *z = &r->recommendations[0].sizing;
+    assert_int_equal(z->uncertainty.regime, DC_REGIME_TRAINING); /* the pool stands in */
+    assert_int_equal(z->uncertainty.rows, 12);
+    assert_true(fabs(z->uncertainty.hours.p10 - z->hours / 1.25) < 1e-9 * z->hours);
+    assert_true(fabs(z->uncertainty.hours.p90 - z->hours / 0.8) < 1e-9 * z->hours);
+    assert_true(fabs(z->uncertainty.cost_usd.p90 - z->cost_usd / 0.8) < 1e-9 * z->cost_usd);
+    assert_true(isnan(z->uncertainty.decode_ms.p10));
+    cJSON *body = NULL;
+    assert_int_equal(api_result_to_json(r, &body), DC_OK);
+    const cJSON *u = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(body, "recommendations"), 0),
+                            "sizing"),
+        "uncertainty");
+    assert_string_equal(cJSON_GetObjectItem(u, "regime")->valuestring, "training");
+    assert_true(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(u, "hours"), "p90")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(u, "throughput_rps")));
+    char *buf = table_of(r, false);
+    char *pick = line_of(buf, "\u2714  Test GPU A");
+    assert_non_null(pick);
+    assert_non_null(strstr(pick, "\u2013")); /* "37.5 min\u201359 min" */
+    free(pick);
+    free(buf);
+    cJSON_Delete(body);
+    dc_result_free(r);
+    /* The mini set states no band: nulls in the JSON, "-" in the table. */
+    assert_int_equal(dc_recommend(rs, w, NULL, &r, NULL), DC_OK);
+    assert_true(isnan(r->recommendations[0].sizing.uncertainty.hours.p10));
+    assert_int_equal(r->recommendations[0].sizing.uncertainty.rows, 0);
+    dc_result_free(r);
+    cJSON_Delete(w);
+    dc_ruleset_release(banded);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_result_json),   cmocka_unit_test(test_catalog_json),
         cmocka_unit_test(test_rules_json),    cmocka_unit_test(test_table),
-        cmocka_unit_test(test_table_targets),
+        cmocka_unit_test(test_table_targets), cmocka_unit_test(test_uncertainty),
     };
     return cmocka_run_group_tests_name("convert", tests, setup, teardown);
 }

@@ -220,14 +220,14 @@ static void test_rules_and_exclusions(void **state)
     assert_int_equal(g->reasons[0].impact, -5);
     dc_result_free(r);
     /* On-prem: the TPU is not sold on premises. */
-    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"deployment\":\"on-prem\"}}");
     t = find(r, "tpu-b", &ex);
     assert_true(ex);
     assert_string_equal(t->excluded_by->rule_id, "catalog.on-prem");
     dc_result_free(r);
     /* Providers: aws only leaves the GPU. */
-    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"providers\":[\"aws\"]}}");
     t = find(r, "tpu-b", &ex);
     assert_true(ex);
@@ -261,14 +261,14 @@ static void test_warnings_nothing_fits(void **state)
     assert_true(has_warning(r, "nothing_within_budget"));
     dc_result_free(r);
     /* A price dated 2024-12 is over 540 days old by now: price_stale. */
-    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"providers\":[\"aws\"]}}");
     assert_string_equal(r->recommendations[0].acc->id, "gpu-a");
     assert_true(has_warning(r, "price_stale"));
     dc_result_free(r);
     /* Unknown price at the top: only where nothing is priced (gpu-a has no
      * GCP offer), since an unpriced part never ranks above a priced one. */
-    r = run("{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":1e8},"
+    r = run("{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"providers\":[\"gcp\"]}}");
     assert_false(r->recommendations[0].selection.priced);
     assert_true(has_warning(r, "price_unknown"));
@@ -299,7 +299,7 @@ static void test_low_confidence_price(void **state)
     dc_ruleset *low_rs = NULL;
     assert_int_equal(load4(catalog_ok, sizing_ok, rules_ok, low_prices, &low_rs, NULL), DC_OK);
     /* The first offer (machines of 1) is the low-confidence one. */
-    static const char w[] = "{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+    static const char w[] = "{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
                             "\"objective\":\"cost\"}";
     cJSON *json = cJSON_Parse(w);
     struct dc_result *firm = NULL, *soft = NULL;
@@ -335,7 +335,7 @@ static void test_unknown_cost_gates(void **state)
                                  "    effect: {families: {tpu: 50}}\n";
     dc_ruleset *rs = NULL;
     assert_int_equal(load3(catalog_ok, sizing_ok, strong, &rs, NULL), DC_OK);
-    cJSON *json = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+    cJSON *json = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
                               "\"objective\":\"cost\"}");
     struct dc_result *r = NULL;
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
@@ -363,7 +363,7 @@ static void test_unknown_cost_gates(void **state)
     dc_result_free(r);
     /* Objective time: the same order; an unpriced part never ranks first
      * while a priced one fits, under any objective. */
-    json = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+    json = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
                        "\"objective\":\"time\"}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     cJSON_Delete(json);
@@ -374,7 +374,7 @@ static void test_unknown_cost_gates(void **state)
     assert_true(has_warning(r, "unpriced_ranked_last"));
     dc_result_free(r);
     /* A budget cannot be checked against no price: tpu-b is excluded. */
-    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"budget_usd\":1e9}}");
     t = find(r, "tpu-b", &ex);
     assert_true(ex);
@@ -384,7 +384,7 @@ static void test_unknown_cost_gates(void **state)
     assert_false(find(r, "gpu-a", &ex)->sizing.cost_usd > 1e9);
     dc_result_free(r);
     /* Spot: gpu-a's spot price; committed 3 years: none, so unknown. */
-    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"pricing\":\"spot\"}}");
     const struct dc_candidate *g = find(r, "gpu-a", &ex);
     assert_int_equal(g->sizing.cost_basis, DC_COST_CLOUD);
@@ -393,7 +393,7 @@ static void test_unknown_cost_gates(void **state)
     text = dc_reason_text(r, g, reason(g, "sizing.cost"), buf, sizeof(buf));
     assert_non_null(strstr(text, "$2.00/chip-hour, spot on aws us-east-1 (test machine 1)"));
     dc_result_free(r);
-    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"pricing\":\"committed_3y\",\"budget_usd\":1e9}}");
     assert_int_equal(r->n_recommendations, 0);
     assert_true(has_warning(r, "nothing_within_budget"));
@@ -402,7 +402,7 @@ static void test_unknown_cost_gates(void **state)
     assert_non_null(strstr(text, "No public 3-year committed price"));
     dc_result_free(r);
     /* Only the GCP offers count when only GCP is allowed: gpu-a has none. */
-    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+    r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"providers\":[\"gcp\"]}}");
     assert_int_equal(find(r, "gpu-a", &ex)->sizing.cost_basis, DC_COST_UNKNOWN);
     dc_result_free(r);
@@ -416,7 +416,7 @@ static void test_on_prem_cost(void **state)
     bool ex;
     /* 1e8 parameters on gpu-a: 100 W? No: the mini catalog lists no power, so
      * neither energy nor cost is known. */
-    struct dc_result *r = run("{\"task\":\"inference\",\"model\":{\"parameters\":1e8},"
+    struct dc_result *r = run("{\"task\":\"inference\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
                               "\"constraints\":{\"deployment\":\"on-prem\"}}");
     const struct dc_candidate *g = find(r, "gpu-a", &ex);
     assert_false(ex);
@@ -440,7 +440,7 @@ static void test_on_prem_cost(void **state)
             (int)(hw - prices_ok), prices_ok);
     dc_ruleset *rs = NULL;
     assert_int_equal(load4(cat, sizing_ok, rules_ok, prices, &rs, NULL), DC_OK);
-    cJSON *json = cJSON_Parse("{\"task\":\"inference\",\"model\":{\"parameters\":1e8},"
+    cJSON *json = cJSON_Parse("{\"task\":\"inference\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
                               "\"constraints\":{\"deployment\":\"on-prem\"}}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     g = find(r, "gpu-a", &ex);
@@ -457,7 +457,7 @@ static void test_on_prem_cost(void **state)
     cJSON_Delete(json);
     /* Hybrid takes the cheaper known: the cloud's $4.90 beats nothing here,
      * but on-prem's ~$0.96 beats $4.90. */
-    json = cJSON_Parse("{\"task\":\"inference\",\"model\":{\"parameters\":1e8},"
+    json = cJSON_Parse("{\"task\":\"inference\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
                        "\"constraints\":{\"deployment\":\"hybrid\"}}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     assert_int_equal(find(r, "gpu-a", &ex)->sizing.cost_basis, DC_COST_ON_PREM);
@@ -503,7 +503,7 @@ static void test_gate_and_fact_once(void **state)
         fail_msg("the gate rules do not load");
     bool ex;
     cJSON *json = cJSON_Parse("{\"task\":\"training\",\"framework\":\"jax\","
-                              "\"model\":{\"parameters\":1e8},\"objective\":\"time\","
+                              "\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},\"objective\":\"time\","
                               "\"team\":{\"xla_experience\":\"expert\"}}");
     struct dc_result *r = NULL;
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
@@ -522,7 +522,7 @@ static void test_gate_and_fact_once(void **state)
     /* No XLA experience: tpu-b still has the most soft points, but the gate
      * holds it after every GPU, and says by which rule (a gate, no points). */
     json = cJSON_Parse("{\"task\":\"training\",\"framework\":\"jax\","
-                       "\"model\":{\"parameters\":1e8},\"objective\":\"time\","
+                       "\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},\"objective\":\"time\","
                        "\"team\":{\"xla_experience\":\"none\"}}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     assert_string_equal(r->recommendations[0].acc->id, "gpu-a");
@@ -536,7 +536,7 @@ static void test_gate_and_fact_once(void **state)
     cJSON_Delete(json);
     /* No GPU left (allow-list): the gate has nothing to hold it below. */
     json = cJSON_Parse("{\"task\":\"training\",\"framework\":\"jax\","
-                       "\"model\":{\"parameters\":1e8},\"objective\":\"time\","
+                       "\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},\"objective\":\"time\","
                        "\"team\":{\"xla_experience\":\"none\"},"
                        "\"constraints\":{\"accelerators\":[\"tpu-b\"]}}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
@@ -660,10 +660,10 @@ static void test_reason_texts(void **state)
             assert_non_null(strstr(t, "Needs 114 GB"));
             seen++;
         } else if (strcmp(g->reasons[i].rule_id, "sizing.time") == 0) {
-            assert_non_null(strstr(t, "About 44.2 min"));
+            assert_non_null(strstr(t, "About 47.6 min"));
             seen++;
         } else if (strcmp(g->reasons[i].rule_id, "sizing.cost") == 0) {
-            assert_non_null(strstr(t, "$14.45"));
+            assert_non_null(strstr(t, "$15.56"));
             seen++;
         }
     }
@@ -674,7 +674,7 @@ static void test_reason_texts(void **state)
 static void test_availability(void **state)
 {
     (void)state;
-    cJSON *w = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},"
+    cJSON *w = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
                            "\"prefer_available\":true}");
     /* One host with all four chips free: the smallest slice (tpu-b-4) fits. */
     struct dc_availability av[1] = {

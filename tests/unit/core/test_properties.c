@@ -165,7 +165,9 @@ static void for_each_kept(const struct run *a, const struct run *b,
 /* The recommended count follows the objective: monotone where cost decides
  * and the costs count (under negligible_cost_usd every cost is a tie and
  * speed decides). Under time a part buys whatever is fastest among the layouts
- * tried, and under balanced the band's reference is another part. */
+ * tried, and under balanced the band's reference is another part. A fleet
+ * capped short of its rate (basis limit) holds as many whole replicas as the
+ * cap allows, which a larger replica can round to fewer chips. */
 static bool count_comparable(const struct dc_workload *w, const struct dc_candidate *x,
                              const struct dc_candidate *y)
 {
@@ -173,7 +175,8 @@ static bool count_comparable(const struct dc_workload *w, const struct dc_candid
     bool material = (!isfinite(x->sizing.cost_usd) || x->sizing.cost_usd >= floor) &&
                     (!isfinite(y->sizing.cost_usd) || y->sizing.cost_usd >= floor);
     return material && w->objective == DC_OBJECTIVE_COST &&
-           x->selection.priced == y->selection.priced;
+           x->selection.priced == y->selection.priced && x->sizing.basis != DC_BASIS_LIMIT &&
+           y->sizing.basis != DC_BASIS_LIMIT;
 }
 
 static const struct dc_workload *compared_workload;
