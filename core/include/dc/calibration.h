@@ -50,10 +50,10 @@ struct dc_calibration_row {
     const char *note;    /* may be NULL */
     const char *source;
     const char *evidence;
-    bool held_out;            /* `split`: "held-out" (true) or "fit" */
-    const char *variant_of;   /* the row this one gives another way (model.name only, ...) */
-    enum dc_regime regime;    /* of the measured figure */
-    enum dc_family family;    /* of the accelerator */
+    bool held_out;          /* `split`: "held-out" (true) or "fit" */
+    const char *variant_of; /* the row this one gives another way (model.name only, ...) */
+    enum dc_regime regime;  /* of the measured figure */
+    enum dc_family family;  /* of the accelerator */
 };
 
 /* Evaluate one row (borrowed; *out holds views into it). Errors: DC_EINVAL

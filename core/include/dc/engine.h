@@ -109,8 +109,8 @@ struct dc_workload {
     double tokens; /* defaulted per task (sizing.yaml) */
     bool tokens_defaulted;
     bool global_batch_defaulted; /* global_batch_size not given (256 stands in) */
-    double samples;         /* training samples; NAN when absent */
-    double sequence_length; /* training sequence length, defaulted */
+    double samples;              /* training samples; NAN when absent */
+    double sequence_length;      /* training sequence length, defaulted */
     double global_batch_size;
     bool input_bound;      /* training.input_bound: the host's input pipeline limits steps */
     double deadline_hours; /* NAN when absent */

@@ -165,8 +165,8 @@ static void test_bands_are_the_fit_rows(void **state)
             fabs(got->p90 - b.p90) > 0.0051)
             fail_msg("%s: sizing.yaml states p10 %.2f p90 %.2f (%u rows), the fit rows give "
                      "%.2f %.2f (%u): run `accel-advisor calibrate --bands`",
-                     dc_regime_name((enum dc_regime)r), got->p10, got->p90, got->rows, b.p10,
-                     b.p90, b.rows);
+                     dc_regime_name((enum dc_regime)r), got->p10, got->p90, got->rows, b.p10, b.p90,
+                     b.rows);
         assert_true(b.p10 < 1.0 && b.p90 > 1.0);
     }
     assert_true(stated >= 4);
@@ -245,7 +245,7 @@ static void expect_error(const char *json, enum dc_status want, const char *wher
     ",\"source\":\"https://example.com/\",\"evidence\":\"a quote\",\"measured\":" measured         \
     ",\"workload\":" workload "}"
 #define ROW(chips, measured, workload) ROW_SPLIT(chips, ",\"split\":\"fit\"", measured, workload)
-#define TRAIN "{\"task\":\"training\",\"model\":{\"parameters\":1e9},\"training\":{\"tokens\":1e9}}"
+#define TRAIN                          "{\"task\":\"training\",\"model\":{\"parameters\":1e9},\"training\":{\"tokens\":1e9}}"
 
 static void test_bad_rows(void **state)
 {

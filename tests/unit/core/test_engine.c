@@ -268,7 +268,8 @@ static void test_warnings_nothing_fits(void **state)
     dc_result_free(r);
     /* Unknown price at the top: only where nothing is priced (gpu-a has no
      * GCP offer), since an unpriced part never ranks above a priced one. */
-    r = run("{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
+    r = run("{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":1e8},"
+            "\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"providers\":[\"gcp\"]}}");
     assert_false(r->recommendations[0].selection.priced);
     assert_true(has_warning(r, "price_unknown"));
@@ -299,8 +300,9 @@ static void test_low_confidence_price(void **state)
     dc_ruleset *low_rs = NULL;
     assert_int_equal(load4(catalog_ok, sizing_ok, rules_ok, low_prices, &low_rs, NULL), DC_OK);
     /* The first offer (machines of 1) is the low-confidence one. */
-    static const char w[] = "{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
-                            "\"objective\":\"cost\"}";
+    static const char w[] =
+        "{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
+        "\"objective\":\"cost\"}";
     cJSON *json = cJSON_Parse(w);
     struct dc_result *firm = NULL, *soft = NULL;
     assert_int_equal(dc_recommend(mini, json, NULL, &firm, NULL), DC_OK);
@@ -335,8 +337,9 @@ static void test_unknown_cost_gates(void **state)
                                  "    effect: {families: {tpu: 50}}\n";
     dc_ruleset *rs = NULL;
     assert_int_equal(load3(catalog_ok, sizing_ok, strong, &rs, NULL), DC_OK);
-    cJSON *json = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
-                              "\"objective\":\"cost\"}");
+    cJSON *json = cJSON_Parse(
+        "{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
+        "\"objective\":\"cost\"}");
     struct dc_result *r = NULL;
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     cJSON_Delete(json);
@@ -363,8 +366,9 @@ static void test_unknown_cost_gates(void **state)
     dc_result_free(r);
     /* Objective time: the same order; an unpriced part never ranks first
      * while a priced one fits, under any objective. */
-    json = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
-                       "\"objective\":\"time\"}");
+    json = cJSON_Parse(
+        "{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
+        "\"objective\":\"time\"}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     cJSON_Delete(json);
     dc_ruleset_release(rs);
@@ -416,8 +420,9 @@ static void test_on_prem_cost(void **state)
     bool ex;
     /* 1e8 parameters on gpu-a: 100 W? No: the mini catalog lists no power, so
      * neither energy nor cost is known. */
-    struct dc_result *r = run("{\"task\":\"inference\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
-                              "\"constraints\":{\"deployment\":\"on-prem\"}}");
+    struct dc_result *r =
+        run("{\"task\":\"inference\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
+            "\"constraints\":{\"deployment\":\"on-prem\"}}");
     const struct dc_candidate *g = find(r, "gpu-a", &ex);
     assert_false(ex);
     assert_int_equal(g->sizing.cost_basis, DC_COST_UNKNOWN);
@@ -440,8 +445,9 @@ static void test_on_prem_cost(void **state)
             (int)(hw - prices_ok), prices_ok);
     dc_ruleset *rs = NULL;
     assert_int_equal(load4(cat, sizing_ok, rules_ok, prices, &rs, NULL), DC_OK);
-    cJSON *json = cJSON_Parse("{\"task\":\"inference\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
-                              "\"constraints\":{\"deployment\":\"on-prem\"}}");
+    cJSON *json = cJSON_Parse(
+        "{\"task\":\"inference\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
+        "\"constraints\":{\"deployment\":\"on-prem\"}}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     g = find(r, "gpu-a", &ex);
     assert_int_equal(g->sizing.cost_basis, DC_COST_ON_PREM);
@@ -457,8 +463,9 @@ static void test_on_prem_cost(void **state)
     cJSON_Delete(json);
     /* Hybrid takes the cheaper known: the cloud's $4.90 beats nothing here,
      * but on-prem's ~$0.96 beats $4.90. */
-    json = cJSON_Parse("{\"task\":\"inference\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
-                       "\"constraints\":{\"deployment\":\"hybrid\"}}");
+    json = cJSON_Parse(
+        "{\"task\":\"inference\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
+        "\"constraints\":{\"deployment\":\"hybrid\"}}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     assert_int_equal(find(r, "gpu-a", &ex)->sizing.cost_basis, DC_COST_ON_PREM);
     dc_result_free(r);
@@ -502,9 +509,10 @@ static void test_gate_and_fact_once(void **state)
     if (mini_load_priced_tpu(rules_gate, "3", &rs) != 0)
         fail_msg("the gate rules do not load");
     bool ex;
-    cJSON *json = cJSON_Parse("{\"task\":\"training\",\"framework\":\"jax\","
-                              "\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},\"objective\":\"time\","
-                              "\"team\":{\"xla_experience\":\"expert\"}}");
+    cJSON *json = cJSON_Parse(
+        "{\"task\":\"training\",\"framework\":\"jax\","
+        "\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},\"objective\":\"time\","
+        "\"team\":{\"xla_experience\":\"expert\"}}");
     struct dc_result *r = NULL;
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     const struct dc_candidate *t = find(r, "tpu-b", &ex);
@@ -521,9 +529,10 @@ static void test_gate_and_fact_once(void **state)
     cJSON_Delete(json);
     /* No XLA experience: tpu-b still has the most soft points, but the gate
      * holds it after every GPU, and says by which rule (a gate, no points). */
-    json = cJSON_Parse("{\"task\":\"training\",\"framework\":\"jax\","
-                       "\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},\"objective\":\"time\","
-                       "\"team\":{\"xla_experience\":\"none\"}}");
+    json = cJSON_Parse(
+        "{\"task\":\"training\",\"framework\":\"jax\","
+        "\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},\"objective\":\"time\","
+        "\"team\":{\"xla_experience\":\"none\"}}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     assert_string_equal(r->recommendations[0].acc->id, "gpu-a");
     t = find(r, "tpu-b", &ex);
@@ -535,10 +544,11 @@ static void test_gate_and_fact_once(void **state)
     dc_result_free(r);
     cJSON_Delete(json);
     /* No GPU left (allow-list): the gate has nothing to hold it below. */
-    json = cJSON_Parse("{\"task\":\"training\",\"framework\":\"jax\","
-                       "\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},\"objective\":\"time\","
-                       "\"team\":{\"xla_experience\":\"none\"},"
-                       "\"constraints\":{\"accelerators\":[\"tpu-b\"]}}");
+    json = cJSON_Parse(
+        "{\"task\":\"training\",\"framework\":\"jax\","
+        "\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},\"objective\":\"time\","
+        "\"team\":{\"xla_experience\":\"none\"},"
+        "\"constraints\":{\"accelerators\":[\"tpu-b\"]}}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     assert_null(r->recommendations[0].capped_by);
     assert_int_equal(reason(&r->recommendations[0], "cuda-team-gate")->impact, 0);
@@ -674,8 +684,9 @@ static void test_reason_texts(void **state)
 static void test_availability(void **state)
 {
     (void)state;
-    cJSON *w = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
-                           "\"prefer_available\":true}");
+    cJSON *w = cJSON_Parse(
+        "{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
+        "\"prefer_available\":true}");
     /* One host with all four chips free: the smallest slice (tpu-b-4) fits. */
     struct dc_availability av[1] = {
         {.accelerator_id = "tpu-b", .attached = 4, .free = 4, .memory_free_gb = 64}};

@@ -221,8 +221,8 @@ static void test_prefill_superlinear(void **state)
             double a = prefill_ms(full[m], ctx), b = prefill_ms(full[m], 2 * ctx);
             checked++;
             if (!(b > 2.1 * a))
-                fail_msg("%s: prefill %.4g ms at %g tokens, %.4g at %g: not super-linear",
-                         full[m], a, ctx, b, 2 * ctx);
+                fail_msg("%s: prefill %.4g ms at %g tokens, %.4g at %g: not super-linear", full[m],
+                         a, ctx, b, 2 * ctx);
         }
     /* Mistral 7B attends within a 4,096-token window in every layer. */
     for (double ctx = 32768; ctx <= 262144; ctx *= 2) {
