@@ -131,15 +131,20 @@
   }
 
   /* A figure's p10-p90 band, "9.8 h–15.1 h", or null without one. */
-  function bandText(b, fmt) {
+  function bandText(b, fmt, fmtLow) {
     if (!b || typeof b !== 'object' || b.p10 == null || b.p90 == null) return null;
     const lo = fmt(b.p10), hi = fmt(b.p90);
-    return lo === hi ? null : lo + '\u2013' + hi;
+    return lo === hi ? null : (fmtLow || fmt)(b.p10) + '\u2013' + hi;
+  }
+
+  /* A cost band with its period once: "$27.9k–$55.8k/month". */
+  function moneyBand(b, per) {
+    return band(b, (v) => F.money(v, per), (v) => F.money(v));
   }
 
   /* The band under a figure in a cell or a fact (p10-p90, docs/calibration.md). */
-  function band(b, fmt) {
-    const t = bandText(b, fmt);
+  function band(b, fmt, fmtLow) {
+    const t = bandText(b, fmt, fmtLow);
     return t ? el('span', { class: 'band muted', title: 'p10\u2013p90: four times in five the real figure is in this range',
                             text: ' (' + t + ')' }) : null;
   }
@@ -182,7 +187,7 @@
     el('dl', { class: 'facts' },
       fact('Shape', [s.shape, chips(s.chips)].filter(Boolean).join(', ')),
       fact('Cost', el('strong', { text: F.money(s.cost_usd, per) }),
-        band(obj(s.uncertainty).cost_usd, (v) => F.money(v, per)), ', ' + F.money(s.cost_per_hour_usd, 'hour')),
+        moneyBand(obj(s.uncertainty).cost_usd, per), ', ' + F.money(s.cost_per_hour_usd, 'hour')),
       timeFact(r, s),
       fact('Targets', ts.length ? met + ' of ' + ts.length + ' met ' : 'none set', ts.length ? targetMarks(top) : null),
       fact('Price', priceWords(top.price))),
@@ -215,7 +220,7 @@
         cell: (c) => F.money(z(c).cost_per_hour_usd, 'hour') },
       { key: 'total', label: serving ? '$/month' : per === 'job' ? 'Total, the job' : 'Total, the run', num: true,
         value: (c) => z(c).cost_usd,
-        cell: (c) => [F.money(z(c).cost_usd, per), band(u(c).cost_usd, (v) => F.money(v, per))] },
+        cell: (c) => [F.money(z(c).cost_usd, per), moneyBand(u(c).cost_usd, per)] },
       { key: 'targets', label: 'Targets', value: targetKey, cell: targetMarks },
       { key: 'as_of', label: 'Price as of', nowrap: true, value: (c) => p(c).as_of, cell: (c) => p(c).as_of || '—' },
       { key: 'confidence', label: 'Confidence', value: (c) => ({ high: 0, low: 1 })[p(c).confidence],

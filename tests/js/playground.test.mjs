@@ -260,6 +260,13 @@ async function readAtSize(browser, srv, [width, height]) {
     top.price.as_of, `${top.price.confidence} confidence`])
     check(strip.includes(want), `${tag}: the strip says "${want}": ${strip}`);
   check(/\$[0-9.]+k\/month/.test(strip) && !/\$\d{5}/.test(strip), `${tag}: money as people read it: ${strip}`);
+  // The p10-p90 band beside the cost and the latency (docs/calibration.md).
+  const u = top.sizing.uncertainty;
+  check(u && u.cost_usd && u.decode_ms && /\([^)]*\u2013[^)]*\)/.test(strip),
+    `${tag}: the strip shows the bands: ${strip}`);
+  const banded = got.recommendations.filter((c) => c.sizing.uncertainty && c.sizing.uncertainty.decode_ms).length;
+  const bands = await page.$$eval('#compare td .band', (b) => b.length);
+  check(bands >= banded, `${tag}: a band under each figure that has one: ${bands} for ${banded} candidates`);
 
   // The table: every candidate in the API's order, each target as the API
   // states it, the reason on hover (title) and in words.
