@@ -65,21 +65,27 @@ static enum dc_status bad(struct dc_error *err, const char *where, const char *m
     return dc_error_set(err, DC_EINVAL, where, "%s", msg);
 }
 
-/* The regime of the row's figure: its workload's, or one request's decode
- * step at batch 1 for a latency row. */
-static enum dc_status row_regime(const dc_ruleset *rs, const cJSON *workload,
-                                 const struct measure *m, struct dc_calibration_row *out,
-                                 struct dc_error *err)
+/* Size the row's workload on its accelerator at its chip count (what
+ * dc_size_at does) and tell the regime of its figure: the workload's, or one
+ * request's decode step at batch 1 for a latency row. */
+static enum dc_status size_row(const dc_ruleset *rs, const cJSON *workload,
+                               const struct measure *m, struct dc_calibration_row *out,
+                               struct dc_sizing *z, struct dc_error *err)
 {
+    const struct dc_accelerator *a = dc_ruleset_find_accelerator(rs, out->accelerator);
+    if (a == NULL)
+        return dc_error_set(err, DC_ENOTFOUND, NULL, "no accelerator \"%s\" in the catalog",
+                            out->accelerator);
     struct dc_workload w;
     enum dc_status rc = dc_workload_parse(rs, workload, &w, err);
     if (rc != DC_OK)
         return rc;
     struct dc__derived d;
     dc__derive(rs, &w, &d);
-    out->regime = dc__regime_of(&w, &d);
-    if (strcmp(m->name, "decode_ms") == 0)
-        out->regime = DC_REGIME_SERVING_LATENCY;
+    dc__size_pinned(rs, &w, &d, a, out->chips, z);
+    out->family = a->family;
+    out->regime = strcmp(m->name, "decode_ms") == 0 ? DC_REGIME_SERVING_LATENCY
+                                                    : dc__regime_of(&w, &d);
     return DC_OK;
 }
 
@@ -140,12 +146,9 @@ enum dc_status dc_calibration_eval(const dc_ruleset *rs, const cJSON *row,
         return rc;
     const cJSON *workload = cJSON_GetObjectItemCaseSensitive(row, "workload");
     struct dc_sizing z;
-    rc = dc_size_at(rs, workload, out->accelerator, out->chips, &z, err);
-    if (rc == DC_OK)
-        rc = row_regime(rs, workload, kind, out, err);
+    rc = size_row(rs, workload, kind, out, &z, err);
     if (rc != DC_OK)
         return rc;
-    out->family = dc_ruleset_find_accelerator(rs, out->accelerator)->family;
     out->estimate = estimate(kind, &z, workload, dc_ruleset_sizing(rs)->goodput.value, out->chips);
     out->ratio = kind->time ? out->estimate / out->measured : out->measured / out->estimate;
     out->within = isfinite(out->ratio) && out->ratio <= DC_CALIBRATION_LIMIT &&

@@ -309,13 +309,19 @@ void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, st
      * derive.c says how much of each, by kind of model. The stages read their
      * shares of the KV caches side by side. */
     double weights = dc__step_weight_bytes(d, batch);
+    /* A mixture of experts spreads its routed experts over every chip of the
+     * replica (expert parallel, as DeepSeek serves V3 across machines): they
+     * are read side by side at the whole replica's bandwidth, where the shared
+     * part is read by one tensor-parallel group after another. */
+    double experts = d->expert_weight_bytes > 0 ? weights - d->shared_weight_bytes : 0;
     r->chips = chips;
     r->batch = batch;
     if (d->generative) {
         double kv = batch * d->kv_step_bytes;
         /* Tensor-parallel chips meet twice a layer (all-reduces) whatever the
          * batch: at batch 1 that, not the weights, can take most of a step. */
-        double mem_s = weights / tp_bw + kv / bw + (tp > 1 ? p->sync_s : 0);
+        double mem_s =
+            (weights - experts) / tp_bw + (experts + kv) / bw + (tp > 1 ? p->sync_s : 0);
         double cmp_s = batch * d->decode_flops / fl;
         r->step_s = max_known(mem_s, cmp_s);
         r->compute_bound = cmp_s > mem_s;
