@@ -68,9 +68,9 @@ static enum dc_status bad(struct dc_error *err, const char *where, const char *m
 /* Size the row's workload on its accelerator at its chip count (what
  * dc_size_at does) and tell the regime of its figure: the workload's, or one
  * request's decode step at batch 1 for a latency row. */
-static enum dc_status size_row(const dc_ruleset *rs, const cJSON *workload,
-                               const struct measure *m, struct dc_calibration_row *out,
-                               struct dc_sizing *z, struct dc_error *err)
+static enum dc_status size_row(const dc_ruleset *rs, const cJSON *workload, const struct measure *m,
+                               struct dc_calibration_row *out, struct dc_sizing *z,
+                               struct dc_error *err)
 {
     const struct dc_accelerator *a = dc_ruleset_find_accelerator(rs, out->accelerator);
     if (a == NULL)
@@ -84,8 +84,8 @@ static enum dc_status size_row(const dc_ruleset *rs, const cJSON *workload,
     dc__derive(rs, &w, &d);
     dc__size_pinned(rs, &w, &d, a, out->chips, z);
     out->family = a->family;
-    out->regime = strcmp(m->name, "decode_ms") == 0 ? DC_REGIME_SERVING_LATENCY
-                                                    : dc__regime_of(&w, &d);
+    out->regime =
+        strcmp(m->name, "decode_ms") == 0 ? DC_REGIME_SERVING_LATENCY : dc__regime_of(&w, &d);
     return DC_OK;
 }
 

@@ -320,8 +320,7 @@ void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, st
         double kv = batch * d->kv_step_bytes;
         /* Tensor-parallel chips meet twice a layer (all-reduces) whatever the
          * batch: at batch 1 that, not the weights, can take most of a step. */
-        double mem_s =
-            (weights - experts) / tp_bw + (experts + kv) / bw + (tp > 1 ? p->sync_s : 0);
+        double mem_s = (weights - experts) / tp_bw + (experts + kv) / bw + (tp > 1 ? p->sync_s : 0);
         double cmp_s = batch * d->decode_flops / fl;
         r->step_s = max_known(mem_s, cmp_s);
         r->compute_bound = cmp_s > mem_s;
