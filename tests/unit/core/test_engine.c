@@ -776,6 +776,63 @@ static void test_result_outlives_ruleset_handle(void **state)
     cJSON_Delete(w);
 }
 
+/* Rules on the sized configuration (sized.*): an exclusion is a constraint
+ * each configuration must meet, so the part is sized in one that meets it,
+ * and excluded by the rule only when none does; a score impact counts on the
+ * configuration picked. The 7B job of test_reason_texts holds on 2 chips and is picked on 4. */
+static void test_sized_rules(void **state)
+{
+    (void)state;
+    static const char job[] = "{\"task\":\"training\",\"model\":{\"parameters\":7e9,"
+                              "\"layers\":32,\"hidden_size\":4096},\"training\":{\"tokens\":1e8}}";
+    static const char fmt[] = "rules:\n  - id: sized-rule\n    description: D.\n"
+                              "    source: https://example.com/s\n    when: %s\n"
+                              "    effect: %s\n";
+    static const struct {
+        const char *when, *effect;
+        unsigned chips; /* gpu-a's pick; 0: excluded by the rule */
+        int impact;     /* the rule's reason on gpu-a (-999: none) */
+    } cases[] = {
+        {"{\">\": [{\"var\": \"sized.chips\"}, 2]}", "{exclude: {accelerators: [gpu-a]}}", 2, -999},
+        {"{\">=\": [{\"var\": \"sized.chips\"}, 1]}", "{exclude: {accelerators: [gpu-a]}}", 0,
+         -999},
+        {"{\"==\": [{\"var\": \"sized.replicas\"}, 1]}", "{accelerators: {gpu-a: 7}}", 4, 7},
+        {"{\">\": [{\"var\": \"sized.memory_gb\"}, 1e6]}", "{accelerators: {gpu-a: 7}}", 4, -999},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char rules[512];
+        snprintf(rules, sizeof(rules), fmt, cases[i].when, cases[i].effect);
+        dc_ruleset *rs = NULL;
+        struct dc_diags d;
+        dc_diags_init(&d);
+        if (load3(catalog_ok, sizing_ok, rules, &rs, &d) != DC_OK)
+            fail_msg("%s: %s", rules, d.count > 0 ? d.items[0].msg : "?");
+        dc_diags_cleanup(&d);
+        cJSON *json = cJSON_Parse(job);
+        struct dc_result *r = NULL;
+        assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
+        bool ex;
+        const struct dc_candidate *g = find(r, "gpu-a", &ex);
+        if (cases[i].chips == 0) {
+            assert_true(ex);
+            assert_string_equal(g->excluded_by->rule_id, "sized-rule");
+        } else {
+            assert_false(ex);
+            assert_int_equal(g->sizing.chips, cases[i].chips);
+            const struct dc_reason *why = reason(g, "sized-rule");
+            if (cases[i].impact == -999)
+                assert_null(why);
+            else
+                assert_int_equal(why->impact, cases[i].impact);
+        }
+        /* The TPU is not reached by the rule. */
+        assert_null(reason(find(r, "tpu-b", &ex), "sized-rule"));
+        dc_result_free(r);
+        cJSON_Delete(json);
+        dc_ruleset_release(rs);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -794,6 +851,7 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_reentrant),
         cmocka_unit_test(test_result_outlives_ruleset_handle),
+        cmocka_unit_test(test_sized_rules),
     };
     return cmocka_run_group_tests_name("engine", tests, setup, teardown);
 }

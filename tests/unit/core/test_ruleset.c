@@ -426,6 +426,47 @@ static void test_param_errors(void **state)
                        "sizing.yaml:22: unknown key \"int2\" in bytes_per_parameter");
 }
 
+/* The calibration's bands, the fitted factors and rules on the sized
+ * configuration: each wrong shape refused at file:line. */
+static void test_issue17_errors(void **state)
+{
+    (void)state;
+    static const char on_prem[] = "  on_prem:\n";
+    expect_sizing_edit(on_prem,
+                       "  uncertainty:\n    trainig: {p10: 0.8, p90: 1.2, rows: 9}\n  on_prem:\n",
+                       "sizing.yaml:39: sizing.uncertainty: unknown regime \"trainig\"");
+    expect_sizing_edit(on_prem,
+                       "  uncertainty:\n    training: {p10: 1.3, p90: 1.2, rows: 9}\n  on_prem:\n",
+                       "sizing.yaml:39: sizing.uncertainty.training: p10 1.3 is above p90 1.2");
+    expect_sizing_edit(on_prem,
+                       "  uncertainty:\n    training: {p10: 0.8, p90: 1.2, rows: 1}\n  on_prem:\n",
+                       "sizing.yaml:39: \"rows\" must be between 2 and 1e+06");
+    expect_sizing_edit(
+        on_prem,
+        "  uncertainty:\n    training: {p10: 0.8, p90: 1.2, rows: 9, p50: 1}\n  on_prem:\n",
+        "sizing.yaml:39: unknown key \"p50\" in an uncertainty band");
+    expect_sizing_edit("    micro_batch:",
+                       "    moe_expert_width: {value: 0, source: convention}\n    micro_batch:",
+                       "sizing.yaml:10: \"value\" must be between 1 and 1e+06");
+    expect_catalog_edit(
+        "    source: https://example.com/gpu-a\n",
+        "    source: https://example.com/gpu-a\n"
+        "    mfu_factor: {value: 0.8, training: 0.7, source: https://example.com/f}\n",
+        "catalog.yaml:7: gpu-a: mfu_factor: give \"value\" or \"training\" and "
+        "\"inference\", not both");
+    expect_catalog_edit("    source: https://example.com/gpu-a\n",
+                        "    source: https://example.com/gpu-a\n"
+                        "    mfu_factor: {training: 0.7, source: https://example.com/f}\n",
+                        "catalog.yaml:7: gpu-a: missing required field \"inference\"");
+    /* A rule on the sized configuration cannot be a gate. */
+    expect_rules_diag(
+        "rules:\n  - id: sized-gate\n    description: D.\n"
+        "    source: https://example.com/s\n"
+        "    when: {\">\": [{\"var\": \"sized.chips\"}, 8]}\n"
+        "    effect: {rank_below: {families: [tpu], below: gpu}}\n",
+        "rules.yaml:2: sized-gate: a rule that reads sized.* facts cannot rank_below");
+}
+
 static void test_load_ok(void **state)
 {
     (void)state;
@@ -834,12 +875,19 @@ static void test_load_embedded(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_load_ok),       cmocka_unit_test(test_version_is_canonical),
-        cmocka_unit_test(test_rule_errors),   cmocka_unit_test(test_catalog_and_sizing_errors),
-        cmocka_unit_test(test_shape_errors),  cmocka_unit_test(test_param_errors),
-        cmocka_unit_test(test_price_errors),  cmocka_unit_test(test_bad_arguments_and_limits),
-        cmocka_unit_test(test_load_dir),      cmocka_unit_test(test_load_dir_entries),
-        cmocka_unit_test(test_default_rules), cmocka_unit_test(test_load_embedded),
+        cmocka_unit_test(test_load_ok),
+        cmocka_unit_test(test_version_is_canonical),
+        cmocka_unit_test(test_rule_errors),
+        cmocka_unit_test(test_catalog_and_sizing_errors),
+        cmocka_unit_test(test_shape_errors),
+        cmocka_unit_test(test_param_errors),
+        cmocka_unit_test(test_issue17_errors),
+        cmocka_unit_test(test_price_errors),
+        cmocka_unit_test(test_bad_arguments_and_limits),
+        cmocka_unit_test(test_load_dir),
+        cmocka_unit_test(test_load_dir_entries),
+        cmocka_unit_test(test_default_rules),
+        cmocka_unit_test(test_load_embedded),
     };
     return cmocka_run_group_tests_name("ruleset", tests, NULL, NULL);
 }
