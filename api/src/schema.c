@@ -20,15 +20,15 @@
  * failure is not itself a violation (anyOf/oneOf branches, not, if, contains)
  * are always evaluated in the first pass's mode.
  *
- * Memory: nodes and everything they point to live in one arena owned by the
- * compiled schema, except regexes (schema_regex.c allocates its own). The
- * compiler's scratch (registry, base URIs, locations) is a second arena freed
- * when compilation ends. No static mutable state anywhere. */
+ * Memory: nodes and everything they point to live in one arena (core's,
+ * core/src/arena.h) owned by the compiled schema, except regexes
+ * (schema_regex.c allocates its own). The compiler's scratch (registry, base
+ * URIs, locations) is a second arena freed when compilation ends. No static
+ * mutable state anywhere. */
 #include "api/schema.h"
 
 #include <float.h>
 #include <math.h>
-#include <stdalign.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,23 +60,8 @@
 #define SCH_PROP_HASH_MIN 8
 /* Hops followed through $ref when guessing which types a branch admits. */
 #define SCH_ADMIT_HOPS 8
-/* Arena chunk size. */
-#define SCH_ARENA_CHUNK 8192
 /* Initial capacity of the instance-pointer buffer of the collecting pass. */
 #define SCH_PTR_INITIAL 256
-
-/* ---- Arena ----------------------------------------------------------------- */
-
-struct sch_chunk {
-    struct sch_chunk *next;
-    size_t used;
-    size_t cap;
-    alignas(max_align_t) unsigned char data[];
-};
-
-struct sch_arena {
-    struct sch_chunk *head;
-};
 
 /* ---- Compiled schema ------------------------------------------------------- */
 
@@ -203,7 +188,7 @@ struct sch_dyn_anchor {
 };
 
 struct api_schema {
-    struct sch_arena arena;
+    struct dc__arena arena;
     struct sch_node **nodes; /* every node, for cycle checks and freeing regexes */
     size_t nnodes, capnodes;
     struct sch_node *entry;
@@ -243,7 +228,7 @@ struct sch_compiler {
     api_schema *s;
     const cJSON *root;
     struct dc_error *err;
-    struct sch_arena tmp; /* scratch freed when compilation ends */
+    struct dc__arena tmp; /* scratch freed when compilation ends */
     char *path;           /* location of what is being compiled, a JSON Pointer */
     size_t path_len, path_cap;
     unsigned depth;
@@ -300,64 +285,6 @@ static enum dc_status compile_schema(struct sch_compiler *cc, const cJSON *js,
                                      const char *parent_base, struct sch_node **out);
 static bool fail(struct sch_ctx *c, const char *keyword, const char *fmt, ...) DC_PRINTF(3, 4);
 static enum dc_status cerr(struct sch_compiler *cc, const char *fmt, ...) DC_PRINTF(2, 3);
-
-/* ---- Arena ----------------------------------------------------------------- */
-
-static void *arena_alloc(struct sch_arena *a, size_t n)
-{
-    const size_t align = alignof(max_align_t);
-    if (n > SIZE_MAX - align - sizeof(struct sch_chunk))
-        return NULL;
-    n = (n + align - 1) & ~(align - 1);
-    struct sch_chunk *c = a->head;
-    if (c == NULL || c->cap - c->used < n) {
-        size_t cap = n > SCH_ARENA_CHUNK ? n : SCH_ARENA_CHUNK;
-        c = SCH_MALLOC(sizeof(*c) + cap);
-        if (c == NULL)
-            return NULL;
-        c->cap = cap;
-        c->used = 0;
-        /* A large one-off block goes behind the head, so the head's free
-         * space stays usable. */
-        if (a->head != NULL && n > SCH_ARENA_CHUNK) {
-            c->next = a->head->next;
-            a->head->next = c;
-        } else {
-            c->next = a->head;
-            a->head = c;
-        }
-    }
-    void *p = c->data + c->used;
-    c->used += n;
-    memset(p, 0, n);
-    return p;
-}
-
-static char *arena_strndup(struct sch_arena *a, const char *s, size_t n)
-{
-    char *d = arena_alloc(a, n + 1);
-    if (d == NULL)
-        return NULL;
-    memcpy(d, s, n);
-    d[n] = '\0';
-    return d;
-}
-
-static char *arena_strdup(struct sch_arena *a, const char *s)
-{
-    return arena_strndup(a, s, strlen(s));
-}
-
-static void arena_free(struct sch_arena *a)
-{
-    struct sch_chunk *c = a->head;
-    while (c != NULL) {
-        struct sch_chunk *next = c->next;
-        free(c);
-        c = next;
-    }
-    a->head = NULL;
-}
 
 /* ---- Small helpers --------------------------------------------------------- */
 
@@ -603,8 +530,8 @@ static enum dc_status reg_add(struct sch_compiler *cc, const char *uri, const cJ
         cc->capreg = cap;
     }
     struct sch_registered *e = &cc->reg[cc->nreg];
-    e->uri = arena_strdup(&cc->tmp, uri);
-    e->where = arena_strdup(&cc->tmp, cc->path);
+    e->uri = dc__arena_strdup(&cc->tmp, uri);
+    e->where = dc__arena_strdup(&cc->tmp, cc->path);
     e->node = node;
     e->parent_base = parent_base;
     e->is_resource = strchr(uri, '#') == NULL;
@@ -644,7 +571,7 @@ static enum dc_status resolve_uri(struct sch_compiler *cc, const char *base, con
     char *tmp = NULL;
     if (api__sch_uri_resolve(base, ref, &tmp) != DC_OK)
         return nomem(cc);
-    *out = arena_strdup(&cc->tmp, tmp);
+    *out = dc__arena_strdup(&cc->tmp, tmp);
     free(tmp);
     return *out != NULL ? DC_OK : nomem(cc);
 }
@@ -707,7 +634,7 @@ static enum dc_status scan_schema(struct sch_compiler *cc, const cJSON *js, cons
         if (!cJSON_IsString(a))
             continue;
         size_t blen = strlen(base);
-        char *uri = arena_alloc(&cc->tmp, blen + strlen(a->valuestring) + 2);
+        char *uri = dc__arena_alloc(&cc->tmp, blen + strlen(a->valuestring) + 2);
         if (uri == NULL)
             return nomem(cc);
         memcpy(uri, base, blen);
@@ -765,7 +692,7 @@ static enum dc_status walk_pointer(struct sch_compiler *cc, const cJSON *start,
     char *token = NULL;
     enum dc_status rc = DC_OK;
     size_t wlen = strlen(start_where);
-    char *where = arena_alloc(&cc->tmp, wlen + strlen(ptr) + 1);
+    char *where = dc__arena_alloc(&cc->tmp, wlen + strlen(ptr) + 1);
     if (where == NULL)
         return nomem(cc);
     memcpy(where, start_where, wlen);
@@ -912,7 +839,7 @@ static enum dc_status schema_array(struct sch_compiler *cc, const cJSON *v, cons
     size_t count = (size_t)cJSON_GetArraySize(v);
     if (!cJSON_IsArray(v) || count == 0)
         return cerr(cc, "\"%s\" must be a non-empty array of schemas", kw);
-    struct sch_node **arr = arena_alloc(&cc->s->arena, count * sizeof(*arr));
+    struct sch_node **arr = dc__arena_alloc(&cc->s->arena, count * sizeof(*arr));
     if (arr == NULL)
         return nomem(cc);
     size_t i = 0;
@@ -937,12 +864,12 @@ static enum dc_status schema_map(struct sch_compiler *cc, const cJSON *v, const 
     if (!cJSON_IsObject(v))
         return cerr(cc, "\"%s\" must be an object whose values are schemas", kw);
     size_t count = (size_t)cJSON_GetArraySize(v);
-    struct sch_prop *arr = arena_alloc(&cc->s->arena, (count != 0 ? count : 1) * sizeof(*arr));
+    struct sch_prop *arr = dc__arena_alloc(&cc->s->arena, (count != 0 ? count : 1) * sizeof(*arr));
     if (arr == NULL)
         return nomem(cc);
     size_t i = 0;
     for (const cJSON *x = v->child; x != NULL; x = x->next, i++) {
-        arr[i].name = arena_strdup(&cc->s->arena, x->string);
+        arr[i].name = dc__arena_strdup(&cc->s->arena, x->string);
         if (arr[i].name == NULL)
             return nomem(cc);
         enum dc_status rc = child_at_key(cc, x, x->string, base, &arr[i].schema);
@@ -961,14 +888,14 @@ static enum dc_status string_array(struct sch_compiler *cc, const cJSON *v, cons
     if (!cJSON_IsArray(v))
         return cerr(cc, "\"%s\" must be an array of strings", kw);
     size_t count = (size_t)cJSON_GetArraySize(v);
-    const char **arr = arena_alloc(&cc->s->arena, (count != 0 ? count : 1) * sizeof(*arr));
+    const char **arr = dc__arena_alloc(&cc->s->arena, (count != 0 ? count : 1) * sizeof(*arr));
     if (arr == NULL)
         return nomem(cc);
     size_t i = 0;
     for (const cJSON *x = v->child; x != NULL; x = x->next, i++) {
         if (!cJSON_IsString(x))
             return cerr(cc, "\"%s\" must be an array of strings (item %zu is not)", kw, i);
-        arr[i] = arena_strdup(&cc->s->arena, x->valuestring);
+        arr[i] = dc__arena_strdup(&cc->s->arena, x->valuestring);
         if (arr[i] == NULL)
             return nomem(cc);
     }
@@ -1041,7 +968,7 @@ static enum dc_status kw_enum(struct sch_compiler *cc, struct sch_node *n, const
         }
         pos += (size_t)snprintf(msg + pos, sizeof(msg) - pos, "%s%s", sep, item);
     }
-    n->enum_msg = arena_strdup(&cc->s->arena, msg);
+    n->enum_msg = dc__arena_strdup(&cc->s->arena, msg);
     if (n->enum_msg == NULL)
         return nomem(cc);
     n->enum_values = v;
@@ -1057,7 +984,7 @@ static enum dc_status kw_const(struct sch_compiler *cc, struct sch_node *n, cons
     char msg[SCH_ENUM_MSG_MAX + 16];
     api__sch_json_print(v, text, sizeof(text));
     snprintf(msg, sizeof(msg), "must be %s", text);
-    n->const_msg = arena_strdup(&cc->s->arena, msg);
+    n->const_msg = dc__arena_strdup(&cc->s->arena, msg);
     if (n->const_msg == NULL)
         return nomem(cc);
     n->const_value = v;
@@ -1129,7 +1056,7 @@ static enum dc_status kw_pattern(struct sch_compiler *cc, struct sch_node *n, co
         return nomem(cc);
     if (rc != DC_OK)
         return cerr(cc, "\"pattern\" is not a supported regular expression: %s", msg);
-    n->pattern_src = arena_strdup(&cc->s->arena, v->valuestring);
+    n->pattern_src = dc__arena_strdup(&cc->s->arena, v->valuestring);
     return n->pattern_src != NULL ? DC_OK : nomem(cc);
 }
 
@@ -1150,7 +1077,7 @@ static enum dc_status add_pending(struct sch_compiler *cc, struct sch_node *n, c
     enum dc_status rc = resolve_uri(cc, base, v->valuestring, &p->uri);
     if (rc != DC_OK)
         return rc;
-    p->where = arena_strdup(&cc->tmp, cc->path);
+    p->where = dc__arena_strdup(&cc->tmp, cc->path);
     if (p->where == NULL)
         return nomem(cc);
     p->node = n;
@@ -1193,7 +1120,7 @@ static enum dc_status kw_properties(struct sch_compiler *cc, struct sch_node *n,
     size_t cap = 16;
     while (cap < n->nprops * 2)
         cap *= 2;
-    n->prop_index = arena_alloc(&cc->s->arena, cap * sizeof(*n->prop_index));
+    n->prop_index = dc__arena_alloc(&cc->s->arena, cap * sizeof(*n->prop_index));
     if (n->prop_index == NULL)
         return nomem(cc);
     n->prop_index_cap = cap;
@@ -1212,7 +1139,7 @@ static enum dc_status kw_pattern_props(struct sch_compiler *cc, struct sch_node 
     if (!cJSON_IsObject(v))
         return cerr(cc, "\"patternProperties\" must be an object whose values are schemas");
     size_t count = (size_t)cJSON_GetArraySize(v);
-    n->patterns = arena_alloc(&cc->s->arena, (count != 0 ? count : 1) * sizeof(*n->patterns));
+    n->patterns = dc__arena_alloc(&cc->s->arena, (count != 0 ? count : 1) * sizeof(*n->patterns));
     if (n->patterns == NULL)
         return nomem(cc);
     for (const cJSON *x = v->child; x != NULL; x = x->next) {
@@ -1257,7 +1184,7 @@ static enum dc_status kw_required(struct sch_compiler *cc, struct sch_node *n, c
     enum dc_status rc = string_array(cc, v, "required", &names, &count);
     if (rc != DC_OK)
         return rc;
-    n->required = arena_alloc(&cc->s->arena, (count != 0 ? count : 1) * sizeof(*n->required));
+    n->required = dc__arena_alloc(&cc->s->arena, (count != 0 ? count : 1) * sizeof(*n->required));
     if (n->required == NULL)
         return nomem(cc);
     for (size_t i = 0; i < count; i++) {
@@ -1277,7 +1204,7 @@ static enum dc_status kw_dep_required(struct sch_compiler *cc, struct sch_node *
                         "strings");
     size_t count = (size_t)cJSON_GetArraySize(v);
     n->dep_required =
-        arena_alloc(&cc->s->arena, (count != 0 ? count : 1) * sizeof(*n->dep_required));
+        dc__arena_alloc(&cc->s->arena, (count != 0 ? count : 1) * sizeof(*n->dep_required));
     if (n->dep_required == NULL)
         return nomem(cc);
     for (const cJSON *x = v->child; x != NULL; x = x->next) {
@@ -1289,7 +1216,7 @@ static enum dc_status kw_dep_required(struct sch_compiler *cc, struct sch_node *
         if (rc != DC_OK)
             return rc;
         path_pop(cc, saved);
-        d->name = arena_strdup(&cc->s->arena, x->string);
+        d->name = dc__arena_strdup(&cc->s->arena, x->string);
         if (d->name == NULL)
             return nomem(cc);
         n->ndep_required++;
@@ -1458,7 +1385,7 @@ static void finish_node(struct sch_node *n)
 static enum dc_status new_node(struct sch_compiler *cc, const cJSON *js, struct sch_node **out)
 {
     api_schema *s = cc->s;
-    struct sch_node *n = arena_alloc(&s->arena, sizeof(*n));
+    struct sch_node *n = dc__arena_alloc(&s->arena, sizeof(*n));
     if (n == NULL)
         return nomem(cc);
     if (s->nnodes == s->capnodes) {
@@ -1470,7 +1397,7 @@ static enum dc_status new_node(struct sch_compiler *cc, const cJSON *js, struct 
         s->capnodes = cap;
     }
     n->resource = SIZE_MAX;
-    n->src_where = arena_strdup(&cc->tmp, cc->path);
+    n->src_where = dc__arena_strdup(&cc->tmp, cc->path);
     if (n->src_where == NULL)
         return nomem(cc);
     enum dc_status rc = map_put(cc, js, n);
@@ -1568,7 +1495,7 @@ static enum dc_status resolve_pending(struct sch_compiler *cc)
         const cJSON *anchor = cJSON_GetObjectItemCaseSensitive(target, "$dynamicAnchor");
         if (frag != NULL && frag[1] != '/' && cJSON_IsString(anchor) &&
             strcmp(anchor->valuestring, frag + 1) == 0) {
-            p.node->dyn_name = arena_strdup(&cc->s->arena, frag + 1);
+            p.node->dyn_name = dc__arena_strdup(&cc->s->arena, frag + 1);
             if (p.node->dyn_name == NULL)
                 return nomem(cc);
         }
@@ -1586,7 +1513,7 @@ static enum dc_status compile_dynamic_anchors(struct sch_compiler *cc)
     if (count == 0)
         return DC_OK;
     api_schema *s = cc->s;
-    s->dyn = arena_alloc(&s->arena, count * sizeof(*s->dyn));
+    s->dyn = dc__arena_alloc(&s->arena, count * sizeof(*s->dyn));
     if (s->dyn == NULL)
         return nomem(cc);
     for (size_t i = 0; i < cc->nreg; i++) {
@@ -1600,7 +1527,7 @@ static enum dc_status compile_dynamic_anchors(struct sch_compiler *cc)
         if (rc != DC_OK)
             return rc;
         d->resource = reg_resource(cc, r->dyn_base);
-        d->name = arena_strdup(&s->arena, r->dyn_name);
+        d->name = dc__arena_strdup(&s->arena, r->dyn_name);
         if (d->name == NULL)
             return nomem(cc);
         s->ndyn++;
@@ -2651,7 +2578,7 @@ void api_schema_free(api_schema *schema)
             api__sch_regex_free(n->patterns[k].re);
     }
     free(schema->nodes);
-    arena_free(&schema->arena);
+    dc__arena_release(&schema->arena);
     free(schema);
 }
 
@@ -2687,6 +2614,7 @@ enum dc_status api_schema_compile(const cJSON *root, const char *entry, api_sche
 
     cc.root = root;
     cc.err = err;
+    dc__arena_init(&cc.tmp, NULL, 0, SIZE_MAX, SCH_COUNTER);
     cc.s = SCH_CALLOC(1, sizeof(*cc.s));
     cc.path_cap = 128;
     cc.path = SCH_MALLOC(cc.path_cap);
@@ -2694,6 +2622,7 @@ enum dc_status api_schema_compile(const cJSON *root, const char *entry, api_sche
         rc = dc_error_set(err, DC_ENOMEM, NULL, "out of memory compiling the schema");
         goto out;
     }
+    dc__arena_init(&cc.s->arena, NULL, 0, SIZE_MAX, SCH_COUNTER);
     cc.path[0] = '\0';
 
     /* Names first: the document root is a schema resource, and so is each
@@ -2769,7 +2698,7 @@ enum dc_status api_schema_compile(const cJSON *root, const char *entry, api_sche
     cc.s = NULL;
 out:
     api_schema_free(cc.s);
-    arena_free(&cc.tmp);
+    dc__arena_release(&cc.tmp);
     free(cc.path);
     free(cc.reg);
     free(cc.pending);

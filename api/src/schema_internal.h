@@ -11,27 +11,26 @@
 
 #include <cjson/cJSON.h>
 
+#include "arena.h"
 #include "dc/common.h"
 #include "dc/utf8.h"
 
 /* ---- Allocation -------------------------------------------------------------
  *
- * Every allocation of the schema_*.c files goes through these macros, so that
- * the unit test, which compiles these files itself with API_SCH_TEST_ALLOC
- * defined, can make any chosen allocation fail. Normal builds call the C
- * library directly. */
+ * Every allocation of the schema_*.c files goes through these macros, and so
+ * through core's counted allocator (core/src/arena.h), as do the chunks of a
+ * compiled schema's arena. The unit test compiles these files itself with
+ * API_SCH_TEST_ALLOC defined: SCH_COUNTER is then its per-thread counter, which
+ * can make any chosen allocation fail. Elsewhere it is NULL: plain malloc. */
 #ifdef API_SCH_TEST_ALLOC
-void *api__sch_test_malloc(size_t n);
-void *api__sch_test_calloc(size_t n, size_t size);
-void *api__sch_test_realloc(void *p, size_t n);
-#define SCH_MALLOC(n)       api__sch_test_malloc(n)
-#define SCH_CALLOC(n, size) api__sch_test_calloc((n), (size))
-#define SCH_REALLOC(p, n)   api__sch_test_realloc((p), (n))
+struct dc__alloc_counter *api__sch_test_counter(void);
+#define SCH_COUNTER api__sch_test_counter()
 #else
-#define SCH_MALLOC(n)       malloc(n)
-#define SCH_CALLOC(n, size) calloc((n), (size))
-#define SCH_REALLOC(p, n)   realloc((p), (n))
+#define SCH_COUNTER NULL
 #endif
+#define SCH_MALLOC(n)       dc__alloc(SCH_COUNTER, (n))
+#define SCH_CALLOC(n, size) dc__calloc(SCH_COUNTER, (n), (size))
+#define SCH_REALLOC(p, n)   dc__realloc(SCH_COUNTER, (p), (n))
 
 /* ---- Regular expressions (schema_regex.c) ----------------------------------
  *
