@@ -10,11 +10,13 @@
  * and any one of them can be made to fail; the library's copy of them is not
  * linked. */
 #define API_SCH_TEST_ALLOC 1
-#include "schema.c"
+#include "schema_compile.c"
 #include "schema_json.c"
+#include "schema_keywords.c"
 #include "schema_regex.c"
 #include "schema_unicode.c"
 #include "schema_uri.c"
+#include "schema_validate.c"
 
 #include <pthread.h>
 #include <setjmp.h>
@@ -30,7 +32,7 @@
 /* ---- Fault injection ------------------------------------------------------- */
 
 /* Per thread, so the threaded test is unaffected: the schema files count every
- * allocation here (SCH_COUNTER), and fail the fail_at-th (1-based; 0: none). */
+ * allocation here (SCH_ALLOC_COUNTER), and fail the fail_at-th (1-based; 0: none). */
 static _Thread_local struct dc__alloc_counter sch_counter;
 
 struct dc__alloc_counter *api__sch_test_counter(void)
