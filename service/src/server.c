@@ -66,6 +66,8 @@
  * close (a close with unread input would be a reset). */
 #define DIRECT_ANSWER_LINGER_MS 1000
 
+static void request_abandoned(svc_server *s, struct req *r);
+
 /* ---- libmicrohttpd callbacks ------------------------------------------------------- */
 
 /* Hold `total` bytes of the buffered-body budget for r's body (what it holds
@@ -224,7 +226,7 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
     struct svc_conn *conn = svc__conn_of(c);
     /* A request the library never reported completed is not left behind. */
     if (conn != NULL && conn->req != NULL)
-        svc__request_abandoned(s, conn->req);
+        request_abandoned(s, conn->req);
     struct req *r = calloc(1, sizeof(*r));
     if (r == NULL)
         return NULL;
@@ -552,9 +554,25 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
     *req_cls = NULL;
 }
 
-void svc__request_abandoned(svc_server *s, struct req *r)
+/* The connection closed with `r` never reported completed (libmicrohttpd
+ * dropped it on one of its own error paths): log, count and free it. */
+static void request_abandoned(svc_server *s, struct req *r)
 {
     finish_request(s, r, r->conn, "abandoned");
+}
+
+/* libmicrohttpd's connection callback: a request the closing connection still
+ * holds is finished here, where requests are, before the registry of
+ * server_conn.c forgets the connection (so that module never calls back into
+ * this one). `cls` is the listener. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    const struct svc_listener *l = cls;
+    struct svc_conn *conn = *socket_context;
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED && conn != NULL && conn->req != NULL)
+        request_abandoned(l->s, conn->req);
+    svc__conn_notify(cls, c, socket_context, toe);
 }
 
 /* libmicrohttpd's own messages: `fmt` is its printf format (declared so, for
@@ -751,8 +769,8 @@ static int start_daemon(svc_server *s, struct svc_listener *l, unsigned threads)
         MHD_OPTION_URI_LOG_CALLBACK, on_request_line, s, MHD_OPTION_UNESCAPE_CALLBACK, on_unescape,
         s, MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_LIMIT, MHD_UNREACHED_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT, idle_s,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION,
-        svc__conn_notify, l, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+        l, MHD_OPTION_END);
     return l->daemon != NULL ? 0 : -1;
 }
 

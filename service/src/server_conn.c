@@ -194,8 +194,6 @@ void svc__conn_notify(void *cls, struct MHD_Connection *c, void **socket_context
     struct svc_conn *conn = *socket_context;
     if (conn == NULL)
         return;
-    if (conn->req != NULL)
-        svc__request_abandoned(s, conn->req);
     pthread_mutex_lock(&s->conns_mu);
     if (conn->evicted)
         atomic_fetch_sub(&l->evicting, 1);

@@ -186,18 +186,14 @@ cJSON *svc__fleet_body(svc_server *s, const char *request_id, bool *ready);
 /* The fleet's /metrics families (owned), or NULL without a fleet. */
 char *svc__fleet_metrics(svc_server *s);
 
-/* ---- server.c ---- */
-
-/* The connection closed with `r` never reported completed (libmicrohttpd
- * dropped it on one of its own error paths): log, count and free it. */
-void svc__request_abandoned(svc_server *s, struct req *r);
-
 /* ---- server_conn.c ---- */
 
 /* Bind and listen on `addr` ("HOST:PORT", "[V6]:PORT") for `l`. Returns 0, or
  * -1 with the reason in why. */
 int svc__listen(struct svc_listener *l, const char *addr, char *why, size_t whylen);
-/* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION callback; `cls` is the listener. */
+/* The registry's part of libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION callback
+ * (server.c's on_connection, which first finishes a request the connection
+ * still holds); `cls` is the listener. */
 void svc__conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
                       enum MHD_ConnectionNotificationCode toe);
 /* The connection's context, or NULL (out of memory at its start). */
