@@ -290,20 +290,18 @@ static const char *origin_problem(const char *o, size_t n)
     return NULL;
 }
 
-bool svc_cors_origins_valid(const char *list, char *why, size_t whylen)
+enum dc_status svc_cors_origins_check(const char *list, struct dc_error *err)
 {
     const char *p = list;
     size_t n = 0;
     const char *e = list_entry(&p, &n);
     if (e == NULL || (n == 0 && *p == '\0') || (n == 1 && e[0] == '*' && *p == '\0'))
-        return true; /* off, or any origin */
+        return DC_OK; /* off, or any origin */
     for (; e != NULL; e = list_entry(&p, &n)) {
         const char *bad = n == 0 ? "an empty entry" : origin_problem(e, n);
-        if (bad != NULL) {
-            snprintf(why, whylen, "\"%.*s\" is not an allowed origin: %s", (int)(n < 200 ? n : 200),
-                     e, bad);
-            return false;
-        }
+        if (bad != NULL)
+            return dc_error_set(err, DC_EINVAL, NULL, "\"%.*s\" is not an allowed origin: %s",
+                                (int)(n < 200 ? n : 200), e, bad);
     }
-    return true;
+    return DC_OK;
 }

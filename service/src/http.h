@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "dc/common.h"
+
 /* The routes: a fixed, small set. Metrics label requests with the route
  * template, never the raw path, so label cardinality is bounded. */
 enum svc_route {
@@ -103,8 +105,8 @@ bool svc_cors_origin_allowed(const char *allowed, const char *origin);
 /* Check a configured origin list before it is used: "" (CORS off), "*" alone, or
  * comma-separated origins `scheme://host[:port]` exactly as browsers send them
  * (lowercase, no path, no user, no wildcard; "null" is refused because sandboxed
- * documents and file: pages all send it). On failure writes what is wrong, naming
- * the bad origin, to `why` and returns false. */
-bool svc_cors_origins_valid(const char *list, char *why, size_t whylen);
+ * documents and file: pages all send it). Errors: DC_EINVAL, with what is wrong,
+ * naming the bad origin, in err->msg. */
+DC_NODISCARD enum dc_status svc_cors_origins_check(const char *list, struct dc_error *err);
 
 #endif /* SVC_HTTP_H */
