@@ -123,7 +123,7 @@ bool svc_request_id_valid(const char *id)
     return n > 0;
 }
 
-bool svc_random_hex(char *out, size_t nbytes)
+enum dc_status svc_random_hex(char *out, size_t nbytes)
 {
     static const char hex[] = "0123456789abcdef";
     enum { POOL = 1024 };
@@ -147,7 +147,7 @@ bool svc_random_hex(char *out, size_t nbytes)
         memset(pool + used, 0, nbytes);
         used += nbytes;
         out[2 * nbytes] = '\0';
-        return true;
+        return DC_OK;
     }
     /* Unique even without randomness: time plus a process-wide counter, the
      * counter's digits last so that a short id still differs from the one
@@ -160,10 +160,10 @@ bool svc_random_hex(char *out, size_t nbytes)
              (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec,
              atomic_fetch_add(&counter, 1) + 1);
     memcpy(out, both + 32 - 2 * nbytes, 2 * nbytes + 1);
-    return false;
+    return DC_EIO;
 }
 
-bool svc_request_id_generate(char out[SVC_REQUEST_ID_GENERATED_LEN + 1])
+enum dc_status svc_request_id_generate(char out[SVC_REQUEST_ID_GENERATED_LEN + 1])
 {
     return svc_random_hex(out, SVC_REQUEST_ID_GENERATED_LEN / 2);
 }

@@ -692,7 +692,7 @@ static enum dc_status load_contract(svc_server *s, struct dc_error *err)
                             detail.where[0] != '\0' ? ": " : "", detail.msg);
     size_t len = 0;
     const char *yaml = api_contract_yaml(s->contract, &len);
-    if (!svc_etag_digest(yaml, len, s->contract_digest))
+    if (svc_etag_digest(yaml, len, s->contract_digest) != DC_OK)
         return dc_error_set(err, DC_ENOMEM, NULL, "the contract's digest: out of memory");
     rc = api_contract_query_params(s->contract, "/v1/accelerators", "get", &s->accelerator_params,
                                    &detail);

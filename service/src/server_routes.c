@@ -571,7 +571,7 @@ static int conditional_status(svc_server *s, struct MHD_Connection *c, struct re
                            f != NULL ? f->family : NULL,
                            f != NULL ? f->vendor : NULL,
                            f != NULL ? f->provider : NULL};
-    if (!svc_etag_make(parts, sizeof(parts) / sizeof(parts[0]), r->etag) ||
+    if (svc_etag_make(parts, sizeof(parts) / sizeof(parts[0]), r->etag) != DC_OK ||
         !svc__if_none_match(c, r->etag))
         return 200;
     return 304;

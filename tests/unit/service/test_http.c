@@ -84,8 +84,8 @@ static void test_request_ids(void **state)
     assert_false(svc_request_id_valid("caf\xc3\xa9"));
     char a[33], b[33];
     for (int i = 0; i < 200; i++) {
-        assert_true(svc_request_id_generate(a));
-        assert_true(svc_request_id_generate(b));
+        assert_int_equal(svc_request_id_generate(a), DC_OK);
+        assert_int_equal(svc_request_id_generate(b), DC_OK);
         assert_int_equal(strlen(a), 32);
         assert_int_equal(strspn(a, "0123456789abcdef"), 32);
         assert_string_not_equal(a, b);
