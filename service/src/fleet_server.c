@@ -88,12 +88,12 @@ void svc__fleet_cache_version(svc_server *s, char *buf, size_t len)
     svc_fleet_snapshot_release(snap);
 }
 
-cJSON *svc__fleet_body(svc_server *s, const char *request_id, bool *ready)
+enum dc_status svc__fleet_body(svc_server *s, const char *request_id, cJSON **out)
 {
+    *out = NULL;
     const struct svc_fleet_snapshot *snap = svc_fleet_get(s->fleet);
-    *ready = snap != NULL;
     if (snap == NULL)
-        return NULL;
+        return DC_ENOTFOUND;
     struct svc_fleet_stats st;
     svc_fleet_stats(s->fleet, &st);
     struct svc_fleet_view v = {.url = s->cfg.fleet_prometheus,
@@ -105,9 +105,9 @@ cJSON *svc__fleet_body(svc_server *s, const char *request_id, bool *ready)
                                .last_error = st.last_error,
                                .request_id = request_id};
     memcpy(v.last_errors, st.last_errors, sizeof(v.last_errors));
-    cJSON *o = svc_fleet_to_json(snap, &v);
+    *out = svc_fleet_to_json(snap, &v);
     svc_fleet_snapshot_release(snap);
-    return o;
+    return *out != NULL ? DC_OK : DC_ENOMEM;
 }
 
 char *svc__fleet_metrics(svc_server *s)

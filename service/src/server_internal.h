@@ -182,9 +182,9 @@ enum dc_status svc__fleet_availability(svc_server *s, const dc_ruleset *rs,
 /* What the recommendation cache key adds for the fleet: its snapshot
  * generation and whether it is stale. */
 void svc__fleet_cache_version(svc_server *s, char *buf, size_t len);
-/* The body of GET /v1/fleet (owned), or NULL: *ready false when there is no
- * snapshot yet (then 503), true when out of memory. */
-cJSON *svc__fleet_body(svc_server *s, const char *request_id, bool *ready);
+/* The body of GET /v1/fleet into *out (owned). Errors: DC_ENOTFOUND (no
+ * snapshot yet: then 503), DC_ENOMEM. */
+enum dc_status svc__fleet_body(svc_server *s, const char *request_id, cJSON **out);
 /* The fleet's /metrics families (owned), or NULL without a fleet. */
 char *svc__fleet_metrics(svc_server *s);
 
