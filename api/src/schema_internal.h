@@ -1,7 +1,9 @@
 /* api/src/schema_internal.h -- private interfaces shared by the schema_*.c files
- * that implement api/schema.h: the ECMA-262 regular-expression engine, the
- * Unicode category table, UTF-8 helpers, JSON equality and formatting, and URI
- * reference resolution. Nothing here is public API. */
+ * that implement api/schema.h: their allocation, the ECMA-262
+ * regular-expression engine, the Unicode category table, UTF-8 helpers, JSON
+ * equality and formatting, and URI reference resolution. (The compiled form
+ * and the keyword table are schema_node.h's.) Nothing here is public API.
+ * Owned by api/. */
 #ifndef API_SCHEMA_INTERNAL_H
 #define API_SCHEMA_INTERNAL_H
 
@@ -11,27 +13,29 @@
 
 #include <cjson/cJSON.h>
 
+#include "arena.h"
 #include "dc/common.h"
 #include "dc/utf8.h"
 
 /* ---- Allocation -------------------------------------------------------------
  *
- * Every allocation of the schema_*.c files goes through these macros, so that
- * the unit test, which compiles these files itself with API_SCH_TEST_ALLOC
- * defined, can make any chosen allocation fail. Normal builds call the C
- * library directly. */
+ * Every allocation of the schema_*.c files goes through these macros, and so
+ * through core's counted allocator (core/src/arena.h), as do the chunks of a
+ * compiled schema's arena. The unit test compiles these files itself with
+ * API_SCH_TEST_ALLOC defined: SCH_ALLOC_COUNTER is then its per-thread counter, which
+ * can make any chosen allocation fail. Elsewhere it is NULL: plain malloc. */
 #ifdef API_SCH_TEST_ALLOC
-void *api__sch_test_malloc(size_t n);
-void *api__sch_test_calloc(size_t n, size_t size);
-void *api__sch_test_realloc(void *p, size_t n);
-#define SCH_MALLOC(n)       api__sch_test_malloc(n)
-#define SCH_CALLOC(n, size) api__sch_test_calloc((n), (size))
-#define SCH_REALLOC(p, n)   api__sch_test_realloc((p), (n))
+struct dc__alloc_counter *api__sch_test_counter(void);
+#define SCH_ALLOC_COUNTER api__sch_test_counter()
 #else
-#define SCH_MALLOC(n)       malloc(n)
-#define SCH_CALLOC(n, size) calloc((n), (size))
-#define SCH_REALLOC(p, n)   realloc((p), (n))
+#define SCH_ALLOC_COUNTER NULL
 #endif
+#define SCH_MALLOC(n)       dc__alloc(SCH_ALLOC_COUNTER, (n))
+#define SCH_CALLOC(n, size) dc__calloc(SCH_ALLOC_COUNTER, (n), (size))
+#define SCH_REALLOC(p, n)   dc__realloc(SCH_ALLOC_COUNTER, (p), (n))
+
+/* Elements in the array `a`. */
+#define SCH_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- Regular expressions (schema_regex.c) ----------------------------------
  *
@@ -137,6 +141,13 @@ void api__sch_json_print(const cJSON *v, char *buf, size_t len);
  * most `max_chars` bytes of content (then "..." is added), so that names from
  * untrusted input stay short and printable in messages. */
 void api__sch_quote(const char *s, size_t max_chars, char *buf, size_t len);
+
+/* Append "/" and `token` (borrowed), escaped as RFC 6901 asks (api/json_read.h's
+ * api_json_pointer_append), to the JSON Pointer *buf, *len bytes long in a heap
+ * buffer of *cap bytes (not 0), which grows as needed: the compiler's location
+ * in the schema and the validator's in the instance. False, leaving all three as
+ * they were, when out of memory. */
+bool api__sch_pointer_push(char **buf, size_t *len, size_t *cap, const char *token);
 
 /* ---- URI references (schema_uri.c) -------------------------------------- */
 

@@ -1,7 +1,8 @@
 /* api/src/schema_json.c -- value helpers for the JSON Schema validator: string
  * length in code points for minLength/maxLength (decoded by dc/utf8.h), JSON
  * equality with JSON Schema's rules (const, enum, uniqueItems), a matching
- * hash, and number formatting for messages. */
+ * hash, number formatting for messages, and the growing JSON Pointers of the
+ * compiler and the validator. */
 #include "schema_internal.h"
 
 #include <math.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/json_read.h"
 #include "dc/utf8.h"
 
 /* cJSON keeps the type in the low byte; the rest are flags (IsReference...). */
@@ -303,4 +305,25 @@ void api__sch_quote(const char *s, size_t max_chars, char *buf, size_t len)
     }
     w_string(&w, s, max_chars);
     w_finish(&w);
+}
+
+bool api__sch_pointer_push(char **buf, size_t *len, size_t *cap, const char *token)
+{
+    size_t extra = 1;
+    for (const char *p = token; *p != '\0'; p++)
+        extra += (*p == '~' || *p == '/') ? 2 : 1;
+    if (*len + extra + 1 > *cap) {
+        size_t grown = *cap * 2;
+        while (grown < *len + extra + 1)
+            grown *= 2;
+        char *p = SCH_REALLOC(*buf, grown);
+        if (p == NULL)
+            return false;
+        *buf = p;
+        *cap = grown;
+    }
+    /* Appended at the end, where the string is empty, and it fits. */
+    (void)api_json_pointer_append(*buf + *len, *cap - *len, token);
+    *len += extra;
+    return true;
 }

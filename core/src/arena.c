@@ -1,6 +1,8 @@
 /* core/src/arena.c -- the core's one bump allocator (arena.h). Owned by core/. */
 #include "arena.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,15 +10,34 @@ struct dc__arena_chunk {
     struct dc__arena_chunk *next;
 };
 
+/* Count one allocation of `size` bytes in *counter (may be NULL): false when
+ * it is the one the counter makes fail. */
+static bool counted(struct dc__alloc_counter *counter, size_t size)
+{
+    if (counter == NULL)
+        return true;
+    counter->allocs++;
+    if (counter->fail_at != 0 && counter->allocs == counter->fail_at)
+        return false;
+    counter->alloc_bytes += size;
+    return true;
+}
+
 void *dc__alloc(struct dc__alloc_counter *counter, size_t size)
 {
-    if (counter != NULL) {
-        counter->allocs++;
-        if (counter->fail_at != 0 && counter->allocs == counter->fail_at)
-            return NULL;
-        counter->alloc_bytes += size;
-    }
-    return malloc(size);
+    return counted(counter, size) ? malloc(size) : NULL;
+}
+
+void *dc__calloc(struct dc__alloc_counter *counter, size_t n, size_t size)
+{
+    if (size != 0 && n > SIZE_MAX / size)
+        return NULL;
+    return counted(counter, n * size) ? calloc(n, size) : NULL;
+}
+
+void *dc__realloc(struct dc__alloc_counter *counter, void *p, size_t size)
+{
+    return counted(counter, size) ? realloc(p, size) : NULL;
 }
 
 void dc__arena_free_chunks(struct dc__arena *a)

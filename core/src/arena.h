@@ -2,8 +2,11 @@
  * counter tests use to fail a chosen allocation. Owned by core/; used by the
  * engine (a result freed in one call, built with a handful of mallocs) and by
  * JSONLogic (a program's nodes, and an evaluation's strings and arrays, whose
- * first bytes are on the caller's stack). Not API: nothing outside core/src,
- * tests/ and bench/ includes it.
+ * first bytes are on the caller's stack), and by api/'s JSON Schema compiler
+ * (a compiled schema's nodes; every allocation of api/src/schema_*.c goes
+ * through dc__alloc and its siblings, so that its unit test can fail any one).
+ * Not API: nothing outside core/src, api/src/schema_*, tests/ and bench/
+ * includes it.
  *
  * Memory comes in chunks from dc__alloc(); a chunk is at least chunk_min bytes
  * and grows with the arena (up to DC__ARENA_CHUNK_GROW_MAX), so a large arena
@@ -30,6 +33,10 @@ struct dc__alloc_counter {
 
 /* malloc(size), counted in *counter (may be NULL) and failed on request. */
 void *dc__alloc(struct dc__alloc_counter *counter, size_t size);
+/* calloc(n, size) and realloc(p, size), counted and failed the same way (a
+ * failed realloc leaves `p` as it was). */
+void *dc__calloc(struct dc__alloc_counter *counter, size_t n, size_t size);
+void *dc__realloc(struct dc__alloc_counter *counter, void *p, size_t size);
 
 struct dc__arena_chunk;
 

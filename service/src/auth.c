@@ -60,36 +60,33 @@ static svc_auth *auth_new(size_t cap)
     return a;
 }
 
-int svc_auth_from_digests(const char *const *hex, size_t n, svc_auth **out, char *why,
-                          size_t whylen)
+enum dc_status svc_auth_from_digests(const char *const *hex, size_t n, svc_auth **out,
+                                     struct dc_error *err)
 {
     *out = NULL;
-    if (n == 0 || n > SVC_AUTH_MAX_KEYS) {
-        snprintf(why, whylen, "between 1 and %d digests are needed", SVC_AUTH_MAX_KEYS);
-        return -1;
-    }
+    if (n == 0 || n > SVC_AUTH_MAX_KEYS)
+        return dc_error_set(err, DC_EINVAL, NULL, "between 1 and %d digests are needed",
+                            SVC_AUTH_MAX_KEYS);
     svc_auth *a = auth_new(n);
-    if (a == NULL) {
-        snprintf(why, whylen, "out of memory");
-        return -1;
-    }
+    if (a == NULL)
+        return dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
     for (size_t i = 0; i < n; i++) {
         if (!parse_digest(hex[i], strlen(hex[i]), a->digests[i])) {
-            snprintf(why, whylen, "digest %zu is not 64 lowercase hex characters", i + 1);
             svc_auth_release(a);
-            return -1;
+            return dc_error_set(err, DC_EINVAL, NULL,
+                                "digest %zu is not 64 lowercase hex characters", i + 1);
         }
     }
     a->n = n;
     *out = a;
-    return 0;
+    return DC_OK;
 }
 
 /* One line of a keys file (NUL-terminated, its newline removed): a digest
- * appended to `a`, or nothing for a blank line or a comment. Returns 0, or -1
- * with the reason in why. */
-static int key_line(svc_auth *a, char *line, const char *path, unsigned lineno, char *why,
-                    size_t whylen)
+ * appended to `a`, or nothing for a blank line or a comment. Errors:
+ * DC_ELIMIT, DC_EPARSE. */
+static enum dc_status key_line(svc_auth *a, char *line, const char *path, unsigned lineno,
+                               struct dc_error *err)
 {
     char *s = line;
     while (*s == ' ' || *s == '\t')
@@ -99,67 +96,60 @@ static int key_line(svc_auth *a, char *line, const char *path, unsigned lineno, 
         e--;
     *e = '\0';
     if (*s == '\0' || *s == '#')
-        return 0;
+        return DC_OK;
     /* Accept `sha256sum` output too: "DIGEST  -" or "DIGEST  file". */
     char *sp = strpbrk(s, " \t");
     if (sp != NULL)
         *sp = '\0';
-    if (a->n == SVC_AUTH_MAX_KEYS) {
-        snprintf(why, whylen, "%s:%u: more than %d digests", path, lineno, SVC_AUTH_MAX_KEYS);
-        return -1;
-    }
-    if (!parse_digest(s, strlen(s), a->digests[a->n])) {
-        snprintf(why, whylen, "%s:%u: not a SHA-256 digest (64 lowercase hex characters expected)",
-                 path, lineno);
-        return -1;
-    }
+    if (a->n == SVC_AUTH_MAX_KEYS)
+        return dc_error_set(err, DC_ELIMIT, NULL, "%s:%u: more than %d digests", path, lineno,
+                            SVC_AUTH_MAX_KEYS);
+    if (!parse_digest(s, strlen(s), a->digests[a->n]))
+        return dc_error_set(err, DC_EPARSE, NULL,
+                            "%s:%u: not a SHA-256 digest (64 lowercase hex characters expected)",
+                            path, lineno);
     a->n++;
-    return 0;
+    return DC_OK;
 }
 
-int svc_auth_load(const char *path, svc_auth **out, char *why, size_t whylen)
+enum dc_status svc_auth_load(const char *path, svc_auth **out, struct dc_error *err)
 {
     *out = NULL;
     char *text = NULL;
     size_t len = 0;
     /* A regular file under the limit only: a FIFO or /dev/zero named here must
      * not block the signal thread that reloads it on SIGHUP. */
-    if (svc_read_regular_file(path, SVC_AUTH_MAX_FILE_BYTES, &text, &len, why, whylen) != 0)
-        return -1;
+    enum dc_status rc = svc_read_regular_file(path, SVC_AUTH_MAX_FILE_BYTES, &text, &len, err);
+    if (rc != DC_OK)
+        return rc;
     svc_auth *a = auth_new(SVC_AUTH_MAX_KEYS);
-    int rc = 0;
-    if (a == NULL) {
-        snprintf(why, whylen, "out of memory");
-        rc = -1;
-    } else if (memchr(text, '\0', len) != NULL) {
-        snprintf(why, whylen, "%s: has a NUL byte (not a text file)", path);
-        rc = -1;
-    }
+    if (a == NULL)
+        rc = dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
+    else if (memchr(text, '\0', len) != NULL)
+        rc = dc_error_set(err, DC_EPARSE, NULL, "%s: has a NUL byte (not a text file)", path);
     unsigned lineno = 0;
-    for (char *line = text; rc == 0 && line < text + len; lineno++) {
+    for (char *line = text; rc == DC_OK && line < text + len; lineno++) {
         char *nl = strchr(line, '\n');
         char *next = nl != NULL ? nl + 1 : text + len;
         if (nl != NULL)
             *nl = '\0';
         if ((size_t)(next - line) > SVC_AUTH_MAX_LINE) {
-            snprintf(why, whylen, "%s:%u: line too long", path, lineno + 1);
-            rc = -1;
+            rc = dc_error_set(err, DC_ELIMIT, NULL, "%s:%u: line too long", path, lineno + 1);
             break;
         }
-        rc = key_line(a, line, path, lineno + 1, why, whylen);
+        rc = key_line(a, line, path, lineno + 1, err);
         line = next;
     }
     free(text);
-    if (rc == 0 && a->n == 0) {
-        snprintf(why, whylen, "%s: no digest in the file (it would refuse every request)", path);
-        rc = -1;
-    }
-    if (rc != 0) {
+    if (rc == DC_OK && a->n == 0)
+        rc = dc_error_set(err, DC_EPARSE, NULL,
+                          "%s: no digest in the file (it would refuse every request)", path);
+    if (rc != DC_OK) {
         svc_auth_release(a);
         return rc;
     }
     *out = a;
-    return 0;
+    return DC_OK;
 }
 
 bool svc_auth_check(const svc_auth *a, const char *authorization)

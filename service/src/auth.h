@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "dc/common.h"
+
 #define SVC_AUTH_MAX_KEYS       1024   /* digests in one keys file */
 #define SVC_AUTH_MAX_FILE_BYTES 262144 /* size of the keys file */
 #define SVC_AUTH_MAX_TOKEN      4096   /* longest bearer token hashed */
@@ -20,15 +22,17 @@
 
 typedef struct svc_auth svc_auth; /* opaque, immutable once loaded, refcounted */
 
-/* Load the keys file at `path` (borrowed). On success returns 0 and *out holds
- * one reference for the caller (svc_auth_release). On failure returns -1 and writes
- * "path:line: what is wrong" to why. A file with no digest is an error: it
- * would lock every client out. */
-int svc_auth_load(const char *path, svc_auth **out, char *why, size_t whylen);
+/* Load the keys file at `path` (borrowed). On DC_OK *out holds one reference
+ * for the caller (svc_auth_release). Errors: svc_read_regular_file's, DC_EPARSE
+ * ("path:line: what is wrong" in err->msg), DC_ELIMIT (too many digests),
+ * DC_ENOMEM. A file with no digest is an error (DC_EPARSE): it would lock every
+ * client out. */
+DC_NODISCARD enum dc_status svc_auth_load(const char *path, svc_auth **out, struct dc_error *err);
 
-/* Build from digests already parsed (tests): `hex` holds n digests. */
-int svc_auth_from_digests(const char *const *hex, size_t n, svc_auth **out, char *why,
-                          size_t whylen);
+/* Build from digests already parsed (tests): `hex` holds n digests. Errors:
+ * DC_EINVAL (no digest, too many, or one malformed), DC_ENOMEM. */
+DC_NODISCARD enum dc_status svc_auth_from_digests(const char *const *hex, size_t n, svc_auth **out,
+                                                  struct dc_error *err);
 
 /* True when `authorization` (the header value, may be NULL) is "Bearer KEY"
  * (scheme case-insensitive) and KEY's digest is in the set. Thread-safe. */

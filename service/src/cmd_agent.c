@@ -101,19 +101,24 @@ static enum MHD_Result agent_request(void *cls, struct MHD_Connection *c, const 
     return send_text(c, 200, AGENT_JSON, ok, sizeof(ok) - 1, MHD_RESPMEM_PERSISTENT, NULL);
 }
 
-/* Load the rules, start the probe, listen and serve. Returns the agent, or NULL
- * with the reason in why (nothing left running). */
-static svc_server *agent_start(const struct svc_config *cfg, char *why, size_t whylen)
+/* Load the rules, start the probe, listen and serve. On DC_OK *out is the
+ * agent; errors as svc_server_start's, with the reason in err->msg (nothing
+ * left running). */
+static enum dc_status agent_start(const struct svc_config *cfg, svc_server **out,
+                                  struct dc_error *err)
 {
     struct svc_config c = *cfg;
     c.probe = true; /* the agent is its probe */
+    *out = NULL;
     svc_server *s = svc__server_new(&c);
-    if (s == NULL) {
-        snprintf(why, whylen, "out of memory");
-        return NULL;
-    }
-    if (svc__rules_initial(s, why, whylen) != 0 || svc__rules_start_probe(s, why, whylen) != 0 ||
-        svc__listen(&s->api, s->cfg.listen, why, whylen) != 0)
+    if (s == NULL)
+        return dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
+    enum dc_status rc = svc__rules_initial(s, err);
+    if (rc == DC_OK)
+        rc = svc__rules_start_probe(s, err);
+    if (rc == DC_OK)
+        rc = svc__listen(&s->api, s->cfg.listen, err);
+    if (rc != DC_OK)
         goto fail;
     /* libmicrohttpd owns the socket from here (and closes it when stopped). */
     int fd = atomic_exchange(&s->api.fd, -1);
@@ -124,7 +129,8 @@ static svc_server *agent_start(const struct svc_config *cfg, char *why, size_t w
         (unsigned)AGENT_CONNECTION_TIMEOUT_S, MHD_OPTION_END);
     if (s->api.daemon == NULL) {
         close(fd);
-        snprintf(why, whylen, "libmicrohttpd did not start on %.200s", s->cfg.listen);
+        rc =
+            dc_error_set(err, DC_EIO, NULL, "libmicrohttpd did not start on %.200s", s->cfg.listen);
         goto fail;
     }
     struct svc_log_line l;
@@ -135,26 +141,25 @@ static svc_server *agent_start(const struct svc_config *cfg, char *why, size_t w
     svc_log_str(&l, "version", AA_VERSION);
     svc_log_end_msg(&l, "agent listening on %s (port %u) for node %s", s->cfg.listen,
                     (unsigned)s->api.port, s->cfg.node_name);
-    return s;
+    *out = s;
+    return DC_OK;
 fail:
     svc_server_free(s);
-    return NULL;
+    return rc;
 }
 
 int cmd_agent(int argc, char **argv)
 {
     struct svc_config cfg;
-    char why[1024];
-    enum svc_config_result cr =
-        svc_config_load_scope(SVC_SCOPE_AGENT, argc, argv, NULL, &cfg, why, sizeof(why));
-    if (cr == SVC_CONFIG_HELP) {
-        svc_config_help_scope(SVC_SCOPE_AGENT, stdout);
-        return 0;
-    }
-    if (cr == SVC_CONFIG_ERROR) {
-        fprintf(stderr, "agent: %s\n", why);
+    struct dc_error err;
+    if (svc_config_load_scope(SVC_SCOPE_AGENT, argc, argv, NULL, &cfg, &err) != DC_OK) {
+        fprintf(stderr, "agent: %s\n", err.msg);
         fprintf(stderr, "Run `accel-advisor agent --help` for the settings.\n");
         return 2;
+    }
+    if (cfg.help) {
+        svc_config_help_scope(SVC_SCOPE_AGENT, stdout);
+        return 0;
     }
     enum svc_log_level level = SVC_LOG_INFO;
     if (svc_log_level_parse(cfg.log_level, &level)) /* checked by svc_config_load_scope */
@@ -162,15 +167,15 @@ int cmd_agent(int argc, char **argv)
     sigset_t set;
     svc_signals_block(&set);
     svc_config_log(&cfg);
-    svc_server *s = agent_start(&cfg, why, sizeof(why));
-    if (s == NULL) {
-        svc_log_msg("error", "start_failed", "%s", why);
+    svc_server *s = NULL;
+    if (agent_start(&cfg, &s, &err) != DC_OK) {
+        svc_log_msg("error", "start_failed", "%s", err.msg);
         return 1;
     }
     int sig;
     while ((sig = svc_signals_wait(&set)) == SIGHUP) {
         svc_log_msg("info", "signal", "SIGHUP: probing now and reloading the rule set");
-        svc_server_reload(s, "signal");
+        (void)svc_server_reload(s, "signal", NULL); /* a failure is logged */
     }
     svc_log_msg("info", "signal", "%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     svc_server_free(s);

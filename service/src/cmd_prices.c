@@ -109,9 +109,10 @@ static int import_files(enum svc_price_format f, struct svc_import_opts *o, cons
     static struct svc_price_map map;
     struct svc_import im = {calloc(SVC_PRICES_IMPORT_MAX, sizeof(*im.offers)), 0, 0, 0};
     char why[512];
+    struct dc_error err;
     int rc = 0;
-    if (im.offers == NULL || !svc_price_map_load(map_path, &map, why, sizeof(why))) {
-        fprintf(stderr, "prices import: %s\n", im.offers == NULL ? "out of memory" : why);
+    if (im.offers == NULL || svc_price_map_load(map_path, &map, &err) != DC_OK) {
+        fprintf(stderr, "prices import: %s\n", im.offers == NULL ? "out of memory" : err.msg);
         free(im.offers);
         return 2;
     }
@@ -123,12 +124,12 @@ static int import_files(enum svc_price_format f, struct svc_import_opts *o, cons
             rc = 2;
             break;
         }
-        bool ok = f == SVC_PRICES_AWS
-                      ? svc_import_aws(files[i], text, &map, o, &im, stderr, why, sizeof(why))
-                      : svc_import_skypilot(files[i], text, &map, o, &im, stderr, why, sizeof(why));
+        enum dc_status st = f == SVC_PRICES_AWS
+                                ? svc_import_aws(files[i], text, &map, o, &im, stderr, &err)
+                                : svc_import_skypilot(files[i], text, &map, o, &im, stderr, &err);
         free(text);
-        if (!ok) {
-            fprintf(stderr, "prices import: %s\n", why);
+        if (st != DC_OK) {
+            fprintf(stderr, "prices import: %s\n", err.msg);
             rc = 1;
         }
     }

@@ -40,16 +40,15 @@ int svc_signals_wait(const sigset_t *set)
 int cmd_serve(int argc, char **argv)
 {
     struct svc_config cfg;
-    char why[1024];
-    enum svc_config_result cr = svc_config_load(argc, argv, NULL, &cfg, why, sizeof(why));
-    if (cr == SVC_CONFIG_HELP) {
-        svc_config_help(stdout);
-        return 0;
-    }
-    if (cr == SVC_CONFIG_ERROR) {
-        fprintf(stderr, "serve: %s\n", why);
+    struct dc_error err;
+    if (svc_config_load(argc, argv, NULL, &cfg, &err) != DC_OK) {
+        fprintf(stderr, "serve: %s\n", err.msg);
         fprintf(stderr, "Run `accel-advisor serve --help` for the settings.\n");
         return 2;
+    }
+    if (cfg.help) {
+        svc_config_help(stdout);
+        return 0;
     }
 
     enum svc_log_level level = SVC_LOG_INFO;
@@ -71,14 +70,14 @@ int cmd_serve(int argc, char **argv)
 
     svc_config_log(&cfg);
     svc_server *srv = NULL;
-    if (svc_server_start(&cfg, &srv, why, sizeof(why)) != 0) {
-        svc_log_msg("error", "start_failed", "%s", why);
+    if (svc_server_start(&cfg, &srv, &err) != DC_OK) {
+        svc_log_msg("error", "start_failed", "%s", err.msg);
         return 1;
     }
     int sig;
     while ((sig = svc_signals_wait(&set)) == SIGHUP) {
         svc_log_msg("info", "signal", "SIGHUP: reloading the rule set");
-        svc_server_reload(srv, "signal");
+        (void)svc_server_reload(srv, "signal", NULL); /* a failure is logged */
     }
     svc_log_msg("info", "signal", "%s: draining", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     long left = svc_server_drain(srv);

@@ -343,26 +343,26 @@ static bool parse_bool(const char *v, bool *out)
 }
 
 /* HOST:PORT with a non-empty host ([v6] in brackets) and a port 0..65535. */
-static bool valid_listen(const char *v, char *why, size_t whylen)
+static bool valid_listen(const char *v, struct dc_error *err)
 {
     const char *colon = NULL;
     if (v[0] == '[') {
         const char *close = strchr(v, ']');
         if (close == NULL || close == v + 1 || close[1] != ':') {
-            snprintf(why, whylen, "\"%s\" is not [IPV6]:PORT", v);
+            dc_error_set(err, DC_EINVAL, NULL, "\"%s\" is not [IPV6]:PORT", v);
             return false;
         }
         colon = close + 1;
     } else {
         colon = strrchr(v, ':');
         if (colon == NULL || colon == v || strchr(v, ':') != colon) {
-            snprintf(why, whylen, "\"%s\" is not HOST:PORT", v);
+            dc_error_set(err, DC_EINVAL, NULL, "\"%s\" is not HOST:PORT", v);
             return false;
         }
     }
     unsigned long long port = 0;
     if (!parse_uint(colon + 1, &port, false) || port > 65535) {
-        snprintf(why, whylen, "\"%s\": the port must be 0 to 65535", v);
+        dc_error_set(err, DC_EINVAL, NULL, "\"%s\": the port must be 0 to 65535", v);
         return false;
     }
     return true;
@@ -372,21 +372,22 @@ static bool valid_listen(const char *v, char *why, size_t whylen)
  * Prometheus URL (its query is appended), the label named in the fleet's
  * queries (it is written into PromQL, so it must be a label name and nothing
  * more), the node name written into label values. */
-static bool text_valid(const char *name, const char *v, char *why, size_t whylen)
+static bool text_valid(const char *name, const char *v, struct dc_error *err)
 {
     if (v[0] == '\0')
         return true;
     if (strcmp(name, "fleet_prometheus") == 0) {
         size_t scheme = strncmp(v, "https://", 8) == 0 ? 8 : strncmp(v, "http://", 7) == 0 ? 7 : 0;
         if (scheme == 0 || v[scheme] == '\0' || v[scheme] == '/') {
-            snprintf(why, whylen, "\"%s\" is not an http:// or https:// URL with a host", v);
+            dc_error_set(err, DC_EINVAL, NULL,
+                         "\"%s\" is not an http:// or https:// URL with a host", v);
             return false;
         }
         for (const char *p = v; *p != '\0'; p++) {
             if ((unsigned char)*p <= 0x20 || *p == 0x7f || *p == '?' || *p == '#') {
-                snprintf(why, whylen,
-                         "the URL must not hold spaces, control characters, a query "
-                         "or a fragment");
+                dc_error_set(err, DC_EINVAL, NULL,
+                             "the URL must not hold spaces, control characters, a query "
+                             "or a fragment");
                 return false;
             }
         }
@@ -396,10 +397,10 @@ static bool text_valid(const char *name, const char *v, char *why, size_t whylen
         for (const char *p = v; *p != '\0' && ok; p++)
             ok = isalnum((unsigned char)*p) || *p == '_';
         if (!ok) {
-            snprintf(why, whylen,
-                     "\"%.80s\" is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, "
-                     "not starting with __, at most %d characters)",
-                     v, SVC_FLEET_LABEL_NAME_MAX);
+            dc_error_set(err, DC_EINVAL, NULL,
+                         "\"%.80s\" is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, "
+                         "not starting with __, at most %d characters)",
+                         v, SVC_FLEET_LABEL_NAME_MAX);
             return false;
         }
         /* The labels the fleet's queries group by already (fleet_parse.c). */
@@ -407,7 +408,8 @@ static bool text_valid(const char *name, const char *v, char *why, size_t whylen
                                             "UUID", "gpu",    "pci_bus_id", "modelName", "pod"};
         for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
             if (strcmp(v, taken[i]) == 0) {
-                snprintf(why, whylen, "\"%s\" is a label the fleet's queries read already", v);
+                dc_error_set(err, DC_EINVAL, NULL,
+                             "\"%s\" is a label the fleet's queries read already", v);
                 return false;
             }
         }
@@ -416,42 +418,42 @@ static bool text_valid(const char *name, const char *v, char *why, size_t whylen
         for (const char *p = v; *p != '\0' && ok; p++)
             ok = isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_';
         if (!ok) {
-            snprintf(why, whylen,
-                     "\"%s\" is not a node name (at most 253 letters, digits, '.', "
-                     "'-' and '_')",
-                     v);
+            dc_error_set(err, DC_EINVAL, NULL,
+                         "\"%s\" is not a node name (at most 253 letters, digits, '.', "
+                         "'-' and '_')",
+                         v);
             return false;
         }
     }
     return true;
 }
 
-/* Set setting `s` from text `v`; on failure write "what is wrong" to why. */
-static bool set_value(struct svc_config *cfg, const struct setting *s, const char *v, char *why,
-                      size_t whylen)
+/* Set setting `s` from text `v`; on failure write "what is wrong" to err. */
+static bool set_value(struct svc_config *cfg, const struct setting *s, const char *v,
+                      struct dc_error *err)
 {
     char *base = (char *)cfg;
     switch (s->type) {
     case T_STR: {
         size_t n = strlen(v);
         if (n >= SVC_CONFIG_STR_MAX) {
-            snprintf(why, whylen, "longer than %d characters", SVC_CONFIG_STR_MAX - 1);
+            dc_error_set(err, DC_EINVAL, NULL, "longer than %d characters", SVC_CONFIG_STR_MAX - 1);
             return false;
         }
         if ((strcmp(s->name, "listen") == 0 || (strcmp(s->name, "admin_listen") == 0 && n > 0)) &&
-            !valid_listen(v, why, whylen))
+            !valid_listen(v, err))
             return false;
-        if (strcmp(s->name, "cors_origins") == 0 && !svc_cors_origins_valid(v, why, whylen))
+        if (strcmp(s->name, "cors_origins") == 0 && svc_cors_origins_check(v, err) != DC_OK)
             return false;
         enum svc_log_level level;
         if (strcmp(s->name, "log_level") == 0 && !svc_log_level_parse(v, &level)) {
-            snprintf(why, whylen, "\"%s\" is not debug, info, warn or error", v);
+            dc_error_set(err, DC_EINVAL, NULL, "\"%s\" is not debug, info, warn or error", v);
             return false;
         }
-        if (!text_valid(s->name, v, why, whylen))
+        if (!text_valid(s->name, v, err))
             return false;
         if (n == 0 && (strcmp(s->name, "nvml") == 0 || strstr(s->name, "_root") != NULL)) {
-            snprintf(why, whylen, "must not be empty");
+            dc_error_set(err, DC_EINVAL, NULL, "must not be empty");
             return false;
         }
         memcpy(base + s->off, v, n + 1);
@@ -469,12 +471,12 @@ static bool set_value(struct svc_config *cfg, const struct setting *s, const cha
         bool ok =
             s->type == T_MS ? parse_duration_ms(v, &n) : parse_uint(v, &n, s->type == T_BYTES);
         if (!ok) {
-            snprintf(why, whylen, "\"%s\" is not a %s", v, what[s->type]);
+            dc_error_set(err, DC_EINVAL, NULL, "\"%s\" is not a %s", v, what[s->type]);
             return false;
         }
         if (n < s->min || n > s->max) {
-            snprintf(why, whylen, "%llu%s is out of range (%lu%s to %lu%s)", n, unit, s->min, unit,
-                     s->max, unit);
+            dc_error_set(err, DC_EINVAL, NULL, "%llu%s is out of range (%lu%s to %lu%s)", n, unit,
+                         s->min, unit, s->max, unit);
             return false;
         }
         unsigned u = (unsigned)n;
@@ -484,7 +486,8 @@ static bool set_value(struct svc_config *cfg, const struct setting *s, const cha
     case T_BOOL: {
         bool b = false;
         if (!parse_bool(v, &b)) {
-            snprintf(why, whylen, "\"%s\" is not a boolean (true/false, yes/no, on/off, 1/0)", v);
+            dc_error_set(err, DC_EINVAL, NULL,
+                         "\"%s\" is not a boolean (true/false, yes/no, on/off, 1/0)", v);
             return false;
         }
         memcpy(base + s->off, &b, sizeof(b));
@@ -563,11 +566,11 @@ static char *trim(char *s)
 }
 
 static bool apply(struct svc_config *cfg, const struct setting *s, const char *v,
-                  enum svc_config_source src, char *why, size_t whylen, const char *where)
+                  enum svc_config_source src, struct dc_error *err, const char *where)
 {
-    char msg[512];
-    if (!set_value(cfg, s, v, msg, sizeof(msg))) {
-        snprintf(why, whylen, "%s: %s: %s", where, s->name, msg);
+    struct dc_error inner;
+    if (!set_value(cfg, s, v, &inner)) {
+        dc_error_set(err, DC_EINVAL, NULL, "%s: %s: %s", where, s->name, inner.msg);
         return false;
     }
     cfg->source[s - settings] = src;
@@ -582,7 +585,7 @@ static bool in_scope(const struct svc_config *cfg, const struct setting *st)
     return svc_config_setting_in_scope((size_t)(st - settings), cfg->scope);
 }
 
-static bool load_kv(struct svc_config *cfg, const char *path, char *text, char *why, size_t whylen)
+static bool load_kv(struct svc_config *cfg, const char *path, char *text, struct dc_error *err)
 {
     unsigned lineno = 0;
     char where[SVC_CONFIG_STR_MAX + 64];
@@ -598,7 +601,7 @@ static bool load_kv(struct svc_config *cfg, const char *path, char *text, char *
             continue;
         char *eq = strchr(s, '=');
         if (eq == NULL) {
-            snprintf(why, whylen, "%s: expected key = value", where);
+            dc_error_set(err, DC_EINVAL, NULL, "%s: expected key = value", where);
             return false;
         }
         *eq = '\0';
@@ -617,25 +620,26 @@ static bool load_kv(struct svc_config *cfg, const char *path, char *text, char *
         }
         const struct setting *st = find_key(k, strlen(k));
         if (st == NULL) {
-            snprintf(why, whylen, "%s: unknown setting \"%s\"", where, k);
+            dc_error_set(err, DC_EINVAL, NULL, "%s: unknown setting \"%s\"", where, k);
             return false;
         }
         if (!in_scope(cfg, st))
             continue;
-        if (!apply(cfg, st, v, SVC_SRC_FILE, why, whylen, where))
+        if (!apply(cfg, st, v, SVC_SRC_FILE, err, where))
             return false;
     }
     return true;
 }
 
 static bool load_yaml(struct svc_config *cfg, const char *path, const char *text, size_t len,
-                      char *why, size_t whylen)
+                      struct dc_error *err)
 {
     dc_yaml_doc *doc = NULL;
-    struct dc_error err;
-    dc_error_clear(&err);
-    if (dc_yaml_parse(text, len, path, &doc, &err) != DC_OK) {
-        snprintf(why, whylen, "file %s: %s", err.where[0] != '\0' ? err.where : path, err.msg);
+    struct dc_error yerr;
+    dc_error_clear(&yerr);
+    if (dc_yaml_parse(text, len, path, &doc, &yerr) != DC_OK) {
+        dc_error_set(err, DC_EINVAL, NULL, "file %s: %s", yerr.where[0] != '\0' ? yerr.where : path,
+                     yerr.msg);
         return false;
     }
     bool ok = true;
@@ -646,8 +650,8 @@ static bool load_yaml(struct svc_config *cfg, const char *path, const char *text
         return true; /* an empty file sets nothing */
     }
     if (!cJSON_IsObject(root)) {
-        snprintf(why, whylen, "file %s:%u: expected a mapping of settings", path,
-                 dc_yaml_line(doc, root));
+        dc_error_set(err, DC_EINVAL, NULL, "file %s:%u: expected a mapping of settings", path,
+                     dc_yaml_line(doc, root));
         dc_yaml_doc_free(doc);
         return false;
     }
@@ -657,7 +661,7 @@ static bool load_yaml(struct svc_config *cfg, const char *path, const char *text
         snprintf(where, sizeof(where), "file %s:%u", path, dc_yaml_line(doc, it));
         const struct setting *st = find_key(it->string, strlen(it->string));
         if (st == NULL) {
-            snprintf(why, whylen, "%s: unknown setting \"%s\"", where, it->string);
+            dc_error_set(err, DC_EINVAL, NULL, "%s: unknown setting \"%s\"", where, it->string);
             ok = false;
             break;
         }
@@ -678,7 +682,8 @@ static bool load_yaml(struct svc_config *cfg, const char *path, const char *text
             cJSON_ArrayForEach(e, it)
             {
                 if (!cJSON_IsString(e)) {
-                    snprintf(why, whylen, "%s: %s: list items must be strings", where, it->string);
+                    dc_error_set(err, DC_EINVAL, NULL, "%s: %s: list items must be strings", where,
+                                 it->string);
                     ok = false;
                     break;
                 }
@@ -691,11 +696,11 @@ static bool load_yaml(struct svc_config *cfg, const char *path, const char *text
             if (!ok)
                 break;
         } else {
-            snprintf(why, whylen, "%s: %s: expected a value", where, it->string);
+            dc_error_set(err, DC_EINVAL, NULL, "%s: %s: expected a value", where, it->string);
             ok = false;
             break;
         }
-        if (!apply(cfg, st, val, SVC_SRC_FILE, why, whylen, where)) {
+        if (!apply(cfg, st, val, SVC_SRC_FILE, err, where)) {
             ok = false;
             break;
         }
@@ -704,27 +709,27 @@ static bool load_yaml(struct svc_config *cfg, const char *path, const char *text
     return ok;
 }
 
-static bool load_file(struct svc_config *cfg, const char *path, char *why, size_t whylen)
+static bool load_file(struct svc_config *cfg, const char *path, struct dc_error *err)
 {
     char *text = NULL;
     size_t n = 0;
-    char msg[SVC_CONFIG_STR_MAX + 64];
-    if (svc_read_regular_file(path, MAX_FILE_BYTES, &text, &n, msg, sizeof(msg)) != 0) {
-        snprintf(why, whylen, "file %s", msg);
+    struct dc_error ferr;
+    if (svc_read_regular_file(path, MAX_FILE_BYTES, &text, &n, &ferr) != DC_OK) {
+        dc_error_set(err, DC_EINVAL, NULL, "file %s", ferr.msg);
         return false;
     }
     bool ok = false;
     if (has_suffix(path, ".yaml") || has_suffix(path, ".yml") || has_suffix(path, ".json"))
-        ok = load_yaml(cfg, path, text, n, why, whylen);
+        ok = load_yaml(cfg, path, text, n, err);
     else
-        ok = load_kv(cfg, path, text, why, whylen);
+        ok = load_kv(cfg, path, text, err);
     free(text);
     return ok;
 }
 
 /* ---- environment and flags ---------------------------------------------------------- */
 
-static bool load_env(struct svc_config *cfg, char **envp, char *why, size_t whylen)
+static bool load_env(struct svc_config *cfg, char **envp, struct dc_error *err)
 {
     char name[128], where[160];
     for (char **e = envp; e != NULL && *e != NULL; e++) {
@@ -755,7 +760,7 @@ static bool load_env(struct svc_config *cfg, char **envp, char *why, size_t whyl
         snprintf(where, sizeof(where), "environment %s", name);
         if (!in_scope(cfg, st))
             continue;
-        if (!apply(cfg, st, eq + 1, SVC_SRC_ENV, why, whylen, where))
+        if (!apply(cfg, st, eq + 1, SVC_SRC_ENV, err, where))
             return false;
     }
     return true;
@@ -774,15 +779,14 @@ static const char *env_lookup(char **envp, const char *name)
 #define OPT_HELP   1000
 #define OPT_CONFIG 1001
 
-enum svc_config_result svc_config_load(int argc, char **argv, char **envp, struct svc_config *cfg,
-                                       char *why, size_t whylen)
+enum dc_status svc_config_load(int argc, char **argv, char **envp, struct svc_config *cfg,
+                               struct dc_error *err)
 {
-    return svc_config_load_scope(SVC_SCOPE_SERVE, argc, argv, envp, cfg, why, whylen);
+    return svc_config_load_scope(SVC_SCOPE_SERVE, argc, argv, envp, cfg, err);
 }
 
-enum svc_config_result svc_config_load_scope(enum svc_config_scope scope, int argc, char **argv,
-                                             char **envp, struct svc_config *cfg, char *why,
-                                             size_t whylen)
+enum dc_status svc_config_load_scope(enum svc_config_scope scope, int argc, char **argv,
+                                     char **envp, struct svc_config *cfg, struct dc_error *err)
 {
     char flag[N_SETTINGS][64];
     struct option opts[N_SETTINGS + 3];
@@ -793,8 +797,8 @@ enum svc_config_result svc_config_load_scope(enum svc_config_scope scope, int ar
     memset(cfg, 0, sizeof(*cfg));
     cfg->scope = scope;
     for (size_t i = 0; i < N_SETTINGS; i++) {
-        if (!set_value(cfg, &settings[i], default_of(i, scope), why, whylen))
-            return SVC_CONFIG_ERROR; /* a bad default is a bug; tests catch it */
+        if (!set_value(cfg, &settings[i], default_of(i, scope), err))
+            return DC_EINVAL; /* a bad default is a bug; tests catch it */
         cfg->source[i] = SVC_SRC_DEFAULT;
         flag_name(&settings[i], flag[i], sizeof(flag[i]));
         if (!svc_config_setting_in_scope(i, scope))
@@ -818,16 +822,18 @@ enum svc_config_result svc_config_load_scope(enum svc_config_scope scope, int ar
             file = argv[i + 1];
         else if (strncmp(argv[i], "--config=", 9) == 0)
             file = argv[i] + 9;
-        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-            return SVC_CONFIG_HELP;
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            cfg->help = true;
+            return DC_OK;
+        }
     }
     if (file != NULL && file[0] != '\0') {
         snprintf(cfg->config_file, sizeof(cfg->config_file), "%s", file);
-        if (!load_file(cfg, file, why, whylen))
-            return SVC_CONFIG_ERROR;
+        if (!load_file(cfg, file, err))
+            return DC_EINVAL;
     }
-    if (!load_env(cfg, envp, why, whylen))
-        return SVC_CONFIG_ERROR;
+    if (!load_env(cfg, envp, err))
+        return DC_EINVAL;
 
     optind = 1;
     opterr = 0;
@@ -836,17 +842,19 @@ enum svc_config_result svc_config_load_scope(enum svc_config_scope scope, int ar
         int c = getopt_long(argc, argv, ":h", opts, &idx);
         if (c == -1)
             break;
-        if (c == OPT_HELP || c == 'h')
-            return SVC_CONFIG_HELP;
+        if (c == OPT_HELP || c == 'h') {
+            cfg->help = true;
+            return DC_OK;
+        }
         if (c == OPT_CONFIG)
             continue;
         if (c == '?' || c == ':') {
             const char *arg = optind - 1 < argc ? argv[optind - 1] : "?";
             if (c == ':')
-                snprintf(why, whylen, "flag %s needs a value", arg);
+                dc_error_set(err, DC_EINVAL, NULL, "flag %s needs a value", arg);
             else
-                snprintf(why, whylen, "unknown flag %s", arg);
-            return SVC_CONFIG_ERROR;
+                dc_error_set(err, DC_EINVAL, NULL, "unknown flag %s", arg);
+            return DC_EINVAL;
         }
         if (c < 0 || (size_t)c >= N_SETTINGS)
             continue;
@@ -855,14 +863,14 @@ enum svc_config_result svc_config_load_scope(enum svc_config_scope scope, int ar
         if (v == NULL)
             v = "true"; /* a bare boolean flag */
         snprintf(where, sizeof(where), "flag --%s", flag[c]);
-        if (!apply(cfg, st, v, SVC_SRC_FLAG, why, whylen, where))
-            return SVC_CONFIG_ERROR;
+        if (!apply(cfg, st, v, SVC_SRC_FLAG, err, where))
+            return DC_EINVAL;
     }
     if (optind < argc) {
-        snprintf(why, whylen, "unexpected argument \"%s\"", argv[optind]);
-        return SVC_CONFIG_ERROR;
+        dc_error_set(err, DC_EINVAL, NULL, "unexpected argument \"%s\"", argv[optind]);
+        return DC_EINVAL;
     }
-    return SVC_CONFIG_OK;
+    return DC_OK;
 }
 
 void svc_config_help(FILE *fp)

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "dc/common.h"
+
 /* Defaults of the named limits (docs/operations.md). */
 #define SVC_DEFAULT_LISTEN                    "127.0.0.1:8080"
 #define SVC_DEFAULT_MAX_BODY_BYTES            (1u << 20)
@@ -118,6 +120,9 @@ struct svc_config {
 
     /* Which command's settings these are (svc_config_load_scope). */
     enum svc_config_scope scope;
+    /* --help or -h was given: the command prints its settings and exits; the
+     * flags after it were not read. */
+    bool help;
     /* Where each setting came from (index: svc_config_setting_count order). */
     enum svc_config_source source[64];
     char config_file[SVC_CONFIG_STR_MAX]; /* "" when none */
@@ -126,22 +131,21 @@ struct svc_config {
     size_t n_warnings;
 };
 
-enum svc_config_result { SVC_CONFIG_OK, SVC_CONFIG_HELP, SVC_CONFIG_ERROR };
-
 /* Fill *cfg from defaults, the file, the environment (`envp`, NULL-terminated
  * "NAME=value" strings; NULL means the process environment) and the flags in
- * argv[1..argc) (argv[0] is the command name). SVC_CONFIG_HELP for --help.
- * SVC_CONFIG_ERROR writes one message naming the source to `why`. */
-enum svc_config_result svc_config_load(int argc, char **argv, char **envp, struct svc_config *cfg,
-                                       char *why, size_t whylen);
+ * argv[1..argc) (argv[0] is the command name). --help sets cfg->help and
+ * returns DC_OK at once. Errors: DC_EINVAL (a bad value, flag, variable or
+ * file), with one message naming the source in err->msg. */
+DC_NODISCARD enum dc_status svc_config_load(int argc, char **argv, char **envp,
+                                            struct svc_config *cfg, struct dc_error *err);
 
 /* svc_config_load for the settings of `scope`: a flag of another command's
  * setting is an error; its variable, or its key in the file (the image's
  * environment and a file may serve both commands), is ignored. Every field of
  * *cfg is set (settings outside the scope to their defaults). */
-enum svc_config_result svc_config_load_scope(enum svc_config_scope scope, int argc, char **argv,
-                                             char **envp, struct svc_config *cfg, char *why,
-                                             size_t whylen);
+DC_NODISCARD enum dc_status svc_config_load_scope(enum svc_config_scope scope, int argc,
+                                                  char **argv, char **envp, struct svc_config *cfg,
+                                                  struct dc_error *err);
 
 /* Print every setting: flag, environment variable, file key, default, meaning. */
 void svc_config_help(FILE *fp);

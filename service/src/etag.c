@@ -15,7 +15,7 @@ static void hex(const unsigned char *raw, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
-bool svc_etag_make(const char *const *parts, size_t n, char out[SVC_ETAG_SIZE])
+enum dc_status svc_etag_make(const char *const *parts, size_t n, char out[SVC_ETAG_SIZE])
 {
     /* Each part is framed, so ("ab", "c") and ("a", "bc") differ and NULL
      * differs from "": a present part is 0x01, its bytes and a NUL; an absent
@@ -36,25 +36,25 @@ bool svc_etag_make(const char *const *parts, size_t n, char out[SVC_ETAG_SIZE])
     EVP_MD_CTX_free(ctx);
     if (!ok) {
         out[0] = '\0';
-        return false;
+        return DC_ENOMEM;
     }
     out[0] = '"';
     hex(md, 16, out + 1);
     out[33] = '"';
     out[34] = '\0';
-    return true;
+    return DC_OK;
 }
 
-bool svc_etag_digest(const void *data, size_t len, char out[65])
+enum dc_status svc_etag_digest(const void *data, size_t len, char out[65])
 {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int mdlen = 0;
     if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32) {
         out[0] = '\0';
-        return false;
+        return DC_ENOMEM;
     }
     hex(md, 32, out);
-    return true;
+    return DC_OK;
 }
 
 static const char *skip_ows(const char *p)

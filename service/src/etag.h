@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "dc/common.h"
+
 /* A tag: DQUOTE, 32 lowercase hex digits (128 bits of SHA-256), DQUOTE, NUL. */
 #define SVC_ETAG_SIZE 35
 /* Longest If-None-Match field value looked at; a longer one is ignored. */
@@ -19,14 +21,15 @@
 
 /* The ETag of a representation determined by `parts` (n strings, borrowed; a
  * NULL part, such as an absent query parameter, differs from every string, ""
- * included). Returns false only when the digest cannot be computed (out of
- * memory): send no ETag then. */
-bool svc_etag_make(const char *const *parts, size_t n, char out[SVC_ETAG_SIZE]);
+ * included). Errors: DC_ENOMEM, the one way the digest cannot be computed (out
+ * is then ""): send no ETag then. */
+DC_NODISCARD enum dc_status svc_etag_make(const char *const *parts, size_t n,
+                                          char out[SVC_ETAG_SIZE]);
 
 /* SHA-256 of `len` bytes as 64 lowercase hex digits plus NUL (a part for
- * svc_etag_make standing for a large input, such as the contract). Returns
- * false when the digest cannot be computed. */
-bool svc_etag_digest(const void *data, size_t len, char out[65]);
+ * svc_etag_make standing for a large input, such as the contract). Errors:
+ * DC_ENOMEM, as svc_etag_make's. */
+DC_NODISCARD enum dc_status svc_etag_digest(const void *data, size_t len, char out[65]);
 
 /* True when If-None-Match field value `field` matches `etag` (a tag made by
  * svc_etag_make): "*", or a comma-separated list of entity-tags one of which

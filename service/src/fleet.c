@@ -302,14 +302,13 @@ char *svc_fleet_metrics(svc_fleet *f, double stale_after_seconds)
 
 /* ---- library-wide functions below ---- */
 
-int svc_fleet_start(const struct svc_fleet_config *cfg, svc_fleet **out, char *why, size_t whylen)
+enum dc_status svc_fleet_start(const struct svc_fleet_config *cfg, svc_fleet **out,
+                               struct dc_error *err)
 {
     *out = NULL;
     svc_fleet *f = calloc(1, sizeof(*f));
-    if (f == NULL) {
-        snprintf(why, whylen, "fleet: out of memory");
-        return -1;
-    }
+    if (f == NULL)
+        return dc_error_set(err, DC_ENOMEM, NULL, "fleet: out of memory");
     f->cfg = *cfg;
     f->url = strdup(cfg->client.url);
     f->token_file = strdup(cfg->client.token_file != NULL ? cfg->client.token_file : "");
@@ -329,18 +328,16 @@ int svc_fleet_start(const struct svc_fleet_config *cfg, svc_fleet **out, char *w
         f->client = svc_fleet_client_new(&f->cfg.client);
     }
     if (f->client == NULL) {
-        snprintf(why, whylen, "fleet: out of memory, or libcurl did not start");
         svc_fleet_stop(f);
-        return -1;
+        return dc_error_set(err, DC_ENOMEM, NULL, "fleet: out of memory, or libcurl did not start");
     }
     if (pthread_create(&f->thread, NULL, fleet_main, f) != 0) {
-        snprintf(why, whylen, "fleet: the refresh thread did not start");
         svc_fleet_stop(f);
-        return -1;
+        return dc_error_set(err, DC_EIO, NULL, "fleet: the refresh thread did not start");
     }
     f->started = true;
     *out = f;
-    return 0;
+    return DC_OK;
 }
 
 void svc_fleet_stop(svc_fleet *f)

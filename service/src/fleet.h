@@ -298,8 +298,11 @@ struct svc_fleet_stats {
 };
 
 /* Start refreshing every interval (the first at once) on a thread of its own.
- * `cfg` is copied. Returns 0 and *out, or -1 with the reason in why. */
-int svc_fleet_start(const struct svc_fleet_config *cfg, svc_fleet **out, char *why, size_t whylen);
+ * `cfg` is copied. On DC_OK *out is owned by the caller (svc_fleet_stop).
+ * Errors: DC_ENOMEM (or libcurl did not start), DC_EIO (the thread did not
+ * start). */
+DC_NODISCARD enum dc_status svc_fleet_start(const struct svc_fleet_config *cfg, svc_fleet **out,
+                                            struct dc_error *err);
 /* Stop the thread (a query in flight is abandoned within a second) and free.
  * NULL is a no-op. */
 void svc_fleet_stop(svc_fleet *f);

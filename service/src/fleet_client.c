@@ -81,11 +81,12 @@ static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, cur
  * says what, never the content. */
 static bool read_token(const char *path, char *buf, size_t cap, char *why, size_t whylen)
 {
-    char *text = NULL, err[320];
+    char *text = NULL;
     size_t len = 0;
+    struct dc_error err;
     buf[0] = '\0';
-    if (svc_read_regular_file(path, cap - 1, &text, &len, err, sizeof(err)) != 0) {
-        snprintf(why, whylen, "fleet_bearer_token_file %.300s", err);
+    if (svc_read_regular_file(path, cap - 1, &text, &len, &err) != DC_OK) {
+        snprintf(why, whylen, "fleet_bearer_token_file %.300s", err.msg);
         return false;
     }
     const char *s = text;

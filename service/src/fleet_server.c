@@ -17,11 +17,11 @@ static dc_ruleset *acquire_rules(void *ctx)
     return svc__rules_acquire(ctx);
 }
 
-int svc__fleet_start(svc_server *s, char *why, size_t whylen)
+enum dc_status svc__fleet_start(svc_server *s, struct dc_error *err)
 {
     const struct svc_config *c = &s->cfg;
     if (c->fleet_prometheus[0] == '\0')
-        return 0;
+        return DC_OK;
     struct svc_fleet_config fc = {
         .client = {c->fleet_prometheus, c->fleet_bearer_token_file, c->fleet_ca_file,
                    c->fleet_timeout_ms, c->fleet_max_response_bytes},
@@ -32,8 +32,9 @@ int svc__fleet_start(svc_server *s, char *why, size_t whylen)
         .acquire_rules = acquire_rules,
         .ctx = s,
     };
-    if (svc_fleet_start(&fc, &s->fleet, why, whylen) != 0)
-        return -1;
+    enum dc_status rc = svc_fleet_start(&fc, &s->fleet, err);
+    if (rc != DC_OK)
+        return rc;
     struct svc_log_line l;
     svc_log_begin(&l, "info", "fleet_started");
     svc_log_str(&l, "prometheus", c->fleet_prometheus);
@@ -43,7 +44,7 @@ int svc__fleet_start(svc_server *s, char *why, size_t whylen)
     svc_log_bool(&l, "bearer_token", c->fleet_bearer_token_file[0] != '\0');
     svc_log_end_msg(&l, "reading the fleet from %s every %u ms", c->fleet_prometheus,
                     c->fleet_interval_ms);
-    return 0;
+    return DC_OK;
 }
 
 void svc__fleet_stop(svc_server *s)
@@ -87,12 +88,12 @@ void svc__fleet_cache_version(svc_server *s, char *buf, size_t len)
     svc_fleet_snapshot_release(snap);
 }
 
-cJSON *svc__fleet_body(svc_server *s, const char *request_id, bool *ready)
+enum dc_status svc__fleet_body(svc_server *s, const char *request_id, cJSON **out)
 {
+    *out = NULL;
     const struct svc_fleet_snapshot *snap = svc_fleet_get(s->fleet);
-    *ready = snap != NULL;
     if (snap == NULL)
-        return NULL;
+        return DC_ENOTFOUND;
     struct svc_fleet_stats st;
     svc_fleet_stats(s->fleet, &st);
     struct svc_fleet_view v = {.url = s->cfg.fleet_prometheus,
@@ -104,9 +105,9 @@ cJSON *svc__fleet_body(svc_server *s, const char *request_id, bool *ready)
                                .last_error = st.last_error,
                                .request_id = request_id};
     memcpy(v.last_errors, st.last_errors, sizeof(v.last_errors));
-    cJSON *o = svc_fleet_to_json(snap, &v);
+    *out = svc_fleet_to_json(snap, &v);
     svc_fleet_snapshot_release(snap);
-    return o;
+    return *out != NULL ? DC_OK : DC_ENOMEM;
 }
 
 char *svc__fleet_metrics(svc_server *s)

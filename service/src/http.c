@@ -123,7 +123,7 @@ bool svc_request_id_valid(const char *id)
     return n > 0;
 }
 
-bool svc_random_hex(char *out, size_t nbytes)
+enum dc_status svc_random_hex(char *out, size_t nbytes)
 {
     static const char hex[] = "0123456789abcdef";
     enum { POOL = 1024 };
@@ -147,7 +147,7 @@ bool svc_random_hex(char *out, size_t nbytes)
         memset(pool + used, 0, nbytes);
         used += nbytes;
         out[2 * nbytes] = '\0';
-        return true;
+        return DC_OK;
     }
     /* Unique even without randomness: time plus a process-wide counter, the
      * counter's digits last so that a short id still differs from the one
@@ -160,10 +160,10 @@ bool svc_random_hex(char *out, size_t nbytes)
              (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec,
              atomic_fetch_add(&counter, 1) + 1);
     memcpy(out, both + 32 - 2 * nbytes, 2 * nbytes + 1);
-    return false;
+    return DC_EIO;
 }
 
-bool svc_request_id_generate(char out[SVC_REQUEST_ID_GENERATED_LEN + 1])
+enum dc_status svc_request_id_generate(char out[SVC_REQUEST_ID_GENERATED_LEN + 1])
 {
     return svc_random_hex(out, SVC_REQUEST_ID_GENERATED_LEN / 2);
 }
@@ -290,20 +290,18 @@ static const char *origin_problem(const char *o, size_t n)
     return NULL;
 }
 
-bool svc_cors_origins_valid(const char *list, char *why, size_t whylen)
+enum dc_status svc_cors_origins_check(const char *list, struct dc_error *err)
 {
     const char *p = list;
     size_t n = 0;
     const char *e = list_entry(&p, &n);
     if (e == NULL || (n == 0 && *p == '\0') || (n == 1 && e[0] == '*' && *p == '\0'))
-        return true; /* off, or any origin */
+        return DC_OK; /* off, or any origin */
     for (; e != NULL; e = list_entry(&p, &n)) {
         const char *bad = n == 0 ? "an empty entry" : origin_problem(e, n);
-        if (bad != NULL) {
-            snprintf(why, whylen, "\"%.*s\" is not an allowed origin: %s", (int)(n < 200 ? n : 200),
-                     e, bad);
-            return false;
-        }
+        if (bad != NULL)
+            return dc_error_set(err, DC_EINVAL, NULL, "\"%.*s\" is not an allowed origin: %s",
+                                (int)(n < 200 ? n : 200), e, bad);
     }
-    return true;
+    return DC_OK;
 }

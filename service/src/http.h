@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "dc/common.h"
+
 /* The routes: a fixed, small set. Metrics label requests with the route
  * template, never the raw path, so label cardinality is bounded. */
 enum svc_route {
@@ -73,17 +75,18 @@ const char *svc_method_label(enum svc_method m);
  * characters of A-Z a-z 0-9 . _ : - */
 bool svc_request_id_valid(const char *id);
 /* Write a new random request id (128 bits from OpenSSL's RAND_bytes, as 32
- * lowercase hex characters plus NUL) into out. Returns false when the random
- * generator fails (then out holds a time-and-counter id, still unique). */
-bool svc_request_id_generate(char out[SVC_REQUEST_ID_GENERATED_LEN + 1]);
+ * lowercase hex characters plus NUL) into out. DC_EIO when the random
+ * generator fails: out then holds a time-and-counter id, still unique, so a
+ * caller may go on with it. */
+enum dc_status svc_request_id_generate(char out[SVC_REQUEST_ID_GENERATED_LEN + 1]);
 
 /* Most random bytes svc_random_hex draws at once. */
 #define SVC_RANDOM_HEX_MAX_BYTES 16
 /* Write `nbytes` (at most SVC_RANDOM_HEX_MAX_BYTES) random bytes from OpenSSL's
- * RAND_bytes as 2 * nbytes lowercase hex characters plus NUL into out. Returns
- * false when the generator fails: out then holds hex digits of the time and a
+ * RAND_bytes as 2 * nbytes lowercase hex characters plus NUL into out. DC_EIO
+ * when the generator fails: out then holds hex digits of the time and a
  * process-wide counter, distinct from every earlier call. Thread-safe. */
-bool svc_random_hex(char *out, size_t nbytes);
+enum dc_status svc_random_hex(char *out, size_t nbytes);
 
 enum svc_content_type {
     SVC_CTYPE_JSON,    /* application/json, optionally with charset=utf-8 */
@@ -103,8 +106,8 @@ bool svc_cors_origin_allowed(const char *allowed, const char *origin);
 /* Check a configured origin list before it is used: "" (CORS off), "*" alone, or
  * comma-separated origins `scheme://host[:port]` exactly as browsers send them
  * (lowercase, no path, no user, no wildcard; "null" is refused because sandboxed
- * documents and file: pages all send it). On failure writes what is wrong, naming
- * the bad origin, to `why` and returns false. */
-bool svc_cors_origins_valid(const char *list, char *why, size_t whylen);
+ * documents and file: pages all send it). Errors: DC_EINVAL, with what is wrong,
+ * naming the bad origin, in err->msg. */
+DC_NODISCARD enum dc_status svc_cors_origins_check(const char *list, struct dc_error *err);
 
 #endif /* SVC_HTTP_H */

@@ -60,7 +60,7 @@ static bool make_etag(const char *data, size_t len, char out[SVC_ETAG_SIZE])
 {
     char digest[65];
     const char *part = digest;
-    return svc_etag_digest(data, len, digest) && svc_etag_make(&part, 1, out);
+    return svc_etag_digest(data, len, digest) == DC_OK && svc_etag_make(&part, 1, out) == DC_OK;
 }
 
 static bool add(svc_playground *p, const char *path, const char *type, const char *data, size_t len)

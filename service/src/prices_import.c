@@ -48,16 +48,14 @@ static void chomp(char *s)
         s[--k] = '\0';
 }
 
-bool svc_price_map_load(const char *path, struct svc_price_map *map, char *why, size_t len)
+enum dc_status svc_price_map_load(const char *path, struct svc_price_map *map, struct dc_error *err)
 {
     FILE *fp = fopen(path, "r");
     char line[256];
     unsigned no = 0;
     map->n = 0;
-    if (fp == NULL) {
-        snprintf(why, len, "%s: cannot read the name table", path);
-        return false;
-    }
+    if (fp == NULL)
+        return dc_error_set(err, DC_EIO, NULL, "%s: cannot read the name table", path);
     while (fgets(line, sizeof(line), fp) != NULL) {
         no++;
         chomp(line);
@@ -68,17 +66,17 @@ bool svc_price_map_load(const char *path, struct svc_price_map *map, char *why, 
         if (map->n == SVC_PRICES_MAP_MAX || csv_fields(line, f, 4) != 3 ||
             !svc_price_format_parse(f[0], &r->format) || strlen(f[1]) >= sizeof(r->name) ||
             f[1][0] == '\0' || strlen(f[2]) >= sizeof(r->accelerator) || f[2][0] == '\0') {
-            snprintf(why, len, "%s:%u: expected format,name,accelerator (at most %d rows)", path,
-                     no, SVC_PRICES_MAP_MAX);
             fclose(fp);
-            return false;
+            return dc_error_set(err, DC_EPARSE, NULL,
+                                "%s:%u: expected format,name,accelerator (at most %d rows)", path,
+                                no, SVC_PRICES_MAP_MAX);
         }
         snprintf(r->name, sizeof(r->name), "%s", f[1]);
         snprintf(r->accelerator, sizeof(r->accelerator), "%s", f[2]);
         map->n++;
     }
     fclose(fp);
-    return true;
+    return DC_OK;
 }
 
 const char *svc_price_map_find(const struct svc_price_map *map, enum svc_price_format format,
@@ -168,9 +166,9 @@ static void sky_row(char **f, const int *col, const struct svc_price_map *map,
     snprintf(of->as_of, sizeof(of->as_of), "%s", o->as_of);
 }
 
-bool svc_import_skypilot(const char *file, char *text, const struct svc_price_map *map,
-                         const struct svc_import_opts *o, struct svc_import *im, FILE *report,
-                         char *why, size_t len)
+enum dc_status svc_import_skypilot(const char *file, char *text, const struct svc_price_map *map,
+                                   const struct svc_import_opts *o, struct svc_import *im,
+                                   FILE *report, struct dc_error *err)
 {
     static const char *const names[SKY_N] = {"InstanceType", "AcceleratorName", "AcceleratorCount",
                                              "vCPUs",        "MemoryGiB",       "Price",
@@ -182,10 +180,9 @@ bool svc_import_skypilot(const char *file, char *text, const struct svc_price_ma
     int col[SKY_N];
     for (size_t i = 0; i < SKY_N; i++) {
         col[i] = column(h, nh, names[i]);
-        if (col[i] < 0 && i != SKY_SPOT) {
-            snprintf(why, len, "%s:1: not a SkyPilot catalog: no %s column", file, names[i]);
-            return false;
-        }
+        if (col[i] < 0 && i != SKY_SPOT)
+            return dc_error_set(err, DC_EPARSE, NULL, "%s:1: not a SkyPilot catalog: no %s column",
+                                file, names[i]);
     }
     unsigned no = 1;
     while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
@@ -198,7 +195,7 @@ bool svc_import_skypilot(const char *file, char *text, const struct svc_price_ma
         }
         sky_row(f, col, map, o, im, file, no, report);
     }
-    return true;
+    return DC_OK;
 }
 
 static const char *attr(const cJSON *attrs, const char *key)
@@ -295,26 +292,27 @@ static void aws_product(const cJSON *p, const cJSON *terms, const struct svc_pri
     snprintf(of->as_of, sizeof(of->as_of), "%s", as_of);
 }
 
-bool svc_import_aws(const char *file, const char *text, const struct svc_price_map *map,
-                    const struct svc_import_opts *o, struct svc_import *im, FILE *report, char *why,
-                    size_t len)
+enum dc_status svc_import_aws(const char *file, const char *text, const struct svc_price_map *map,
+                              const struct svc_import_opts *o, struct svc_import *im, FILE *report,
+                              struct dc_error *err)
 {
     cJSON *doc = cJSON_Parse(text);
     const char *pub = attr(doc, "publicationDate");
     const cJSON *products = cJSON_GetObjectItemCaseSensitive(doc, "products");
     const cJSON *terms = cJSON_GetObjectItemCaseSensitive(doc, "terms");
     if (!cJSON_IsObject(products) || !cJSON_IsObject(terms) || pub == NULL || strlen(pub) < 10) {
-        snprintf(why, len,
-                 "%s: not an AWS Price List offer file (products, terms, publicationDate)", file);
         cJSON_Delete(doc);
-        return false;
+        return dc_error_set(err, DC_EPARSE, NULL,
+                            "%s: not an AWS Price List offer file (products, terms, "
+                            "publicationDate)",
+                            file);
     }
     char as_of[11];
     snprintf(as_of, sizeof(as_of), "%s", o->as_of != NULL ? o->as_of : pub);
     const cJSON *p = NULL;
     cJSON_ArrayForEach(p, products) aws_product(p, terms, map, o, as_of, im, file, report);
     cJSON_Delete(doc);
-    return true;
+    return DC_OK;
 }
 
 /* A YAML double-quoted scalar (JSON escapes are valid in it). */

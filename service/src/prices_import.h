@@ -64,22 +64,27 @@ struct svc_import {
 bool svc_price_format_parse(const char *s, enum svc_price_format *out);
 
 /* Load the name table from `path` (CSV: format,name,accelerator; '#' starts a
- * comment). False with a message in `why` on an unreadable or bad file. */
-bool svc_price_map_load(const char *path, struct svc_price_map *map, char *why, size_t len);
+ * comment). Errors: DC_EIO (unreadable), DC_EPARSE (a bad row), with the
+ * message in err->msg. */
+DC_NODISCARD enum dc_status svc_price_map_load(const char *path, struct svc_price_map *map,
+                                               struct dc_error *err);
 
 /* The catalog id `name` maps to in `format`, or NULL. */
 const char *svc_price_map_find(const struct svc_price_map *map, enum svc_price_format format,
                                const char *name);
 
 /* Add the offers of one file's text to `im`, reporting each unmapped row on
- * `report` as "FILE:LINE: unmapped NAME (INSTANCE)". False with a message in
- * `why` when the file is not of the format. */
-bool svc_import_skypilot(const char *file, char *text, const struct svc_price_map *map,
-                         const struct svc_import_opts *o, struct svc_import *im, FILE *report,
-                         char *why, size_t len);
-bool svc_import_aws(const char *file, const char *text, const struct svc_price_map *map,
-                    const struct svc_import_opts *o, struct svc_import *im, FILE *report, char *why,
-                    size_t len);
+ * `report` as "FILE:LINE: unmapped NAME (INSTANCE)". Errors: DC_EPARSE when
+ * the file is not of the format, with the message in err->msg. */
+DC_NODISCARD enum dc_status svc_import_skypilot(const char *file, char *text,
+                                                const struct svc_price_map *map,
+                                                const struct svc_import_opts *o,
+                                                struct svc_import *im, FILE *report,
+                                                struct dc_error *err);
+DC_NODISCARD enum dc_status svc_import_aws(const char *file, const char *text,
+                                           const struct svc_price_map *map,
+                                           const struct svc_import_opts *o, struct svc_import *im,
+                                           FILE *report, struct dc_error *err);
 
 /* Write the offers as a prices.yaml document. */
 void svc_import_write(FILE *fp, const struct svc_import *im, const struct svc_import_opts *o);

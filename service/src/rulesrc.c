@@ -100,30 +100,25 @@ int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *
     return 0;
 }
 
-int svc_read_regular_file(const char *path, size_t max, char **out, size_t *len, char *why,
-                          size_t whylen)
+enum dc_status svc_read_regular_file(const char *path, size_t max, char **out, size_t *len,
+                                     struct dc_error *err)
 {
     struct dc_file_failure f;
-    if (dc_file_read_regular(path, max, out, len, &f) == DC_OK)
-        return 0;
+    enum dc_status rc = dc_file_read_regular(path, max, out, len, &f);
+    if (rc == DC_OK)
+        return DC_OK;
     switch (f.fault) {
     case DC_FILE_CANNOT_OPEN:
     case DC_FILE_READ_ERROR:
-        snprintf(why, whylen, "%s: %s", path, strerror(f.errno_value));
-        break;
+        return dc_error_set(err, rc, NULL, "%s: %s", path, strerror(f.errno_value));
     case DC_FILE_NOT_REGULAR:
-        snprintf(why, whylen, "%s: not a regular file", path);
-        break;
+        return dc_error_set(err, rc, NULL, "%s: not a regular file", path);
     case DC_FILE_TOO_LARGE:
-        snprintf(why, whylen, "%s: larger than %zu bytes", path, max);
-        break;
+        return dc_error_set(err, rc, NULL, "%s: larger than %zu bytes", path, max);
     case DC_FILE_NO_MEMORY:
-        snprintf(why, whylen, "out of memory");
-        break;
+        return dc_error_set(err, rc, NULL, "out of memory");
     case DC_FILE_OK:
     default:
-        snprintf(why, whylen, "%s: cannot be read", path);
-        break;
+        return dc_error_set(err, rc, NULL, "%s: cannot be read", path);
     }
-    return -1;
 }

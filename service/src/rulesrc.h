@@ -33,9 +33,10 @@ int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *
  * buffer (owned by the caller, free()), for the files the server reads on its
  * own (API keys, configuration, contract): anything else (a FIFO that never
  * gets a writer, /dev/zero, a directory) is refused at once, without blocking
- * or reading, and so is a file past `max`, before it is read. On failure returns
- * non-zero and writes a message naming `path` to `why`. */
-int svc_read_regular_file(const char *path, size_t max, char **out, size_t *len, char *why,
-                          size_t whylen);
+ * or reading, and so is a file past `max`, before it is read. Errors:
+ * dc_file_read_regular's (DC_EIO, DC_ELIMIT, DC_ENOMEM, DC_EINVAL), with a
+ * message naming `path` in err->msg. */
+DC_NODISCARD enum dc_status svc_read_regular_file(const char *path, size_t max, char **out,
+                                                  size_t *len, struct dc_error *err);
 
 #endif

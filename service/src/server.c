@@ -66,6 +66,8 @@
  * close (a close with unread input would be a reset). */
 #define DIRECT_ANSWER_LINGER_MS 1000
 
+static void request_abandoned(svc_server *s, struct req *r);
+
 /* ---- libmicrohttpd callbacks ------------------------------------------------------- */
 
 /* Hold `total` bytes of the buffered-body budget for r's body (what it holds
@@ -224,7 +226,7 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
     struct svc_conn *conn = svc__conn_of(c);
     /* A request the library never reported completed is not left behind. */
     if (conn != NULL && conn->req != NULL)
-        svc__request_abandoned(s, conn->req);
+        request_abandoned(s, conn->req);
     struct req *r = calloc(1, sizeof(*r));
     if (r == NULL)
         return NULL;
@@ -552,9 +554,25 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
     *req_cls = NULL;
 }
 
-void svc__request_abandoned(svc_server *s, struct req *r)
+/* The connection closed with `r` never reported completed (libmicrohttpd
+ * dropped it on one of its own error paths): log, count and free it. */
+static void request_abandoned(svc_server *s, struct req *r)
 {
     finish_request(s, r, r->conn, "abandoned");
+}
+
+/* libmicrohttpd's connection callback: a request the closing connection still
+ * holds is finished here, where requests are, before the registry of
+ * server_conn.c forgets the connection (so that module never calls back into
+ * this one). `cls` is the listener. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    const struct svc_listener *l = cls;
+    struct svc_conn *conn = *socket_context;
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED && conn != NULL && conn->req != NULL)
+        request_abandoned(l->s, conn->req);
+    svc__conn_notify(cls, c, socket_context, toe);
 }
 
 /* libmicrohttpd's own messages: `fmt` is its printf format (declared so, for
@@ -653,43 +671,34 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* ---- start and stop ------------------------------------------------------------------ */
 
-static int load_contract(svc_server *s, char *why, size_t whylen)
+static enum dc_status load_contract(svc_server *s, struct dc_error *err)
 {
-    struct dc_error err;
-    dc_error_clear(&err);
+    struct dc_error detail;
+    dc_error_clear(&detail);
     enum dc_status rc;
     if (s->cfg.openapi_file[0] == '\0') {
-        rc = api_contract_load_embedded(aa_embedded_files, &s->contract, &err);
+        rc = api_contract_load_embedded(aa_embedded_files, &s->contract, &detail);
     } else {
         char *text = NULL;
         size_t n = 0;
-        char msg[SVC_CONFIG_STR_MAX + 64];
-        if (svc_read_regular_file(s->cfg.openapi_file, DC_YAML_MAX_BYTES, &text, &n, msg,
-                                  sizeof(msg)) != 0) {
-            snprintf(why, whylen, "openapi_file %s", msg);
-            return -1;
-        }
-        rc = api_contract_load(text, n, s->cfg.openapi_file, &s->contract, &err);
+        rc = svc_read_regular_file(s->cfg.openapi_file, DC_YAML_MAX_BYTES, &text, &n, &detail);
+        if (rc != DC_OK)
+            return dc_error_set(err, rc, NULL, "openapi_file %s", detail.msg);
+        rc = api_contract_load(text, n, s->cfg.openapi_file, &s->contract, &detail);
         free(text);
     }
-    if (rc != DC_OK) {
-        snprintf(why, whylen, "the contract does not load: %s%s%s", err.where,
-                 err.where[0] != '\0' ? ": " : "", err.msg);
-        return -1;
-    }
+    if (rc != DC_OK)
+        return dc_error_set(err, rc, NULL, "the contract does not load: %s%s%s", detail.where,
+                            detail.where[0] != '\0' ? ": " : "", detail.msg);
     size_t len = 0;
     const char *yaml = api_contract_yaml(s->contract, &len);
-    if (!svc_etag_digest(yaml, len, s->contract_digest)) {
-        snprintf(why, whylen, "the contract's digest: out of memory");
-        return -1;
-    }
+    if (svc_etag_digest(yaml, len, s->contract_digest) != DC_OK)
+        return dc_error_set(err, DC_ENOMEM, NULL, "the contract's digest: out of memory");
     rc = api_contract_query_params(s->contract, "/v1/accelerators", "get", &s->accelerator_params,
-                                   &err);
-    if (rc != DC_OK) {
-        snprintf(why, whylen, "the contract's GET /v1/accelerators: %s", err.msg);
-        return -1;
-    }
-    return 0;
+                                   &detail);
+    if (rc != DC_OK)
+        return dc_error_set(err, rc, NULL, "the contract's GET /v1/accelerators: %s", detail.msg);
+    return DC_OK;
 }
 
 /* Every connection is a descriptor. Raise the soft RLIMIT_NOFILE to the hard limit
@@ -751,8 +760,8 @@ static int start_daemon(svc_server *s, struct svc_listener *l, unsigned threads)
         MHD_OPTION_URI_LOG_CALLBACK, on_request_line, s, MHD_OPTION_UNESCAPE_CALLBACK, on_unescape,
         s, MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_LIMIT, MHD_UNREACHED_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT, idle_s,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION,
-        svc__conn_notify, l, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+        l, MHD_OPTION_END);
     return l->daemon != NULL ? 0 : -1;
 }
 
@@ -794,63 +803,64 @@ svc_server *svc__server_new(const struct svc_config *cfg)
     return s;
 }
 
-int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, size_t whylen)
+/* Everything svc_server_start does before the daemons and threads start. */
+static enum dc_status prepare(svc_server *s, struct dc_error *err)
 {
-    *out = NULL;
-    svc_server *s = svc__server_new(cfg);
-    if (s == NULL) {
-        snprintf(why, whylen, "out of memory");
-        return -1;
-    }
-    if (load_contract(s, why, whylen) != 0)
-        goto fail;
+    const struct svc_config *cfg = &s->cfg;
+    enum dc_status rc = load_contract(s, err);
+    if (rc != DC_OK)
+        return rc;
     s->playground = svc_playground_new(aa_embedded_files);
-    if (s->playground == NULL) {
-        snprintf(why, whylen, "out of memory");
-        goto fail;
-    }
+    if (s->playground == NULL)
+        return dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
     if (cfg->api_keys_file[0] != '\0') {
-        char msg[512];
-        if (svc_auth_load(cfg->api_keys_file, &s->auth, msg, sizeof(msg)) != 0) {
-            snprintf(why, whylen, "api_keys_file: %s", msg);
-            goto fail;
-        }
+        struct dc_error aerr;
+        rc = svc_auth_load(cfg->api_keys_file, &s->auth, &aerr);
+        if (rc != DC_OK)
+            return dc_error_set(err, rc, NULL, "api_keys_file: %s", aerr.msg);
     }
     if (cfg->cache_entries > 0 && cfg->cache_max_bytes > 0) {
         s->cache = svc_cache_new(cfg->cache_entries, cfg->cache_max_bytes);
-        if (s->cache == NULL) {
-            snprintf(why, whylen, "out of memory");
-            goto fail;
-        }
+        if (s->cache == NULL)
+            return dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
     }
-    if (svc__rules_initial(s, why, whylen) != 0)
-        goto fail;
-    if (svc__rules_start_probe(s, why, whylen) != 0)
-        goto fail;
-    if (svc__fleet_start(s, why, whylen) != 0)
-        goto fail;
-    if (svc__listen(&s->api, cfg->listen, why, whylen) != 0)
-        goto fail;
-    if (cfg->admin_listen[0] != '\0' && svc__listen(&s->admin, cfg->admin_listen, why, whylen) != 0)
+    rc = svc__rules_initial(s, err);
+    if (rc == DC_OK)
+        rc = svc__rules_start_probe(s, err);
+    if (rc == DC_OK)
+        rc = svc__fleet_start(s, err);
+    if (rc == DC_OK)
+        rc = svc__listen(&s->api, cfg->listen, err);
+    if (rc == DC_OK && cfg->admin_listen[0] != '\0')
+        rc = svc__listen(&s->admin, cfg->admin_listen, err);
+    return rc;
+}
+
+enum dc_status svc_server_start(const struct svc_config *cfg, svc_server **out,
+                                struct dc_error *err)
+{
+    *out = NULL;
+    svc_server *s = svc__server_new(cfg);
+    if (s == NULL)
+        return dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
+    enum dc_status rc = prepare(s, err);
+    if (rc != DC_OK)
         goto fail;
     fit_descriptor_limit(s);
     s->api.limit = s->cfg.max_connections;
     s->admin.limit = ADMIN_MAX_CONNECTIONS;
     if (start_daemon(s, &s->api, s->threads) != 0 ||
         (atomic_load(&s->admin.fd) >= 0 && start_daemon(s, &s->admin, 1) != 0)) {
-        snprintf(why, whylen, "libmicrohttpd did not start on %s",
-                 s->api.daemon == NULL ? cfg->listen : cfg->admin_listen);
+        rc = dc_error_set(err, DC_EIO, NULL, "libmicrohttpd did not start on %s",
+                          s->api.daemon == NULL ? cfg->listen : cfg->admin_listen);
         goto fail;
     }
     s->daemon = s->api.daemon;
-    if (svc__conns_start(s) != 0) {
-        snprintf(why, whylen, "the acceptor did not start: %s", strerror(errno));
+    rc = svc__conns_start(s, err);
+    if (rc == DC_OK)
+        rc = svc__watch_start(s, err);
+    if (rc != DC_OK)
         goto fail;
-    }
-    if (svc__watch_start(s) != 0) {
-        snprintf(why, whylen, "the rules watcher did not start: %s", strerror(errno));
-        goto fail;
-    }
     dc_ruleset *rs = svc__rules_acquire(s);
     struct svc_log_line l;
     svc_log_begin(&l, "info", "listening");
@@ -873,10 +883,10 @@ int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, 
     svc_log_end_msg(&l, "listening on %s (port %u)", cfg->listen, (unsigned)s->api.port);
     dc_ruleset_release(rs);
     *out = s;
-    return 0;
+    return DC_OK;
 fail:
     svc_server_free(s);
-    return -1;
+    return rc;
 }
 
 uint16_t svc_server_port(const svc_server *s)

@@ -15,22 +15,27 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "dc/common.h"
 
 typedef struct svc_server svc_server; /* opaque */
 
-/* Start serving with `cfg` (copied). On success returns 0 and *out is owned by
- * the caller (svc_server_free); the start-up log line says where it listens.
- * On failure returns -1 with the reason in why (nothing is left running). */
-int svc_server_start(const struct svc_config *cfg, svc_server **out, char *why, size_t whylen);
+/* Start serving with `cfg` (copied). On DC_OK *out is owned by the caller
+ * (svc_server_free); the start-up log line says where it listens. Errors: those
+ * of the contract, the API keys, the rule set, the probe, the fleet and the
+ * listeners (DC_EIO, DC_EPARSE, DC_ENOMEM, ...), with the reason in err->msg;
+ * nothing is left running. */
+DC_NODISCARD enum dc_status svc_server_start(const struct svc_config *cfg, svc_server **out,
+                                             struct dc_error *err);
 
 /* The bound port (the real one when the configuration asked for port 0). */
 uint16_t svc_server_port(const svc_server *s);
 
 /* Load the rule set again and swap it in atomically; `trigger` ("signal",
  * "watch") is logged. A set that fails to load is logged and counted and the
- * current one keeps serving. Returns true when a new set (or an identical one)
- * loaded. Thread-safe; reloads are serialised. */
-bool svc_server_reload(svc_server *s, const char *trigger);
+ * current one keeps serving. DC_OK when a new set (or an identical one)
+ * loaded; errors: the load's, or DC_EIO (the files changed while read), said
+ * in `err` (may be NULL). Thread-safe; reloads are serialised. */
+enum dc_status svc_server_reload(svc_server *s, const char *trigger, struct dc_error *err);
 
 /* Stop accepting connections, then wait until no request is in flight or the
  * configured grace period ends. Returns the number of requests still in flight

@@ -60,7 +60,7 @@ static uint64_t mono_ns(void)
 
 /* ---- listening ---------------------------------------------------------------- */
 
-int svc__listen(struct svc_listener *l, const char *listen_on, char *why, size_t whylen)
+enum dc_status svc__listen(struct svc_listener *l, const char *listen_on, struct dc_error *err)
 {
     char host[SVC_CONFIG_STR_MAX];
     const char *portstr = NULL;
@@ -82,15 +82,13 @@ int svc__listen(struct svc_listener *l, const char *listen_on, char *why, size_t
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
     int gai = getaddrinfo(host, portstr, &hints, &ai);
-    if (gai != 0) {
-        snprintf(why, whylen, "listen %s: %s", listen_on, gai_strerror(gai));
-        return -1;
-    }
-    int fd = -1, err = 0;
+    if (gai != 0)
+        return dc_error_set(err, DC_EIO, NULL, "listen %s: %s", listen_on, gai_strerror(gai));
+    int fd = -1, e = 0;
     for (struct addrinfo *a = ai; a != NULL; a = a->ai_next) {
         fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
         if (fd < 0) {
-            err = errno;
+            e = errno;
             continue;
         }
         int one = 1;
@@ -99,15 +97,13 @@ int svc__listen(struct svc_listener *l, const char *listen_on, char *why, size_t
             setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
         if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, LISTEN_BACKLOG) == 0)
             break;
-        err = errno;
+        e = errno;
         close(fd);
         fd = -1;
     }
     freeaddrinfo(ai);
-    if (fd < 0) {
-        snprintf(why, whylen, "listen %s: %s", listen_on, strerror(err));
-        return -1;
-    }
+    if (fd < 0)
+        return dc_error_set(err, DC_EIO, NULL, "listen %s: %s", listen_on, strerror(e));
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
     if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
@@ -117,7 +113,7 @@ int svc__listen(struct svc_listener *l, const char *listen_on, char *why, size_t
             l->port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
     }
     atomic_store(&l->fd, fd);
-    return 0;
+    return DC_OK;
 }
 
 /* ---- the registry -------------------------------------------------------------- */
@@ -194,8 +190,6 @@ void svc__conn_notify(void *cls, struct MHD_Connection *c, void **socket_context
     struct svc_conn *conn = *socket_context;
     if (conn == NULL)
         return;
-    if (conn->req != NULL)
-        svc__request_abandoned(s, conn->req);
     pthread_mutex_lock(&s->conns_mu);
     if (conn->evicted)
         atomic_fetch_sub(&l->evicting, 1);
@@ -396,29 +390,31 @@ static void *acceptor_main(void *arg)
     return NULL;
 }
 
-int svc__conns_start(svc_server *s)
+/* Why the acceptor or the reaper did not start: errno `e`. */
+static enum dc_status conns_failed(int e, struct dc_error *err)
+{
+    return dc_error_set(err, DC_EIO, NULL, "the acceptor did not start: %s", strerror(e));
+}
+
+enum dc_status svc__conns_start(svc_server *s, struct dc_error *err)
 {
     s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (pipe2(s->accept_wake, O_CLOEXEC | O_NONBLOCK) != 0)
-        return -1;
+        return conns_failed(errno, err);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->conns_cv, &ca);
     pthread_condattr_destroy(&ca);
     int e = pthread_create(&s->reaper, NULL, reaper_main, s);
-    if (e != 0) {
-        errno = e;
-        return -1;
-    }
+    if (e != 0)
+        return conns_failed(e, err);
     s->reaper_started = true;
     e = pthread_create(&s->acceptor, NULL, acceptor_main, s);
-    if (e != 0) {
-        errno = e;
-        return -1;
-    }
+    if (e != 0)
+        return conns_failed(e, err);
     s->acceptor_started = true;
-    return 0;
+    return DC_OK;
 }
 
 void svc__conns_close_api(svc_server *s)

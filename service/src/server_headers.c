@@ -35,10 +35,10 @@ void svc__trace_from_request(struct MHD_Connection *c, const char *request_id,
                              struct svc_trace *out)
 {
     struct header_scan sc = {.name = "traceparent"};
-    const char *why = NULL;
+    struct dc_error why;
     MHD_get_connection_values(c, MHD_HEADER_KIND, scan_header, &sc);
     svc_trace_start(sc.first, sc.count, out, &why);
-    if (why == NULL || !svc_log_enabled("debug"))
+    if (why.code == DC_OK || !svc_log_enabled("debug"))
         return;
     /* A caller whose traces break here can see why with --log-level debug. */
     struct svc_log_line l;
@@ -46,7 +46,7 @@ void svc__trace_from_request(struct MHD_Connection *c, const char *request_id,
     svc_log_str(&l, "request_id", request_id);
     svc_log_str(&l, "traceparent", sc.first);
     svc_log_str(&l, "trace_id", out->trace_id);
-    svc_log_end_msg(&l, "traceparent ignored (%s): a new trace starts", why);
+    svc_log_end_msg(&l, "traceparent ignored (%s): a new trace starts", why.msg);
 }
 
 bool svc__if_none_match(struct MHD_Connection *c, const char *etag)

@@ -135,22 +135,24 @@ svc_server *svc__server_new(const struct svc_config *cfg);
  * caller releases it with dc_ruleset_release. */
 dc_ruleset *svc__rules_acquire(svc_server *s);
 
-/* The first load at start-up: returns 0, or -1 with the problems in why. */
-int svc__rules_initial(svc_server *s, char *why, size_t whylen);
+/* The first load at start-up. Errors: the load's (svc_ruleset_load), DC_EIO
+ * (the files kept changing while read); the problems in err->msg. */
+enum dc_status svc__rules_initial(svc_server *s, struct dc_error *err);
 
 /* Release the serving set (at shutdown). */
 void svc__rules_clear(svc_server *s);
 
 /* Start probing (svc__probe_start) with the serving set's catalog, after the
- * first load. Returns 0, or -1 with the reason in why. */
-int svc__rules_start_probe(svc_server *s, char *why, size_t whylen);
+ * first load. Errors: svc__probe_start's. */
+enum dc_status svc__rules_start_probe(svc_server *s, struct dc_error *err);
 
 /* ---- server_probe.c ---- */
 
 /* Start probing when cfg.probe is on, with the catalog of `rs` (the first rule
  * set loaded: the caller passes it in, so this module never reaches back into
- * server_rules.c, which calls it). Returns 0, or -1 with the reason in why. */
-int svc__probe_start(svc_server *s, const dc_ruleset *rs, char *why, size_t whylen);
+ * server_rules.c, which calls it). Errors: the probe's (probe/probe.h), with
+ * the reason in err->msg. */
+enum dc_status svc__probe_start(svc_server *s, const dc_ruleset *rs, struct dc_error *err);
 /* A reload swapped in `rs` with a new version: probe with its catalog. */
 void svc__probe_rules_changed(svc_server *s, const dc_ruleset *rs);
 void svc__probe_stop(svc_server *s);
@@ -168,8 +170,8 @@ bool svc__probe_status(svc_server *s, struct svc_probe_status *out);
 /* ---- fleet_server.c ---- */
 
 /* Start reading the fleet when cfg.fleet_prometheus is set (after the first
- * rule set loaded). Returns 0, or -1 with the reason in why. */
-int svc__fleet_start(svc_server *s, char *why, size_t whylen);
+ * rule set loaded). Errors: svc_fleet_start's. */
+enum dc_status svc__fleet_start(svc_server *s, struct dc_error *err);
 void svc__fleet_stop(svc_server *s);
 /* The fleet's availability for a request with rule set `rs`: fills opts (the
  * availability, its source, age and staleness); *avail is owned by the caller
@@ -180,24 +182,20 @@ enum dc_status svc__fleet_availability(svc_server *s, const dc_ruleset *rs,
 /* What the recommendation cache key adds for the fleet: its snapshot
  * generation and whether it is stale. */
 void svc__fleet_cache_version(svc_server *s, char *buf, size_t len);
-/* The body of GET /v1/fleet (owned), or NULL: *ready false when there is no
- * snapshot yet (then 503), true when out of memory. */
-cJSON *svc__fleet_body(svc_server *s, const char *request_id, bool *ready);
+/* The body of GET /v1/fleet into *out (owned). Errors: DC_ENOTFOUND (no
+ * snapshot yet: then 503), DC_ENOMEM. */
+enum dc_status svc__fleet_body(svc_server *s, const char *request_id, cJSON **out);
 /* The fleet's /metrics families (owned), or NULL without a fleet. */
 char *svc__fleet_metrics(svc_server *s);
 
-/* ---- server.c ---- */
-
-/* The connection closed with `r` never reported completed (libmicrohttpd
- * dropped it on one of its own error paths): log, count and free it. */
-void svc__request_abandoned(svc_server *s, struct req *r);
-
 /* ---- server_conn.c ---- */
 
-/* Bind and listen on `addr` ("HOST:PORT", "[V6]:PORT") for `l`. Returns 0, or
- * -1 with the reason in why. */
-int svc__listen(struct svc_listener *l, const char *addr, char *why, size_t whylen);
-/* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION callback; `cls` is the listener. */
+/* Bind and listen on `addr` ("HOST:PORT", "[V6]:PORT") for `l`. Errors:
+ * DC_EIO (the address does not resolve, or no socket binds), with the reason. */
+enum dc_status svc__listen(struct svc_listener *l, const char *addr, struct dc_error *err);
+/* The registry's part of libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION callback
+ * (server.c's on_connection, which first finishes a request the connection
+ * still holds); `cls` is the listener. */
 void svc__conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
                       enum MHD_ConnectionNotificationCode toe);
 /* The connection's context, or NULL (out of memory at its start). */
@@ -212,8 +210,8 @@ void svc__conn_next(struct svc_conn *conn);
  * to be read (not counted as a request timeout). */
 void svc__conn_linger(struct svc_conn *conn, unsigned linger_ms);
 /* Start the acceptor and the reaper over the listeners (their daemons started).
- * Returns 0, or -1 with errno set. */
-int svc__conns_start(svc_server *s);
+ * Errors: DC_EIO, with the reason. */
+enum dc_status svc__conns_start(svc_server *s, struct dc_error *err);
 /* Stop accepting on the API listener (drain); the admin listener stays. */
 void svc__conns_close_api(svc_server *s);
 /* Stop both threads and close the listeners (before the daemons stop). */
@@ -229,9 +227,9 @@ bool svc__if_none_match(struct MHD_Connection *c, const char *etag);
 
 /* ---- server_watch.c ---- */
 
-/* Start watching cfg.rules (when set and rules_watch is on). Returns 0, or -1
- * when the thread cannot start. */
-int svc__watch_start(svc_server *s);
+/* Start watching cfg.rules (when set and rules_watch is on). Errors: DC_EIO
+ * (the thread cannot start), with the reason. */
+enum dc_status svc__watch_start(svc_server *s, struct dc_error *err);
 void svc__watch_stop(svc_server *s);
 
 #endif /* SVC_SERVER_INTERNAL_H */

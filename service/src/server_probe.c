@@ -14,45 +14,42 @@
 #include "log.h"
 #include "server_internal.h"
 
-/* Start a worker for the catalog of `rs`. Called with no lock held. */
-static probe_worker *start_worker(svc_server *s, const dc_ruleset *rs, char *why, size_t whylen)
+/* Start a worker for the catalog of `rs` into *out. Called with no lock held. */
+static enum dc_status start_worker(svc_server *s, const dc_ruleset *rs, probe_worker **out,
+                                   struct dc_error *err)
 {
     struct probe_pci_id *ids = NULL;
     size_t n_ids = 0;
     struct probe_config pc;
-    struct dc_error err;
-    dc_error_clear(&err);
-    probe_worker *w = NULL;
+    struct dc_error perr;
+    dc_error_clear(&perr);
     enum dc_status rc = svc_inventory_ids(rs, &ids, &n_ids);
-    if (rc != DC_OK) {
-        snprintf(why, whylen, "probe: the catalog's PCI id table: %s", dc_strerror(rc));
-        return NULL;
-    }
+    if (rc != DC_OK)
+        return dc_error_set(err, rc, NULL, "probe: the catalog's PCI id table: %s",
+                            dc_strerror(rc));
     rc = svc_inventory_config(s->cfg.sysfs_root, s->cfg.dev_root, s->cfg.proc_root, s->cfg.nvml,
-                              ids, n_ids, &pc, &err);
+                              ids, n_ids, &pc, &perr);
     if (rc == DC_OK)
-        rc = probe_worker_start(&pc, s->cfg.probe_interval_ms, s->probe_holder, &w, &err);
+        rc = probe_worker_start(&pc, s->cfg.probe_interval_ms, s->probe_holder, out, &perr);
     free(ids); /* the worker keeps its own copy */
-    if (rc != DC_OK) {
-        snprintf(why, whylen, "probe: %s", err.msg);
-        return NULL;
-    }
-    return w;
+    if (rc != DC_OK)
+        return dc_error_set(err, rc, NULL, "probe: %s", perr.msg);
+    return DC_OK;
 }
 
-int svc__probe_start(svc_server *s, const dc_ruleset *rs, char *why, size_t whylen)
+enum dc_status svc__probe_start(svc_server *s, const dc_ruleset *rs, struct dc_error *err)
 {
     if (!s->cfg.probe)
-        return 0;
-    struct dc_error err;
-    dc_error_clear(&err);
-    if (probe_holder_new(&s->probe_holder, &err) != DC_OK) {
-        snprintf(why, whylen, "probe: %s", err.msg);
-        return -1;
-    }
-    probe_worker *w = start_worker(s, rs, why, whylen);
-    if (w == NULL)
-        return -1;
+        return DC_OK;
+    struct dc_error perr;
+    dc_error_clear(&perr);
+    enum dc_status rc = probe_holder_new(&s->probe_holder, &perr);
+    if (rc != DC_OK)
+        return dc_error_set(err, rc, NULL, "probe: %s", perr.msg);
+    probe_worker *w = NULL;
+    rc = start_worker(s, rs, &w, err);
+    if (rc != DC_OK)
+        return rc;
     pthread_mutex_lock(&s->probe_mu);
     s->probe_worker = w;
     pthread_mutex_unlock(&s->probe_mu);
@@ -65,7 +62,7 @@ int svc__probe_start(svc_server *s, const dc_ruleset *rs, char *why, size_t whyl
     svc_log_str(&l, "proc_root", s->cfg.proc_root);
     svc_log_str(&l, "nvml", s->cfg.nvml);
     svc_log_end_msg(&l, "probing every %u ms", s->cfg.probe_interval_ms);
-    return 0;
+    return DC_OK;
 }
 
 /* Fold the counters of a worker that is going away into the running totals.
@@ -84,11 +81,11 @@ void svc__probe_rules_changed(svc_server *s, const dc_ruleset *rs)
 {
     if (s->probe_holder == NULL)
         return;
-    char why[DC_ERROR_MSG_MAX + 64];
-    probe_worker *fresh = start_worker(s, rs, why, sizeof(why));
-    if (fresh == NULL) {
+    struct dc_error err;
+    probe_worker *fresh = NULL;
+    if (start_worker(s, rs, &fresh, &err) != DC_OK) {
         /* Keep probing with the old table: stale names beat no probe. */
-        svc_log_msg("error", "probe_restart_failed", "%s", why);
+        svc_log_msg("error", "probe_restart_failed", "%s", err.msg);
         return;
     }
     pthread_mutex_lock(&s->probe_mu);

@@ -571,7 +571,7 @@ static int conditional_status(svc_server *s, struct MHD_Connection *c, struct re
                            f != NULL ? f->family : NULL,
                            f != NULL ? f->vendor : NULL,
                            f != NULL ? f->provider : NULL};
-    if (!svc_etag_make(parts, sizeof(parts) / sizeof(parts[0]), r->etag) ||
+    if (svc_etag_make(parts, sizeof(parts) / sizeof(parts[0]), r->etag) != DC_OK ||
         !svc__if_none_match(c, r->etag))
         return 200;
     return 304;
@@ -792,13 +792,13 @@ static enum MHD_Result handle_fleet(svc_server *s, struct MHD_Connection *c, str
         return svc__respond_problem(
             s, c, r, 404, API_PROBLEM_FLEET_DISABLED,
             "this server reads no fleet (start it with --fleet-prometheus URL)", NULL);
-    bool ready = false;
-    cJSON *o = svc__fleet_body(s, r->id, &ready);
-    if (!ready)
+    cJSON *o = NULL;
+    enum dc_status rc = svc__fleet_body(s, r->id, &o);
+    if (rc == DC_ENOTFOUND)
         return svc__respond_problem(s, c, r, 503, API_PROBLEM_NOT_READY,
                                     "Prometheus has not answered both fleet queries yet",
                                     retry_after);
-    if (o == NULL)
+    if (rc != DC_OK)
         return respond_internal(s, c, r, "fleet", "out of memory");
     return respond_json(s, c, r, 200, JSON_TYPE, o, NULL);
 }

@@ -43,10 +43,10 @@ void svc__rules_clear(svc_server *s)
     dc_ruleset_release(old);
 }
 
-int svc__rules_start_probe(svc_server *s, char *why, size_t whylen)
+enum dc_status svc__rules_start_probe(svc_server *s, struct dc_error *err)
 {
     dc_ruleset *rs = svc__rules_acquire(s);
-    int rc = svc__probe_start(s, rs, why, whylen);
+    enum dc_status rc = svc__probe_start(s, rs, err);
     dc_ruleset_release(rs);
     return rc;
 }
@@ -58,9 +58,10 @@ static double elapsed_ms(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* The files of `dir` changed while `fresh` was read from them: drop it. */
-static void changed_while_read(svc_server *s, const char *trigger, const char *dir,
-                               dc_ruleset *fresh, char *why, size_t whylen)
+/* The files of `dir` changed while `fresh` was read from them: drop it.
+ * Returns DC_EIO, said in `err` (may be NULL). */
+static enum dc_status changed_while_read(svc_server *s, const char *trigger, const char *dir,
+                                         dc_ruleset *fresh, struct dc_error *err)
 {
     dc_ruleset_release(fresh);
     struct svc_log_line l;
@@ -73,14 +74,16 @@ static void changed_while_read(svc_server *s, const char *trigger, const char *d
                     "the rules in %s changed while they were read (%s): not loaded; retried "
                     "after the debounce (replace rule files by renaming a complete file over them)",
                     dir, trigger);
-    if (why != NULL)
-        snprintf(why, whylen, "the rules in %s kept changing while they were read", dir);
+    return dc_error_set(err, DC_EIO, NULL, "the rules in %s kept changing while they were read",
+                        dir);
 }
 
 /* Load, and on success swap in. Called with reload_mu held. *changed (may be
- * NULL) says the files changed during the read, and nothing was swapped. */
-static bool load_and_swap(svc_server *s, const char *trigger, char *why, size_t whylen,
-                          bool *changed_during_read)
+ * NULL) says the files changed during the read, and nothing was swapped.
+ * Errors: the load's (svc_ruleset_load), DC_EIO (the files changed), said in
+ * `err` (may be NULL). */
+static enum dc_status load_and_swap(svc_server *s, const char *trigger, struct dc_error *err,
+                                    bool *changed_during_read)
 {
     struct dc_diags diags;
     dc_diags_init(&diags);
@@ -95,10 +98,9 @@ static bool load_and_swap(svc_server *s, const char *trigger, char *why, size_t 
         *changed_during_read = false;
     if (rc == DC_OK && dir != NULL && svc_rules_fingerprint(dir) != before) {
         dc_diags_cleanup(&diags);
-        changed_while_read(s, trigger, dir, fresh, why, whylen);
         if (changed_during_read != NULL)
             *changed_during_read = true;
-        return false;
+        return changed_while_read(s, trigger, dir, fresh, err);
     }
     struct svc_log_line l;
     if (rc != DC_OK) {
@@ -124,12 +126,11 @@ static bool load_and_swap(svc_server *s, const char *trigger, char *why, size_t 
             svc_log_str(&l, "msg", line);
             svc_log_end(&l);
         }
-        if (why != NULL)
-            snprintf(why, whylen, "the rule set %s does not load: %s (%zu problem%s)",
+        dc_error_set(err, rc, NULL, "the rule set %s does not load: %s (%zu problem%s)",
                      dir != NULL ? dir : "(embedded)", first, diags.count,
                      diags.count == 1 ? "" : "s");
         dc_diags_cleanup(&diags);
-        return false;
+        return rc;
     }
     dc_diags_cleanup(&diags);
     pthread_mutex_lock(&s->rs_mu);
@@ -158,13 +159,14 @@ static bool load_and_swap(svc_server *s, const char *trigger, char *why, size_t 
     }
     /* Requests still holding `old` keep it alive until they complete. */
     dc_ruleset_release(old);
-    return true;
+    return DC_OK;
 }
 
-int svc__rules_initial(svc_server *s, char *why, size_t whylen)
+enum dc_status svc__rules_initial(svc_server *s, struct dc_error *err)
 {
-    bool ok = false, changed = true;
-    for (int i = 0; !ok && changed && i < RULES_READ_ATTEMPTS; i++) {
+    enum dc_status rc = DC_EIO;
+    bool changed = true;
+    for (int i = 0; rc != DC_OK && changed && i < RULES_READ_ATTEMPTS; i++) {
         if (i > 0) {
             struct timespec ts = {s->cfg.rules_debounce_ms / 1000,
                                   (long)(s->cfg.rules_debounce_ms % 1000) * 1000000L};
@@ -173,10 +175,10 @@ int svc__rules_initial(svc_server *s, char *why, size_t whylen)
         if (s->cfg.rules[0] != '\0')
             s->rules_fingerprint = svc_rules_fingerprint(s->cfg.rules);
         pthread_mutex_lock(&s->reload_mu);
-        ok = load_and_swap(s, "start", why, whylen, &changed);
+        rc = load_and_swap(s, "start", err, &changed);
         pthread_mutex_unlock(&s->reload_mu);
     }
-    return ok ? 0 : -1;
+    return rc;
 }
 
 /* SIGHUP: read the API keys file again. A file that does not load is logged
@@ -186,13 +188,13 @@ static void reload_api_keys(svc_server *s)
 {
     if (s->cfg.api_keys_file[0] == '\0')
         return;
-    char why[512];
+    struct dc_error err;
     svc_auth *fresh = NULL;
     struct svc_log_line l;
-    if (svc_auth_load(s->cfg.api_keys_file, &fresh, why, sizeof(why)) != 0) {
+    if (svc_auth_load(s->cfg.api_keys_file, &fresh, &err) != DC_OK) {
         svc_log_begin(&l, "error", "api_keys_reload");
         svc_log_str(&l, "result", "failure");
-        svc_log_str(&l, "error", why);
+        svc_log_str(&l, "error", err.msg);
         svc_log_end_msg(&l, "the API keys file does not load; keeping the current keys");
         return;
     }
@@ -208,14 +210,14 @@ static void reload_api_keys(svc_server *s)
                     svc_auth_count(fresh) == 1 ? "" : "s");
 }
 
-bool svc_server_reload(svc_server *s, const char *trigger)
+enum dc_status svc_server_reload(svc_server *s, const char *trigger, struct dc_error *err)
 {
     if (strcmp(trigger, "signal") == 0) {
         svc__probe_refresh(s); /* SIGHUP also asks for a fresh probe */
         reload_api_keys(s);
     }
     pthread_mutex_lock(&s->reload_mu);
-    bool ok = load_and_swap(s, trigger, NULL, 0, NULL);
+    enum dc_status rc = load_and_swap(s, trigger, err, NULL);
     pthread_mutex_unlock(&s->reload_mu);
-    return ok;
+    return rc;
 }

@@ -182,7 +182,7 @@ static void *watch_main(void *arg)
         if (pending && now >= due) {
             pending = false;
             fp = svc_rules_fingerprint(dir);
-            svc_server_reload(s, "watch");
+            (void)svc_server_reload(s, "watch", NULL); /* a failure is logged */
             /* Changed during the load (a writer still at work, the load then
              * refused): once more after the debounce. */
             if (svc_rules_fingerprint(dir) != fp) {
@@ -196,23 +196,29 @@ static void *watch_main(void *arg)
     return NULL;
 }
 
-int svc__watch_start(svc_server *s)
+/* Why the watcher did not start, from errno as it stands. */
+static enum dc_status watch_failed(struct dc_error *err)
+{
+    return dc_error_set(err, DC_EIO, NULL, "the rules watcher did not start: %s", strerror(errno));
+}
+
+enum dc_status svc__watch_start(svc_server *s, struct dc_error *err)
 {
     s->watch_stop[0] = s->watch_stop[1] = -1;
     if (s->cfg.rules[0] == '\0' || !s->cfg.rules_watch)
-        return 0;
+        return DC_OK;
     if (pipe(s->watch_stop) != 0)
-        return -1;
+        return watch_failed(err);
     fcntl(s->watch_stop[0], F_SETFD, FD_CLOEXEC);
     fcntl(s->watch_stop[1], F_SETFD, FD_CLOEXEC);
     if (pthread_create(&s->watch_thread, NULL, watch_main, s) != 0) {
         close(s->watch_stop[0]);
         close(s->watch_stop[1]);
         s->watch_stop[0] = s->watch_stop[1] = -1;
-        return -1;
+        return watch_failed(err);
     }
     s->watch_started = true;
-    return 0;
+    return DC_OK;
 }
 
 void svc__watch_stop(svc_server *s)

@@ -39,57 +39,43 @@ static void copy_field(char *dst, const char *src, size_t n)
     dst[n] = '\0';
 }
 
-bool svc_traceparent_parse(const char *value, struct svc_trace *out, const char **why)
+enum dc_status svc_traceparent_parse(const char *value, struct svc_trace *out, struct dc_error *err)
 {
     /* Offsets in "vv-<32>-<16>-ff". */
     enum { TRACE_AT = 3, PARENT_AT = 36, FLAGS_AT = 53 };
-    *why = NULL;
     while (*value == ' ' || *value == '\t')
         value++;
     size_t n = strlen(value);
     while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t'))
         n--;
-    if (n < SVC_TRACEPARENT_LEN) {
-        *why = "shorter than 55 characters";
-        return false;
-    }
-    if (!lower_hex(value, 2) || value[2] != '-') {
-        *why = "the version is not two lowercase hex digits";
-        return false;
-    }
-    if (memcmp(value, "ff", 2) == 0) {
-        *why = "version ff is invalid";
-        return false;
-    }
+    if (n < SVC_TRACEPARENT_LEN)
+        return dc_error_set(err, DC_EPARSE, NULL, "shorter than 55 characters");
+    if (!lower_hex(value, 2) || value[2] != '-')
+        return dc_error_set(err, DC_EPARSE, NULL, "the version is not two lowercase hex digits");
+    if (memcmp(value, "ff", 2) == 0)
+        return dc_error_set(err, DC_EPARSE, NULL, "version ff is invalid");
     /* Version 00 has exactly four fields; a later version may append fields,
      * each after a dash. */
     bool v00 = memcmp(value, "00", 2) == 0;
     if ((v00 && n != SVC_TRACEPARENT_LEN) ||
-        (!v00 && n > SVC_TRACEPARENT_LEN && value[SVC_TRACEPARENT_LEN] != '-')) {
-        *why = v00 ? "version 00 has exactly 55 characters"
-                   : "a field after the flags must "
-                     "follow a dash";
-        return false;
-    }
+        (!v00 && n > SVC_TRACEPARENT_LEN && value[SVC_TRACEPARENT_LEN] != '-'))
+        return dc_error_set(err, DC_EPARSE, NULL, "%s",
+                            v00 ? "version 00 has exactly 55 characters"
+                                : "a field after the flags must follow a dash");
     if (!lower_hex(value + TRACE_AT, SVC_TRACE_ID_HEX) || value[PARENT_AT - 1] != '-' ||
         !lower_hex(value + PARENT_AT, SVC_SPAN_ID_HEX) || value[FLAGS_AT - 1] != '-' ||
-        !lower_hex(value + FLAGS_AT, 2)) {
-        *why = "not version-traceid-parentid-flags in lowercase hex";
-        return false;
-    }
-    if (all_zero(value + TRACE_AT, SVC_TRACE_ID_HEX)) {
-        *why = "the trace-id is all zeros";
-        return false;
-    }
-    if (all_zero(value + PARENT_AT, SVC_SPAN_ID_HEX)) {
-        *why = "the parent-id is all zeros";
-        return false;
-    }
+        !lower_hex(value + FLAGS_AT, 2))
+        return dc_error_set(err, DC_EPARSE, NULL,
+                            "not version-traceid-parentid-flags in lowercase hex");
+    if (all_zero(value + TRACE_AT, SVC_TRACE_ID_HEX))
+        return dc_error_set(err, DC_EPARSE, NULL, "the trace-id is all zeros");
+    if (all_zero(value + PARENT_AT, SVC_SPAN_ID_HEX))
+        return dc_error_set(err, DC_EPARSE, NULL, "the parent-id is all zeros");
     copy_field(out->trace_id, value + TRACE_AT, SVC_TRACE_ID_HEX);
     copy_field(out->parent_id, value + PARENT_AT, SVC_SPAN_ID_HEX);
     /* Only the sampled flag is defined for version 00; other bits go out as 0. */
     out->flags = hex_byte(value + FLAGS_AT) & SVC_TRACE_FLAG_SAMPLED;
-    return true;
+    return DC_OK;
 }
 
 /* A random id of `hex` digits that is not all zeros (the specification's
@@ -101,22 +87,20 @@ static void random_id(char *out, size_t hex)
     } while (all_zero(out, hex));
 }
 
-void svc_trace_start(const char *value, unsigned count, struct svc_trace *out, const char **why)
+void svc_trace_start(const char *value, unsigned count, struct svc_trace *out, struct dc_error *why)
 {
-    const char *reason = NULL;
     bool continued = false;
+    dc_error_clear(why);
     if (count > 1)
-        reason = "more than one traceparent header";
+        dc_error_set(why, DC_EPARSE, NULL, "more than one traceparent header");
     else if (count == 1 && value != NULL)
-        continued = svc_traceparent_parse(value, out, &reason);
+        continued = svc_traceparent_parse(value, out, why) == DC_OK;
     if (!continued) {
         random_id(out->trace_id, SVC_TRACE_ID_HEX);
         out->parent_id[0] = '\0';
         out->flags = 0;
     }
     random_id(out->span_id, SVC_SPAN_ID_HEX);
-    if (why != NULL)
-        *why = reason;
 }
 
 void svc_traceparent_format(const struct svc_trace *t, char out[SVC_TRACEPARENT_LEN + 1])

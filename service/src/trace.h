@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "dc/common.h"
+
 #define SVC_TRACE_ID_HEX       32 /* trace-id: 16 bytes as lowercase hex */
 #define SVC_SPAN_ID_HEX        16 /* parent-id and span ids: 8 bytes */
 #define SVC_TRACEPARENT_LEN    55 /* "00-" trace-id "-" parent-id "-" flags */
@@ -27,17 +29,20 @@ struct svc_trace {
 /* Parse one traceparent field value (surrounding spaces and tabs allowed).
  * Version 00 is exactly version-trace-id-parent-id-trace-flags in lowercase
  * hex; a later version (not ff) is read the same way and may carry more after
- * a "-". An all-zero trace-id or parent-id is invalid. On success fills
- * trace_id, parent_id and flags of *out and returns true; otherwise returns
- * false with *why saying what is wrong (a static string). */
-bool svc_traceparent_parse(const char *value, struct svc_trace *out, const char **why);
+ * a "-". An all-zero trace-id or parent-id is invalid. On DC_OK fills
+ * trace_id, parent_id and flags of *out. Errors: DC_EPARSE, with what is wrong
+ * in err->msg. */
+enum dc_status svc_traceparent_parse(const char *value, struct svc_trace *out,
+                                     struct dc_error *err);
 
 /* The request's trace from its traceparent header lines: `values` holds the
  * first value (NULL when there is none) and `count` how many lines came. One
  * valid line continues the caller's trace; none, several or an invalid one
- * start a new trace (*why, when not NULL, then says why an incoming header was
- * set aside, or is NULL). Either way the server's span id is fresh. */
-void svc_trace_start(const char *value, unsigned count, struct svc_trace *out, const char **why);
+ * start a new trace. `why` (may be NULL) says why an incoming header was set
+ * aside (code DC_EPARSE, the reason in msg), or has code DC_OK. Either way the
+ * server's span id is fresh. */
+void svc_trace_start(const char *value, unsigned count, struct svc_trace *out,
+                     struct dc_error *why);
 
 /* The traceparent the server sends: version 00, the trace-id, the server's span
  * id and the flags. `out` holds SVC_TRACEPARENT_LEN + 1 bytes. */

@@ -6,14 +6,17 @@
  * tests/conformance/json_schema.c.)
  *
  * The schema sources are compiled into this test with API_SCH_TEST_ALLOC, so
- * their allocations go through the counting allocator below and any one of
- * them can be made to fail; the library's copy of them is not linked. */
+ * their allocations are counted in the counter below (core's dc__alloc_counter)
+ * and any one of them can be made to fail; the library's copy of them is not
+ * linked. */
 #define API_SCH_TEST_ALLOC 1
-#include "schema.c"
+#include "schema_compile.c"
 #include "schema_json.c"
+#include "schema_keywords.c"
 #include "schema_regex.c"
 #include "schema_unicode.c"
 #include "schema_uri.c"
+#include "schema_validate.c"
 
 #include <pthread.h>
 #include <setjmp.h>
@@ -28,41 +31,13 @@
 
 /* ---- Fault injection ------------------------------------------------------- */
 
-/* Per thread, so the threaded test is unaffected: allocations made so far,
- * and the index of the one to fail (-1: none). */
-static _Thread_local long alloc_count;
-static _Thread_local long alloc_fail_at = -1;
+/* Per thread, so the threaded test is unaffected: the schema files count every
+ * allocation here (SCH_ALLOC_COUNTER), and fail the fail_at-th (1-based; 0: none). */
+static _Thread_local struct dc__alloc_counter sch_counter;
 
-static bool alloc_should_fail(void)
+struct dc__alloc_counter *api__sch_test_counter(void)
 {
-    return alloc_fail_at >= 0 && alloc_count++ == alloc_fail_at;
-}
-
-void *api__sch_test_malloc(size_t n)
-{
-    if (alloc_should_fail())
-        return NULL;
-    if (alloc_fail_at < 0)
-        alloc_count++;
-    return malloc(n);
-}
-
-void *api__sch_test_calloc(size_t n, size_t size)
-{
-    if (alloc_should_fail())
-        return NULL;
-    if (alloc_fail_at < 0)
-        alloc_count++;
-    return calloc(n, size);
-}
-
-void *api__sch_test_realloc(void *p, size_t n)
-{
-    if (alloc_should_fail())
-        return NULL;
-    if (alloc_fail_at < 0)
-        alloc_count++;
-    return realloc(p, n);
+    return &sch_counter;
 }
 
 /* ---- Helpers --------------------------------------------------------------- */
@@ -1015,15 +990,14 @@ static void test_uri_resolution(void **state)
 /* ---- Allocation failures --------------------------------------------------- */
 
 /* Run compile + validate of an invalid instance with allocation `fail_at`
- * failing (-1: none). Returns the first non-OK status, or DC_OK. */
-static enum dc_status run_with_failure(const cJSON *doc, const cJSON *inst, long fail_at,
-                                       long *allocations)
+ * failing (1-based; 0: none). Returns the first non-OK status, or DC_OK. */
+static enum dc_status run_with_failure(const cJSON *doc, const cJSON *inst, size_t fail_at,
+                                       size_t *allocations)
 {
     api_schema *s = NULL;
     struct api_schema_result res;
     struct dc_error err;
-    alloc_count = 0;
-    alloc_fail_at = fail_at;
+    sch_counter = (struct dc__alloc_counter){fail_at, 0, 0};
     enum dc_status rc = api_schema_compile(doc, "#/components/schemas/Workload", &s, &err);
     if (rc == DC_OK) {
         rc = api_schema_validate(s, inst, 0, &res, &err);
@@ -1040,8 +1014,8 @@ static enum dc_status run_with_failure(const cJSON *doc, const cJSON *inst, long
     }
     if (rc != DC_OK)
         assert_int_equal(err.code, rc);
-    *allocations = alloc_count;
-    alloc_fail_at = -1;
+    *allocations = sch_counter.allocs;
+    sch_counter.fail_at = 0;
     return rc;
 }
 
@@ -1076,14 +1050,14 @@ static void test_allocation_failures(void **state)
         cJSON_AddItemToObject(bag, name, cJSON_CreateNumber(i));
     }
 
-    long total = 0;
-    assert_int_equal(run_with_failure(doc, inst, -1, &total), DC_OK);
+    size_t total = 0;
+    assert_int_equal(run_with_failure(doc, inst, 0, &total), DC_OK);
     assert_true(total > 50);
-    for (long k = 0; k < total; k++) {
-        long seen = 0;
+    for (size_t k = 1; k <= total; k++) {
+        size_t seen = 0;
         enum dc_status rc = run_with_failure(doc, inst, k, &seen);
         if (rc != DC_ENOMEM)
-            fail_msg("allocation %ld of %ld failing gave %s, expected DC_ENOMEM", k, total,
+            fail_msg("allocation %zu of %zu failing gave %s, expected DC_ENOMEM", k, total,
                      dc_status_name(rc));
     }
     cJSON_Delete(inst);

@@ -1,7 +1,8 @@
-/* tests/unit/core/test_arena.c -- core/src/arena.c: the one bump allocator of
- * the core (the engine's results, JSONLogic programs and evaluations): the
- * caller's first block, chunk growth, the byte limit, every failure the
- * allocation counter can inject, and the heap-owned form the engine uses. */
+/* tests/unit/core/test_arena.c -- core/src/arena.c: the one bump allocator
+ * (the engine's results, JSONLogic programs and evaluations, compiled JSON
+ * schemas): the caller's first block, chunk growth, the byte limit, every
+ * failure the allocation counter can inject (arena chunks, dc__alloc,
+ * dc__calloc, dc__realloc), and the heap-owned form the engine uses. */
 #include <setjmp.h>
 #include <stdalign.h>
 #include <stdarg.h>
@@ -109,6 +110,21 @@ static void test_injected_failures(void **state)
     q = dc__alloc(NULL, 8);
     assert_non_null(q);
     free(q);
+    /* So do dc__calloc and dc__realloc; a failed realloc keeps the block. */
+    struct dc__alloc_counter two = {2, 0, 0};
+    unsigned char *z = dc__calloc(&two, 4, 2);
+    assert_non_null(z);
+    for (size_t i = 0; i < 8; i++)
+        assert_int_equal(z[i], 0);
+    assert_null(dc__realloc(&two, z, 64));
+    z[7] = 1;
+    unsigned char *y = dc__realloc(&two, z, 64);
+    assert_non_null(y);
+    assert_int_equal(y[7], 1);
+    assert_int_equal(two.allocs, 3);
+    assert_int_equal(two.alloc_bytes, 8 + 64);
+    assert_null(dc__calloc(NULL, SIZE_MAX, 2));
+    free(y);
 }
 
 static void test_heap_arena(void **state)

@@ -37,13 +37,14 @@ static char *keys_file(const char *text)
 static void test_load_and_check(void **state)
 {
     (void)state;
-    char d1[65], d2[65], text[512], why[256];
+    char d1[65], d2[65], text[512];
+    struct dc_error err;
     digest("alpha-key", d1);
     digest("beta key with spaces?", d2);
     snprintf(text, sizeof(text), "# team A\n%s\n\n   # team B (sha256sum output)\n%s  -\n", d1, d2);
     char *path = keys_file(text);
     svc_auth *a = NULL;
-    assert_int_equal(svc_auth_load(path, &a, why, sizeof(why)), 0);
+    assert_int_equal(svc_auth_load(path, &a, &err), DC_OK);
     assert_int_equal(svc_auth_count(a), 2);
     assert_true(svc_auth_check(a, "Bearer alpha-key"));
     assert_true(svc_auth_check(a, "bearer alpha-key"));
@@ -65,13 +66,14 @@ static void test_load_and_check(void **state)
 
 static void expect_load_error(const char *text, const char *needle)
 {
-    char why[256];
+    struct dc_error err;
     char *path = keys_file(text);
     svc_auth *a = NULL;
-    assert_int_equal(svc_auth_load(path, &a, why, sizeof(why)), -1);
+    assert_int_equal(svc_auth_load(path, &a, &err), DC_EPARSE);
+    assert_int_equal(err.code, DC_EPARSE);
     assert_null(a);
-    if (strstr(why, needle) == NULL)
-        fail_msg("\"%s\" lacks \"%s\"", why, needle);
+    if (strstr(err.msg, needle) == NULL)
+        fail_msg("\"%s\" lacks \"%s\"", err.msg, needle);
     unlink(path);
 }
 
@@ -90,25 +92,32 @@ static void test_load_errors(void **state)
     snprintf(text, sizeof(text), "%s\n", up);
     expect_load_error(text, ":1: not a SHA-256 digest");
     expect_load_error("# only comments\n\n", "no digest");
-    char why[256];
+    struct dc_error err;
     svc_auth *a = NULL;
-    assert_int_equal(svc_auth_load("/nonexistent/keys", &a, why, sizeof(why)), -1);
-    assert_non_null(strstr(why, "/nonexistent/keys"));
+    assert_int_equal(svc_auth_load("/nonexistent/keys", &a, &err), DC_EIO);
+    assert_string_equal(err.msg, "/nonexistent/keys: No such file or directory");
+    /* A file with no digest is refused even without an error record. */
+    char *path = keys_file("\n");
+    assert_int_equal(svc_auth_load(path, &a, NULL), DC_EPARSE);
+    assert_null(a);
+    unlink(path);
 }
 
 static void test_from_digests(void **state)
 {
     (void)state;
-    char d[65], why[128];
+    char d[65];
+    struct dc_error err;
     digest("k", d);
     const char *list[] = {d};
     svc_auth *a = NULL;
-    assert_int_equal(svc_auth_from_digests(list, 1, &a, why, sizeof(why)), 0);
+    assert_int_equal(svc_auth_from_digests(list, 1, &a, &err), DC_OK);
     assert_true(svc_auth_check(a, "Bearer k"));
     svc_auth_release(a);
     const char *bad[] = {"zz"};
-    assert_int_equal(svc_auth_from_digests(bad, 1, &a, why, sizeof(why)), -1);
-    assert_int_equal(svc_auth_from_digests(list, 0, &a, why, sizeof(why)), -1);
+    assert_int_equal(svc_auth_from_digests(bad, 1, &a, &err), DC_EINVAL);
+    assert_string_equal(err.msg, "digest 1 is not 64 lowercase hex characters");
+    assert_int_equal(svc_auth_from_digests(list, 0, &a, &err), DC_EINVAL);
 }
 
 int main(void)

@@ -31,10 +31,16 @@ static char *temp_file(const char *suffix, const char *text)
     return path;
 }
 
-static enum svc_config_result load(int argc, char **argv, char **env, struct svc_config *cfg,
-                                   char *why)
+/* svc_config_load with its error message, if any, in why[512]. */
+static enum dc_status load(int argc, char **argv, char **env, struct svc_config *cfg, char *why)
 {
-    return svc_config_load(argc, argv, env, cfg, why, 512);
+    struct dc_error err;
+    enum dc_status rc = svc_config_load(argc, argv, env, cfg, &err);
+    if (rc != DC_OK) {
+        assert_int_equal(err.code, rc);
+        snprintf(why, 512, "%s", err.msg);
+    }
+    return rc;
 }
 
 static void test_defaults(void **state)
@@ -43,7 +49,7 @@ static void test_defaults(void **state)
     struct svc_config cfg;
     char why[512];
     char *argv[] = {S("serve"), NULL};
-    assert_int_equal(load(1, argv, empty_env, &cfg, why), SVC_CONFIG_OK);
+    assert_int_equal(load(1, argv, empty_env, &cfg, why), DC_OK);
     assert_string_equal(cfg.listen, SVC_DEFAULT_LISTEN);
     assert_int_equal(cfg.threads, 0);
     assert_string_equal(cfg.rules, "");
@@ -92,7 +98,7 @@ static void test_durations(void **state)
         char why[512], arg[64], shown[64];
         snprintf(arg, sizeof(arg), "--probe-interval=%s", ok[i].text);
         char *argv[] = {S("serve"), arg, NULL};
-        if (load(2, argv, empty_env, &cfg, why) != SVC_CONFIG_OK)
+        if (load(2, argv, empty_env, &cfg, why) != DC_OK)
             fail_msg("%s: %s", ok[i].text, why);
         assert_int_equal(cfg.probe_interval_ms, ok[i].ms);
         svc_config_setting_value(&cfg, index_of("probe_interval"), shown, sizeof(shown));
@@ -114,7 +120,7 @@ static void test_durations(void **state)
         char why[512], arg[64];
         snprintf(arg, sizeof(arg), "--probe-timeout=%s", bad[i].text);
         char *argv[] = {S("serve"), arg, NULL};
-        assert_int_equal(load(2, argv, empty_env, &cfg, why), SVC_CONFIG_ERROR);
+        assert_int_equal(load(2, argv, empty_env, &cfg, why), DC_EINVAL);
         if (strstr(why, bad[i].why) == NULL || strstr(why, "flag --probe-timeout") == NULL)
             fail_msg("%s: \"%s\" lacks \"%s\"", bad[i].text, why, bad[i].why);
     }
@@ -136,7 +142,7 @@ static void test_precedence(void **state)
     char *argv[] = {S("serve"), cfgarg, S("--max-json-depth"), S("11"), S("--access-log=no"), NULL};
     struct svc_config cfg;
     char why[512];
-    assert_int_equal(load(5, argv, env, &cfg, why), SVC_CONFIG_OK);
+    assert_int_equal(load(5, argv, env, &cfg, why), DC_OK);
     assert_int_equal(cfg.max_batch, 7);             /* file */
     assert_int_equal(cfg.threads, 5);               /* env over file */
     assert_int_equal(cfg.max_json_depth, 11);       /* flag over env */
@@ -158,7 +164,7 @@ static void test_precedence(void **state)
     snprintf(envcfg, sizeof(envcfg), "ACCEL_ADVISOR_CONFIG=%s", file);
     char *env2[] = {envcfg, NULL};
     char *argv2[] = {S("serve"), S("--rules-watch"), NULL};
-    assert_int_equal(load(2, argv2, env2, &cfg, why), SVC_CONFIG_OK);
+    assert_int_equal(load(2, argv2, env2, &cfg, why), DC_OK);
     assert_string_equal(cfg.listen, "[::1]:9000");
     assert_int_equal(cfg.max_batch, 12);
     assert_string_equal(cfg.cors_origins, "https://x.example,https://y.example");
@@ -167,7 +173,7 @@ static void test_precedence(void **state)
     assert_int_equal(cfg.source[index_of("log_level")], SVC_SRC_FILE);
     /* The environment sets the level too, over the file. */
     char *env3[] = {envcfg, S("ACCEL_ADVISOR_LOG_LEVEL=warn"), NULL};
-    assert_int_equal(load(2, argv2, env3, &cfg, why), SVC_CONFIG_OK);
+    assert_int_equal(load(2, argv2, env3, &cfg, why), DC_OK);
     assert_string_equal(cfg.log_level, "warn");
     unlink(file);
 }
@@ -176,7 +182,7 @@ static void expect_error(int argc, char **argv, char **env, const char *needle)
 {
     struct svc_config cfg;
     char why[512];
-    assert_int_equal(load(argc, argv, env, &cfg, why), SVC_CONFIG_ERROR);
+    assert_int_equal(load(argc, argv, env, &cfg, why), DC_EINVAL);
     if (strstr(why, needle) == NULL)
         fail_msg("error \"%s\" lacks \"%s\"", why, needle);
 }
@@ -276,7 +282,8 @@ static void test_help_and_warnings(void **state)
     struct svc_config cfg;
     char why[512];
     char *argv[] = {S("serve"), S("--help"), NULL};
-    assert_int_equal(load(2, argv, empty_env, &cfg, why), SVC_CONFIG_HELP);
+    assert_int_equal(load(2, argv, empty_env, &cfg, why), DC_OK);
+    assert_true(cfg.help);
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
@@ -306,7 +313,7 @@ static void test_help_and_warnings(void **state)
 
     char *env[] = {S("ACCEL_ADVISOR_THREDS=4"), NULL};
     char *a2[] = {S("serve"), NULL};
-    assert_int_equal(load(1, a2, env, &cfg, why), SVC_CONFIG_OK);
+    assert_int_equal(load(1, a2, env, &cfg, why), DC_OK);
     assert_int_equal(cfg.n_warnings, 1);
     assert_non_null(strstr(cfg.warnings[0], "ACCEL_ADVISOR_THREDS"));
     char val[64];

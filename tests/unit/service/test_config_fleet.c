@@ -22,21 +22,29 @@
 
 static char *empty_env[] = {NULL};
 
-/* serve with one flag and its value; returns the result, *why the message. */
-static enum svc_config_result serve_flag(const char *flag, const char *value,
-                                         struct svc_config *cfg, char *why)
+/* Copy the message of a failed load to why[512]; returns `rc`. */
+static enum dc_status with_why(enum dc_status rc, const struct dc_error *err, char *why)
+{
+    if (rc != DC_OK)
+        snprintf(why, 512, "%s", err->msg);
+    return rc;
+}
+
+/* serve with one flag and its value; returns the status, *why the message. */
+static enum dc_status serve_flag(const char *flag, const char *value, struct svc_config *cfg,
+                                 char *why)
 {
     char *argv[] = {S("serve"), S(flag), S(value), NULL};
-    return svc_config_load(3, argv, empty_env, cfg, why, 512);
+    struct dc_error err;
+    return with_why(svc_config_load(3, argv, empty_env, cfg, &err), &err, why);
 }
 
 static void test_fleet_defaults(void **state)
 {
     (void)state;
     struct svc_config cfg;
-    char why[512];
     char *argv[] = {S("serve"), NULL};
-    assert_int_equal(svc_config_load(1, argv, empty_env, &cfg, why, sizeof(why)), SVC_CONFIG_OK);
+    assert_int_equal(svc_config_load(1, argv, empty_env, &cfg, NULL), DC_OK);
     assert_string_equal(cfg.fleet_prometheus, "");
     assert_string_equal(cfg.fleet_bearer_token_file, "");
     assert_string_equal(cfg.fleet_ca_file, "");
@@ -66,8 +74,7 @@ static void test_fleet_sources(void **state)
                    S("ACCEL_ADVISOR_FLEET_CA_FILE=/etc/ca.pem"), NULL};
     char *argv[] = {S("serve"), S("--config"), path, S("--fleet-interval"), S("30s"), NULL};
     struct svc_config cfg;
-    char why[512];
-    assert_int_equal(svc_config_load(5, argv, env, &cfg, why, sizeof(why)), SVC_CONFIG_OK);
+    assert_int_equal(svc_config_load(5, argv, env, &cfg, NULL), DC_OK);
     assert_string_equal(cfg.fleet_prometheus, "http://prom.file:9090");
     assert_int_equal(cfg.source[index_of("fleet_prometheus")], SVC_SRC_FILE);
     assert_int_equal(cfg.fleet_timeout_ms, 750);
@@ -87,61 +94,59 @@ static void test_fleet_forms(void **state)
     static const char *const good_urls[] = {"http://127.0.0.1:9090", "https://prom.example/api",
                                             "http://[::1]:9090/prefix/"};
     for (size_t i = 0; i < sizeof(good_urls) / sizeof(good_urls[0]); i++)
-        assert_int_equal(serve_flag("--fleet-prometheus", good_urls[i], &cfg, why), SVC_CONFIG_OK);
+        assert_int_equal(serve_flag("--fleet-prometheus", good_urls[i], &cfg, why), DC_OK);
     static const char *const bad_urls[] = {
         "prom:9090",   "ftp://prom", "http://",      "https:///path",      "http://p/?q=1",
         "http://p/#x", "http://p q", "http://p\n/x", "file:///etc/passwd", "HTTP://upper"};
     for (size_t i = 0; i < sizeof(bad_urls) / sizeof(bad_urls[0]); i++) {
-        assert_int_equal(serve_flag("--fleet-prometheus", bad_urls[i], &cfg, why),
-                         SVC_CONFIG_ERROR);
+        assert_int_equal(serve_flag("--fleet-prometheus", bad_urls[i], &cfg, why), DC_EINVAL);
         assert_non_null(strstr(why, "flag --fleet-prometheus"));
     }
     /* The label is written into PromQL: a label name and nothing else. */
-    assert_int_equal(serve_flag("--fleet-cluster-label", "k8s_cluster", &cfg, why), SVC_CONFIG_OK);
-    assert_int_equal(serve_flag("--fleet-cluster-label", "", &cfg, why), SVC_CONFIG_OK);
+    assert_int_equal(serve_flag("--fleet-cluster-label", "k8s_cluster", &cfg, why), DC_OK);
+    assert_int_equal(serve_flag("--fleet-cluster-label", "", &cfg, why), DC_OK);
     static const char *const bad_labels[] = {"cluster) or vector(1", "1cluster", "__name__",
                                              "clu-ster", "clu ster"};
     for (size_t i = 0; i < sizeof(bad_labels) / sizeof(bad_labels[0]); i++) {
-        assert_int_equal(serve_flag("--fleet-cluster-label", bad_labels[i], &cfg, why),
-                         SVC_CONFIG_ERROR);
+        assert_int_equal(serve_flag("--fleet-cluster-label", bad_labels[i], &cfg, why), DC_EINVAL);
         assert_non_null(strstr(why, "not a Prometheus label name"));
     }
     char long_label[SVC_FLEET_LABEL_NAME_MAX + 2];
     memset(long_label, 'c', sizeof(long_label) - 1);
     long_label[sizeof(long_label) - 1] = '\0';
-    assert_int_equal(serve_flag("--fleet-cluster-label", long_label, &cfg, why), SVC_CONFIG_ERROR);
+    assert_int_equal(serve_flag("--fleet-cluster-label", long_label, &cfg, why), DC_EINVAL);
     long_label[SVC_FLEET_LABEL_NAME_MAX] = '\0';
-    assert_int_equal(serve_flag("--fleet-cluster-label", long_label, &cfg, why), SVC_CONFIG_OK);
-    assert_int_equal(serve_flag("--fleet-cluster-label", "Hostname", &cfg, why), SVC_CONFIG_ERROR);
+    assert_int_equal(serve_flag("--fleet-cluster-label", long_label, &cfg, why), DC_OK);
+    assert_int_equal(serve_flag("--fleet-cluster-label", "Hostname", &cfg, why), DC_EINVAL);
     assert_non_null(strstr(why, "a label the fleet's queries read already"));
-    assert_int_equal(serve_flag("--node-name", "gpu-node-07.example", &cfg, why), SVC_CONFIG_OK);
-    assert_int_equal(serve_flag("--node-name", "node\"} 1\nfake 2", &cfg, why), SVC_CONFIG_ERROR);
+    assert_int_equal(serve_flag("--node-name", "gpu-node-07.example", &cfg, why), DC_OK);
+    assert_int_equal(serve_flag("--node-name", "node\"} 1\nfake 2", &cfg, why), DC_EINVAL);
     assert_non_null(strstr(why, "not a node name"));
     char long_name[300];
     memset(long_name, 'a', 254);
     long_name[254] = '\0';
-    assert_int_equal(serve_flag("--node-name", long_name, &cfg, why), SVC_CONFIG_ERROR);
+    assert_int_equal(serve_flag("--node-name", long_name, &cfg, why), DC_EINVAL);
     /* Ranges. */
-    assert_int_equal(serve_flag("--fleet-timeout", "50ms", &cfg, why), SVC_CONFIG_ERROR);
+    assert_int_equal(serve_flag("--fleet-timeout", "50ms", &cfg, why), DC_EINVAL);
     assert_non_null(strstr(why, "out of range"));
-    assert_int_equal(serve_flag("--fleet-interval", "500ms", &cfg, why), SVC_CONFIG_ERROR);
-    assert_int_equal(serve_flag("--fleet-max-response-bytes", "1KiB", &cfg, why), SVC_CONFIG_ERROR);
-    assert_int_equal(serve_flag("--fleet-max-response-bytes", "512MiB", &cfg, why),
-                     SVC_CONFIG_ERROR);
-    assert_int_equal(serve_flag("--fleet-max-series", "0", &cfg, why), SVC_CONFIG_ERROR);
-    assert_int_equal(serve_flag("--fleet-max-series", "2000000", &cfg, why), SVC_CONFIG_ERROR);
-    assert_int_equal(serve_flag("--fleet-stale-after", "8d", &cfg, why), SVC_CONFIG_ERROR);
+    assert_int_equal(serve_flag("--fleet-interval", "500ms", &cfg, why), DC_EINVAL);
+    assert_int_equal(serve_flag("--fleet-max-response-bytes", "1KiB", &cfg, why), DC_EINVAL);
+    assert_int_equal(serve_flag("--fleet-max-response-bytes", "512MiB", &cfg, why), DC_EINVAL);
+    assert_int_equal(serve_flag("--fleet-max-series", "0", &cfg, why), DC_EINVAL);
+    assert_int_equal(serve_flag("--fleet-max-series", "2000000", &cfg, why), DC_EINVAL);
+    assert_int_equal(serve_flag("--fleet-stale-after", "8d", &cfg, why), DC_EINVAL);
 }
 
 static void test_agent_scope(void **state)
 {
     (void)state;
     struct svc_config cfg;
+    struct dc_error err;
     char why[512];
     char *argv[] = {S("agent"), S("--node-name"), S("n1"), S("--nvml"), S("off"), NULL};
     assert_int_equal(
-        svc_config_load_scope(SVC_SCOPE_AGENT, 5, argv, empty_env, &cfg, why, sizeof(why)),
-        SVC_CONFIG_OK);
+        with_why(svc_config_load_scope(SVC_SCOPE_AGENT, 5, argv, empty_env, &cfg, &err), &err, why),
+        DC_OK);
     assert_int_equal(cfg.scope, SVC_SCOPE_AGENT);
     assert_string_equal(cfg.listen, SVC_AGENT_DEFAULT_LISTEN);
     assert_string_equal(cfg.node_name, "n1");
@@ -150,8 +155,8 @@ static void test_agent_scope(void **state)
     /* A server setting is no agent flag ... */
     char *bad[] = {S("agent"), S("--fleet-prometheus"), S("http://p:9090"), NULL};
     assert_int_equal(
-        svc_config_load_scope(SVC_SCOPE_AGENT, 3, bad, empty_env, &cfg, why, sizeof(why)),
-        SVC_CONFIG_ERROR);
+        with_why(svc_config_load_scope(SVC_SCOPE_AGENT, 3, bad, empty_env, &cfg, &err), &err, why),
+        DC_EINVAL);
     assert_non_null(strstr(why, "unknown flag --fleet-prometheus"));
     /* ... but a shared environment or file may hold it: passed over. */
     char path[128];
@@ -163,8 +168,8 @@ static void test_agent_scope(void **state)
     char *env[] = {S("ACCEL_ADVISOR_THREADS=4"), S("ACCEL_ADVISOR_NODE_NAME=from-env"), NULL};
     char *with_file[] = {S("agent"), S("--config"), path, NULL};
     assert_int_equal(
-        svc_config_load_scope(SVC_SCOPE_AGENT, 3, with_file, env, &cfg, why, sizeof(why)),
-        SVC_CONFIG_OK);
+        with_why(svc_config_load_scope(SVC_SCOPE_AGENT, 3, with_file, env, &cfg, &err), &err, why),
+        DC_OK);
     assert_int_equal(cfg.probe_interval_ms, 2000);
     assert_int_equal(cfg.max_batch, 100); /* the default, untouched */
     assert_int_equal(cfg.threads, 0);

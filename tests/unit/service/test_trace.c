@@ -19,10 +19,11 @@ static void expect_valid(const char *value, const char *trace_id, const char *pa
                          unsigned flags)
 {
     struct svc_trace t;
-    const char *why = "unset";
-    if (!svc_traceparent_parse(value, &t, &why))
-        fail_msg("\"%s\" refused: %s", value, why);
-    assert_null(why);
+    struct dc_error err;
+    dc_error_clear(&err);
+    if (svc_traceparent_parse(value, &t, &err) != DC_OK)
+        fail_msg("\"%s\" refused: %s", value, err.msg);
+    assert_int_equal(err.code, DC_OK); /* untouched */
     assert_string_equal(t.trace_id, trace_id);
     assert_string_equal(t.parent_id, parent_id);
     assert_int_equal(t.flags, flags);
@@ -31,12 +32,12 @@ static void expect_valid(const char *value, const char *trace_id, const char *pa
 static void expect_invalid(const char *value, const char *reason)
 {
     struct svc_trace t;
-    const char *why = NULL;
-    if (svc_traceparent_parse(value, &t, &why))
+    struct dc_error err;
+    if (svc_traceparent_parse(value, &t, &err) != DC_EPARSE)
         fail_msg("\"%s\" accepted", value);
-    assert_non_null(why);
-    if (strstr(why, reason) == NULL)
-        fail_msg("\"%s\": reason \"%s\" lacks \"%s\"", value, why, reason);
+    assert_int_equal(err.code, DC_EPARSE);
+    if (strstr(err.msg, reason) == NULL)
+        fail_msg("\"%s\": reason \"%s\" lacks \"%s\"", value, err.msg, reason);
 }
 
 static void test_valid(void **state)
@@ -95,12 +96,12 @@ static void test_start_and_format(void **state)
 {
     (void)state;
     struct svc_trace t, u;
-    const char *why = "unset";
+    struct dc_error why;
     char tp[SVC_TRACEPARENT_LEN + 1];
 
     /* A valid header: the caller's trace, a new span of the server's. */
     svc_trace_start("00-" TID "-" PID "-01", 1, &t, &why);
-    assert_null(why);
+    assert_int_equal(why.code, DC_OK);
     assert_string_equal(t.trace_id, TID);
     assert_string_equal(t.parent_id, PID);
     assert_true(hex_nonzero(t.span_id, SVC_SPAN_ID_HEX));
@@ -111,16 +112,16 @@ static void test_start_and_format(void **state)
     assert_memory_equal(tp + 36, t.span_id, SVC_SPAN_ID_HEX);
     assert_string_equal(tp + 52, "-01");
     /* The server's own value parses as a valid traceparent. */
-    assert_true(svc_traceparent_parse(tp, &u, &why));
+    assert_int_equal(svc_traceparent_parse(tp, &u, &why), DC_OK);
 
     /* Each request gets its own span. */
     svc_trace_start("00-" TID "-" PID "-01", 1, &u, NULL);
     assert_string_not_equal(t.span_id, u.span_id);
 
     /* None: a new trace, not sampled, no reason. */
-    why = "unset";
+    dc_error_set(&why, DC_EINVAL, NULL, "unset");
     svc_trace_start(NULL, 0, &t, &why);
-    assert_null(why);
+    assert_int_equal(why.code, DC_OK);
     assert_true(hex_nonzero(t.trace_id, SVC_TRACE_ID_HEX));
     assert_true(hex_nonzero(t.span_id, SVC_SPAN_ID_HEX));
     assert_string_equal(t.parent_id, "");
@@ -132,11 +133,11 @@ static void test_start_and_format(void **state)
 
     /* Invalid, or more than one header line: a new trace and the reason. */
     svc_trace_start("00-" TID "-0000000000000000-01", 1, &t, &why);
-    assert_string_equal(why, "the parent-id is all zeros");
+    assert_string_equal(why.msg, "the parent-id is all zeros");
     assert_string_not_equal(t.trace_id, TID);
     assert_string_equal(t.parent_id, "");
     svc_trace_start("00-" TID "-" PID "-01", 2, &t, &why);
-    assert_string_equal(why, "more than one traceparent header");
+    assert_string_equal(why.msg, "more than one traceparent header");
     assert_string_not_equal(t.trace_id, TID);
     assert_int_equal(t.flags, 0);
 }
