@@ -352,9 +352,9 @@ int cmd_calibrate(int argc, char **argv)
     dc_ruleset *rs = NULL;
     struct dc_diags diags;
     dc_diags_init(&diags);
-    char why[512];
-    if (svc_read_input(argv[optind], SVC_MAX_INPUT_BYTES, &text, &len, why, sizeof(why)) != 0) {
-        fprintf(stderr, "calibrate: %s\n", why);
+    struct dc_error rerr;
+    if (svc_read_input(argv[optind], SVC_MAX_INPUT_BYTES, &text, &len, &rerr) != DC_OK) {
+        fprintf(stderr, "calibrate: %s\n", rerr.msg);
         goto out;
     }
     rows = cJSON_ParseWithLength(text, len);

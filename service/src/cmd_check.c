@@ -149,7 +149,7 @@ int cmd_check(int argc, char **argv)
         print_text(dir, rs, &diags, &warnings);
     } else {
         cJSON *doc = check_document(dir, rs, &diags, &warnings);
-        if (doc == NULL || !svc_output_document(stdout, doc, out.format, out.pretty)) {
+        if (doc == NULL || svc_output_document(stdout, doc, out.format, out.pretty) != DC_OK) {
             fprintf(stderr, "check: cannot write the %s\n", doc == NULL ? "document" : "output");
             status = 2;
         }

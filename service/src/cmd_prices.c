@@ -108,7 +108,7 @@ static int import_files(enum svc_price_format f, struct svc_import_opts *o, cons
 {
     static struct svc_price_map map;
     struct svc_import im = {calloc(SVC_PRICES_IMPORT_MAX, sizeof(*im.offers)), 0, 0, 0};
-    char why[512];
+    struct dc_error rerr;
     struct dc_error err;
     int rc = 0;
     if (im.offers == NULL || svc_price_map_load(map_path, &map, &err) != DC_OK) {
@@ -119,8 +119,8 @@ static int import_files(enum svc_price_format f, struct svc_import_opts *o, cons
     for (int i = 0; i < n && rc == 0; i++) {
         char *text = NULL;
         size_t len = 0;
-        if (svc_read_input(files[i], SVC_PRICES_IMPORT_MAX_BYTES, &text, &len, why, sizeof(why))) {
-            fprintf(stderr, "prices import: %s\n", why);
+        if (svc_read_input(files[i], SVC_PRICES_IMPORT_MAX_BYTES, &text, &len, &rerr) != DC_OK) {
+            fprintf(stderr, "prices import: %s\n", rerr.msg);
             rc = 2;
             break;
         }

@@ -95,7 +95,7 @@ int cmd_probe(int argc, char **argv)
             fprintf(stderr, "probe: %s\n", err.msg);
             goto out;
         }
-        if (!svc_output_document(stdout, body, output.format, output.pretty)) {
+        if (svc_output_document(stdout, body, output.format, output.pretty) != DC_OK) {
             fprintf(stderr, "probe: cannot write the output\n");
             goto out;
         }

@@ -123,7 +123,7 @@ static bool print_result(const struct dc_result *res, const struct dc_explanatio
     /* The very bytes the server sends, or the same document indented or as YAML. */
     size_t len = 0;
     char *text = api_result_render_explained(res, e, &len);
-    bool ok = text != NULL && svc_output_text(stdout, text, len, o->format, o->pretty);
+    bool ok = text != NULL && svc_output_text(stdout, text, len, o->format, o->pretty) == DC_OK;
     free(text);
     return ok;
 }
@@ -194,12 +194,12 @@ int cmd_recommend(int argc, char **argv)
     size_t n_avail = 0;
     struct dc_diags diags;
     dc_diags_init(&diags);
-    char why[512];
+    struct dc_error rerr;
     if (optind == argc) {
         text = strdup("{\"task\":\"inference\"}");
         len = text != NULL ? strlen(text) : 0;
-    } else if (svc_read_input(file, SVC_MAX_INPUT_BYTES, &text, &len, why, sizeof(why)) != 0) {
-        fprintf(stderr, "recommend: %s\n", why);
+    } else if (svc_read_input(file, SVC_MAX_INPUT_BYTES, &text, &len, &rerr) != DC_OK) {
+        fprintf(stderr, "recommend: %s\n", rerr.msg);
         goto out;
     }
     if (svc_ruleset_load(rules, &rs, &diags) != DC_OK) {

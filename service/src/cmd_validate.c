@@ -46,13 +46,13 @@ static int load_schema(const char *path, cJSON **root, api_schema **out)
 {
     char *text = NULL;
     size_t len = 0;
-    char why[512];
+    struct dc_error rerr;
     struct dc_error err;
     dc_error_clear(&err);
     *root = NULL;
     *out = NULL;
-    if (svc_read_input(path, DC_YAML_MAX_BYTES, &text, &len, why, sizeof(why)) != 0) {
-        fprintf(stderr, "validate: --schema %s\n", why);
+    if (svc_read_input(path, DC_YAML_MAX_BYTES, &text, &len, &rerr) != DC_OK) {
+        fprintf(stderr, "validate: --schema %s\n", rerr.msg);
         return 2;
     }
     size_t pl = strlen(path);
@@ -120,7 +120,7 @@ int cmd_validate(int argc, char **argv)
     int status = 2;
     char *text = NULL;
     size_t len = 0;
-    char why[512];
+    struct dc_error rerr;
     cJSON *schema_root = NULL;
     api_schema *schema = NULL;
     api_contract *contract = NULL;
@@ -136,8 +136,8 @@ int cmd_validate(int argc, char **argv)
         fprintf(stderr, "validate: the built-in contract does not load: %s\n", err.msg);
         goto out;
     }
-    if (svc_read_input(path, SVC_MAX_INPUT_BYTES, &text, &len, why, sizeof(why)) != 0) {
-        fprintf(stderr, "validate: %s\n", why);
+    if (svc_read_input(path, SVC_MAX_INPUT_BYTES, &text, &len, &rerr) != DC_OK) {
+        fprintf(stderr, "validate: %s\n", rerr.msg);
         goto out;
     }
     const api_schema *sch = schema != NULL ? schema : api_contract_workload_schema(contract);

@@ -100,7 +100,7 @@ int cmd_version(int argc, char **argv)
         print_text(rs, cv);
     } else {
         cJSON *doc = version_document(rs, cv);
-        if (doc == NULL || !svc_output_document(stdout, doc, out.format, out.pretty)) {
+        if (doc == NULL || svc_output_document(stdout, doc, out.format, out.pretty) != DC_OK) {
             fprintf(stderr, "version: cannot write the %s\n", doc == NULL ? "document" : "output");
             status = 2;
         }

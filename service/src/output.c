@@ -125,34 +125,36 @@ static bool json_pretty(FILE *fp, const cJSON *v, unsigned depth)
     return ok;
 }
 
-bool svc_output_document(FILE *fp, const cJSON *doc, enum svc_output fmt, bool pretty)
+enum dc_status svc_output_document(FILE *fp, const cJSON *doc, enum svc_output fmt, bool pretty)
 {
-    bool ok;
     if (fmt == SVC_OUTPUT_YAML)
         return svc_yaml_write(fp, doc);
-    if (pretty) {
-        ok = json_pretty(fp, doc, 0);
-    } else {
+    enum dc_status rc = DC_OK;
+    if (pretty && !json_pretty(fp, doc, 0)) {
+        rc = DC_EIO;
+    } else if (!pretty) {
         size_t n = 0;
         char *t = api_json_print(doc, 0, &n);
-        ok = t != NULL;
-        if (ok)
+        if (t == NULL)
+            rc = DC_ENOMEM;
+        else
             fwrite(t, 1, n, fp);
         free(t);
     }
     fputc('\n', fp);
-    return ok && ferror(fp) == 0;
+    return rc == DC_OK && ferror(fp) != 0 ? DC_EIO : rc;
 }
 
-bool svc_output_text(FILE *fp, const char *text, size_t len, enum svc_output fmt, bool pretty)
+enum dc_status svc_output_text(FILE *fp, const char *text, size_t len, enum svc_output fmt,
+                               bool pretty)
 {
     if (fmt == SVC_OUTPUT_JSON && !pretty) {
         fwrite(text, 1, len, fp);
         fputc('\n', fp);
-        return ferror(fp) == 0;
+        return ferror(fp) == 0 ? DC_OK : DC_EIO;
     }
     cJSON *doc = cJSON_ParseWithLength(text, len);
-    bool ok = doc != NULL && svc_output_document(fp, doc, fmt, pretty);
+    enum dc_status rc = doc != NULL ? svc_output_document(fp, doc, fmt, pretty) : DC_EPARSE;
     cJSON_Delete(doc);
-    return ok;
+    return rc;
 }

@@ -15,6 +15,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "dc/common.h"
+
 enum svc_output { SVC_OUTPUT_JSON, SVC_OUTPUT_YAML, SVC_OUTPUT_TABLE, SVC_OUTPUT_WIDE };
 
 #define SVC_OUTPUT_BIT(o) (1u << (o))
@@ -65,13 +67,14 @@ void svc_output_names(unsigned allowed, const char *sep, char *buf, size_t len);
 bool svc_output_parse(const char *cmd, const char *arg, unsigned allowed, enum svc_output *out);
 
 /* Write `doc` (borrowed) to `fp` as JSON (one line, or indented by two spaces
- * when `pretty`) or YAML, ending in a newline. Returns false when out of memory
- * or a write failed. */
-bool svc_output_document(FILE *fp, const cJSON *doc, enum svc_output fmt, bool pretty);
+ * when `pretty`) or YAML, ending in a newline. DC_ENOMEM when out of memory,
+ * DC_EIO when a write failed. */
+enum dc_status svc_output_document(FILE *fp, const cJSON *doc, enum svc_output fmt, bool pretty);
 
 /* JSON text (`len` bytes) printed in `fmt`: as it is for compact JSON, otherwise
- * parsed and printed as svc_output_document does. Returns false when it is not
- * JSON, memory runs out or a write failed. */
-bool svc_output_text(FILE *fp, const char *text, size_t len, enum svc_output fmt, bool pretty);
+ * parsed and printed as svc_output_document does. DC_EPARSE when it is not
+ * JSON, DC_ENOMEM or DC_EIO as svc_output_document. */
+enum dc_status svc_output_text(FILE *fp, const char *text, size_t len, enum svc_output fmt,
+                               bool pretty);
 
 #endif /* SVC_OUTPUT_H */

@@ -67,37 +67,35 @@ uint64_t svc_rules_fingerprint(const char *dir)
     return sum;
 }
 
-int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *why, size_t whylen)
+enum dc_status svc_read_input(const char *path, size_t max, char **out, size_t *len,
+                              struct dc_error *err)
 {
     *out = NULL;
     *len = 0;
     bool is_stdin = strcmp(path, "-") == 0;
     FILE *fp = is_stdin ? stdin : fopen(path, "rb");
-    if (fp == NULL) {
-        snprintf(why, whylen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
+    if (fp == NULL)
+        return dc_error_set(err, DC_EIO, NULL, "%s: %s", path, strerror(errno));
     char *buf = malloc(max + 2);
     if (buf == NULL) {
         if (!is_stdin)
             fclose(fp);
-        snprintf(why, whylen, "out of memory");
-        return -1;
+        return dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
     }
     size_t n = fread(buf, 1, max + 1, fp);
-    bool err = ferror(fp) != 0;
+    bool failed = ferror(fp) != 0;
     if (!is_stdin)
         fclose(fp);
-    if (err || n > max) {
+    if (failed || n > max) {
         free(buf);
-        snprintf(why, whylen, err ? "%s: read error" : "%s: input is over the limit of %zu bytes",
-                 path, max);
-        return -1;
+        return failed ? dc_error_set(err, DC_EIO, NULL, "%s: read error", path)
+                      : dc_error_set(err, DC_ELIMIT, NULL,
+                                     "%s: input is over the limit of %zu bytes", path, max);
     }
     buf[n] = '\0';
     *out = buf;
     *len = n;
-    return 0;
+    return DC_OK;
 }
 
 enum dc_status svc_read_regular_file(const char *path, size_t max, char **out, size_t *len,

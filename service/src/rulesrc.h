@@ -25,9 +25,10 @@ uint64_t svc_rules_fingerprint(const char *dir);
 void svc_print_diags(FILE *fp, const struct dc_diags *diags);
 
 /* Read `path` ("-" is stdin) up to `max` bytes into a NUL-terminated buffer
- * (owned by the caller, free()). On failure returns non-zero and writes a
- * message to `why`. */
-int svc_read_input(const char *path, size_t max, char **out, size_t *len, char *why, size_t whylen);
+ * (owned by the caller, free()). DC_EIO (it cannot be opened or read),
+ * DC_ELIMIT (over `max`) or DC_ENOMEM, the reason in *err. */
+enum dc_status svc_read_input(const char *path, size_t max, char **out, size_t *len,
+                              struct dc_error *err);
 
 /* Read the regular file `path` of at most `max` bytes into a NUL-terminated
  * buffer (owned by the caller, free()), for the files the server reads on its

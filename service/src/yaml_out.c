@@ -148,8 +148,8 @@ static void block(FILE *fp, const cJSON *v, unsigned col, bool inline_first)
     }
 }
 
-bool svc_yaml_write(FILE *fp, const cJSON *doc)
+enum dc_status svc_yaml_write(FILE *fp, const cJSON *doc)
 {
     block(fp, doc, 0, false);
-    return ferror(fp) == 0;
+    return ferror(fp) == 0 ? DC_OK : DC_EIO;
 }

@@ -19,8 +19,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "dc/common.h"
+
 /* Write `doc` (borrowed) to `fp` (borrowed) as one YAML document ending in a
- * newline. Returns false when a write failed (the output is then incomplete). */
-bool svc_yaml_write(FILE *fp, const cJSON *doc);
+ * newline. DC_EIO when a write failed (the output is then incomplete). */
+enum dc_status svc_yaml_write(FILE *fp, const cJSON *doc);
 
 #endif /* SVC_YAML_OUT_H */

@@ -26,7 +26,7 @@ static char *render(const cJSON *doc, enum svc_output fmt, bool pretty, size_t *
     size_t n = 0;
     FILE *fp = open_memstream(&buf, &n);
     assert_non_null(fp);
-    assert_true(svc_output_document(fp, doc, fmt, pretty));
+    assert_int_equal(svc_output_document(fp, doc, fmt, pretty), DC_OK);
     fclose(fp);
     if (len != NULL)
         *len = n;
@@ -222,12 +222,22 @@ static void test_json(void **state)
     /* Text in: compact JSON is passed through as it is; other formats parse it. */
     char *buf = NULL;
     FILE *fp = open_memstream(&buf, &n);
-    assert_true(svc_output_text(fp, "{\"k\":  1}", 9, SVC_OUTPUT_JSON, false));
-    assert_true(svc_output_text(fp, "{\"k\":  1}", 9, SVC_OUTPUT_YAML, false));
-    assert_false(svc_output_text(fp, "{\"k\":", 5, SVC_OUTPUT_YAML, false));
+    assert_int_equal(svc_output_text(fp, "{\"k\":  1}", 9, SVC_OUTPUT_JSON, false), DC_OK);
+    assert_int_equal(svc_output_text(fp, "{\"k\":  1}", 9, SVC_OUTPUT_YAML, false), DC_OK);
+    assert_int_equal(svc_output_text(fp, "{\"k\":", 5, SVC_OUTPUT_YAML, false), DC_EPARSE);
     fclose(fp);
     assert_string_equal(buf, "{\"k\":  1}\nk: 1\n");
     free(buf);
+    /* A write that fails is DC_EIO in every format (/dev/full takes nothing). */
+    FILE *full = fopen("/dev/full", "w");
+    if (full != NULL) {
+        setvbuf(full, NULL, _IONBF, 0);
+        assert_int_equal(svc_output_document(full, doc, SVC_OUTPUT_JSON, false), DC_EIO);
+        assert_int_equal(svc_output_document(full, doc, SVC_OUTPUT_JSON, true), DC_EIO);
+        assert_int_equal(svc_output_document(full, doc, SVC_OUTPUT_YAML, false), DC_EIO);
+        assert_int_equal(svc_output_text(full, "{\"k\":1}", 7, SVC_OUTPUT_JSON, false), DC_EIO);
+        fclose(full);
+    }
     cJSON_Delete(doc);
 }
 
