@@ -72,18 +72,13 @@ static enum dc_status size_row(const dc_ruleset *rs, const cJSON *workload, cons
                                struct dc_calibration_row *out, struct dc_sizing *z,
                                struct dc_error *err)
 {
-    const struct dc_accelerator *a = dc_ruleset_find_accelerator(rs, out->accelerator);
-    if (a == NULL)
-        return dc_error_set(err, DC_ENOTFOUND, NULL, "no accelerator \"%s\" in the catalog",
-                            out->accelerator);
     struct dc_workload w;
-    enum dc_status rc = dc_workload_parse(rs, workload, &w, err);
+    struct dc__derived d;
+    enum dc_status rc =
+        dc__size_workload_at(rs, workload, out->accelerator, out->chips, &w, &d, z, err);
     if (rc != DC_OK)
         return rc;
-    struct dc__derived d;
-    dc__derive(rs, &w, &d);
-    dc__size_pinned(rs, &w, &d, a, out->chips, z);
-    out->family = a->family;
+    out->family = dc_ruleset_find_accelerator(rs, out->accelerator)->family;
     out->regime =
         strcmp(m->name, "decode_ms") == 0 ? DC_REGIME_SERVING_LATENCY : dc__regime_of(&w, &d);
     return DC_OK;

@@ -224,18 +224,11 @@ static int rule_reasons(const struct rec *r, size_t idx, struct dc_candidate *c,
     *excl_rule = r->fam_excl_by[a->family];
     for (size_t h = 0; h < r->n_hits; h++) {
         const struct dc__rule *rule = r->hits[h];
-        int impact = 0;
-        bool touches = (rule->family_mask & fam) != 0 || (rule->rank_below_families & fam) != 0;
+        bool touches = false;
+        int impact = dc__rule_impact(rule, idx, a->family, &touches);
+        touches |= (rule->rank_below_families & fam) != 0;
         for (size_t k = 0; k < rule->n_rank_below_accs; k++)
             touches |= rule->rank_below_accs[k] == idx;
-        if (rule->family_mask & fam)
-            impact += rule->family_impact[a->family];
-        for (size_t k = 0; k < rule->n_acc_impacts; k++) {
-            if (rule->acc_impacts[k].acc == idx) {
-                impact += rule->acc_impacts[k].impact;
-                touches = true;
-            }
-        }
         for (size_t k = 0; *excl_rule == NULL && k < rule->n_exclude_accs; k++) {
             if (rule->exclude_accs[k] == idx)
                 *excl_rule = rule;
@@ -392,11 +385,8 @@ static void sized_reasons(struct dc__sized_eval *e, struct dc_candidate *c)
     size_t first = c->n_reasons;
     for (size_t h = 0; h < n; h++) {
         const struct dc__rule *rule = hit[h];
-        int impact =
-            (rule->family_mask & (1u << c->acc->family)) ? rule->family_impact[c->acc->family] : 0;
-        for (size_t k = 0; k < rule->n_acc_impacts; k++)
-            if (rule->acc_impacts[k].acc == c->index_)
-                impact += rule->acc_impacts[k].impact;
+        bool reaches;
+        int impact = dc__rule_impact(rule, c->index_, c->acc->family, &reaches);
         c->reasons[c->n_reasons++] = (struct dc_reason){
             rule->info.id, impact, rule->info.message, rule->info.source, rule->info.fact, NULL};
     }
@@ -765,8 +755,8 @@ static enum dc_status begin(struct rec *r, const cJSON *workload, struct dc_erro
     res->assumptions = dc__arena_alloc(r->ar, DC__MAX_ASSUMPTIONS * sizeof(*res->assumptions));
     if (res->warnings == NULL || res->assumptions == NULL)
         return DC_ENOMEM;
-    enum dc_status rc2 = dc__facts_build(r->rs, &res->workload, &r->d, &r->facts);
-    return rc2 == DC_OK ? dc__sized_facts_add(r->rs, r->facts) : rc2;
+    rc = dc__facts_build(r->rs, &res->workload, &r->d, &r->facts);
+    return rc == DC_OK ? dc__sized_facts_add(r->rs, r->facts) : rc;
 }
 
 enum dc_status dc_recommend(const dc_ruleset *rs, const cJSON *workload,
@@ -821,15 +811,7 @@ enum dc_status dc_size_at(const dc_ruleset *rs, const cJSON *workload, const cha
 {
     if (rs == NULL || workload == NULL || id == NULL || out == NULL || chips == 0)
         return dc_error_set(err, DC_EINVAL, NULL, "dc_size_at: NULL argument or no chips");
-    const struct dc_accelerator *a = dc_ruleset_find_accelerator(rs, id);
-    if (a == NULL)
-        return dc_error_set(err, DC_ENOTFOUND, NULL, "no accelerator \"%s\" in the catalog", id);
     struct dc_workload w;
-    enum dc_status rc = dc_workload_parse(rs, workload, &w, err);
-    if (rc != DC_OK)
-        return rc;
     struct dc__derived d;
-    dc__derive(rs, &w, &d);
-    dc__size_pinned(rs, &w, &d, a, chips, out);
-    return DC_OK;
+    return dc__size_workload_at(rs, workload, id, chips, &w, &d, out, err);
 }

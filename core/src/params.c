@@ -31,6 +31,16 @@ static void load_arch_mfu(const struct dc__where *t, struct dc_sizing_params *s)
     }
 }
 
+/* key: {value, source} like dc__get_param, but optional: {NAN, NULL} when
+ * the file leaves it out (the model then does without what it sets). */
+static struct dc_param optional_param(const struct dc__where *t, const char *key, double lo,
+                                      double hi)
+{
+    if (cJSON_GetObjectItemCaseSensitive(t->obj, key) == NULL)
+        return (struct dc_param){NAN, NULL};
+    return dc__get_param(t, key, lo, hi);
+}
+
 static void load_training_params(const struct dc__where *z, struct dc_sizing_params *s)
 {
     static const char *const keys[] = {"state_bytes_per_parameter",
@@ -77,21 +87,13 @@ static void load_training_params(const struct dc__where *z, struct dc_sizing_par
     s->chips_per_sequence = dc__get_param(&t, "chips_per_sequence", 1, 1e4);
     s->min_run_hours = dc__get_param(&t, "min_run_hours", 0, 1e6);
     /* Optional: a set without it asks RL workloads for training.rl.rollout_share. */
-    s->rl_rollout_share = cJSON_GetObjectItemCaseSensitive(tr, "rl_rollout_share") != NULL
-                              ? dc__get_param(&t, "rl_rollout_share", 0, 0.99)
-                              : (struct dc_param){NAN, NULL};
+    s->rl_rollout_share = optional_param(&t, "rl_rollout_share", 0, 0.99);
     /* Optional: a set without it trains experts at a dense model's MFU. */
-    s->moe_expert_width = cJSON_GetObjectItemCaseSensitive(tr, "moe_expert_width") != NULL
-                              ? dc__get_param(&t, "moe_expert_width", 1, 1e6)
-                              : (struct dc_param){NAN, NULL};
+    s->moe_expert_width = optional_param(&t, "moe_expert_width", 1, 1e6);
     /* Optional: a set without it counts no cost of splitting sequences. */
-    s->sequence_split = cJSON_GetObjectItemCaseSensitive(tr, "sequence_split") != NULL
-                            ? dc__get_param(&t, "sequence_split", 0, 1e6)
-                            : (struct dc_param){NAN, NULL};
+    s->sequence_split = optional_param(&t, "sequence_split", 0, 1e6);
     /* Optional: a set without it trains every width at the family's MFU. */
-    s->matmul_width = cJSON_GetObjectItemCaseSensitive(tr, "matmul_width") != NULL
-                          ? dc__get_param(&t, "matmul_width", 0, 1e6)
-                          : (struct dc_param){NAN, NULL};
+    s->matmul_width = optional_param(&t, "matmul_width", 0, 1e6);
     load_arch_mfu(&t, s);
 }
 
@@ -133,9 +135,7 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
     s->hours_per_month = dc__get_num(&t, "hours_per_month", true, 1, 744);
     s->serving_max_chips = dc__get_param(&t, "serving_max_chips", 1, 1e6);
     /* Optional: a set without it counts no tensor-parallel synchronisation. */
-    s->tp_sync_us = cJSON_GetObjectItemCaseSensitive(inf, "tp_sync_us") != NULL
-                        ? dc__get_param(&t, "tp_sync_us", 0, 1e5)
-                        : (struct dc_param){NAN, NULL};
+    s->tp_sync_us = optional_param(&t, "tp_sync_us", 0, 1e5);
 }
 
 /* mfu: {gpu: {training, cross_domain, decay_per_doubling, inference, source}, ...} */
@@ -256,6 +256,13 @@ static void load_uncertainty(const struct dc__where *z, struct dc_sizing_params 
         }
         s->uncertainty[r] = (struct dc_band_params){p10, p90, (unsigned)rows};
     }
+}
+
+struct dc_band_params dc_sizing_band(const struct dc_sizing_params *s, enum dc_regime *r)
+{
+    if (s->uncertainty[*r].rows == 0)
+        *r = dc_regime_pool(*r);
+    return s->uncertainty[*r];
 }
 
 /* on_prem: {usd_per_kwh, pue, amortization_years}, each {value, source}. */

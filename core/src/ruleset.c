@@ -208,6 +208,21 @@ static void parse_effect(const struct dc__where *w, dc_ruleset *rs, struct dc__r
     }
 }
 
+int dc__rule_impact(const struct dc__rule *rule, size_t idx, enum dc_family fam, bool *reaches)
+{
+    int impact = 0;
+    *reaches = (rule->family_mask & (1u << fam)) != 0;
+    if (*reaches)
+        impact += rule->family_impact[fam];
+    for (size_t k = 0; k < rule->n_acc_impacts; k++) {
+        if (rule->acc_impacts[k].acc == idx) {
+            impact += rule->acc_impacts[k].impact;
+            *reaches = true;
+        }
+    }
+    return impact;
+}
+
 /* ---- conditions on the sized configuration -------------------------------------- */
 
 /* Nesting a condition's walk for `sized.` facts follows at most: a compiled

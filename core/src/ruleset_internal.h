@@ -59,4 +59,9 @@ struct dc_ruleset {
     cJSON *model_trees; /* owns every entry's model, details, sources and notes */
 };
 
+/* The score impact of `rule` on catalog entry `idx` of family `fam`: its
+ * family's impact and its own; *reaches tells whether either names it (an
+ * impact of 0 still reaches it). core/src/ruleset.c. */
+int dc__rule_impact(const struct dc__rule *rule, size_t idx, enum dc_family fam, bool *reaches);
+
 #endif

@@ -11,14 +11,13 @@
 #include "engine_internal.h"
 #include "ruleset_internal.h"
 
-/* Whether the rule's effect reaches candidate `idx` of family `fam`. */
+/* Whether the rule's effect reaches candidate `idx` of family `fam`, by a
+ * score impact or (*excludes) by an exclusion. */
 static bool touches(const struct dc__rule *rule, size_t idx, enum dc_family fam, bool *excludes)
 {
-    unsigned bit = 1u << fam;
-    bool hit = (rule->family_mask & bit) != 0;
-    *excludes = (rule->exclude_families & bit) != 0;
-    for (size_t k = 0; k < rule->n_acc_impacts; k++)
-        hit |= rule->acc_impacts[k].acc == idx;
+    bool hit;
+    (void)dc__rule_impact(rule, idx, fam, &hit);
+    *excludes = (rule->exclude_families & (1u << fam)) != 0;
     for (size_t k = 0; k < rule->n_exclude_accs; k++)
         *excludes |= rule->exclude_accs[k] == idx;
     return hit || *excludes;
@@ -64,8 +63,8 @@ static void set_sized(cJSON *facts, const struct dc_sizing *z)
 }
 
 /* Whether the rule's condition holds on the sized facts, within the request's
- * steps; an error (or spent budget) counts as not holding, and *err_out
- * keeps the first such status. */
+ * steps; an error (or spent budget) counts as not holding, and e->failed and
+ * e->rc keep the first such rule and status. */
 static bool holds(struct dc__sized_eval *e, const struct dc__rule *rule)
 {
     bool hit = false;

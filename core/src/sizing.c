@@ -569,6 +569,21 @@ static void serve_pinned(const struct dc__part *p, unsigned pinned, struct dc_si
     z->chips = pinned;
 }
 
+enum dc_status dc__size_workload_at(const dc_ruleset *rs, const cJSON *workload, const char *id,
+                                    unsigned pinned, struct dc_workload *w, struct dc__derived *d,
+                                    struct dc_sizing *z, struct dc_error *err)
+{
+    const struct dc_accelerator *a = dc_ruleset_find_accelerator(rs, id);
+    if (a == NULL)
+        return dc_error_set(err, DC_ENOTFOUND, NULL, "no accelerator \"%s\" in the catalog", id);
+    enum dc_status rc = dc_workload_parse(rs, workload, w, err);
+    if (rc != DC_OK)
+        return rc;
+    dc__derive(rs, w, d);
+    dc__size_pinned(rs, w, d, a, pinned, z);
+    return DC_OK;
+}
+
 void dc__size_pinned(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__derived *d,
                      const struct dc_accelerator *a, unsigned pinned, struct dc_sizing *z)
 {

@@ -145,6 +145,14 @@ enum dc_regime dc__regime_of(const struct dc_workload *w, const struct dc__deriv
  * calibration of its regime (core/src/uncertainty.c). */
 void dc__uncertainty(const struct dc__part *p, struct dc_sizing *z);
 
+/* Parse `workload`, derive what it needs and size it on catalog entry `id` at
+ * exactly `pinned` chips: dc_size_at, and the calibration that also wants
+ * the parsed workload (*w) and its derived quantities (*d). Errors as
+ * dc_size_at's. */
+enum dc_status dc__size_workload_at(const dc_ruleset *rs, const cJSON *workload, const char *id,
+                                    unsigned pinned, struct dc_workload *w, struct dc__derived *d,
+                                    struct dc_sizing *z, struct dc_error *err);
+
 /* Size `w` on `a` at exactly `pinned` chips (a published run's count, for
  * calibration: dc_size_at). Never fails: unknown numbers stay NAN. */
 void dc__size_pinned(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__derived *d,

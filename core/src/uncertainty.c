@@ -25,14 +25,6 @@ enum dc_regime dc__regime_of(const struct dc_workload *w, const struct dc__deriv
     return transformer ? DC_REGIME_TRAINING_DENSE : DC_REGIME_TRAINING_OTHER;
 }
 
-/* The band a regime states, else its pool's; rows 0 when neither does. */
-static struct dc_band_params band_of(const struct dc_sizing_params *s, enum dc_regime *r)
-{
-    if (s->uncertainty[*r].rows == 0)
-        *r = dc_regime_pool(*r);
-    return s->uncertainty[*r];
-}
-
 static struct dc_band no_band(void)
 {
     return (struct dc_band){NAN, NAN};
@@ -58,9 +50,9 @@ static struct dc_band rate_band(double r, const struct dc_band_params *b)
  * what the fleet may hold. */
 static double replicas_needed(const struct dc__part *p, const struct dc_sizing *z, double per)
 {
-    double most = z->chips_per_replica > 0 ? floor((double)p->fleet_cap / z->chips_per_replica) : 1;
+    double most = fmax(1.0, floor((double)p->fleet_cap / fmax(1.0, z->chips_per_replica)));
     double n = ceil(p->w->requests_per_second / per - 1e-9);
-    return fmax(1.0, fmin(n, fmax(most, 1.0)));
+    return fmax(1.0, fmin(n, most));
 }
 
 /* Serving cost scales with the replicas the rate needs at each end of the
@@ -82,7 +74,7 @@ void dc__uncertainty(const struct dc__part *p, struct dc_sizing *z)
     enum dc_regime r = dc__regime_of(p->w, p->d), lat = r;
     if (p->w->task == DC_TASK_INFERENCE && p->d->generative && z->batch_per_replica <= 1)
         lat = DC_REGIME_SERVING_LATENCY;
-    struct dc_band_params b = band_of(s, &r), bl = band_of(s, &lat);
+    struct dc_band_params b = dc_sizing_band(s, &r), bl = dc_sizing_band(s, &lat);
     *u = (struct dc_uncertainty){.regime = r,
                                  .latency_regime = lat,
                                  .rows = b.rows,

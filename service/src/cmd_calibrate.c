@@ -168,13 +168,6 @@ static void print_accuracy(const struct dc_calibration_row *rows, size_t n)
     }
 }
 
-/* The band results state for a regime: its own, else its pool's. */
-static const struct dc_band_params *stated_band(const dc_ruleset *rs, enum dc_regime r)
-{
-    const struct dc_sizing_params *s = dc_ruleset_sizing(rs);
-    return s->uncertainty[r].rows > 0 ? &s->uncertainty[r] : &s->uncertainty[dc_regime_pool(r)];
-}
-
 /* The bands the rule set states, and how many held-out rows each covers:
  * the measured figure within the band is a ratio between p10 and p90. */
 static void print_coverage(const dc_ruleset *rs, const struct dc_calibration_row *rows, size_t n)
@@ -191,9 +184,10 @@ static void print_coverage(const dc_ruleset *rs, const struct dc_calibration_row
             const struct dc_calibration_row *x = &rows[i];
             if (!x->held_out || x->variant_of != NULL || x->regime != reg)
                 continue;
-            const struct dc_band_params *sb = stated_band(rs, reg);
+            enum dc_regime stated = reg;
+            struct dc_band_params sb = dc_sizing_band(dc_ruleset_sizing(rs), &stated);
             k++;
-            in += sb->rows > 0 && x->ratio >= sb->p10 && x->ratio <= sb->p90;
+            in += sb.rows > 0 && x->ratio >= sb.p10 && x->ratio <= sb.p90;
         }
         in_all += in;
         all += k;

@@ -375,6 +375,10 @@ DC_API const struct dc_accelerator *dc_ruleset_find_pci(const dc_ruleset *rs, ui
                                                         uint16_t device);
 DC_API const struct dc_sizing_params *dc_ruleset_sizing(const dc_ruleset *rs);
 
+/* The band a figure of regime *r takes: the regime's own, else its pool's
+ * (*r is then set to the pool); rows 0 when neither states one. */
+DC_API struct dc_band_params dc_sizing_band(const struct dc_sizing_params *s, enum dc_regime *r);
+
 /* The offer of `a` with the lowest price per chip-hour on `basis` from one of
  * `providers` (bit set of enum dc_provider; 0 = any), whatever machine size it
  * rents, the first in file order on a tie; NULL when none is priced on that

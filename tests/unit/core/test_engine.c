@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "core_run.h"
 #include "dc/engine.h"
 #include "mini_rules.h"
 
@@ -61,33 +62,6 @@ static void expect_invalid(const char *json, const char *pointer, const char *ms
     if (strstr(err.msg, msg_part) == NULL)
         fail_msg("message \"%s\" lacks \"%s\"", err.msg, msg_part);
     cJSON_Delete(w);
-}
-
-static const struct dc_candidate *find(const struct dc_result *r, const char *id, bool *excluded)
-{
-    for (size_t i = 0; i < r->n_recommendations; i++) {
-        if (strcmp(r->recommendations[i].acc->id, id) == 0) {
-            *excluded = false;
-            return &r->recommendations[i];
-        }
-    }
-    for (size_t i = 0; i < r->n_excluded; i++) {
-        if (strcmp(r->excluded[i].acc->id, id) == 0) {
-            *excluded = true;
-            return &r->excluded[i];
-        }
-    }
-    fail_msg("candidate %s not in result", id);
-    return NULL;
-}
-
-static bool has_warning(const struct dc_result *r, const char *code)
-{
-    for (size_t i = 0; i < r->n_warnings; i++) {
-        if (strcmp(r->warnings[i].code, code) == 0)
-            return true;
-    }
-    return false;
 }
 
 static void test_invalid_workloads(void **state)
@@ -196,7 +170,7 @@ static void test_rules_and_exclusions(void **state)
     struct dc_result *r = run("{\"task\":\"training\",\"precision\":\"fp64\","
                               "\"model\":{\"parameters\":1e8}}");
     bool ex;
-    const struct dc_candidate *t = find(r, "tpu-b", &ex);
+    const struct dc_candidate *t = core_find(r, "tpu-b", &ex);
     assert_true(ex);
     assert_string_equal(t->excluded_by->rule_id, "no-fp64-tpu");
     assert_non_null(strstr(t->excluded_by->source, "https://"));
@@ -210,8 +184,8 @@ static void test_rules_and_exclusions(void **state)
     dc_result_free(r);
     /* jax: +15 TPU family, -5 gpu-a; both show as signed reasons. */
     r = run("{\"task\":\"training\",\"framework\":\"jax\",\"model\":{\"parameters\":1e8}}");
-    const struct dc_candidate *g = find(r, "gpu-a", &ex);
-    t = find(r, "tpu-b", &ex);
+    const struct dc_candidate *g = core_find(r, "gpu-a", &ex);
+    t = core_find(r, "tpu-b", &ex);
     assert_int_equal(g->rule_score, 45);
     assert_int_equal(t->rule_score, 65);
     assert_string_equal(t->reasons[0].rule_id, "jax-likes-tpu");
@@ -222,14 +196,14 @@ static void test_rules_and_exclusions(void **state)
     /* On-prem: the TPU is not sold on premises. */
     r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"deployment\":\"on-prem\"}}");
-    t = find(r, "tpu-b", &ex);
+    t = core_find(r, "tpu-b", &ex);
     assert_true(ex);
     assert_string_equal(t->excluded_by->rule_id, "catalog.on-prem");
     dc_result_free(r);
     /* Providers: aws only leaves the GPU. */
     r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"providers\":[\"aws\"]}}");
-    t = find(r, "tpu-b", &ex);
+    t = core_find(r, "tpu-b", &ex);
     assert_true(ex);
     assert_string_equal(t->excluded_by->rule_id, "catalog.providers");
     dc_result_free(r);
@@ -242,10 +216,10 @@ static void test_warnings_nothing_fits(void **state)
     struct dc_result *r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e12},"
                               "\"constraints\":{\"max_accelerators\":4}}");
     assert_int_equal(r->n_recommendations, 0);
-    assert_true(has_warning(r, "nothing_fits_memory"));
-    assert_true(has_warning(r, "no_candidates"));
+    assert_true(core_has_warning(r, "nothing_fits_memory"));
+    assert_true(core_has_warning(r, "no_candidates"));
     bool ex;
-    const struct dc_candidate *g = find(r, "gpu-a", &ex);
+    const struct dc_candidate *g = core_find(r, "gpu-a", &ex);
     assert_string_equal(g->excluded_by->rule_id, "sizing.memory");
     char buf[512];
     const char *text = dc_reason_text(r, g, g->excluded_by, buf, sizeof(buf));
@@ -255,16 +229,16 @@ static void test_warnings_nothing_fits(void **state)
     r = run("{\"task\":\"training\",\"model\":{\"parameters\":7e9},"
             "\"training\":{\"tokens\":1e8},\"constraints\":{\"budget_usd\":1,"
             "\"providers\":[\"aws\"]}}");
-    g = find(r, "gpu-a", &ex);
+    g = core_find(r, "gpu-a", &ex);
     assert_true(ex);
     assert_string_equal(g->excluded_by->rule_id, "sizing.budget");
-    assert_true(has_warning(r, "nothing_within_budget"));
+    assert_true(core_has_warning(r, "nothing_within_budget"));
     dc_result_free(r);
     /* A price dated 2024-12 is over 540 days old by now: price_stale. */
     r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"providers\":[\"aws\"]}}");
     assert_string_equal(r->recommendations[0].acc->id, "gpu-a");
-    assert_true(has_warning(r, "price_stale"));
+    assert_true(core_has_warning(r, "price_stale"));
     dc_result_free(r);
     /* Unknown price at the top: only where nothing is priced (gpu-a has no
      * GCP offer), since an unpriced part never ranks above a priced one. */
@@ -272,7 +246,7 @@ static void test_warnings_nothing_fits(void **state)
             "\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"providers\":[\"gcp\"]}}");
     assert_false(r->recommendations[0].selection.priced);
-    assert_true(has_warning(r, "price_unknown"));
+    assert_true(core_has_warning(r, "price_unknown"));
     dc_result_free(r);
 }
 
@@ -308,14 +282,15 @@ static void test_low_confidence_price(void **state)
     assert_int_equal(dc_recommend(mini, json, NULL, &firm, NULL), DC_OK);
     assert_int_equal(dc_recommend(low_rs, json, NULL, &soft, NULL), DC_OK);
     bool ex;
-    const struct dc_candidate *f = find(firm, "gpu-a", &ex), *g = find(soft, "gpu-a", &ex);
+    const struct dc_candidate *f = core_find(firm, "gpu-a", &ex),
+                              *g = core_find(soft, "gpu-a", &ex);
     assert_int_equal(g->sizing.shape.per_unit, 1);
     assert_true(g->sizing.offer->low_confidence);
     assert_int_equal(g->selection.soft_points, f->selection.soft_points - 10);
     assert_int_equal(reason(g, "sizing.cost")->impact, -10);
     assert_true(g->selection.adjustment > f->selection.adjustment);
-    assert_false(has_warning(firm, "price_low_confidence"));
-    assert_true(has_warning(soft, "price_low_confidence"));
+    assert_false(core_has_warning(firm, "price_low_confidence"));
+    assert_true(core_has_warning(soft, "price_low_confidence"));
     dc_result_free(firm);
     dc_result_free(soft);
     cJSON_Delete(json);
@@ -344,7 +319,7 @@ static void test_unknown_cost_gates(void **state)
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     cJSON_Delete(json);
     assert_string_equal(r->recommendations[0].acc->id, "gpu-a");
-    const struct dc_candidate *t = find(r, "tpu-b", &ex);
+    const struct dc_candidate *t = core_find(r, "tpu-b", &ex);
     assert_false(ex);
     assert_true(t->score < r->recommendations[0].score);
     assert_non_null(t->capped_by);
@@ -357,7 +332,7 @@ static void test_unknown_cost_gates(void **state)
     assert_non_null(strstr(text, "No public on-demand price for Test TPU B from any provider"));
     assert_non_null(strstr(text, "ranks after every priced part"));
     assert_non_null(strstr(text, "/chip-hour or less it would match the top pick"));
-    assert_true(has_warning(r, "unpriced_ranked_last"));
+    assert_true(core_has_warning(r, "unpriced_ranked_last"));
     assert_null(r->recommendations[0].capped_by);
     /* The family summary follows the ranking, not the family rules. */
     assert_int_equal(r->families[0].family, DC_FAMILY_GPU);
@@ -373,24 +348,24 @@ static void test_unknown_cost_gates(void **state)
     cJSON_Delete(json);
     dc_ruleset_release(rs);
     assert_string_equal(r->recommendations[0].acc->id, "gpu-a");
-    assert_string_equal(find(r, "tpu-b", &ex)->capped_by->rule_id, "sizing.cost");
-    assert_true(isnan(find(r, "tpu-b", &ex)->selection.breakeven_usd_per_chip_hour));
-    assert_true(has_warning(r, "unpriced_ranked_last"));
+    assert_string_equal(core_find(r, "tpu-b", &ex)->capped_by->rule_id, "sizing.cost");
+    assert_true(isnan(core_find(r, "tpu-b", &ex)->selection.breakeven_usd_per_chip_hour));
+    assert_true(core_has_warning(r, "unpriced_ranked_last"));
     dc_result_free(r);
     /* A budget cannot be checked against no price: tpu-b is excluded. */
     r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"budget_usd\":1e9}}");
-    t = find(r, "tpu-b", &ex);
+    t = core_find(r, "tpu-b", &ex);
     assert_true(ex);
     assert_string_equal(t->excluded_by->rule_id, "sizing.budget");
     text = dc_reason_text(r, t, t->excluded_by, buf, sizeof(buf));
     assert_non_null(strstr(text, "No public on-demand price to check the budget"));
-    assert_false(find(r, "gpu-a", &ex)->sizing.cost_usd > 1e9);
+    assert_false(core_find(r, "gpu-a", &ex)->sizing.cost_usd > 1e9);
     dc_result_free(r);
     /* Spot: gpu-a's spot price; committed 3 years: none, so unknown. */
     r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"pricing\":\"spot\"}}");
-    const struct dc_candidate *g = find(r, "gpu-a", &ex);
+    const struct dc_candidate *g = core_find(r, "gpu-a", &ex);
     assert_int_equal(g->sizing.cost_basis, DC_COST_CLOUD);
     assert_true(g->sizing.usd_per_chip_hour == 2.0);
     assert_string_equal(g->sizing.offer->price[DC_PRICING_SPOT].as_of, "2024-12-01");
@@ -400,15 +375,15 @@ static void test_unknown_cost_gates(void **state)
     r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"pricing\":\"committed_3y\",\"budget_usd\":1e9}}");
     assert_int_equal(r->n_recommendations, 0);
-    assert_true(has_warning(r, "nothing_within_budget"));
-    g = find(r, "gpu-a", &ex);
+    assert_true(core_has_warning(r, "nothing_within_budget"));
+    g = core_find(r, "gpu-a", &ex);
     text = dc_reason_text(r, g, g->excluded_by, buf, sizeof(buf));
     assert_non_null(strstr(text, "No public 3-year committed price"));
     dc_result_free(r);
     /* Only the GCP offers count when only GCP is allowed: gpu-a has none. */
     r = run("{\"task\":\"training\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"providers\":[\"gcp\"]}}");
-    assert_int_equal(find(r, "gpu-a", &ex)->sizing.cost_basis, DC_COST_UNKNOWN);
+    assert_int_equal(core_find(r, "gpu-a", &ex)->sizing.cost_basis, DC_COST_UNKNOWN);
     dc_result_free(r);
 }
 
@@ -423,13 +398,13 @@ static void test_on_prem_cost(void **state)
     struct dc_result *r =
         run("{\"task\":\"inference\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
             "\"constraints\":{\"deployment\":\"on-prem\"}}");
-    const struct dc_candidate *g = find(r, "gpu-a", &ex);
+    const struct dc_candidate *g = core_find(r, "gpu-a", &ex);
     assert_false(ex);
     assert_int_equal(g->sizing.cost_basis, DC_COST_UNKNOWN);
     assert_true(isnan(g->sizing.energy_usd));
     const char *text = dc_reason_text(r, g, reason(g, "sizing.cost"), buf, sizeof(buf));
     assert_non_null(strstr(text, "neither its power nor a hardware list price"));
-    assert_true(has_warning(r, "price_unknown"));
+    assert_true(core_has_warning(r, "price_unknown"));
     dc_result_free(r);
 
     /* With 700 W and a $25,000 list price over 4 years (730 h a month):
@@ -449,7 +424,7 @@ static void test_on_prem_cost(void **state)
         "{\"task\":\"inference\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
         "\"constraints\":{\"deployment\":\"on-prem\"}}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
-    g = find(r, "gpu-a", &ex);
+    g = core_find(r, "gpu-a", &ex);
     assert_int_equal(g->sizing.cost_basis, DC_COST_ON_PREM);
     assert_null(g->sizing.offer);
     double rate = 0.7 * 1.5 * 0.1 + 25000.0 / (4 * 12 * 730);
@@ -467,7 +442,7 @@ static void test_on_prem_cost(void **state)
         "{\"task\":\"inference\",\"model\":{\"parameters\":1e8},\"training\":{\"tokens\":1e9},"
         "\"constraints\":{\"deployment\":\"hybrid\"}}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
-    assert_int_equal(find(r, "gpu-a", &ex)->sizing.cost_basis, DC_COST_ON_PREM);
+    assert_int_equal(core_find(r, "gpu-a", &ex)->sizing.cost_basis, DC_COST_ON_PREM);
     dc_result_free(r);
     cJSON_Delete(json);
     dc_ruleset_release(rs);
@@ -515,7 +490,7 @@ static void test_gate_and_fact_once(void **state)
         "\"team\":{\"xla_experience\":\"expert\"}}");
     struct dc_result *r = NULL;
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
-    const struct dc_candidate *t = find(r, "tpu-b", &ex);
+    const struct dc_candidate *t = core_find(r, "tpu-b", &ex);
     /* F1.3 twice: the +20 counts, the +10 drops to 0 and names it; F2.9 adds. */
     assert_int_equal(reason(t, "tpu-bonus-a")->impact, 20);
     assert_int_equal(reason(t, "tpu-bonus-b")->impact, 0);
@@ -535,7 +510,7 @@ static void test_gate_and_fact_once(void **state)
         "\"team\":{\"xla_experience\":\"none\"}}");
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     assert_string_equal(r->recommendations[0].acc->id, "gpu-a");
-    t = find(r, "tpu-b", &ex);
+    t = core_find(r, "tpu-b", &ex);
     assert_true(t->score < r->recommendations[0].score);
     assert_int_equal(t->selection.gates, 1);
     assert_string_equal(t->capped_by->rule_id, "cuda-team-gate");
@@ -604,16 +579,16 @@ static void test_rule_budget(void **state)
     assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
     /* heavy-1 fits the budget (it is true: none of the numbers is 1 == 2);
      * heavy-2 runs out of it, and light after it never runs. */
-    assert_true(has_warning(r, "rules_budget_exhausted"));
+    assert_true(core_has_warning(r, "rules_budget_exhausted"));
     const char *msg = NULL;
     for (size_t i = 0; i < r->n_warnings; i++)
         if (strcmp(r->warnings[i].code, "rules_budget_exhausted") == 0)
             msg = r->warnings[i].message;
     assert_non_null(strstr(msg, "rule heavy-2 and the 1 after it were skipped"));
     bool ex;
-    assert_non_null(reason(find(r, "gpu-a", &ex), "heavy-1"));
-    assert_null(reason(find(r, "gpu-a", &ex), "heavy-2"));
-    assert_null(reason(find(r, "tpu-b", &ex), "light"));
+    assert_non_null(reason(core_find(r, "gpu-a", &ex), "heavy-1"));
+    assert_null(reason(core_find(r, "gpu-a", &ex), "heavy-2"));
+    assert_null(reason(core_find(r, "tpu-b", &ex), "light"));
     dc_result_free(r);
     cJSON_Delete(json);
     dc_ruleset_release(rs);
@@ -660,7 +635,7 @@ static void test_reason_texts(void **state)
     struct dc_result *r = run("{\"task\":\"training\",\"model\":{\"parameters\":7e9,"
                               "\"layers\":32,\"hidden_size\":4096},\"training\":{\"tokens\":1e8}}");
     bool ex;
-    const struct dc_candidate *g = find(r, "gpu-a", &ex);
+    const struct dc_candidate *g = core_find(r, "gpu-a", &ex);
     char buf[512];
     size_t seen = 0;
     for (size_t i = 0; i < g->n_reasons; i++) {
@@ -698,7 +673,7 @@ static void test_availability(void **state)
     struct dc_result *r = NULL;
     assert_int_equal(dc_recommend(mini, w, &o, &r, NULL), DC_OK);
     bool ex;
-    const struct dc_candidate *t = find(r, "tpu-b", &ex);
+    const struct dc_candidate *t = core_find(r, "tpu-b", &ex);
     assert_true(t->availability.known);
     assert_int_equal(t->availability.free, 4);
     bool bonus = false;
@@ -707,7 +682,7 @@ static void test_availability(void **state)
                           t->reasons[i].impact == 20);
     assert_true(bonus);
     assert_string_equal(r->request_id, "req-1");
-    const struct dc_candidate *g = find(r, "gpu-a", &ex);
+    const struct dc_candidate *g = core_find(r, "gpu-a", &ex);
     assert_int_equal(g->availability.attached, 0);
     dc_result_free(r);
     cJSON_Delete(w);
@@ -812,7 +787,7 @@ static void test_sized_rules(void **state)
         struct dc_result *r = NULL;
         assert_int_equal(dc_recommend(rs, json, NULL, &r, NULL), DC_OK);
         bool ex;
-        const struct dc_candidate *g = find(r, "gpu-a", &ex);
+        const struct dc_candidate *g = core_find(r, "gpu-a", &ex);
         if (cases[i].chips == 0) {
             assert_true(ex);
             assert_string_equal(g->excluded_by->rule_id, "sized-rule");
@@ -826,7 +801,7 @@ static void test_sized_rules(void **state)
                 assert_int_equal(why->impact, cases[i].impact);
         }
         /* The TPU is not reached by the rule. */
-        assert_null(reason(find(r, "tpu-b", &ex), "sized-rule"));
+        assert_null(reason(core_find(r, "tpu-b", &ex), "sized-rule"));
         dc_result_free(r);
         cJSON_Delete(json);
         dc_ruleset_release(rs);

@@ -38,34 +38,10 @@ static int teardown(void **state)
     return 0;
 }
 
-static const struct dc_candidate *find(const struct dc_result *r, const char *id, bool *excluded)
-{
-    for (size_t i = 0; i < r->n_recommendations; i++)
-        if (strcmp(r->recommendations[i].acc->id, id) == 0) {
-            *excluded = false;
-            return &r->recommendations[i];
-        }
-    for (size_t i = 0; i < r->n_excluded; i++)
-        if (strcmp(r->excluded[i].acc->id, id) == 0) {
-            *excluded = true;
-            return &r->excluded[i];
-        }
-    fail_msg("no candidate %s", id);
-    return NULL;
-}
-
 static bool has_reason(const struct dc_candidate *c, const char *id)
 {
     for (size_t i = 0; i < c->n_reasons; i++)
         if (strcmp(c->reasons[i].rule_id, id) == 0)
-            return true;
-    return false;
-}
-
-static bool has_warning(const struct dc_result *r, const char *code)
-{
-    for (size_t i = 0; i < r->n_warnings; i++)
-        if (strcmp(r->warnings[i].code, code) == 0)
             return true;
     return false;
 }
@@ -89,8 +65,8 @@ static void test_small_card_fleet(void **state)
                          "\"accelerators\":[\"l4\"]%s}}",
                          models[m], rates[k], limits[l]);
                 struct run r = core_run(rules, json);
-                bool excl;
-                const struct dc_candidate *c = find(r.res, "l4", &excl);
+                bool excl = false;
+                const struct dc_candidate *c = core_find(r.res, "l4", &excl);
                 assert_false(excl);
                 const struct dc_sizing *z = &c->sizing;
                 unsigned most = l == 1 ? 64 : 4096;
@@ -100,7 +76,7 @@ static void test_small_card_fleet(void **state)
                              z->chips_per_replica);
                 if (z->meets_rate)
                     assert_true(z->throughput_rps >= rates[k] * (1 - 1e-9));
-                else if (!has_reason(c, "sizing.rate") || !has_warning(r.res, "rate_not_met"))
+                else if (!has_reason(c, "sizing.rate") || !core_has_warning(r.res, "rate_not_met"))
                     fail_msg("%s: the rate is missed (%g of %g) without saying so", json,
                              z->throughput_rps, rates[k]);
                 /* More than one machine's 8 cards whenever the rate needs them. */
@@ -128,8 +104,8 @@ static void test_large_batch_not_excluded(void **state)
                      "\"kv_cache_precision\":\"fp8\"},\"constraints\":{\"accelerators\":[\"%s\"]}}",
                      batches[b], accs[a]);
             struct run r = core_run(rules, json);
-            bool excl;
-            const struct dc_candidate *c = find(r.res, accs[a], &excl);
+            bool excl = false;
+            const struct dc_candidate *c = core_find(r.res, accs[a], &excl);
             checked++;
             if (excl)
                 fail_msg("%s: excluded by %s", json, c->excluded_by->rule_id);
@@ -174,8 +150,8 @@ static void test_tensor_parallel_meets_latency(void **state)
                          "\"constraints\":{\"accelerators\":[\"%s\"]}}",
                          models[m], targets[t], accs[a]);
                 struct run r = core_run(rules, json);
-                bool excl;
-                const struct dc_candidate *c = find(r.res, accs[a], &excl);
+                bool excl = false;
+                const struct dc_candidate *c = core_find(r.res, accs[a], &excl);
                 checked++;
                 if (!excl && !c->sizing.meets_latency && whole <= targets[t])
                     fail_msg("%s: missed %g ms at %u chips a replica (%.3g ms), where one "
@@ -249,8 +225,8 @@ static void test_rules_see_sized_replica(void **state)
                      "[\"tpu-v5e\"]}}",
                      models[m], rates[k]);
             struct run r = core_run(rules, json);
-            bool excl;
-            const struct dc_candidate *c = find(r.res, "tpu-v5e", &excl);
+            bool excl = false;
+            const struct dc_candidate *c = core_find(r.res, "tpu-v5e", &excl);
             if (!excl) {
                 bool multi = c->sizing.chips_per_replica > 8;
                 checked++;

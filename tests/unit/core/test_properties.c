@@ -423,15 +423,6 @@ static void test_invariants(void **state)
 
 /* ---- prices and budgets ------------------------------------------------------ */
 
-static bool has_warning(const struct dc_result *r, const char *code)
-{
-    for (size_t i = 0; i < r->n_warnings; i++) {
-        if (strcmp(r->warnings[i].code, code) == 0)
-            return true;
-    }
-    return false;
-}
-
 /* `json` (an object's text, "{...}") with constraints `extra` added. */
 static void with_constraints(const char *json, const char *extra, char *buf, size_t len)
 {
@@ -464,8 +455,9 @@ static void budgets(const struct wl *w)
                 fail_msg("%s: %s recommended at a cost of %g", with, c->acc->id,
                          c->sizing.cost_usd);
         }
-        if (r.res->n_recommendations == 0 && !has_warning(r.res, "nothing_within_budget") &&
-            !has_warning(r.res, "nothing_fits_memory") && !has_warning(r.res, "no_candidates"))
+        if (r.res->n_recommendations == 0 && !core_has_warning(r.res, "nothing_within_budget") &&
+            !core_has_warning(r.res, "nothing_fits_memory") &&
+            !core_has_warning(r.res, "no_candidates"))
             fail_msg("%s: nothing recommended and no warning says why", with);
         /* A larger budget keeps every candidate the smaller one kept. */
         for (size_t i = 0; prev.res != NULL && i < prev.res->n_recommendations; i++) {
