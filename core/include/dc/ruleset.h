@@ -253,9 +253,17 @@ struct dc_sizing_params {
     const char *kv_source;
     double hours_per_month;
     struct dc_param serving_max_chips; /* all replicas together, without max_accelerators */
-    /* Microseconds a tensor-parallel decode step spends per layer meeting the
-     * other chips (two all-reduces); value NAN when sizing.yaml gives none. */
-    struct dc_param tp_sync_us;
+    /* Tensor-parallel synchronisation (core/src/serve_tp.c): the fixed latency
+     * of one all-reduce by family's link, microseconds (NAN: sizing.yaml gives
+     * none, and no synchronisation is counted), with its source; the bytes of
+     * one activation element exchanged; and the network between machines
+     * that pipeline stages cross: a hop's latency and the bytes a chip sends
+     * a second. Each NAN when sizing.yaml leaves it out. */
+    double tp_allreduce_us[DC_FAMILY_COUNT];
+    const char *tp_allreduce_source;
+    struct dc_param tp_activation_bytes;
+    struct dc_param network_hop_us;
+    struct dc_param network_gbps;
     /* Model FLOPs utilisation per family, each family with its source. */
     double mfu_training[DC_FAMILY_COUNT];     /* steady state within one fast domain */
     double mfu_cross_domain[DC_FAMILY_COUNT]; /* factor once a job spans domains */
