@@ -64,7 +64,7 @@ double dc__decode_sync_s(const struct dc__part *p, unsigned tp, double stages, d
     /* The draft runs its own steps on the same chips, one token a request each,
      * and meets the other chips as often a layer as the model does. */
     if (d->draft_steps > 0)
-        sync += d->draft_steps * dc__tp_sync_s(p, tp, stages, batch, d->draft_layers,
-                                               d->draft_hidden);
+        sync +=
+            d->draft_steps * dc__tp_sync_s(p, tp, stages, batch, d->draft_layers, d->draft_hidden);
     return sync;
 }
