@@ -59,23 +59,26 @@ static size_t fit_params(dc_ruleset *rs, struct fit_param *p)
 {
     struct dc_sizing_params *s = &rs->sizing;
     size_t n = 0;
-    p[n++] = (struct fit_param){"hbm_efficiency", 0.40, 0.95, 0.01, &s->hbm_efficiency.value,
+    p[n++] = (struct fit_param){"hbm_efficiency",  0.40, 0.95, 0.01, &s->hbm_efficiency.value,
                                 {NULL, NULL, NULL}};
-    p[n++] = (struct fit_param){"mfu.gpu.inference", 0.10, 0.80, 0.01,
-                                &s->mfu_inference[DC_FAMILY_GPU], {NULL, NULL, NULL}};
-    p[n++] = (struct fit_param){"mfu.tpu.inference", 0.10, 0.80, 0.01,
-                                &s->mfu_inference[DC_FAMILY_TPU], {NULL, NULL, NULL}};
-    p[n++] = (struct fit_param){"mfu.asic.inference", 0.05, 0.80, 0.01,
-                                &s->mfu_inference[DC_FAMILY_ASIC], {NULL, NULL, NULL}};
-    p[n++] = (struct fit_param){"tp_allreduce_us.gpu",
-                                0,
-                                100,
-                                1,
-                                &s->tp_allreduce_us[DC_FAMILY_GPU],
-                                {&s->tp_allreduce_us[DC_FAMILY_TPU],
-                                 &s->tp_allreduce_us[DC_FAMILY_CPU], NULL}};
-    p[n++] = (struct fit_param){"tp_allreduce_us.asic", 0, 200, 1,
-                                &s->tp_allreduce_us[DC_FAMILY_ASIC], {NULL, NULL, NULL}};
+    p[n++] =
+        (struct fit_param){"mfu.gpu.inference", 0.10, 0.80, 0.01, &s->mfu_inference[DC_FAMILY_GPU],
+                           {NULL, NULL, NULL}};
+    p[n++] =
+        (struct fit_param){"mfu.tpu.inference", 0.10, 0.80, 0.01, &s->mfu_inference[DC_FAMILY_TPU],
+                           {NULL, NULL, NULL}};
+    p[n++] = (struct fit_param){
+        "mfu.asic.inference", 0.05, 0.80, 0.01, &s->mfu_inference[DC_FAMILY_ASIC],
+        {NULL, NULL, NULL}};
+    p[n++] = (struct fit_param){
+        "tp_allreduce_us.gpu",
+        0,
+        100,
+        1,
+        &s->tp_allreduce_us[DC_FAMILY_GPU],
+        {&s->tp_allreduce_us[DC_FAMILY_TPU], &s->tp_allreduce_us[DC_FAMILY_CPU], NULL}};
+    p[n++] = (struct fit_param){
+        "tp_allreduce_us.asic", 0, 200, 1, &s->tp_allreduce_us[DC_FAMILY_ASIC], {NULL, NULL, NULL}};
     static const char *const blackwell[] = {"b200", "gb200", NULL};
     static const char *const cdna[] = {"mi300x", "mi325x", "mi355x", NULL};
     if (stack_param(rs, "mfu_factor.inference.blackwell", blackwell, &p[n]))
@@ -161,8 +164,7 @@ static double best_on_grid(dc_ruleset *rs, const struct fit_param *p, const cJSO
 }
 
 enum dc_status dc_calibration_fit(dc_ruleset *rs, const cJSON *rows, struct dc_fit_value *out,
-                                  size_t max, size_t *n_out, double *loss_out,
-                                  struct dc_error *err)
+                                  size_t max, size_t *n_out, double *loss_out, struct dc_error *err)
 {
     if (rs == NULL || !cJSON_IsArray(rows) || out == NULL || n_out == NULL)
         return dc_error_set(err, DC_EINVAL, NULL, "dc_calibration_fit: NULL argument");
