@@ -86,60 +86,6 @@ check prices-embedded 0 "$bin" prices
 check prices-help 0 "$bin" prices --help
 check prices-usage 2 "$bin" prices frobnicate x y
 check prices-missing-rules 1 "$bin" prices --rules /nonexistent
-# import: SkyPilot's CSV and AWS's Price List JSON into offers that load, with
-# every row the name table cannot map reported.
-fx="$src/tests/fixtures/prices"
-map="$src/data/accelerator-names.csv"
-mkdir -p "$tmp/imported" && cp "$src/rules/catalog.yaml" "$src/rules/sizing.yaml" "$src/rules/rules.yaml" "$tmp/imported/"
-check import-skypilot 0 "$bin" prices import skypilot --map "$map" --provider neocloud \
-    --source https://nebius.com/prices --as-of 2025-01 "$fx/skypilot-nebius.csv"
-expect_out import-skypilot out "instance_type: \"gpu-h100-sxm_8gpu-128vcpu-1600gb\""
-expect_out import-skypilot out "spot: {usd_per_hour: 10, as_of: \"2025-01\"}"
-expect_out import-skypilot out "accelerator: b200"
-expect_out import-skypilot out "accelerator: l40s"
-expect_out import-skypilot err "5 offers, 0 unmapped rows, 1 rows skipped"
-cp "$tmp/out" "$tmp/imported/prices.yaml"
-check import-skypilot-loads 0 "$bin" check "$tmp/imported"
-check import-skypilot-region 0 "$bin" prices import skypilot --map "$map" --provider neocloud \
-    --source https://nebius.com/prices --as-of 2025-01 --region us-central1 "$fx/skypilot-nebius.csv"
-expect_out import-skypilot-region err "2 offers, 0 unmapped rows, 4 rows skipped"
-check import-aws 0 "$bin" prices import aws --map "$map" "$fx/aws-price-list.json"
-expect_out import-aws out "instance_type: \"p5.48xlarge\""
-expect_out import-aws out "on_demand: {usd_per_hour: 55.04, as_of: \"2026-09-01\"}"
-expect_out import-aws out "accelerator: t4"
-expect_out import-aws out "accelerator: inferentia2"
-expect_out import-aws err "3 offers, 0 unmapped rows, 1 rows skipped"
-cp "$tmp/out" "$tmp/imported/prices.yaml"
-check import-aws-loads 0 "$bin" check "$tmp/imported"
-# A name the table lacks is reported, never guessed: the same files with L40S
-# and inf2 taken out of the table.
-grep -v -e '^skypilot,L40S,' -e '^aws,inf2,' "$map" >"$tmp/partial-map.csv"
-check import-skypilot-unmapped 0 "$bin" prices import skypilot --map "$tmp/partial-map.csv" \
-    --provider neocloud --source https://nebius.com/prices --as-of 2025-01 "$fx/skypilot-nebius.csv"
-expect_out import-skypilot-unmapped err "skypilot-nebius.csv:5: unmapped L40S (gpu-l40s-a_1gpu-8vcpu-32gb)"
-expect_out import-skypilot-unmapped err "4 offers, 1 unmapped rows, 1 rows skipped"
-check import-aws-unmapped 0 "$bin" prices import aws --map "$tmp/partial-map.csv" "$fx/aws-price-list.json"
-expect_out import-aws-unmapped err "aws-price-list.json: unmapped inf2 (inf2.xlarge)"
-expect_out import-aws-unmapped err "2 offers, 1 unmapped rows, 1 rows skipped"
-# Refusals: what an import needs stated, files of another format, a bad table.
-check import-no-as-of 2 "$bin" prices import skypilot --map "$map" --provider neocloud \
-    --source https://nebius.com/prices "$fx/skypilot-nebius.csv"
-check import-bad-provider 2 "$bin" prices import skypilot --map "$map" --provider ibm \
-    --source https://x.example --as-of 2025-01 "$fx/skypilot-nebius.csv"
-check import-bad-date 2 "$bin" prices import aws --map "$map" --as-of 2025 "$fx/aws-price-list.json"
-check import-bad-confidence 2 "$bin" prices import aws --map "$map" --confidence meh "$fx/aws-price-list.json"
-check import-unknown-format 2 "$bin" prices import gcp "$fx/aws-price-list.json"
-check import-no-file 2 "$bin" prices import aws
-check import-missing-file 2 "$bin" prices import aws --map "$map" /nonexistent.json
-check import-csv-as-aws 1 "$bin" prices import aws --map "$map" "$fx/skypilot-nebius.csv"
-expect_out import-csv-as-aws err "not an AWS Price List offer file"
-check import-json-as-skypilot 1 "$bin" prices import skypilot --map "$map" --provider aws \
-    --source https://x.example --as-of 2025-01 "$fx/aws-price-list.json"
-expect_out import-json-as-skypilot err "not a SkyPilot catalog"
-printf 'skypilot,H100\n' > "$tmp/badmap.csv"
-check import-bad-map 2 "$bin" prices import aws --map "$tmp/badmap.csv" "$fx/aws-price-list.json"
-expect_out import-bad-map err "badmap.csv:1: expected format,name,accelerator"
-check import-no-map 2 "$bin" prices import aws --map /nonexistent.csv "$fx/aws-price-list.json"
 check check-costly-json 0 "$bin" check -o json "$tmp/prices"
 expect_out check-costly-json out '"warnings":\[{"file":"rules.yaml","line":[0-9]*,"id":"heavy"'
 rm "$tmp/prices/prices.yaml"
