@@ -45,14 +45,17 @@ static void help(FILE *fp)
         "                     [--via URL] [--region R] [--map CSV] [--rules DIR] FILE...\n"
         "       accel-advisor prices import aws [--region R] [--via URL] [--as-of DATE]\n"
         "                     [--map CSV] [--rules DIR] FILE...\n"
+        "       accel-advisor prices import azure --as-of DATE [--region R] [--via URL]\n"
+        "                     [--map CSV] [--rules DIR] FILE...\n"
         "       accel-advisor prices merge [--rules DIR] [--dry-run] PRICES.yaml IMPORTED...\n\n"
         "Without a subcommand, shows which part each provider prices on each basis\n"
         "(on_demand, spot, committed_1y, committed_3y): the number of offers and the\n"
         "age in days of the oldest of their prices, and why a part, or a provider of it,\n"
         "has none (prices.yaml's unpriced entries).\n\n"
         "import writes a prices.yaml document to stdout from SkyPilot's catalog CSVs\n"
-        "(catalogs/v7/<cloud>/vms.csv) or the AWS Price List API's AmazonEC2 offer\n"
-        "file, mapping accelerator names to catalog ids with the table compiled in\n"
+        "(catalogs/v8/<cloud>/vms.csv), the AWS Price List API's AmazonEC2 offer file\n"
+        "or pages of Azure's Retail Prices API ({\"Items\": [...]}), mapping accelerator names to "
+        "catalog ids with the table compiled in\n"
         "(data/accelerator-names.csv) or the one in --map. Each row it cannot map is\n"
         "reported on stderr as FILE:LINE: unmapped NAME (INSTANCE TYPE), each row it\n"
         "refuses as FILE:LINE: dropped: REASON; the document is checked by the loader\n"
@@ -70,12 +73,13 @@ static void help(FILE *fp)
         "  --cloud CLOUD       skypilot: the catalog's cloud (aws, gcp, azure, oci, or a\n"
         "                      neocloud such as lambda, nebius, runpod, whose regions\n"
         "                      are written \"CLOUD REGION\" as in prices.yaml)\n"
-        "  --source URL        the provider's pricing page (skypilot; aws has its own)\n"
-        "  --as-of DATE        YYYY-MM or YYYY-MM-DD of the data (skypilot; aws reads\n"
-        "                      the file's publicationDate)\n"
+        "  --source URL        the provider's pricing page (skypilot; aws and azure\n"
+        "                      have their own)\n"
+        "  --as-of DATE        YYYY-MM or YYYY-MM-DD of the data (skypilot, azure; aws\n"
+        "                      reads the file's publicationDate)\n"
         "  --via URL           where the file was read\n"
         "  --region R          keep only the rows of this region (as the file writes it)\n"
-        "  --confidence C      high or low (default: low for skypilot, high for aws)\n"
+        "  --confidence C      high or low (default: low for skypilot, else high)\n"
         "  --dry-run           merge: report the changes, write nothing\n"
         "  -h, --help          this help\n\n"
         "exit status: 0 done, 1 a file is not of the format or nothing loadable is\n"
@@ -137,18 +141,26 @@ static bool import_opts_ok(enum svc_price_format f, struct svc_import_opts *o)
     if (f == SVC_PRICES_AWS) {
         o->provider = "aws";
         o->source = o->source != NULL ? o->source : "https://aws.amazon.com/ec2/pricing/on-demand/";
+    } else if (f == SVC_PRICES_AZURE) {
+        o->provider = "azure";
+        o->source =
+            o->source != NULL
+                ? o->source
+                : "https://azure.microsoft.com/en-us/pricing/details/virtual-machines/linux/";
+        o->via = o->via != NULL ? o->via : "https://prices.azure.com/api/retail/prices";
     } else if (o->cloud == NULL && o->provider != NULL && strcmp(o->provider, "neocloud") != 0) {
         o->cloud = o->provider; /* --provider aws|gcp|azure|oci, as before */
     }
     if (o->confidence == NULL)
-        o->confidence = f == SVC_PRICES_AWS ? "high" : "low";
+        o->confidence = f == SVC_PRICES_SKYPILOT ? "low" : "high";
+    if (f == SVC_PRICES_AZURE && o->as_of == NULL) {
+        fprintf(stderr, "prices import: azure needs --as-of (the day the export was read)\n");
+        return false;
+    }
     if ((f == SVC_PRICES_SKYPILOT && !cloud_provider(o, prefix, sizeof(prefix))) ||
         o->source == NULL || (f == SVC_PRICES_SKYPILOT && o->as_of == NULL)) {
-        fprintf(stderr, "prices import: %s\n",
-                f == SVC_PRICES_AWS ? "aws needs --source"
-                                    : "skypilot needs --cloud (aws, gcp, azure, oci, or the "
-                                      "neocloud's name: lambda, nebius, runpod, ...), --source "
-                                      "and --as-of");
+        fprintf(stderr, "prices import: skypilot needs --cloud (aws, gcp, azure, oci, or the "
+                        "neocloud's name: lambda, nebius, runpod, ...), --source and --as-of\n");
         return false;
     }
     int y, m, d;
@@ -203,6 +215,8 @@ static int import_read(enum svc_price_format f, const struct svc_import_opts *o,
         }
         enum dc_status st = f == SVC_PRICES_AWS
                                 ? svc_import_aws(files[i], text, len, map, o, im, stderr, &err)
+                            : f == SVC_PRICES_AZURE
+                                ? svc_import_azure(files[i], text, len, map, o, im, stderr, &err)
                                 : svc_import_skypilot(files[i], text, map, o, im, stderr, &err);
         free(text);
         if (st != DC_OK) {

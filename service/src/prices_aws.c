@@ -13,10 +13,10 @@
 #include <cjson/cJSON.h>
 
 #include "prices_import.h"
+#include "prices_json.h"
 
-/* Longest SKU kept (AWS's are 16 characters); nesting of one value. */
-#define SKU_MAX   63
-#define DEPTH_MAX 64
+/* Longest SKU kept (AWS's are 16 characters). */
+#define SKU_MAX SVC_JSON_KEY_MAX
 
 struct sku {
     char name[SKU_MAX + 1];
@@ -35,112 +35,6 @@ struct aws {
     size_t nskus, used;
     bool oom;
 };
-
-static const char *ws(const char *p, const char *end)
-{
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-        p++;
-    return p;
-}
-
-/* Past the JSON string at p, or NULL when it does not end. */
-static const char *skip_string(const char *p, const char *end)
-{
-    for (p++; p < end; p++) {
-        if (*p == '\\')
-            p++;
-        else if (*p == '"')
-            return p + 1;
-    }
-    return NULL;
-}
-
-/* Past the JSON value at p, or NULL when it is not one (its pieces are parsed
- * by cJSON later; here brackets and strings must balance). */
-static const char *skip_value(const char *p, const char *end)
-{
-    int depth = 0;
-    p = ws(p, end);
-    do {
-        if (p >= end)
-            return NULL;
-        if (*p == '"') {
-            p = skip_string(p, end);
-            if (p == NULL)
-                return NULL;
-            continue;
-        }
-        if (*p == '{' || *p == '[') {
-            if (++depth > DEPTH_MAX)
-                return NULL;
-        } else if (*p == '}' || *p == ']') {
-            if (--depth < 0)
-                return NULL;
-        } else if (depth == 0 && strchr("-0123456789tfn", *p) != NULL) {
-            while (p < end && strchr("+-.0123456789eEtruefalsn", *p) != NULL)
-                p++;
-            return p;
-        } else if (depth == 0) {
-            return NULL;
-        }
-        p++;
-    } while (depth > 0);
-    return p;
-}
-
-/* One member of the object being walked: its key (decoded, at most `cap`
- * bytes, else "") and its value's span. */
-struct member {
-    char key[SKU_MAX + 1];
-    const char *val, *val_end;
-};
-
-/* The next member of the object whose '{' `*p` was at (or after a member);
- * 1 found, 0 the object ended, -1 malformed. */
-static int next_member(const char **p, const char *end, bool first, struct member *m)
-{
-    const char *s = ws(*p, end);
-    if (first) {
-        if (s >= end || *s != '{')
-            return -1;
-        s = ws(s + 1, end);
-        if (s < end && *s == '}') {
-            *p = s + 1;
-            return 0;
-        }
-    } else {
-        if (s < end && *s == '}') {
-            *p = s + 1;
-            return 0;
-        }
-        if (s >= end || *s != ',')
-            return -1;
-        s = ws(s + 1, end);
-    }
-    const char *k = s, *ke = s < end && *s == '"' ? skip_string(s, end) : NULL;
-    if (ke == NULL)
-        return -1;
-    cJSON *key = cJSON_ParseWithLength(k, (size_t)(ke - k));
-    const char *kv = cJSON_GetStringValue(key);
-    snprintf(m->key, sizeof(m->key), "%s", kv != NULL && strlen(kv) <= SKU_MAX ? kv : "");
-    cJSON_Delete(key);
-    if (kv == NULL)
-        return -1;
-    s = ws(ke, end);
-    if (s >= end || *s != ':')
-        return -1;
-    m->val = ws(s + 1, end);
-    m->val_end = skip_value(m->val, end);
-    if (m->val_end == NULL)
-        return -1;
-    *p = m->val_end;
-    return 1;
-}
-
-static cJSON *parse_member(const struct member *m)
-{
-    return cJSON_ParseWithLength(m->val, (size_t)(m->val_end - m->val));
-}
 
 static uint32_t sku_hash(const char *s)
 {
@@ -274,9 +168,9 @@ static bool product_row(struct aws *a, const cJSON *p, const char *sku,
     return true;
 }
 
-static void product(struct aws *a, const struct member *m)
+static void product(struct aws *a, const struct svc_json_member *m)
 {
-    cJSON *p = parse_member(m);
+    cJSON *p = svc_json_parse(m);
     struct svc_import_offer row;
     memset(&row, 0, sizeof(row));
     if (p == NULL) {
@@ -322,12 +216,12 @@ static enum dc_pricing term_basis(bool reserved, const cJSON *t)
 }
 
 /* One SKU's terms of one kind (OnDemand or Reserved) into its offer. */
-static void sku_terms(struct aws *a, bool reserved, const struct member *m)
+static void sku_terms(struct aws *a, bool reserved, const struct svc_json_member *m)
 {
     const struct sku *s = sku_find(a, m->key);
     if (s == NULL)
         return;
-    cJSON *terms = parse_member(m);
+    cJSON *terms = svc_json_parse(m);
     const cJSON *t = NULL;
     struct svc_import_offer *of = &a->im->offers[s->offer];
     if (terms == NULL) {
@@ -345,18 +239,18 @@ static void sku_terms(struct aws *a, bool reserved, const struct member *m)
 }
 
 /* terms: {OnDemand: {SKU: {...}}, Reserved: {SKU: {...}}, ...}. */
-static bool walk_terms(struct aws *a, const struct member *terms)
+static bool walk_terms(struct aws *a, const struct svc_json_member *terms)
 {
     const char *p = terms->val;
-    struct member kind, m;
+    struct svc_json_member kind, m;
     int r;
-    for (bool first = true; (r = next_member(&p, a->end, first, &kind)) == 1; first = false) {
+    for (bool first = true; (r = svc_json_next(&p, a->end, first, &kind)) == 1; first = false) {
         bool reserved = strcmp(kind.key, "Reserved") == 0;
         if (!reserved && strcmp(kind.key, "OnDemand") != 0)
             continue;
         const char *q = kind.val;
         int rq;
-        for (bool f2 = true; (rq = next_member(&q, a->end, f2, &m)) == 1; f2 = false)
+        for (bool f2 = true; (rq = svc_json_next(&q, a->end, f2, &m)) == 1; f2 = false)
             sku_terms(a, reserved, &m);
         if (rq < 0)
             return false;
@@ -364,12 +258,12 @@ static bool walk_terms(struct aws *a, const struct member *terms)
     return r == 0;
 }
 
-static bool walk_products(struct aws *a, const struct member *products)
+static bool walk_products(struct aws *a, const struct svc_json_member *products)
 {
     const char *p = products->val;
-    struct member m;
+    struct svc_json_member m;
     int r;
-    for (bool first = true; (r = next_member(&p, a->end, first, &m)) == 1 && !a->im->full;
+    for (bool first = true; (r = svc_json_next(&p, a->end, first, &m)) == 1 && !a->im->full;
          first = false)
         product(a, &m);
     return r >= 0;
@@ -377,9 +271,9 @@ static bool walk_products(struct aws *a, const struct member *products)
 
 /* The offer file's date: publicationDate's YYYY-MM-DD (the rest of it, a time
  * of day, must follow a 'T'); false when it has none. */
-static bool publication_date(const struct member *m, char *out)
+static bool publication_date(const struct svc_json_member *m, char *out)
 {
-    cJSON *v = parse_member(m);
+    cJSON *v = svc_json_parse(m);
     const char *s = cJSON_GetStringValue(v);
     bool ok = s != NULL && strlen(s) >= 10 && (s[10] == '\0' || s[10] == 'T');
     for (size_t i = 0; ok && i < 10; i++)
@@ -409,11 +303,11 @@ enum dc_status svc_import_aws(const char *file, const char *text, size_t len,
                               struct svc_import *im, FILE *report, struct dc_error *err)
 {
     struct aws a = {file, text + len, map, o, im, report, "", NULL, 0, 0, false};
-    struct member top, products = {"", NULL, NULL}, terms = {"", NULL, NULL};
+    struct svc_json_member top, products = {"", NULL, NULL}, terms = {"", NULL, NULL};
     bool dated = false;
     const char *p = text;
     int r;
-    for (bool first = true; (r = next_member(&p, a.end, first, &top)) == 1; first = false) {
+    for (bool first = true; (r = svc_json_next(&p, a.end, first, &top)) == 1; first = false) {
         if (strcmp(top.key, "products") == 0)
             products = top;
         else if (strcmp(top.key, "terms") == 0)
@@ -421,7 +315,8 @@ enum dc_status svc_import_aws(const char *file, const char *text, size_t len,
         else if (strcmp(top.key, "publicationDate") == 0)
             dated = publication_date(&top, a.as_of);
     }
-    if (r < 0 || ws(p, a.end) != a.end || products.val == NULL || terms.val == NULL || !dated)
+    if (r < 0 || svc_json_ws(p, a.end) != a.end || products.val == NULL || terms.val == NULL ||
+        !dated)
         return dc_error_set(err, DC_EPARSE, NULL,
                             "%s: not an AWS Price List offer file (one JSON object with products, "
                             "terms and a publicationDate YYYY-MM-DDThh:mm:ssZ)",

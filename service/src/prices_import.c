@@ -21,6 +21,8 @@ bool svc_price_format_parse(const char *s, enum svc_price_format *out)
         *out = SVC_PRICES_SKYPILOT;
     else if (strcmp(s, "aws") == 0)
         *out = SVC_PRICES_AWS;
+    else if (strcmp(s, "azure") == 0)
+        *out = SVC_PRICES_AZURE;
     else
         return false;
     return true;
@@ -110,32 +112,45 @@ enum dc_status svc_price_map_parse(const char *name, const char *text, struct sv
         no++;
         if (line[0] == '#' || line[0] == '\0')
             continue;
-        char *f[4];
+        char *f[5];
         struct svc_price_name *r = &map->rows[map->n];
-        if (map->n == SVC_PRICES_MAP_MAX || csv_fields(line, f, 4) != 3 ||
-            !svc_price_format_parse(f[0], &r->format) || strlen(f[1]) >= sizeof(r->name) ||
-            f[1][0] == '\0' || strlen(f[2]) >= sizeof(r->accelerator) || f[2][0] == '\0') {
+        size_t nf = map->n < SVC_PRICES_MAP_MAX ? csv_fields(line, f, 5) : 0;
+        double count = nf == 4 ? strtod(f[3], NULL) : 0;
+        if ((nf != 3 && nf != 4) || !svc_price_format_parse(f[0], &r->format) ||
+            strlen(f[1]) >= sizeof(r->name) || f[1][0] == '\0' ||
+            strlen(f[2]) >= sizeof(r->accelerator) || f[2][0] == '\0' ||
+            (nf == 4 && !(count >= 1 && count <= SVC_PRICES_COUNT_MAX && count == floor(count))) ||
+            (r->format == SVC_PRICES_AZURE) != (nf == 4)) {
             free(copy);
             return dc_error_set(err, DC_EPARSE, NULL,
-                                "%s:%u: expected format,name,accelerator (at most %d rows)", name,
-                                no, SVC_PRICES_MAP_MAX);
+                                "%s:%u: expected format,name,accelerator (azure: and a count "
+                                "per instance; at most %d rows)",
+                                name, no, SVC_PRICES_MAP_MAX);
         }
         snprintf(r->name, sizeof(r->name), "%s", f[1]);
         snprintf(r->accelerator, sizeof(r->accelerator), "%s", f[2]);
+        r->count = (unsigned)count;
         map->n++;
     }
     free(copy);
     return DC_OK;
 }
 
-const char *svc_price_map_find(const struct svc_price_map *map, enum svc_price_format format,
-                               const char *name)
+const struct svc_price_name *svc_price_map_row(const struct svc_price_map *map,
+                                               enum svc_price_format format, const char *name)
 {
     for (size_t i = 0; name != NULL && i < map->n; i++) {
         if (map->rows[i].format == format && strcmp(map->rows[i].name, name) == 0)
-            return map->rows[i].accelerator;
+            return &map->rows[i];
     }
     return NULL;
+}
+
+const char *svc_price_map_find(const struct svc_price_map *map, enum svc_price_format format,
+                               const char *name)
+{
+    const struct svc_price_name *r = svc_price_map_row(map, format, name);
+    return r != NULL ? r->accelerator : NULL;
 }
 
 bool svc_import_text_ok(const char *s)

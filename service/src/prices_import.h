@@ -1,7 +1,8 @@
 /* service/src/prices_import.h -- reading public price catalogs into
  * prices.yaml offers for `accel-advisor prices import` (service/src/cmd_prices.c):
- * SkyPilot's catalog CSVs (prices_import.c) and the AWS Price List API's EC2
- * offer file (prices_aws.c), with the table that maps their accelerator names
+ * SkyPilot's catalog CSVs (prices_import.c), the AWS Price List API's EC2
+ * offer file (prices_aws.c) and Azure's Retail Prices API export
+ * (prices_azure.c), with the table that maps their accelerator names
  * to catalog ids (data/accelerator-names.csv, compiled in), and the check of
  * the written document by the core loader itself (prices_validate.c). Part of
  * the price-data work (issues 18, 31 and 35). Every input is hostile: a row
@@ -32,13 +33,16 @@
 #define SVC_PRICES_CSV_FIELDS 64
 #define SVC_PRICES_COUNT_MAX  1e6
 
-enum svc_price_format { SVC_PRICES_SKYPILOT, SVC_PRICES_AWS };
+enum svc_price_format { SVC_PRICES_SKYPILOT, SVC_PRICES_AWS, SVC_PRICES_AZURE };
 
-/* One row of the name table: in `format`, `name` is catalog part `accelerator`. */
+/* One row of the name table: in `format`, `name` is catalog part
+ * `accelerator`; `count` accelerators per instance where the format does not
+ * say it (azure), else 0. */
 struct svc_price_name {
     enum svc_price_format format;
     char name[64];
     char accelerator[DC_ID_MAX + 1];
+    unsigned count;
 };
 
 struct svc_price_map {
@@ -89,11 +93,16 @@ bool svc_price_format_parse(const char *s, enum svc_price_format *out);
 bool svc_import_init(struct svc_import *im);
 void svc_import_free(struct svc_import *im);
 
-/* Load the name table from `text` (CSV: format,name,accelerator; '#' starts a
- * comment; `name` names it in messages). DC_EPARSE (a bad row) with the
+/* Load the name table from `text` (CSV: format,name,accelerator[,count];
+ * count required for azure; '#' starts a comment; `name` names it in
+ * messages). DC_EPARSE (a bad row) with the
  * message in err->msg. */
 DC_NODISCARD enum dc_status svc_price_map_parse(const char *name, const char *text,
                                                 struct svc_price_map *map, struct dc_error *err);
+
+/* The row of `name` in `format`, or NULL. */
+const struct svc_price_name *svc_price_map_row(const struct svc_price_map *map,
+                                               enum svc_price_format format, const char *name);
 
 /* The catalog id `name` maps to in `format`, or NULL. */
 const char *svc_price_map_find(const struct svc_price_map *map, enum svc_price_format format,
@@ -123,6 +132,11 @@ DC_NODISCARD enum dc_status svc_import_aws(const char *file, const char *text, s
                                            const struct svc_price_map *map,
                                            const struct svc_import_opts *o, struct svc_import *im,
                                            FILE *report, struct dc_error *err);
+
+DC_NODISCARD enum dc_status svc_import_azure(const char *file, const char *text, size_t len,
+                                             const struct svc_price_map *map,
+                                             const struct svc_import_opts *o, struct svc_import *im,
+                                             FILE *report, struct dc_error *err);
 
 /* A YAML double-quoted scalar of `s` (valid UTF-8): quotes, backslashes and
  * every control character escaped. */

@@ -171,6 +171,32 @@ check aws-cut 1 "$bin" prices import aws "$tmp/aws-cut.json"
 printf '{"publicationDate":"2026-09-01T00:00:00Z","products":{},"terms":{}}' >"$tmp/aws-none.json"
 check aws-no-offers 1 "$bin" prices import aws "$tmp/aws-none.json"
 
+# Azure: a page of the Retail Prices API; Linux on-demand and Spot meters of one
+# VM size become one offer; Windows and Low Priority meters are skipped.
+check import-azure 0 "$bin" prices import azure --as-of 2026-09-16 "$fx/azure-retail-prices.json"
+expect_out import-azure out 'instance_type: "Standard_ND96isr_H100_v5"'
+expect_out import-azure out 'accelerators: 8'
+expect_out import-azure out 'on_demand: {usd_per_hour: 98.32, as_of: "2026-09-16"}'
+expect_out import-azure out 'spot: {usd_per_hour: 18.169536, as_of: "2026-09-16"}'
+expect_out import-azure out 'via: "https://prices.azure.com/api/retail/prices"'
+expect_out import-azure err "1 offers, 0 unmapped rows, 2 rows skipped, 0 rows dropped"
+cp "$tmp/out" "$tmp/azure.yaml"
+check import-azure-no-date 2 "$bin" prices import azure "$fx/azure-retail-prices.json"
+sed -e 's/"retailPrice": 98.32/"retailPrice": 98.32, "savingsPlan": [{"term": "1 Year", "retailPrice": 61.5}, {"term": "3 Years", "retailPrice": 38.9}]/' \
+    -e 's/"armRegionName": "eastus", "armSkuName": "Standard_ND96isr_H100_v5", "meterName": "ND96isrH100v5 Spot"/"armRegionName": "eastus", "armSkuName": "Standard_NC4as_T4_v3", "meterName": "X Spot"/' \
+    "$fx/azure-retail-prices.json" >"$tmp/azure-more.json"
+check import-azure-plans 0 "$bin" prices import azure --as-of 2026-09-16 "$tmp/azure-more.json"
+expect_out import-azure-plans out 'committed_1y: {usd_per_hour: 61.5, as_of: "2026-09-16"}'
+expect_out import-azure-plans err "azure-more.json: item 2: unmapped Standard_NC4as_T4_v3"
+expect_out import-azure-plans out 'committed_3y: {usd_per_hour: 38.9, as_of: "2026-09-16"}'
+sed 's/"retailPrice": 98.32/"retailPrice": 1e-9/' "$fx/azure-retail-prices.json" >"$tmp/azure-tiny.json"
+check import-azure-tiny 0 "$bin" prices import azure --as-of 2026-09-16 "$tmp/azure-tiny.json"
+expect_out import-azure-tiny err 'item 0: dropped: on_demand price 1e-09 outside'
+check import-azure-not-azure 1 "$bin" prices import azure --as-of 2026-09-16 "$fx/aws-price-list.json"
+expect_out import-azure-not-azure err "not an Azure Retail Prices API page"
+printf '{"Items": [{"a": 1},]}' >"$tmp/azure-comma.json"
+check import-azure-trailing-comma 1 "$bin" prices import azure --as-of 2026-09-16 "$tmp/azure-comma.json"
+
 # Refusals: what an import needs stated, files of another format, a bad table.
 check import-no-as-of 2 "$bin" prices import skypilot --cloud nebius --source https://nebius.com/prices "$fx/skypilot-nebius.csv"
 check import-neocloud-no-cloud 2 "$bin" prices import skypilot --provider neocloud \
@@ -192,6 +218,12 @@ expect_out import-bad-map err "badmap.csv:1: expected format,name,accelerator"
 check import-no-map 2 "$bin" prices import aws --map /nonexistent.csv "$fx/aws-price-list.json"
 check import-bad-rules 2 sky --rules /nonexistent "$fx/skypilot-nebius.csv"
 
+# merge: a copy that agrees with the file changes nothing (the Azure capture
+# the shipped offer was read from); the page's region's other offers are absent.
+rules ma
+check merge-azure-same 0 "$bin" prices merge "$tmp/ma/prices.yaml" "$tmp/azure.yaml"
+expect_out merge-azure-same out "0 prices changed, 0 added, 0 new offers, 0 kept (newer in the file), 4 absent"
+cmp -s "$tmp/ma/prices.yaml" "$src/rules/prices.yaml" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL an agreeing copy changed prices.yaml"; }
 # merge: the shipped file through itself changes nothing.
 rules m0
 check merge-round-trip 0 "$bin" prices merge "$tmp/m0/prices.yaml" "$src/rules/prices.yaml"
