@@ -47,6 +47,8 @@ static void help(FILE *fp)
         "                     [--map CSV] [--rules DIR] FILE...\n"
         "       accel-advisor prices import azure --as-of DATE [--region R] [--via URL]\n"
         "                     [--map CSV] [--rules DIR] FILE...\n"
+        "       accel-advisor prices import gcp [--as-of DATE] [--region R] [--via URL]\n"
+        "                     [--map CSV] [--rules DIR] pricing.yml\n"
         "       accel-advisor prices merge [--rules DIR] [--dry-run] PRICES.yaml IMPORTED...\n\n"
         "Without a subcommand, shows which part each provider prices on each basis\n"
         "(on_demand, spot, committed_1y, committed_3y): the number of offers and the\n"
@@ -54,7 +56,8 @@ static void help(FILE *fp)
         "has none (prices.yaml's unpriced entries).\n\n"
         "import writes a prices.yaml document to stdout from SkyPilot's catalog CSVs\n"
         "(catalogs/v8/<cloud>/vms.csv), the AWS Price List API's AmazonEC2 offer file\n"
-        "or pages of Azure's Retail Prices API ({\"Items\": [...]}), mapping accelerator names to "
+        "pages of Azure's Retail Prices API ({\"Items\": [...]}) or Google's Cloud\n"
+        "Billing catalog as Cyclenerd's pricing.yml mirrors it, mapping accelerator names to "
         "catalog ids with the table compiled in\n"
         "(data/accelerator-names.csv) or the one in --map. Each row it cannot map is\n"
         "reported on stderr as FILE:LINE: unmapped NAME (INSTANCE TYPE), each row it\n"
@@ -76,7 +79,7 @@ static void help(FILE *fp)
         "  --source URL        the provider's pricing page (skypilot; aws and azure\n"
         "                      have their own)\n"
         "  --as-of DATE        YYYY-MM or YYYY-MM-DD of the data (skypilot, azure; aws\n"
-        "                      reads the file's publicationDate)\n"
+        "                      reads the file's publicationDate, gcp its timestamp)\n"
         "  --via URL           where the file was read\n"
         "  --region R          keep only the rows of this region (as the file writes it)\n"
         "  --confidence C      high or low (default: low for skypilot, else high)\n"
@@ -141,6 +144,9 @@ static bool import_opts_ok(enum svc_price_format f, struct svc_import_opts *o)
     if (f == SVC_PRICES_AWS) {
         o->provider = "aws";
         o->source = o->source != NULL ? o->source : "https://aws.amazon.com/ec2/pricing/on-demand/";
+    } else if (f == SVC_PRICES_GCP) {
+        o->provider = "gcp";
+        o->source = o->source != NULL ? o->source : "https://cloud.google.com/compute/gpus-pricing";
     } else if (f == SVC_PRICES_AZURE) {
         o->provider = "azure";
         o->source =
@@ -201,6 +207,24 @@ static bool load_map(const char *path, struct svc_price_map *map)
     return st == DC_OK;
 }
 
+/* One file's text into the import, by its format. */
+static enum dc_status import_one(enum svc_price_format f, const char *file, char *text, size_t len,
+                                 const struct svc_price_map *map, const struct svc_import_opts *o,
+                                 struct svc_import *im, struct dc_error *err)
+{
+    switch (f) {
+    case SVC_PRICES_AWS:
+        return svc_import_aws(file, text, len, map, o, im, stderr, err);
+    case SVC_PRICES_AZURE:
+        return svc_import_azure(file, text, len, map, o, im, stderr, err);
+    case SVC_PRICES_GCP:
+        return svc_import_gcp(file, text, map, o, im, stderr, err);
+    case SVC_PRICES_SKYPILOT:
+    default:
+        return svc_import_skypilot(file, text, map, o, im, stderr, err);
+    }
+}
+
 /* Read and parse every file; 0, or the exit status of the first failure. */
 static int import_read(enum svc_price_format f, const struct svc_import_opts *o,
                        const struct svc_price_map *map, char **files, int n, struct svc_import *im)
@@ -213,11 +237,7 @@ static int import_read(enum svc_price_format f, const struct svc_import_opts *o,
             fprintf(stderr, "prices import: %s\n", err.msg);
             return 2;
         }
-        enum dc_status st = f == SVC_PRICES_AWS
-                                ? svc_import_aws(files[i], text, len, map, o, im, stderr, &err)
-                            : f == SVC_PRICES_AZURE
-                                ? svc_import_azure(files[i], text, len, map, o, im, stderr, &err)
-                                : svc_import_skypilot(files[i], text, map, o, im, stderr, &err);
+        enum dc_status st = import_one(f, files[i], text, len, map, o, im, &err);
         free(text);
         if (st != DC_OK) {
             fprintf(stderr, "prices import: %s\n", err.msg);

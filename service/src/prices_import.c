@@ -23,6 +23,8 @@ bool svc_price_format_parse(const char *s, enum svc_price_format *out)
         *out = SVC_PRICES_AWS;
     else if (strcmp(s, "azure") == 0)
         *out = SVC_PRICES_AZURE;
+    else if (strcmp(s, "gcp") == 0)
+        *out = SVC_PRICES_GCP;
     else
         return false;
     return true;
@@ -48,9 +50,7 @@ void svc_import_free(struct svc_import *im)
     im->slots = NULL;
 }
 
-/* The next line of `*p` (ended by LF, CRLF or a lone CR), NUL-terminated in
- * place, or NULL at the end; `*p` moves past its end. */
-static char *next_line(char **p)
+char *svc_next_line(char **p)
 {
     char *s = *p;
     if (s == NULL || *s == '\0')
@@ -108,7 +108,7 @@ enum dc_status svc_price_map_parse(const char *name, const char *text, struct sv
     map->n = 0;
     if (copy == NULL)
         return dc_error_set(err, DC_ENOMEM, NULL, "%s: out of memory", name);
-    while ((line = next_line(&p)) != NULL) {
+    while ((line = svc_next_line(&p)) != NULL) {
         no++;
         if (line[0] == '#' || line[0] == '\0')
             continue;
@@ -369,7 +369,7 @@ enum dc_status svc_import_skypilot(const char *file, char *text, const struct sv
                                              "vCPUs",        "MemoryGiB",       "Price",
                                              "SpotPrice",    "Region"};
     char *p = text;
-    char *line = next_line(&p);
+    char *line = svc_next_line(&p);
     char *h[SVC_PRICES_CSV_FIELDS], *f[SVC_PRICES_CSV_FIELDS];
     size_t nh = line != NULL ? csv_fields(line, h, SVC_PRICES_CSV_FIELDS) : 0;
     if (nh > SVC_PRICES_CSV_FIELDS)
@@ -384,7 +384,7 @@ enum dc_status svc_import_skypilot(const char *file, char *text, const struct sv
     }
     struct sky_ctx c = {col, map, o, im, report};
     unsigned no = 1;
-    while ((line = next_line(&p)) != NULL && !im->full) {
+    while ((line = svc_next_line(&p)) != NULL && !im->full) {
         no++;
         if (line[0] == '\0')
             continue;

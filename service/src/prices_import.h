@@ -1,8 +1,9 @@
 /* service/src/prices_import.h -- reading public price catalogs into
  * prices.yaml offers for `accel-advisor prices import` (service/src/cmd_prices.c):
  * SkyPilot's catalog CSVs (prices_import.c), the AWS Price List API's EC2
- * offer file (prices_aws.c) and Azure's Retail Prices API export
- * (prices_azure.c), with the table that maps their accelerator names
+ * offer file (prices_aws.c), Azure's Retail Prices API export
+ * (prices_azure.c) and Google's Cloud Billing catalog as Cyclenerd's
+ * pricing.yml mirrors it (prices_gcp.c), with the table that maps their accelerator names
  * to catalog ids (data/accelerator-names.csv, compiled in), and the check of
  * the written document by the core loader itself (prices_validate.c). Part of
  * the price-data work (issues 18, 31 and 35). Every input is hostile: a row
@@ -33,7 +34,7 @@
 #define SVC_PRICES_CSV_FIELDS 64
 #define SVC_PRICES_COUNT_MAX  1e6
 
-enum svc_price_format { SVC_PRICES_SKYPILOT, SVC_PRICES_AWS, SVC_PRICES_AZURE };
+enum svc_price_format { SVC_PRICES_SKYPILOT, SVC_PRICES_AWS, SVC_PRICES_AZURE, SVC_PRICES_GCP };
 
 /* One row of the name table: in `format`, `name` is catalog part
  * `accelerator`; `count` accelerators per instance where the format does not
@@ -108,6 +109,10 @@ const struct svc_price_name *svc_price_map_row(const struct svc_price_map *map,
 const char *svc_price_map_find(const struct svc_price_map *map, enum svc_price_format format,
                                const char *name);
 
+/* The next line of `*p` (ended by LF, CRLF or a lone CR), NUL-terminated in
+ * place, or NULL at the end; `*p` moves past its end. */
+char *svc_next_line(char **p);
+
 /* Whether `s` may be carried into the document: valid UTF-8 without control
  * characters (C0, DEL, C1), which the YAML loader refuses. */
 bool svc_import_text_ok(const char *s);
@@ -133,6 +138,10 @@ DC_NODISCARD enum dc_status svc_import_aws(const char *file, const char *text, s
                                            const struct svc_import_opts *o, struct svc_import *im,
                                            FILE *report, struct dc_error *err);
 
+DC_NODISCARD enum dc_status svc_import_gcp(const char *file, char *text,
+                                           const struct svc_price_map *map,
+                                           const struct svc_import_opts *o, struct svc_import *im,
+                                           FILE *report, struct dc_error *err);
 DC_NODISCARD enum dc_status svc_import_azure(const char *file, const char *text, size_t len,
                                              const struct svc_price_map *map,
                                              const struct svc_import_opts *o, struct svc_import *im,

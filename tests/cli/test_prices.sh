@@ -197,6 +197,33 @@ expect_out import-azure-not-azure err "not an Azure Retail Prices API page"
 printf '{"Items": [{"a": 1},]}' >"$tmp/azure-comma.json"
 check import-azure-trailing-comma 1 "$bin" prices import azure --as-of 2026-09-16 "$tmp/azure-comma.json"
 
+# Google Cloud: Cyclenerd's pricing.yml, dated by its timestamp; commitments
+# per 730-hour month divided back to an hour (as prices.yaml reads them).
+check import-gcp 0 "$bin" prices import gcp "$fx/gcp-pricing.yml"
+expect_out import-gcp out 'instance_type: "a3-highgpu-4g"'
+expect_out import-gcp out 'on_demand: {usd_per_hour: 44.24499995, as_of: "2025-03-06"}'
+expect_out import-gcp out 'committed_1y: {usd_per_hour: 30.69183607, as_of: "2025-03-06"}'
+expect_out import-gcp out 'memory_gb: 936'
+expect_out import-gcp err "gcp-pricing.yml:15: unmapped a100 (a2-highgpu-1g)"
+expect_out import-gcp err "3 offers, 1 unmapped rows, 0 rows skipped, 0 rows dropped"
+cp "$tmp/out" "$tmp/gcp.yaml"
+check import-gcp-region 0 "$bin" prices import gcp --region us-central1 --as-of 2026-11 "$fx/gcp-pricing.yml"
+expect_out import-gcp-region err "1 offers, 1 unmapped rows, 2 rows skipped"
+expect_out import-gcp-region out 'as_of: "2026-11"'
+sed 's/$/\r/' "$fx/gcp-pricing.yml" >"$tmp/gcp-crlf.yml"
+check import-gcp-crlf 0 "$bin" prices import gcp "$tmp/gcp-crlf.yml"
+cmp -s "$tmp/out" "$tmp/gcp.yaml" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL gcp crlf: another document"; }
+sed 's/^          hour: 44.2449999512877$/          - hour: 1/' "$fx/gcp-pricing.yml" >"$tmp/gcp-bad.yml"
+check import-gcp-bad-line 1 "$bin" prices import gcp "$tmp/gcp-bad.yml"
+expect_out import-gcp-bad-line err "gcp-bad.yml:43: not the layout of Cyclenerd's pricing.yml"
+sed 's/h100-80gb: 4/h100-80gb: 4294967300/' "$fx/gcp-pricing.yml" >"$tmp/gcp-wrap.yml"
+check import-gcp-wrap 1 "$bin" prices import gcp "$tmp/gcp-wrap.yml"
+expect_out import-gcp-wrap err "gcp-wrap.yml:33: dropped: h100-80gb: 4.29497e+09 is not a whole number"
+grep -v timestamp "$fx/gcp-pricing.yml" >"$tmp/gcp-undated.yml"
+check import-gcp-undated 1 "$bin" prices import gcp "$tmp/gcp-undated.yml"
+check import-gcp-dated 0 "$bin" prices import gcp --as-of 2025-03-06 "$tmp/gcp-undated.yml"
+check import-gcp-csv 1 "$bin" prices import gcp "$fx/skypilot-nebius.csv"
+
 # Refusals: what an import needs stated, files of another format, a bad table.
 check import-no-as-of 2 "$bin" prices import skypilot --cloud nebius --source https://nebius.com/prices "$fx/skypilot-nebius.csv"
 check import-neocloud-no-cloud 2 "$bin" prices import skypilot --provider neocloud \
@@ -205,7 +232,7 @@ expect_out import-neocloud-no-cloud err "skypilot needs --cloud"
 check import-bad-cloud 2 sky --cloud 'Nebius Cloud' "$fx/skypilot-nebius.csv"
 check import-bad-date 2 "$bin" prices import aws --as-of 2025 "$fx/aws-price-list.json"
 check import-bad-confidence 2 "$bin" prices import aws --confidence meh "$fx/aws-price-list.json"
-check import-unknown-format 2 "$bin" prices import gcp "$fx/aws-price-list.json"
+check import-unknown-format 2 "$bin" prices import oracle "$fx/aws-price-list.json"
 check import-no-file 2 "$bin" prices import aws
 check import-missing-file 2 "$bin" prices import aws /nonexistent.json
 check import-csv-as-aws 1 "$bin" prices import aws "$fx/skypilot-nebius.csv"
@@ -224,6 +251,14 @@ rules ma
 check merge-azure-same 0 "$bin" prices merge "$tmp/ma/prices.yaml" "$tmp/azure.yaml"
 expect_out merge-azure-same out "0 prices changed, 0 added, 0 new offers, 0 kept (newer in the file), 4 absent"
 cmp -s "$tmp/ma/prices.yaml" "$src/rules/prices.yaml" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL an agreeing copy changed prices.yaml"; }
+# An older copy (gcp, 2025-03-06) is kept out of the shipped 2026-07-30 prices,
+# and its other regions come in as new offers.
+rules mg
+check merge-gcp-older 0 "$bin" prices merge "$tmp/mg/prices.yaml" "$tmp/gcp.yaml"
+expect_out merge-gcp-older out '^kept h100 gcp "us-central1" "a3-highgpu-4g" on_demand 44.24499995 (2026-07-30): newer than the import'"'"'s 44.24499995 (2025-03-06)$'
+expect_out merge-gcp-older out '^new h100 gcp "europe-west4" "a3-highgpu-4g" on_demand 56.27023959 (2025-03-06)'
+expect_out merge-gcp-older out "0 prices changed, 0 added, 2 new offers, 4 kept (newer in the file)"
+check merge-gcp-loads 0 "$bin" check "$tmp/mg"
 # merge: the shipped file through itself changes nothing.
 rules m0
 check merge-round-trip 0 "$bin" prices merge "$tmp/m0/prices.yaml" "$src/rules/prices.yaml"
