@@ -300,6 +300,7 @@ struct sky_ctx {
     const struct svc_import_opts *o;
     struct svc_import *im;
     FILE *report;
+    size_t apart; /* rows of an accelerator without a machine */
 };
 
 /* The count of a row, or 0 (reported) when it is no whole number of 1 to
@@ -326,6 +327,11 @@ static void sky_row(char **f, struct sky_ctx *c, const char *file, unsigned no)
     snprintf(row.where, sizeof(row.where), "%s:%u", file, no);
     if (name[0] == '\0' || (c->o->region != NULL && strcmp(c->o->region, region) != 0)) {
         c->im->skipped++;
+        return;
+    }
+    if (f[col[SKY_TYPE]][0] == '\0') { /* an accelerator priced apart from a machine */
+        c->im->skipped++;
+        c->apart++;
         return;
     }
     const char *acc = svc_price_map_find(c->map, SVC_PRICES_SKYPILOT, name);
@@ -382,7 +388,7 @@ enum dc_status svc_import_skypilot(const char *file, char *text, const struct sv
             return dc_error_set(err, DC_EPARSE, NULL, "%s:1: not a SkyPilot catalog: no %s column",
                                 file, names[i]);
     }
-    struct sky_ctx c = {col, map, o, im, report};
+    struct sky_ctx c = {col, map, o, im, report, 0};
     unsigned no = 1;
     while ((line = svc_next_line(&p)) != NULL && !im->full) {
         no++;
@@ -397,6 +403,13 @@ enum dc_status svc_import_skypilot(const char *file, char *text, const struct sv
         }
         sky_row(f, &c, file, no);
     }
+    /* SkyPilot's GCP catalog prices each GPU apart from the VM it attaches to:
+     * neither row is a machine's price. Google's own prices are `import gcp`. */
+    if (c.apart > 0)
+        fprintf(report,
+                "%s: %zu rows price an accelerator without an InstanceType (skipped: not a "
+                "machine's price; for Google Cloud use `prices import gcp`)\n",
+                file, c.apart);
     return DC_OK;
 }
 

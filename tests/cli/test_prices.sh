@@ -85,6 +85,16 @@ check import-aws-unmapped 0 "$bin" prices import aws --map "$tmp/partial-map.csv
 expect_out import-aws-unmapped err "aws-price-list.json: unmapped inf2 (inf2.xlarge)"
 expect_out import-aws-unmapped err "2 offers, 1 unmapped rows, 1 rows skipped"
 
+# SkyPilot's GCP catalog prices a GPU apart from its VM (no InstanceType):
+# skipped with one line saying why, never an offer (a VM row of the v7 file and
+# a GPU row of its shape, with made-up prices).
+printf '%s\n%s\n%s\n' "InstanceType,vCPUs,MemoryGiB,AcceleratorName,AcceleratorCount,GpuInfo,Region,AvailabilityZone,Price,SpotPrice" \
+    "a3-highgpu-4g,104.0,936.0,,,,us-central1,us-central1-a,4.73003,1.08774" \
+    ",,,H100,4,,us-central1,us-central1-a,39.5,16.6" >"$tmp/sky-gcp.csv"
+check import-sky-gcp 1 "$bin" prices import skypilot --cloud gcp --source https://cloud.google.com/compute/gpus-pricing \
+    --as-of 2025-01 "$tmp/sky-gcp.csv"
+expect_out import-sky-gcp err "sky-gcp.csv: 1 rows price an accelerator without an InstanceType"
+
 # Issue 35, item 4: past the loader's 1,000 offers the import fails, never
 # drops the rest silently.
 {
