@@ -126,7 +126,9 @@ static const char *line_text(const struct merge *m, unsigned l, char *buf, size_
     size_t n = (size_t)(m->line[l + 1] - m->line[l]);
     while (n > 0 && (m->line[l][n - 1] == '\n' || m->line[l][n - 1] == '\r'))
         n--;
-    snprintf(buf, len, "%.*s", (int)n, m->line[l]);
+    /* A line too long for buf reads as empty, so that no check passes on a
+     * part of it and no edit writes a part of it. */
+    snprintf(buf, len, "%.*s", n < len ? (int)n : 0, m->line[l]);
     return buf;
 }
 
