@@ -155,6 +155,50 @@ static void test_rentable_node_sizes(void **state)
     assert_int_equal(dc__rentable_node_sizes(gpu, DC_PRICING_COUNT, 0, sizes, 8), 0);
 }
 
+/* gpu-a's training hours at exactly 16 chips, with gpu-a's NVLink domain set
+ * to `domain` and the offers `prices`. */
+static double hours_at_16(unsigned domain, const char *prices)
+{
+    static const char from[] = "bandwidth_gbps: 900, domain: 8}";
+    char to[64];
+    snprintf(to, sizeof(to), "bandwidth_gbps: 900, domain: %u}", domain);
+    const char *at = strstr(catalog_ok, from);
+    assert_non_null(at);
+    char catalog[2 * sizeof(catalog_ok)];
+    snprintf(catalog, sizeof(catalog), "%.*s%s%s", (int)(at - catalog_ok), catalog_ok, to,
+             at + strlen(from));
+    dc_ruleset *r = NULL;
+    assert_int_equal(load4(catalog, sizing_ok, rules_ok, prices, &r, NULL), DC_OK);
+    cJSON *w = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":7e9},"
+                           "\"training\":{\"tokens\":1e10}}");
+    assert_non_null(w);
+    struct dc_sizing z;
+    assert_int_equal(dc_size_at(r, w, "gpu-a", 16, &z, NULL), DC_OK);
+    cJSON_Delete(w);
+    dc_ruleset_release(r);
+    assert_true(isfinite(z.hours) && z.hours > 0);
+    return z.hours;
+}
+
+/* Rented only as 4-GPU machines, a part whose NVLink joins the GPUs of one
+ * machine (domain 8, its largest machine) has a fast domain of 4: 16 chips
+ * run slower than on the catalog's 8-GPU machines. A domain wider than the
+ * largest machine (16 here; a GB200 NVL72 rack's 72 in the shipped catalog)
+ * spans machines and stays whole when they are rented. */
+static void test_rented_machines_keep_a_rack_domain(void **state)
+{
+    (void)state;
+    static const char four[] = "prices:\n" OFFER(
+        "gcp", "g4", "4",
+        "    on_demand: {usd_per_hour: 18, as_of: \"2026-01\"}\n") "hardware: []\n";
+    static const char none[] = "prices: []\nhardware: []\n";
+    assert_true(hours_at_16(8, four) > hours_at_16(8, none) * 1.01);
+    double rack = hours_at_16(16, none);
+    assert_true(fabs(hours_at_16(16, four) - rack) < 1e-9 * rack);
+    /* The wider domain is faster than one machine's. */
+    assert_true(rack < hours_at_16(8, four));
+}
+
 static void test_providers_renting(void **state)
 {
     (void)state;
@@ -439,6 +483,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_offer_for_shape),
         cmocka_unit_test(test_rentable_node_sizes),
+        cmocka_unit_test(test_rented_machines_keep_a_rack_domain),
         cmocka_unit_test(test_providers_renting),
         cmocka_unit_test(test_unrented_text),
         cmocka_unit_test(test_cost_by_machine_size),
