@@ -189,7 +189,11 @@ for f in "$src"/examples/*.json; do
 done
 check recommend-table 0 "$bin" recommend --format table "$src/examples/llm-pretraining.json"
 expect_out recommend-table out "^   PART  *SHAPE  *CHIPS  *RUN TIME  *P10–P90  *\$/H  *TOTAL  *P10–P90  *TARGETS  *PRICE AS OF  *CONFIDENCE  *SCORE$"
-expect_out recommend-table out "^✔  NVIDIA B200 (HGX/DGX B200)  .* [0-9.]* h–[0-9.]* h  .* \$[0-9.]*k/run  *\$[0-9.]*k–\$[0-9.]*k/run  deadline ✓ "
+# The top row: run time, its P10-P90 (hours to days), the cost and its range.
+# Changed (issue 31): the pick was B200 until Nebius's B200 rate, the cheapest,
+# rose from $5.50 to $7.15 a GPU-hour in a newer copy of its price page; RunPod's
+# MI300X at $2.39 a GPU-hour is now the cheapest way to meet the deadline.
+expect_out recommend-table out "^✔  AMD Instinct MI300X  .* [0-9.]* h–[0-9.]* days  .* \$[0-9.]*k/run  *\$[0-9.]*k–\$[0-9.]*k/run  deadline ✓ "
 expect_out recommend-table out "Why "
 check recommend-stdin 0 sh -c "\"$bin\" recommend --pretty - < \"$src/examples/llm-serving.json\""
 expect_out recommend-stdin out '"rules_version"'
