@@ -82,6 +82,9 @@ expect_out prices-coverage out "^tpu7x  *-  *unpriced: Google publishes TPU7x"
 # ...and why one provider of a part priced elsewhere has none.
 expect_out prices-coverage out "^cpu-server  *oci  *unpriced: No OCI machine of this part"
 expect_out prices-coverage out "^cpu-server  *azure  *2 ([0-9]*d)"
+# The reserved basis has its column (AWS sells Trainium2 by Capacity Block); a
+# price past price_stale_after_days carries a * (here, maybe, the spot one).
+expect_out prices-coverage out "^trainium2  *aws  *-  *1 ([0-9]*d)\**  *-  *-  *1 ([0-9]*d)"
 check prices-embedded 0 "$bin" prices
 check prices-help 0 "$bin" prices --help
 check prices-usage 2 "$bin" prices frobnicate x y

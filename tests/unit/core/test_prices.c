@@ -366,6 +366,67 @@ static void test_shipped_every_provider_priced_or_says_why(void **state)
     dc_ruleset_release(shipped);
 }
 
+/* `why` says when it was checked: "(checked YYYY-MM-DD" somewhere in it. */
+static bool dated(const char *why)
+{
+    for (const char *p = why; p != NULL && (p = strstr(p, "(checked ")) != NULL; p++) {
+        const char *d = p + strlen("(checked ");
+        int y, m, day, n = 0;
+        if (sscanf(d, "%4d-%2d-%2d%n", &y, &m, &day, &n) == 3 && n == 10 && y >= 2024 && m >= 1 &&
+            m <= 12 && day >= 1 && day <= 31)
+            return true;
+    }
+    return false;
+}
+
+/* Over the shipped rules (issue 31): every part is priced by some provider on
+ * demand or reserved, or prices.yaml says why not with the date it checked;
+ * every offer names the copy it was read from (`via`) and dates every price;
+ * every reason, for a part or one provider of it, is dated. */
+static void test_shipped_coverage_dated(void **state)
+{
+    (void)state;
+    assert_false(dated("no date (checked soon)"));
+    assert_false(dated("(checked 2026-13-01)"));
+    assert_true(dated("x (checked 2026-11-29)."));
+    dc_ruleset *shipped = NULL;
+    assert_int_equal(dc_ruleset_load_embedded(aa_embedded_files, &shipped, NULL), DC_OK);
+    size_t priced = 0, reserved = 0;
+    for (size_t i = 0; i < dc_ruleset_accelerator_count(shipped); i++) {
+        const struct dc_accelerator *a = dc_ruleset_accelerator(shipped, i);
+        bool buyable = false;
+        for (size_t k = 0; k < a->n_offers; k++) {
+            const struct dc_offer *o = &a->offers[k];
+            if (o->via == NULL || o->via[0] == '\0')
+                fail_msg("%s %s %s: no via", a->id, dc_provider_name(o->provider),
+                         o->instance_type);
+            for (unsigned b = 0; b < DC_PRICING_COUNT; b++)
+                if (isfinite(o->price[b].usd_per_chip_hour) && o->price[b].as_of == NULL)
+                    fail_msg("%s %s: a %s price without as_of", a->id, o->instance_type,
+                             dc_pricing_name((enum dc_pricing)b));
+            bool res = isfinite(o->reserved.price.usd_per_chip_hour);
+            if (res && o->reserved.price.as_of == NULL)
+                fail_msg("%s %s: a reservation without as_of", a->id, o->instance_type);
+            reserved += res;
+            if (res || isfinite(o->price[DC_PRICING_ON_DEMAND].usd_per_chip_hour))
+                buyable = true;
+        }
+        priced += buyable;
+        if (!buyable && !dated(a->unpriced_reason))
+            fail_msg("%s: no on-demand or reserved price and no dated reason", a->id);
+        if (a->unpriced_reason != NULL && !dated(a->unpriced_reason))
+            fail_msg("%s: its reason gives no date checked", a->id);
+        for (unsigned p = 0; p < DC_PROVIDER_COUNT; p++)
+            if (a->unpriced_provider_reason[p] != NULL && !dated(a->unpriced_provider_reason[p]))
+                fail_msg("%s on %s: the reason gives no date checked", a->id,
+                         dc_provider_name((enum dc_provider)p));
+    }
+    /* Most parts are priced, and AWS's Capacity Blocks are reserved offers. */
+    assert_true(priced >= 15);
+    assert_true(reserved >= 7);
+    dc_ruleset_release(shipped);
+}
+
 /* Prices for gpu-a on AWS only, and why not on GCP; tpu-b unpriced
  * everywhere. */
 static const char stated_prices[] = "prices:\n" OFFER(
@@ -489,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_cost_by_machine_size),
         cmocka_unit_test(test_shipped_prices_rent_their_shape),
         cmocka_unit_test(test_shipped_every_provider_priced_or_says_why),
+        cmocka_unit_test(test_shipped_coverage_dated),
         cmocka_unit_test(test_unpriced_reasons),
         cmocka_unit_test(test_longest_reason_quoted_whole),
     };
