@@ -14,6 +14,9 @@ map="$src/data/accelerator-names.csv"
 rules() { # a copy of the shipped rule set in $tmp/$1
     mkdir -p "$tmp/$1" && cp "$src"/rules/*.yaml "$tmp/$1/"
 }
+before() { # the shipped rule set with the frozen prices.yaml of the merge tests
+    rules "$1" && cp "$fx/merge-before.yaml" "$tmp/$1/prices.yaml"
+}
 sky() { # skypilot import of the Nebius excerpt with the usual statements, then more args
     "$bin" prices import skypilot --cloud nebius --source https://nebius.com/prices --as-of 2025-01 "$@"
 }
@@ -255,15 +258,15 @@ expect_out import-bad-map err "badmap.csv:1: expected format,name,accelerator"
 check import-no-map 2 "$bin" prices import aws --map /nonexistent.csv "$fx/aws-price-list.json"
 check import-bad-rules 2 sky --rules /nonexistent "$fx/skypilot-nebius.csv"
 
-# merge: a copy that agrees with the file changes nothing (the Azure capture
-# the shipped offer was read from); the page's region's other offers are absent.
-rules ma
+# merge (into tests/fixtures/prices/merge-before.yaml, frozen): a copy that
+# agrees with the file changes nothing (the Azure capture the offer was read from).
+before ma
 check merge-azure-same 0 "$bin" prices merge "$tmp/ma/prices.yaml" "$tmp/azure.yaml"
-expect_out merge-azure-same out "0 prices changed, 0 added, 0 new offers, 0 kept (newer in the file), 4 absent"
-cmp -s "$tmp/ma/prices.yaml" "$src/rules/prices.yaml" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL an agreeing copy changed prices.yaml"; }
-# An older copy (gcp, 2025-03-06) is kept out of the shipped 2026-07-30 prices,
+expect_out merge-azure-same out "0 prices changed, 0 added, 0 new offers, 0 kept (newer in the file), 0 absent"
+cmp -s "$tmp/ma/prices.yaml" "$fx/merge-before.yaml" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL an agreeing copy changed prices.yaml"; }
+# An older copy (gcp, 2025-03-06) is kept out of the file's 2026-07-30 prices,
 # and its other regions come in as new offers.
-rules mg
+before mg
 check merge-gcp-older 0 "$bin" prices merge "$tmp/mg/prices.yaml" "$tmp/gcp.yaml"
 expect_out merge-gcp-older out '^kept h100 gcp "us-central1" "a3-highgpu-4g" on_demand 44.24499995 (2026-07-30): newer than the import'"'"'s 44.24499995 (2025-03-06)$'
 expect_out merge-gcp-older out '^new h100 gcp "europe-west4" "a3-highgpu-4g" on_demand 56.27023959 (2025-03-06)'
@@ -274,9 +277,11 @@ rules m0
 check merge-round-trip 0 "$bin" prices merge "$tmp/m0/prices.yaml" "$src/rules/prices.yaml"
 expect_out merge-round-trip out "0 prices changed, 0 added, 0 new offers, 0 kept (newer in the file), 0 absent"
 cmp -s "$tmp/m0/prices.yaml" "$src/rules/prices.yaml" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL round trip changed prices.yaml"; }
-# The Lambda import into the shipped file: changed prices, new offers, one
-# absent, every change reported; comments, sources and other offers untouched.
-rules m1
+# The Lambda import: changed prices, new offers, one absent, every change
+# reported; comments, sources, other offers, the reserved basis and the
+# capacity list untouched; `via` follows the import where every price of the
+# offer now comes from it (not on the offer with a reserved rate).
+before m1
 check merge-lambda 0 "$bin" prices merge "$tmp/m1/prices.yaml" "$tmp/lambda.yaml"
 expect_out merge-lambda out '^changed h100 neocloud "lambda us-east-1" "gpu_1x_h100_sxm5" on_demand 3.29 (2025-01) -> 4.29 (2026-10)$'
 expect_out merge-lambda out '^changed h100 neocloud "lambda us-east-1" "gpu_4x_h100_sxm5" on_demand 12.36 (2025-01) -> 16.36 (2026-10)$'
@@ -284,12 +289,13 @@ expect_out merge-lambda out '^new h100 neocloud "lambda us-east-1" "gpu_8x_h100_
 expect_out merge-lambda out '^new b200 neocloud "lambda us-east-1" "gpu_8x_b200_sxm6"'
 expect_out merge-lambda out '^absent a100 neocloud "lambda us-east-1" "gpu_8x_a100_80gb_sxm4": not in the import; kept as it is$'
 expect_out merge-lambda out '^via h100 neocloud "lambda us-east-1" "gpu_1x_h100_sxm5": .*11580132.* -> .*0f40703'
+expect_out merge-lambda out '^via h100 neocloud "lambda us-east-1" "gpu_4x_h100_sxm5": kept .*11580132.*; some of its prices are not from the import'"'"'s'
 expect_out merge-lambda out "3 prices changed, 0 added, 3 new offers, 0 kept (newer in the file), 1 absent"
 check merge-lambda-loads 0 "$bin" check "$tmp/m1"
-diff "$src/rules/prices.yaml" "$tmp/m1/prices.yaml" >"$tmp/diff"
+diff "$fx/merge-before.yaml" "$tmp/m1/prices.yaml" >"$tmp/diff"
 # Only price and via lines change, and lines are added; nothing else is removed.
 n=$(grep -c '^<' "$tmp/diff")
-[ "$n" -eq 6 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL merge removed $n lines, want 6 (3 prices, 3 via)"; cat "$tmp/diff"; }
+[ "$n" -eq 5 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL merge removed $n lines, want 5 (3 prices, 2 via)"; cat "$tmp/diff"; }
 grep '^<' "$tmp/diff" | grep -v -e 'on_demand: ' -e 'via: ' && { fail=$((fail + 1)); echo "FAIL merge changed another line"; } || pass=$((pass + 1))
 # Idempotent: the same import again changes nothing.
 cp "$tmp/m1/prices.yaml" "$tmp/m1-once.yaml"
@@ -302,10 +308,10 @@ check merge-older 0 "$bin" prices merge "$tmp/m1/prices.yaml" "$tmp/lambda-old.y
 expect_out merge-older out '^kept h100 neocloud "lambda us-east-1" "gpu_1x_h100_sxm5" on_demand 4.29 (2026-10): newer than the import'"'"'s 4.29 (2026-01)$'
 cmp -s "$tmp/m1/prices.yaml" "$tmp/m1-once.yaml" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL older import changed the file"; }
 # --dry-run reports and writes nothing.
-rules m2
+before m2
 check merge-dry-run 0 "$bin" prices merge --dry-run "$tmp/m2/prices.yaml" "$tmp/lambda.yaml"
 expect_out merge-dry-run out "dry run, nothing written"
-cmp -s "$tmp/m2/prices.yaml" "$src/rules/prices.yaml" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL dry run wrote"; }
+cmp -s "$tmp/m2/prices.yaml" "$fx/merge-before.yaml" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL dry run wrote"; }
 # From a pipe: import | merge -.
 check merge-pipe 0 sh -c '"$0" prices import skypilot --cloud nebius --source https://nebius.com/prices \
     --as-of 2026-10 "$1" | "$0" prices merge "$2" -' "$bin" "$fx/skypilot-nebius.csv" "$tmp/m2/prices.yaml"
@@ -313,11 +319,11 @@ expect_out merge-pipe out '^changed h100 neocloud "nebius eu-north1" "gpu-h100-s
 grep -q 'on_demand: {usd_per_hour: 23.60, as_of: "2026-10"}' "$tmp/m2/prices.yaml" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL a re-dated price is not kept as written"; }
 # A merge whose result the loader refuses leaves the file as it was.
 printf 'prices:\n  - accelerator: h100\n    provider: aws\n    region: us-east-1\n    instance_type: p9.weird\n    accelerators: 3\n    source: https://aws.amazon.com/ec2/pricing/\n    confidence: low\n    on_demand: {usd_per_hour: 9, as_of: "2026-10"}\n' >"$tmp/bad-import.yaml"
-rules m3
+before m3
 check merge-refused 1 "$bin" prices merge "$tmp/m3/prices.yaml" "$tmp/bad-import.yaml"
 expect_out merge-refused err "the merged file does not load"
 expect_out merge-refused err "no shape of h100 is a machine of 3"
-cmp -s "$tmp/m3/prices.yaml" "$src/rules/prices.yaml" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL refused merge wrote"; }
+cmp -s "$tmp/m3/prices.yaml" "$fx/merge-before.yaml" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL refused merge wrote"; }
 check merge-not-yaml 1 "$bin" prices merge "$tmp/m3/prices.yaml" "$fx/skypilot-nebius.csv"
 check merge-missing 2 "$bin" prices merge "$tmp/m3/prices.yaml" /nonexistent.yaml
 check merge-usage 2 "$bin" prices merge "$tmp/m3/prices.yaml"
