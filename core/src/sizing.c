@@ -70,18 +70,24 @@ static double width_factor(const struct dc_sizing_params *s, const struct dc__de
 static void rentable_sizes(struct dc_accelerator *a, const unsigned *sizes, unsigned n)
 {
     unsigned kept[DC_ACC_MAX_NODE_SIZES];
+    unsigned largest = 0;
     size_t m = 0;
-    for (size_t i = 0; i < a->n_node_sizes; i++)
+    for (size_t i = 0; i < a->n_node_sizes; i++) {
+        if (a->node_sizes[i] > largest)
+            largest = a->node_sizes[i];
         for (unsigned j = 0; j < n; j++)
             if (a->node_sizes[i] == sizes[j])
                 kept[m++] = a->node_sizes[i];
+    }
     if (m == 0)
         return;
     memcpy(a->node_sizes, kept, m * sizeof(kept[0]));
     a->n_node_sizes = m;
     /* NVLink joins the GPUs of one machine only: rented by smaller machines,
-     * the fast domain is one of them. */
-    if (a->domain > kept[m - 1])
+     * the fast domain is one of them. A domain wider than the catalog's
+     * largest machine spans machines (a GB200 NVL72 rack joins eighteen
+     * 4-GPU trays): renting the machines keeps it. */
+    if (a->domain <= largest && a->domain > kept[m - 1])
         a->domain = kept[m - 1];
 }
 
