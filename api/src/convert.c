@@ -408,7 +408,18 @@ static void write_uncertainty(struct api_jw *w, const struct dc_uncertainty *u)
     api_jw_object_end(w);
 }
 
-static void write_sizing(struct api_jw *w, const struct dc_candidate *c)
+/* The period every cost_usd of a result covers (the candidates' sizing and the
+ * frontier), as the core prices it (core/src/explain.c, dc__cost_period): a training
+ * run, a batch inference job (job_requests), or a month of serving. */
+static const char *cost_unit_name(const struct dc_result *res)
+{
+    if (res->workload.task != DC_TASK_INFERENCE)
+        return "usd_per_run";
+    return res->workload.job_requests > 0 ? "usd_per_job" : "usd_per_month";
+}
+
+static void write_sizing(struct api_jw *w, const struct dc_result *res,
+                         const struct dc_candidate *c)
 {
     const struct dc_sizing *z = &c->sizing;
     char shape[96];
@@ -428,6 +439,7 @@ static void write_sizing(struct api_jw *w, const struct dc_candidate *c)
     key_number(w, "scale_efficiency", round4(z->scale_efficiency));
     key_number(w, "hours", round4(z->hours));
     key_number(w, "cost_usd", round4(z->cost_usd));
+    key_string(w, "cost_unit", cost_unit_name(res));
     key_number(w, "cost_per_hour_usd", round4(z->cost_per_hour_usd));
     static const char *const cost_basis[] = {"unknown", "cloud", "on_prem"};
     key_string(w, "cost_basis", cost_basis[z->cost_basis]);
@@ -522,7 +534,7 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
     key_number(w, "objective_score", c->objective_score);
     write_selection(w, c);
     write_targets(w, res, c);
-    write_sizing(w, c);
+    write_sizing(w, res, c);
     write_candidate_price(w, res, c);
     api_jw_key(w, "capped_by");
     api_jw_string_or_null(w, c->capped_by != NULL ? c->capped_by->rule_id : NULL);
@@ -554,7 +566,7 @@ static void write_frontier(struct api_jw *w, const struct dc_result *res)
     api_jw_key(w, "frontier");
     api_jw_object(w);
     key_string(w, "time_unit", serving ? "ms" : "hours");
-    key_string(w, "cost_unit", serving ? "usd_per_month" : job ? "usd_per_job" : "usd_per_run");
+    key_string(w, "cost_unit", cost_unit_name(res));
     api_jw_key(w, "points");
     api_jw_array(w);
     for (size_t i = 0; i < res->n_frontier; i++) {

@@ -452,10 +452,46 @@ static enum dc_status kw_contains(struct api__sch_compiler *cc, struct api__sch_
     return child(cc, v, base, &n->contains);
 }
 
+/* allOf, and x-cross-field-rules (below) on the same node: one list, in the order the
+ * keywords come. */
+static enum dc_status append_all_of(struct api__sch_compiler *cc, struct api__sch_node *n,
+                                    const cJSON *v, const char *kw, const char *base)
+{
+    struct api__sch_node **more = NULL;
+    size_t nmore = 0;
+    enum dc_status rc = schema_array(cc, v, kw, base, &more, &nmore);
+    if (rc != DC_OK)
+        return rc;
+    if (n->nall_of == 0) {
+        n->all_of = more;
+        n->nall_of = nmore;
+        return DC_OK;
+    }
+    struct api__sch_node **all = api__sch_alloc(cc, (n->nall_of + nmore) * sizeof(*all));
+    if (all == NULL)
+        return api__sch_nomem(cc);
+    memcpy(all, n->all_of, n->nall_of * sizeof(*all));
+    memcpy(all + n->nall_of, more, nmore * sizeof(*all));
+    n->all_of = all;
+    n->nall_of += nmore;
+    return DC_OK;
+}
+
 static enum dc_status kw_all_of(struct api__sch_compiler *cc, struct api__sch_node *n,
                                 const cJSON *v, const char *base)
 {
-    return schema_array(cc, v, "allOf", base, &n->all_of, &n->nall_of);
+    return append_all_of(cc, n, v, "allOf", base);
+}
+
+/* x-cross-field-rules: this validator's extension keyword, applied exactly as allOf.
+ * openapi.yaml states its cross-field rules (a field that belongs to another
+ * architecture, one of a pair without the other) with it, so the server checks them
+ * while schema-driven generators and linters, which ignore x- keywords, see a schema
+ * without if/then chains (docs/api.md, "Cross-field rules"). */
+static enum dc_status kw_cross_field_rules(struct api__sch_compiler *cc, struct api__sch_node *n,
+                                           const cJSON *v, const char *base)
+{
+    return append_all_of(cc, n, v, "x-cross-field-rules", base);
 }
 
 static enum dc_status kw_any_of(struct api__sch_compiler *cc, struct api__sch_node *n,
@@ -554,6 +590,7 @@ static const struct api__sch_keyword keywords[] = {
     {"dependentSchemas", SCH_SUB_MAP, kw_dep_schemas, api__sch_check_object},
     /* Applicators. */
     {"allOf", SCH_SUB_ARRAY, kw_all_of, api__sch_check_all_of},
+    {"x-cross-field-rules", SCH_SUB_ARRAY, kw_cross_field_rules, api__sch_check_all_of},
     {"anyOf", SCH_SUB_ARRAY, kw_any_of, api__sch_check_any_of},
     {"oneOf", SCH_SUB_ARRAY, kw_one_of, api__sch_check_one_of},
     {"not", SCH_SUB_SCHEMA, kw_not, api__sch_check_not},

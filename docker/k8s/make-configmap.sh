@@ -3,7 +3,10 @@
 # one data key per *.yaml file, each value the file's exact bytes:
 #
 #   docker/k8s/make-configmap.sh > docker/k8s/configmap.yaml
-#   docker/k8s/make-configmap.sh my-rules/ | kubectl apply -f -
+#   docker/k8s/make-configmap.sh my-rules/ | kubectl apply --server-side -f -
+#
+# --server-side: client-side apply keeps the whole object in an annotation, and
+# annotations hold at most 256 KiB; the rules alone are about 200 KB.
 #
 # The checked-in docker/k8s/configmap.yaml is this script's output for rules/; the
 # test deploy.configmap_sync fails when they differ. Values are YAML literal block

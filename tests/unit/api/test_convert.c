@@ -107,6 +107,49 @@ static void test_result_json(void **state)
     assert_int_equal(api_result_to_json(NULL, NULL), DC_EINVAL);
 }
 
+/* Every candidate's cost_usd names its period (sizing.cost_unit), the frontier's:
+ * the run for training, a month for serving, the job for a batch inference job. */
+static void test_cost_unit(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *workload, *unit;
+    } cases[] = {
+        {"{\"task\":\"training\",\"model\":{\"parameters\":7e9},\"training\":{\"tokens\":1e8}}",
+         "usd_per_run"},
+        {"{\"task\":\"inference\",\"model\":{\"parameters\":7e9},"
+         "\"inference\":{\"requests_per_second\":2}}",
+         "usd_per_month"},
+        {"{\"task\":\"inference\",\"model\":{\"parameters\":7e9,\"layers\":32,"
+         "\"hidden_size\":4096,\"attention_heads\":32,\"kv_heads\":8},\"inference\":{"
+         "\"input_tokens\":500,\"output_tokens\":200,\"job\":{\"tokens\":7e8,"
+         "\"deadline_hours\":10}}}",
+         "usd_per_job"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cJSON *w = cJSON_Parse(cases[i].workload);
+        assert_non_null(w);
+        struct dc_result *r = recommend(w);
+        cJSON *body = NULL;
+        assert_int_equal(api_result_to_json(r, &body), DC_OK);
+        const cJSON *recs = cJSON_GetObjectItem(body, "recommendations");
+        assert_true(cJSON_GetArraySize(recs) > 0);
+        const cJSON *it = NULL;
+        cJSON_ArrayForEach(it, recs)
+        {
+            const cJSON *unit = cJSON_GetObjectItem(cJSON_GetObjectItem(it, "sizing"), "cost_unit");
+            assert_true(cJSON_IsString(unit));
+            assert_string_equal(unit->valuestring, cases[i].unit);
+        }
+        assert_string_equal(
+            cJSON_GetObjectItem(cJSON_GetObjectItem(body, "frontier"), "cost_unit")->valuestring,
+            cases[i].unit);
+        cJSON_Delete(body);
+        dc_result_free(r);
+        cJSON_Delete(w);
+    }
+}
+
 static void test_catalog_json(void **state)
 {
     (void)state;
@@ -319,9 +362,10 @@ static void test_uncertainty(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_result_json),   cmocka_unit_test(test_catalog_json),
-        cmocka_unit_test(test_rules_json),    cmocka_unit_test(test_table),
-        cmocka_unit_test(test_table_targets), cmocka_unit_test(test_uncertainty),
+        cmocka_unit_test(test_result_json),  cmocka_unit_test(test_cost_unit),
+        cmocka_unit_test(test_catalog_json), cmocka_unit_test(test_rules_json),
+        cmocka_unit_test(test_table),        cmocka_unit_test(test_table_targets),
+        cmocka_unit_test(test_uncertainty),
     };
     return cmocka_run_group_tests_name("convert", tests, setup, teardown);
 }

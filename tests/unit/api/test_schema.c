@@ -652,6 +652,42 @@ static void test_keyword_messages(void **state)
     }
 }
 
+/* x-cross-field-rules: the contract's extension keyword, applied as allOf and
+ * together with an allOf of the same schema (either order), with a $ref into an
+ * x- definition; the violation's keyword is the rule's own. */
+static void test_cross_field_rules(void **state)
+{
+    (void)state;
+    static const char *const schemas[] = {
+        "{'x-defs': {'big': {'minimum': 10}}, 'allOf': [{'multipleOf': 2}],"
+        " 'x-cross-field-rules': [{'if': {'$ref': '#/x-defs/big'}, 'then': {'multipleOf': 5}}]}",
+        "{'x-defs': {'big': {'minimum': 10}},"
+        " 'x-cross-field-rules': [{'if': {'$ref': '#/x-defs/big'}, 'then': {'multipleOf': 5}}],"
+        " 'allOf': [{'multipleOf': 2}]}",
+    };
+    for (size_t i = 0; i < N(schemas); i++) {
+        cJSON *root = json(schemas[i]);
+        api_schema *s = compile_ok(root, "#");
+        assert_true(is_valid(s, "4"));
+        assert_true(is_valid(s, "20"));
+        assert_false(is_valid(s, "3"));  /* the allOf */
+        assert_false(is_valid(s, "12")); /* the cross-field rule */
+        const struct expected want = {"", "multipleOf", "must be a multiple of 5"};
+        expect_violations(s, "12", 0, &want, 1, false);
+        api_schema_free(s);
+        cJSON_Delete(root);
+    }
+    /* Malformed as allOf is. */
+    cJSON *root = json("{'x-cross-field-rules': []}");
+    api_schema *s = NULL;
+    struct dc_error err;
+    dc_error_clear(&err);
+    assert_int_not_equal(api_schema_compile(root, "#", &s, &err), DC_OK);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "x-cross-field-rules"));
+    cJSON_Delete(root);
+}
+
 static void test_annotations_and_unknown_keywords(void **state)
 {
     (void)state;
@@ -1130,6 +1166,7 @@ int main(void)
         cmocka_unit_test(test_result_remove),
         cmocka_unit_test(test_pointer_escaping),
         cmocka_unit_test(test_keyword_messages),
+        cmocka_unit_test(test_cross_field_rules),
         cmocka_unit_test(test_annotations_and_unknown_keywords),
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_unique_items_large),
