@@ -2,10 +2,11 @@
 # deploy.image: what a reader of the README builds is what the manifests run.
 #  1. the image the README's and docs/deployment.md's build lines tag is the image
 #     every manifest in docker/k8s/ pulls;
-#  2. the image carries its commit: docker/Dockerfile's build stage refuses to build
-#     without AA_BUILD_COMMIT, and its own configure command, run on a copy of the
-#     build context (no .git, as .dockerignore makes it), records that commit in the
-#     build's identity (what `accel-advisor version` prints);
+#  2. the image carries its commit: docker/Dockerfile's own configure command, run on
+#     a copy of the build context as .dockerignore makes it, records AA_BUILD_COMMIT
+#     when given, else the commit .git/HEAD names (loose or packed ref), in the
+#     build's identity (what `accel-advisor version` prints), and refuses to build
+#     with neither;
 #  3. every documented `kubectl apply` of the rules ConfigMap is server-side: the
 #     ConfigMap (one key per rule file, about 200 KB) does not fit client-side
 #     apply's last-applied-configuration annotation for long (256 KiB in all).
@@ -44,41 +45,56 @@ done
 df=$src/docker/Dockerfile
 build_stage=$(awk '/^FROM .* AS build/ {on = 1; next} /^FROM / {on = 0} on' "$df")
 printf '%s\n' "$build_stage" | grep -q '^ARG AA_BUILD_COMMIT$' || bad "Dockerfile: the build stage declares no ARG AA_BUILD_COMMIT"
-# The configure command: from `RUN cmake -S` to the first `&&` line.
+# The build RUN, from `RUN commit=` up to (not including) the build of the binary:
+# the commit's choice, the guard and the configure command, as one shell command.
 configure=$(printf '%s\n' "$build_stage" |
-    awk '/^RUN cmake -S/ {on = 1} on && /^ *&&/ {exit} on' | sed 's/\\$//; s/^RUN //' | tr '\n' ' ')
-guard=$(printf '%s\n' "$build_stage" |
-    awk '/^RUN test -n "\$\{AA_BUILD_COMMIT\}"/ {on = 1} on {print} on && !/\\$/ {exit}' |
-    sed 's/\\$//; s/^RUN //' | tr '\n' ' ')
-if [ -z "$configure" ] || [ -z "$guard" ]; then
-    bad "Dockerfile: no RUN cmake -S ... or no RUN test -n \"\${AA_BUILD_COMMIT}\" guard in the build stage"
+    awk '/^RUN commit=/ {on = 1} on && /cmake --build/ {exit} on' | sed 's/\\$//; s/^RUN //' | tr '\n' ' ' |
+    sed 's/ *&& *$//')
+.dockerignore_has() { grep -qx -- "$1" "$src/.dockerignore" || bad ".dockerignore: no line '$1'"; }
+for line in '.git' '!.git/HEAD' '!.git/refs' '!.git/packed-refs'; do .dockerignore_has "$line"; done
+# A build context as .dockerignore makes it: the sources, no .git and no build trees.
+ctx=$tmp/ctx
+mkdir "$ctx"
+(cd "$src" && tar --exclude=./.git --exclude='./build*' --exclude='*/node_modules' -cf - .) |
+    tar -xf - -C "$ctx"
+# configure_in CONTEXT ARG: runs the Dockerfile's configure with AA_BUILD_COMMIT=ARG and
+# prints the commit it recorded in build_info.c (nothing when it refused).
+configure_in() {
+    local out=$tmp/image-build-$RANDOM
+    local cmd=${configure//\/build/$out}
+    (cd "$1" && AA_BUILD_COMMIT=$2 sh -c "$cmd") >"$tmp/conf.log" 2>&1 || return 1
+    cmake --build "$out" --target aa_build_info >"$tmp/bi.log" 2>&1 || { tail -20 "$tmp/bi.log"; return 1; }
+    sed -n 's/.*aa_build_commit\[\] = "\([^"]*\)".*/\1/p' "$out/build_info.c"
+}
+if [ -z "$configure" ]; then
+    bad "Dockerfile: no RUN commit=... cmake -S ... in the build stage"
 else
-    if (AA_BUILD_COMMIT='' sh -c "$guard") 2>"$tmp/guard.err"; then
-        bad "Dockerfile: the build goes on without AA_BUILD_COMMIT"
+    # No .git and no argument: the build stops and says how to name the commit.
+    if configure_in "$ctx" '' >/dev/null; then
+        bad "Dockerfile: the build goes on with no commit"
     else
-        grep -q 'AA_BUILD_COMMIT' "$tmp/guard.err" || bad "Dockerfile: the guard's message does not name AA_BUILD_COMMIT"
+        grep -q 'AA_BUILD_COMMIT' "$tmp/conf.log" || bad "Dockerfile: the refusal does not name AA_BUILD_COMMIT"
     fi
-    (AA_BUILD_COMMIT=0123abc sh -c "$guard") || bad "Dockerfile: the guard refuses a given AA_BUILD_COMMIT"
-    # The build context: the sources without .git and build trees (.dockerignore).
-    ctx=$tmp/ctx
-    mkdir "$ctx"
-    (cd "$src" && tar --exclude=./.git --exclude='./build*' --exclude='*/node_modules' -cf - .) |
-        tar -xf - -C "$ctx"
-    commit=4d2f0c1e9b8a7d6c5b4a39281706f5e4d3c2b1a0
-    confcmd=${configure//\/build/$tmp/image-build}
-    if ! (cd "$ctx" && AA_BUILD_COMMIT=$commit sh -c "$confcmd") >"$tmp/conf.log" 2>&1; then
-        tail -20 "$tmp/conf.log"
-        bad "the Dockerfile's configure command failed on a copy of the build context"
-    elif ! cmake --build "$tmp/image-build" --target aa_build_info >"$tmp/bi.log" 2>&1; then
-        tail -20 "$tmp/bi.log"
-        bad "building aa_build_info with the Dockerfile's configuration failed"
-    elif ! grep -q "aa_build_commit\[\] = \"$commit\"" "$tmp/image-build/build_info.c"; then
-        grep aa_build_commit "$tmp/image-build/build_info.c"
-        bad "the Dockerfile's configuration does not record AA_BUILD_COMMIT as the build's commit"
-    fi
+    given=4d2f0c1e9b8a7d6c5b4a39281706f5e4d3c2b1a0
+    got=$(configure_in "$ctx" "$given") || tail -20 "$tmp/conf.log"
+    [ "$got" = "$given" ] || bad "the Dockerfile's configuration records '$got', not the AA_BUILD_COMMIT given"
+    # A clone's .git as .dockerignore lets it in: HEAD and a loose ref, then a packed one.
+    loose=0123456789abcdef0123456789abcdef01234567
+    packed=89abcdef0123456789abcdef0123456789abcdef
+    mkdir -p "$ctx/.git/refs/heads"
+    echo 'ref: refs/heads/main' >"$ctx/.git/HEAD"
+    echo "$loose" >"$ctx/.git/refs/heads/main"
+    got=$(configure_in "$ctx" '') || tail -20 "$tmp/conf.log"
+    [ "$got" = "$loose" ] || bad "a context with .git records '$got', not HEAD's loose ref $loose"
+    rm "$ctx/.git/refs/heads/main"
+    printf '# pack-refs with: peeled fully-peeled sorted\n%s refs/heads/main\n' "$packed" >"$ctx/.git/packed-refs"
+    got=$(configure_in "$ctx" '') || tail -20 "$tmp/conf.log"
+    [ "$got" = "$packed" ] || bad "a context with packed refs records '$got', not $packed"
+    echo 'not-a-commit refs/heads/main' >"$ctx/.git/packed-refs"
+    if configure_in "$ctx" '' >/dev/null; then bad "a HEAD naming no commit was built as a commit"; fi
     # The build stage also checks what the binary reports, and the image is labelled.
-    printf '%s\n' "$build_stage" | grep -q 'accel-advisor version | grep -qF "commit ${AA_BUILD_COMMIT}"' ||
-        bad "Dockerfile: the build stage does not check that \`version\` reports AA_BUILD_COMMIT"
+    printf '%s\n' "$build_stage" | grep -q 'accel-advisor version | grep -qF "commit $commit"' ||
+        bad "Dockerfile: the build stage does not check that \`version\` reports the commit"
     grep -q '^LABEL org.opencontainers.image.revision="${AA_BUILD_COMMIT}"' "$df" ||
         bad "Dockerfile: no org.opencontainers.image.revision label"
 fi
