@@ -443,6 +443,33 @@ static enum MHD_Result take_body(svc_server *s, struct MHD_Connection *c, struct
     return MHD_YES;
 }
 
+/* Counts trailer fields, an empty name included. */
+static enum MHD_Result count_field(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   size_t key_size, const char *value, size_t value_size)
+{
+    (void)kind;
+    (void)key;
+    (void)key_size;
+    (void)value;
+    (void)value_size;
+    (*(size_t *)cls)++;
+    return MHD_YES;
+}
+
+/* A chunked body's trailer section held fields. libmicrohttpd 0.9.75 reads it
+ * with the header section's line reader, which takes a line with an empty field
+ * name (": v") for the section's end: what followed was read, and served, as the
+ * next request. Nothing the server serves reads a trailer field (RFC 9112
+ * section 7.1.2 lets a recipient discard them), so rather than repeat the header
+ * section's checks on a buffer the library has moved past, a body with any is
+ * refused and its connection closed. */
+static bool has_trailers(struct MHD_Connection *c)
+{
+    size_t n = 0;
+    MHD_get_connection_values_n(c, MHD_FOOTER_KIND, count_field, &n);
+    return n > 0;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **req_cls)
@@ -463,6 +490,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (r->status != 0)
         return MHD_YES; /* already answered */
     svc__conn_received(r->conn);
+    if (has_trailers(c)) {
+        r->close = true;
+        svc_metrics_refused(&s->metrics, SVC_REFUSED_FRAMING);
+        return svc__respond_problem(
+            s, c, r, 400, NULL,
+            "the chunked body has trailer fields, which the server does not accept", NULL);
+    }
     if (!r->checked) {
         enum MHD_Result res = MHD_YES;
         r->checked = true;
