@@ -69,8 +69,9 @@ static const struct setting settings[] = {
      "longest a client may take to send one request, headers and body, counted from the "
      "connection's accept or the end of its previous response; then the connection is closed"},
     {"admin_listen", T_STR, OFF(admin_listen), 0, 0, "", "HOST:PORT",
-     "also serve /healthz, /readyz and /metrics (only those) on this address, with connections "
-     "of its own, so probes and scrapes are answered under a connection flood; empty = off"},
+     "also serve /healthz and /metrics (and for serve /readyz; only those) on this address, with "
+     "connections of its own, so probes and scrapes are answered under a connection flood; "
+     "empty = off"},
     {"max_buffered_body_bytes", T_BYTES, OFF(max_buffered_body_bytes), 64 * 1024,
      SVC_MAX_BUFFERED_BYTES_LIMIT, "64MiB", "BYTES",
      "request bodies held in memory at once, all requests together (503 with Retry-After "
@@ -160,6 +161,11 @@ static const struct {
     const char *dflt;
 } agent_settings[] = {
     {"listen", SVC_AGENT_DEFAULT_LISTEN},
+    {"admin_listen", NULL},
+    /* Probes and scrapes send their request at once: a client that has not
+     * within 5 s is slow or hostile (the admin listener's ADMIN_REQUEST_TIMEOUT_S). */
+    {"connection_timeout_s", "5"},
+    {"request_timeout_s", "5"},
     {"rules", NULL},
     {"log_level", NULL},
     {"probe_interval", NULL},

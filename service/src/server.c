@@ -124,7 +124,8 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
     }
     if (r->route == SVC_ROUTE_UNMATCHED ||
         (r->admin && r->route != SVC_ROUTE_HEALTHZ && r->route != SVC_ROUTE_READYZ &&
-         r->route != SVC_ROUTE_METRICS)) {
+         r->route != SVC_ROUTE_METRICS) ||
+        (s->agent && r->route == SVC_ROUTE_READYZ)) {
         *res = svc__respond_problem(s, c, r, 404, NULL, "no such resource", NULL);
         return true;
     }
@@ -787,8 +788,10 @@ static int start_daemon(svc_server *s, struct svc_listener *l, unsigned threads)
     unsigned flags =
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET;
     l->hard_limit = l->limit + OVERFLOW_MARGIN(l->limit);
-    l->request_timeout_s = l->admin ? ADMIN_REQUEST_TIMEOUT_S : s->cfg.request_timeout_s;
-    unsigned idle_s = l->admin ? ADMIN_REQUEST_TIMEOUT_S : s->cfg.connection_timeout_s;
+    /* The agent's are its settings (5 s by default, config.c). */
+    bool fixed = l->admin && !s->agent;
+    l->request_timeout_s = fixed ? ADMIN_REQUEST_TIMEOUT_S : s->cfg.request_timeout_s;
+    unsigned idle_s = fixed ? ADMIN_REQUEST_TIMEOUT_S : s->cfg.connection_timeout_s;
     l->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
         MHD_OPTION_URI_LOG_CALLBACK, on_request_line, s, MHD_OPTION_UNESCAPE_CALLBACK, on_unescape,
@@ -921,6 +924,26 @@ enum dc_status svc_server_start(const struct svc_config *cfg, svc_server **out,
 fail:
     svc_server_free(s);
     return rc;
+}
+
+enum dc_status svc__agent_listen(svc_server *s, struct dc_error *err)
+{
+    s->agent = true;
+    enum dc_status rc = svc__listen(&s->api, s->cfg.listen, err);
+    if (rc == DC_OK && s->cfg.admin_listen[0] != '\0')
+        rc = svc__listen(&s->admin, s->cfg.admin_listen, err);
+    if (rc != DC_OK)
+        return rc;
+    /* The metrics port is held as the admin listener is: it too serves only
+     * probes and scrapes, and 32 idle clients used to silence it. */
+    s->api.admin = true;
+    s->api.limit = s->admin.limit = ADMIN_MAX_CONNECTIONS;
+    if (start_daemon(s, &s->api, 1) != 0 ||
+        (atomic_load(&s->admin.fd) >= 0 && start_daemon(s, &s->admin, 1) != 0))
+        return dc_error_set(err, DC_EIO, NULL, "libmicrohttpd did not start on %.200s",
+                            s->api.daemon == NULL ? s->cfg.listen : s->cfg.admin_listen);
+    s->daemon = s->api.daemon;
+    return svc__conns_start(s, err);
 }
 
 uint16_t svc_server_port(const svc_server *s)
