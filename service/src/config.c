@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "dc/yaml.h"
+#include "fleet.h"
 #include "http.h"
 #include "log.h"
 #include "rulesrc.h"
@@ -383,19 +384,12 @@ static bool text_valid(const char *name, const char *v, struct dc_error *err)
     if (v[0] == '\0')
         return true;
     if (strcmp(name, "fleet_prometheus") == 0) {
-        size_t scheme = strncmp(v, "https://", 8) == 0 ? 8 : strncmp(v, "http://", 7) == 0 ? 7 : 0;
-        if (scheme == 0 || v[scheme] == '\0' || v[scheme] == '/') {
-            dc_error_set(err, DC_EINVAL, NULL,
-                         "\"%s\" is not an http:// or https:// URL with a host", v);
+        /* Parsed as libcurl parses it; the error never quotes the URL, which
+         * may hold a password. */
+        char why[256];
+        if (!svc_fleet_url_check(v, why, sizeof(why))) {
+            dc_error_set(err, DC_EINVAL, NULL, "%s", why);
             return false;
-        }
-        for (const char *p = v; *p != '\0'; p++) {
-            if ((unsigned char)*p <= 0x20 || *p == 0x7f || *p == '?' || *p == '#') {
-                dc_error_set(err, DC_EINVAL, NULL,
-                             "the URL must not hold spaces, control characters, a query "
-                             "or a fragment");
-                return false;
-            }
         }
     } else if (strcmp(name, "fleet_cluster_label") == 0) {
         bool ok = (isalpha((unsigned char)v[0]) || v[0] == '_') && strncmp(v, "__", 2) != 0 &&

@@ -85,8 +85,12 @@ static void test_flood(void **state)
 {
     (void)state;
     struct server a;
-    static const char *const extra[] = {"--admin-listen",    "127.0.0.1:0", "--request-timeout-s",
-                                        "600",               "--connection-timeout-s", "600",
+    static const char *const extra[] = {"--admin-listen",
+                                        "127.0.0.1:0",
+                                        "--request-timeout-s",
+                                        "600",
+                                        "--connection-timeout-s",
+                                        "600",
                                         NULL};
     start_agent(&a, extra);
     assert_true(a.admin_port > 0);
@@ -128,8 +132,8 @@ static void test_request_time_limit(void **state)
 {
     (void)state;
     struct server a;
-    static const char *const extra[] = {"--request-timeout-s", "1", "--connection-timeout-s",
-                                        "600", NULL};
+    static const char *const extra[] = {"--request-timeout-s", "1", "--connection-timeout-s", "600",
+                                        NULL};
     start_agent(&a, extra);
     static const char head[] = "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaa"
                                "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
@@ -163,8 +167,8 @@ static void expect_refused(struct server *a, const char *what, const char *first
 {
     char follow[160], id[32], buf[16384];
     snprintf(id, sizeof(id), "agent-smuggled-%d", ++smuggled);
-    snprintf(follow, sizeof(follow),
-             "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Request-Id: %s\r\n\r\n", id);
+    snprintf(follow, sizeof(follow), "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Request-Id: %s\r\n\r\n",
+             id);
     struct rh_buf req = {0};
     assert_true(rh_buf_str(&req, first) && rh_buf_str(&req, follow));
     struct rh_conn c;
