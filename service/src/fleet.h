@@ -176,7 +176,8 @@ struct svc_fleet_source_count {
     size_t series;     /* in the answer */
     size_t dropped;    /* series the parser or the model left out */
     size_t devices;    /* devices it counted */
-    size_t duplicates; /* dcgm-exporter devices on nodes an agent reports (the agent wins) */
+    size_t duplicates; /* dcgm-exporter: devices on nodes an agent reports (the agent
+                          wins); agents: series repeating a cluster, node and device */
 };
 
 /* Immutable once published; shared by reference. */
