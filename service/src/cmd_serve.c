@@ -4,8 +4,9 @@
  * SIGTERM, SIGINT and SIGHUP are blocked before any thread starts (threads
  * inherit the mask) and taken synchronously here with sigwait, so no code runs in
  * a signal handler: SIGHUP reloads the rule set; SIGTERM and SIGINT stop
- * accepting, let in-flight requests finish and exit 0. SIGPIPE is ignored (a
- * client that goes away must not kill the server). */
+ * accepting, let in-flight requests finish and exit 0. SIGUSR1 and SIGUSR2 are
+ * logged and ignored (their default action would kill the server); SIGPIPE is
+ * ignored (a client that goes away must not kill the server). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,16 +26,26 @@ void svc_signals_block(sigset_t *set)
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGINT);
     sigaddset(set, SIGHUP);
+    sigaddset(set, SIGUSR1);
+    sigaddset(set, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, set, NULL);
     signal(SIGPIPE, SIG_IGN);
 }
 
 int svc_signals_wait(const sigset_t *set)
 {
-    int sig = 0;
-    while (sigwait(set, &sig) != 0)
-        continue;
-    return sig;
+    for (;;) {
+        int sig = 0;
+        if (sigwait(set, &sig) != 0)
+            continue;
+        if (sig != SIGUSR1 && sig != SIGUSR2)
+            return sig;
+        /* nginx and Envoy reopen their log files on SIGUSR1, and a log rotator
+         * may send it; their default action is to terminate, which killed the
+         * server. Its logs are stderr: nothing to reopen. */
+        svc_log_msg("info", "signal", "%s: ignored (the logs go to stderr: nothing to reopen)",
+                    sig == SIGUSR1 ? "SIGUSR1" : "SIGUSR2");
+    }
 }
 
 int cmd_serve(int argc, char **argv)

@@ -22,10 +22,11 @@ int cmd_prices(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 
 /* The long-running commands (serve, agent; cmd_serve.c) take their signals
- * synchronously. svc_signals_block blocks SIGTERM, SIGINT and SIGHUP in the
- * calling thread, so in every thread started after it, fills *set with them and
- * ignores SIGPIPE (a client that goes away must not kill the process);
- * svc_signals_wait returns the next of them. */
+ * synchronously. svc_signals_block blocks SIGTERM, SIGINT, SIGHUP, SIGUSR1 and
+ * SIGUSR2 in the calling thread, so in every thread started after it, fills
+ * *set with them and ignores SIGPIPE (a client that goes away must not kill the
+ * process); svc_signals_wait returns the next of them but SIGUSR1 and SIGUSR2,
+ * which it logs and ignores. */
 void svc_signals_block(sigset_t *set);
 int svc_signals_wait(const sigset_t *set);
 

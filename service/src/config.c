@@ -585,10 +585,27 @@ static bool in_scope(const struct svc_config *cfg, const struct setting *st)
     return svc_config_setting_in_scope((size_t)(st - settings), cfg->scope);
 }
 
-static bool load_kv(struct svc_config *cfg, const char *path, char *text, struct dc_error *err)
+/* A NUL byte in `len` bytes of a key = value file: an error naming its line
+ * (the line was cut there, and every line after it silently dropped). */
+static bool kv_nul(const char *path, const char *text, size_t len, struct dc_error *err)
+{
+    const char *nul = memchr(text, '\0', len);
+    if (nul == NULL)
+        return false;
+    unsigned line = 1;
+    for (const char *p = text; p < nul; p++)
+        line += *p == '\n';
+    dc_error_set(err, DC_EINVAL, NULL, "file %s:%u: a NUL byte", path, line);
+    return true;
+}
+
+static bool load_kv(struct svc_config *cfg, const char *path, char *text, size_t len,
+                    struct dc_error *err)
 {
     unsigned lineno = 0;
     char where[SVC_CONFIG_STR_MAX + 64];
+    if (kv_nul(path, text, len, err))
+        return false;
     for (char *line = text; line != NULL;) {
         char *next = strchr(line, '\n');
         if (next != NULL)
@@ -722,7 +739,7 @@ static bool load_file(struct svc_config *cfg, const char *path, struct dc_error 
     if (has_suffix(path, ".yaml") || has_suffix(path, ".yml") || has_suffix(path, ".json"))
         ok = load_yaml(cfg, path, text, n, err);
     else
-        ok = load_kv(cfg, path, text, err);
+        ok = load_kv(cfg, path, text, n, err);
     free(text);
     return ok;
 }
