@@ -90,7 +90,11 @@ int cmd_agent(int argc, char **argv)
         return 1;
     }
     int sig;
-    while ((sig = svc_signals_wait(&set)) == SIGHUP) {
+    while ((sig = svc_signals_wait(&set, svc_reload_retry_ms(s, &cfg))) == SIGHUP || sig == 0) {
+        if (sig == 0) {
+            (void)svc_server_reload(s, "signal_retry", NULL);
+            continue;
+        }
         svc_log_msg("info", "signal", "SIGHUP: probing now and reloading the rule set");
         (void)svc_server_reload(s, "signal", NULL); /* a failure is logged */
     }

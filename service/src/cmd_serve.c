@@ -7,6 +7,7 @@
  * accepting, let in-flight requests finish and exit 0. SIGUSR1 and SIGUSR2 are
  * logged and ignored (their default action would kill the server); SIGPIPE is
  * ignored (a client that goes away must not kill the server). */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,13 +31,21 @@ void svc_signals_block(sigset_t *set)
     sigaddset(set, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, set, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* What a writer opening a rule file during the reload's lease check would
+     * send (svc_rules_being_written); its default action terminates. */
+    signal(SIGIO, SIG_IGN);
 }
 
-int svc_signals_wait(const sigset_t *set)
+int svc_signals_wait(const sigset_t *set, int timeout_ms)
 {
+    struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
     for (;;) {
-        int sig = 0;
-        if (sigwait(set, &sig) != 0)
+        int sig = timeout_ms < 0 ? 0 : sigtimedwait(set, NULL, &ts);
+        if (timeout_ms >= 0 && sig < 0 && errno == EAGAIN)
+            return 0;
+        if (timeout_ms < 0 && sigwait(set, &sig) != 0)
+            continue;
+        if (sig <= 0)
             continue;
         if (sig != SIGUSR1 && sig != SIGUSR2)
             return sig;
@@ -46,6 +55,13 @@ int svc_signals_wait(const sigset_t *set)
         svc_log_msg("info", "signal", "%s: ignored (the logs go to stderr: nothing to reopen)",
                     sig == SIGUSR1 ? "SIGUSR1" : "SIGUSR2");
     }
+}
+
+int svc_reload_retry_ms(svc_server *s, const struct svc_config *cfg)
+{
+    if (!svc_server_reload_deferred(s))
+        return -1;
+    return cfg->rules_debounce_ms > 100 ? (int)cfg->rules_debounce_ms : 100;
 }
 
 int cmd_serve(int argc, char **argv)
@@ -86,7 +102,11 @@ int cmd_serve(int argc, char **argv)
         return 1;
     }
     int sig;
-    while ((sig = svc_signals_wait(&set)) == SIGHUP) {
+    while ((sig = svc_signals_wait(&set, svc_reload_retry_ms(srv, &cfg))) == SIGHUP || sig == 0) {
+        if (sig == 0) {
+            (void)svc_server_reload(srv, "signal_retry", NULL);
+            continue;
+        }
         svc_log_msg("info", "signal", "SIGHUP: reloading the rule set");
         (void)svc_server_reload(srv, "signal", NULL); /* a failure is logged */
     }

@@ -85,7 +85,8 @@ struct svc_server {
 
     struct MHD_Daemon *daemon;
     atomic_bool draining;
-    atomic_bool drained; /* the drain saw no request in flight: start no new one */
+    atomic_bool drained;         /* the drain saw no request in flight: start no new one */
+    atomic_bool reload_deferred; /* svc_server_reload_deferred */
 
     /* Listeners, the acceptor and the connection registry (server_conn.c). */
     struct svc_listener api, admin; /* admin.fd is -1 without admin_listen */

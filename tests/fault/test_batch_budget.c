@@ -27,8 +27,8 @@ static int batch(int port, int n, struct rh_conn *c, struct rh_resp *r)
 {
     struct rh_buf body = {0}, req = {0};
     assert_true(rh_buf_batch(&body, WORKLOAD, n));
-    assert_true(rh_buf_request(&req, "POST", "/v1/recommendations:batch", "application/json",
-                               NULL, body.p, body.len));
+    assert_true(rh_buf_request(&req, "POST", "/v1/recommendations:batch", "application/json", NULL,
+                               body.p, body.len));
     rh_init(c, port);
     int rc = rh_exchange(c, req.p, req.len, false, ANSWER_MS, r);
     rh_buf_free(&body);
@@ -40,8 +40,8 @@ static void test_never_fits(void **state)
 {
     (void)state;
     struct server srv;
-    static const char *const args[] = {"--max-queued-response-bytes", "1MiB", "--max-batch",
-                                       "10000", "--rules-watch=false", NULL};
+    static const char *const args[] = {
+        "--max-queued-response-bytes", "1MiB", "--max-batch", "10000", "--rules-watch=false", NULL};
     assert_int_equal(server_start(&srv, args), 0);
     struct rh_conn c;
     struct rh_resp r;
