@@ -81,7 +81,7 @@ static const struct setting settings[] = {
      SVC_MAX_BUFFERED_BYTES_LIMIT, "64MiB", "BYTES",
      "response bodies waiting for slow clients to read them, all requests together (503 with "
      "Retry-After past it)"},
-    {"send_buffer_bytes", T_BYTES, OFF(send_buffer_bytes), 0, SVC_MAX_SEND_BUFFER_BYTES, "32KiB",
+    {"send_buffer_bytes", T_BYTES, OFF(send_buffer_bytes), 0, SVC_MAX_SEND_BUFFER_BYTES, "64KiB",
      "BYTES",
      "kernel send buffer of each client connection (SO_SNDBUF; the kernel doubles it): bounds "
      "the kernel memory a client that does not read can hold; 0 = the kernel's autotuning"},

@@ -57,7 +57,7 @@ static void test_sighup_waits_for_the_writer(void **state)
     size_t half = (size_t)(cut - text) + 1;
     struct server srv;
     const char *const args[] = {"--rules", dir, "--rules-watch=false", "--rules-debounce-ms",
-                                "100", NULL};
+                                "100",     NULL};
     assert_int_equal(server_start(&srv, args), 0);
     int all = served_models(&srv);
     assert_true(all > 16);
