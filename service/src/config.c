@@ -167,6 +167,7 @@ static const struct {
      * within 5 s is slow or hostile (the admin listener's ADMIN_REQUEST_TIMEOUT_S). */
     {"connection_timeout_s", "5"},
     {"request_timeout_s", "5"},
+    {"access_log", NULL},
     {"rules", NULL},
     {"log_level", NULL},
     {"probe_interval", NULL},
