@@ -153,7 +153,7 @@
     const per = period(r);
     const u = obj(s.uncertainty);
     if (per === 'month') {
-      return fact('Latency', F.ms(s.decode_ms) + ' a step', band(u.decode_ms, F.ms),
+      return fact('Latency', F.ms(s.decode_ms) + ' a token', band(u.decode_ms, F.ms),
         s.request_ms != null ? ', ' + F.ms(s.request_ms) + ' a request' : null);
     }
     return fact(per === 'job' ? 'Job time' : 'Run time', F.hours(s.hours), band(u.hours, F.hours));
@@ -212,7 +212,7 @@
       { key: 'shape', label: 'Shape', value: (c) => z(c).shape, cell: (c) => z(c).shape || '—' },
       { key: 'chips', label: 'Chips', num: true, value: (c) => z(c).chips, cell: (c) => F.count(z(c).chips) },
       serving
-        ? { key: 'latency', label: 'Latency a step', num: true, value: (c) => z(c).decode_ms,
+        ? { key: 'latency', label: 'Latency a token', num: true, value: (c) => z(c).decode_ms,
             cell: (c) => [F.ms(z(c).decode_ms), band(u(c).decode_ms, F.ms)] }
         : { key: 'time', label: per === 'job' ? 'Job time' : 'Run time', num: true, value: (c) => z(c).hours,
             cell: (c) => [F.hours(z(c).hours), band(u(c).hours, F.hours)] },

@@ -348,11 +348,15 @@ static void speculative(const struct dc_sizing_params *s, const struct dc_worklo
     d->shared_weight_bytes += k * draft_bytes;
     /* The draft's own cache: from its registry shape, else the shape rule. */
     double layers = w->draft_layers, per = 2.0 * w->draft_kv_heads * w->draft_head_dim;
-    if (!isfinite(layers) || !isfinite(per)) {
-        double hidden = cbrt(w->draft_parameters * 128.0 / 12.0);
-        layers = hidden / 128.0;
+    double hidden = w->draft_hidden;
+    if (!isfinite(layers) || !isfinite(per) || !isfinite(hidden)) {
+        hidden = cbrt(w->draft_parameters * 128.0 / 12.0);
+        layers = fmax(hidden / 128.0, 1.0);
         per = 2.0 * hidden;
     }
+    d->draft_layers = layers;
+    d->draft_hidden = hidden;
+    d->draft_steps = k;
     double draft_kv = layers * per * s->infer_bytes_per_param[w->kv_precision];
     d->kv_step_bytes += k * draft_kv * (w->input_tokens + w->output_tokens / 2.0);
     d->kv_cache_gb += draft_kv * w->context_tokens / DC__GB;

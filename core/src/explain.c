@@ -289,7 +289,7 @@ static void serving_text(const struct dc_result *res, const struct dc_candidate 
         snprintf(buf, len,
                  "%s replica%s of %s chip%s on %s (%s), %s concurrent requests each: about "
                  "%s requests/s and %s output tokens/s. A request takes about %s (prefill %s + "
-                 "%s tokens x %s per step, each step bound by %s).",
+                 "%s tokens x %s a token, each step bound by %s).",
                  rep, plural(z->replicas), per, plural(z->chips_per_replica), shape, why, batch,
                  rps, dc_fmt_quantity(z->tokens_per_second, tps, sizeof(tps)),
                  dc_fmt_ms(z->request_ms, req, sizeof(req)),
@@ -461,8 +461,8 @@ static void target_text(const struct dc_result *res, const struct dc_candidate *
                  "the answer must run on each of them (constraints.portable).",
                  c->acc->name, dc__pricing_words(w->pricing));
     else if (strcmp(id, DC__R_LATENCY) == 0)
-        snprintf(buf, len, "One %s takes about %s even at batch 1, over the %s p99 target.",
-                 isfinite(z->prefill_ms) ? "decode step" : "batch",
+        snprintf(buf, len, "%s takes about %s even at batch 1, over the %s p99 target.",
+                 isfinite(z->prefill_ms) ? "Each output token" : "One batch",
                  dc_fmt_ms(z->decode_ms, n1, sizeof(n1)),
                  dc_fmt_ms(w->latency_ms_p99, n2, sizeof(n2)));
     else

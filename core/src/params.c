@@ -97,19 +97,37 @@ static void load_training_params(const struct dc__where *z, struct dc_sizing_par
     load_arch_mfu(&t, s);
 }
 
+/* tp_allreduce_us: {gpu, tpu, cpu, asic, source} and the optional link
+ * parameters beside it: a set without them counts no tensor-parallel
+ * synchronisation and no network hop (docs/rules-format.md). */
+static void load_tp_params(const struct dc__where *t, struct dc_sizing_params *s)
+{
+    for (size_t f = 0; f < DC_FAMILY_COUNT; f++)
+        s->tp_allreduce_us[f] = NAN;
+    s->tp_allreduce_source = NULL;
+    s->tp_activation_bytes = optional_param(t, "tp_activation_bytes", 0.5, 8);
+    s->network_hop_us = optional_param(t, "network_hop_us", 0, 1e5);
+    s->network_gbps = optional_param(t, "network_gbps", 0.1, 1e5);
+    const cJSON *ar = dc__get_obj(t, "tp_allreduce_us", false);
+    if (ar == NULL)
+        return;
+    static const char *const keys[] = {"gpu", "tpu", "cpu", "asic", "source", NULL};
+    struct dc__where q = dc__sub(t, ar);
+    dc__check_keys(&q, "sizing.inference.tp_allreduce_us", keys);
+    for (size_t f = 0; f < DC_FAMILY_COUNT; f++)
+        s->tp_allreduce_us[f] = dc__get_num(&q, dc_family_name((enum dc_family)f), true, 0, 1e5);
+    s->tp_allreduce_source = dc__get_url(&q, "source", true);
+}
+
 static void load_inference_params(const struct dc__where *z, struct dc_sizing_params *s)
 {
-    static const char *const keys[] = {"bytes_per_parameter",
-                                       "overhead_factor",
-                                       "context_tokens",
-                                       "output_tokens",
-                                       "max_batch",
-                                       "hbm_efficiency",
-                                       "kv_source",
-                                       "hours_per_month",
-                                       "serving_max_chips",
-                                       "tp_sync_us",
-                                       NULL};
+    static const char *const keys[] = {"bytes_per_parameter", "overhead_factor",
+                                       "context_tokens",      "output_tokens",
+                                       "max_batch",           "hbm_efficiency",
+                                       "kv_source",           "hours_per_month",
+                                       "serving_max_chips",   "tp_allreduce_us",
+                                       "tp_activation_bytes", "network_hop_us",
+                                       "network_gbps",        NULL};
     const cJSON *inf = dc__get_obj(z, "inference", true);
     if (inf == NULL)
         return;
@@ -134,8 +152,7 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
     s->kv_source = dc__get_url(&t, "kv_source", true);
     s->hours_per_month = dc__get_num(&t, "hours_per_month", true, 1, 744);
     s->serving_max_chips = dc__get_param(&t, "serving_max_chips", 1, 1e6);
-    /* Optional: a set without it counts no tensor-parallel synchronisation. */
-    s->tp_sync_us = optional_param(&t, "tp_sync_us", 0, 1e5);
+    load_tp_params(&t, s);
 }
 
 /* mfu: {gpu: {training, cross_domain, decay_per_doubling, inference, source}, ...} */

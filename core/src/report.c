@@ -115,9 +115,9 @@ static enum dc_status target_warnings(struct dc_result *res, const struct dc_can
     if (rc == DC_OK && !z->meets_latency)
         rc = dc__add_warning(res, "latency_not_met",
                              dc__fmt(ar,
-                                     "One %s of the top recommendation takes about %s even "
+                                     "%s of the top recommendation takes about %s even "
                                      "at batch 1, over the %s p99 target.",
-                                     isfinite(z->prefill_ms) ? "decode step" : "batch",
+                                     isfinite(z->prefill_ms) ? "Each output token" : "One batch",
                                      dc_fmt_ms(z->decode_ms, n1, sizeof(n1)),
                                      dc_fmt_ms(w->latency_ms_p99, n2, sizeof(n2))));
     if (rc == DC_OK && !z->meets_rate)
@@ -382,7 +382,16 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
     add(res, "flops_per_request", d->flops_per_request, "flop", "https://arxiv.org/abs/2001.08361");
     add_param(res, "max_batch", &s->max_batch, "requests");
     add_param(res, "hbm_efficiency", &s->hbm_efficiency, "ratio");
-    add_optional(res, d->generative, "tp_sync_us", &s->tp_sync_us, "us/layer");
+    if (d->generative) {
+        static const char *const names[DC_FAMILY_COUNT] = {
+            "tp_allreduce_us_gpu", "tp_allreduce_us_tpu", "tp_allreduce_us_cpu",
+            "tp_allreduce_us_asic"};
+        for (size_t f = 0; f < DC_FAMILY_COUNT; f++)
+            add(res, names[f], s->tp_allreduce_us[f], "us", s->tp_allreduce_source);
+        add_optional(res, true, "tp_activation_bytes", &s->tp_activation_bytes, "bytes");
+        add_optional(res, true, "network_hop_us", &s->network_hop_us, "us");
+        add_optional(res, true, "network_gbps", &s->network_gbps, "GB/s");
+    }
     add_optional(res, isfinite(d->expert_width), "moe_expert_width", &s->moe_expert_width,
                  "elements");
     if (!isfinite(w->max_accelerators))

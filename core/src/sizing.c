@@ -70,18 +70,24 @@ static double width_factor(const struct dc_sizing_params *s, const struct dc__de
 static void rentable_sizes(struct dc_accelerator *a, const unsigned *sizes, unsigned n)
 {
     unsigned kept[DC_ACC_MAX_NODE_SIZES];
+    unsigned largest = 0;
     size_t m = 0;
-    for (size_t i = 0; i < a->n_node_sizes; i++)
+    for (size_t i = 0; i < a->n_node_sizes; i++) {
+        if (a->node_sizes[i] > largest)
+            largest = a->node_sizes[i];
         for (unsigned j = 0; j < n; j++)
             if (a->node_sizes[i] == sizes[j])
                 kept[m++] = a->node_sizes[i];
+    }
     if (m == 0)
         return;
     memcpy(a->node_sizes, kept, m * sizeof(kept[0]));
     a->n_node_sizes = m;
     /* NVLink joins the GPUs of one machine only: rented by smaller machines,
-     * the fast domain is one of them. */
-    if (a->domain > kept[m - 1])
+     * the fast domain is one of them. A domain wider than the catalog's
+     * largest machine spans machines (a GB200 NVL72 rack joins eighteen
+     * 4-GPU trays): renting the machines keeps it. */
+    if (a->domain <= largest && a->domain > kept[m - 1])
         a->domain = kept[m - 1];
 }
 
@@ -125,7 +131,7 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value;
     p->flops = dc__listed_peak(a, w->precision) * 1e12 * s->mfu_inference[a->family] *
                a->mfu_factor * moe_factor(s, d);
-    p->sync_s = isfinite(s->tp_sync_us.value) ? s->tp_sync_us.value * 1e-6 * d->layers : 0;
+    dc__tp_init(p);
 }
 
 void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
@@ -318,14 +324,21 @@ void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, st
     r->batch = batch;
     if (d->generative) {
         double kv = batch * d->kv_step_bytes;
-        /* Tensor-parallel chips meet twice a layer (all-reduces) whatever the
-         * batch: at batch 1 that, not the weights, can take most of a step. */
-        double mem_s = (weights - experts) / tp_bw + (experts + kv) / bw + (tp > 1 ? p->sync_s : 0);
+        /* Tensor-parallel chips meet twice a layer (all-reduces), pipeline
+         * stages once a boundary (serve_tp.c): at batch 1 that, not the
+         * weights, can take most of a step. The exchange waits for the step's
+         * matmuls and they for it, so it adds to whichever bounds the step. */
+        double sync_s = dc__decode_sync_s(p, tp, stages, batch);
+        double mem_s = (weights - experts) / tp_bw + (experts + kv) / bw;
         double cmp_s = batch * d->decode_flops / fl;
-        r->step_s = max_known(mem_s, cmp_s);
+        r->step_s = max_known(mem_s, cmp_s) + sync_s;
         r->compute_bound = cmp_s > mem_s;
-        r->prefill_s = max_known(d->active_weights_gb * DC__GB / tp_bw,
-                                 d->flops_per_request / (tp * p->flops));
+        /* The prompt's tokens meet the other chips the same way, in one pass. */
+        r->prefill_s =
+            max_known(d->active_weights_gb * DC__GB / tp_bw,
+                      d->flops_per_request / (tp * p->flops)) +
+            dc__tp_sync_s(p, tp, stages, p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate),
+                          d->layers, d->hidden);
         r->request_s = r->prefill_s + d->decode_steps * r->step_s;
         /* The replica's time per batch: every request's prompt (the stages
          * work on as many prompts at once), then the steps. */
@@ -341,9 +354,16 @@ void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, st
     }
 }
 
+double dc__replica_token_s(const struct dc__part *p, const struct dc__replica *r)
+{
+    double tokens = p->d->generative && p->d->tokens_per_step > 0 ? p->d->tokens_per_step : 1.0;
+    return r->step_s / tokens;
+}
+
 bool dc__replica_latency_ok(const struct dc__part *p, const struct dc__replica *r)
 {
-    return !isfinite(p->w->latency_ms_p99) || r->step_s * 1000.0 <= p->w->latency_ms_p99;
+    return !isfinite(p->w->latency_ms_p99) ||
+           dc__replica_token_s(p, r) * 1000.0 <= p->w->latency_ms_p99;
 }
 
 unsigned dc__serve_batch_cap(const struct dc__part *p, unsigned chips)
@@ -488,7 +508,7 @@ void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigne
     if (isfinite(p->bandwidth) && isfinite(p->flops)) {
         z->mfu = p->s->mfu_inference[p->a->family] * p->a->mfu_factor;
         if (r->rps > 0 && isfinite(r->rps)) {
-            z->decode_ms = r->step_s * 1000.0;
+            z->decode_ms = dc__replica_token_s(p, r) * 1000.0;
             z->prefill_ms = d->generative ? r->prefill_s * 1000.0 : NAN;
             z->request_ms = r->request_s * 1000.0;
             z->compute_bound = r->compute_bound;

@@ -76,12 +76,32 @@ struct dc__part {
     unsigned fleet_cap; /* most chips of all replicas together */
     double bandwidth;   /* bytes/s per chip achieved */
     double flops;       /* FLOP/s per chip achieved */
-    double sync_s;      /* a tensor-parallel decode step's all-reduces, all layers */
+    /* the links a replica's chips meet over (serve_tp.c) */
+    double allreduce_s; /* fixed latency of one all-reduce; 0 when none is counted */
+    double link_bps;    /* bytes/s one chip sends over the fast link; NAN unknown */
+    double hop_s;       /* fixed latency of a pipeline hop between machines */
+    double net_bps;     /* bytes/s one chip sends over the network; NAN unknown */
+    double act_bytes;   /* bytes of one activation element exchanged */
 };
 
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
                    const struct dc__derived *d, const struct dc_accelerator *a,
                    struct dc__perturb k);
+
+/* ---- tensor-parallel synchronisation (serve_tp.c) ---------------------------------- */
+
+/* Fill the part's link parameters from sizing.yaml and the catalog. */
+void dc__tp_init(struct dc__part *p);
+/* Seconds one pass of `tokens` tokens (a decode step's batch, or a prompt)
+ * through `layers` layers of width `hidden` spends synchronising: two
+ * all-reduces a layer within a tensor-parallel group of `tp` chips, and one
+ * hop a token's activations make between each of `stages` pipeline stages. */
+double dc__tp_sync_s(const struct dc__part *p, unsigned tp, double stages, double tokens,
+                     double layers, double hidden);
+/* The synchronisation of one decode step of `batch` requests on a replica
+ * of `tp` chips x `stages`: the model's and, under speculative decoding, the
+ * draft's own steps. */
+double dc__decode_sync_s(const struct dc__part *p, unsigned tp, double stages, double batch);
 
 /* A sizing with nothing decided: unknown numbers NAN, every target met. */
 void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z);
@@ -121,7 +141,11 @@ unsigned dc__replica_holding(const struct dc__part *p, double batch);
 unsigned dc__serve_batch_cap(const struct dc__part *p, unsigned chips);
 void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch,
                     struct dc__replica *r);
-/* The step meets latency_ms_p99 (always, with no target). */
+/* Time per output token: one decode step over the tokens a step yields
+ * (more than one under speculative decoding), or one batch for a model that
+ * generates no tokens; what latency_ms_p99 and decode_ms are. */
+double dc__replica_token_s(const struct dc__part *p, const struct dc__replica *r);
+/* The time per output token meets latency_ms_p99 (always, with no target). */
 bool dc__replica_latency_ok(const struct dc__part *p, const struct dc__replica *r);
 /* The largest batch in [1, cap] whose step meets the latency target (1 when
  * even batch 1 misses). */

@@ -80,8 +80,8 @@ static void met_text(const struct dc_result *res, const struct dc_candidate *c,
         snprintf(buf, len, "About %s, within %s.", dc_fmt_hours(z->hours, a, sizeof(a)), target);
         break;
     case DC_TARGET_LATENCY:
-        snprintf(buf, len, "One %s takes about %s, within the %s p99 target.",
-                 isfinite(z->prefill_ms) ? "decode step" : "batch",
+        snprintf(buf, len, "%s takes about %s, within the %s p99 target.",
+                 isfinite(z->prefill_ms) ? "Each output token" : "One batch",
                  dc_fmt_ms(z->decode_ms, a, sizeof(a)), dc_fmt_ms(w->latency_ms_p99, b, sizeof(b)));
         break;
     case DC_TARGET_RATE:

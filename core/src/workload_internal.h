@@ -72,7 +72,12 @@ struct dc__derived {
     double expert_active_bytes;     /* experts one token reads (unknown share) */
     double tokens_per_request_step; /* tokens one request puts through a step */
     double lookup_bytes;            /* recommender: table rows one request reads */
-    double memory_gb;               /* training: state + activations; inference: one request */
+    /* Speculative decoding: the draft's shape (its registry entry's, else the
+     * shape rule's) and its own steps per target step; 0 steps without one. */
+    double draft_layers;
+    double draft_hidden;
+    double draft_steps;
+    double memory_gb; /* training: state + activations; inference: one request */
 };
 
 /* Every weight a served (or trained) model holds, a draft's included, as

@@ -16,7 +16,7 @@ static void help(FILE *fp)
 {
     fprintf(fp,
             "usage: accel-advisor calibrate [--rules DIR] [--format markdown|json] [--bands]\n"
-            "                               FILE\n\n"
+            "                               [--fit] FILE\n\n"
             "Sizes every published run in FILE (a JSON array of calibration rows, as\n"
             "tests/fixtures/calibration.json) on its accelerator at its chip count and\n"
             "compares the estimate with what was measured. The ratio is estimated time over\n"
@@ -29,6 +29,9 @@ static void help(FILE *fp)
             "  --format FORMAT  markdown (default: the tables of docs/calibration.md) or json\n"
             "  --bands          print the `uncertainty` block of sizing.yaml that the fit\n"
             "                   rows give (a prediction interval per regime) instead\n"
+            "  --fit            refit the serving parameters on the serving fit rows and\n"
+            "                   print them beside the rule set's (docs/calibration.md,\n"
+            "                   \"Refitting\"); exit 1 when the rule set states others\n"
             "  -h, --help       this help\n\n"
             "exit status: 0 every row within the band and the split as the rule says, 1 a\n"
             "row outside the band or in the wrong split, 2 usage, I/O, rule set or row\n"
@@ -215,7 +218,38 @@ static void print_bands(const struct dc_calibration_row *rows, size_t n)
     }
 }
 
-enum calibrate_output { OUT_MARKDOWN, OUT_JSON, OUT_BANDS };
+enum calibrate_output { OUT_MARKDOWN, OUT_JSON, OUT_BANDS, OUT_FIT };
+
+/* --fit: the serving parameters the fit rows give, each beside the rule
+ * set's; 0 when they are the same (to the precision sizing.yaml states them
+ * at), 1 when the rule set should take the fitted ones, 2 on an error. */
+static int print_fit(dc_ruleset *rs, const cJSON *rows)
+{
+    struct dc_fit_value v[DC_CALIBRATION_FIT_PARAMS];
+    size_t n = 0;
+    double loss = NAN;
+    struct dc_error err;
+    dc_error_clear(&err);
+    if (dc_calibration_fit(rs, rows, v, DC_CALIBRATION_FIT_PARAMS, &n, &loss, &err) != DC_OK) {
+        fprintf(stderr, "calibrate: %s%s%s\n", err.where, err.where[0] != '\0' ? ": " : "",
+                err.msg);
+        return 2;
+    }
+    int status = 0;
+    printf("# the serving parameters the serving fit rows give (Huber loss %.4f), each\n"
+           "# beside the rule set's: rules/sizing.yaml and the catalog's mfu_factor\n",
+           loss);
+    for (size_t i = 0; i < n; i++) {
+        bool same = fabs(v[i].value - v[i].start) < 1e-6 * fmax(1.0, fabs(v[i].start));
+        printf("%s: %g%s\n", v[i].name, v[i].value, same ? "" : " (the rule set states another)");
+        if (!same) {
+            fprintf(stderr, "calibrate: %s: the fit gives %g, the rule set states %g\n", v[i].name,
+                    v[i].value, v[i].start);
+            status = 1;
+        }
+    }
+    return status;
+}
 
 /* Evaluate every row into all[]; 0, 1 (a row outside the band) or 2 (a bad
  * row). *n: the rows evaluated. */
@@ -298,17 +332,16 @@ static int run_rows(const dc_ruleset *rs, const cJSON *rows, enum calibrate_outp
     return status;
 }
 
-const struct option cmd_calibrate_options[] = {{"rules", required_argument, NULL, 'r'},
-                                               {"format", required_argument, NULL, 'f'},
-                                               {"bands", no_argument, NULL, 'b'},
-                                               {"help", no_argument, NULL, 'h'},
-                                               {NULL, 0, NULL, 0}};
+const struct option cmd_calibrate_options[] = {
+    {"rules", required_argument, NULL, 'r'}, {"format", required_argument, NULL, 'f'},
+    {"bands", no_argument, NULL, 'b'},       {"fit", no_argument, NULL, 'F'},
+    {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
 
 int cmd_calibrate(int argc, char **argv)
 {
     const char *rules = NULL;
     enum calibrate_output out = OUT_MARKDOWN;
-    bool bands = false;
+    bool bands = false, fit = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", cmd_calibrate_options, NULL)) != -1) {
@@ -326,6 +359,9 @@ int cmd_calibrate(int argc, char **argv)
             break;
         case 'b':
             bands = true;
+            break;
+        case 'F':
+            fit = true;
             break;
         case 'h':
             help(stdout);
@@ -362,7 +398,7 @@ int cmd_calibrate(int argc, char **argv)
         svc_print_diags(stderr, &diags);
         goto out;
     }
-    status = run_rows(rs, rows, bands ? OUT_BANDS : out);
+    status = fit ? print_fit(rs, rows) : run_rows(rs, rows, bands ? OUT_BANDS : out);
     if (fflush(stdout) != 0)
         status = 2;
 out:

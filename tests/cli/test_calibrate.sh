@@ -32,6 +32,19 @@ if cmp -s "$tmp/out" "$tmp/stated"; then pass=$((pass + 1)); else
     echo "FAIL rules/sizing.yaml's uncertainty block is not what 'calibrate --bands' prints:"
     diff "$tmp/stated" "$tmp/out" | head -10 | sed 's/^/  /'
 fi
+# The shipped serving parameters are what the fitter gives: --fit exits 0 and
+# prints each; a rule set that states another value exits 1, naming it.
+check fit 0 "$bin" calibrate --fit "$fixture"
+expect_out fit out 'hbm_efficiency: '
+expect_out fit out 'tp_allreduce_us.gpu: '
+expect_out fit out 'mfu_factor.inference.cdna: '
+mkdir -p "$tmp/refit"
+cp "$src"/rules/*.yaml "$tmp/refit/"
+sed -i 's/hbm_efficiency: {value: [0-9.]*,/hbm_efficiency: {value: 0.9,/' "$tmp/refit/sizing.yaml"
+check refit 1 "$bin" calibrate --rules "$tmp/refit" --fit "$fixture"
+expect_out refit err 'hbm_efficiency: the fit gives'
+check fit-bad 2 "$bin" calibrate --fit "$tmp/none.json"
+
 # A row moved to the other split fails the run, named.
 sed '0,/"split": "held-out"/s//"split": "fit"/' "$fixture" >"$tmp/moved.json"
 check moved-split 1 "$bin" calibrate "$tmp/moved.json"

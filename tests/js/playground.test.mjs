@@ -256,7 +256,7 @@ async function readAtSize(browser, srv, [width, height]) {
   // latency, the targets it meets, in the formatter's words.
   const top = got.recommendations[0];
   const strip = await page.$eval('#top-pick', (e) => e.textContent);
-  for (const want of [top.name, top.sizing.shape, '/month', '/h', ' ms a step', '1 of 1 met',
+  for (const want of [top.name, top.sizing.shape, '/month', '/h', ' ms a token', '1 of 1 met',
     top.price.as_of, `${top.price.confidence} confidence`])
     check(strip.includes(want), `${tag}: the strip says "${want}": ${strip}`);
   check(/\$[0-9.]+k\/month/.test(strip) && !/\$\d{5}/.test(strip), `${tag}: money as people read it: ${strip}`);

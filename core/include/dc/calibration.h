@@ -102,4 +102,41 @@ DC_API void dc_calibration_stats(const struct dc_calibration_row *rows, size_t n
 DC_API bool dc_calibration_band(const struct dc_calibration_row *rows, size_t n, enum dc_regime r,
                                 struct dc_band_params *out);
 
+/* ---- refitting (core/src/calibration_fit.c) -------------------------------------- */
+
+/* Parameters dc_calibration_fit sets, and the most sweeps of coordinate
+ * descent it runs (it stops at the first that moves nothing). */
+#define DC_CALIBRATION_FIT_PARAMS 8
+#define DC_CALIBRATION_FIT_SWEEPS 20
+
+/* One fitted parameter: its name as docs/calibration.md gives it
+ * ("hbm_efficiency", "mfu.gpu.inference", "tp_allreduce_us.gpu" ...), the
+ * fitted value and the rule set's value before the fit. */
+struct dc_fit_value {
+    const char *name;
+    double value;
+    double start;
+};
+
+/* Refit the serving parameters of `rs` (HBM efficiency, the serving MFU of
+ * each family, the tensor-parallel all-reduce latency of GPUs and ASICs, the
+ * serving factor of the Blackwell and of the CDNA parts, each shared by its
+ * stack) on
+ * the serving fit rows of `rows` (a JSON array of calibration rows; held-out
+ * rows and rows given another way are never read): the Huber loss of the log
+ * ratios (quadratic within DC_CALIBRATION_LIMIT, linear past it) minimised one
+ * parameter at a time on its grid (the precision sizing.yaml states it at),
+ * in a fixed order, sweep after sweep until one moves nothing (at most
+ * DC_CALIBRATION_FIT_SWEEPS): the values are then a fixed point, so the same
+ * rows give the same values again when the rule set states them. `rs` is changed in place (it must
+ * not be shared with another thread) and holds the fitted values after.
+ * out: room for `max` values (DC_CALIBRATION_FIT_PARAMS); *n_out: how many
+ * were written; *loss_out (may be NULL): the final loss. Errors: DC_EINVAL for
+ * a NULL argument or a bad row (as dc_calibration_eval), DC_ELIMIT for too
+ * little room or too many rows, DC_ENOMEM. */
+DC_API DC_NODISCARD enum dc_status dc_calibration_fit(dc_ruleset *rs, const cJSON *rows,
+                                                      struct dc_fit_value *out, size_t max,
+                                                      size_t *n_out, double *loss_out,
+                                                      struct dc_error *err);
+
 #endif /* DC_CALIBRATION_H */

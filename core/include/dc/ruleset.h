@@ -66,6 +66,21 @@ enum dc_pricing {
 DC_API const char *dc_pricing_name(enum dc_pricing p); /* "on_demand", "committed_1y" */
 DC_API bool dc_pricing_parse(const char *s, enum dc_pricing *out);
 
+/* The bases machines are had on (prices.yaml `capacity:`): the four price
+ * bases, and reservations (capacity blocks, short-term reserved clusters),
+ * which a workload does not ask for but a configuration past a basis's limit
+ * needs. The first four equal enum dc_pricing's values. */
+enum dc_basis {
+    DC_BASIS_ON_DEMAND = DC_PRICING_ON_DEMAND,
+    DC_BASIS_SPOT = DC_PRICING_SPOT,
+    DC_BASIS_COMMITTED_1Y = DC_PRICING_COMMITTED_1Y,
+    DC_BASIS_COMMITTED_3Y = DC_PRICING_COMMITTED_3Y,
+    DC_BASIS_RESERVED = DC_PRICING_COUNT,
+    DC_BASIS_COUNT
+};
+DC_API const char *dc_basis_name(enum dc_basis b); /* "reserved" */
+DC_API bool dc_basis_parse(const char *s, enum dc_basis *out);
+
 /* The regimes a figure's uncertainty is stated for (docs/calibration.md):
  * each calibration row falls in one, and each figure a result prints takes
  * the band of its regime. The pooled ones (training, serving) hold every row
@@ -95,6 +110,16 @@ struct dc_price {
     const char *as_of;        /* YYYY-MM or YYYY-MM-DD */
 };
 
+/* An offer's reservation (prices.yaml `reserved`): its instances booked ahead
+ * as a capacity block or short-term reserved cluster, priced per instance-hour
+ * (or per chip-hour for a per-chip offer) like the other bases, for a booking
+ * of min_hours to max_hours; price NAN when the offer has none. */
+struct dc_reservation {
+    struct dc_price price;
+    double min_hours, max_hours;
+    double lead_time_days; /* days from booking to the machines; NAN where not public */
+};
+
 /* One provider's public offer of an accelerator (prices.yaml): an instance
  * (machine) type with a fixed number of accelerators, priced per instance-hour,
  * or, for parts bought as named slices (TPUs), a price per chip that applies to
@@ -111,10 +136,29 @@ struct dc_offer {
         *via; /* where the number was read: a copy of the provider's price API; may be NULL */
     bool low_confidence;
     struct dc_price price[DC_PRICING_COUNT];
+    struct dc_reservation reserved;
+};
+
+/* How many machines (instances, TPU slices) one buyer can have at once from
+ * a provider on a basis (prices.yaml `capacity:`): a published limit, or a
+ * conservative stated assumption an operator overrides. */
+struct dc_capacity {
+    enum dc_provider provider;
+    enum dc_basis basis;
+    const struct dc_accelerator *accelerator; /* NULL: every part the provider rents */
+    unsigned max_instances;
+    const char *source; /* the limit's public page, or the basis of the assumption */
+    const char *as_of;
+    const char *note; /* may be NULL */
+    bool assumption;  /* a stated assumption, not a published limit */
 };
 
 /* Named limits on prices.yaml. */
 #define DC_RULESET_MAX_OFFERS 1000
+/* Entries under `capacity`: one per provider, basis and part (or all parts). */
+#define DC_RULESET_MAX_CAPACITY (DC_PROVIDER_COUNT * DC_BASIS_COUNT * 8)
+/* A limit above this many machines is no limit a buyer meets. */
+#define DC_CAPACITY_MAX_INSTANCES 1000000
 /* Entries under `unpriced` (why no public price exists), per file: one for a
  * part, or one for each provider of it. */
 #define DC_RULESET_MAX_UNPRICED (DC_RULESET_MAX_ACCELERATORS * (DC_PROVIDER_COUNT + 1))
@@ -253,9 +297,17 @@ struct dc_sizing_params {
     const char *kv_source;
     double hours_per_month;
     struct dc_param serving_max_chips; /* all replicas together, without max_accelerators */
-    /* Microseconds a tensor-parallel decode step spends per layer meeting the
-     * other chips (two all-reduces); value NAN when sizing.yaml gives none. */
-    struct dc_param tp_sync_us;
+    /* Tensor-parallel synchronisation (core/src/serve_tp.c): the fixed latency
+     * of one all-reduce by family's link, microseconds (NAN: sizing.yaml gives
+     * none, and no synchronisation is counted), with its source; the bytes of
+     * one activation element exchanged; and the network between machines
+     * that pipeline stages cross: a hop's latency and the bytes a chip sends
+     * a second. Each NAN when sizing.yaml leaves it out. */
+    double tp_allreduce_us[DC_FAMILY_COUNT];
+    const char *tp_allreduce_source;
+    struct dc_param tp_activation_bytes;
+    struct dc_param network_hop_us;
+    struct dc_param network_gbps;
     /* Model FLOPs utilisation per family, each family with its source. */
     double mfu_training[DC_FAMILY_COUNT];     /* steady state within one fast domain */
     double mfu_cross_domain[DC_FAMILY_COUNT]; /* factor once a job spans domains */
@@ -386,6 +438,16 @@ DC_API struct dc_band_params dc_sizing_band(const struct dc_sizing_params *s, en
  * prices it with the offers that rent that size (core/src/cost.c). */
 DC_API const struct dc_offer *dc_cheapest_offer(const struct dc_accelerator *a,
                                                 enum dc_pricing basis, unsigned providers);
+
+/* The limit on machines of `a` that one buyer can have at once from provider
+ * `p` on basis `b`: prices.yaml's entry for the part, else the provider's
+ * entry for every part on that basis; NULL when the file states none (then
+ * no limit is known). */
+DC_API const struct dc_capacity *dc_capacity_limit(const dc_ruleset *rs, enum dc_provider p,
+                                                   enum dc_basis b, const struct dc_accelerator *a);
+/* Every `capacity:` entry, in file order. */
+DC_API size_t dc_ruleset_capacity_count(const dc_ruleset *rs);
+DC_API const struct dc_capacity *dc_ruleset_capacity(const dc_ruleset *rs, size_t i);
 
 /* How many offers of `a` provider `p` has, on any basis. */
 DC_API size_t dc_offers_from(const struct dc_accelerator *a, enum dc_provider p);

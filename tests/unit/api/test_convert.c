@@ -258,7 +258,7 @@ static void test_table_targets(void **state)
     assert_non_null(strstr(pick, "/month"));
     assert_non_null(strstr(buf, "\nTargets not met:\n"));
     assert_non_null(strstr(buf, ", rate: Serves about "));
-    assert_non_null(strstr(buf, ", latency: One "));
+    assert_non_null(strstr(buf, ", latency: Each output token takes about "));
     free(pick);
     free(head);
     free(buf);

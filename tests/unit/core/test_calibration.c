@@ -3,7 +3,8 @@
  * model or explained as an outlier, held-out rows included; enough rows of
  * each kind; the split as its rule says; the bands sizing.yaml states are
  * what the fit rows give, and cover the held-out rows at about their nominal
- * 80%; and every error path. */
+ * 80%; the shipped serving parameters are what the fitter gives (a fixed
+ * point it returns to); and every error path. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include "dc/calibration.h"
 #include "dc/embedded.h"
 #include "read_file.h"
+#include "ruleset_internal.h"
 
 static dc_ruleset *rules;
 static cJSON *fixture;
@@ -277,6 +279,97 @@ static void test_bad_rows(void **state)
     cJSON_Delete(ok);
 }
 
+/* A fresh copy of the shipped rule set the fitter may change. */
+static dc_ruleset *fresh_rules(void)
+{
+    dc_ruleset *rs = NULL;
+    assert_int_equal(dc_ruleset_load_embedded(aa_embedded_files, &rs, NULL), DC_OK);
+    return rs;
+}
+
+/* `accel-advisor calibrate --fit` reproduces rules/sizing.yaml and the
+ * catalog's serving factors exactly: the shipped values are the fit's. */
+static void test_fit_reproduces_shipped(void **state)
+{
+    (void)state;
+    dc_ruleset *rs = fresh_rules();
+    struct dc_fit_value v[DC_CALIBRATION_FIT_PARAMS];
+    size_t n = 0;
+    double loss = NAN;
+    struct dc_error err;
+    dc_error_clear(&err);
+    assert_int_equal(dc_calibration_fit(rs, fixture, v, DC_CALIBRATION_FIT_PARAMS, &n, &loss, &err),
+                     DC_OK);
+    assert_int_equal(n, DC_CALIBRATION_FIT_PARAMS);
+    assert_true(isfinite(loss) && loss > 0);
+    for (size_t i = 0; i < n; i++) {
+        if (fabs(v[i].value - v[i].start) > 1e-9)
+            fail_msg("%s: the fit gives %g, the rule set states %g", v[i].name, v[i].value,
+                     v[i].start);
+    }
+    dc_ruleset_release(rs);
+}
+
+/* Moved off the fit, the fitter moves the parameter again and lands on a
+ * fixed point: refitting from its answer gives the same values and loss. */
+static void test_fit_moves_to_a_fixed_point(void **state)
+{
+    (void)state;
+    dc_ruleset *rs = fresh_rules();
+    rs->sizing.hbm_efficiency.value = 0.90;
+    rs->sizing.tp_allreduce_us[DC_FAMILY_GPU] = 80;
+    struct dc_fit_value a[DC_CALIBRATION_FIT_PARAMS], b[DC_CALIBRATION_FIT_PARAMS];
+    size_t na = 0, nb = 0;
+    double la = NAN, lb = NAN;
+    struct dc_error err;
+    dc_error_clear(&err);
+    assert_int_equal(dc_calibration_fit(rs, fixture, a, DC_CALIBRATION_FIT_PARAMS, &na, &la, &err),
+                     DC_OK);
+    assert_true(a[0].start == 0.90 && a[0].value < 0.90);
+    assert_true(rs->sizing.hbm_efficiency.value == a[0].value); /* the set holds the fit */
+    /* The GPU's all-reduce latency stands for the TPU's and the CPU's too. */
+    assert_true(rs->sizing.tp_allreduce_us[DC_FAMILY_TPU] ==
+                rs->sizing.tp_allreduce_us[DC_FAMILY_GPU]);
+    assert_int_equal(dc_calibration_fit(rs, fixture, b, DC_CALIBRATION_FIT_PARAMS, &nb, &lb, &err),
+                     DC_OK);
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++)
+        assert_true(a[i].value == b[i].value && b[i].start == b[i].value);
+    assert_true(la == lb);
+    dc_ruleset_release(rs);
+}
+
+static void test_fit_errors(void **state)
+{
+    (void)state;
+    dc_ruleset *rs = fresh_rules();
+    struct dc_fit_value v[DC_CALIBRATION_FIT_PARAMS];
+    size_t n = 7;
+    struct dc_error err;
+    dc_error_clear(&err);
+    assert_int_equal(
+        dc_calibration_fit(NULL, fixture, v, DC_CALIBRATION_FIT_PARAMS, &n, NULL, &err), DC_EINVAL);
+    cJSON *obj = cJSON_CreateObject();
+    assert_int_equal(dc_calibration_fit(rs, obj, v, DC_CALIBRATION_FIT_PARAMS, &n, NULL, &err),
+                     DC_EINVAL);
+    cJSON_Delete(obj);
+    /* Too little room for the values: nothing fitted, the set unchanged. */
+    double hbm = rs->sizing.hbm_efficiency.value;
+    assert_int_equal(dc_calibration_fit(rs, fixture, v, 1, &n, NULL, &err), DC_ELIMIT);
+    assert_true(rs->sizing.hbm_efficiency.value == hbm);
+    /* A bad row is named as dc_calibration_eval names it. */
+    cJSON *bad = cJSON_Parse("[{\"id\":\"X\",\"run\":\"r\",\"accelerator\":\"h100\","
+                             "\"source\":\"https://example.org\",\"evidence\":\"e\","
+                             "\"chips\":0}]");
+    assert_non_null(bad);
+    dc_error_clear(&err);
+    assert_int_equal(dc_calibration_fit(rs, bad, v, DC_CALIBRATION_FIT_PARAMS, &n, NULL, &err),
+                     DC_EINVAL);
+    assert_string_equal(err.where, "/chips");
+    cJSON_Delete(bad);
+    dc_ruleset_release(rs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +380,9 @@ int main(void)
         cmocka_unit_test(test_bands_cover_held_out),
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_bad_rows),
+        cmocka_unit_test(test_fit_reproduces_shipped),
+        cmocka_unit_test(test_fit_moves_to_a_fixed_point),
+        cmocka_unit_test(test_fit_errors),
     };
     return cmocka_run_group_tests_name("calibration", tests, setup, teardown);
 }

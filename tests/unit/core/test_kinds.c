@@ -211,10 +211,44 @@ static void test_speculative(void **state)
     double per_step = (1 - pow(0.8, 5)) / 0.2;
     NEAR(assumption(&r, "tokens_per_decode_step"), per_step);
     const struct dc_sizing *z = gpu(&r);
-    NEAR(z->request_ms, z->prefill_ms + 500 / per_step * z->decode_ms);
+    /* decode_ms is the time per output token: a step over the tokens it yields. */
+    double step_ms = z->decode_ms * per_step;
+    NEAR(z->request_ms, z->prefill_ms + 500 / per_step * step_ms);
     /* The step reads the model once and the draft four times. */
-    assert_true(z->decode_ms * 1e-3 * 1675e9 > 14e9 + 4 * 2e9);
+    assert_true(step_ms * 1e-3 * 1675e9 > 14e9 + 4 * 2e9);
     core_done(&r);
+}
+
+/* The latency target is per output token (the contract's latency_ms_p99): a
+ * speculative step that yields 3.4 tokens meets a target below the step's
+ * own time once divided by them, and misses one below the time per token. */
+static void test_speculative_latency_per_token(void **state)
+{
+    (void)state;
+#define SPEC_AT(target)                                                                            \
+    "{\"task\":\"inference\",\"model\":{\"parameters\":7e9,\"layers\":32,"                         \
+    "\"hidden_size\":4096,\"attention_heads\":32,\"kv_heads\":8},\"inference\":{"                  \
+    "\"batch_size\":1,\"input_tokens\":1000,\"output_tokens\":500,\"latency_ms_p99\":" target      \
+    ",\"speculative\":{\"draft_parameters\":1e9,\"draft_tokens\":4,\"acceptance_rate\":0.8}},"     \
+    "\"constraints\":{\"max_accelerators\":1}}"
+    struct run r = core_run(mini, SPEC_AT("1000"));
+    double per_token = gpu(&r)->decode_ms, per_step = (1 - pow(0.8, 5)) / 0.2;
+    core_done(&r);
+    char target[32];
+    /* Between the time per token and the step's time: met. */
+    snprintf(target, sizeof(target), "%.4f", per_token * (1 + per_step) / 2);
+    char body[1024];
+    snprintf(body, sizeof(body), SPEC_AT("%s"), target);
+    r = core_run(mini, body);
+    assert_true(gpu(&r)->meets_latency);
+    core_done(&r);
+    /* Below the time per token: missed. */
+    snprintf(target, sizeof(target), "%.4f", per_token * 0.9);
+    snprintf(body, sizeof(body), SPEC_AT("%s"), target);
+    r = core_run(mini, body);
+    assert_false(gpu(&r)->meets_latency);
+    core_done(&r);
+#undef SPEC_AT
 }
 
 /* Prefix caching: a 75% hit computes a quarter of a compute-bound prefill. */
@@ -572,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_diffusion),
         cmocka_unit_test(test_recommender_lookups),
         cmocka_unit_test(test_speculative),
+        cmocka_unit_test(test_speculative_latency_per_token),
         cmocka_unit_test(test_prefix_cache),
         cmocka_unit_test(test_job),
         cmocka_unit_test(test_rl_and_dpo),

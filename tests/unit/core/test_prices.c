@@ -155,6 +155,50 @@ static void test_rentable_node_sizes(void **state)
     assert_int_equal(dc__rentable_node_sizes(gpu, DC_PRICING_COUNT, 0, sizes, 8), 0);
 }
 
+/* gpu-a's training hours at exactly 16 chips, with gpu-a's NVLink domain set
+ * to `domain` and the offers `prices`. */
+static double hours_at_16(unsigned domain, const char *prices)
+{
+    static const char from[] = "bandwidth_gbps: 900, domain: 8}";
+    char to[64];
+    snprintf(to, sizeof(to), "bandwidth_gbps: 900, domain: %u}", domain);
+    const char *at = strstr(catalog_ok, from);
+    assert_non_null(at);
+    char catalog[2 * sizeof(catalog_ok)];
+    snprintf(catalog, sizeof(catalog), "%.*s%s%s", (int)(at - catalog_ok), catalog_ok, to,
+             at + strlen(from));
+    dc_ruleset *r = NULL;
+    assert_int_equal(load4(catalog, sizing_ok, rules_ok, prices, &r, NULL), DC_OK);
+    cJSON *w = cJSON_Parse("{\"task\":\"training\",\"model\":{\"parameters\":7e9},"
+                           "\"training\":{\"tokens\":1e10}}");
+    assert_non_null(w);
+    struct dc_sizing z;
+    assert_int_equal(dc_size_at(r, w, "gpu-a", 16, &z, NULL), DC_OK);
+    cJSON_Delete(w);
+    dc_ruleset_release(r);
+    assert_true(isfinite(z.hours) && z.hours > 0);
+    return z.hours;
+}
+
+/* Rented only as 4-GPU machines, a part whose NVLink joins the GPUs of one
+ * machine (domain 8, its largest machine) has a fast domain of 4: 16 chips
+ * run slower than on the catalog's 8-GPU machines. A domain wider than the
+ * largest machine (16 here; a GB200 NVL72 rack's 72 in the shipped catalog)
+ * spans machines and stays whole when they are rented. */
+static void test_rented_machines_keep_a_rack_domain(void **state)
+{
+    (void)state;
+    static const char four[] = "prices:\n" OFFER(
+        "gcp", "g4", "4",
+        "    on_demand: {usd_per_hour: 18, as_of: \"2026-01\"}\n") "hardware: []\n";
+    static const char none[] = "prices: []\nhardware: []\n";
+    assert_true(hours_at_16(8, four) > hours_at_16(8, none) * 1.01);
+    double rack = hours_at_16(16, none);
+    assert_true(fabs(hours_at_16(16, four) - rack) < 1e-9 * rack);
+    /* The wider domain is faster than one machine's. */
+    assert_true(rack < hours_at_16(8, four));
+}
+
 static void test_providers_renting(void **state)
 {
     (void)state;
@@ -322,6 +366,67 @@ static void test_shipped_every_provider_priced_or_says_why(void **state)
     dc_ruleset_release(shipped);
 }
 
+/* `why` says when it was checked: "(checked YYYY-MM-DD" somewhere in it. */
+static bool dated(const char *why)
+{
+    for (const char *p = why; p != NULL && (p = strstr(p, "(checked ")) != NULL; p++) {
+        const char *d = p + strlen("(checked ");
+        int y, m, day, n = 0;
+        if (sscanf(d, "%4d-%2d-%2d%n", &y, &m, &day, &n) == 3 && n == 10 && y >= 2024 && m >= 1 &&
+            m <= 12 && day >= 1 && day <= 31)
+            return true;
+    }
+    return false;
+}
+
+/* Over the shipped rules (issue 31): every part is priced by some provider on
+ * demand or reserved, or prices.yaml says why not with the date it checked;
+ * every offer names the copy it was read from (`via`) and dates every price;
+ * every reason, for a part or one provider of it, is dated. */
+static void test_shipped_coverage_dated(void **state)
+{
+    (void)state;
+    assert_false(dated("no date (checked soon)"));
+    assert_false(dated("(checked 2026-13-01)"));
+    assert_true(dated("x (checked 2026-11-29)."));
+    dc_ruleset *shipped = NULL;
+    assert_int_equal(dc_ruleset_load_embedded(aa_embedded_files, &shipped, NULL), DC_OK);
+    size_t priced = 0, reserved = 0;
+    for (size_t i = 0; i < dc_ruleset_accelerator_count(shipped); i++) {
+        const struct dc_accelerator *a = dc_ruleset_accelerator(shipped, i);
+        bool buyable = false;
+        for (size_t k = 0; k < a->n_offers; k++) {
+            const struct dc_offer *o = &a->offers[k];
+            if (o->via == NULL || o->via[0] == '\0')
+                fail_msg("%s %s %s: no via", a->id, dc_provider_name(o->provider),
+                         o->instance_type);
+            for (unsigned b = 0; b < DC_PRICING_COUNT; b++)
+                if (isfinite(o->price[b].usd_per_chip_hour) && o->price[b].as_of == NULL)
+                    fail_msg("%s %s: a %s price without as_of", a->id, o->instance_type,
+                             dc_pricing_name((enum dc_pricing)b));
+            bool res = isfinite(o->reserved.price.usd_per_chip_hour);
+            if (res && o->reserved.price.as_of == NULL)
+                fail_msg("%s %s: a reservation without as_of", a->id, o->instance_type);
+            reserved += res;
+            if (res || isfinite(o->price[DC_PRICING_ON_DEMAND].usd_per_chip_hour))
+                buyable = true;
+        }
+        priced += buyable;
+        if (!buyable && !dated(a->unpriced_reason))
+            fail_msg("%s: no on-demand or reserved price and no dated reason", a->id);
+        if (a->unpriced_reason != NULL && !dated(a->unpriced_reason))
+            fail_msg("%s: its reason gives no date checked", a->id);
+        for (unsigned p = 0; p < DC_PROVIDER_COUNT; p++)
+            if (a->unpriced_provider_reason[p] != NULL && !dated(a->unpriced_provider_reason[p]))
+                fail_msg("%s on %s: the reason gives no date checked", a->id,
+                         dc_provider_name((enum dc_provider)p));
+    }
+    /* Most parts are priced, and AWS's Capacity Blocks are reserved offers. */
+    assert_true(priced >= 15);
+    assert_true(reserved >= 7);
+    dc_ruleset_release(shipped);
+}
+
 /* Prices for gpu-a on AWS only, and why not on GCP; tpu-b unpriced
  * everywhere. */
 static const char stated_prices[] = "prices:\n" OFFER(
@@ -439,11 +544,13 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_offer_for_shape),
         cmocka_unit_test(test_rentable_node_sizes),
+        cmocka_unit_test(test_rented_machines_keep_a_rack_domain),
         cmocka_unit_test(test_providers_renting),
         cmocka_unit_test(test_unrented_text),
         cmocka_unit_test(test_cost_by_machine_size),
         cmocka_unit_test(test_shipped_prices_rent_their_shape),
         cmocka_unit_test(test_shipped_every_provider_priced_or_says_why),
+        cmocka_unit_test(test_shipped_coverage_dated),
         cmocka_unit_test(test_unpriced_reasons),
         cmocka_unit_test(test_longest_reason_quoted_whole),
     };

@@ -3,7 +3,9 @@
  * catalog (gpu-a rented by AWS and GCP, tpu-b by GCP): a provider with offers
  * shows a cell per basis with the age of its oldest price; one without says
  * why, as prices.yaml states it for that provider, or that it states nothing;
- * a part with no offer anywhere takes one line with the part's own reason. */
+ * a part with no offer anywhere takes one line with the part's own reason; the
+ * reserved basis has its column, and a cell whose oldest price is past
+ * sizing.yaml's price_stale_after_days (540 in the mini rules) is marked. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,13 +64,14 @@ static void test_stated_reasons(void **state)
                            "  - {accelerator: tpu-b, reason: Nobody rents B., checked: "
                            "[https://example.com/c]}\n"
                            "hardware: []\n");
-    has_line(t, "PART         PROVIDER  on_demand     spot          committed_1y  committed_3y");
+    has_line(t, "PART         PROVIDER  on_demand     spot          committed_1y  committed_3y  "
+                "reserved");
     /* 30 days since 2026-01 (its first day), 20 since 2026-01-11. */
-    has_line(t, "gpu-a        aws       1 (30d)       1 (20d)       -             -");
+    has_line(t, "gpu-a        aws       1 (30d)       1 (20d)       -             -             -");
     has_line(t, "gpu-a        gcp       unpriced: GCP rents no A here.\n");
     has_line(t, "tpu-b        -         unpriced: Nobody rents B.\n");
     assert_null(strstr(t, "tpu-b        gcp"));
-    has_line(t, "\"unpriced\": no offer there, and why, as prices.yaml states it.");
+    has_line(t, "price_stale; \"unpriced\": no offer there, and why, as prices.yaml states it.");
     free(t);
 }
 
@@ -83,11 +86,42 @@ static void test_nothing_stated(void **state)
     free(t);
 }
 
+/* A reservation has its column; a price older than the stale limit is
+ * marked, on every basis, and the footnote says the limit. */
+static void test_reserved_and_stale(void **state)
+{
+    (void)state;
+    char *t = table("prices:\n  - accelerator: gpu-a\n    provider: aws\n    region: r\n"
+                    "    instance_type: a8\n    accelerators: 8\n"
+                    "    source: https://example.com/p\n    confidence: high\n"
+                    "    on_demand: {usd_per_hour: 32, as_of: \"2024-07-01\"}\n"
+                    "    reserved: {usd_per_hour: 20, as_of: \"2026-01-21\", min_hours: 24,"
+                    " max_hours: 4368}\n"
+                    "  - accelerator: gpu-a\n    provider: aws\n    region: r\n"
+                    "    instance_type: a8 block\n    accelerators: 8\n"
+                    "    source: https://example.com/p\n    confidence: high\n"
+                    "    reserved: {usd_per_hour: 18, as_of: \"2024-08\", min_hours: 24,"
+                    " max_hours: 4368}\n"
+                    "hardware: []\n");
+    /* 2024-07-01 is 579 days before 2026-01-31, over the 540 of the mini rules;
+     * the older of the two reservations (2024-08, 548 days) likewise. */
+    has_line(t, "gpu-a        aws       1 (579d)*     -             -             -             "
+                "2 (548d)*");
+    has_line(t, "*: older than price_stale_after_days (540), and an answer resting on it warns");
+    free(t);
+    t = table(AWS_A8 "    reserved: {usd_per_hour: 20, as_of: \"2026-01-21\", min_hours: 24,"
+                     " max_hours: 4368}\nhardware: []\n");
+    has_line(t, "gpu-a        aws       1 (30d)       1 (20d)       -             -             "
+                "1 (10d)");
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stated_reasons),
         cmocka_unit_test(test_nothing_stated),
+        cmocka_unit_test(test_reserved_and_stale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,157 @@
+/* tests/unit/core/test_serve_tp.c -- core/src/serve_tp.c: a serving replica's
+ * synchronisation from the bytes, the degree and the link (two all-reduces a
+ * layer at the family's fixed latency plus the ring's traffic over the
+ * catalog's link), the hops between pipeline stages, a speculative draft's own
+ * steps, and none at all for a rule set that states no latency. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "default_rules.h"
+#include "mini_rules.h"
+#include "ruleset_internal.h"
+#include "sizing.h"
+
+static dc_ruleset *rs;
+
+static int setup(void **state)
+{
+    return test_default_rules_setup(&rs, state);
+}
+
+static int teardown(void **state)
+{
+    return test_default_rules_teardown(state);
+}
+
+#define NEAR(a, b)                                                                                 \
+    assert_true(fabs((double)(a) - (double)(b)) <= 1e-9 * fmax(1.0, fabs((double)(b))))
+
+/* A part sized for `workload` on catalog entry `id` (w and d outlive it). */
+struct sized {
+    struct dc_workload w;
+    struct dc__derived d;
+    struct dc_sizing z;
+    struct dc__part p;
+};
+
+static void size_on(const dc_ruleset *set, const char *workload, const char *id, struct sized *s)
+{
+    cJSON *j = cJSON_Parse(workload);
+    assert_non_null(j);
+    struct dc_error err;
+    dc_error_clear(&err);
+    assert_int_equal(dc__size_workload_at(set, j, id, 8, &s->w, &s->d, &s->z, &err), DC_OK);
+    cJSON_Delete(j);
+    dc__part_init(&s->p, set, &s->w, &s->d, dc_ruleset_find_accelerator(set, id),
+                  DC__UNPERTURBED);
+}
+
+#define LLAMA70_FP8                                                                                \
+    "{\"task\":\"inference\",\"precision\":\"fp8\",\"model\":{\"name\":\"llama-3.1-70b\"},"        \
+    "\"inference\":{\"batch_size\":1,\"input_tokens\":1000,\"output_tokens\":500}}"
+
+/* Two all-reduces a layer at the GPU's fixed latency, plus 2 (g - 1) / g of the
+ * activations over NVLink one way (the catalog's 900 GB/s both ways). */
+static void test_allreduce_by_degree_and_bytes(void **state)
+{
+    (void)state;
+    struct sized s;
+    size_on(rs, LLAMA70_FP8, "h200", &s);
+    double alpha = rs->sizing.tp_allreduce_us[DC_FAMILY_GPU] * 1e-6;
+    double act = rs->sizing.tp_activation_bytes.value;
+    double link = dc_ruleset_find_accelerator(rs, "h200")->interconnect_gbps * 1e9 / 2;
+    assert_true(alpha > 0 && act == 2 && link > 0);
+    double bytes1 = 8192 * act; /* one token of Llama 3.1 70B's hidden 8,192 */
+    NEAR(dc__tp_sync_s(&s.p, 1, 1, 1, 80, 8192), 0);
+    NEAR(dc__tp_sync_s(&s.p, 8, 1, 1, 80, 8192), 160 * (alpha + 2 * 7.0 / 8 * bytes1 / link));
+    NEAR(dc__tp_sync_s(&s.p, 2, 1, 1, 80, 8192), 160 * (alpha + 2 * 1.0 / 2 * bytes1 / link));
+    /* The bytes grow with the tokens of the pass, the latency does not. */
+    NEAR(dc__tp_sync_s(&s.p, 8, 1, 400, 80, 8192) - dc__tp_sync_s(&s.p, 8, 1, 1, 80, 8192),
+         160 * 2 * 7.0 / 8 * 399 * bytes1 / link);
+    /* At batch 1 an 80-layer step meets the other GPUs for about 4 ms, whatever
+     * the degree: 8 H200 still step under 8 ms (decision-table case
+     * 70b-8ms-per-token-on-8-h200). */
+    struct dc__replica r;
+    dc__replica_at(&s.p, 8, 1, &r);
+    assert_true(r.step_s > 160 * alpha && r.step_s < 8e-3);
+}
+
+/* Pipeline stages pass the step's activations to the next machine: a hop's
+ * latency plus the bytes at the network's rate, once a boundary. */
+static void test_pipeline_hops(void **state)
+{
+    (void)state;
+    struct sized s;
+    size_on(rs, LLAMA70_FP8, "h100", &s);
+    double hop = rs->sizing.network_hop_us.value * 1e-6;
+    double net = rs->sizing.network_gbps.value * 1e9;
+    double tp8 = dc__tp_sync_s(&s.p, 8, 1, 64, 80, 8192);
+    NEAR(dc__tp_sync_s(&s.p, 8, 2, 64, 80, 8192) - tp8, hop + 64 * 8192 * 2.0 / net);
+    NEAR(dc__tp_sync_s(&s.p, 8, 4, 64, 80, 8192) - tp8, 3 * (hop + 64 * 8192 * 2.0 / net));
+}
+
+/* A card with no NVLink lists no link bandwidth: its all-reduces count their
+ * latency alone (a replica of such cards is pipeline stages anyway). */
+static void test_unknown_link_counts_latency(void **state)
+{
+    (void)state;
+    struct sized s;
+    size_on(rs, LLAMA70_FP8, "l40s", &s);
+    assert_true(isnan(s.p.link_bps));
+    NEAR(dc__tp_sync_s(&s.p, 4, 1, 400, 80, 8192),
+         160 * rs->sizing.tp_allreduce_us[DC_FAMILY_GPU] * 1e-6);
+}
+
+/* A speculative step synchronises the model's k + 1 positions a request and
+ * the draft's k steps of one token each, on the draft's own layers. */
+static void test_draft_steps_synchronise(void **state)
+{
+    (void)state;
+    struct sized s;
+    size_on(rs,
+            "{\"task\":\"inference\",\"precision\":\"fp8\",\"model\":{\"name\":\"llama-3.1-70b\"},"
+            "\"inference\":{\"batch_size\":1,\"input_tokens\":1000,\"output_tokens\":500,"
+            "\"speculative\":{\"draft_model\":\"llama-3.2-1b\",\"draft_tokens\":4,"
+            "\"acceptance_rate\":0.8}}}",
+            "h200", &s);
+    assert_true(s.d.draft_steps == 4 && s.d.draft_layers == 16 && s.d.draft_hidden == 2048);
+    double model = dc__tp_sync_s(&s.p, 8, 1, 5, 80, 8192);
+    double draft = dc__tp_sync_s(&s.p, 8, 1, 1, 16, 2048);
+    NEAR(dc__decode_sync_s(&s.p, 8, 1, 1), model + 4 * draft);
+}
+
+/* A rule set that states no all-reduce latency counts no synchronisation. */
+static void test_no_parameters_no_sync(void **state)
+{
+    (void)state;
+    dc_ruleset *mini = NULL;
+    assert_int_equal(mini_load(&mini), 0);
+    assert_true(isnan(mini->sizing.tp_allreduce_us[DC_FAMILY_GPU]));
+    struct sized s;
+    size_on(mini,
+            "{\"task\":\"inference\",\"model\":{\"parameters\":7e9,\"layers\":32,"
+            "\"hidden_size\":4096},\"inference\":{\"batch_size\":1}}",
+            "gpu-a", &s);
+    NEAR(dc__tp_sync_s(&s.p, 8, 1, 1, 32, 4096), 0);
+    dc_ruleset_release(mini);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_allreduce_by_degree_and_bytes),
+        cmocka_unit_test(test_pipeline_hops),
+        cmocka_unit_test(test_unknown_link_counts_latency),
+        cmocka_unit_test(test_draft_steps_synchronise),
+        cmocka_unit_test(test_no_parameters_no_sync),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
