@@ -27,12 +27,23 @@ struct dc_yaml_doc {
     size_t n_marks;
 };
 
+/* The keys of one open mapping, for finding a duplicate in constant time: an
+ * open-addressing table of the keys' strings (views of the tree's items'
+ * names), at most half full. Comparing each new key with every earlier one
+ * cost 1.75 / 8.9 / 10.9 s of CPU for 40k / 90k / 108k keys. */
+struct keyset {
+    const char **slot;
+    size_t cap; /* a power of two, or 0 */
+    size_t n;
+};
+
 /* One open container while parsing. A mapping alternates between expecting a
  * key (key == NULL) and a value for `key`. */
 struct frame {
     cJSON *node;
     char *key;
     unsigned key_line;
+    struct keyset keys; /* mappings only */
 };
 
 struct parser {
@@ -214,6 +225,57 @@ static enum dc_status scalar_node(struct parser *p, const yaml_event_t *ev, cJSO
     return DC_OK;
 }
 
+/* FNV-1a (http://www.isthe.com/chongo/tech/comp/fnv/), 64 bits. */
+static uint64_t key_hash(const char *k)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (const unsigned char *c = (const unsigned char *)k; *c != '\0'; c++)
+        h = (h ^ *c) * 1099511628211ull;
+    return h;
+}
+
+/* The slot of `k` in `ks` (cap > 0): where it is, or the empty one it would take. */
+static const char **keyset_slot(const struct keyset *ks, const char *k)
+{
+    size_t i = (size_t)key_hash(k) & (ks->cap - 1);
+    while (ks->slot[i] != NULL && strcmp(ks->slot[i], k) != 0)
+        i = (i + 1) & (ks->cap - 1);
+    return &ks->slot[i];
+}
+
+static bool keyset_has(const struct keyset *ks, const char *k)
+{
+    return ks->cap > 0 && *keyset_slot(ks, k) != NULL;
+}
+
+/* Add `k` (borrowed for the set's life; not in it). False when out of memory. */
+static bool keyset_add(struct keyset *ks, const char *k)
+{
+    if (2 * (ks->n + 1) > ks->cap) {
+        struct keyset grown = {calloc(ks->cap > 0 ? 2 * ks->cap : 16, sizeof(char *)),
+                               ks->cap > 0 ? 2 * ks->cap : 16, ks->n};
+        if (grown.slot == NULL)
+            return false;
+        for (size_t i = 0; i < ks->cap; i++) {
+            if (ks->slot[i] != NULL)
+                *keyset_slot(&grown, ks->slot[i]) = ks->slot[i];
+        }
+        free(ks->slot);
+        *ks = grown;
+    }
+    *keyset_slot(ks, k) = k;
+    ks->n++;
+    return true;
+}
+
+static void frame_clear(struct frame *f)
+{
+    free(f->key);
+    f->key = NULL;
+    free(f->keys.slot);
+    f->keys = (struct keyset){NULL, 0, 0};
+}
+
 /* Attach a finished node to the open container (or make it the root). Takes
  * ownership of `node`, even on failure. */
 static enum dc_status attach(struct parser *p, cJSON *node, unsigned line)
@@ -248,7 +310,7 @@ static enum dc_status attach(struct parser *p, cJSON *node, unsigned line)
         } else {
             k = cJSON_IsTrue(node) ? "true" : "false";
         }
-        if (cJSON_GetObjectItemCaseSensitive(f->node, k) != NULL) {
+        if (keyset_has(&f->keys, k)) {
             char msg[DC_ERROR_MSG_MAX];
             snprintf(msg, sizeof(msg), "duplicate key \"%.200s\"", k);
             cJSON_Delete(node);
@@ -265,6 +327,9 @@ static enum dc_status attach(struct parser *p, cJSON *node, unsigned line)
     cJSON_AddItemToObject(f->node, f->key, node);
     free(f->key);
     f->key = NULL;
+    /* The item's own copy of the key lives as long as the tree. */
+    if (!keyset_add(&f->keys, node->string))
+        return dc_error_set(p->err, DC_ENOMEM, NULL, "out of memory");
     return DC_OK;
 }
 
@@ -278,8 +343,7 @@ static enum dc_status push(struct parser *p, cJSON *node, unsigned line)
     enum dc_status rc = attach(p, node, line);
     if (rc != DC_OK)
         return rc;
-    p->stack[p->depth].node = node;
-    p->stack[p->depth].key = NULL;
+    p->stack[p->depth] = (struct frame){node, NULL, 0, {NULL, 0, 0}};
     p->depth++;
     return DC_OK;
 }
@@ -287,7 +351,7 @@ static enum dc_status push(struct parser *p, cJSON *node, unsigned line)
 static void parser_cleanup(struct parser *p)
 {
     for (size_t i = 0; i < p->depth; i++)
-        free(p->stack[i].key);
+        frame_clear(&p->stack[i]);
     p->depth = 0;
     cJSON_Delete(p->root);
     p->root = NULL;
@@ -372,7 +436,7 @@ static enum dc_status run(struct parser *p, yaml_parser_t *yp)
         case YAML_SEQUENCE_END_EVENT:
         case YAML_MAPPING_END_EVENT:
             if (p->depth > 0)
-                p->depth--;
+                frame_clear(&p->stack[--p->depth]);
             break;
         case YAML_NO_EVENT:
             break;

@@ -4,8 +4,10 @@
  * SIGTERM, SIGINT and SIGHUP are blocked before any thread starts (threads
  * inherit the mask) and taken synchronously here with sigwait, so no code runs in
  * a signal handler: SIGHUP reloads the rule set; SIGTERM and SIGINT stop
- * accepting, let in-flight requests finish and exit 0. SIGPIPE is ignored (a
- * client that goes away must not kill the server). */
+ * accepting, let in-flight requests finish and exit 0. SIGUSR1 and SIGUSR2 are
+ * logged and ignored (their default action would kill the server); SIGPIPE is
+ * ignored (a client that goes away must not kill the server). */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,16 +27,41 @@ void svc_signals_block(sigset_t *set)
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGINT);
     sigaddset(set, SIGHUP);
+    sigaddset(set, SIGUSR1);
+    sigaddset(set, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, set, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* What a writer opening a rule file during the reload's lease check would
+     * send (svc_rules_being_written); its default action terminates. */
+    signal(SIGIO, SIG_IGN);
 }
 
-int svc_signals_wait(const sigset_t *set)
+int svc_signals_wait(const sigset_t *set, int timeout_ms)
 {
-    int sig = 0;
-    while (sigwait(set, &sig) != 0)
-        continue;
-    return sig;
+    struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
+    for (;;) {
+        int sig = timeout_ms < 0 ? 0 : sigtimedwait(set, NULL, &ts);
+        if (timeout_ms >= 0 && sig < 0 && errno == EAGAIN)
+            return 0;
+        if (timeout_ms < 0 && sigwait(set, &sig) != 0)
+            continue;
+        if (sig <= 0)
+            continue;
+        if (sig != SIGUSR1 && sig != SIGUSR2)
+            return sig;
+        /* nginx and Envoy reopen their log files on SIGUSR1, and a log rotator
+         * may send it; their default action is to terminate, which killed the
+         * server. Its logs are stderr: nothing to reopen. */
+        svc_log_msg("info", "signal", "%s: ignored (the logs go to stderr: nothing to reopen)",
+                    sig == SIGUSR1 ? "SIGUSR1" : "SIGUSR2");
+    }
+}
+
+int svc_reload_retry_ms(svc_server *s, const struct svc_config *cfg)
+{
+    if (!svc_server_reload_deferred(s))
+        return -1;
+    return cfg->rules_debounce_ms > 100 ? (int)cfg->rules_debounce_ms : 100;
 }
 
 int cmd_serve(int argc, char **argv)
@@ -75,7 +102,11 @@ int cmd_serve(int argc, char **argv)
         return 1;
     }
     int sig;
-    while ((sig = svc_signals_wait(&set)) == SIGHUP) {
+    while ((sig = svc_signals_wait(&set, svc_reload_retry_ms(srv, &cfg))) == SIGHUP || sig == 0) {
+        if (sig == 0) {
+            (void)svc_server_reload(srv, "signal_retry", NULL);
+            continue;
+        }
         svc_log_msg("info", "signal", "SIGHUP: reloading the rule set");
         (void)svc_server_reload(srv, "signal", NULL); /* a failure is logged */
     }

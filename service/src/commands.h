@@ -22,12 +22,20 @@ int cmd_prices(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 
 /* The long-running commands (serve, agent; cmd_serve.c) take their signals
- * synchronously. svc_signals_block blocks SIGTERM, SIGINT and SIGHUP in the
- * calling thread, so in every thread started after it, fills *set with them and
- * ignores SIGPIPE (a client that goes away must not kill the process);
- * svc_signals_wait returns the next of them. */
+ * synchronously. svc_signals_block blocks SIGTERM, SIGINT, SIGHUP, SIGUSR1 and
+ * SIGUSR2 in the calling thread, so in every thread started after it, fills
+ * *set with them and ignores SIGPIPE (a client that goes away must not kill the
+ * process); svc_signals_wait returns the next of them but SIGUSR1 and SIGUSR2,
+ * which it logs and ignores, or 0 once `timeout_ms` (-1: none) passed without
+ * one. SIGIO is ignored too (svc_rules_being_written). */
 void svc_signals_block(sigset_t *set);
-int svc_signals_wait(const sigset_t *set);
+int svc_signals_wait(const sigset_t *set, int timeout_ms);
+/* The signal loop's wait before it tries a deferred SIGHUP reload again
+ * (svc_server_reload_deferred): -1 when none is deferred, else the debounce,
+ * at least 100 ms. */
+struct svc_config;
+typedef struct svc_server svc_server;
+int svc_reload_retry_ms(svc_server *s, const struct svc_config *cfg);
 
 /* The option tables of the commands (getopt_long form, ended by an entry whose
  * name is NULL): each command parses its flags with its own table, and the

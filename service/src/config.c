@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "dc/yaml.h"
+#include "fleet.h"
 #include "http.h"
 #include "log.h"
 #include "rulesrc.h"
@@ -69,8 +70,9 @@ static const struct setting settings[] = {
      "longest a client may take to send one request, headers and body, counted from the "
      "connection's accept or the end of its previous response; then the connection is closed"},
     {"admin_listen", T_STR, OFF(admin_listen), 0, 0, "", "HOST:PORT",
-     "also serve /healthz, /readyz and /metrics (only those) on this address, with connections "
-     "of its own, so probes and scrapes are answered under a connection flood; empty = off"},
+     "also serve /healthz and /metrics (and for serve /readyz; only those) on this address, with "
+     "connections of its own, so probes and scrapes are answered under a connection flood; "
+     "empty = off"},
     {"max_buffered_body_bytes", T_BYTES, OFF(max_buffered_body_bytes), 64 * 1024,
      SVC_MAX_BUFFERED_BYTES_LIMIT, "64MiB", "BYTES",
      "request bodies held in memory at once, all requests together (503 with Retry-After "
@@ -79,7 +81,7 @@ static const struct setting settings[] = {
      SVC_MAX_BUFFERED_BYTES_LIMIT, "64MiB", "BYTES",
      "response bodies waiting for slow clients to read them, all requests together (503 with "
      "Retry-After past it)"},
-    {"send_buffer_bytes", T_BYTES, OFF(send_buffer_bytes), 0, SVC_MAX_SEND_BUFFER_BYTES, "32KiB",
+    {"send_buffer_bytes", T_BYTES, OFF(send_buffer_bytes), 0, SVC_MAX_SEND_BUFFER_BYTES, "64KiB",
      "BYTES",
      "kernel send buffer of each client connection (SO_SNDBUF; the kernel doubles it): bounds "
      "the kernel memory a client that does not read can hold; 0 = the kernel's autotuning"},
@@ -160,6 +162,12 @@ static const struct {
     const char *dflt;
 } agent_settings[] = {
     {"listen", SVC_AGENT_DEFAULT_LISTEN},
+    {"admin_listen", NULL},
+    /* Probes and scrapes send their request at once: a client that has not
+     * within 5 s is slow or hostile (the admin listener's ADMIN_REQUEST_TIMEOUT_S). */
+    {"connection_timeout_s", "5"},
+    {"request_timeout_s", "5"},
+    {"access_log", NULL},
     {"rules", NULL},
     {"log_level", NULL},
     {"probe_interval", NULL},
@@ -377,19 +385,12 @@ static bool text_valid(const char *name, const char *v, struct dc_error *err)
     if (v[0] == '\0')
         return true;
     if (strcmp(name, "fleet_prometheus") == 0) {
-        size_t scheme = strncmp(v, "https://", 8) == 0 ? 8 : strncmp(v, "http://", 7) == 0 ? 7 : 0;
-        if (scheme == 0 || v[scheme] == '\0' || v[scheme] == '/') {
-            dc_error_set(err, DC_EINVAL, NULL,
-                         "\"%s\" is not an http:// or https:// URL with a host", v);
+        /* Parsed as libcurl parses it; the error never quotes the URL, which
+         * may hold a password. */
+        char why[256];
+        if (!svc_fleet_url_check(v, why, sizeof(why))) {
+            dc_error_set(err, DC_EINVAL, NULL, "%s", why);
             return false;
-        }
-        for (const char *p = v; *p != '\0'; p++) {
-            if ((unsigned char)*p <= 0x20 || *p == 0x7f || *p == '?' || *p == '#') {
-                dc_error_set(err, DC_EINVAL, NULL,
-                             "the URL must not hold spaces, control characters, a query "
-                             "or a fragment");
-                return false;
-            }
         }
     } else if (strcmp(name, "fleet_cluster_label") == 0) {
         bool ok = (isalpha((unsigned char)v[0]) || v[0] == '_') && strncmp(v, "__", 2) != 0 &&
@@ -585,10 +586,27 @@ static bool in_scope(const struct svc_config *cfg, const struct setting *st)
     return svc_config_setting_in_scope((size_t)(st - settings), cfg->scope);
 }
 
-static bool load_kv(struct svc_config *cfg, const char *path, char *text, struct dc_error *err)
+/* A NUL byte in `len` bytes of a key = value file: an error naming its line
+ * (the line was cut there, and every line after it silently dropped). */
+static bool kv_nul(const char *path, const char *text, size_t len, struct dc_error *err)
+{
+    const char *nul = memchr(text, '\0', len);
+    if (nul == NULL)
+        return false;
+    unsigned line = 1;
+    for (const char *p = text; p < nul; p++)
+        line += *p == '\n';
+    dc_error_set(err, DC_EINVAL, NULL, "file %s:%u: a NUL byte", path, line);
+    return true;
+}
+
+static bool load_kv(struct svc_config *cfg, const char *path, char *text, size_t len,
+                    struct dc_error *err)
 {
     unsigned lineno = 0;
     char where[SVC_CONFIG_STR_MAX + 64];
+    if (kv_nul(path, text, len, err))
+        return false;
     for (char *line = text; line != NULL;) {
         char *next = strchr(line, '\n');
         if (next != NULL)
@@ -722,7 +740,7 @@ static bool load_file(struct svc_config *cfg, const char *path, struct dc_error 
     if (has_suffix(path, ".yaml") || has_suffix(path, ".yml") || has_suffix(path, ".json"))
         ok = load_yaml(cfg, path, text, n, err);
     else
-        ok = load_kv(cfg, path, text, err);
+        ok = load_kv(cfg, path, text, n, err);
     free(text);
     return ok;
 }

@@ -32,8 +32,12 @@
 #define SVC_DEFAULT_CACHE_ENTRIES             1024
 #define SVC_DEFAULT_CACHE_MAX_BYTES           (8u << 20)
 /* The kernel's send buffer of each connection (SO_SNDBUF): what a client that
- * does not read can hold in kernel memory is twice it (socket(7)). */
-#define SVC_DEFAULT_SEND_BUFFER_BYTES (32u << 10)
+ * does not read can hold in kernel memory is twice it (socket(7)). At 32 KiB
+ * (64 KiB in the kernel, less than two of loopback's 65,483-byte segments) the
+ * receiver's delayed ACK paced every buffer: an 8.4 MB answer took 5 s to
+ * reach a loopback client (a sidecar proxy is one) instead of 0.4 s
+ * (bench/README.md, "Send buffers"). */
+#define SVC_DEFAULT_SEND_BUFFER_BYTES (64u << 10)
 #define SVC_MAX_SEND_BUFFER_BYTES     (4u << 20)
 
 /* Probe intervals and timeouts accepted, in milliseconds. */

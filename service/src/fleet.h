@@ -18,6 +18,7 @@
  *                   the snapshot as the core's availability (pure; fuzzed)
  *   fleet_json.c    a snapshot -> the body of GET /v1/fleet (pure)
  *   fleet_client.c  one query over HTTP(S) with libcurl, within the limits
+ *   fleet_url.c     the Prometheus URL checked as libcurl reads it (config)
  *   fleet.c         the refresh thread, the latest snapshot, counters, metrics
  *   fleet_server.c  the server's use of it (start, requests, /metrics)
  * Owner: the fleet availability work (issue 19). */
@@ -175,7 +176,8 @@ struct svc_fleet_source_count {
     size_t series;     /* in the answer */
     size_t dropped;    /* series the parser or the model left out */
     size_t devices;    /* devices it counted */
-    size_t duplicates; /* dcgm-exporter devices on nodes an agent reports (the agent wins) */
+    size_t duplicates; /* dcgm-exporter: devices on nodes an agent reports (the agent
+                          wins); agents: series repeating a cluster, node and device */
 };
 
 /* Immutable once published; shared by reference. */
@@ -249,6 +251,16 @@ struct svc_fleet_client_config {
 };
 
 typedef struct svc_fleet_client svc_fleet_client;
+
+/* Whether `url` is a base URL the fleet may use: read by libcurl's own URL
+ * parser (curl_url(), the one CURLOPT_URL uses), it must be http or https with a
+ * host, and hold no user information (user, password or an empty one before
+ * '@': it would be sent as Basic auth, logged and shown in GET /v1/fleet), no
+ * query and no fragment; no space or control character anywhere. So
+ * "http://h:p\\@other", which libcurl reads as user "h", password "p\\" and host
+ * "other", is refused. False with the reason in `why` (never the URL, which
+ * may hold a password). */
+bool svc_fleet_url_check(const char *url, char *why, size_t whylen);
 
 /* A client for `cfg` (its strings copied). NULL when out of memory or libcurl
  * cannot start. */

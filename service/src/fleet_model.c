@@ -25,8 +25,9 @@
 struct dev {
     const char *cluster; /* "" when none */
     const char *node;
-    const char *id;   /* catalog id (view into rs), NULL when unmapped */
-    const char *name; /* what the source called it, for the unmapped list */
+    const char *device; /* the agent's device label; NULL for dcgm-exporter's */
+    const char *id;     /* catalog id (view into rs), NULL when unmapped */
+    const char *name;   /* what the source called it, for the unmapped list */
     enum svc_fleet_source src;
     bool free;
 };
@@ -95,8 +96,24 @@ static const char *catalog_id(const dc_ruleset *rs, const char *id)
     return a != NULL ? a->id : NULL;
 }
 
-/* The agents' series: one device each (the query already took the least free
- * of repeated reports). */
+/* Agent devices by cluster, node and device, then model name (so the one kept
+ * of a repeated device does not depend on the answer's order). */
+static int cmp_agent_dev(const void *x, const void *y)
+{
+    const struct dev *a = x, *b = y;
+    int c = strcmp(a->cluster, b->cluster);
+    if (c == 0)
+        c = strcmp(a->node, b->node);
+    if (c == 0)
+        c = strcmp(a->device, b->device);
+    return c != 0 ? c : strcmp(a->name, b->name);
+}
+
+/* The agents' series: one device for each cluster, node and device. The query
+ * takes the least free of repeated reports, but a Prometheus that answers one
+ * series 10,000 times made 10,000 devices of it: series that name one device
+ * are that device, free only when every one of them says so, counted as
+ * duplicates. Returns the devices. */
 static size_t agent_devices(const dc_ruleset *rs, const struct svc_fleet_vector *v, struct dev *out,
                             struct svc_fleet_source_count *count)
 {
@@ -107,11 +124,23 @@ static size_t agent_devices(const dc_ruleset *rs, const struct svc_fleet_vector 
             count->dropped++;
             continue;
         }
-        out[k++] =
-            (struct dev){nz(l[SVC_FL_CLUSTER]), l[SVC_FL_NODE],  catalog_id(rs, l[SVC_FL_MODEL]),
-                         l[SVC_FL_MODEL],       SVC_FLEET_AGENT, v->series[i].value >= 0.5};
+        out[k++] = (struct dev){nz(l[SVC_FL_CLUSTER]),           l[SVC_FL_NODE],  l[SVC_FL_DEVICE],
+                                catalog_id(rs, l[SVC_FL_MODEL]), l[SVC_FL_MODEL], SVC_FLEET_AGENT,
+                                v->series[i].value >= 0.5};
     }
-    return k;
+    qsort(out, k, sizeof(*out), cmp_agent_dev);
+    size_t n = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (n > 0 && strcmp(out[n - 1].cluster, out[i].cluster) == 0 &&
+            strcmp(out[n - 1].node, out[i].node) == 0 &&
+            strcmp(out[n - 1].device, out[i].device) == 0) {
+            out[n - 1].free = out[n - 1].free && out[i].free;
+            count->duplicates++;
+            continue;
+        }
+        out[n++] = out[i];
+    }
+    return n;
 }
 
 static int cmp_str(const char *a, const char *b)
@@ -158,17 +187,24 @@ static void fold(struct gpu *g, const struct svc_fleet_series *s)
     }
 }
 
-/* Free by the probe's limits: measured idle, memory mostly unused, no pod. */
+/* Free by the probe's limits: measured idle, memory mostly unused, no pod. A
+ * memory figure that cannot be a measurement (negative) makes the GPU not
+ * known free; a total past the catalog's memory for the part by more than
+ * MEMORY_TOLERANCE (an overflowing FB_FREE, which made any use look small) is
+ * taken as the catalog's. */
 static bool gpu_free(const dc_ruleset *rs, const struct gpu *g, const char *id)
 {
     if (!g->has_util || g->util > PROBE_FREE_UTILIZATION_MAX || g->util < 0 || g->busy_pod)
+        return false;
+    if ((g->has_used && !(g->used_mib >= 0)) || (g->has_free && !(g->free_mib >= 0)))
         return false;
     if (!g->has_used)
         return true;
     double total = g->has_free ? g->used_mib + g->free_mib : NAN;
     const struct dc_accelerator *a = id != NULL ? dc_ruleset_find_accelerator(rs, id) : NULL;
-    if (!(total > 0) && a != NULL && a->memory_gb > 0)
-        total = a->memory_gb * 1024.0; /* the catalog's GiB in MiB */
+    double catalog = a != NULL && a->memory_gb > 0 ? a->memory_gb * 1024.0 : NAN; /* GiB in MiB */
+    if (catalog > 0 && !(total > 0 && total <= catalog * (1 + MEMORY_TOLERANCE)))
+        total = catalog;
     return !(total > 0) || g->used_mib * 100.0 <= total * PROBE_FREE_MEMORY_USED_MAX;
 }
 
@@ -197,6 +233,7 @@ static size_t dcgm_devices(const dc_ruleset *rs, const struct svc_fleet_vector *
         const char *id = svc_fleet_map_model_name(rs, g.model_name);
         out[k++] = (struct dev){g.cluster,
                                 g.node,
+                                NULL,
                                 id,
                                 g.model_name != NULL ? g.model_name : "(no modelName)",
                                 SVC_FLEET_DCGM,

@@ -1,10 +1,13 @@
 /* service/src/rulesrc.c -- where the rule set comes from (the embedded default
  * or a directory, and the directory's fingerprint that tells a change), and
  * bounded input and file reading. */
+#define _GNU_SOURCE /* F_SETLEASE (fcntl(2)) */
 #include "rulesrc.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +68,37 @@ uint64_t svc_rules_fingerprint(const char *dir)
     }
     closedir(d);
     return sum;
+}
+
+bool svc_rules_being_written(const char *dir, char *name, size_t len)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return false;
+    bool written = false;
+    const struct dirent *e;
+    char path[PATH_MAX];
+    while (!written && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        /* O_NONBLOCK: no wait on a file whose write lease another holds. */
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0)
+            (void)fcntl(fd, F_SETLEASE, F_UNLCK);
+        else if (errno == EAGAIN)
+            written = true;
+        close(fd);
+        if (written)
+            snprintf(name, len, "%s", e->d_name);
+    }
+    closedir(d);
+    return written;
 }
 
 enum dc_status svc_read_input(const char *path, size_t max, char **out, size_t *len,

@@ -21,6 +21,16 @@ enum dc_status svc_ruleset_load(const char *dir, dc_ruleset **out, struct dc_dia
  * reload compares it before and after a load, the watch between polls. */
 uint64_t svc_rules_fingerprint(const char *dir);
 
+/* Whether a process has one of the rule directory's visible regular files open
+ * for writing now: its name is copied to `name` (`len` bytes). Told by taking a
+ * read lease on it and giving it back at once (fcntl(2) F_SETLEASE: the kernel
+ * refuses a read lease, EAGAIN, while the file is open for writing). A lease
+ * needs the file's owner or CAP_LEASE, and a local file system: where it cannot
+ * be taken, the file counts as not being written. The process must ignore
+ * SIGIO (svc_signals_block), which a writer opening the file during the
+ * lease's microseconds would send it. */
+bool svc_rules_being_written(const char *dir, char *name, size_t len);
+
 /* Print every diagnostic as "file:line: id: message", one per line. */
 void svc_print_diags(FILE *fp, const struct dc_diags *diags);
 

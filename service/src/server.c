@@ -124,7 +124,8 @@ static bool early_answer(svc_server *s, struct MHD_Connection *c, struct req *r,
     }
     if (r->route == SVC_ROUTE_UNMATCHED ||
         (r->admin && r->route != SVC_ROUTE_HEALTHZ && r->route != SVC_ROUTE_READYZ &&
-         r->route != SVC_ROUTE_METRICS)) {
+         r->route != SVC_ROUTE_METRICS) ||
+        (s->agent && r->route == SVC_ROUTE_READYZ)) {
         *res = svc__respond_problem(s, c, r, 404, NULL, "no such resource", NULL);
         return true;
     }
@@ -443,6 +444,33 @@ static enum MHD_Result take_body(svc_server *s, struct MHD_Connection *c, struct
     return MHD_YES;
 }
 
+/* Counts trailer fields, an empty name included. */
+static enum MHD_Result count_field(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   size_t key_size, const char *value, size_t value_size)
+{
+    (void)kind;
+    (void)key;
+    (void)key_size;
+    (void)value;
+    (void)value_size;
+    (*(size_t *)cls)++;
+    return MHD_YES;
+}
+
+/* A chunked body's trailer section held fields. libmicrohttpd 0.9.75 reads it
+ * with the header section's line reader, which takes a line with an empty field
+ * name (": v") for the section's end: what followed was read, and served, as the
+ * next request. Nothing the server serves reads a trailer field (RFC 9112
+ * section 7.1.2 lets a recipient discard them), so rather than repeat the header
+ * section's checks on a buffer the library has moved past, a body with any is
+ * refused and its connection closed. */
+static bool has_trailers(struct MHD_Connection *c)
+{
+    size_t n = 0;
+    MHD_get_connection_values_n(c, MHD_FOOTER_KIND, count_field, &n);
+    return n > 0;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **req_cls)
@@ -463,6 +491,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (r->status != 0)
         return MHD_YES; /* already answered */
     svc__conn_received(r->conn);
+    if (has_trailers(c)) {
+        r->close = true;
+        svc_metrics_refused(&s->metrics, SVC_REFUSED_FRAMING);
+        return svc__respond_problem(
+            s, c, r, 400, NULL,
+            "the chunked body has trailer fields, which the server does not accept", NULL);
+    }
     if (!r->checked) {
         enum MHD_Result res = MHD_YES;
         r->checked = true;
@@ -753,8 +788,10 @@ static int start_daemon(svc_server *s, struct svc_listener *l, unsigned threads)
     unsigned flags =
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET;
     l->hard_limit = l->limit + OVERFLOW_MARGIN(l->limit);
-    l->request_timeout_s = l->admin ? ADMIN_REQUEST_TIMEOUT_S : s->cfg.request_timeout_s;
-    unsigned idle_s = l->admin ? ADMIN_REQUEST_TIMEOUT_S : s->cfg.connection_timeout_s;
+    /* The agent's are its settings (5 s by default, config.c). */
+    bool fixed = l->admin && !s->agent;
+    l->request_timeout_s = fixed ? ADMIN_REQUEST_TIMEOUT_S : s->cfg.request_timeout_s;
+    unsigned idle_s = fixed ? ADMIN_REQUEST_TIMEOUT_S : s->cfg.connection_timeout_s;
     l->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
         MHD_OPTION_URI_LOG_CALLBACK, on_request_line, s, MHD_OPTION_UNESCAPE_CALLBACK, on_unescape,
@@ -887,6 +924,26 @@ enum dc_status svc_server_start(const struct svc_config *cfg, svc_server **out,
 fail:
     svc_server_free(s);
     return rc;
+}
+
+enum dc_status svc__agent_listen(svc_server *s, struct dc_error *err)
+{
+    s->agent = true;
+    enum dc_status rc = svc__listen(&s->api, s->cfg.listen, err);
+    if (rc == DC_OK && s->cfg.admin_listen[0] != '\0')
+        rc = svc__listen(&s->admin, s->cfg.admin_listen, err);
+    if (rc != DC_OK)
+        return rc;
+    /* The metrics port is held as the admin listener is: it too serves only
+     * probes and scrapes, and 32 idle clients used to silence it. */
+    s->api.admin = true;
+    s->api.limit = s->admin.limit = ADMIN_MAX_CONNECTIONS;
+    if (start_daemon(s, &s->api, 1) != 0 ||
+        (atomic_load(&s->admin.fd) >= 0 && start_daemon(s, &s->admin, 1) != 0))
+        return dc_error_set(err, DC_EIO, NULL, "libmicrohttpd did not start on %.200s",
+                            s->api.daemon == NULL ? s->cfg.listen : s->cfg.admin_listen);
+    s->daemon = s->api.daemon;
+    return svc__conns_start(s, err);
 }
 
 uint16_t svc_server_port(const svc_server *s)

@@ -37,6 +37,12 @@ uint16_t svc_server_port(const svc_server *s);
  * in `err` (may be NULL). Thread-safe; reloads are serialised. */
 enum dc_status svc_server_reload(svc_server *s, const char *trigger, struct dc_error *err);
 
+/* The last reload asked by a signal ("signal", "signal_retry") did not load
+ * because a rule file was open for writing (svc_rules_being_written) or the
+ * files changed while they were read: the signal loop tries again
+ * ("signal_retry") until it loads or fails on its own. */
+bool svc_server_reload_deferred(svc_server *s);
+
 /* Stop accepting connections, then wait until no request is in flight or the
  * configured grace period ends. Returns the number of requests still in flight
  * when it returned (0 after a clean drain). */

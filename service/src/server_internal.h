@@ -85,10 +85,14 @@ struct svc_server {
 
     struct MHD_Daemon *daemon;
     atomic_bool draining;
-    atomic_bool drained; /* the drain saw no request in flight: start no new one */
+    atomic_bool drained;         /* the drain saw no request in flight: start no new one */
+    atomic_bool reload_deferred; /* svc_server_reload_deferred */
 
     /* Listeners, the acceptor and the connection registry (server_conn.c). */
     struct svc_listener api, admin; /* admin.fd is -1 without admin_listen */
+    /* `accel-advisor agent`: both listeners serve GET /metrics (the agent's
+     * exposition) and /healthz only, held as the admin listener is. */
+    bool agent;
     pthread_t acceptor;
     bool acceptor_started;
     int accept_wake[2]; /* pipe: wakes the acceptor to close api or stop */
@@ -128,6 +132,13 @@ struct svc_server {
  * (agent.c) runs its probe in. NULL when out of memory; svc_server_free frees
  * it whatever was started since. */
 svc_server *svc__server_new(const struct svc_config *cfg);
+/* The node agent's listeners (s->agent set): cfg.listen, and cfg.admin_listen
+ * when set (a port of its own for the kubelet's probes), each with the admin
+ * listener's guarantees: ADMIN_MAX_CONNECTIONS with eviction of the connection
+ * that has waited longest for its request, ADMIN_REQUEST_TIMEOUT_S for a
+ * request and an idle connection, the request framing checks and the 414 of
+ * the API. Then the acceptor and the reaper. Errors as svc_server_start's. */
+enum dc_status svc__agent_listen(svc_server *s, struct dc_error *err);
 
 /* ---- server_rules.c ---- */
 

@@ -537,6 +537,19 @@ static enum MHD_Result handle_batch(svc_server *s, struct MHD_Connection *c, str
             res = respond_internal(s, c, r, "batch", why);
             goto out;
         }
+        /* An answer past the whole response budget can never be sent, however
+         * idle the server: refused now, not computed to the end and answered
+         * with a 503 that a client retries (38 s of CPU for a batch of 10,000). */
+        if (out.len > s->cfg.max_queued_response_bytes) {
+            char detail[256];
+            snprintf(detail, sizeof(detail),
+                     "the answer passed the server's limit of %u bytes of responses "
+                     "(max_queued_response_bytes) after %d of %d workloads, so it can never be "
+                     "sent: send fewer workloads per batch, or fewer explanations",
+                     s->cfg.max_queued_response_bytes, i, n);
+            res = svc__respond_problem(s, c, r, 413, API_PROBLEM_BATCH_TOO_LARGE, detail, NULL);
+            goto out;
+        }
     }
     api_jw_array_end(&out);
     api_jw_object_end(&out);
@@ -803,8 +816,32 @@ static enum MHD_Result handle_fleet(svc_server *s, struct MHD_Connection *c, str
     return respond_json(s, c, r, 200, JSON_TYPE, o, NULL);
 }
 
+/* The node agent's exposition: build information, the probe's and the
+ * process's families (metrics.h). */
+static enum MHD_Result handle_agent_metrics(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    struct svc_probe_status ps;
+    struct svc_metrics_info info = {.version = AA_VERSION,
+                                    .mhd_version = s->mhd_version,
+                                    .contract_version = "",
+                                    .node = s->cfg.node_name};
+    if (svc__probe_status(s, &ps)) {
+        info.probe = &ps;
+        info.snapshot = svc__probe_get(s);
+    }
+    size_t len = 0;
+    char *text = svc_metrics_render_agent(&info, &len);
+    probe_snapshot_release(info.snapshot);
+    if (text == NULL)
+        return respond_internal(s, c, r, "metrics", "out of memory");
+    return respond(s, c, r, 200, "text/plain; version=0.0.4; charset=utf-8", text, len, BODY_MALLOC,
+                   NULL);
+}
+
 static enum MHD_Result handle_metrics(svc_server *s, struct MHD_Connection *c, struct req *r)
 {
+    if (s->agent)
+        return handle_agent_metrics(s, c, r);
     dc_ruleset *rs = svc__rules_acquire(s);
     struct svc_metrics_info info = {
         .version = AA_VERSION,

@@ -11,8 +11,12 @@
  * (the directory's fingerprint before and after the read): a writer caught
  * mid-file would otherwise have half its rules served. The load is retried after
  * the debounce (the watcher sees the directory change again; at start-up, up to
- * RULES_READ_ATTEMPTS times). Replacing files by a rename, as editors, kubelet
- * and `install` do, never shows a half file (docs/operations.md). */
+ * RULES_READ_ATTEMPTS times). Nor is one read while a process has one of its
+ * files open for writing (svc_rules_being_written), whatever asked for the
+ * reload: a SIGHUP while a writer paused mid-file served half of it; the
+ * signal loop retries such a reload (svc_server_reload_deferred). Replacing
+ * files by a rename, as editors, kubelet and `install` do, never shows a half
+ * file (docs/operations.md). */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -78,6 +82,28 @@ static enum dc_status changed_while_read(svc_server *s, const char *trigger, con
                         dir);
 }
 
+/* A rule file is open for writing: nothing is read now (a writer that pauses
+ * mid-file had 16 of 44 models served on a SIGHUP). Logged once per wait
+ * (`trigger` "signal_retry" is the signal loop trying again). Returns DC_EIO,
+ * said in `err` (may be NULL). */
+static enum dc_status being_written(svc_server *s, const char *trigger, const char *dir,
+                                    const char *file, struct dc_error *err)
+{
+    if (strcmp(trigger, "signal_retry") != 0) {
+        struct svc_log_line l;
+        svc_log_begin(&l, "warn", "rules_reload");
+        svc_log_str(&l, "result", "being_written");
+        svc_log_str(&l, "trigger", trigger);
+        svc_log_str(&l, "origin", dir);
+        svc_log_str(&l, "file", file);
+        svc_log_str(&l, "keeping", s->rs != NULL ? dc_ruleset_version(s->rs) : NULL);
+        svc_log_end_msg(&l,
+                        "%s/%s is being written (%s): the reload waits until its writer closes it",
+                        dir, file, trigger);
+    }
+    return dc_error_set(err, DC_EIO, NULL, "%s/%s is being written", dir, file);
+}
+
 /* Load, and on success swap in. Called with reload_mu held. *changed (may be
  * NULL) says the files changed during the read, and nothing was swapped.
  * Errors: the load's (svc_ruleset_load), DC_EIO (the files changed), said in
@@ -91,15 +117,25 @@ static enum dc_status load_and_swap(svc_server *s, const char *trigger, struct d
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     const char *dir = s->cfg.rules[0] != '\0' ? s->cfg.rules : NULL;
+    bool by_signal = strncmp(trigger, "signal", 6) == 0;
+    atomic_store(&s->reload_deferred, false);
+    if (changed_during_read != NULL)
+        *changed_during_read = false;
+    char file[256];
+    if (dir != NULL && svc_rules_being_written(dir, file, sizeof(file))) {
+        if (changed_during_read != NULL)
+            *changed_during_read = true;
+        atomic_store(&s->reload_deferred, by_signal);
+        return being_written(s, trigger, dir, file, err);
+    }
     uint64_t before = dir != NULL ? svc_rules_fingerprint(dir) : 0;
     enum dc_status rc = svc_ruleset_load(dir, &fresh, &diags);
     double ms = elapsed_ms(&t0);
-    if (changed_during_read != NULL)
-        *changed_during_read = false;
     if (rc == DC_OK && dir != NULL && svc_rules_fingerprint(dir) != before) {
         dc_diags_cleanup(&diags);
         if (changed_during_read != NULL)
             *changed_during_read = true;
+        atomic_store(&s->reload_deferred, by_signal);
         return changed_while_read(s, trigger, dir, fresh, err);
     }
     struct svc_log_line l;
@@ -208,6 +244,11 @@ static void reload_api_keys(svc_server *s)
     svc_log_uint(&l, "keys", svc_auth_count(fresh));
     svc_log_end_msg(&l, "API keys reloaded: %zu key%s", svc_auth_count(fresh),
                     svc_auth_count(fresh) == 1 ? "" : "s");
+}
+
+bool svc_server_reload_deferred(svc_server *s)
+{
+    return atomic_load(&s->reload_deferred);
 }
 
 enum dc_status svc_server_reload(svc_server *s, const char *trigger, struct dc_error *err)

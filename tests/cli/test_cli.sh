@@ -261,7 +261,9 @@ expect_out agent-bad-node err "not a node name"
 check agent-broken-rules 1 "$bin" agent --rules "$tmp/broken" --listen 127.0.0.1:0
 expect_out agent-broken-rules err '"event":"start_failed"'
 check serve-bad-fleet-url 2 "$bin" serve --fleet-prometheus prometheus:9090
-expect_out serve-bad-fleet-url err "is not an http:// or https:// URL"
+expect_out serve-bad-fleet-url err "not an http:// or https:// URL"
+check serve-fleet-url-credentials 2 "$bin" serve --fleet-prometheus 'http://h:secret\@other:9090'
+expect_out serve-fleet-url-credentials err "the URL holds credentials"
 check serve-bad-fleet-label 2 "$bin" serve --fleet-cluster-label 'cluster) or vector(1'
 expect_out serve-bad-fleet-label err "not a Prometheus label name"
 

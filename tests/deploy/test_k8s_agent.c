@@ -6,7 +6,13 @@
  *   node name    ACCEL_ADVISOR_NODE_NAME from the downward API's spec.nodeName
  *   scraping     --listen on all interfaces, on a declared containerPort, which
  *                the prometheus.io annotations name with path /metrics; the
- *                probes GET /healthz there
+ *                probes GET /healthz on the --admin-listen port, another
+ *                declared containerPort, so a flood of the metrics port
+ *                cannot fail them (issue 35)
+ *   network      docker/k8s/networkpolicy-agent.yaml selects the agent's pods,
+ *                restricts Ingress, opens the metrics port only to named peers
+ *                and the health port to none (the kubelet's probes come from
+ *                the node)
  *   host trees   --sysfs-root, --dev-root and --proc-root each the mountPath of a
  *                read-only mount of the host's /sys, /dev and /proc (hostPath)
  *   safety       non-root, read-only root, no privilege escalation, ALL
@@ -29,6 +35,7 @@ static const char *g_source;
 
 struct agent {
     cJSON *ds;
+    cJSON *np;        /* docker/k8s/networkpolicy-agent.yaml */
     char *help;       /* `BINARY agent --help` */
     char *dockerfile; /* docker/Dockerfile */
 };
@@ -38,6 +45,9 @@ static void load(struct agent *a)
     char path[4200];
     snprintf(path, sizeof(path), "%s/docker/k8s/daemonset.yaml", g_source);
     a->ds = parse_yaml_file(path);
+    snprintf(path, sizeof(path), "%s/docker/k8s/networkpolicy-agent.yaml", g_source);
+    a->np = parse_yaml_file(path);
+    assert_non_null(a->np);
     snprintf(path, sizeof(path), "%s/docker/Dockerfile", g_source);
     a->dockerfile = slurp(path, NULL);
     a->help = command_help(g_binary, "agent");
@@ -49,6 +59,7 @@ static void load(struct agent *a)
 static void unload(struct agent *a)
 {
     cJSON_Delete(a->ds);
+    cJSON_Delete(a->np);
     free(a->help);
     free(a->dockerfile);
 }
@@ -112,6 +123,22 @@ static void check_command(struct problems *P, const struct agent *a, const cJSON
         problem(P, "DaemonSet: ACCEL_ADVISOR_NODE_NAME does not come from spec.nodeName");
 }
 
+/* The name of the containerPort numbered as `addr`'s port (HOST:PORT), or NULL;
+ * *port is the number. */
+static const char *port_name(const cJSON *c, const char *addr, int *port)
+{
+    const char *colon = addr != NULL ? strrchr(addr, ':') : NULL;
+    *port = colon != NULL ? atoi(colon + 1) : 0;
+    const cJSON *p = NULL;
+    cJSON_ArrayForEach(p, at(c, "ports"))
+    {
+        double n = 0;
+        if (*port > 0 && num_at(p, "containerPort", &n) && (int)n == *port)
+            return str_at(p, "name");
+    }
+    return NULL;
+}
+
 /* --listen, its containerPort, the scrape annotations and the probes agree. */
 static void check_scrape(struct problems *P, const cJSON *ds, const cJSON *c)
 {
@@ -139,14 +166,18 @@ static void check_scrape(struct problems *P, const cJSON *ds, const cJSON *c)
         !cJSON_IsString(aport) || atoi(aport->valuestring) != port || !cJSON_IsString(apath) ||
         strcmp(apath->valuestring, "/metrics") != 0)
         problem(P, "DaemonSet: the prometheus.io annotations do not name port %d, /metrics", port);
+    int hport = 0;
+    const char *hname = port_name(c, arg(c, "admin-listen"), &hport);
+    if (hname == NULL || hport == port)
+        problem(P, "DaemonSet: --admin-listen is not a named containerPort of its own");
     static const char *const probes[] = {"readinessProbe", "livenessProbe"};
     for (size_t i = 0; i < 2; i++) {
         const cJSON *pr = cJSON_GetObjectItemCaseSensitive(c, probes[i]);
         const char *path = str_at(pr, "httpGet.path");
         const char *pp = str_at(pr, "httpGet.port");
-        if (path == NULL || strcmp(path, "/healthz") != 0 || pp == NULL || pname == NULL ||
-            strcmp(pp, pname) != 0)
-            problem(P, "DaemonSet: %s does not GET /healthz on the listening port", probes[i]);
+        if (path == NULL || strcmp(path, "/healthz") != 0 || pp == NULL || hname == NULL ||
+            strcmp(pp, hname) != 0)
+            problem(P, "DaemonSet: %s does not GET /healthz on the --admin-listen port", probes[i]);
     }
 }
 
@@ -217,6 +248,58 @@ static void check_safety(struct problems *P, const cJSON *ds, const cJSON *c)
     }
 }
 
+/* networkpolicy-agent.yaml: the agent's pods, Ingress restricted, the metrics
+ * port open only to named peers, the health port to none. */
+static void check_network_policy(struct problems *P, const struct agent *a, const cJSON *c)
+{
+    const cJSON *np = a->np;
+    const char *kind = str_at(np, "kind");
+    if (kind == NULL || strcmp(kind, "NetworkPolicy") != 0)
+        problem(P, "networkpolicy-agent.yaml: kind is not NetworkPolicy");
+    const cJSON *labels = at(a->ds, "spec.template.metadata.labels");
+    const cJSON *l = NULL;
+    cJSON_ArrayForEach(l, at(np, "spec.podSelector.matchLabels"))
+    {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, l->string);
+        if (!cJSON_IsString(l) || !cJSON_IsString(v) || strcmp(v->valuestring, l->valuestring) != 0)
+            problem(P, "NetworkPolicy: its podSelector does not match the agent's pods");
+    }
+    if (cJSON_GetArraySize(at(np, "spec.podSelector.matchLabels")) == 0)
+        problem(P, "NetworkPolicy: its podSelector does not match the agent's pods");
+    bool ingress = false;
+    const cJSON *t = NULL;
+    cJSON_ArrayForEach(t, at(np, "spec.policyTypes"))
+    {
+        ingress = ingress || (cJSON_IsString(t) && strcmp(t->valuestring, "Ingress") == 0);
+    }
+    if (!ingress)
+        problem(P, "NetworkPolicy: policyTypes has no Ingress");
+    int mport = 0, hport = 0;
+    const char *mname = port_name(c, arg(c, "listen"), &mport);
+    const char *hname = port_name(c, arg(c, "admin-listen"), &hport);
+    const cJSON *rule = NULL;
+    cJSON_ArrayForEach(rule, at(np, "spec.ingress"))
+    {
+        bool anyone = cJSON_GetArraySize(at(rule, "from")) == 0;
+        if (cJSON_GetArraySize(at(rule, "ports")) == 0)
+            problem(P, "NetworkPolicy: a rule opens every port, the health port included");
+        const cJSON *port = NULL;
+        cJSON_ArrayForEach(port, at(rule, "ports"))
+        {
+            const cJSON *pv = at(port, "port");
+            bool is_m =
+                (cJSON_IsString(pv) && mname != NULL && strcmp(pv->valuestring, mname) == 0) ||
+                (cJSON_IsNumber(pv) && (int)pv->valuedouble == mport);
+            if (!is_m)
+                problem(P, "NetworkPolicy: a rule opens a port other than the metrics port");
+            else if (anyone)
+                problem(P, "NetworkPolicy: the metrics port is open to anyone");
+        }
+    }
+    (void)hname;
+    (void)hport;
+}
+
 static void check_agent(struct problems *P, const struct agent *a)
 {
     const cJSON *ds = a->ds;
@@ -242,6 +325,7 @@ static void check_agent(struct problems *P, const struct agent *a)
     check_scrape(P, ds, c);
     check_host_trees(P, ds, c);
     check_safety(P, ds, c);
+    check_network_policy(P, a, c);
 }
 
 /* ---- tests ---------------------------------------------------------------------- */
@@ -258,12 +342,13 @@ static void test_daemonset(void **state)
     unload(&a);
 }
 
-/* One mutation of the manifest, and the problem it must cause. */
-static void expect(void (*mutate)(cJSON *ds), const char *needle)
+/* One mutation of the manifest (`np`: of the NetworkPolicy), and the problem it
+ * must cause. */
+static void expect_in(bool np, void (*mutate)(cJSON *ds), const char *needle)
 {
     struct agent a;
     load(&a);
-    mutate(a.ds);
+    mutate(np ? a.np : a.ds);
     struct problems P = {0};
     check_agent(&P, &a);
     if (!has_problem(&P, needle)) {
@@ -271,6 +356,11 @@ static void expect(void (*mutate)(cJSON *ds), const char *needle)
         fail_msg("a mutation went unnoticed: expected \"%s\"", needle);
     }
     unload(&a);
+}
+
+static void expect(void (*mutate)(cJSON *ds), const char *needle)
+{
+    expect_in(false, mutate, needle);
 }
 
 static cJSON *args_of(cJSON *ds)
@@ -330,6 +420,22 @@ static void m_liveness_path(cJSON *ds)
     cJSON_SetValuestring(at(the_container(ds), "livenessProbe.httpGet.path"), "/readyz");
 }
 
+static void m_liveness_metrics_port(cJSON *ds)
+{
+    cJSON_SetValuestring(at(the_container(ds), "livenessProbe.httpGet.port"), "metrics");
+}
+
+static void m_metrics_open(cJSON *np)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetArrayItem(at(np, "spec.ingress"), 0), "from");
+}
+
+static void m_health_open(cJSON *np)
+{
+    cJSON *port = cJSON_GetArrayItem(at(cJSON_GetArrayItem(at(np, "spec.ingress"), 0), "ports"), 0);
+    cJSON_SetValuestring(at(port, "port"), "health");
+}
+
 static void m_selector(cJSON *ds)
 {
     cJSON_SetValuestring(cJSON_GetObjectItemCaseSensitive(at(ds, "spec.template.metadata.labels"),
@@ -350,6 +456,9 @@ static void test_mutations(void **state)
     expect(m_gpu, "it asks for nvidia.com/gpu");
     expect(m_liveness_path, "livenessProbe does not GET /healthz");
     expect(m_selector, "spec.selector does not match");
+    expect(m_liveness_metrics_port, "livenessProbe does not GET /healthz on the --admin-listen");
+    expect_in(true, m_metrics_open, "the metrics port is open to anyone");
+    expect_in(true, m_health_open, "a port other than the metrics port");
 }
 
 int main(int argc, char **argv)

@@ -130,12 +130,21 @@ static void world_free(struct world *w)
 
 /* ---- small helpers over cJSON --------------------------------------------------- */
 
+/* The node agent's manifests (its DaemonSet and NetworkPolicy) are checked by
+ * deploy.k8s_agent, not here. */
+static bool agent_doc(const cJSON *doc)
+{
+    const cJSON *labels = at(doc, "metadata.labels");
+    const cJSON *comp = cJSON_GetObjectItemCaseSensitive(labels, "app.kubernetes.io/component");
+    return cJSON_IsString(comp) && strcmp(comp->valuestring, "agent") == 0;
+}
+
 static cJSON *find_kind(const struct world *w, const char *kind, const char **file)
 {
     cJSON *found = NULL;
     for (size_t i = 0; i < w->n; i++) {
         const char *k = str_at(w->doc[i], "kind");
-        if (k != NULL && strcmp(k, kind) == 0 && found == NULL) {
+        if (k != NULL && strcmp(k, kind) == 0 && found == NULL && !agent_doc(w->doc[i])) {
             found = w->doc[i];
             if (file != NULL)
                 *file = w->file[i];
@@ -149,7 +158,7 @@ static size_t count_kind(const struct world *w, const char *kind)
     size_t n = 0;
     for (size_t i = 0; i < w->n; i++) {
         const char *k = str_at(w->doc[i], "kind");
-        if (k != NULL && strcmp(k, kind) == 0)
+        if (k != NULL && strcmp(k, kind) == 0 && !agent_doc(w->doc[i]))
             n++;
     }
     return n;

@@ -339,6 +339,8 @@ static void test_send_buffers(void **state)
     (void)state;
     enum { READERS = 60, SNDBUF = 32768 };
     static const char *const args[] = {"--rules-watch=false",
+                                       "--send-buffer-bytes",
+                                       "32KiB",
                                        "--max-queued-response-bytes",
                                        "256MiB",
                                        "--cache-entries",

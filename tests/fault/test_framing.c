@@ -285,6 +285,31 @@ static void test_hidden_by_the_library(void **state)
                    400);
 }
 
+/* Trailer fields of a chunked body (issue 35): the library reads them with the
+ * header section's line reader, and a line with an empty field name after the
+ * first ended them there: what followed was served as a second request. The
+ * server takes no trailer fields (nothing it serves reads one): a chunked body
+ * with any is refused, and nothing after it is served. */
+static void test_trailers(void **state)
+{
+    (void)state;
+    char body[512];
+    const char *head = POST "Transfer-Encoding: chunked\r\n\r\n";
+    snprintf(body, sizeof(body), "%zx\r\n%s\r\n0\r\nX-T: 1\r\n: v\r\n", strlen(WORKLOAD), WORKLOAD);
+    expect_refused("an empty field name in the trailer, second line", head, body, 400);
+    /* As the first trailer line the library refuses it itself (its own HTML
+     * 400, once): the connection is closed all the same. */
+    snprintf(body, sizeof(body), "%s%zx\r\n%s\r\n0\r\n: v\r\n", head, strlen(WORKLOAD), WORKLOAD);
+    struct reply r;
+    send_with_follow_up("an empty field name in the trailer, first line", body, strlen(body), &r);
+    if (strncmp(r.buf, "HTTP/1.1 400 ", 13) != 0 || r.heads != 1 || !r.closed)
+        fail_msg("an empty first trailer line: want one 400 and the connection closed: %s", r.buf);
+    snprintf(body, sizeof(body), "%zx\r\n%s\r\n0\r\nX-T: 1\r\n\r\n", strlen(WORKLOAD), WORKLOAD);
+    expect_refused("a well-formed trailer field", head, body, 400);
+    snprintf(body, sizeof(body), "0\r\nX-T: 1\r\nX-U: 2\r\n: v\r\n");
+    expect_refused("an empty chunked body, a trailer, an empty name", head, body, 400);
+}
+
 /* Bare LF: libmicrohttpd ends a line at LF as at CR LF, and keeps no trace of
  * which. A framing field on a bare-LF line is seen, so one that conflicts with
  * another is refused; LF-only requests are read as libmicrohttpd and nginx both
@@ -376,7 +401,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_issue_vectors), cmocka_unit_test(test_rfc9112_vectors),
         cmocka_unit_test(test_obs_fold),      cmocka_unit_test(test_hidden_by_the_library),
-        cmocka_unit_test(test_bare_lf),       cmocka_unit_test(test_still_serving),
+        cmocka_unit_test(test_bare_lf),       cmocka_unit_test(test_trailers),
+        cmocka_unit_test(test_still_serving),
     };
     return HARNESS_RUN("framing", tests, setup, teardown);
 }

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,6 +136,41 @@ static void test_rejected(void **state)
     expect_error("a: !custom x\n", DC_EPARSE, "t.yaml:1", "tags");
 }
 
+/* Duplicate keys among many (the check is a hash set per mapping since issue
+ * 35; it compared each key with every earlier one): found wherever they are,
+ * with their line; each mapping has its own keys; a number key and the string
+ * of the same text are one key; many distinct keys load. */
+static void test_many_keys(void **state)
+{
+    (void)state;
+    enum { N = 50000 };
+    char *text = malloc((size_t)N * 16 + 128);
+    assert_non_null(text);
+    size_t len = 0;
+    for (int i = 0; i < N; i++)
+        len += (size_t)sprintf(text + len, "k%d: %d\n", i, i);
+    dc_yaml_doc *doc = parse_ok(text);
+    assert_int_equal(cJSON_GetArraySize(dc_yaml_root(doc)), N);
+    assert_int_equal(
+        dc_yaml_line(doc, cJSON_GetObjectItemCaseSensitive(dc_yaml_root(doc), "k49999")), N);
+    dc_yaml_doc_free(doc);
+    /* The first key again, as the last. */
+    sprintf(text + len, "k0: again\n");
+    char where[32];
+    snprintf(where, sizeof(where), "t.yaml:%d", N + 1);
+    expect_error(text, DC_EPARSE, where, "duplicate key \"k0\"");
+    /* A key of the middle, after a nested mapping with the same keys. */
+    sprintf(text + len, "inner: {k0: 1, k1: 2, k25000: 3}\nk25000: 4\n");
+    snprintf(where, sizeof(where), "t.yaml:%d", N + 2);
+    expect_error(text, DC_EPARSE, where, "duplicate key \"k25000\"");
+    free(text);
+    expect_error("a: {x: 1, y: 2, x: 3}\n", DC_EPARSE, "t.yaml:1", "duplicate key \"x\"");
+    expect_error("1: a\n\"1\": b\n", DC_EPARSE, "t.yaml:2", "duplicate key \"1\"");
+    doc = parse_ok("- {a: 1, b: 2}\n- {a: 3, b: 4}\n- a: {a: {a: 5}}\n");
+    assert_int_equal(cJSON_GetArraySize(dc_yaml_root(doc)), 3);
+    dc_yaml_doc_free(doc);
+}
+
 static void test_alias_rejected(void **state)
 {
     (void)state;
@@ -212,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_empty_document), cmocka_unit_test(test_rejected),
         cmocka_unit_test(test_alias_rejected), cmocka_unit_test(test_limits),
         cmocka_unit_test(test_bad_arguments),  cmocka_unit_test(test_not_nul_terminated),
+        cmocka_unit_test(test_many_keys),
     };
     return cmocka_run_group_tests_name("yaml", tests, NULL, NULL);
 }

@@ -272,6 +272,19 @@ static void test_errors_name_their_source(void **state)
     expect_error(2, b1, empty_env, where);
     unlink(file);
 
+    /* A NUL byte in a key = value file: an error naming its line. It cut the
+     * value there and silently dropped every line after it (issue 35). */
+    static const char nul_text[] = "threads = 1\nmax_batch = 5\0junk\nmax_batch = 6\n";
+    file = temp_file(".conf", "");
+    FILE *fp = fopen(file, "w");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(nul_text, 1, sizeof(nul_text) - 1, fp), sizeof(nul_text) - 1);
+    fclose(fp);
+    snprintf(cfgarg, sizeof(cfgarg), "--config=%s", file);
+    snprintf(where, sizeof(where), "file %s:2: a NUL byte", file);
+    expect_error(2, b1, empty_env, where);
+    unlink(file);
+
     char *b2[] = {S("serve"), S("--config"), S("/nonexistent/accel.conf"), NULL};
     expect_error(3, b2, empty_env, "file /nonexistent/accel.conf: No such file");
 }

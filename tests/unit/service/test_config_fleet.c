@@ -91,16 +91,33 @@ static void test_fleet_forms(void **state)
     (void)state;
     struct svc_config cfg;
     char why[512];
+    /* Read as libcurl reads them: an upper-case scheme is libcurl's http. */
     static const char *const good_urls[] = {"http://127.0.0.1:9090", "https://prom.example/api",
-                                            "http://[::1]:9090/prefix/"};
+                                            "http://[::1]:9090/prefix/", "HTTP://upper",
+                                            "http://h/x@y"};
     for (size_t i = 0; i < sizeof(good_urls) / sizeof(good_urls[0]); i++)
         assert_int_equal(serve_flag("--fleet-prometheus", good_urls[i], &cfg, why), DC_OK);
     static const char *const bad_urls[] = {
         "prom:9090",   "ftp://prom", "http://",      "https:///path",      "http://p/?q=1",
-        "http://p/#x", "http://p q", "http://p\n/x", "file:///etc/passwd", "HTTP://upper"};
+        "http://p/#x", "http://p q", "http://p\n/x", "file:///etc/passwd", "http://p:99999"};
     for (size_t i = 0; i < sizeof(bad_urls) / sizeof(bad_urls[0]); i++) {
         assert_int_equal(serve_flag("--fleet-prometheus", bad_urls[i], &cfg, why), DC_EINVAL);
         assert_non_null(strstr(why, "flag --fleet-prometheus"));
+    }
+    /* Credentials, as libcurl reads them (issue 35): they were sent as Basic
+     * auth, logged and served in GET /v1/fleet. "h:p\\@other" is user "h",
+     * password "p\\" and host "other" to libcurl. The message never quotes
+     * the URL. */
+    static const char *const with_credentials[] = {
+        "http://user:pw@host",      "http://:pw@host",       "http://user@host",
+        "http://h:pw\\@other",      "http://h:pw\\@other/x", "http://@host",
+        "https://u;opt@host:9090/", "http://u%3Apw@host"};
+    for (size_t i = 0; i < sizeof(with_credentials) / sizeof(with_credentials[0]); i++) {
+        if (serve_flag("--fleet-prometheus", with_credentials[i], &cfg, why) != DC_EINVAL)
+            fail_msg("%s was accepted", with_credentials[i]);
+        assert_non_null(strstr(why, "credentials"));
+        assert_null(strstr(why, "pw"));
+        assert_null(strstr(why, "@host"));
     }
     /* The label is written into PromQL: a label name and nothing else. */
     assert_int_equal(serve_flag("--fleet-cluster-label", "k8s_cluster", &cfg, why), DC_OK);

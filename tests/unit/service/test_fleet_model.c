@@ -237,6 +237,72 @@ static void test_dcgm(void **state)
     svc_fleet_snapshot_release(snap);
 }
 
+/* One agent series repeated 10,000 times is one device (issue 35: it read
+ * "10000 of 10000 H100 free on 1 node"); a repeat that says busy makes it busy;
+ * the same device label on another node or cluster is another device. */
+static void test_repeated_series(void **state)
+{
+    (void)state;
+    enum { REPEATS = 10000 };
+    struct svc_fleet_series *many = calloc(REPEATS + 4, sizeof(*many));
+    assert_non_null(many);
+    for (size_t i = 0; i < REPEATS; i++) {
+        many[i].label[SVC_FL_NODE] = "n1";
+        many[i].label[SVC_FL_DEVICE] = "0000:05:00.0";
+        many[i].label[SVC_FL_MODEL] = "h100";
+        many[i].value = 1;
+    }
+    many[REPEATS] = many[0]; /* another device of n1, reported free then busy */
+    many[REPEATS].label[SVC_FL_DEVICE] = "0000:06:00.0";
+    many[REPEATS + 1] = many[REPEATS];
+    many[REPEATS + 1].value = 0;
+    many[REPEATS + 2] = many[0]; /* the same device label on another node */
+    many[REPEATS + 2].label[SVC_FL_NODE] = "n2";
+    many[REPEATS + 3] = many[0]; /* and in a cluster */
+    many[REPEATS + 3].label[SVC_FL_CLUSTER] = "east";
+    struct svc_fleet_vector a = {.series = many, .n = REPEATS + 4};
+    struct vec d;
+    vec_init(&d);
+    struct svc_fleet_snapshot *s = svc_fleet_snapshot_build(rs, &a, &d.v);
+    assert_non_null(s);
+    const struct svc_fleet_model *m = model(s, "h100");
+    assert_int_equal(m->devices, 4);
+    assert_int_equal(m->free, 3);
+    assert_int_equal(m->nodes, 3);
+    assert_int_equal(s->sources[SVC_FLEET_AGENT].devices, 4);
+    assert_int_equal(s->sources[SVC_FLEET_AGENT].duplicates, REPEATS);
+    svc_fleet_snapshot_release(s);
+    free(many);
+}
+
+/* dcgm-exporter memory figures that cannot be measurements: a negative used or
+ * free figure, or a free figure that overflows past the part's memory, made a
+ * busy GPU count as free. */
+static void test_hostile_memory(void **state)
+{
+    (void)state;
+    static struct vec a, d;
+    vec_init(&a);
+    vec_init(&d);
+    const char *h100 = "NVIDIA H100 80GB HBM3";
+    gpu(&d, "", "g1", "GPU-0", h100, 0, 100, 81000, NULL); /* free: the control */
+    field(&d, "", "g1", "GPU-1", h100, "DCGM_FI_DEV_GPU_UTIL", 0, NULL);
+    field(&d, "", "g1", "GPU-1", h100, "DCGM_FI_DEV_FB_USED", -70000, NULL);
+    field(&d, "", "g1", "GPU-1", h100, "DCGM_FI_DEV_FB_FREE", 81000, NULL);
+    field(&d, "", "g1", "GPU-2", h100, "DCGM_FI_DEV_GPU_UTIL", 0, NULL);
+    field(&d, "", "g1", "GPU-2", h100, "DCGM_FI_DEV_FB_USED", 70000, NULL);
+    field(&d, "", "g1", "GPU-2", h100, "DCGM_FI_DEV_FB_FREE", 1.8446744073709552e19, NULL);
+    field(&d, "", "g1", "GPU-3", h100, "DCGM_FI_DEV_GPU_UTIL", 0, NULL);
+    field(&d, "", "g1", "GPU-3", h100, "DCGM_FI_DEV_FB_USED", 70000, NULL);
+    field(&d, "", "g1", "GPU-3", h100, "DCGM_FI_DEV_FB_FREE", -1e308, NULL);
+    struct svc_fleet_snapshot *snap = svc_fleet_snapshot_build(rs, &a.v, &d.v);
+    assert_non_null(snap);
+    const struct svc_fleet_model *m = model(snap, "h100");
+    assert_int_equal(m->devices, 4);
+    assert_int_equal(m->free, 1);
+    svc_fleet_snapshot_release(snap);
+}
+
 /* A node its agent reports: dcgm-exporter's devices there are the agent's. */
 static void test_duplicates(void **state)
 {
@@ -359,9 +425,14 @@ static void test_availability_and_body(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_model_names),    cmocka_unit_test(test_agents),
-        cmocka_unit_test(test_dcgm),           cmocka_unit_test(test_duplicates),
-        cmocka_unit_test(test_unmapped_limit), cmocka_unit_test(test_availability_and_body),
+        cmocka_unit_test(test_model_names),
+        cmocka_unit_test(test_agents),
+        cmocka_unit_test(test_dcgm),
+        cmocka_unit_test(test_duplicates),
+        cmocka_unit_test(test_repeated_series),
+        cmocka_unit_test(test_hostile_memory),
+        cmocka_unit_test(test_unmapped_limit),
+        cmocka_unit_test(test_availability_and_body),
     };
     return cmocka_run_group_tests_name("service.fleet_model", tests, setup,
                                        test_default_rules_teardown);
