@@ -126,6 +126,7 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     p->flops = dc__listed_peak(a, w->precision) * 1e12 * s->mfu_inference[a->family] *
                a->mfu_factor * moe_factor(s, d);
     p->sync_s = isfinite(s->tp_sync_us.value) ? s->tp_sync_us.value * 1e-6 * d->layers : 0;
+    dc__sync_init(p);
 }
 
 void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
@@ -246,10 +247,12 @@ static double split_factor(const struct dc__part *p, unsigned chips)
 
 /* Training MFU on `chips` chips, relative to the bf16 peak, before the
  * architecture's and the part's factors: the family's at its scale, less
- * what splitting sequences costs. */
+ * what splitting sequences costs and what the gradient all-reduce adds to a
+ * step (core/src/sync.c). */
 static double train_mfu(const struct dc__part *p, unsigned chips)
 {
-    return dc__training_mfu(p->rs, p->a, chips) * split_factor(p, chips);
+    double mfu = dc__training_mfu(p->rs, p->a, chips) * split_factor(p, chips);
+    return mfu * dc__sync_factor(p, chips, mfu);
 }
 
 double dc__train_hours(const struct dc__part *p, unsigned chips)

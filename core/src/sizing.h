@@ -77,11 +77,30 @@ struct dc__part {
     double bandwidth;   /* bytes/s per chip achieved */
     double flops;       /* FLOP/s per chip achieved */
     double sync_s;      /* a tensor-parallel decode step's all-reduces, all layers */
+    /* training: the data-parallel gradient all-reduce (sync.c) */
+    double replica_chips; /* chips holding one copy of the model's state */
+    double sync_bytes;    /* gradient bytes each chip all-reduces a step; 0: none */
+    double domain_bps;    /* bytes/s each chip sends within the fast domain */
+    double network_bps;   /* bytes/s each chip sends between domains */
 };
 
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
                    const struct dc__derived *d, const struct dc_accelerator *a,
                    struct dc__perturb k);
+
+/* ---- data-parallel gradient synchronisation (sync.c) ---------------------------- */
+
+/* Set the part's all-reduce terms (none unless training with sizing.yaml's
+ * gradient_bytes and sync_overlap). */
+void dc__sync_init(struct dc__part *p);
+/* Seconds one step's gradient all-reduce takes on `chips` chips (0: one
+ * replica, or no term). */
+double dc__sync_seconds(const struct dc__part *p, unsigned chips);
+/* The share of a step's time left to compute once the all-reduce the
+ * backward pass cannot hide is added, at MFU `mfu` (before the part's and
+ * the architecture's factors); 1 without a term. Never rises with more chips
+ * at a fixed global batch. */
+double dc__sync_factor(const struct dc__part *p, unsigned chips, double mfu);
 
 /* A sizing with nothing decided: unknown numbers NAN, every target met. */
 void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z);

@@ -209,6 +209,11 @@ struct dc_accelerator {
     unsigned max_chips;
     const char *scale_out_network;
     const char *scale_out_source;
+    /* Each chip's share of the network between fast domains, Gbit/s (the
+     * machine's or slice's published network over its chips); NAN when the
+     * catalog gives none (sizing.yaml's network_gbit_per_chip stands in). */
+    double network_gbit_per_chip;
+    const char *network_source;
     /* Share of its family's MFU this part reaches with its software stack, as
      * measured (1 unless the catalog cites a measurement): serving, and
      * training (the same unless the catalog measured them apart). */
@@ -286,6 +291,13 @@ struct dc_sizing_params {
     /* A decoder of hidden size h trains at h / (h + this) of its family's
      * MFU; value NAN when sizing.yaml gives none. */
     struct dc_param matmul_width;
+    /* Data-parallel gradient synchronisation (core/src/sync.c): bytes per
+     * trained parameter all-reduced each step, the share of a step's compute
+     * the all-reduce hides behind, and each chip's network where the catalog
+     * gives none; values NAN when sizing.yaml gives none (then no term). */
+    struct dc_param gradient_bytes;
+    struct dc_param sync_overlap;
+    struct dc_param network_gbit_per_chip;
     /* inference */
     double infer_bytes_per_param[DC_PREC_COUNT];
     const char *infer_bytes_source;
