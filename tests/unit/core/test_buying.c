@@ -103,7 +103,8 @@ static void test_efficiency_never_rises(void **state)
                     prev = eff;
                     /* One step: the run's hours over its steps, at steady state. */
                     double steps = TOKENS / (BATCH * SEQUENCE);
-                    double step_s = s.z.hours * 3600.0 * dc_ruleset_sizing(rules)->goodput.value / steps;
+                    double step_s =
+                        s.z.hours * 3600.0 * dc_ruleset_sizing(rules)->goodput.value / steps;
                     double sync = dc__sync_seconds(&s.p, chips);
                     if (sync > 0)
                         synced++;
@@ -167,8 +168,7 @@ static void test_worked_example(void **state)
     double n8 = 8 / r;
     assert_true(fabs(dc__sync_seconds(&s.p, 8) - 2 * (n8 - 1) / n8 * (8e9 * 2 / r) / 450e9) <
                 1e-12);
-    print_message("8B on 64 H100: replica %g chips, all-reduce %.1f ms a step\n", r,
-                  want * 1e3);
+    print_message("8B on 64 H100: replica %g chips, all-reduce %.1f ms a step\n", r, want * 1e3);
     cJSON_Delete(j);
 }
 
