@@ -151,6 +151,8 @@ void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
     z->meets_rate = true;
     z->within_budget = true;
     z->replicas = 1;
+    z->machines = 0;
+    z->overheads = (struct dc_overheads){NAN, NAN, NAN, NAN, NAN, NAN};
     struct dc_band none = {NAN, NAN};
     z->uncertainty = (struct dc_uncertainty){.hours = none,
                                              .cost_usd = none,
@@ -255,6 +257,11 @@ static double train_mfu(const struct dc__part *p, unsigned chips)
     return mfu * dc__sync_factor(p, chips, mfu);
 }
 
+double dc__train_efficiency(const struct dc__part *p, unsigned chips)
+{
+    return train_mfu(p, chips) / p->s->mfu_training[p->a->family];
+}
+
 double dc__train_hours(const struct dc__part *p, unsigned chips)
 {
     double mfu = train_mfu(p, chips);
@@ -281,8 +288,11 @@ void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsign
             z->mfu = p->peak * mfu * p->factor / s->goodput.value / (z->peak_tflops * 1e12);
     }
     z->meets_deadline = !isfinite(w->deadline_hours) || z->hours <= w->deadline_hours * (1 + 1e-9);
+    unsigned per = shape->per_unit > 0 ? shape->per_unit : 1;
+    z->machines = (chips + per - 1) / per;
     dc__cost(p->rs, w, p->a, p->price_scale, z);
     withhold(p, z);
+    dc__overheads(p, z);
     dc__uncertainty(p, z);
 }
 

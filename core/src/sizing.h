@@ -102,6 +102,16 @@ double dc__sync_seconds(const struct dc__part *p, unsigned chips);
  * at a fixed global batch. */
 double dc__sync_factor(const struct dc__part *p, unsigned chips, double mfu);
 
+/* ---- a training run's fixed costs (overheads.c) -------------------------------- */
+
+/* The start-up every run pays (0 without sizing.yaml's startup_hours, and
+ * for serving). */
+double dc__startup_hours(const struct dc__part *p);
+/* Set z->overheads from the sized and priced run (every field NAN when the
+ * hours are unknown or the set gives no start-up), add their cost to
+ * z->cost_usd, and check the deadline and the budget with them. */
+void dc__overheads(const struct dc__part *p, struct dc_sizing *z);
+
 /* A sizing with nothing decided: unknown numbers NAN, every target met. */
 void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z);
 
@@ -109,6 +119,9 @@ void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z);
  * holds the job (false when none does; then *out is the smallest at any
  * size, or 0 chips when not even a fast domain holds one micro-batch). */
 bool dc__train_min_shape(const struct dc__part *p, unsigned cap, struct dc_shape *out);
+/* Scale efficiency on `chips` chips: the MFU there, sequence splitting and
+ * the gradient all-reduce included, over the MFU within one fast domain. */
+double dc__train_efficiency(const struct dc__part *p, unsigned chips);
 /* Training hours on `chips` chips; NAN when the part lists no rate. */
 double dc__train_hours(const struct dc__part *p, unsigned chips);
 /* Size and price the run on `shape` (`chips` of it: a pinned count may not be

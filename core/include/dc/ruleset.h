@@ -298,6 +298,13 @@ struct dc_sizing_params {
     struct dc_param gradient_bytes;
     struct dc_param sync_overlap;
     struct dc_param network_gbit_per_chip;
+    /* A training run's fixed costs (core/src/overheads.c): start-up hours per
+     * run, weights loaded at load_gb_per_s, and cloud billing's granularity
+     * and minimum in hours; values NAN when sizing.yaml gives none (no term). */
+    struct dc_param startup_hours;
+    struct dc_param load_gb_per_s;
+    struct dc_param billing_granularity_hours;
+    struct dc_param billing_minimum_hours;
     /* inference */
     double infer_bytes_per_param[DC_PREC_COUNT];
     const char *infer_bytes_source;
