@@ -172,12 +172,53 @@ static void test_worked_example(void **state)
     cJSON_Delete(j);
 }
 
+/* What can be had at once (core/src/buying.c, prices.yaml `capacity:`): AWS
+ * on demand up to the stated 16 machines; past it a reservation (Capacity
+ * Blocks, up to 256 instances); past that nothing sells it at once. */
+static void test_capacity(void **state)
+{
+    (void)state;
+    cJSON *j = cJSON_Parse("{\"task\": \"training\", \"model\": {\"architecture\": "
+                           "\"transformer\", \"parameters\": 7e9}, \"training\": {\"tokens\": "
+                           "1e11, \"global_batch_size\": 4096}, \"constraints\": "
+                           "{\"providers\": [\"aws\"]}}");
+    assert_non_null(j);
+    const struct dc_capacity *od = dc_capacity_limit(rules, DC_PROVIDER_AWS, DC_BASIS_ON_DEMAND,
+                                                     dc_ruleset_find_accelerator(rules, "h100"));
+    const struct dc_capacity *rv = dc_capacity_limit(rules, DC_PROVIDER_AWS, DC_BASIS_RESERVED,
+                                                     dc_ruleset_find_accelerator(rules, "h100"));
+    assert_non_null(od);
+    assert_non_null(rv);
+    struct sized s;
+    unsigned within = od->max_instances * 8, past = od->max_instances * 16,
+             beyond = rv->max_instances * 16;
+    assert_true(size_at(j, "h100", within, &s));
+    assert_int_equal(s.z.machines, od->max_instances);
+    assert_true(s.z.capacity.known);
+    assert_false(s.z.capacity.binds);
+    assert_int_equal(s.z.capacity.basis, DC_BASIS_ON_DEMAND);
+    assert_int_equal(s.z.capacity.max_instances, od->max_instances);
+    assert_true(size_at(j, "h100", past, &s));
+    assert_true(s.z.capacity.binds);
+    assert_int_equal(s.z.capacity.basis, DC_BASIS_RESERVED);
+    assert_true(size_at(j, "h100", beyond, &s));
+    assert_true(s.z.capacity.binds);
+    assert_int_equal(s.z.capacity.basis, DC_BASIS_ON_DEMAND);
+    /* On premises nothing is rented: no limit applies. */
+    cJSON_AddStringToObject(cJSON_GetObjectItem(j, "constraints"), "deployment", "on-prem");
+    assert_true(size_at(j, "h100", past, &s) || !isfinite(s.z.hours));
+    assert_false(s.z.capacity.known);
+    assert_false(s.z.capacity.binds);
+    cJSON_Delete(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_efficiency_never_rises),
         cmocka_unit_test(test_lora_syncs_adapters),
         cmocka_unit_test(test_worked_example),
+        cmocka_unit_test(test_capacity),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
