@@ -85,6 +85,18 @@ static void rentable_sizes(struct dc_accelerator *a, const unsigned *sizes, unsi
         a->domain = kept[m - 1];
 }
 
+/* On premises a part is bought in the unit it is sold in (catalog
+ * shapes.on_prem_unit): whole NVL72 racks, whole HGX machines. */
+static void on_prem_units(struct dc__part *p)
+{
+    if (p->a != &p->scaled) {
+        p->scaled = *p->a;
+        p->a = &p->scaled;
+    }
+    p->scaled.node_sizes[0] = p->scaled.on_prem_unit;
+    p->scaled.n_node_sizes = 1;
+}
+
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
                    const struct dc__derived *d, const struct dc_accelerator *a,
                    struct dc__perturb k)
@@ -112,6 +124,8 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     }
     if (n > 0)
         rentable_sizes(&p->scaled, sizes, n);
+    if (w->deployment == DC_DEPLOY_ON_PREM && a->on_prem_unit > 0 && a->n_slices == 0)
+        on_prem_units(p);
     a = p->a;
     p->price_scale = k.price;
     p->cap = dc__chip_cap(w, a);

@@ -205,6 +205,11 @@ struct dc_accelerator {
     struct dc_slice slices[DC_ACC_MAX_SLICES];
     size_t n_slices;
     const char *shapes_source;
+    /* On premises, the unit the part is sold in (chips): a GB200 NVL72 rack
+     * (72), an HGX machine (8); 0 when the catalog states none (then the
+     * machine sizes above). */
+    unsigned on_prem_unit;
+    const char *on_prem_source;
     /* The cluster: the most chips one job can use across domains. */
     unsigned max_chips;
     const char *scale_out_network;

@@ -255,6 +255,42 @@ static void test_negligible_ties_take_fewer_machines(void **state)
     assert_true(seen > 0);
 }
 
+/* On premises a part is bought in the unit it is sold in (catalog
+ * shapes.on_prem_unit): GB200 as NVL72 racks, H100 as HGX machines of 8; in
+ * the cloud, the machines that are rented (GB200: 4-GPU machines). */
+static void test_on_prem_units(void **state)
+{
+    (void)state;
+    static const char onprem[] =
+        "{\"task\": \"training\", \"model\": {\"architecture\": \"transformer\", "
+        "\"parameters\": 7e10}, \"training\": {\"tokens\": 1e12, \"global_batch_size\": 1024}, "
+        "\"constraints\": {\"deployment\": \"on-prem\"}}";
+    cJSON *j = cJSON_Parse(onprem);
+    assert_non_null(j);
+    struct dc_result *r = NULL;
+    assert_int_equal(dc_recommend(rules, j, NULL, &r, NULL), DC_OK);
+    size_t seen = 0;
+    for (size_t i = 0; i < r->n_recommendations; i++) {
+        const struct dc_candidate *c = &r->recommendations[i];
+        if (c->acc->on_prem_unit == 0 || c->sizing.chips == 0)
+            continue;
+        seen++;
+        assert_int_equal(c->sizing.shape.per_unit, c->acc->on_prem_unit);
+        assert_int_equal(c->sizing.chips % c->acc->on_prem_unit, 0);
+        assert_int_equal(c->sizing.machines, c->sizing.chips / c->acc->on_prem_unit);
+    }
+    assert_true(seen >= 2);
+    assert_int_equal(dc_ruleset_find_accelerator(rules, "gb200")->on_prem_unit, 72);
+    assert_int_equal(dc_ruleset_find_accelerator(rules, "h100")->on_prem_unit, 8);
+    dc_result_free(r);
+    cJSON_Delete(j);
+    struct sized s;
+    cJSON *cloud = training(7e10, "full");
+    assert_true(size_at(cloud, "gb200", 64, &s));
+    assert_int_equal(s.z.shape.per_unit, 4);
+    cJSON_Delete(cloud);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_worked_example),
         cmocka_unit_test(test_capacity),
         cmocka_unit_test(test_negligible_ties_take_fewer_machines),
+        cmocka_unit_test(test_on_prem_units),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
