@@ -96,9 +96,9 @@ static bool entry_unique(const struct dc__where *cw, const dc_ruleset *rs,
 
 static bool parse_entry(dc_ruleset *rs, struct dc__where *cw, struct dc_capacity *c)
 {
-    static const char *const keys[] = {"provider", "basis", "accelerator", "max_instances",
-                                       "source",   "as_of", "assumption",  "note",
-                                       NULL};
+    static const char *const keys[] = {"provider",      "basis",  "accelerator",
+                                       "max_instances", "source", "as_of",
+                                       "assumption",    "note",   NULL};
     bool ok = entry_names(cw, c);
     ok = ok && entry_part(rs, cw, c);
     dc__check_keys(cw, "a capacity limit", keys);

@@ -95,10 +95,22 @@ static bool shape_count(const struct dc__where *w, const cJSON *v, unsigned *out
  * 4, ...}} for CPU machine types, ascending, plus the source that lists them. */
 static void parse_shapes(const struct dc__where *w, const cJSON *sh, struct dc_accelerator *a)
 {
-    static const char *const keys[] = {"node_sizes", "slices", "machines", "source", NULL};
+    static const char *const keys[] = {"node_sizes",   "slices",         "machines", "source",
+                                       "on_prem_unit", "on_prem_source", NULL};
     struct dc__where p = dc__sub(w, sh);
     dc__check_keys(&p, "shapes", keys);
     a->shapes_source = dc__get_url(&p, "source", true);
+    /* What an owner buys (issue 27): a GB200 NVL72 rack, an HGX machine of 8. */
+    bool has_unit = cJSON_GetObjectItemCaseSensitive(sh, "on_prem_unit") != NULL;
+    double unit = dc__get_num(&p, "on_prem_unit", false, 1, 1e5);
+    a->on_prem_source = dc__get_url(&p, "on_prem_source", has_unit);
+    a->on_prem_unit = 0;
+    if (isfinite(unit) && unit == floor(unit))
+        a->on_prem_unit = (unsigned)unit;
+    else if (isfinite(unit))
+        dc__diag(w->L, w->file,
+                 dc__line_of(&p, cJSON_GetObjectItemCaseSensitive(sh, "on_prem_unit")), w->id,
+                 "on_prem_unit must be an integer");
     const cJSON *nodes = dc__get_arr(&p, "node_sizes", false);
     const cJSON *slices = dc__get_obj(&p, "slices", false);
     const cJSON *machines = dc__get_obj(&p, "machines", false);
@@ -142,11 +154,16 @@ static void parse_shapes(const struct dc__where *w, const cJSON *sh, struct dc_a
 /* scale_out: {network, max_chips, source}: the cluster beyond one domain. */
 static void parse_scale_out(const struct dc__where *w, const cJSON *so, struct dc_accelerator *a)
 {
-    static const char *const keys[] = {"network", "max_chips", "source", NULL};
+    static const char *const keys[] = {
+        "network", "max_chips", "source", "gbit_per_chip", "gbit_per_chip_source", NULL};
     struct dc__where p = dc__sub(w, so);
     dc__check_keys(&p, "scale_out", keys);
     a->scale_out_network = dc__get_str(&p, "network", true);
     a->scale_out_source = dc__get_url(&p, "source", true);
+    /* The network per chip, with the page that publishes it: both or neither. */
+    bool has_rate = cJSON_GetObjectItemCaseSensitive(so, "gbit_per_chip") != NULL;
+    a->network_gbit_per_chip = dc__get_num(&p, "gbit_per_chip", false, 0.1, 1e5);
+    a->network_source = dc__get_url(&p, "gbit_per_chip_source", has_rate);
     double maxc = dc__get_num(&p, "max_chips", true, 1, 1e6);
     a->max_chips = isfinite(maxc) ? (unsigned)maxc : 1;
     if (isfinite(maxc) && maxc != floor(maxc))

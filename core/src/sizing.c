@@ -91,6 +91,18 @@ static void rentable_sizes(struct dc_accelerator *a, const unsigned *sizes, unsi
         a->domain = kept[m - 1];
 }
 
+/* On premises a part is bought in the unit it is sold in (catalog
+ * shapes.on_prem_unit): whole NVL72 racks, whole HGX machines. */
+static void on_prem_units(struct dc__part *p)
+{
+    if (p->a != &p->scaled) {
+        p->scaled = *p->a;
+        p->a = &p->scaled;
+    }
+    p->scaled.node_sizes[0] = p->scaled.on_prem_unit;
+    p->scaled.n_node_sizes = 1;
+}
+
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
                    const struct dc__derived *d, const struct dc_accelerator *a,
                    struct dc__perturb k)
@@ -118,6 +130,8 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     }
     if (n > 0)
         rentable_sizes(&p->scaled, sizes, n);
+    if (w->deployment == DC_DEPLOY_ON_PREM && a->on_prem_unit > 0 && a->n_slices == 0)
+        on_prem_units(p);
     a = p->a;
     p->price_scale = k.price;
     p->cap = dc__chip_cap(w, a);
@@ -132,6 +146,7 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     p->flops = dc__listed_peak(a, w->precision) * 1e12 * s->mfu_inference[a->family] *
                a->mfu_factor * moe_factor(s, d);
     dc__tp_init(p);
+    dc__sync_init(p);
 }
 
 void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
@@ -156,6 +171,9 @@ void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
     z->meets_rate = true;
     z->within_budget = true;
     z->replicas = 1;
+    z->machines = 0;
+    z->overheads = (struct dc_overheads){NAN, NAN, NAN, NAN, NAN, NAN};
+    z->capacity = (struct dc_capacity_need){.lead_time_days = NAN};
     struct dc_band none = {NAN, NAN};
     z->uncertainty = (struct dc_uncertainty){.hours = none,
                                              .cost_usd = none,
@@ -252,10 +270,17 @@ static double split_factor(const struct dc__part *p, unsigned chips)
 
 /* Training MFU on `chips` chips, relative to the bf16 peak, before the
  * architecture's and the part's factors: the family's at its scale, less
- * what splitting sequences costs. */
+ * what splitting sequences costs and what the gradient all-reduce adds to a
+ * step (core/src/sync.c). */
 static double train_mfu(const struct dc__part *p, unsigned chips)
 {
-    return dc__training_mfu(p->rs, p->a, chips) * split_factor(p, chips);
+    double mfu = dc__training_mfu(p->rs, p->a, chips) * split_factor(p, chips);
+    return mfu * dc__sync_factor(p, chips, mfu);
+}
+
+double dc__train_efficiency(const struct dc__part *p, unsigned chips)
+{
+    return train_mfu(p, chips) / p->s->mfu_training[p->a->family];
 }
 
 double dc__train_hours(const struct dc__part *p, unsigned chips)
@@ -284,8 +309,12 @@ void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsign
             z->mfu = p->peak * mfu * p->factor / s->goodput.value / (z->peak_tflops * 1e12);
     }
     z->meets_deadline = !isfinite(w->deadline_hours) || z->hours <= w->deadline_hours * (1 + 1e-9);
+    unsigned per = shape->per_unit > 0 ? shape->per_unit : 1;
+    z->machines = (chips + per - 1) / per;
     dc__cost(p->rs, w, p->a, p->price_scale, z);
+    dc__capacity_need(p, z);
     withhold(p, z);
+    dc__overheads(p, z);
     dc__uncertainty(p, z);
 }
 

@@ -303,6 +303,32 @@ struct dc_sizing {
      * ("model.flops_per_sample"): they are then not estimated (NAN); NULL. */
     const char *estimate_withheld;
     struct dc_uncertainty uncertainty;
+    /* training: machines (instances, TPU slices) the shape buys; 0 otherwise */
+    unsigned machines;
+    /* training: the run's fixed costs beside its compute hours
+     * (core/src/overheads.c); every field NAN where not applicable or not
+     * estimated. checkpoint_hours and eval_hours are NAN: the goodput factor
+     * already counts them in `hours`. */
+    struct dc_overheads {
+        double startup_hours;    /* provisioning, image, weights, framework start */
+        double checkpoint_hours; /* NAN: in goodput */
+        double eval_hours;       /* NAN: in goodput */
+        double billing_hours;    /* rounding up to the billing granularity and minimum */
+        double hours;            /* their sum (known terms) */
+        double cost_usd;         /* hours x the configuration's hourly cost */
+    } overheads;
+    /* training in the cloud: whether its machines can be had at once on the
+     * asked basis (prices.yaml `capacity:`, core/src/buying.c); known false
+     * where the file states no limit for the offer's provider and basis. */
+    struct dc_capacity_need {
+        bool known;
+        enum dc_provider provider;
+        enum dc_basis basis;    /* the basis that sells it: the asked one, or reserved */
+        unsigned max_instances; /* the asked basis's limit */
+        bool binds;             /* the asked basis cannot sell this many at once */
+        double lead_time_days;  /* the reservation's, where public; NAN */
+        const char *source;     /* the limit's page */
+    } capacity;
 };
 
 struct dc_candidate_availability {

@@ -205,10 +205,20 @@ struct dc_accelerator {
     struct dc_slice slices[DC_ACC_MAX_SLICES];
     size_t n_slices;
     const char *shapes_source;
+    /* On premises, the unit the part is sold in (chips): a GB200 NVL72 rack
+     * (72), an HGX machine (8); 0 when the catalog states none (then the
+     * machine sizes above). */
+    unsigned on_prem_unit;
+    const char *on_prem_source;
     /* The cluster: the most chips one job can use across domains. */
     unsigned max_chips;
     const char *scale_out_network;
     const char *scale_out_source;
+    /* Each chip's share of the network between fast domains, Gbit/s (the
+     * machine's or slice's published network over its chips); NAN when the
+     * catalog gives none (sizing.yaml's network_gbit_per_chip stands in). */
+    double network_gbit_per_chip;
+    const char *network_source;
     /* Share of its family's MFU this part reaches with its software stack, as
      * measured (1 unless the catalog cites a measurement): serving, and
      * training (the same unless the catalog measured them apart). */
@@ -286,6 +296,20 @@ struct dc_sizing_params {
     /* A decoder of hidden size h trains at h / (h + this) of its family's
      * MFU; value NAN when sizing.yaml gives none. */
     struct dc_param matmul_width;
+    /* Data-parallel gradient synchronisation (core/src/sync.c): bytes per
+     * trained parameter all-reduced each step, the share of a step's compute
+     * the all-reduce hides behind, and each chip's network where the catalog
+     * gives none; values NAN when sizing.yaml gives none (then no term). */
+    struct dc_param gradient_bytes;
+    struct dc_param sync_overlap;
+    struct dc_param network_gbit_per_chip;
+    /* A training run's fixed costs (core/src/overheads.c): start-up hours per
+     * run, weights loaded at load_gb_per_s, and cloud billing's granularity
+     * and minimum in hours; values NAN when sizing.yaml gives none (no term). */
+    struct dc_param startup_hours;
+    struct dc_param load_gb_per_s;
+    struct dc_param billing_granularity_hours;
+    struct dc_param billing_minimum_hours;
     /* inference */
     double infer_bytes_per_param[DC_PREC_COUNT];
     const char *infer_bytes_source;

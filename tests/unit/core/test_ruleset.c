@@ -698,6 +698,27 @@ static void expect_capacity_edit(const char *from, const char *to, const char *e
     free(cap);
 }
 
+/* Issue 27's catalog fields: each chip's network between domains and the
+ * unit a part is bought in on premises, each with its page. */
+static void test_buying_catalog_errors(void **state)
+{
+    (void)state;
+    expect_catalog_edit("source: https://example.com/shapes}",
+                        "source: https://example.com/shapes, on_prem_unit: 8.5, on_prem_source: "
+                        "https://example.com/hgx}",
+                        "catalog.yaml:13: gpu-a: on_prem_unit must be an integer");
+    expect_catalog_edit("source: https://example.com/shapes}",
+                        "source: https://example.com/shapes, on_prem_unit: 8}",
+                        "catalog.yaml:13: gpu-a: missing required field \"on_prem_source\"");
+    expect_catalog_edit("source: https://example.com/scale}",
+                        "source: https://example.com/scale, gbit_per_chip: 400}",
+                        "catalog.yaml:14: gpu-a: missing required field \"gbit_per_chip_source\"");
+    expect_catalog_edit("source: https://example.com/scale}",
+                        "source: https://example.com/scale, gbit_per_chip: 0, "
+                        "gbit_per_chip_source: https://example.com/nic}",
+                        "catalog.yaml:14: gpu-a: \"gbit_per_chip\" must be between");
+}
+
 /* prices.yaml `capacity:`: every field checked, with file:line. */
 static void test_capacity_errors(void **state)
 {
@@ -1022,21 +1043,14 @@ static void test_load_embedded(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_load_ok),
-        cmocka_unit_test(test_version_is_canonical),
-        cmocka_unit_test(test_rule_errors),
-        cmocka_unit_test(test_catalog_and_sizing_errors),
-        cmocka_unit_test(test_shape_errors),
-        cmocka_unit_test(test_param_errors),
-        cmocka_unit_test(test_issue17_errors),
-        cmocka_unit_test(test_price_errors),
-        cmocka_unit_test(test_capacity_errors),
-        cmocka_unit_test(test_capacity_limit),
-        cmocka_unit_test(test_bad_arguments_and_limits),
-        cmocka_unit_test(test_load_dir),
-        cmocka_unit_test(test_load_dir_entries),
-        cmocka_unit_test(test_default_rules),
-        cmocka_unit_test(test_load_embedded),
+        cmocka_unit_test(test_load_ok),         cmocka_unit_test(test_version_is_canonical),
+        cmocka_unit_test(test_rule_errors),     cmocka_unit_test(test_catalog_and_sizing_errors),
+        cmocka_unit_test(test_shape_errors),    cmocka_unit_test(test_param_errors),
+        cmocka_unit_test(test_issue17_errors),  cmocka_unit_test(test_price_errors),
+        cmocka_unit_test(test_capacity_errors), cmocka_unit_test(test_buying_catalog_errors),
+        cmocka_unit_test(test_capacity_limit),  cmocka_unit_test(test_bad_arguments_and_limits),
+        cmocka_unit_test(test_load_dir),        cmocka_unit_test(test_load_dir_entries),
+        cmocka_unit_test(test_default_rules),   cmocka_unit_test(test_load_embedded),
     };
     return cmocka_run_group_tests_name("ruleset", tests, NULL, NULL);
 }
