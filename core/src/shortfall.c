@@ -214,11 +214,11 @@ static const char *limit_words(const struct dc_result *res, bool serving, char *
         snprintf(buf, len, "within constraints.max_accelerators (%s chips)",
                  dc_fmt_count(w->max_accelerators, n, sizeof(n)));
     else if (serving)
-        snprintf(buf, len,
-                 "within the serving fleet limit of %s chips (serving_max_chips in "
-                 "rules/sizing.yaml, a policy the rule author sets)",
-                 dc_fmt_count(dc_ruleset_sizing(res->ruleset)->serving_max_chips.value, n,
-                              sizeof(n)));
+        snprintf(
+            buf, len,
+            "within the serving fleet limit of %s chips (serving_max_chips in "
+            "rules/sizing.yaml, a policy the rule author sets)",
+            dc_fmt_count(dc_ruleset_sizing(res->ruleset)->serving_max_chips.value, n, sizeof(n)));
     else
         snprintf(buf, len, "even at the largest size each part is sized to");
     return buf;
@@ -299,9 +299,9 @@ static void excluded_text(const struct dc_result *res, char *buf, size_t len)
         memory |= strcmp(res->excluded[i].excluded_by->rule_id, DC__R_MEMORY) == 0;
     }
     if (budget)
-        snprintf(buf, len, "No configuration fits the budget of %s.",
-                 dc_fmt_money(res->workload.budget_usd, dc__cost_period(&res->workload), m,
-                              sizeof(m)));
+        snprintf(
+            buf, len, "No configuration fits the budget of %s.",
+            dc_fmt_money(res->workload.budget_usd, dc__cost_period(&res->workload), m, sizeof(m)));
     else if (memory)
         snprintf(buf, len, "No configuration holds the job %s.",
                  limit_words(res, res->workload.task == DC_TASK_INFERENCE, lim, sizeof(lim)));
