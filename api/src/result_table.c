@@ -185,7 +185,7 @@ static void money_band_cell(const struct dc_band *b, enum dc_period per, char *c
 
 static void add_columns(struct grid *g, const struct dc_workload *w, bool wide)
 {
-    grid_col(g, "", false);
+    grid_col(g, " ", false); /* the pick's tick: one wide, ticked or not */
     grid_col(g, "PART", false);
     grid_col(g, "SHAPE", false);
     grid_col(g, "CHIPS", true);
@@ -291,7 +291,10 @@ static void print_reasons(const struct dc_result *res, FILE *fp)
     if (res->n_recommendations == 0)
         return;
     const struct dc_candidate *top = &res->recommendations[0];
-    fprintf(fp, "\nWhy %s:\n", top->acc->name);
+    if (res->status == DC_ANSWER_OK)
+        fprintf(fp, "\nWhy %s:\n", top->acc->name);
+    else
+        fprintf(fp, "\nThe rules on %s (listed first, not a pick):\n", top->acc->name);
     for (size_t i = 0; i < top->n_reasons && i < 8; i++) {
         const struct dc_reason *r = &top->reasons[i];
         fprintf(fp, "  %+4d  %-28s %s\n", r->impact, r->rule_id,
@@ -360,17 +363,24 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
 {
     const struct dc_workload *w = &res->workload;
     static const char *const objective[] = {"cost", "run time", "cost and time"};
+    /* Without a pick, that comes first (docs/scoring.md, section 10). */
+    char said[DC_ANSWER_TEXT_MAX];
+    if (dc_answer_text(res, said, sizeof(said)) != NULL)
+        fprintf(fp, "Status: %s\n%s\n\n", dc_answer_status_name(res->status), said);
     fprintf(fp, "Target: minimizing %s\n", objective[w->objective]);
     fprintf(fp, "Rules version: %.12s\n", res->rules_version);
     fprintf(fp, "Families:");
     for (size_t i = 0; i < DC_FAMILY_COUNT; i++)
         fprintf(fp, "%s %s %d%s", i ? "," : "", dc_family_name(res->families[i].family),
                 res->families[i].score, res->families[i].excluded ? " (excluded)" : "");
-    fprintf(fp, "\nConsidered accelerators (%zu), best first:\n", res->n_recommendations);
+    static const char *const order[] = {"best first", "nearest to the targets first",
+                                        "in the rules' order, none ranked on time or cost"};
+    fprintf(fp, "\nConsidered accelerators (%zu), %s:\n", res->n_recommendations,
+            order[res->status]);
     struct grid g = {0};
     add_columns(&g, w, wide);
     for (size_t i = 0; i < res->n_recommendations; i++)
-        add_row(&g, res, &res->recommendations[i], i == 0, wide);
+        add_row(&g, res, &res->recommendations[i], i == 0 && res->status == DC_ANSWER_OK, wide);
     char note[400], line[404];
     if (dc_pick_note(res, note, sizeof(note)) != NULL)
         snprintf(line, sizeof(line), "(%s)\n", note);

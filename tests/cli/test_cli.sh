@@ -191,6 +191,13 @@ check recommend-table 0 "$bin" recommend --format table "$src/examples/llm-pretr
 expect_out recommend-table out "^   PART  *SHAPE  *CHIPS  *RUN TIME  *P10–P90  *\$/H  *TOTAL  *P10–P90  *TARGETS  *PRICE AS OF  *CONFIDENCE  *SCORE$"
 expect_out recommend-table out "^✔  NVIDIA B200 (HGX/DGX B200)  .* [0-9.]* h–[0-9.]* h  .* \$[0-9.]*k/run  *\$[0-9.]*k–\$[0-9.]*k/run  deadline ✓ "
 expect_out recommend-table out "Why "
+# Nothing meets the deadline within the chip limit: the header says so first,
+# and no row is ticked (docs/scoring.md, section 10).
+echo '{"task":"training","model":{"parameters":1e12},"training":{"tokens":2e13,"deadline_hours":720},"constraints":{"max_accelerators":1024}}' >"$tmp/nofit.json"
+check recommend-no-fit 0 "$bin" recommend -o table "$tmp/nofit.json"
+expect_out recommend-no-fit out "^Status: no_configuration_meets_targets$"
+expect_out recommend-no-fit out "^No configuration meets the deadline of 30 days within constraints.max_accelerators (1,024 chips): the nearest, "
+expect_out recommend-no-fit out "nearest to the targets first:$"
 check recommend-stdin 0 sh -c "\"$bin\" recommend --pretty - < \"$src/examples/llm-serving.json\""
 expect_out recommend-stdin out '"rules_version"'
 check recommend-rules-dir 0 "$bin" recommend --rules "$src/rules" "$src/examples/llm-serving.json"

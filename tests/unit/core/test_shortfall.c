@@ -22,7 +22,7 @@
 static dc_ruleset *mini;
 
 /* x and y agree to a share of `tol` of y. */
-#define assert_near(x, y, tol) assert_true(fabs((x) - (y)) <= (tol) * fabs(y))
+#define assert_near(x, y, tol) assert_true(fabs((x) - (y)) <= (tol)*fabs(y))
 
 static int setup(void **state)
 {
@@ -39,7 +39,8 @@ static int teardown(void **state)
 
 /* 7B trained on 1e9 tokens (4.2e19 FLOP): hours on 8 gpu-a, well under
  * an hour on 64. */
-#define TRAIN_7B "{\"task\":\"training\",\"model\":{\"parameters\":7e9},\"training\":{\"tokens\":1e9"
+#define TRAIN_7B                                                                                   \
+    "{\"task\":\"training\",\"model\":{\"parameters\":7e9},\"training\":{\"tokens\":1e9"
 
 static void status_names(void **state)
 {
@@ -74,7 +75,7 @@ static void deadline_missed_within_the_limit(void **state)
 {
     (void)state;
     struct run r = core_run(mini, TRAIN_7B ",\"deadline_hours\":1},"
-                                  "\"constraints\":{\"max_accelerators\":8}}");
+                                           "\"constraints\":{\"max_accelerators\":8}}");
     const struct dc_result *res = r.res;
     assert_int_equal(res->status, DC_ANSWER_NO_FIT);
     assert_true(res->n_recommendations > 0);
@@ -102,9 +103,8 @@ static void deadline_missed_within_the_limit(void **state)
     char buf[DC_ANSWER_TEXT_MAX];
     const char *text = dc_answer_text(res, buf, sizeof(buf));
     assert_non_null(text);
-    assert_non_null(
-        strstr(text, "No configuration meets the deadline of 1 h within "
-                     "constraints.max_accelerators (8 chips): the nearest, "));
+    assert_non_null(strstr(text, "No configuration meets the deadline of 1 h within "
+                                 "constraints.max_accelerators (8 chips): the nearest, "));
     assert_non_null(strstr(text, "chips of Test GPU A would meet every target, for about $"));
     assert_non_null(strstr(text, "a deadline that long would be met."));
     core_done(&r);
@@ -143,10 +143,9 @@ static void rate_missed_within_the_limit(void **state)
     assert_true(res->would_meet.chips > 16);
     assert_true(isnan(res->would_meet.hours));
     char buf[DC_ANSWER_TEXT_MAX];
-    assert_non_null(
-        strstr(dc_answer_text(res, buf, sizeof(buf)),
-               "No configuration serves the 1,000 requests/s asked within "
-               "constraints.max_accelerators (16 chips): the nearest, "));
+    assert_non_null(strstr(dc_answer_text(res, buf, sizeof(buf)),
+                           "No configuration serves the 1,000 requests/s asked within "
+                           "constraints.max_accelerators (16 chips): the nearest, "));
     core_done(&r);
 
     /* Without max_accelerators the fleet limit binds, and the answer names
