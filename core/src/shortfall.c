@@ -289,8 +289,9 @@ static void missed_text(const struct dc_result *res, char *buf, size_t len)
     }
 }
 
-/* Nothing left to rank: the limit that put every candidate out. */
-static void excluded_text(const struct dc_result *res, char *buf, size_t len)
+/* Nothing left to rank: the limit that put every candidate out; false when
+ * rules did, and no limit lifted would bring one back. */
+static bool excluded_text(const struct dc_result *res, char *buf, size_t len)
 {
     bool budget = false, memory = false;
     char lim[200], m[NUM];
@@ -307,6 +308,7 @@ static void excluded_text(const struct dc_result *res, char *buf, size_t len)
                  limit_words(res, res->workload.task == DC_TASK_INFERENCE, lim, sizeof(lim)));
     else
         snprintf(buf, len, "Every candidate was excluded by a rule (see excluded).");
+    return budget || memory;
 }
 
 /* What would meet the targets (would_meet), appended to buf. */
@@ -356,10 +358,12 @@ const char *dc_answer_text(const struct dc_result *res, char *buf, size_t len)
         withheld_text(res, buf, len);
         return buf;
     }
+    bool limited = true;
     if (res->n_recommendations > 0)
         missed_text(res, buf, len);
     else
-        excluded_text(res, buf, len);
-    remedy_text(res, buf, len);
+        limited = excluded_text(res, buf, len);
+    if (limited)
+        remedy_text(res, buf, len);
     return buf;
 }

@@ -234,6 +234,23 @@ static void withheld_has_no_pick(void **state)
     core_done(&r);
 }
 
+/* Every candidate put out by a rule: no fit, and nothing a lifted limit
+ * would bring back. */
+static void rules_exclude_everything(void **state)
+{
+    (void)state;
+    struct run r = core_run(mini, "{\"task\":\"training\",\"precision\":\"fp64\","
+                                  "\"model\":{\"parameters\":1e9},"
+                                  "\"constraints\":{\"accelerators\":[\"tpu-b\"]}}");
+    assert_int_equal(r.res->n_recommendations, 0);
+    assert_int_equal(r.res->status, DC_ANSWER_NO_FIT);
+    assert_null(r.res->would_meet.acc);
+    char buf[DC_ANSWER_TEXT_MAX];
+    assert_string_equal(dc_answer_text(r.res, buf, sizeof(buf)),
+                        "Every candidate was excluded by a rule (see excluded).");
+    core_done(&r);
+}
+
 /* A short buffer truncates the text, never past it. */
 static void short_buffer(void **state)
 {
@@ -258,6 +275,7 @@ int main(void)
         cmocka_unit_test(budget_below_every_run),
         cmocka_unit_test(nothing_fits_the_limit),
         cmocka_unit_test(withheld_has_no_pick),
+        cmocka_unit_test(rules_exclude_everything),
         cmocka_unit_test(short_buffer),
     };
     return cmocka_run_group_tests_name("shortfall", tests, setup, teardown);
