@@ -94,12 +94,13 @@ static void deadline_missed_within_the_limit(void **state)
     assert_null(dc_pick_note(res, note, sizeof(note)));
     /* More chips meet the hour: gpu-a (tpu-b has no price and a gate-free
      * priced part comes first), more than 8 and within its 256. */
-    const struct dc_would_meet *m = &res->would_meet;
-    assert_non_null(m->acc);
-    assert_string_equal(m->acc->id, "gpu-a");
-    assert_true(m->chips > 8 && m->chips <= 256);
-    assert_true(m->budget_usd > 0);
-    assert_near(m->hours, shortest, 1e-12);
+    /* A copy: the result is freed before the second run. */
+    const struct dc_would_meet m = res->would_meet;
+    assert_non_null(m.acc);
+    assert_string_equal(m.acc->id, "gpu-a");
+    assert_true(m.chips > 8 && m.chips <= 256);
+    assert_true(m.budget_usd > 0);
+    assert_near(m.hours, shortest, 1e-12);
     char buf[DC_ANSWER_TEXT_MAX];
     const char *text = dc_answer_text(res, buf, sizeof(buf));
     assert_non_null(text);
@@ -114,7 +115,7 @@ static void deadline_missed_within_the_limit(void **state)
     snprintf(json, sizeof(json),
              TRAIN_7B ",\"deadline_hours\":1},\"constraints\":{\"max_accelerators\":%u,"
                       "\"budget_usd\":%.17g,\"accelerators\":[\"gpu-a\"]}}",
-             (unsigned)m->chips, m->budget_usd * 1.001);
+             (unsigned)m.chips, m.budget_usd * 1.001);
     struct run again = core_run(mini, json);
     assert_int_equal(again.res->status, DC_ANSWER_OK);
     assert_true(again.res->recommendations[0].target_met == 1.0);
