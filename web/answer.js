@@ -127,7 +127,8 @@
     if (!inference && SERVING_ONLY.has(key)) return null;
     if (per === 'month' && RUN_ONLY.has(key)) return null;
     if (v === null && (key === 'energy_usd' || key === 'estimate_withheld' || key === 'overheads' ||
-                       key === 'capacity' || key === 'machines')) return null;
+                       key === 'capacity')) return null;
+    if (key === 'machines' && !(typeof v === 'number' && v > 0)) return null;
     if (key === 'uncertainty') return v && typeof v === 'object' ? uncertaintyText(v, per) : null;
     if (key === 'overheads') return v && typeof v === 'object' ? overheadsText(v, per) : null;
     if (key === 'capacity') return v && typeof v === 'object' ? capacityText(v) : null;
@@ -259,7 +260,7 @@
    * that sells it, when the server sends them. */
   function buyingFacts(s, per) {
     return [
-      typeof s.machines === 'number'
+      typeof s.machines === 'number' && s.machines > 0
         ? fact('Machines', F.count(s.machines) + ' machine' + (s.machines === 1 ? '' : 's')) : null,
       s.overheads && typeof s.overheads === 'object' ? fact('Fixed costs', overheadsText(s.overheads, per)) : null,
       s.capacity && typeof s.capacity === 'object' ? fact('Capacity', capacityText(s.capacity)) : null];
