@@ -51,6 +51,12 @@ static int table(const dc_ruleset *rs, const char *path)
     static double t[MAX_CASES];
     int n = 0, over = 0;
     const cJSON *c = NULL;
+    /* AA_BENCH_CASES_OUT=FILE: each workload's median, "name<TAB>ns" a line,
+     * to compare two builds workload by workload (bench/README.md). */
+    const char *out_path = getenv("AA_BENCH_CASES_OUT");
+    FILE *out = out_path != NULL ? fopen(out_path, "w") : NULL;
+    if (out_path != NULL && out == NULL)
+        return 1;
     cJSON_ArrayForEach(c, cases)
     {
         if (n == MAX_CASES)
@@ -58,10 +64,14 @@ static int table(const dc_ruleset *rs, const char *path)
         t[n] = case_ns(rs, cJSON_GetObjectItem(c, "workload"));
         if (isnan(t[n]))
             return 1;
+        if (out != NULL)
+            fprintf(out, "%s\t%.0f\n", cJSON_GetStringValue(cJSON_GetObjectItem(c, "name")), t[n]);
         over += t[n] > BUDGET_NS;
         n++;
     }
     cJSON_Delete(cases);
+    if (out != NULL && fclose(out) != 0)
+        return 1;
     if (n == 0)
         return 1;
     qsort(t, (size_t)n, sizeof(double), bench_cmp_double);
@@ -83,7 +93,8 @@ int main(int argc, char **argv)
     cJSON *w[BENCH_WORKLOADS];
     for (size_t i = 0; i < nw; i++)
         w[i] = cJSON_Parse(bench_workloads[i]);
-    for (int phase = 0; phase < 2; phase++) {
+    /* AA_BENCH_TABLE_ONLY: the decision table alone. */
+    for (int phase = getenv("AA_BENCH_TABLE_ONLY") != NULL ? 2 : 0; phase < 2; phase++) {
         double med[REPEATS];
         for (int rep = 0; rep < REPEATS; rep++) {
             double t0 = bench_now_ns();

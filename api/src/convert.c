@@ -391,6 +391,8 @@ static void write_band(struct api_jw *w, const char *key, const struct dc_band *
 
 /* The p10-p90 band of each figure, and the calibration regime behind it
  * (docs/calibration.md, "Stated uncertainty"). */
+static void write_buying(struct api_jw *w, const struct dc_sizing *z);
+
 static void write_uncertainty(struct api_jw *w, const struct dc_uncertainty *u)
 {
     api_jw_key(w, "uncertainty");
@@ -448,6 +450,32 @@ static void write_sizing(struct api_jw *w, const struct dc_candidate *c)
     key_bool(w, "within_budget", z->within_budget);
     key_string_or_null(w, "estimate_withheld", z->estimate_withheld);
     write_uncertainty(w, &z->uncertainty);
+    write_buying(w, z);
+    api_jw_object_end(w);
+}
+
+/* A training run's machines and fixed costs (core/src/overheads.c): null
+ * where they do not apply (serving) or were not estimated. */
+static void write_buying(struct api_jw *w, const struct dc_sizing *z)
+{
+    api_jw_key(w, "machines");
+    if (z->machines > 0)
+        api_jw_number(w, z->machines);
+    else
+        api_jw_null(w);
+    const struct dc_overheads *o = &z->overheads;
+    api_jw_key(w, "overheads");
+    if (!isfinite(o->hours)) {
+        api_jw_null(w);
+        return;
+    }
+    api_jw_object(w);
+    key_number(w, "startup_hours", round4(o->startup_hours));
+    key_number(w, "checkpoint_hours", round4(o->checkpoint_hours));
+    key_number(w, "eval_hours", round4(o->eval_hours));
+    key_number(w, "billing_hours", round4(o->billing_hours));
+    key_number(w, "hours", round4(o->hours));
+    key_number(w, "cost_usd", round4(o->cost_usd));
     api_jw_object_end(w);
 }
 

@@ -142,11 +142,16 @@ static void parse_shapes(const struct dc__where *w, const cJSON *sh, struct dc_a
 /* scale_out: {network, max_chips, source}: the cluster beyond one domain. */
 static void parse_scale_out(const struct dc__where *w, const cJSON *so, struct dc_accelerator *a)
 {
-    static const char *const keys[] = {"network", "max_chips", "source", NULL};
+    static const char *const keys[] = {
+        "network", "max_chips", "source", "gbit_per_chip", "gbit_per_chip_source", NULL};
     struct dc__where p = dc__sub(w, so);
     dc__check_keys(&p, "scale_out", keys);
     a->scale_out_network = dc__get_str(&p, "network", true);
     a->scale_out_source = dc__get_url(&p, "source", true);
+    /* The network per chip, with the page that publishes it: both or neither. */
+    bool has_rate = cJSON_GetObjectItemCaseSensitive(so, "gbit_per_chip") != NULL;
+    a->network_gbit_per_chip = dc__get_num(&p, "gbit_per_chip", false, 0.1, 1e5);
+    a->network_source = dc__get_url(&p, "gbit_per_chip_source", has_rate);
     double maxc = dc__get_num(&p, "max_chips", true, 1, 1e6);
     a->max_chips = isfinite(maxc) ? (unsigned)maxc : 1;
     if (isfinite(maxc) && maxc != floor(maxc))

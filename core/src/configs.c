@@ -49,8 +49,9 @@ double dc__config_time(const struct dc_sizing_params *s, const struct dc_workloa
     if (w->task == DC_TASK_INFERENCE && !(w->job_requests > 0))
         return z->request_ms;
     /* Runs shorter than min_run_hours count as that long: minutes apart are no
-     * reason to buy more chips. */
-    return isfinite(z->hours) ? fmax(z->hours, s->min_run_hours.value) : NAN;
+     * reason to buy more chips. A run's start-up is part of its time. */
+    double start = isfinite(z->overheads.startup_hours) ? z->overheads.startup_hours : 0;
+    return isfinite(z->hours) ? fmax(z->hours + start, s->min_run_hours.value) : NAN;
 }
 
 int dc__cmp_value(double x, double y)
@@ -77,7 +78,7 @@ bool dc__meets_targets(const struct dc__part *p, const struct dc_sizing *z)
 {
     if (p->w->task == DC_TASK_INFERENCE)
         return z->meets_latency && z->meets_rate;
-    return isfinite(z->hours) && z->hours <= target_hours(p) * (1 + TIE);
+    return isfinite(z->hours) && z->hours + dc__startup_hours(p) <= target_hours(p) * (1 + TIE);
 }
 
 /* Of two configurations that both miss a target, the one nearer to it. */
@@ -206,6 +207,26 @@ static unsigned efficiency_limit(const struct dc__part *p, unsigned cap)
     return (unsigned)fmax(1.0, fmin((double)cap, by_efficiency));
 }
 
+/* The most chips in [lo, hi] whose modelled scale efficiency, sequence
+ * splitting and the gradient all-reduce included (core/src/sync.c), stays at
+ * or above the floor: efficiency never rises with chips at a fixed batch, so
+ * the count is bisected. efficiency_limit's closed form bounds it from above. */
+static unsigned modelled_limit(const struct dc__part *p, unsigned lo, unsigned hi)
+{
+    double floor = p->s->efficiency_floor.value;
+    if (!isfinite(p->peak) || hi <= lo || dc__train_efficiency(p, hi) >= floor)
+        return hi;
+    unsigned a = lo, b = hi;
+    while (a < b) {
+        unsigned mid = a + (b - a + 1) / 2;
+        if (dc__train_efficiency(p, mid) >= floor)
+            a = mid;
+        else
+            b = mid - 1;
+    }
+    return a;
+}
+
 static unsigned batch_limit(const struct dc__part *p)
 {
     double per = p->s->chips_per_sequence.value;
@@ -256,7 +277,8 @@ static void add_count(struct train_counts *t, unsigned chips)
 static void training_counts(const struct dc__part *p, unsigned lo, struct train_counts *t)
 {
     const struct dc_accelerator *a = p->a;
-    unsigned batch = batch_limit(p), eff = efficiency_limit(p, batch);
+    unsigned batch = batch_limit(p);
+    unsigned eff = modelled_limit(p, lo, efficiency_limit(p, batch));
     t->n = 0;
     t->lo = lo;
     t->hi = eff > lo ? eff : lo;
@@ -266,7 +288,7 @@ static void training_counts(const struct dc__part *p, unsigned lo, struct train_
         /* A deadline is a requirement: past the efficiency floor if it takes
          * that, up to the batch bound; the default target is not. */
         unsigned reach = isfinite(p->w->deadline_hours) && batch > t->hi ? batch : t->hi;
-        t->target = fewest_within(p, lo, reach, target_hours(p));
+        t->target = fewest_within(p, lo, reach, target_hours(p) - dc__startup_hours(p));
         if (t->target > t->hi) {
             t->hi = t->target;
             t->hi_by_efficiency = false;

@@ -81,6 +81,25 @@ bool dc_pricing_parse(const char *s, enum dc_pricing *out)
     return true;
 }
 
+static const char *const basis_names[DC_BASIS_COUNT] = {"on_demand", "spot", "committed_1y",
+                                                        "committed_3y", "reserved"};
+_Static_assert((int)DC_BASIS_RESERVED == (int)DC_PRICING_COUNT,
+               "a price basis is a basis of the same name");
+
+const char *dc_basis_name(enum dc_basis b)
+{
+    return (unsigned)b < DC_BASIS_COUNT ? basis_names[b] : "unknown";
+}
+
+bool dc_basis_parse(const char *s, enum dc_basis *out)
+{
+    size_t i = 0;
+    if (!lookup(s, basis_names, DC_BASIS_COUNT, &i))
+        return false;
+    *out = (enum dc_basis)i;
+    return true;
+}
+
 static const char *const regime_names[DC_REGIME_COUNT] = {
     "training", "training-dense", "training-moe", "fine-tuning",     "training-other",
     "serving",  "serving-dense",  "serving-moe",  "serving-latency", "serving-other"};

@@ -64,6 +64,13 @@ static void load_training_params(const struct dc__where *z, struct dc_sizing_par
                                        "moe_expert_width",
                                        "sequence_split",
                                        "matmul_width",
+                                       "gradient_bytes",
+                                       "sync_overlap",
+                                       "network_gbit_per_chip",
+                                       "startup_hours",
+                                       "load_gb_per_s",
+                                       "billing_granularity_hours",
+                                       "billing_minimum_hours",
                                        NULL};
     const cJSON *tr = dc__get_obj(z, "training", true);
     if (tr == NULL)
@@ -94,6 +101,15 @@ static void load_training_params(const struct dc__where *z, struct dc_sizing_par
     s->sequence_split = optional_param(&t, "sequence_split", 0, 1e6);
     /* Optional: a set without it trains every width at the family's MFU. */
     s->matmul_width = optional_param(&t, "matmul_width", 0, 1e6);
+    /* Optional, together: a set without them counts no gradient all-reduce. */
+    s->gradient_bytes = optional_param(&t, "gradient_bytes", 0.5, 8);
+    s->sync_overlap = optional_param(&t, "sync_overlap", 0, 1);
+    s->network_gbit_per_chip = optional_param(&t, "network_gbit_per_chip", 0.1, 1e5);
+    /* Optional: a set without them counts no fixed costs of a run. */
+    s->startup_hours = optional_param(&t, "startup_hours", 0, 100);
+    s->load_gb_per_s = optional_param(&t, "load_gb_per_s", 0.001, 1e4);
+    s->billing_granularity_hours = optional_param(&t, "billing_granularity_hours", 0, 744);
+    s->billing_minimum_hours = optional_param(&t, "billing_minimum_hours", 0, 744);
     load_arch_mfu(&t, s);
 }
 

@@ -27,7 +27,7 @@ static long today_ymd(void)
 
 /* "YYYY-MM" or "YYYY-MM-DD", quoted in YAML so it stays a string, no later
  * than today (a month counts from its first day). */
-static const char *get_date(const struct dc__where *w, const char *key)
+const char *dc__get_date(const struct dc__where *w, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
     if (v == NULL) {
@@ -72,7 +72,7 @@ static void parse_basis(const struct dc__where *w, const cJSON *o, unsigned acce
     } else {
         p->usd_per_chip_hour = dc__get_num(&q, "usd_per_chip_hour", true, 0.0001, 1e6);
     }
-    p->as_of = get_date(&q, "as_of");
+    p->as_of = dc__get_date(&q, "as_of");
     if (p->as_of == NULL)
         p->usd_per_hour = p->usd_per_chip_hour = NAN;
 }
@@ -120,6 +120,37 @@ static unsigned parse_size(const struct dc__where *w, const struct dc_accelerato
     return (unsigned)n;
 }
 
+/* reserved: {usd_per_hour (usd_per_chip_hour for a per-chip offer), as_of,
+ * min_hours, max_hours, lead_time_days?}: the basis a configuration past a
+ * provider's on-demand or spot limit needs (docs/rules-format.md). */
+static void parse_reserved(const struct dc__where *w, const cJSON *o, unsigned accelerators,
+                           struct dc_reservation *r)
+{
+    static const char *const per_instance[] = {"usd_per_hour", "as_of",          "min_hours",
+                                               "max_hours",    "lead_time_days", NULL};
+    static const char *const per_chip[] = {"usd_per_chip_hour", "as_of",          "min_hours",
+                                           "max_hours",         "lead_time_days", NULL};
+    struct dc__where q = dc__sub(w, o);
+    dc__check_keys(&q, "a reservation", accelerators > 0 ? per_instance : per_chip);
+    if (accelerators > 0) {
+        r->price.usd_per_hour = dc__get_num(&q, "usd_per_hour", true, 0.0001, 1e6);
+        r->price.usd_per_chip_hour = r->price.usd_per_hour / accelerators;
+    } else {
+        r->price.usd_per_chip_hour = dc__get_num(&q, "usd_per_chip_hour", true, 0.0001, 1e6);
+    }
+    r->price.as_of = dc__get_date(&q, "as_of");
+    /* Bookable durations run from an hour to a few years (8760 h a year). */
+    r->min_hours = dc__get_num(&q, "min_hours", true, 1, 87600);
+    r->max_hours = dc__get_num(&q, "max_hours", true, 1, 87600);
+    r->lead_time_days = dc__get_num(&q, "lead_time_days", false, 0, 3650);
+    if (r->min_hours > r->max_hours)
+        dc__diag(w->L, w->file, dc__line_of(&q, o), w->id,
+                 "a reservation's \"min_hours\" %g is above its \"max_hours\" %g", r->min_hours,
+                 r->max_hours);
+    if (r->price.as_of == NULL || !isfinite(r->min_hours) || !isfinite(r->max_hours))
+        r->price.usd_per_hour = r->price.usd_per_chip_hour = NAN;
+}
+
 struct parsed_offer {
     struct dc_offer offer;
     size_t acc;
@@ -136,10 +167,16 @@ static void parse_prices(const struct dc__where *w, struct dc_offer *o)
             any = true;
         }
     }
+    o->reserved = (struct dc_reservation){{NAN, NAN, NULL}, NAN, NAN, NAN};
+    const cJSON *reserved = dc__get_obj(w, "reserved", false);
+    if (reserved != NULL) {
+        parse_reserved(w, reserved, o->accelerators, &o->reserved);
+        any = true;
+    }
     if (!any)
         dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id,
                  "an offer needs a price on at least one of on_demand, spot, committed_1y, "
-                 "committed_3y");
+                 "committed_3y, reserved");
 }
 
 /* One offer; false when it names no catalog part (nothing to keep). */
@@ -148,7 +185,7 @@ static bool parse_offer(const struct dc__where *w, dc_ruleset *rs, struct parsed
     static const char *const keys[] = {"accelerator",  "provider",     "region",    "instance_type",
                                        "accelerators", "vcpus",        "memory_gb", "source",
                                        "via",          "confidence",   "on_demand", "spot",
-                                       "committed_1y", "committed_3y", NULL};
+                                       "committed_1y", "committed_3y", "reserved",  NULL};
     struct dc_offer *o = &po->offer;
     const char *acc = dc__get_str(w, "accelerator", true);
     if (acc == NULL)
@@ -412,7 +449,7 @@ static void load_hardware(dc_ruleset *rs, const struct dc__where *w, const cJSON
         if (isfinite(a->list_price_usd))
             dc__diag(w->L, w->file, dc__line_of(&hw, it), a->id, "a second hardware price");
         a->list_price_usd = dc__get_num(&hw, "usd_per_chip", true, 1, 1e9);
-        a->list_price_as_of = get_date(&hw, "as_of");
+        a->list_price_as_of = dc__get_date(&hw, "as_of");
         a->list_price_source = dc__get_url(&hw, "source", true);
     }
 }
@@ -420,7 +457,7 @@ static void load_hardware(dc_ruleset *rs, const struct dc__where *w, const cJSON
 void dc__load_prices(struct dc__loader *L, dc_ruleset *rs, const char *file, const dc_yaml_doc *doc,
                      const cJSON *root)
 {
-    static const char *const keys[] = {"prices", "unpriced", "hardware", NULL};
+    static const char *const keys[] = {"prices", "unpriced", "hardware", "capacity", NULL};
     struct dc__where w = {L, file, doc, NULL, root};
     if (!cJSON_IsObject(root)) {
         dc__diag(L, file, 1, NULL, "prices.yaml must be a mapping with \"prices\"");
@@ -436,4 +473,7 @@ void dc__load_prices(struct dc__loader *L, dc_ruleset *rs, const char *file, con
     const cJSON *hardware = dc__get_arr(&w, "hardware", false);
     if (hardware != NULL)
         load_hardware(rs, &w, hardware);
+    const cJSON *capacity = dc__get_arr(&w, "capacity", false);
+    if (capacity != NULL)
+        dc__load_capacity(rs, &w, capacity);
 }

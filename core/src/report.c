@@ -346,6 +346,12 @@ static void training_assumptions(const struct dc_sizing_params *s, struct dc_res
     add_optional(res, isfinite(d->expert_width), "moe_expert_width", &s->moe_expert_width,
                  "elements");
     add_optional(res, !w->global_batch_defaulted, "sequence_split", &s->sequence_split, "ratio");
+    /* The data-parallel all-reduce (core/src/sync.c): its three numbers. */
+    add_optional(res, isfinite(s->sync_overlap.value), "gradient_bytes", &s->gradient_bytes,
+                 "bytes");
+    add_optional(res, isfinite(s->gradient_bytes.value), "sync_overlap", &s->sync_overlap, "ratio");
+    add_optional(res, isfinite(s->gradient_bytes.value), "network_gbit_per_chip",
+                 &s->network_gbit_per_chip, "Gbit/s");
     if (!isfinite(w->deadline_hours))
         add_param(res,
                   w->task == DC_TASK_FINE_TUNING ? "target_hours_fine_tuning"

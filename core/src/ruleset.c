@@ -496,6 +496,7 @@ static void ruleset_destroy(dc_ruleset *rs)
     free(rs->accs);
     free(rs->pci_pool);
     free(rs->offers);
+    free(rs->capacity);
     dc__models_free(rs);
     for (size_t i = 0; i < rs->n_trees; i++) {
         cJSON_Delete(rs->trees[i]);

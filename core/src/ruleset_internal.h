@@ -49,6 +49,8 @@ struct dc_ruleset {
     uint16_t *pci_pool;      /* device ids of every accelerator */
     struct dc_offer *offers; /* prices.yaml, grouped by accelerator in catalog order */
     size_t n_offers;
+    struct dc_capacity *capacity; /* prices.yaml `capacity:`, in file order */
+    size_t n_capacity;
     size_t n_accs;
     struct dc__rule *rules;
     size_t n_rules;

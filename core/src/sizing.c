@@ -126,6 +126,7 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     p->flops = dc__listed_peak(a, w->precision) * 1e12 * s->mfu_inference[a->family] *
                a->mfu_factor * moe_factor(s, d);
     p->sync_s = isfinite(s->tp_sync_us.value) ? s->tp_sync_us.value * 1e-6 * d->layers : 0;
+    dc__sync_init(p);
 }
 
 void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
@@ -150,6 +151,8 @@ void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
     z->meets_rate = true;
     z->within_budget = true;
     z->replicas = 1;
+    z->machines = 0;
+    z->overheads = (struct dc_overheads){NAN, NAN, NAN, NAN, NAN, NAN};
     struct dc_band none = {NAN, NAN};
     z->uncertainty = (struct dc_uncertainty){.hours = none,
                                              .cost_usd = none,
@@ -246,10 +249,17 @@ static double split_factor(const struct dc__part *p, unsigned chips)
 
 /* Training MFU on `chips` chips, relative to the bf16 peak, before the
  * architecture's and the part's factors: the family's at its scale, less
- * what splitting sequences costs. */
+ * what splitting sequences costs and what the gradient all-reduce adds to a
+ * step (core/src/sync.c). */
 static double train_mfu(const struct dc__part *p, unsigned chips)
 {
-    return dc__training_mfu(p->rs, p->a, chips) * split_factor(p, chips);
+    double mfu = dc__training_mfu(p->rs, p->a, chips) * split_factor(p, chips);
+    return mfu * dc__sync_factor(p, chips, mfu);
+}
+
+double dc__train_efficiency(const struct dc__part *p, unsigned chips)
+{
+    return train_mfu(p, chips) / p->s->mfu_training[p->a->family];
 }
 
 double dc__train_hours(const struct dc__part *p, unsigned chips)
@@ -278,8 +288,11 @@ void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsign
             z->mfu = p->peak * mfu * p->factor / s->goodput.value / (z->peak_tflops * 1e12);
     }
     z->meets_deadline = !isfinite(w->deadline_hours) || z->hours <= w->deadline_hours * (1 + 1e-9);
+    unsigned per = shape->per_unit > 0 ? shape->per_unit : 1;
+    z->machines = (chips + per - 1) / per;
     dc__cost(p->rs, w, p->a, p->price_scale, z);
     withhold(p, z);
+    dc__overheads(p, z);
     dc__uncertainty(p, z);
 }
 

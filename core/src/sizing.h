@@ -77,11 +77,40 @@ struct dc__part {
     double bandwidth;   /* bytes/s per chip achieved */
     double flops;       /* FLOP/s per chip achieved */
     double sync_s;      /* a tensor-parallel decode step's all-reduces, all layers */
+    /* training: the data-parallel gradient all-reduce (sync.c) */
+    double replica_chips; /* chips holding one copy of the model's state */
+    double sync_bytes;    /* gradient bytes each chip all-reduces a step; 0: none */
+    double domain_bps;    /* bytes/s each chip sends within the fast domain */
+    double network_bps;   /* bytes/s each chip sends between domains */
 };
 
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
                    const struct dc__derived *d, const struct dc_accelerator *a,
                    struct dc__perturb k);
+
+/* ---- data-parallel gradient synchronisation (sync.c) ---------------------------- */
+
+/* Set the part's all-reduce terms (none unless training with sizing.yaml's
+ * gradient_bytes and sync_overlap). */
+void dc__sync_init(struct dc__part *p);
+/* Seconds one step's gradient all-reduce takes on `chips` chips (0: one
+ * replica, or no term). */
+double dc__sync_seconds(const struct dc__part *p, unsigned chips);
+/* The share of a step's time left to compute once the all-reduce the
+ * backward pass cannot hide is added, at MFU `mfu` (before the part's and
+ * the architecture's factors); 1 without a term. Never rises with more chips
+ * at a fixed global batch. */
+double dc__sync_factor(const struct dc__part *p, unsigned chips, double mfu);
+
+/* ---- a training run's fixed costs (overheads.c) -------------------------------- */
+
+/* The start-up every run pays (0 without sizing.yaml's startup_hours, and
+ * for serving). */
+double dc__startup_hours(const struct dc__part *p);
+/* Set z->overheads from the sized and priced run (every field NAN when the
+ * hours are unknown or the set gives no start-up), add their cost to
+ * z->cost_usd, and check the deadline and the budget with them. */
+void dc__overheads(const struct dc__part *p, struct dc_sizing *z);
 
 /* A sizing with nothing decided: unknown numbers NAN, every target met. */
 void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z);
@@ -90,6 +119,9 @@ void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z);
  * holds the job (false when none does; then *out is the smallest at any
  * size, or 0 chips when not even a fast domain holds one micro-batch). */
 bool dc__train_min_shape(const struct dc__part *p, unsigned cap, struct dc_shape *out);
+/* Scale efficiency on `chips` chips: the MFU there, sequence splitting and
+ * the gradient all-reduce included, over the MFU within one fast domain. */
+double dc__train_efficiency(const struct dc__part *p, unsigned chips);
 /* Training hours on `chips` chips; NAN when the part lists no rate. */
 double dc__train_hours(const struct dc__part *p, unsigned chips);
 /* Size and price the run on `shape` (`chips` of it: a pinned count may not be

@@ -57,7 +57,7 @@ prices:
     on_demand: {usd_per_chip_hour: 2.7, as_of: 2025}
 EOF_PRICES
 check check-prices 1 "$bin" check "$tmp/prices"
-expect_out check-prices err "prices.yaml:10: h100: unknown key \"reserved\" in an offer"
+expect_out check-prices err "prices.yaml:10: h100: missing required field \"min_hours\""
 expect_out check-prices err "prices.yaml:11: tpu-v6e: the catalog does not list aws among the providers of tpu-v6e"
 expect_out check-prices err "prices.yaml:17: tpu-v6e: \"as_of\" must be a date written YYYY-MM or YYYY-MM-DD"
 # A rule that can spend most of a request's rule-evaluation budget: a warning

@@ -303,6 +303,20 @@ struct dc_sizing {
      * ("model.flops_per_sample"): they are then not estimated (NAN); NULL. */
     const char *estimate_withheld;
     struct dc_uncertainty uncertainty;
+    /* training: machines (instances, TPU slices) the shape buys; 0 otherwise */
+    unsigned machines;
+    /* training: the run's fixed costs beside its compute hours
+     * (core/src/overheads.c); every field NAN where not applicable or not
+     * estimated. checkpoint_hours and eval_hours are NAN: the goodput factor
+     * already counts them in `hours`. */
+    struct dc_overheads {
+        double startup_hours;    /* provisioning, image, weights, framework start */
+        double checkpoint_hours; /* NAN: in goodput */
+        double eval_hours;       /* NAN: in goodput */
+        double billing_hours;    /* rounding up to the billing granularity and minimum */
+        double hours;            /* their sum (known terms) */
+        double cost_usd;         /* hours x the configuration's hourly cost */
+    } overheads;
 };
 
 struct dc_candidate_availability {

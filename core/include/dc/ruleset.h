@@ -66,6 +66,21 @@ enum dc_pricing {
 DC_API const char *dc_pricing_name(enum dc_pricing p); /* "on_demand", "committed_1y" */
 DC_API bool dc_pricing_parse(const char *s, enum dc_pricing *out);
 
+/* The bases machines are had on (prices.yaml `capacity:`): the four price
+ * bases, and reservations (capacity blocks, short-term reserved clusters),
+ * which a workload does not ask for but a configuration past a basis's limit
+ * needs. The first four equal enum dc_pricing's values. */
+enum dc_basis {
+    DC_BASIS_ON_DEMAND = DC_PRICING_ON_DEMAND,
+    DC_BASIS_SPOT = DC_PRICING_SPOT,
+    DC_BASIS_COMMITTED_1Y = DC_PRICING_COMMITTED_1Y,
+    DC_BASIS_COMMITTED_3Y = DC_PRICING_COMMITTED_3Y,
+    DC_BASIS_RESERVED = DC_PRICING_COUNT,
+    DC_BASIS_COUNT
+};
+DC_API const char *dc_basis_name(enum dc_basis b); /* "reserved" */
+DC_API bool dc_basis_parse(const char *s, enum dc_basis *out);
+
 /* The regimes a figure's uncertainty is stated for (docs/calibration.md):
  * each calibration row falls in one, and each figure a result prints takes
  * the band of its regime. The pooled ones (training, serving) hold every row
@@ -95,6 +110,16 @@ struct dc_price {
     const char *as_of;        /* YYYY-MM or YYYY-MM-DD */
 };
 
+/* An offer's reservation (prices.yaml `reserved`): its instances booked ahead
+ * as a capacity block or short-term reserved cluster, priced per instance-hour
+ * (or per chip-hour for a per-chip offer) like the other bases, for a booking
+ * of min_hours to max_hours; price NAN when the offer has none. */
+struct dc_reservation {
+    struct dc_price price;
+    double min_hours, max_hours;
+    double lead_time_days; /* days from booking to the machines; NAN where not public */
+};
+
 /* One provider's public offer of an accelerator (prices.yaml): an instance
  * (machine) type with a fixed number of accelerators, priced per instance-hour,
  * or, for parts bought as named slices (TPUs), a price per chip that applies to
@@ -111,10 +136,29 @@ struct dc_offer {
         *via; /* where the number was read: a copy of the provider's price API; may be NULL */
     bool low_confidence;
     struct dc_price price[DC_PRICING_COUNT];
+    struct dc_reservation reserved;
+};
+
+/* How many machines (instances, TPU slices) one buyer can have at once from
+ * a provider on a basis (prices.yaml `capacity:`): a published limit, or a
+ * conservative stated assumption an operator overrides. */
+struct dc_capacity {
+    enum dc_provider provider;
+    enum dc_basis basis;
+    const struct dc_accelerator *accelerator; /* NULL: every part the provider rents */
+    unsigned max_instances;
+    const char *source; /* the limit's public page, or the basis of the assumption */
+    const char *as_of;
+    const char *note; /* may be NULL */
+    bool assumption;  /* a stated assumption, not a published limit */
 };
 
 /* Named limits on prices.yaml. */
 #define DC_RULESET_MAX_OFFERS 1000
+/* Entries under `capacity`: one per provider, basis and part (or all parts). */
+#define DC_RULESET_MAX_CAPACITY (DC_PROVIDER_COUNT * DC_BASIS_COUNT * 8)
+/* A limit above this many machines is no limit a buyer meets. */
+#define DC_CAPACITY_MAX_INSTANCES 1000000
 /* Entries under `unpriced` (why no public price exists), per file: one for a
  * part, or one for each provider of it. */
 #define DC_RULESET_MAX_UNPRICED (DC_RULESET_MAX_ACCELERATORS * (DC_PROVIDER_COUNT + 1))
@@ -165,6 +209,11 @@ struct dc_accelerator {
     unsigned max_chips;
     const char *scale_out_network;
     const char *scale_out_source;
+    /* Each chip's share of the network between fast domains, Gbit/s (the
+     * machine's or slice's published network over its chips); NAN when the
+     * catalog gives none (sizing.yaml's network_gbit_per_chip stands in). */
+    double network_gbit_per_chip;
+    const char *network_source;
     /* Share of its family's MFU this part reaches with its software stack, as
      * measured (1 unless the catalog cites a measurement): serving, and
      * training (the same unless the catalog measured them apart). */
@@ -242,6 +291,20 @@ struct dc_sizing_params {
     /* A decoder of hidden size h trains at h / (h + this) of its family's
      * MFU; value NAN when sizing.yaml gives none. */
     struct dc_param matmul_width;
+    /* Data-parallel gradient synchronisation (core/src/sync.c): bytes per
+     * trained parameter all-reduced each step, the share of a step's compute
+     * the all-reduce hides behind, and each chip's network where the catalog
+     * gives none; values NAN when sizing.yaml gives none (then no term). */
+    struct dc_param gradient_bytes;
+    struct dc_param sync_overlap;
+    struct dc_param network_gbit_per_chip;
+    /* A training run's fixed costs (core/src/overheads.c): start-up hours per
+     * run, weights loaded at load_gb_per_s, and cloud billing's granularity
+     * and minimum in hours; values NAN when sizing.yaml gives none (no term). */
+    struct dc_param startup_hours;
+    struct dc_param load_gb_per_s;
+    struct dc_param billing_granularity_hours;
+    struct dc_param billing_minimum_hours;
     /* inference */
     double infer_bytes_per_param[DC_PREC_COUNT];
     const char *infer_bytes_source;
@@ -386,6 +449,16 @@ DC_API struct dc_band_params dc_sizing_band(const struct dc_sizing_params *s, en
  * prices it with the offers that rent that size (core/src/cost.c). */
 DC_API const struct dc_offer *dc_cheapest_offer(const struct dc_accelerator *a,
                                                 enum dc_pricing basis, unsigned providers);
+
+/* The limit on machines of `a` that one buyer can have at once from provider
+ * `p` on basis `b`: prices.yaml's entry for the part, else the provider's
+ * entry for every part on that basis; NULL when the file states none (then
+ * no limit is known). */
+DC_API const struct dc_capacity *dc_capacity_limit(const dc_ruleset *rs, enum dc_provider p,
+                                                   enum dc_basis b, const struct dc_accelerator *a);
+/* Every `capacity:` entry, in file order. */
+DC_API size_t dc_ruleset_capacity_count(const dc_ruleset *rs);
+DC_API const struct dc_capacity *dc_ruleset_capacity(const dc_ruleset *rs, size_t i);
 
 /* How many offers of `a` provider `p` has, on any basis. */
 DC_API size_t dc_offers_from(const struct dc_accelerator *a, enum dc_provider p);

@@ -496,7 +496,9 @@ static double time_of(const struct dc_workload *w, const struct dc_sizing *z)
 {
     if (w->task == DC_TASK_INFERENCE)
         return z->request_ms;
-    return fmax(z->hours, dc_ruleset_sizing(rules)->min_run_hours.value);
+    /* The objective's time: the run and its start-up (core/src/overheads.c). */
+    double start = isfinite(z->overheads.startup_hours) ? z->overheads.startup_hours : 0;
+    return fmax(z->hours + start, dc_ruleset_sizing(rules)->min_run_hours.value);
 }
 
 /* x beats y on both cost and time (both priced), beyond float noise. */
@@ -599,7 +601,9 @@ static void check_selection(const char *json, const struct dc_result *r)
         const struct dc_candidate *owner = recommended(r, f->acc);
         struct dc_sizing z = {.cost_usd = f->cost_usd,
                               .hours = w->task == DC_TASK_INFERENCE ? NAN : f->time,
-                              .request_ms = w->task == DC_TASK_INFERENCE ? f->time : NAN};
+                              .request_ms = w->task == DC_TASK_INFERENCE ? f->time : NAN,
+                              /* every configuration of a run pays one start-up */
+                              .overheads = top->sizing.overheads};
         checked++;
         if (owner != NULL && same_group(w, owner, top) && beats(w, &z, &top->sizing))
             fail_msg("%s: a %u-chip %s configuration on the frontier beats the pick", json,

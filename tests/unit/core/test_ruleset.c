@@ -222,8 +222,30 @@ static void test_price_errors(void **state)
     expect_prices_edit("    on_demand: {usd_per_hour: 4.9, as_of: \"2024-12\"}\n"
                        "    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}\n",
                        "", "prices.yaml:2: gpu-a: an offer needs a price on at least one of");
+    /* reserved: a booking of min_hours to max_hours, priced like the others. */
     expect_prices_edit("    spot:", "    reserved:",
-                       "prices.yaml:10: gpu-a: unknown key \"reserved\" in an offer");
+                       "prices.yaml:10: gpu-a: missing required field \"min_hours\"");
+    expect_prices_edit("    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}",
+                       "    reserved: {usd_per_hour: 2.0, as_of: \"2024-12-01\", min_hours: 48, "
+                       "max_hours: 24}",
+                       "prices.yaml:10: gpu-a: a reservation's \"min_hours\" 48 is above its "
+                       "\"max_hours\" 24");
+    expect_prices_edit("    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}",
+                       "    reserved: {usd_per_hour: 2.0, as_of: \"2024-12-01\", min_hours: 0, "
+                       "max_hours: 24}",
+                       "prices.yaml:10: gpu-a: \"min_hours\" must be between");
+    expect_prices_edit("    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}",
+                       "    reserved: {usd_per_hour: 2.0, as_of: \"2024-12-01\", min_hours: 1, "
+                       "max_hours: 24, lead_time_days: -1}",
+                       "prices.yaml:10: gpu-a: \"lead_time_days\" must be between");
+    expect_prices_edit("    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}",
+                       "    reserved: {usd_per_hour: 2.0, as_of: \"2024-12-01\", min_hours: 1, "
+                       "max_hours: 24, lead_days: 3}",
+                       "prices.yaml:10: gpu-a: unknown key \"lead_days\" in a reservation");
+    expect_prices_edit("    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}",
+                       "    reserved: {usd_per_hour: 2.0, as_of: \"2999-12-01\", min_hours: 1, "
+                       "max_hours: 24}",
+                       "prices.yaml:10: gpu-a: \"as_of\" 2999-12-01 is in the future");
     expect_prices_edit("hardware: []\n",
                        "  - accelerator: gpu-a\n    provider: aws\n    region: us-east-1\n"
                        "    instance_type: test machine\n    accelerators: 1\n"
@@ -663,6 +685,131 @@ static void test_catalog_and_sizing_errors(void **state)
     dc_diags_cleanup(&d);
 }
 
+#define CAP_OK                                                                                     \
+    "capacity:\n  - provider: aws\n    basis: on_demand\n    accelerator: gpu-a\n"                 \
+    "    max_instances: 4\n    source: https://example.com/quota\n    as_of: \"2024-12\"\n"        \
+    "    assumption: true\n    note: a stated assumption\nhardware: []\n"
+
+/* An edit of one_offer with CAP_OK's capacity entry after it (lines 11-19). */
+static void expect_capacity_edit(const char *from, const char *to, const char *expected)
+{
+    char *cap = with(CAP_OK, from, to);
+    expect_prices_edit("hardware: []\n", cap, expected);
+    free(cap);
+}
+
+/* prices.yaml `capacity:`: every field checked, with file:line. */
+static void test_capacity_errors(void **state)
+{
+    (void)state;
+    expect_capacity_edit("provider: aws", "provider: ibm",
+                         "prices.yaml:12: unknown provider \"ibm\"");
+    expect_capacity_edit("basis: on_demand", "basis: cheap",
+                         "prices.yaml:13: unknown basis \"cheap\"");
+    expect_capacity_edit("    basis: on_demand\n", "",
+                         "prices.yaml:12: missing required field \"basis\"");
+    expect_capacity_edit("accelerator: gpu-a", "accelerator: gpu-z",
+                         "prices.yaml:14: gpu-z: unknown accelerator \"gpu-z\" (not in the "
+                         "catalog)");
+    expect_capacity_edit("accelerator: gpu-a\n", "accelerator: tpu-b\n",
+                         "prices.yaml:14: tpu-b: the catalog does not list aws among the providers "
+                         "of tpu-b");
+    expect_capacity_edit("max_instances: 4", "max_instances: 0",
+                         "prices.yaml:15: gpu-a: \"max_instances\" must be between 1 and");
+    expect_capacity_edit("max_instances: 4", "max_instances: 2.5",
+                         "prices.yaml:15: gpu-a: \"max_instances\" must be an integer");
+    expect_capacity_edit("max_instances: 4", "max_instances: four",
+                         "prices.yaml:15: gpu-a: \"max_instances\" must be a number");
+    expect_capacity_edit("source: https://example.com/quota", "source: the console",
+                         "prices.yaml:16: gpu-a: \"source\" must be a public http(s) URL");
+    expect_capacity_edit("    source: https://example.com/quota\n", "",
+                         "prices.yaml:12: gpu-a: missing required field \"source\"");
+    expect_capacity_edit("as_of: \"2024-12\"", "as_of: \"2999-12\"",
+                         "prices.yaml:17: gpu-a: \"as_of\" 2999-12 is in the future");
+    expect_capacity_edit("assumption: true", "assumption: maybe",
+                         "prices.yaml:18: gpu-a: \"assumption\" must be");
+    expect_capacity_edit(
+        "note:", "notes:", "prices.yaml:19: gpu-a: unknown key \"notes\" in a capacity limit");
+    expect_capacity_edit("capacity:\n", "capacity:\n  - 7\n",
+                         "prices.yaml:12: each capacity limit must be a mapping");
+    expect_capacity_edit("hardware: []\n",
+                         "  - {provider: aws, basis: on_demand, accelerator: gpu-a, "
+                         "max_instances: 8, source: https://example.com/q, as_of: \"2024-12\"}\n"
+                         "hardware: []\n",
+                         "prices.yaml:20: gpu-a: a second aws on_demand limit for gpu-a");
+    expect_prices_edit("hardware: []\n", "capacity: {}\nhardware: []\n",
+                       "prices.yaml:11: \"capacity\" must be");
+}
+
+/* dc_capacity_limit: the part's own entry before the provider's entry for
+ * every part, on the basis asked; none where the file states none. */
+static void test_capacity_limit(void **state)
+{
+    (void)state;
+    char *cap = with(CAP_OK, "hardware: []\n",
+                     "  - {provider: aws, basis: on_demand, max_instances: 64, "
+                     "source: https://example.com/all, as_of: \"2024-12\"}\n"
+                     "  - {provider: aws, basis: reserved, max_instances: 512, "
+                     "source: https://example.com/blocks, as_of: \"2024-12-01\"}\n"
+                     "hardware: []\n");
+    char *pr =
+        with(one_offer, "    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}\nhardware: []\n",
+             "    spot: {usd_per_hour: 2.0, as_of: \"2024-12-01\"}\n"
+             "    reserved: {usd_per_hour: 3.5, as_of: \"2024-12-01\", min_hours: 24, "
+             "max_hours: 4368, lead_time_days: 2}\n");
+    char *all = malloc(strlen(pr) + strlen(cap) + 1);
+    assert_non_null(all);
+    strcpy(all, pr);
+    strcat(all, cap);
+    dc_ruleset *rs = NULL;
+    assert_int_equal(load4(catalog_ok, sizing_ok, rules_ok, all, &rs, NULL), DC_OK);
+    const struct dc_accelerator *gpu = dc_ruleset_find_accelerator(rs, "gpu-a");
+    const struct dc_accelerator *tpu = dc_ruleset_find_accelerator(rs, "tpu-b");
+    assert_int_equal(dc_ruleset_capacity_count(rs), 3);
+    const struct dc_capacity *c = dc_capacity_limit(rs, DC_PROVIDER_AWS, DC_BASIS_ON_DEMAND, gpu);
+    assert_non_null(c);
+    assert_int_equal(c->max_instances, 4);
+    assert_true(c->assumption);
+    assert_string_equal(c->note, "a stated assumption");
+    assert_ptr_equal(c->accelerator, gpu);
+    /* Another part of the provider: the entry for every part. */
+    c = dc_capacity_limit(rs, DC_PROVIDER_AWS, DC_BASIS_ON_DEMAND, tpu);
+    assert_non_null(c);
+    assert_int_equal(c->max_instances, 64);
+    assert_null(c->accelerator);
+    assert_false(c->assumption);
+    c = dc_capacity_limit(rs, DC_PROVIDER_AWS, DC_BASIS_RESERVED, gpu);
+    assert_non_null(c);
+    assert_int_equal(c->max_instances, 512);
+    assert_string_equal(c->source, "https://example.com/blocks");
+    /* No entry: no known limit. */
+    assert_null(dc_capacity_limit(rs, DC_PROVIDER_AWS, DC_BASIS_SPOT, gpu));
+    assert_null(dc_capacity_limit(rs, DC_PROVIDER_GCP, DC_BASIS_ON_DEMAND, gpu));
+    assert_null(dc_capacity_limit(NULL, DC_PROVIDER_AWS, DC_BASIS_ON_DEMAND, gpu));
+    assert_null(dc_ruleset_capacity(rs, 3));
+    /* The offer's reservation, per instance and per chip. */
+    assert_int_equal(gpu->n_offers, 1);
+    const struct dc_reservation *r = &gpu->offers[0].reserved;
+    assert_true(fabs(r->price.usd_per_hour - 3.5) < 1e-9);
+    assert_true(fabs(r->price.usd_per_chip_hour - 3.5) < 1e-9);
+    assert_true(fabs(r->min_hours - 24) < 1e-9 && fabs(r->max_hours - 4368) < 1e-9);
+    assert_true(fabs(r->lead_time_days - 2) < 1e-9);
+    assert_string_equal(r->price.as_of, "2024-12-01");
+    assert_true(isnan(gpu->offers[0].price[DC_PRICING_COMMITTED_1Y].usd_per_chip_hour));
+    /* Names of the bases: the price bases and reservations. */
+    enum dc_basis b;
+    assert_true(dc_basis_parse("reserved", &b) && b == DC_BASIS_RESERVED);
+    assert_true(dc_basis_parse("spot", &b) && (int)b == (int)DC_PRICING_SPOT);
+    assert_false(dc_basis_parse("Reserved", &b));
+    assert_false(dc_basis_parse(NULL, &b));
+    assert_string_equal(dc_basis_name(DC_BASIS_COMMITTED_3Y), "committed_3y");
+    assert_string_equal(dc_basis_name(DC_BASIS_COUNT), "unknown");
+    dc_ruleset_release(rs);
+    free(all);
+    free(pr);
+    free(cap);
+}
+
 static void test_bad_arguments_and_limits(void **state)
 {
     (void)state;
@@ -883,6 +1030,8 @@ int main(void)
         cmocka_unit_test(test_param_errors),
         cmocka_unit_test(test_issue17_errors),
         cmocka_unit_test(test_price_errors),
+        cmocka_unit_test(test_capacity_errors),
+        cmocka_unit_test(test_capacity_limit),
         cmocka_unit_test(test_bad_arguments_and_limits),
         cmocka_unit_test(test_load_dir),
         cmocka_unit_test(test_load_dir_entries),

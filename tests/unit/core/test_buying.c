@@ -1,0 +1,183 @@
+/* tests/unit/core/test_buying.c -- what a buyer gets over sweeps of training
+ * workloads against the default rule set (issue 27): the data-parallel
+ * gradient all-reduce (core/src/sync.c).
+ *   - at a fixed global batch, scale efficiency never rises with more chips
+ *     (1B-405B, full and LoRA, GPUs across machines and TPU slices);
+ *   - a step is never shown shorter than the all-reduce it cannot hide, so a
+ *     model whose gradients take longer to synchronise than a step computes
+ *     is never shown above the efficiency that implies;
+ *   - LoRA all-reduces only its adapters: far less than full training;
+ *   - a worked example, by hand: an 8B model on 64 H100 (docs/scoring.md). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dc/embedded.h"
+#include "dc/engine.h"
+#include "sizing.h"
+#include "workload_internal.h"
+
+static dc_ruleset *rules;
+
+static int setup(void **state)
+{
+    (void)state;
+    return dc_ruleset_load_embedded(aa_embedded_files, &rules, NULL) == DC_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    dc_ruleset_release(rules);
+    return 0;
+}
+
+#define TOKENS   1e11
+#define SEQUENCE 4096.0
+#define BATCH    512.0
+
+static cJSON *training(double params, const char *method)
+{
+    char buf[512];
+    snprintf(buf, sizeof(buf),
+             "{\"task\": \"training\", \"model\": {\"architecture\": \"transformer\", "
+             "\"parameters\": %g}, \"training\": {\"tokens\": %g, \"sequence_length\": %g, "
+             "\"global_batch_size\": %g, \"method\": \"%s\"}}",
+             params, TOKENS, SEQUENCE, BATCH, method);
+    cJSON *j = cJSON_Parse(buf);
+    assert_non_null(j);
+    return j;
+}
+
+/* The sized configuration and the part's all-reduce terms at `chips`. */
+struct sized {
+    struct dc_workload w;
+    struct dc__derived d;
+    struct dc_sizing z;
+    struct dc__part p;
+};
+
+static bool size_at(const cJSON *j, const char *id, unsigned chips, struct sized *s)
+{
+    memset(s, 0, sizeof(*s));
+    struct dc_error err = {0};
+    if (dc__size_workload_at(rules, j, id, chips, &s->w, &s->d, &s->z, &err) != DC_OK)
+        return false;
+    dc__part_init(&s->p, rules, &s->w, &s->d, dc_ruleset_find_accelerator(rules, id),
+                  DC__UNPERTURBED);
+    return isfinite(s->z.hours) && s->z.memory_need_gb > 0;
+}
+
+static const double sweep_params[] = {1e9, 8e9, 7e10, 4.05e11};
+static const char *const sweep_methods[] = {"full", "lora"};
+static const char *const sweep_parts[] = {"h100", "b200", "a100", "tpu-v5p", "tpu-v6e"};
+
+/* Chips that hold the model, then doublings to 4,096: the efficiency is
+ * non-increasing, and the hours a step takes are never below its
+ * un-hidden all-reduce. */
+static void test_efficiency_never_rises(void **state)
+{
+    (void)state;
+    size_t checked = 0, synced = 0;
+    for (size_t m = 0; m < sizeof(sweep_params) / sizeof(*sweep_params); m++) {
+        for (size_t k = 0; k < 2; k++) {
+            cJSON *j = training(sweep_params[m], sweep_methods[k]);
+            for (size_t a = 0; a < sizeof(sweep_parts) / sizeof(*sweep_parts); a++) {
+                double prev = INFINITY;
+                for (unsigned chips = 4; chips <= 4096; chips *= 2) {
+                    struct sized s;
+                    if (!size_at(j, sweep_parts[a], chips, &s))
+                        continue;
+                    double eff = s.z.scale_efficiency;
+                    if (eff > prev * (1 + 1e-12))
+                        fail_msg("%s %g %s: efficiency %.6f at %u chips above %.6f at half",
+                                 sweep_parts[a], sweep_params[m], sweep_methods[k], eff, chips,
+                                 prev);
+                    prev = eff;
+                    /* One step: the run's hours over its steps, at steady state. */
+                    double steps = TOKENS / (BATCH * SEQUENCE);
+                    double step_s =
+                        s.z.hours * 3600.0 * dc_ruleset_sizing(rules)->goodput.value / steps;
+                    double sync = dc__sync_seconds(&s.p, chips);
+                    if (sync > 0)
+                        synced++;
+                    assert_true(step_s >= sync * (1 - 1e-9));
+                    checked++;
+                }
+            }
+            cJSON_Delete(j);
+        }
+    }
+    print_message("buying: %zu configurations, %zu with an all-reduce\n", checked, synced);
+    assert_true(checked > 100);
+    assert_true(synced > 50);
+}
+
+/* LoRA all-reduces its adapters only: a small share of full training's
+ * bytes, so it is never slower to synchronise. */
+static void test_lora_syncs_adapters(void **state)
+{
+    (void)state;
+    cJSON *full = training(7e10, "full"), *lora = training(7e10, "lora");
+    struct sized f, l;
+    assert_true(size_at(full, "h100", 256, &f));
+    assert_true(size_at(lora, "h100", 256, &l));
+    double fs = dc__sync_seconds(&f.p, 256), ls = dc__sync_seconds(&l.p, 256);
+    assert_true(fs > 0 && ls > 0);
+    double share = dc_ruleset_sizing(rules)->lora_adapter_fraction.value;
+    /* Per chip: the adapters over the chips one copy of the frozen base
+     * needs (fewer than full training's, whose state is 8x larger); the
+     * ring's 2 (n - 1) / n lies between 1 and 2 for either. */
+    assert_true(l.p.replica_chips < f.p.replica_chips);
+    assert_true(ls / fs < share * f.p.replica_chips / l.p.replica_chips * 2);
+    assert_true(ls < fs * 0.1);
+    cJSON_Delete(full);
+    cJSON_Delete(lora);
+}
+
+/* By hand (docs/scoring.md, section 5): an 8B model, full training, on 64
+ * H100 (8 machines of 8). */
+static void test_worked_example(void **state)
+{
+    (void)state;
+    cJSON *j = training(8e9, "full");
+    struct sized s;
+    assert_true(size_at(j, "h100", 64, &s));
+    const struct dc_sizing_params *sp = dc_ruleset_sizing(rules);
+    /* One copy of the state: 8e9 x state_bytes_per_parameter over the usable
+     * memory of one H100 beside its share of one micro-batch's activations. */
+    double usable = 80 * sp->memory_usable_fraction.value;
+    double r = ceil(s.d.state_gb / (usable - s.d.activations_gb / 8));
+    assert_true(fabs(s.p.replica_chips - r) < 1e-9);
+    /* Each chip reduces 8e9 x 2 bytes / r; across machines a ring moves at
+     * the machine's network, 8 x 400 Gbit/s = 400 GB/s, under NVLink 4's
+     * 450 GB/s each way. */
+    assert_true(fabs(s.p.network_bps - 400e9) < 1);
+    assert_true(fabs(s.p.domain_bps - 450e9) < 1);
+    double n = 64 / r;
+    double want = 2 * (n - 1) / n * (8e9 * 2 / r) / 400e9;
+    assert_true(fabs(dc__sync_seconds(&s.p, 64) - want) < 1e-12);
+    /* Within one machine the ring runs over NVLink. */
+    double n8 = 8 / r;
+    assert_true(fabs(dc__sync_seconds(&s.p, 8) - 2 * (n8 - 1) / n8 * (8e9 * 2 / r) / 450e9) <
+                1e-12);
+    print_message("8B on 64 H100: replica %g chips, all-reduce %.1f ms a step\n", r, want * 1e3);
+    cJSON_Delete(j);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_efficiency_never_rises),
+        cmocka_unit_test(test_lora_syncs_adapters),
+        cmocka_unit_test(test_worked_example),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
