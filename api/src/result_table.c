@@ -285,6 +285,41 @@ static void print_missed(const struct dc_result *res, FILE *fp)
     }
 }
 
+/* What the pick buys beyond its chips, as the page's summary says it: its
+ * machines and a training run's fixed costs (sizing.machines,
+ * sizing.overheads); nothing where they do not apply or without a pick. */
+static void print_buying(const struct dc_result *res, FILE *fp)
+{
+    if (res->status != DC_ANSWER_OK || res->n_recommendations == 0)
+        return;
+    const struct dc_workload *w = &res->workload;
+    const struct dc_sizing *z = &res->recommendations[0].sizing;
+    const struct dc_overheads *o = &z->overheads;
+    char n[48], h[48], m[48];
+    if (z->machines > 0)
+        fprintf(fp, "\nThe pick buys %s machine%s.\n", dc_fmt_count(z->machines, n, sizeof(n)),
+                z->machines == 1 ? "" : "s");
+    if (!isfinite(o->hours))
+        return;
+    static const char *const words[] = {"start-up", "checkpoints", "evaluation",
+                                        "billing rounding"};
+    const double parts[] = {o->startup_hours, o->checkpoint_hours, o->eval_hours, o->billing_hours};
+    fprintf(fp, "Fixed costs: %s", dc_fmt_hours(o->hours, h, sizeof(h)));
+    const char *sep = " (";
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        if (!(parts[i] > 0))
+            continue;
+        fprintf(fp, "%s%s %s", sep, words[i], dc_fmt_hours(parts[i], h, sizeof(h)));
+        sep = ", ";
+    }
+    fprintf(fp, "%s%s%s, in the run's time and cost.\n", sep[0] == ',' ? ")" : "",
+            isfinite(o->cost_usd) ? ", " : "",
+            isfinite(o->cost_usd)
+                ? dc_fmt_money(o->cost_usd, w->task == DC_TASK_INFERENCE ? DC_PER_JOB : DC_PER_RUN,
+                               m, sizeof(m))
+                : "");
+}
+
 static void print_reasons(const struct dc_result *res, FILE *fp)
 {
     char buf[DC_REASON_TEXT_MAX];
@@ -388,6 +423,7 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
         line[0] = '\0';
     grid_print(&g, fp, "", line[0] != '\0' ? line : NULL);
     free(g.cells);
+    print_buying(res, fp);
     print_missed(res, fp);
     print_reasons(res, fp);
     print_frontier(res, fp);

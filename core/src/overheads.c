@@ -47,9 +47,10 @@ void dc__overheads(const struct dc__part *p, struct dc_sizing *z)
     struct dc_overheads *o = &z->overheads;
     o->startup_hours = dc__startup_hours(p);
     double used = z->hours + o->startup_hours;
-    o->billing_hours = z->cost_basis == DC_COST_CLOUD && isfinite(s->billing_granularity_hours.value)
-                           ? billed(s, used) - used
-                           : 0;
+    o->billing_hours =
+        z->cost_basis == DC_COST_CLOUD && isfinite(s->billing_granularity_hours.value)
+            ? billed(s, used) - used
+            : 0;
     o->hours = o->startup_hours + o->billing_hours;
     o->cost_usd = o->hours * z->cost_per_hour_usd;
     if (isfinite(o->cost_usd))

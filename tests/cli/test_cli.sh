@@ -191,6 +191,8 @@ check recommend-table 0 "$bin" recommend --format table "$src/examples/llm-pretr
 expect_out recommend-table out "^   PART  *SHAPE  *CHIPS  *RUN TIME  *P10–P90  *\$/H  *TOTAL  *P10–P90  *TARGETS  *PRICE AS OF  *CONFIDENCE  *SCORE$"
 expect_out recommend-table out "^✔  NVIDIA B200 (HGX/DGX B200)  .* [0-9.]* h–[0-9.]* h  .* \$[0-9.]*k/run  *\$[0-9.]*k–\$[0-9.]*k/run  deadline ✓ "
 expect_out recommend-table out "Why "
+expect_out recommend-table out "^The pick buys [0-9,]* machines\.$"
+expect_out recommend-table out "^Fixed costs: [0-9.]* min (start-up [0-9.]* min.*), \$[0-9.k]*/run, in the run's time and cost\.$"
 # Nothing meets the deadline within the chip limit: the header says so first,
 # and no row is ticked (docs/scoring.md, section 10).
 echo '{"task":"training","model":{"parameters":1e12},"training":{"tokens":2e13,"deadline_hours":720},"constraints":{"max_accelerators":1024}}' >"$tmp/nofit.json"

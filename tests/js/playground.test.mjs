@@ -614,9 +614,14 @@ async function whatAPickBuys(browser, srv) {
     `training: nothing that applies only to serving: ${detail}`);
   check(/Uncertainty[^]*run time [^,]*\u2013[^]*\(p10\u2013p90/.test(detail), `training: the band as a range: ${detail}`);
   const sent = got.recommendations[0].sizing;
+  const before = await stripText(page);
   for (const [key, words] of [['machines', 'Machines'], ['overheads', 'Fixed costs'], ['capacity', 'Capacity']])
     if (sent[key] === undefined || sent[key] === null)
-      check(!(await stripText(page)).includes(words), `training: no ${words} without sizing.${key}`);
+      check(!before.includes(words), `training: no ${words} without sizing.${key}`);
+    else
+      check(before.includes(words), `training: ${words} from sizing.${key}: ${before}`);
+  if (typeof sent.machines === 'number')
+    check(before.includes(`${sent.machines} machine`), `training: the pick's machines: ${before}`);
 
   const future = structuredClone(got);
   Object.assign(future.recommendations[0].sizing, {

@@ -216,6 +216,14 @@ static void test_table(void **state)
     assert_non_null(strstr(tpu, "unknown"));
     assert_non_null(strstr(buf, "Why Test GPU A:"));
     assert_non_null(strstr(buf, "jax-likes-tpu"));
+    /* What the pick buys: its machines, and its fixed costs when estimated. */
+    const struct dc_sizing *z = &r->recommendations[0].sizing;
+    char want[64];
+    snprintf(want, sizeof(want), "\nThe pick buys %u machine%s.\n", z->machines,
+             z->machines == 1 ? "" : "s");
+    assert_true(z->machines > 0);
+    assert_non_null(strstr(buf, want));
+    assert_true((strstr(buf, "\nFixed costs: ") != NULL) == isfinite(z->overheads.hours));
     /* Wide: the same rows with more columns after them. */
     char *wide = table_of(r, true);
     char *whead = line_of(wide, "   PART");
@@ -265,6 +273,8 @@ static void test_table_targets(void **state)
     assert_non_null(strstr(buf, "\nTargets not met:\n"));
     assert_non_null(strstr(buf, ", rate: Serves about "));
     assert_non_null(strstr(buf, ", latency: One "));
+    assert_null(strstr(buf, "The pick buys"));
+    assert_null(strstr(buf, "Fixed costs:"));
     free(pick);
     free(head);
     free(buf);
