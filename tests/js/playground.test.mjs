@@ -638,14 +638,18 @@ async function whatAPickBuys(browser, srv) {
     else req.continue();
   });
   await submitAndWait(page);
-  const strip = await stripText(page);
+  const said = await stripText(page);
   for (const want of ['11 machines', 'Fixed costs', '1 h (start-up 15 min, checkpoints 6 min',
     'billing rounding 36 min), $430', 'reserved from aws, up to 64 machines at once; the asked basis cannot sell'])
-    check(strip.includes(want), `buying fields: the strip says "${want}": ${strip}`);
+    check(said.includes(want), `buying fields: the strip says "${want}": ${said}`);
   await page.$$eval('#result details', (ds) => ds.forEach((d) => { d.open = true; }));
   const shown = await page.$eval('#result ol.candidates li.candidate', (e) => e.textContent);
   check(shown.includes('Fixed costs') && shown.includes('Capacity') && !shown.includes('[object Object]'),
     `buying fields in the detail: ${shown}`);
+  const strip = path.join(outDir, 'playground-buying-strip.png'), card = path.join(outDir, 'playground-buying-detail.png');
+  await (await page.$('#top-pick')).screenshot({ path: strip });
+  await (await page.$('#result ol.candidates li.candidate')).screenshot({ path: card });
+  console.log(`screenshot: ${strip}\nscreenshot: ${card}`);
   noTrouble(page, 'what a pick buys');
   await page.close();
 }
