@@ -454,8 +454,9 @@ static void write_sizing(struct api_jw *w, const struct dc_candidate *c)
     api_jw_object_end(w);
 }
 
-/* A training run's machines and fixed costs (core/src/overheads.c): null
- * where they do not apply (serving) or were not estimated. */
+/* A training run's machines, whether they can be had at once
+ * (core/src/buying.c) and its fixed costs (core/src/overheads.c): null where
+ * they do not apply (serving), no limit is stated, or nothing was estimated. */
 static void write_buying(struct api_jw *w, const struct dc_sizing *z)
 {
     api_jw_key(w, "machines");
@@ -464,6 +465,20 @@ static void write_buying(struct api_jw *w, const struct dc_sizing *z)
     else
         api_jw_null(w);
     const struct dc_overheads *o = &z->overheads;
+    const struct dc_capacity_need *cap = &z->capacity;
+    api_jw_key(w, "capacity");
+    if (cap->known) {
+        api_jw_object(w);
+        key_string(w, "provider", dc_provider_name(cap->provider));
+        key_string(w, "basis", dc_basis_name(cap->basis));
+        key_number(w, "max_instances", cap->max_instances);
+        key_bool(w, "binds", cap->binds);
+        key_number(w, "lead_time_days", cap->lead_time_days);
+        key_string(w, "source", cap->source);
+        api_jw_object_end(w);
+    } else {
+        api_jw_null(w);
+    }
     api_jw_key(w, "overheads");
     if (!isfinite(o->hours)) {
         api_jw_null(w);

@@ -92,6 +92,12 @@ static int cmp_near(const struct dc__part *p, const struct dc_sizing *x, const s
     return c != 0 ? c : dc__cmp_value(x->decode_ms, y->decode_ms);
 }
 
+/* A known cost under negligible_cost_usd: it compares as that floor. */
+static bool negligible(const struct dc_sizing_params *s, const struct dc_sizing *z)
+{
+    return isfinite(z->cost_usd) && z->cost_usd <= s->negligible_cost_usd;
+}
+
 /* The objective's order of two configurations of one part (docs/scoring.md,
  * section 5): within budget and portable first, then meeting every target,
  * then priced, then the objective, then fewer chips. */
@@ -123,8 +129,12 @@ static int cmp_config(const struct dc__part *p, const struct dc_sizing *x, bool 
     case DC_OBJECTIVE_COST:
     case DC_OBJECTIVE_BALANCED:
         /* Balanced starts from the cheapest; the engine then takes the fastest
-         * configuration within balanced_premium of the cheapest overall. */
+         * configuration within balanced_premium of the cheapest overall. Costs
+         * under the negligible floor are no reason to buy more: that tie goes
+         * to fewer machines (issue 27), other ties to the faster. */
         c = dc__cmp_value(sx, sy);
+        if (c == 0 && negligible(p->s, x) && negligible(p->s, y))
+            c = x->machines < y->machines ? -1 : x->machines > y->machines ? 1 : 0;
         c = c != 0 ? c : dc__cmp_value(tx, ty);
         break;
     }

@@ -153,6 +153,7 @@ void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
     z->replicas = 1;
     z->machines = 0;
     z->overheads = (struct dc_overheads){NAN, NAN, NAN, NAN, NAN, NAN};
+    z->capacity = (struct dc_capacity_need){.lead_time_days = NAN};
     struct dc_band none = {NAN, NAN};
     z->uncertainty = (struct dc_uncertainty){.hours = none,
                                              .cost_usd = none,
@@ -291,6 +292,7 @@ void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsign
     unsigned per = shape->per_unit > 0 ? shape->per_unit : 1;
     z->machines = (chips + per - 1) / per;
     dc__cost(p->rs, w, p->a, p->price_scale, z);
+    dc__capacity_need(p, z);
     withhold(p, z);
     dc__overheads(p, z);
     dc__uncertainty(p, z);

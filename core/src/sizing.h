@@ -112,6 +112,12 @@ double dc__startup_hours(const struct dc__part *p);
  * z->cost_usd, and check the deadline and the budget with them. */
 void dc__overheads(const struct dc__part *p, struct dc_sizing *z);
 
+/* ---- what can be had at once (buying.c) ----------------------------------------- */
+
+/* Set z->capacity for a priced cloud configuration: the asked basis's stated
+ * limit for its offer's provider, and whether (and which basis) sells more. */
+void dc__capacity_need(const struct dc__part *p, struct dc_sizing *z);
+
 /* A sizing with nothing decided: unknown numbers NAN, every target met. */
 void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z);
 

@@ -317,6 +317,18 @@ struct dc_sizing {
         double hours;            /* their sum (known terms) */
         double cost_usd;         /* hours x the configuration's hourly cost */
     } overheads;
+    /* training in the cloud: whether its machines can be had at once on the
+     * asked basis (prices.yaml `capacity:`, core/src/buying.c); known false
+     * where the file states no limit for the offer's provider and basis. */
+    struct dc_capacity_need {
+        bool known;
+        enum dc_provider provider;
+        enum dc_basis basis;    /* the basis that sells it: the asked one, or reserved */
+        unsigned max_instances; /* the asked basis's limit */
+        bool binds;             /* the asked basis cannot sell this many at once */
+        double lead_time_days;  /* the reservation's, where public; NAN */
+        const char *source;     /* the limit's page */
+    } capacity;
 };
 
 struct dc_candidate_availability {

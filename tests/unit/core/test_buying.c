@@ -172,12 +172,97 @@ static void test_worked_example(void **state)
     cJSON_Delete(j);
 }
 
+/* What can be had at once (core/src/buying.c, prices.yaml `capacity:`): AWS
+ * on demand up to the stated 16 machines; past it a reservation (Capacity
+ * Blocks, up to 256 instances); past that nothing sells it at once. */
+static void test_capacity(void **state)
+{
+    (void)state;
+    cJSON *j = cJSON_Parse("{\"task\": \"training\", \"model\": {\"architecture\": "
+                           "\"transformer\", \"parameters\": 7e9}, \"training\": {\"tokens\": "
+                           "1e11, \"global_batch_size\": 4096}, \"constraints\": "
+                           "{\"providers\": [\"aws\"]}}");
+    assert_non_null(j);
+    const struct dc_capacity *od = dc_capacity_limit(rules, DC_PROVIDER_AWS, DC_BASIS_ON_DEMAND,
+                                                     dc_ruleset_find_accelerator(rules, "h100"));
+    const struct dc_capacity *rv = dc_capacity_limit(rules, DC_PROVIDER_AWS, DC_BASIS_RESERVED,
+                                                     dc_ruleset_find_accelerator(rules, "h100"));
+    assert_non_null(od);
+    assert_non_null(rv);
+    struct sized s;
+    unsigned within = od->max_instances * 8, past = od->max_instances * 16,
+             beyond = rv->max_instances * 16;
+    assert_true(size_at(j, "h100", within, &s));
+    assert_int_equal(s.z.machines, od->max_instances);
+    assert_true(s.z.capacity.known);
+    assert_false(s.z.capacity.binds);
+    assert_int_equal(s.z.capacity.basis, DC_BASIS_ON_DEMAND);
+    assert_int_equal(s.z.capacity.max_instances, od->max_instances);
+    assert_true(size_at(j, "h100", past, &s));
+    assert_true(s.z.capacity.binds);
+    assert_int_equal(s.z.capacity.basis, DC_BASIS_RESERVED);
+    assert_true(size_at(j, "h100", beyond, &s));
+    assert_true(s.z.capacity.binds);
+    assert_int_equal(s.z.capacity.basis, DC_BASIS_ON_DEMAND);
+    /* On premises nothing is rented: no limit applies. */
+    cJSON_AddStringToObject(cJSON_GetObjectItem(j, "constraints"), "deployment", "on-prem");
+    assert_true(size_at(j, "h100", past, &s) || !isfinite(s.z.hours));
+    assert_false(s.z.capacity.known);
+    assert_false(s.z.capacity.binds);
+    cJSON_Delete(j);
+}
+
+/* Over the shipped rules, a pick costing under the negligible floor (where
+ * costs compare as equal) is one machine unless memory takes more (basis
+ * memory): the tie rule (fewer machines), the start-up every machine pays
+ * and min_run_hours together keep a tiny job off a cluster (issue 27: a $100
+ * LoRA job is not 8 B200 for 2 minutes). */
+static void test_negligible_ties_take_fewer_machines(void **state)
+{
+    (void)state;
+    static const char *const objectives[] = {"cost", "balanced"};
+    static const double params[] = {1e8, 3e8, 1e9};
+    static const double tokens[] = {1e5, 1e6};
+    double floor = dc_ruleset_sizing(rules)->negligible_cost_usd;
+    size_t seen = 0;
+    for (size_t o = 0; o < 2; o++) {
+        for (size_t m = 0; m < 3; m++) {
+            for (size_t t = 0; t < 2; t++) {
+                char buf[400];
+                snprintf(buf, sizeof(buf),
+                         "{\"task\": \"fine-tuning\", \"model\": {\"architecture\": "
+                         "\"transformer\", \"parameters\": %g}, \"training\": {\"method\": "
+                         "\"lora\", \"tokens\": %g}, \"objective\": \"%s\"}",
+                         params[m], tokens[t], objectives[o]);
+                cJSON *j = cJSON_Parse(buf);
+                assert_non_null(j);
+                struct dc_result *r = NULL;
+                assert_int_equal(dc_recommend(rules, j, NULL, &r, NULL), DC_OK);
+                for (size_t i = 0; i < r->n_recommendations; i++) {
+                    const struct dc_sizing *z = &r->recommendations[i].sizing;
+                    if (!(z->cost_usd <= floor))
+                        continue;
+                    seen++;
+                    if (z->machines > 1 && z->basis != DC_BASIS_MEMORY)
+                        fail_msg("%s: %s takes %u machines at $%.2f, under the $%g floor", buf,
+                                 r->recommendations[i].acc->id, z->machines, z->cost_usd, floor);
+                }
+                dc_result_free(r);
+                cJSON_Delete(j);
+            }
+        }
+    }
+    assert_true(seen > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_efficiency_never_rises),
         cmocka_unit_test(test_lora_syncs_adapters),
         cmocka_unit_test(test_worked_example),
+        cmocka_unit_test(test_capacity),
+        cmocka_unit_test(test_negligible_ties_take_fewer_machines),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
