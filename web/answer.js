@@ -112,12 +112,13 @@
       typeof o.cost_usd === 'number' ? F.money(o.cost_usd, per) : null].filter(Boolean).join(', ') || 'none';
   }
 
-  /* Which basis sells the configuration, from whom, and whether the asked one could not. */
+  /* Which basis sells the configuration and from whom; the asked basis's
+   * limit of machines at once, and whether this configuration is past it. */
   function capacityText(c) {
     const basis = String(c.basis || '?').replace(/_/g, '-');
+    const most = typeof c.max_instances === 'number' ? F.count(c.max_instances) + ' machines at once' : null;
     return basis + (c.provider ? ' from ' + c.provider : '') +
-      (typeof c.max_instances === 'number' ? ', up to ' + F.count(c.max_instances) + ' machines at once' : '') +
-      (c.binds ? '; the asked basis cannot sell this many' : '') +
+      (most ? (c.binds ? ': the asked basis sells at most ' : ', within the asked basis\'s ') + most : '') +
       (typeof c.lead_time_days === 'number' ? ', lead time ' + F.count(c.lead_time_days) + ' days' : '');
   }
 

@@ -285,6 +285,39 @@ static void print_missed(const struct dc_result *res, FILE *fp)
     }
 }
 
+/* A price basis in words: "on-demand", "committed-1y", "reserved". */
+static const char *basis_words(enum dc_basis b, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", dc_basis_name(b));
+    for (char *p = buf; *p != '\0'; p++)
+        *p = *p == '_' ? '-' : *p;
+    return buf;
+}
+
+/* Which basis sells the pick's machines, and the asked basis's limit of
+ * machines at once when it binds (sizing.capacity); nothing when no limit is
+ * stated for the offer's provider and basis. */
+static void print_capacity(const struct dc_workload *w, const struct dc_capacity_need *cap,
+                           FILE *fp)
+{
+    char sells[32], asked[32], n[48], days[48], lead[80] = "";
+    if (!cap->known)
+        return;
+    if (isfinite(cap->lead_time_days))
+        snprintf(lead, sizeof(lead), ", lead time %s days",
+                 dc_fmt_count(cap->lead_time_days, days, sizeof(days)));
+    basis_words(cap->basis, sells, sizeof(sells));
+    basis_words((enum dc_basis)w->pricing, asked, sizeof(asked));
+    dc_fmt_count(cap->max_instances, n, sizeof(n));
+    if (cap->binds)
+        fprintf(fp, "Capacity: %s from %s: %s sells at most %s machines at once%s (%s).\n", sells,
+                dc_provider_name(cap->provider), asked, n, lead,
+                cap->source != NULL ? cap->source : "");
+    else
+        fprintf(fp, "Capacity: %s from %s, within its %s machines at once (%s).\n", sells,
+                dc_provider_name(cap->provider), n, cap->source != NULL ? cap->source : "");
+}
+
 /* What the pick buys beyond its chips, as the page's summary says it: its
  * machines and a training run's fixed costs (sizing.machines,
  * sizing.overheads); nothing where they do not apply or without a pick. */
@@ -299,6 +332,7 @@ static void print_buying(const struct dc_result *res, FILE *fp)
     if (z->machines > 0)
         fprintf(fp, "\nThe pick buys %s machine%s.\n", dc_fmt_count(z->machines, n, sizeof(n)),
                 z->machines == 1 ? "" : "s");
+    print_capacity(w, &z->capacity, fp);
     if (!isfinite(o->hours))
         return;
     static const char *const words[] = {"start-up", "checkpoints", "evaluation",

@@ -193,6 +193,11 @@ expect_out recommend-table out "^âœ”  NVIDIA B200 (HGX/DGX B200)  .* [0-9.]* hâ€
 expect_out recommend-table out "Why "
 expect_out recommend-table out "^The pick buys [0-9,]* machines\.$"
 expect_out recommend-table out "^Fixed costs: [0-9.]* min (start-up [0-9.]* min.*), \$[0-9.k]*/run, in the run's time and cost\.$"
+# On AWS the pretraining run's machines are past the on-demand limit
+# prices.yaml states: a reservation sells them (sizing.capacity).
+sed 's/"deployment": "cloud"/"deployment": "cloud", "providers": ["aws"]/' "$src/examples/llm-pretraining.json" >"$tmp/pt-aws.json"
+check recommend-capacity 0 "$bin" recommend -o table "$tmp/pt-aws.json"
+expect_out recommend-capacity out "^Capacity: reserved from aws: on-demand sells at most [0-9,]* machines at once (https://"
 # Nothing meets the deadline within the chip limit: the header says so first,
 # and no row is ticked (docs/scoring.md, section 10).
 echo '{"task":"training","model":{"parameters":1e12},"training":{"tokens":2e13,"deadline_hours":720},"constraints":{"max_accelerators":1024}}' >"$tmp/nofit.json"

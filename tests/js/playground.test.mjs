@@ -640,7 +640,7 @@ async function whatAPickBuys(browser, srv) {
   await submitAndWait(page);
   const said = await stripText(page);
   for (const want of ['11 machines', 'Fixed costs', '1 h (start-up 15 min, checkpoints 6 min',
-    'billing rounding 36 min), $430', 'reserved from aws, up to 64 machines at once; the asked basis cannot sell'])
+    'billing rounding 36 min), $430', 'reserved from aws: the asked basis sells at most 64 machines at once'])
     check(said.includes(want), `buying fields: the strip says "${want}": ${said}`);
   await page.$$eval('#result details', (ds) => ds.forEach((d) => { d.open = true; }));
   const shown = await page.$eval('#result ol.candidates li.candidate', (e) => e.textContent);
