@@ -15,10 +15,21 @@
 
   /* Members of a Recommendation laid out by hand; any other (a future
    * addition) is shown by the generic renderer. */
-  const KNOWN = new Set(['request_id', 'rules_version', 'workload', 'families', 'recommendations',
-    'pick_note', 'frontier', 'excluded', 'warnings', 'assumptions', 'changes', 'robustness']);
+  const KNOWN = new Set(['request_id', 'rules_version', 'status', 'status_message', 'would_meet', 'workload',
+    'families', 'recommendations', 'pick_note', 'frontier', 'excluded', 'warnings', 'assumptions', 'changes',
+    'robustness']);
   const CANDIDATE_KNOWN = new Set(['accelerator', 'name', 'family', 'vendor', 'score', 'rule_score',
-    'objective_score', 'targets', 'sizing', 'price', 'capped_by', 'availability', 'reasons']);
+    'objective_score', 'target_met', 'targets', 'sizing', 'price', 'capped_by', 'availability', 'reasons']);
+
+  /* Sizing fields that mean something only for serving (replicas, steps,
+   * requests), only for a run with an end (hours, a deadline), or only on
+   * premises: a candidate's detail leaves out those that do not apply. */
+  const SERVING_ONLY = new Set(['batch_per_replica', 'prefill_ms', 'decode_ms', 'request_ms', 'throughput_rps',
+    'tokens_per_second', 'bound', 'meets_latency', 'meets_rate']);
+  const RUN_ONLY = new Set(['hours', 'meets_deadline']);
+  /* The bands a sizing carries, in the order and units the detail shows them. */
+  const BANDS = [['hours', 'run time'], ['cost_usd', 'cost'], ['throughput_rps', 'requests/s'],
+    ['tokens_per_second', 'tokens/s'], ['decode_ms', 'a decode step'], ['request_ms', 'a request']];
 
   const OBJECTIVE = { cost: 'minimizing cost', time: 'minimizing time', balanced: 'balancing cost and time' };
   const TARGET = { deadline: 'deadline', run_time: 'run time', latency: 'latency', rate: 'rate', budget: 'budget' };
@@ -41,6 +52,11 @@
     const w = obj(r.workload);
     if (w.task !== 'inference') return 'run';
     return obj(w.inference).job ? 'job' : 'month';
+  }
+
+  /* Whether the answer has a pick: `status` ok (or absent, an older server). */
+  function hasPick(r) {
+    return r.status === undefined || r.status === 'ok';
   }
 
   function chips(n) {
@@ -70,7 +86,60 @@
     return plain(v);
   }
 
+  /* The p10-p90 bands of a sizing, each as a range: "cost $1.1k–$2.3k/month". */
+  function uncertaintyText(u, per) {
+    const fmt = { hours: F.hours, cost_usd: (v) => F.money(v, per), throughput_rps: F.number,
+                  tokens_per_second: F.quantity, decode_ms: F.ms, request_ms: F.ms };
+    const parts = BANDS.map(([k, words]) => {
+      const b = obj(u[k]);
+      if (typeof b.p10 !== 'number' || typeof b.p90 !== 'number') return null;
+      const lo = k === 'cost_usd' ? F.money(b.p10) : fmt[k](b.p10), hi = fmt[k](b.p90);
+      return words + ' ' + (lo === hi ? hi : lo + '\u2013' + hi);
+    }).filter(Boolean);
+    if (parts.length === 0) return 'no band stated';
+    const rows = [u.rows, u.latency_rows].filter((n) => typeof n === 'number' && n > 0);
+    return parts.join(', ') + ' (p10\u2013p90' + (u.regime ? ', ' + String(u.regime).replace(/-/g, ' ') : '') +
+      (rows.length ? ', from ' + F.count(Math.max(...rows)) + ' calibration rows' : '') + ')';
+  }
+
+  /* A run's fixed costs as one line: "1.5 h (start-up 0.5 h, checkpoints ...), $120". */
+  function overheadsText(o, per) {
+    const parts = [['startup_hours', 'start-up'], ['checkpoint_hours', 'checkpoints'], ['eval_hours', 'evaluation'],
+      ['billing_hours', 'billing rounding']].filter(([k]) => typeof o[k] === 'number' && o[k] > 0)
+      .map(([k, words]) => words + ' ' + F.hours(o[k]));
+    const hours = typeof o.hours === 'number' ? F.hours(o.hours) : null;
+    return [hours ? hours + (parts.length ? ' (' + parts.join(', ') + ')' : '') : parts.join(', '),
+      typeof o.cost_usd === 'number' ? F.money(o.cost_usd, per) : null].filter(Boolean).join(', ') || 'none';
+  }
+
+  /* Which basis sells the configuration and from whom; the asked basis's
+   * limit of machines at once, and whether this configuration is past it. */
+  function capacityText(c) {
+    const basis = String(c.basis || '?').replace(/_/g, '-');
+    const most = typeof c.max_instances === 'number' ? F.count(c.max_instances) + ' machines at once' : null;
+    return basis + (c.provider ? ' from ' + c.provider : '') +
+      (most ? (c.binds ? ': the asked basis sells at most ' : ', within the asked basis\'s ') + most : '') +
+      (typeof c.lead_time_days === 'number' ? ', lead time ' + F.count(c.lead_time_days) + ' days' : '');
+  }
+
+  /* One sizing field in a candidate's detail; null to leave it out (it does
+   * not apply to this task, or a buying field the server does not send). */
+  function sizingEntry(key, v, per, inference) {
+    if (!inference && SERVING_ONLY.has(key)) return null;
+    if (per === 'month' && RUN_ONLY.has(key)) return null;
+    if (v === null && (key === 'energy_usd' || key === 'estimate_withheld' || key === 'overheads' ||
+                       key === 'capacity')) return null;
+    if (key === 'machines' && !(typeof v === 'number' && v > 0)) return null;
+    if (key === 'uncertainty') return v && typeof v === 'object' ? uncertaintyText(v, per) : null;
+    if (key === 'overheads') return v && typeof v === 'object' ? overheadsText(v, per) : null;
+    if (key === 'capacity') return v && typeof v === 'object' ? capacityText(v) : null;
+    if (v && typeof v === 'object') return null;
+    return sizingValue(key, v, per);
+  }
+
   function sizingLabel(key) {
+    if (key === 'overheads') return 'Fixed costs';
+    if (key === 'capacity') return 'Capacity';
     if (key === 'mfu') return 'MFU';
     return humanize(key.replace(/_(gb|usd|ms|rps|tflops)$/, ''));
   }
@@ -166,9 +235,42 @@
       (p.confidence || '?') + ' confidence';
   }
 
+  /* No pick: the server's words first, then the nearest candidate and what
+   * would meet the targets, or the field that would give an estimate. */
+  function renderNoPick(r) {
+    const m = obj(r.would_meet);
+    const per = period(r);
+    const withheld = r.status === 'estimate_withheld';
+    const nearest = withheld ? null : arr(r.recommendations)[0];
+    const fields = arr(m.fields);
+    return el('section', { id: 'top-pick', class: 'summary none', 'data-accelerator': '', 'data-status': r.status,
+                           tabindex: '-1', 'aria-labelledby': 'summary-title' },
+    el('h3', { id: 'summary-title', class: 'label',
+               text: withheld ? 'No pick: the estimate is withheld' : 'No pick: nothing meets the targets' }),
+    el('p', { class: 'status-message', text: r.status_message || '' }),
+    el('dl', { class: 'facts' },
+      nearest ? fact('Nearest', (nearest.name || nearest.accelerator) + ', ' +
+        F.percent(nearest.target_met) + ' of the targets') : null,
+      typeof m.chips === 'number' ? fact('Would meet them', chips(m.chips) + ' of ' + m.accelerator) : null,
+      typeof m.budget_usd === 'number' ? fact('Budget that covers it', F.money(m.budget_usd, per)) : null,
+      typeof m.hours === 'number' ? fact('Deadline met within the limits', F.hours(m.hours)) : null,
+      fields.length ? fact('Give', fields.map((f, i) => [i ? ' or ' : '', el('code', { text: f })])) : null));
+  }
+
+  /* What the pick buys beyond its chips: machines, fixed costs, and the basis
+   * that sells it, when the server sends them. */
+  function buyingFacts(s, per) {
+    return [
+      typeof s.machines === 'number' && s.machines > 0
+        ? fact('Machines', F.count(s.machines) + ' machine' + (s.machines === 1 ? '' : 's')) : null,
+      s.overheads && typeof s.overheads === 'object' ? fact('Fixed costs', overheadsText(s.overheads, per)) : null,
+      s.capacity && typeof s.capacity === 'object' ? fact('Capacity', capacityText(s.capacity)) : null];
+  }
+
   function renderSummary(r) {
     const top = arr(r.recommendations)[0];
     const objective = OBJECTIVE[obj(r.workload).objective] || 'the objective';
+    if (!hasPick(r)) return renderNoPick(r);
     if (!top) {
       return el('section', { id: 'top-pick', class: 'summary none', 'data-accelerator': '', tabindex: '-1',
                              'aria-labelledby': 'summary-title' },
@@ -186,6 +288,7 @@
       ' ', el('span', { class: 'muted', text: '(' + top.accelerator + ')' })),
     el('dl', { class: 'facts' },
       fact('Shape', [s.shape, chips(s.chips)].filter(Boolean).join(', ')),
+      buyingFacts(s, per),
       fact('Cost', el('strong', { text: F.money(s.cost_usd, per) }),
         moneyBand(obj(s.uncertainty).cost_usd, per), ', ' + F.money(s.cost_per_hour_usd, 'hour')),
       timeFact(r, s),
@@ -198,13 +301,14 @@
 
   function columns(r) {
     const per = period(r);
+    const pick = hasPick(r);
     const z = (c) => obj(c.sizing);
     const u = (c) => obj(z(c).uncertainty);
     const p = (c) => obj(c.price);
     const serving = per === 'month';
     return [
       { key: 'rank', label: 'Rank', value: (c, i) => i,
-        cell: (c, i) => (i === 0 ? [el('span', { class: 'tick', 'aria-hidden': 'true', text: '\u2714 ' }), '1',
+        cell: (c, i) => (i === 0 && pick ? [el('span', { class: 'tick', 'aria-hidden': 'true', text: '\u2714 ' }), '1',
           srOnly(', the pick')] : String(i + 1)) },
       { key: 'part', label: 'Part', value: (c) => c.name || c.accelerator,
         cell: (c) => [el('span', { class: 'name', text: c.name || c.accelerator }), ' ',
@@ -238,7 +342,10 @@
   }
 
   /* How the caption says a column's order, ascending then descending. */
-  function orderWords(col) {
+  function orderWords(col, r) {
+    if (col.key === 'rank' && r.status === 'no_configuration_meets_targets')
+      return ['nearest to the targets first', 'farthest first'];
+    if (col.key === 'rank' && r.status === 'estimate_withheld') return ['the rules\' order', 'reversed'];
     if (col.key === 'rank') return ['best first', 'worst first'];
     if (col.key === 'targets') return ['fewest missed first', 'most missed first'];
     if (col.key === 'confidence') return ['high first', 'low first'];
@@ -256,9 +363,9 @@
     const buttons = cols.map((col) => el('button', { type: 'button', class: 'sort', 'data-sort': col.key,
                                                      text: col.label }));
     const rows = recs.map((c, i) => ({
-      attrs: { 'data-accelerator': c.accelerator, class: i === 0 ? 'pick' : null },
+      attrs: { 'data-accelerator': c.accelerator, class: i === 0 && hasPick(r) ? 'pick' : null },
       cells: cols.map((col) => col.cell(c, i)) }));
-    const wrap = table(buttons, rows, 'Every candidate, by rank, best first', {
+    const wrap = table(buttons, rows, 'Every candidate, by rank, ' + orderWords(cols[0], r)[0], {
       class: 'compare', cellClass: cols.map((col) => (col.num ? 'num' : col.nowrap ? 'nowrap' : null)) });
     const caption = wrap.querySelector('caption');
     const heads = [...wrap.querySelectorAll('thead th')];
@@ -274,7 +381,7 @@
       heads.forEach((h, i) => (i === k ? h.setAttribute('aria-sort', dir > 0 ? 'ascending' : 'descending')
         : h.removeAttribute('aria-sort')));
       caption.textContent = 'Every candidate, by ' + col.label.toLowerCase() + ', ' +
-        orderWords(col)[dir > 0 ? 0 : 1];
+        orderWords(col, r)[dir > 0 ? 0 : 1];
     }
     buttons.forEach((b, k) => b.addEventListener('click', () => sortBy(k)));
     if (heads.length) heads[0].setAttribute('aria-sort', 'ascending');
@@ -436,6 +543,7 @@
         el('div', { class: 'body' },
           el('p', { class: 'scores', text: 'Score ' + c.score + ' (rules ' + c.rule_score +
             ', objective ' + c.objective_score + ')' +
+            (!hasPick(r) && typeof c.target_met === 'number' ? '; meets ' + F.percent(c.target_met) + ' of the targets' : '') +
             (c.capped_by ? '; held below others by ' + c.capped_by : '') }),
           el('h4', { text: 'Targets' }),
           arr(c.targets).length
@@ -443,8 +551,9 @@
               el('li', null, targetMark(t), ': ', t.message || '')))
             : el('p', { class: 'muted', text: 'The workload sets none.' }),
           el('h4', { text: 'Sizing' }),
-          el('dl', { class: 'kv sizing' }, Object.entries(sizing).map(([k, v]) => [
-            el('dt', { text: sizingLabel(k) }), el('dd', { text: sizingValue(k, v, per) })])),
+          el('dl', { class: 'kv sizing' }, Object.entries(sizing)
+            .map(([k, v]) => [k, sizingEntry(k, v, per, obj(r.workload).task === 'inference')]).filter(([, text]) => text !== null)
+            .map(([k, text]) => [el('dt', { text: sizingLabel(k) }), el('dd', { text })])),
           el('h4', { text: 'Price' }), renderPrice(c.price),
           c.availability
             ? [el('h4', { text: c.availability.source === 'prometheus' ? 'Across the fleet' : 'On this host' }),

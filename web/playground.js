@@ -646,8 +646,11 @@
     const strip = aaAnswer.render($('result'), r);
     const recs = arr(r.recommendations);
     const top = recs[0];
-    status(top ? 'Ranked ' + recs.length + ' candidates; the pick is ' + (top.name || top.accelerator) + '.'
-      : 'No candidate passed the hard filters.');
+    const noPick = r.status !== undefined && r.status !== 'ok';
+    status(noPick ? 'No pick: ' + (r.status === 'estimate_withheld' ? 'the estimate is withheld.'
+      : 'nothing meets the targets; ' + recs.length + ' candidates listed, nearest first.')
+      : top ? 'Ranked ' + recs.length + ' candidates; the pick is ' + (top.name || top.accelerator) + '.'
+        : 'No candidate passed the hard filters.');
     const box = strip.getBoundingClientRect();
     if (box.top < 0 || box.bottom > window.innerHeight) strip.scrollIntoView({ block: 'start' });
     if (document.activeElement === $('submit') || document.activeElement === document.body)

@@ -575,6 +575,7 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
     key_number(w, "score", c->score);
     key_number(w, "rule_score", c->rule_score);
     key_number(w, "objective_score", c->objective_score);
+    key_number(w, "target_met", round4(c->target_met));
     write_selection(w, c);
     write_targets(w, res, c);
     write_sizing(w, res, c);
@@ -631,6 +632,32 @@ static void write_frontier(struct api_jw *w, const struct dc_result *res)
     api_jw_object_end(w);
 }
 
+/* Whether the result has a pick, in words first (docs/scoring.md, section
+ * 10), and what would meet the targets when nothing does. */
+static void write_status(struct api_jw *w, const struct dc_result *res)
+{
+    char text[DC_ANSWER_TEXT_MAX];
+    const struct dc_would_meet *m = &res->would_meet;
+    key_string(w, "status", dc_answer_status_name(res->status));
+    key_string_or_null(w, "status_message", dc_answer_text(res, text, sizeof(text)));
+    api_jw_key(w, "would_meet");
+    if (res->status == DC_ANSWER_OK) {
+        api_jw_null(w);
+        return;
+    }
+    api_jw_object(w);
+    key_string_or_null(w, "accelerator", m->acc != NULL ? m->acc->id : NULL);
+    key_number(w, "chips", m->chips);
+    key_number(w, "hours", round4(m->hours));
+    key_number(w, "budget_usd", round4(m->budget_usd));
+    api_jw_key(w, "fields");
+    api_jw_array(w);
+    for (size_t i = 0; i < m->n_fields; i++)
+        api_jw_string(w, m->fields[i]);
+    api_jw_array_end(w);
+    api_jw_object_end(w);
+}
+
 char *api_result_render(const struct dc_result *res, size_t *len)
 {
     return api_result_render_explained(res, NULL, len);
@@ -647,6 +674,7 @@ char *api_result_render_explained(const struct dc_result *res, const struct dc_e
     api_jw_object(&w);
     key_string(&w, "request_id", res->request_id);
     key_string(&w, "rules_version", res->rules_version);
+    write_status(&w, res);
     write_workload(&w, res->ruleset, &res->workload);
     api_jw_key(&w, "families");
     api_jw_array(&w);

@@ -185,7 +185,7 @@ static void money_band_cell(const struct dc_band *b, enum dc_period per, char *c
 
 static void add_columns(struct grid *g, const struct dc_workload *w, bool wide)
 {
-    grid_col(g, "", false);
+    grid_col(g, " ", false); /* the pick's tick: one wide, ticked or not */
     grid_col(g, "PART", false);
     grid_col(g, "SHAPE", false);
     grid_col(g, "CHIPS", true);
@@ -285,13 +285,85 @@ static void print_missed(const struct dc_result *res, FILE *fp)
     }
 }
 
+/* A price basis in words: "on-demand", "committed-1y", "reserved". */
+static const char *basis_words(enum dc_basis b, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", dc_basis_name(b));
+    for (char *p = buf; *p != '\0'; p++)
+        *p = *p == '_' ? '-' : *p;
+    return buf;
+}
+
+/* Which basis sells the pick's machines, and the asked basis's limit of
+ * machines at once when it binds (sizing.capacity); nothing when no limit is
+ * stated for the offer's provider and basis. */
+static void print_capacity(const struct dc_workload *w, const struct dc_capacity_need *cap,
+                           FILE *fp)
+{
+    char sells[32], asked[32], n[48], days[48], lead[80] = "";
+    if (!cap->known)
+        return;
+    if (isfinite(cap->lead_time_days))
+        snprintf(lead, sizeof(lead), ", lead time %s days",
+                 dc_fmt_count(cap->lead_time_days, days, sizeof(days)));
+    basis_words(cap->basis, sells, sizeof(sells));
+    basis_words((enum dc_basis)w->pricing, asked, sizeof(asked));
+    dc_fmt_count(cap->max_instances, n, sizeof(n));
+    if (cap->binds)
+        fprintf(fp, "Capacity: %s from %s: %s sells at most %s machines at once%s (%s).\n", sells,
+                dc_provider_name(cap->provider), asked, n, lead,
+                cap->source != NULL ? cap->source : "");
+    else
+        fprintf(fp, "Capacity: %s from %s, within its %s machines at once (%s).\n", sells,
+                dc_provider_name(cap->provider), n, cap->source != NULL ? cap->source : "");
+}
+
+/* What the pick buys beyond its chips, as the page's summary says it: its
+ * machines and a training run's fixed costs (sizing.machines,
+ * sizing.overheads); nothing where they do not apply or without a pick. */
+static void print_buying(const struct dc_result *res, FILE *fp)
+{
+    if (res->status != DC_ANSWER_OK || res->n_recommendations == 0)
+        return;
+    const struct dc_workload *w = &res->workload;
+    const struct dc_sizing *z = &res->recommendations[0].sizing;
+    const struct dc_overheads *o = &z->overheads;
+    char n[48], h[48], m[48];
+    if (z->machines > 0)
+        fprintf(fp, "\nThe pick buys %s machine%s.\n", dc_fmt_count(z->machines, n, sizeof(n)),
+                z->machines == 1 ? "" : "s");
+    print_capacity(w, &z->capacity, fp);
+    if (!isfinite(o->hours))
+        return;
+    static const char *const words[] = {"start-up", "checkpoints", "evaluation",
+                                        "billing rounding"};
+    const double parts[] = {o->startup_hours, o->checkpoint_hours, o->eval_hours, o->billing_hours};
+    fprintf(fp, "Fixed costs: %s", dc_fmt_hours(o->hours, h, sizeof(h)));
+    const char *sep = " (";
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        if (!(parts[i] > 0))
+            continue;
+        fprintf(fp, "%s%s %s", sep, words[i], dc_fmt_hours(parts[i], h, sizeof(h)));
+        sep = ", ";
+    }
+    fprintf(fp, "%s%s%s, in the run's time and cost.\n", sep[0] == ',' ? ")" : "",
+            isfinite(o->cost_usd) ? ", " : "",
+            isfinite(o->cost_usd)
+                ? dc_fmt_money(o->cost_usd, w->task == DC_TASK_INFERENCE ? DC_PER_JOB : DC_PER_RUN,
+                               m, sizeof(m))
+                : "");
+}
+
 static void print_reasons(const struct dc_result *res, FILE *fp)
 {
     char buf[DC_REASON_TEXT_MAX];
     if (res->n_recommendations == 0)
         return;
     const struct dc_candidate *top = &res->recommendations[0];
-    fprintf(fp, "\nWhy %s:\n", top->acc->name);
+    if (res->status == DC_ANSWER_OK)
+        fprintf(fp, "\nWhy %s:\n", top->acc->name);
+    else
+        fprintf(fp, "\nThe rules on %s (listed first, not a pick):\n", top->acc->name);
     for (size_t i = 0; i < top->n_reasons && i < 8; i++) {
         const struct dc_reason *r = &top->reasons[i];
         fprintf(fp, "  %+4d  %-28s %s\n", r->impact, r->rule_id,
@@ -360,17 +432,24 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
 {
     const struct dc_workload *w = &res->workload;
     static const char *const objective[] = {"cost", "run time", "cost and time"};
+    /* Without a pick, that comes first (docs/scoring.md, section 10). */
+    char said[DC_ANSWER_TEXT_MAX];
+    if (dc_answer_text(res, said, sizeof(said)) != NULL)
+        fprintf(fp, "Status: %s\n%s\n\n", dc_answer_status_name(res->status), said);
     fprintf(fp, "Target: minimizing %s\n", objective[w->objective]);
     fprintf(fp, "Rules version: %.12s\n", res->rules_version);
     fprintf(fp, "Families:");
     for (size_t i = 0; i < DC_FAMILY_COUNT; i++)
         fprintf(fp, "%s %s %d%s", i ? "," : "", dc_family_name(res->families[i].family),
                 res->families[i].score, res->families[i].excluded ? " (excluded)" : "");
-    fprintf(fp, "\nConsidered accelerators (%zu), best first:\n", res->n_recommendations);
+    static const char *const order[] = {"best first", "nearest to the targets first",
+                                        "in the rules' order, none ranked on time or cost"};
+    fprintf(fp, "\nConsidered accelerators (%zu), %s:\n", res->n_recommendations,
+            order[res->status]);
     struct grid g = {0};
     add_columns(&g, w, wide);
     for (size_t i = 0; i < res->n_recommendations; i++)
-        add_row(&g, res, &res->recommendations[i], i == 0, wide);
+        add_row(&g, res, &res->recommendations[i], i == 0 && res->status == DC_ANSWER_OK, wide);
     char note[400], line[404];
     if (dc_pick_note(res, note, sizeof(note)) != NULL)
         snprintf(line, sizeof(line), "(%s)\n", note);
@@ -378,6 +457,7 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
         line[0] = '\0';
     grid_print(&g, fp, "", line[0] != '\0' ? line : NULL);
     free(g.cells);
+    print_buying(res, fp);
     print_missed(res, fp);
     print_reasons(res, fp);
     print_frontier(res, fp);

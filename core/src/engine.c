@@ -5,6 +5,7 @@
  * The method is documented for users in docs/scoring.md; keep the two in step.
  * Everything a result points to lives in the rule set (which the result holds
  * a reference to) or in the result's arena, so freeing a result is one call. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -455,6 +456,25 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
     return sized_failure(r, &e);
 }
 
+/* dc__size_unlimited_fn: candidate `i` configured as build_candidate does,
+ * with max_accelerators and the budget lifted and the serving fleet uncapped:
+ * what would meet the targets when nothing does (shortfall.c). */
+static bool size_unlimited(void *ctx, size_t i, struct dc_sizing *out)
+{
+    struct rec *r = ctx;
+    struct dc_workload w = r->res->workload;
+    w.max_accelerators = NAN;
+    w.budget_usd = NAN;
+    struct dc__part p;
+    dc__part_init(&p, r->rs, &w, &r->d, &r->rs->accs[i], perturbation(r->opts, i));
+    p.fleet_cap = UINT_MAX;
+    struct dc__sized_eval e = {r->rs, r->facts, &r->steps_left, NULL, DC_OK};
+    struct config_check check = {dc__sized_rules_touch(r->rs, i) ? &e : NULL, i};
+    struct dc__config_filter filter = {config_ok, &check};
+    enum dc_status rc = DC_OK;
+    return dc__configure(&p, i, &filter, NULL, out, &rc) && rc == DC_OK;
+}
+
 static enum dc_status build_candidates(struct rec *r)
 {
     r->all = calloc(r->rs->n_accs + 1, sizeof(*r->all));
@@ -684,6 +704,7 @@ static enum dc_status rank(struct rec *r)
                 res->n_recommendations);
     dc__rank(r->rs, &res->workload, r->pts.v, r->pts.n, res->recommendations,
              res->n_recommendations, tmp);
+    dc__shortfall(r->rs, res, r->all, n, size_unlimited, r);
     return DC_OK;
 }
 

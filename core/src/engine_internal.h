@@ -65,6 +65,20 @@ void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct
 void dc__rank(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
               size_t n_pts, struct dc_candidate *v, size_t n, struct dc_candidate *tmp);
 
+/* Candidate `idx` sized with no chip limit and no budget (the serving fleet
+ * uncapped) by the engine's own configurations and filters: false when no
+ * configuration holds the job even then. */
+typedef bool (*dc__size_unlimited_fn)(void *ctx, size_t idx, struct dc_sizing *out);
+
+/* After the ranking: each recommendation's target_met and the result's
+ * status; when nothing meets a hard target, the recommendations re-ranked by
+ * the share they meet (scores that share in percent) and what would meet
+ * them; when the estimate is withheld, no pick (every score 0) and the fields
+ * that would give one (shortfall.c). `all` holds every candidate, excluded or
+ * not, in catalog order. */
+void dc__shortfall(const dc_ruleset *rs, struct dc_result *res, const struct dc_candidate *all,
+                   size_t n_all, dc__size_unlimited_fn size_unlimited, void *ctx);
+
 /* The result's cost-time frontier from the feasible priced configurations of
  * every part (`pts`, n of them), the top pick's marked (frontier.c). */
 enum dc_status dc__frontier(const dc_ruleset *rs, struct dc_result *res,

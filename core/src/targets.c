@@ -143,7 +143,10 @@ const char *dc_pick_note(const struct dc_result *res, char *buf, size_t len)
 {
     const struct dc_candidate *top = res->n_recommendations > 0 ? &res->recommendations[0] : NULL;
     const struct dc_candidate *best = objective_best(res);
+    /* Without a pick (nothing meets the targets, or no estimate) the
+     * answer's status says why instead (dc_answer_text). */
     if (buf == NULL || len == 0 || top == NULL || best == NULL || best == top ||
+        res->status != DC_ANSWER_OK ||
         !(best->selection.objective_value < top->selection.objective_value))
         return NULL;
     const struct dc_selection *b = &best->selection, *t = &top->selection;

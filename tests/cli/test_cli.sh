@@ -144,6 +144,20 @@ expect_out recommend-table out "^   PART  *SHAPE  *CHIPS  *RUN TIME  *P10–P90 
 # MI300X at $2.39 a GPU-hour is now the cheapest way to meet the deadline.
 expect_out recommend-table out "^✔  AMD Instinct MI300X  .* [0-9.]* h–[0-9.]* days  .* \$[0-9.]*k/run  *\$[0-9.]*k–\$[0-9.]*k/run  deadline ✓ "
 expect_out recommend-table out "Why "
+expect_out recommend-table out "^The pick buys [0-9,]* machines\.$"
+expect_out recommend-table out "^Fixed costs: [0-9.]* min (start-up [0-9.]* min.*), \$[0-9.k]*/run, in the run's time and cost\.$"
+# On AWS the pretraining run's machines are past the on-demand limit
+# prices.yaml states: a reservation sells them (sizing.capacity).
+sed 's/"deployment": "cloud"/"deployment": "cloud", "providers": ["aws"]/' "$src/examples/llm-pretraining.json" >"$tmp/pt-aws.json"
+check recommend-capacity 0 "$bin" recommend -o table "$tmp/pt-aws.json"
+expect_out recommend-capacity out "^Capacity: reserved from aws: on-demand sells at most [0-9,]* machines at once (https://"
+# Nothing meets the deadline within the chip limit: the header says so first,
+# and no row is ticked (docs/scoring.md, section 10).
+echo '{"task":"training","model":{"parameters":1e12},"training":{"tokens":2e13,"deadline_hours":720},"constraints":{"max_accelerators":1024}}' >"$tmp/nofit.json"
+check recommend-no-fit 0 "$bin" recommend -o table "$tmp/nofit.json"
+expect_out recommend-no-fit out "^Status: no_configuration_meets_targets$"
+expect_out recommend-no-fit out "^No configuration meets the deadline of 30 days within constraints.max_accelerators (1,024 chips): the nearest, "
+expect_out recommend-no-fit out "nearest to the targets first:$"
 check recommend-stdin 0 sh -c "\"$bin\" recommend --pretty - < \"$src/examples/llm-serving.json\""
 expect_out recommend-stdin out '"rules_version"'
 check recommend-rules-dir 0 "$bin" recommend --rules "$src/rules" "$src/examples/llm-serving.json"

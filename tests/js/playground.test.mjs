@@ -548,6 +548,112 @@ async function futureFields(browser, srv) {
   await page.close();
 }
 
+// ---- no pick, and what a pick buys (issue 27) --------------------------------------------
+
+const INFEASIBLE = JSON.stringify({ name: 'infeasible', task: 'training', model: { parameters: 1e12 },
+  training: { tokens: 2e13, deadline_hours: 720 }, constraints: { max_accelerators: 1024 } }, null, 2);
+const WITHHELD = JSON.stringify({ name: 'withheld', task: 'training',
+  model: { architecture: 'cnn', parameters: 2.5e7 }, training: { samples: 1.28e7 } }, null, 2);
+const TRAINING = JSON.stringify({ name: 'train', task: 'fine-tuning', model: { name: 'llama-3.1-8b' },
+  training: { tokens: 1e9 } }, null, 2);
+
+async function submitText(page, text) {
+  await page.$eval('#json', (e, t) => { e.value = t; e.dispatchEvent(new Event('input')); }, text);
+  return (await submitAndWait(page)).json();
+}
+
+async function stripText(page) {
+  return page.$eval('#top-pick', (e) => e.textContent);
+}
+
+// Without a pick the strip says so first, in the server's words, and no row
+// is ticked; a withheld estimate names the field to give.
+async function noPick(browser, srv) {
+  const page = await openPage(browser);
+  await ready(page, srv.url);
+  let got = await submitText(page, INFEASIBLE);
+  check(got.status === 'no_configuration_meets_targets', `infeasible: status ${got.status}`);
+  let strip = await stripText(page);
+  check(strip.startsWith('No pick: nothing meets the targets') && strip.includes(got.status_message),
+    `infeasible: the strip says so first: ${strip}`);
+  check(strip.includes('Nearest') && strip.includes('Deadline met within the limits'),
+    `infeasible: the nearest and what would meet it: ${strip}`);
+  check(await topPick(page) === '', 'infeasible: no accelerator is the pick');
+  check(await page.$('#compare .tick') === null && await page.$('#compare tr.pick') === null,
+    'infeasible: no row is ticked');
+  const caption = await page.$eval('#compare caption', (e) => e.textContent);
+  check(caption.includes('nearest to the targets first'), `infeasible: the table's order: ${caption}`);
+  const said = await page.$eval('#result-status', (e) => e.textContent);
+  check(said.startsWith('No pick: nothing meets the targets') && !said.includes('the pick is'),
+    `infeasible: the status line: ${said}`);
+  await shot(page, 'playground-no-pick.png');
+
+  got = await submitText(page, WITHHELD);
+  check(got.status === 'estimate_withheld' && got.recommendations.every((c) => c.score === 0),
+    `withheld: status ${got.status}`);
+  strip = await stripText(page);
+  check(strip.startsWith('No pick: the estimate is withheld') && strip.includes('model.flops_per_sample'),
+    `withheld: the strip names the field: ${strip}`);
+  check(await page.$('#compare .tick') === null, 'withheld: no row is ticked');
+  noTrouble(page, 'no pick');
+  await page.close();
+}
+
+// A training run's detail: the bands as ranges, nothing that applies only to
+// serving; the buying fields (machines, fixed costs, capacity) shown when the
+// server sends them and left out when it does not.
+async function whatAPickBuys(browser, srv) {
+  const page = await openPage(browser);
+  await ready(page, srv.url);
+  const got = await submitText(page, TRAINING);
+  check(got.status === 'ok', `training: status ${got.status}`);
+  await page.$$eval('#result details', (ds) => ds.forEach((d) => { d.open = true; }));
+  const detail = await page.$eval('#result ol.candidates li.candidate', (e) => e.textContent);
+  check(!detail.includes('[object Object]'), `training: no raw object in the detail: ${detail}`);
+  check(!detail.includes('Batch per replica') && !detail.includes('Decode') && !detail.includes('Prefill'),
+    `training: nothing that applies only to serving: ${detail}`);
+  check(/Uncertainty[^]*run time [^,]*\u2013[^]*\(p10\u2013p90/.test(detail), `training: the band as a range: ${detail}`);
+  const sent = got.recommendations[0].sizing;
+  const before = await stripText(page);
+  for (const [key, words] of [['machines', 'Machines'], ['overheads', 'Fixed costs'], ['capacity', 'Capacity']])
+    if (sent[key] === undefined || sent[key] === null)
+      check(!before.includes(words), `training: no ${words} without sizing.${key}`);
+    else
+      check(before.includes(words), `training: ${words} from sizing.${key}: ${before}`);
+  if (typeof sent.machines === 'number')
+    check(before.includes(`${sent.machines} machine`), `training: the pick's machines: ${before}`);
+
+  const future = structuredClone(got);
+  Object.assign(future.recommendations[0].sizing, {
+    machines: 11,
+    overheads: { startup_hours: 0.25, checkpoint_hours: 0.1, eval_hours: 0.05, billing_hours: 0.6, hours: 1,
+                 cost_usd: 430 },
+    capacity: { provider: 'aws', basis: 'reserved', max_instances: 64, binds: true, lead_time_days: null,
+                source: 'https://example.org/capacity' },
+  });
+  await page.setRequestInterception(true);
+  page.on('request', (req) => {
+    if (req.method() === 'POST' && req.url().endsWith('/v1/recommendations'))
+      req.respond({ status: 200, contentType: 'application/json', body: JSON.stringify(future) });
+    else req.continue();
+  });
+  await submitAndWait(page);
+  const said = await stripText(page);
+  for (const want of ['11 machines', 'Fixed costs', '1 h (start-up 15 min, checkpoints 6 min',
+    'billing rounding 36 min), $430', 'reserved from aws: the asked basis sells at most 64 machines at once'])
+    check(said.includes(want), `buying fields: the strip says "${want}": ${said}`);
+  await page.$$eval('#result details', (ds) => ds.forEach((d) => { d.open = true; }));
+  const shown = await page.$eval('#result ol.candidates li.candidate', (e) => e.textContent);
+  check(shown.includes('Fixed costs') && shown.includes('Capacity') && !shown.includes('[object Object]'),
+    `buying fields in the detail: ${shown}`);
+  const strip = path.join(outDir, 'playground-buying-strip.png'), card = path.join(outDir, 'playground-buying-detail.png');
+  await (await page.$('#top-pick')).screenshot({ path: strip });
+  await (await page.$('#result ol.candidates li.candidate')).screenshot({ path: card });
+  console.log(`screenshot: ${strip}\nscreenshot: ${card}`);
+  noTrouble(page, 'what a pick buys');
+  await page.close();
+}
+
 async function throughGateway(browser, srv) {
   const gw = await startGateway(srv.url);
   try {
@@ -610,6 +716,8 @@ async function main() {
     await page.close();
     await pickModel(browser, srv);
     await futureFields(browser, srv);
+    await noPick(browser, srv);
+    await whatAPickBuys(browser, srv);
     await throughGateway(browser, srv);
     await withApiKey(browser, binary);
   } finally {

@@ -367,8 +367,13 @@ struct dc_selection {
 struct dc_candidate {
     const struct dc_accelerator *acc; /* view into the rule set */
     int score;                        /* 0..100, from the objective (section 8) */
-    int rule_score;                   /* 0..100: base + soft points, for information */
-    int objective_score;              /* 0..100: the objective against the top pick's */
+    /* The share of the workload's hard targets (deadline, latency, rate,
+     * budget) this configuration meets, 0..1: the least of target / estimate
+     * over them (1 when it meets every one, or none is set); NAN when an
+     * estimate it needs is unknown (core/src/shortfall.c). */
+    double target_met;
+    int rule_score;      /* 0..100: base + soft points, for information */
+    int objective_score; /* 0..100: the objective against the top pick's */
     struct dc_selection selection;
     struct dc_sizing sizing;
     struct dc_candidate_availability availability;
@@ -417,6 +422,35 @@ struct dc_frontier_point {
     bool pick; /* the top recommendation's configuration */
 };
 
+/* Whether a result has a pick (docs/scoring.md, section 10). */
+enum dc_answer_status {
+    DC_ANSWER_OK,      /* the top recommendation meets every hard target */
+    DC_ANSWER_NO_FIT,  /* none does: ranked by target_met, with what would meet them */
+    DC_ANSWER_WITHHELD /* time and cost are not estimated: no pick, only the field to give */
+};
+
+/* Fields would_meet names at most (a model field, and model.name). */
+#define DC_WOULD_MEET_MAX_FIELDS 2
+
+/* What would meet the targets when nothing does, from the same sizing: the
+ * cheapest configuration meeting every hard target once the chip limit
+ * (max_accelerators, the serving fleet limit) and the budget are lifted
+ * (`acc`, `chips`, `budget_usd` its cost), and the shortest run any
+ * candidate reaches within the limits as asked (`hours`: the deadline that
+ * would be met). NAN / NULL where there is none. Under DC_ANSWER_WITHHELD,
+ * the workload fields that would give an estimate instead. */
+struct dc_would_meet {
+    const struct dc_accelerator *acc; /* view into the rule set */
+    double chips;
+    double hours;      /* a missed deadline only (training, an offline job) */
+    double budget_usd; /* the run, the job or a month of serving */
+    const char *fields[DC_WOULD_MEET_MAX_FIELDS]; /* "model.flops_per_sample", "model.name" */
+    size_t n_fields;
+};
+
+/* "ok", "no_configuration_meets_targets", "estimate_withheld". */
+DC_API const char *dc_answer_status_name(enum dc_answer_status s);
+
 /* Points kept on a result's frontier, evenly spread in cost between the
  * cheapest and the fastest (both always kept, and the pick). */
 #define DC_FRONTIER_MAX_POINTS 24
@@ -437,7 +471,9 @@ struct dc_result {
     size_t n_assumptions;
     struct dc_frontier_point *frontier; /* ascending cost, descending time */
     size_t n_frontier;
-    struct dc__arena *arena_; /* private */
+    enum dc_answer_status status;
+    struct dc_would_meet would_meet; /* all NAN / NULL under DC_ANSWER_OK */
+    struct dc__arena *arena_;        /* private */
 };
 
 /* Recommend for `workload` (borrowed; must outlive the result, whose workload
@@ -530,5 +566,13 @@ DC_API const char *dc_target_text(const struct dc_result *res, const struct dc_c
  * misses, a gate, the balanced band, the rules' points); NULL otherwise.
  * Writes at most len bytes to buf. */
 DC_API const char *dc_pick_note(const struct dc_result *res, char *buf, size_t len);
+
+/* Unless the result's status is DC_ANSWER_OK, one paragraph saying so first:
+ * which target nothing meets and within what limit, the nearest candidate
+ * and the share it meets, and what would meet it (would_meet); or why there
+ * is no estimate and the field that would give one. NULL under DC_ANSWER_OK.
+ * Writes at most len bytes to buf (DC_ANSWER_TEXT_MAX holds every text). */
+#define DC_ANSWER_TEXT_MAX 1024
+DC_API const char *dc_answer_text(const struct dc_result *res, char *buf, size_t len);
 
 #endif /* DC_ENGINE_H */

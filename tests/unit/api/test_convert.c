@@ -259,6 +259,14 @@ static void test_table(void **state)
     assert_non_null(strstr(tpu, "unknown"));
     assert_non_null(strstr(buf, "Why Test GPU A:"));
     assert_non_null(strstr(buf, "jax-likes-tpu"));
+    /* What the pick buys: its machines, and its fixed costs when estimated. */
+    const struct dc_sizing *z = &r->recommendations[0].sizing;
+    char want[64];
+    snprintf(want, sizeof(want), "\nThe pick buys %u machine%s.\n", z->machines,
+             z->machines == 1 ? "" : "s");
+    assert_true(z->machines > 0);
+    assert_non_null(strstr(buf, want));
+    assert_true((strstr(buf, "\nFixed costs: ") != NULL) == isfinite(z->overheads.hours));
     /* Wide: the same rows with more columns after them. */
     char *wide = table_of(r, true);
     char *whead = line_of(wide, "   PART");
@@ -295,16 +303,62 @@ static void test_table_targets(void **state)
     assert_non_null(head);
     assert_non_null(strstr(head, "LATENCY"));
     assert_non_null(strstr(head, "$/MONTH"));
-    char *pick = line_of(buf, "\u2714  ");
+    /* Nothing meets the targets: the status says so first, the table lists
+     * the nearest first and ticks none (issue 27). */
+    assert_true(strncmp(buf, "Status: no_configuration_meets_targets\nNo configuration ", 55) == 0);
+    assert_non_null(strstr(buf, "), nearest to the targets first:\n"));
+    assert_null(strstr(buf, "\u2714"));
+    assert_null(strstr(buf, "\nWhy "));
+    char *pick = line_of(buf, "   Test ");
     assert_non_null(pick);
     assert_non_null(strstr(pick, "latency \u2717 rate \u2717 budget "));
     assert_non_null(strstr(pick, "/month"));
     assert_non_null(strstr(buf, "\nTargets not met:\n"));
     assert_non_null(strstr(buf, ", rate: Serves about "));
     assert_non_null(strstr(buf, ", latency: Each output token takes about "));
+    assert_null(strstr(buf, "The pick buys"));
+    assert_null(strstr(buf, "Fixed costs:"));
     free(pick);
     free(head);
     free(buf);
+    dc_result_free(r);
+    cJSON_Delete(w);
+}
+
+/* A withheld estimate: no pick, the field to give first, every score 0. */
+static void test_table_withheld(void **state)
+{
+    (void)state;
+    cJSON *w = cJSON_Parse("{\"task\":\"training\",\"model\":{\"architecture\":\"cnn\","
+                           "\"parameters\":2.5e7},\"training\":{\"samples\":1e7}}");
+    struct dc_result *r = recommend(w);
+    char *buf = table_of(r, false);
+    assert_true(strncmp(buf, "Status: estimate_withheld\nNo pick: ", 35) == 0);
+    assert_non_null(strstr(buf, "without model.flops_per_sample"));
+    assert_non_null(strstr(
+        buf, "Considered accelerators (2), in the rules' order, none ranked on time or cost:"));
+    assert_null(strstr(buf, "\u2714"));
+    char *row = line_of(buf, "   Test GPU A");
+    assert_non_null(row);
+    assert_non_null(strstr(row, "  0"));
+    free(row);
+    free(buf);
+    /* The JSON says the same: status, message, the field, and no score. */
+    size_t len = 0;
+    char *json = api_result_render(r, &len);
+    cJSON *doc = cJSON_Parse(json);
+    assert_string_equal(cJSON_GetObjectItem(doc, "status")->valuestring, "estimate_withheld");
+    assert_non_null(
+        strstr(cJSON_GetObjectItem(doc, "status_message")->valuestring, "model.flops_per_sample"));
+    const cJSON *m = cJSON_GetObjectItem(doc, "would_meet");
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(m, "fields"), 0)->valuestring,
+                        "model.flops_per_sample");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(m, "chips")));
+    const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "recommendations"), 0);
+    assert_int_equal(cJSON_GetObjectItem(c, "score")->valueint, 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(c, "target_met")));
+    cJSON_Delete(doc);
+    free(json);
     dc_result_free(r);
     cJSON_Delete(w);
 }
@@ -362,9 +416,10 @@ static void test_uncertainty(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_result_json),  cmocka_unit_test(test_cost_unit),
-        cmocka_unit_test(test_catalog_json), cmocka_unit_test(test_rules_json),
-        cmocka_unit_test(test_table),        cmocka_unit_test(test_table_targets),
+        cmocka_unit_test(test_result_json),   cmocka_unit_test(test_cost_unit),
+        cmocka_unit_test(test_catalog_json),  cmocka_unit_test(test_rules_json),
+        cmocka_unit_test(test_table),         cmocka_unit_test(test_table_targets),
+        cmocka_unit_test(test_table_withheld),
         cmocka_unit_test(test_uncertainty),
     };
     return cmocka_run_group_tests_name("convert", tests, setup, teardown);

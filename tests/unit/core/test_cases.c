@@ -208,6 +208,65 @@ static bool sizing_matches(const struct dc_candidate *c, const cJSON *want, char
     return true;
 }
 
+/* A would_meet figure by its contract name. */
+static double would_meet_value(const struct dc_would_meet *m, const char *key, bool *known)
+{
+    *known = true;
+    if (strcmp(key, "chips") == 0)
+        return m->chips;
+    if (strcmp(key, "hours") == 0)
+        return m->hours;
+    if (strcmp(key, "budget_usd") == 0)
+        return m->budget_usd;
+    *known = false;
+    return NAN;
+}
+
+/* "would_meet": {"accelerator": "mi300x" or null, "chips": [lo, hi] or null,
+ * "hours": ..., "budget_usd": ..., "fields": ["model.flops_per_sample"]}:
+ * every named field must match (null: none). */
+static bool would_meet_matches(const struct dc_result *r, const cJSON *want, char *why, size_t len)
+{
+    const struct dc_would_meet *m = &r->would_meet;
+    const cJSON *f = NULL;
+    cJSON_ArrayForEach(f, want)
+    {
+        bool known = false;
+        if (strcmp(f->string, "accelerator") == 0) {
+            const char *got = m->acc != NULL ? m->acc->id : NULL;
+            bool ok = cJSON_IsNull(f) ? got == NULL
+                      : got == NULL   ? false
+                      : strncmp(f->valuestring, "family:", 7) == 0
+                          ? strcmp(dc_family_name(m->acc->family), f->valuestring + 7) == 0
+                          : strcmp(got, f->valuestring) == 0;
+            if (!ok) {
+                snprintf(why, len, "accelerator %s", got != NULL ? got : "null");
+                return false;
+            }
+        } else if (strcmp(f->string, "fields") == 0) {
+            bool ok = (size_t)cJSON_GetArraySize(f) == m->n_fields;
+            for (size_t i = 0; ok && i < m->n_fields; i++)
+                ok = strcmp(cJSON_GetArrayItem(f, (int)i)->valuestring, m->fields[i]) == 0;
+            if (!ok) {
+                snprintf(why, len, "fields %zu: %s", m->n_fields,
+                         m->n_fields > 0 ? m->fields[0] : "none");
+                return false;
+            }
+        } else {
+            double v = would_meet_value(m, f->string, &known);
+            bool ok = known && (cJSON_IsNull(f) ? isnan(v)
+                                                : cJSON_IsArray(f) &&
+                                                      v >= cJSON_GetArrayItem(f, 0)->valuedouble &&
+                                                      v <= cJSON_GetArrayItem(f, 1)->valuedouble);
+            if (!ok) {
+                snprintf(why, len, "%s = %g", f->string, v);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 static int check_case(const cJSON *c)
 {
     const char *name = cJSON_GetObjectItem(c, "name")->valuestring;
@@ -315,6 +374,22 @@ static int check_case(const cJSON *c)
         if (ra == 0 || (rb != 0 && rb < ra))
             FAIL("expected %s above %s (ranks %zu and %zu)\n", it->string, it->valuestring, ra, rb);
     }
+    /* "status": the result's status; unless "ok", no candidate looks like a
+     * pick (none scores 100). */
+    const cJSON *status = cJSON_GetObjectItem(expect, "status");
+    if (cJSON_IsString(status)) {
+        if (strcmp(dc_answer_status_name(r->status), status->valuestring) != 0)
+            FAIL("expected status %s, got %s\n", status->valuestring,
+                 dc_answer_status_name(r->status));
+        for (size_t i = 0; r->status != DC_ANSWER_OK && i < r->n_recommendations; i++)
+            if (r->recommendations[i].score >= 100)
+                FAIL("%s scores %d with status %s\n", r->recommendations[i].acc->id,
+                     r->recommendations[i].score, dc_answer_status_name(r->status));
+    }
+    const cJSON *wm = cJSON_GetObjectItem(expect, "would_meet");
+    char wm_why[256] = "";
+    if (wm != NULL && !would_meet_matches(r, wm, wm_why, sizeof(wm_why)))
+        FAIL("would_meet: %s\n", wm_why);
     /* "frontier_pick": true: the top pick's configuration is on the frontier. */
     const cJSON *fp = cJSON_GetObjectItem(expect, "frontier_pick");
     if (cJSON_IsTrue(fp) && !pick_on_frontier(r))

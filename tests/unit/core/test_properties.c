@@ -24,7 +24,13 @@
  *     part with a configuration that beats its pick); a larger budget,
  *     deadline or chip limit never makes the pick worse on its objective;
  *   - another price basis never changes which rules hold or the chips a part
- *     needs for memory. */
+ *     needs for memory;
+ *   - the answer's status (docs/scoring.md, section 10): ok exactly when the
+ *     first recommendation meets every hard target; an infeasible request has
+ *     no feasible-looking pick (none scores 100 or meets every target, ranked
+ *     by the share met) and says so first; a withheld estimate has no pick
+ *     (every score 0) and names the field to give; what would_meet names does
+ *     meet the targets when asked for. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -718,6 +724,129 @@ static void test_price_basis_changes_only_prices(void **state)
     sweep(bases);
 }
 
+/* ---- the answer's status ------------------------------------------------------- */
+
+/* What must hold of any result's status, target_met and would_meet. */
+static void check_status(const struct run *r, const char *what)
+{
+    const struct dc_result *res = r->res;
+    char text[DC_ANSWER_TEXT_MAX], note[400];
+    const char *said = dc_answer_text(res, text, sizeof(text));
+    const struct dc_candidate *top = res->n_recommendations > 0 ? &res->recommendations[0] : NULL;
+    checked++;
+    switch (res->status) {
+    case DC_ANSWER_OK:
+        if (top == NULL || !(top->target_met >= 1.0) || said != NULL)
+            fail_msg("%s: ok without a first recommendation meeting every target", what);
+        break;
+    case DC_ANSWER_NO_FIT:
+        if (said == NULL || dc_pick_note(res, note, sizeof(note)) != NULL)
+            fail_msg("%s: no fit, but the answer does not say so first", what);
+        for (size_t i = 0; i < res->n_recommendations; i++) {
+            const struct dc_candidate *c = &res->recommendations[i];
+            if (c->score >= 100 || c->target_met >= 1.0)
+                fail_msg("%s: no fit, but %s scores %d and meets %g of the targets", what,
+                         c->acc->id, c->score, c->target_met);
+            if (i > 0 && c->score > res->recommendations[i - 1].score)
+                fail_msg("%s: %s meets more of the targets than the one above it", what,
+                         c->acc->id);
+        }
+        if (res->would_meet.acc != NULL && !(res->would_meet.chips >= 1))
+            fail_msg("%s: would_meet names %s without chips", what, res->would_meet.acc->id);
+        break;
+    case DC_ANSWER_WITHHELD:
+        for (size_t i = 0; i < res->n_recommendations; i++)
+            if (res->recommendations[i].score != 0)
+                fail_msg("%s: estimate withheld, but %s scores %d", what,
+                         res->recommendations[i].acc->id, res->recommendations[i].score);
+        if (said == NULL || res->would_meet.n_fields == 0 ||
+            strstr(said, res->would_meet.fields[0]) == NULL)
+            fail_msg("%s: estimate withheld without the field that would give one", what);
+        break;
+    }
+}
+
+static void statuses(const struct wl *w)
+{
+    char json[512];
+    render(w, json, sizeof(json));
+    struct run r = run(json);
+    check_status(&r, json);
+    done(&r);
+}
+
+/* `json` with constraints.max_accelerators, budget_usd and accelerators set
+ * to what would_meet names: that is asked, and it meets the targets. */
+static void would_meet_suffices(const char *json, const struct dc_would_meet *m)
+{
+    cJSON *w = cJSON_Parse(json);
+    assert_non_null(w);
+    cJSON *c = cJSON_GetObjectItem(w, "constraints");
+    if (c == NULL)
+        c = cJSON_AddObjectToObject(w, "constraints");
+    cJSON_DeleteItemFromObject(c, "max_accelerators");
+    cJSON_DeleteItemFromObject(c, "budget_usd");
+    cJSON_AddNumberToObject(c, "max_accelerators", m->chips);
+    if (isfinite(m->budget_usd))
+        cJSON_AddNumberToObject(c, "budget_usd", m->budget_usd * 1.001);
+    cJSON *only = cJSON_AddArrayToObject(c, "accelerators");
+    cJSON_AddItemToArray(only, cJSON_CreateString(m->acc->id));
+    char *asked = cJSON_PrintUnformatted(w);
+    struct run r = run(asked);
+    checked++;
+    if (r.res->status != DC_ANSWER_OK)
+        fail_msg("%s: what would_meet named (%s, %g chips) does not meet the targets: %s", asked,
+                 m->acc->id, m->chips, dc_answer_status_name(r.res->status));
+    done(&r);
+    free(asked);
+    cJSON_Delete(w);
+}
+
+static void test_answer_status(void **state)
+{
+    (void)state;
+    sweep(statuses);
+    /* Targets no configuration meets, estimates withheld, and limits that put
+     * everything out. */
+    static const char *const hard[] = {
+        "{\"task\":\"inference\",\"model\":{\"name\":\"llama-3.1-405b\"},"
+        "\"inference\":{\"requests_per_second\":4000}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":7e10},"
+        "\"inference\":{\"requests_per_second\":500},\"constraints\":{\"max_accelerators\":16}}",
+        "{\"task\":\"inference\",\"model\":{\"name\":\"llama-3.1-405b\"},"
+        "\"inference\":{\"requests_per_second\":1,\"latency_ms_p99\":1}}",
+        "{\"task\":\"training\",\"model\":{\"parameters\":1e12},\"training\":{\"tokens\":2e13,"
+        "\"deadline_hours\":720},\"constraints\":{\"max_accelerators\":1024}}",
+        "{\"task\":\"training\",\"model\":{\"parameters\":7e9},\"training\":{\"tokens\":1e11,"
+        "\"deadline_hours\":24},\"constraints\":{\"max_accelerators\":8}}",
+        "{\"task\":\"fine-tuning\",\"model\":{\"name\":\"llama-3.1-8b\"},"
+        "\"training\":{\"method\":\"full\",\"tokens\":1e9},\"constraints\":{\"budget_usd\":5}}",
+        "{\"task\":\"training\",\"model\":{\"name\":\"llama-3.1-405b\"},"
+        "\"training\":{\"tokens\":1e9},\"constraints\":{\"max_accelerators\":8}}",
+        "{\"task\":\"inference\",\"model\":{\"parameters\":7e10},\"inference\":{\"job\":"
+        "{\"requests\":1e7,\"deadline_hours\":1}},\"constraints\":{\"max_accelerators\":8}}",
+        "{\"task\":\"training\",\"model\":{\"architecture\":\"cnn\",\"parameters\":2.5e7},"
+        "\"training\":{\"samples\":1.28e7,\"deadline_hours\":1}}",
+        "{\"task\":\"inference\",\"model\":{\"architecture\":\"diffusion\",\"parameters\":3e9},"
+        "\"inference\":{\"requests_per_second\":2}}",
+        "{\"task\":\"training\",\"model\":{\"architecture\":\"recommender\",\"parameters\":2e9},"
+        "\"training\":{\"samples\":4e9}}",
+    };
+    size_t no_fit = 0, withheld = 0;
+    for (size_t i = 0; i < sizeof(hard) / sizeof(hard[0]); i++) {
+        struct run r = run(hard[i]);
+        check_status(&r, hard[i]);
+        no_fit += r.res->status == DC_ANSWER_NO_FIT;
+        withheld += r.res->status == DC_ANSWER_WITHHELD;
+        if (r.res->status == DC_ANSWER_NO_FIT && r.res->would_meet.acc != NULL)
+            would_meet_suffices(hard[i], &r.res->would_meet);
+        done(&r);
+    }
+    /* The hard cases are what they say they are. */
+    assert_int_equal(no_fit, 8);
+    assert_int_equal(withheld, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -729,6 +858,7 @@ int main(void)
         cmocka_unit_test(test_selection),
         cmocka_unit_test(test_larger_limits_never_worse),
         cmocka_unit_test(test_price_basis_changes_only_prices),
+        cmocka_unit_test(test_answer_status),
     };
     return cmocka_run_group_tests_name("properties", tests, setup, teardown);
 }
