@@ -182,6 +182,27 @@ static enum dc_status assumed_team_warning(struct dc_result *res)
     return DC_OK;
 }
 
+/* The mirror: the GPU gate of an XLA team rests on a CUDA default it did not
+ * state. */
+static enum dc_status assumed_cuda_warning(struct dc_result *res)
+{
+    const struct dc_workload *w = &res->workload;
+    if (!w->cuda_experience_assumed || strcmp(w->cuda_experience, "none") != 0)
+        return DC_OK;
+    for (size_t i = 0; i < res->n_recommendations; i++) {
+        const struct dc_candidate *c = &res->recommendations[i];
+        if (c->capped_by != NULL && strcmp(c->capped_by->rule_id, "xla-team-fit-first") == 0)
+            return dc__add_warning(
+                res, "cuda_experience_assumed",
+                dc__fmt(res->arena_,
+                        "team.cuda_experience was not given; a %s team is taken to have none "
+                        "(its stack is XLA), so GPUs rank after TPUs. Set it to \"some\" or "
+                        "\"expert\" if the team runs on GPUs too.",
+                        w->framework));
+    }
+    return DC_OK;
+}
+
 /* The date of the price behind a candidate's cost, or NULL. */
 static const char *price_date(const struct dc_workload *w, const struct dc_candidate *c)
 {
@@ -266,6 +287,8 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
         rc = unpriced_warning(res);
     if (rc == DC_OK)
         rc = assumed_team_warning(res);
+    if (rc == DC_OK)
+        rc = assumed_cuda_warning(res);
     char n1[48], n2[48], n3[48];
     if (rc == DC_OK && w->task != DC_TASK_INFERENCE && !isfinite(w->deadline_hours) &&
         !top->selection.meets_targets && isfinite(top->sizing.hours))

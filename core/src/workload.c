@@ -945,7 +945,14 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     TRY(section(json, "constraints", constraint_keys, &sec, err));
     TRY(parse_constraints(rs, sec, w, err));
     TRY(section(json, "team", team_keys, &sec, err));
-    TRY(get_enum(sec, "team", "cuda_experience", experiences, "some", &w->cuda_experience, err));
+    /* The playbook both ways: a JAX or PyTorch/XLA team that does not say it
+     * knows CUDA is taken not to (its stack is XLA; the mirror of the GPU
+     * default below), every other team to know some. An assumption, warned. */
+    bool xla_stack = strcmp(w->framework, "jax") == 0 || strcmp(w->framework, "pytorch-xla") == 0;
+    w->cuda_experience_assumed =
+        sec == NULL || cJSON_GetObjectItemCaseSensitive(sec, "cuda_experience") == NULL;
+    TRY(get_enum(sec, "team", "cuda_experience", experiences, xla_stack ? "none" : "some",
+                 &w->cuda_experience, err));
     /* The playbook's GPU default: a PyTorch team, or a TensorFlow team on CUDA,
      * that does not say it knows XLA is taken not to (an assumption). */
     bool cuda_stack =

@@ -189,7 +189,7 @@ for f in "$src"/examples/*.json; do
 done
 check recommend-table 0 "$bin" recommend --format table "$src/examples/llm-pretraining.json"
 expect_out recommend-table out "^   PART  *SHAPE  *CHIPS  *RUN TIME  *P10–P90  *\$/H  *TOTAL  *P10–P90  *TARGETS  *PRICE AS OF  *CONFIDENCE  *SCORE$"
-expect_out recommend-table out "^✔  NVIDIA B200 (HGX/DGX B200)  .* [0-9.]* h–[0-9.]* h  .* \$[0-9.]*k/run  *\$[0-9.]*k–\$[0-9.]*k/run  deadline ✓ "
+expect_out recommend-table out "^✔  Google Cloud TPU v6e (Trillium)  .* [0-9.]* [a-z]*–[0-9.]* [a-z]*  .* \$[0-9.]*k/run  *\$[0-9.]*k–\$[0-9.]*k/run  deadline ✓ "
 expect_out recommend-table out "Why "
 check recommend-stdin 0 sh -c "\"$bin\" recommend --pretty - < \"$src/examples/llm-serving.json\""
 expect_out recommend-stdin out '"rules_version"'

@@ -155,7 +155,8 @@ struct dc_workload {
     size_t n_allowed;
     const char *cuda_experience; /* none | some | expert */
     const char *xla_experience;
-    bool xla_experience_assumed; /* not stated: the default for the framework applies */
+    bool xla_experience_assumed;  /* not stated: the default for the framework applies */
+    bool cuda_experience_assumed; /* not stated: none for JAX and PyTorch/XLA, else some */
     enum dc_objective objective;
     bool prefer_available;
     unsigned explain; /* enum dc_explain_kind bits; never read by the decision itself */
