@@ -366,6 +366,9 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
     for (size_t i = 0; i < DC_FAMILY_COUNT; i++)
         fprintf(fp, "%s %s %d%s", i ? "," : "", dc_family_name(res->families[i].family),
                 res->families[i].score, res->families[i].excluded ? " (excluded)" : "");
+    char price_note[600];
+    if (dc_price_note(res, price_note, sizeof(price_note)) != NULL)
+        fprintf(fp, "\nPrice: %s", price_note);
     fprintf(fp, "\nConsidered accelerators (%zu), best first:\n", res->n_recommendations);
     struct grid g = {0};
     add_columns(&g, w, wide);

@@ -13,7 +13,7 @@
 
 /* Age in days of a catalog price dated "YYYY-MM" or "YYYY-MM-DD" (a month-only
  * date counts from the first of that month), at `now`; NAN when unparseable. */
-static double price_age_days(const char *as_of, time_t now)
+double dc__price_age_days(const char *as_of, time_t now)
 {
     int y = 0, m = 0, d = 1;
     if (as_of == NULL || sscanf(as_of, "%4d-%2d-%2d", &y, &m, &d) < 2 || m < 1 || m > 12 || d < 1 ||
@@ -248,7 +248,7 @@ static enum dc_status price_warnings(const dc_ruleset *rs, struct dc_result *res
                                      dc__pricing_words(w->pricing), a->id,
                                      dc_provider_name(z->offer->provider), z->offer->region));
     const char *as_of = price_date(w, top);
-    double age = price_age_days(as_of, time(NULL));
+    double age = dc__price_age_days(as_of, time(NULL));
     char limit[48];
     if (rc == DC_OK && isfinite(age) && age > rs->sizing.price_stale_after_days)
         rc = dc__add_warning(res, "price_stale",

@@ -506,4 +506,12 @@ DC_API const char *dc_target_text(const struct dc_result *res, const struct dc_c
  * Writes at most len bytes to buf. */
 DC_API const char *dc_pick_note(const struct dc_result *res, char *buf, size_t len);
 
+/* When the top pick's cost rests on a price marked low confidence or older
+ * than price_stale_after_days, and a part priced with confidence would cost
+ * at most DC_EXPLAIN_PERTURBATION (30%) more with nothing else keeping it
+ * below the pick, one sentence naming that part (docs/scoring.md, section 9);
+ * NULL otherwise, and always under objective time. Writes at most len bytes
+ * to buf. */
+DC_API const char *dc_price_note(const struct dc_result *res, char *buf, size_t len);
+
 #endif /* DC_ENGINE_H */
