@@ -5,11 +5,11 @@
  * price_stale_after_days, may be off by more than the robustness check moves a
  * price (DC_EXPLAIN_PERTURBATION, 30%). When the pick's cost rests on such a
  * price and a part priced with confidence (a high-confidence offer, its price
- * no staler than the pick's) would cost at most that much more, and nothing else keeps it below the pick
- * (it meets every target the pick meets, no more gates hold it), the pick is
- * not settled: a 30% error in the one uncertain number hands the choice to
- * that part. Ruled by the result alone, so the JSON, the CLI header and the
- * page say the same line. Owner: helper "playbook" (issue 29). */
+ * no staler than the pick's) would cost at most that much more, and nothing else keeps it below the
+ * pick (it meets every target the pick meets, no more gates hold it), the pick is not settled: a
+ * 30% error in the one uncertain number hands the choice to that part. Ruled by the result alone,
+ * so the JSON, the CLI header and the page say the same line. Owner: helper "playbook" (issue 29).
+ */
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
@@ -37,9 +37,8 @@ static unsigned doubt_of(const struct dc_result *res, const struct dc_candidate 
  * confidence: its offer is not marked low confidence, and its price is no
  * more uncertain than the pick's on any count (not stale where the pick's is
  * not), and more certain on one. */
-static const struct dc_candidate *confident_alternative(const struct dc_result *res,
-                                                        unsigned top_doubt, double top_spend,
-                                                        time_t now)
+static const struct dc_candidate *
+confident_alternative(const struct dc_result *res, unsigned top_doubt, double top_spend, time_t now)
 {
     const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
     const struct dc_workload *w = &res->workload;
@@ -48,8 +47,8 @@ static const struct dc_candidate *confident_alternative(const struct dc_result *
         const struct dc_candidate *c = &res->recommendations[i];
         unsigned doubt = doubt_of(res, c, now);
         if (c->sizing.cost_basis != DC_COST_CLOUD || (doubt & 1u) || (doubt & ~top_doubt) ||
-            doubt == top_doubt ||
-            (t->meets_targets && !c->selection.meets_targets) || c->selection.gates > t->gates)
+            doubt == top_doubt || (t->meets_targets && !c->selection.meets_targets) ||
+            c->selection.gates > t->gates)
             continue;
         /* Dearer, so that the pick's price is what keeps it below, and by at
          * most the margin. */

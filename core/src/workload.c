@@ -28,6 +28,10 @@ static const char *const rl_algorithms[] = {"grpo", "ppo", NULL};
 static const char *const patterns[] = {"matmul", "elementwise", "branching", NULL};
 static const char *const precisions[] = {"fp64", "fp32", "bf16", "fp16", "fp8",
                                          "fp4",  "int8", "int4", NULL};
+/* The workload's precision words: the enum's, and tf32, which is fp32 whose
+ * matmuls may run as TF32 (PyTorch leaves it off: plain fp32 is IEEE FP32). */
+static const char *const precision_words[] = {"fp64", "fp32", "bf16", "fp16", "fp8",
+                                              "fp4",  "int8", "int4", "tf32", NULL};
 static const char *const deployments[] = {"cloud", "on-prem", "hybrid", NULL};
 static const char *const experiences[] = {"none", "some", "expert", NULL};
 static const char *const objectives[] = {"cost", "time", "balanced", NULL};
@@ -918,8 +922,9 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     w->task = (enum dc_task)enum_index(tasks, s);
     TRY(get_enum(json, NULL, "framework", frameworks, "pytorch", &w->framework, err));
     TRY(get_enum(json, NULL, "stage", stages, "development", &w->stage, err));
-    TRY(get_enum(json, NULL, "precision", precisions, "bf16", &s, err));
-    w->precision = (enum dc_precision)enum_index(precisions, s);
+    TRY(get_enum(json, NULL, "precision", precision_words, "bf16", &s, err));
+    w->tf32 = strcmp(s, "tf32") == 0;
+    w->precision = w->tf32 ? DC_PREC_FP32 : (enum dc_precision)enum_index(precisions, s);
     TRY(get_enum(json, NULL, "quantization", quantizations, "none", &s, err));
     w->quantization = (enum dc_quantization)enum_index(quantizations, s);
     TRY(check_precision(w, err));
@@ -967,6 +972,11 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
 
 /* ---- the document conditions read -------------------------------------------- */
 
+const char *dc_workload_precision(const struct dc_workload *w)
+{
+    return w->tf32 ? "tf32" : dc_precision_name(w->precision);
+}
+
 const char *dc__quantization_name(enum dc_quantization q)
 {
     return quantizations[q];
@@ -980,7 +990,7 @@ const char *const *dc__workload_values(const char *pointer)
     } enums[] = {
         {"/framework", frameworks},
         {"/stage", stages},
-        {"/precision", precisions},
+        {"/precision", precision_words},
         {"/objective", objectives},
         {"/training/method", method_changes},
         {"/quantization", quantizations},
@@ -1131,7 +1141,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put(&b, root, "task", str(tasks[w->task]));
     put(&b, root, "framework", str(w->framework));
     put(&b, root, "stage", str(w->stage));
-    put(&b, root, "precision", str(dc_precision_name(w->precision)));
+    put(&b, root, "precision", str(dc_workload_precision(w)));
     put(&b, root, "quantization", str(quantizations[w->quantization]));
     put(&b, root, "objective", str(objectives[w->objective]));
     put(&b, root, "prefer_available", cJSON_CreateBool(w->prefer_available));

@@ -156,11 +156,16 @@ struct dc_workload {
     const char *cuda_experience; /* none | some | expert */
     const char *xla_experience;
     bool xla_experience_assumed;  /* not stated: the default for the framework applies */
+    bool tf32;                    /* precision "tf32": fp32 numbers, matmuls at the TF32 rate */
     bool cuda_experience_assumed; /* not stated: none for JAX and PyTorch/XLA, else some */
     enum dc_objective objective;
     bool prefer_available;
     unsigned explain; /* enum dc_explain_kind bits; never read by the decision itself */
 };
+
+/* The workload's precision as the user wrote it: "tf32" for fp32 whose
+ * matmuls run as TF32, else the precision's name. */
+DC_API const char *dc_workload_precision(const struct dc_workload *w);
 
 /* Parse a workload (borrowed; string fields of *out are views into it, so it
  * must outlive *out) applying defaults from the rule set's sizing parameters.

@@ -91,15 +91,14 @@ static void sweep(const char *conf, const char *as_of, bool doubtful, const char
         const char *got = dc_price_note(r.res, note, sizeof(note));
         bool want = expected(r.res, doubtful);
         if (want != (got != NULL))
-            fail_msg("tpu-b at $%g/chip-h, %s %s, objective %s: note %s, want %s", usd, conf,
-                     as_of, objective, got ? got : "(none)", want ? "one" : "none");
+            fail_msg("tpu-b at $%g/chip-h, %s %s, objective %s: note %s, want %s", usd, conf, as_of,
+                     objective, got ? got : "(none)", want ? "one" : "none");
         if (got != NULL) {
             (*with)++;
             assert_non_null(strstr(got, "Test TPU B, priced with confidence"));
             assert_non_null(strstr(got, "check the pick's price before buying."));
-            assert_non_null(strstr(got, doubtful && strcmp(conf, "low") == 0
-                                            ? "marked low confidence"
-                                            : "old"));
+            assert_non_null(strstr(
+                got, doubtful && strcmp(conf, "low") == 0 ? "marked low confidence" : "old"));
         } else {
             (*without)++;
         }
