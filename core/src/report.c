@@ -30,8 +30,8 @@ double dc__price_age_days(const char *as_of, time_t now)
 }
 
 /* Nothing fits, nothing is within budget, or nothing is left at all. */
-static enum dc_status fit_warnings(struct dc_result *res, const struct dc_candidate *all,
-                                   size_t n_all)
+static enum dc_status fit_warnings(const dc_ruleset *rs, struct dc_result *res,
+                                   const struct dc_candidate *all, size_t n_all)
 {
     const struct dc_workload *w = &res->workload;
     struct dc__arena *ar = res->arena_;
@@ -57,18 +57,21 @@ static enum dc_status fit_warnings(struct dc_result *res, const struct dc_candid
     enum dc_status rc = DC_OK;
     char n1[48], n2[48], n3[48], m1[48], m2[48];
     enum dc_period per = dc__cost_period(w);
-    if (allowed > 0 && fit_mem == 0 && smallest != NULL)
+    char options[600];
+    if (allowed > 0 && fit_mem == 0 && smallest != NULL) {
+        /* What else makes it fit, each change sized again (fit_options.c). */
+        const char *more = dc__fit_options(rs, res, smallest, all, n_all, options, sizeof(options));
         rc = dc__add_warning(
             res, "nothing_fits_memory",
             dc__fmt(ar,
                     "No candidate fits %s GB within the accelerator limit; the smallest fit "
-                    "is %s x %s (%s GB each): raise constraints.max_accelerators to %s or use "
-                    "a lower precision.",
+                    "is %s x %s (%s GB each): raise constraints.max_accelerators to %s%s%s.",
                     dc_fmt_number(smallest->sizing.memory_need_gb, n1, sizeof(n1)),
                     dc_fmt_count(smallest->sizing.chips_for_memory, n2, sizeof(n2)),
-                    smallest->acc->id, dc_fmt_number(smallest->acc->memory_gb, n3, sizeof(n3)),
-                    n2));
-    else if (allowed > 0 && fit_mem == 0)
+                    smallest->acc->id, dc_fmt_number(smallest->acc->memory_gb, n3, sizeof(n3)), n2,
+                    more != NULL ? "; or, each sized again within the limit: " : "",
+                    more != NULL ? more : ""));
+    } else if (allowed > 0 && fit_mem == 0)
         rc = dc__add_warning(res, "nothing_fits_memory",
                              "No candidate holds the job at any size: one micro-batch's "
                              "activations exceed a chip's memory; shorten the sequence.");
@@ -267,7 +270,7 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
 {
     const struct dc_workload *w = &res->workload;
     struct dc__arena *ar = res->arena_;
-    enum dc_status rc = fit_warnings(res, all, n_all);
+    enum dc_status rc = fit_warnings(rs, res, all, n_all);
     if (rc == DC_OK && d->flops_rough)
         rc = dc__add_warning(res, "compute_estimate_rough",
                              dc__fmt(ar,

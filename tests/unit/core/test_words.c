@@ -1,0 +1,117 @@
+/* tests/unit/core/test_words.c -- words as users mean them (issue 29), on the
+ * shipped rules: `tf32` is its own precision word and plain `fp32` IEEE FP32;
+ * int4 serving on a part without int4 math points to weight-only
+ * quantization, and that suggestion, followed, is served there; a job that
+ * fits nowhere offers LoRA and QLoRA, each of which, followed, fits. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core_run.h"
+#include "default_rules.h"
+
+static dc_ruleset *rs;
+
+static int setup(void **state)
+{
+    return test_default_rules_setup(&rs, state);
+}
+
+static int teardown(void **state)
+{
+    return test_default_rules_teardown(state);
+}
+
+static const char *reason_of(const struct dc_result *r, const char *id, char *buf, size_t len)
+{
+    bool excluded = false;
+    const struct dc_candidate *c = core_find(r, id, &excluded);
+    if (!excluded || c->excluded_by == NULL)
+        return NULL;
+    return dc_reason_text(r, c, c->excluded_by, buf, len);
+}
+
+static void precision_words(void **state)
+{
+    (void)state;
+    struct run r = core_run(rs, "{\"task\":\"training\",\"precision\":\"tf32\",\"model\":"
+                                "{\"parameters\":1e9},\"constraints\":{\"accelerators\":[\"h100\"]}}");
+    assert_string_equal(dc_workload_precision(&r.res->workload), "tf32");
+    assert_int_equal(r.res->workload.precision, DC_PREC_FP32);
+    assert_true(r.res->recommendations[0].sizing.peak_tflops > 400);
+    core_done(&r);
+    r = core_run(rs, "{\"task\":\"training\",\"precision\":\"fp32\",\"model\":"
+                     "{\"parameters\":1e9},\"constraints\":{\"accelerators\":[\"h100\"]}}");
+    assert_string_equal(dc_workload_precision(&r.res->workload), "fp32");
+    assert_true(r.res->recommendations[0].sizing.peak_tflops < 100);
+    core_done(&r);
+}
+
+static void int4_points_to_weight_only(void **state)
+{
+    (void)state;
+    char buf[600];
+    struct run r = core_run(rs, "{\"task\":\"inference\",\"precision\":\"int4\",\"model\":"
+                                "{\"name\":\"llama-3.1-8b\"},\"inference\":{\"requests_per_second\":"
+                                "2,\"input_tokens\":512,\"output_tokens\":128}}");
+    const char *h100 = reason_of(r.res, "h100", buf, sizeof(buf));
+    assert_non_null(h100);
+    assert_non_null(strstr(h100, "give quantization awq or gptq with precision bf16"));
+    const char *mi = reason_of(r.res, "mi300x", buf, sizeof(buf));
+    assert_non_null(mi);
+    assert_null(strstr(mi, "awq")); /* AWQ's kernels do not run there */
+    core_done(&r);
+    /* The suggestion, followed: H100 serves it. */
+    r = core_run(rs, "{\"task\":\"inference\",\"precision\":\"bf16\",\"quantization\":\"awq\","
+                     "\"model\":{\"name\":\"llama-3.1-8b\"},\"inference\":{\"requests_per_second\":"
+                     "2,\"input_tokens\":512,\"output_tokens\":128}}");
+    bool excluded = true;
+    (void)core_find(r.res, "h100", &excluded);
+    assert_false(excluded);
+    core_done(&r);
+}
+
+static void no_fit_offers_verified_changes(void **state)
+{
+    (void)state;
+    struct run r = core_run(rs, "{\"task\":\"fine-tuning\",\"model\":{\"parameters\":13e9},"
+                                "\"constraints\":{\"max_accelerators\":1}}");
+    const char *msg = NULL;
+    for (size_t i = 0; i < r.res->n_warnings; i++)
+        if (strcmp(r.res->warnings[i].code, "nothing_fits_memory") == 0)
+            msg = r.res->warnings[i].message;
+    assert_non_null(msg);
+    assert_null(strstr(msg, "lower precision"));
+    assert_non_null(strstr(msg, "training.method lora holds it"));
+    assert_non_null(strstr(msg, "training.method qlora holds it"));
+    core_done(&r);
+    /* Each, followed, fits within the same limit. */
+    static const char *const methods[] = {"lora", "qlora"};
+    for (size_t i = 0; i < 2; i++) {
+        char json[300];
+        snprintf(json, sizeof(json),
+                 "{\"task\":\"fine-tuning\",\"model\":{\"parameters\":13e9},\"training\":"
+                 "{\"method\":\"%s\"},\"constraints\":{\"max_accelerators\":1}}",
+                 methods[i]);
+        r = core_run(rs, json);
+        assert_true(r.res->n_recommendations > 0);
+        assert_true(r.res->recommendations[0].sizing.fits);
+        assert_false(core_has_warning(r.res, "nothing_fits_memory"));
+        core_done(&r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(precision_words),
+        cmocka_unit_test(int4_points_to_weight_only),
+        cmocka_unit_test(no_fit_offers_verified_changes),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
