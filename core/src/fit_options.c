@@ -82,7 +82,8 @@ static size_t part_options(const dc_ruleset *rs, const struct dc_workload *w,
     if (best == NULL)
         return k;
     char n1[48], n2[48], text[200];
-    snprintf(text, sizeof(text), "%s (%s GB a chip) holds it on %s; add it to "
+    snprintf(text, sizeof(text),
+             "%s (%s GB a chip) holds it on %s; add it to "
              "constraints.accelerators",
              best->acc->id, dc_fmt_number(best->acc->memory_gb, n1, sizeof(n1)),
              dc_fmt_count(best_chips, n2, sizeof(n2)));

@@ -616,6 +616,9 @@ static enum dc_status parse_request_tokens(const struct dc_sizing_params *sz, co
             return bad(err, "inference", "context_tokens",
                        "context_tokens (%g) is less than input_tokens + output_tokens (%g)", ctx,
                        w->input_tokens + w->output_tokens);
+        /* A generating model's output tokens taken from the context: a
+         * default that moves the decode steps, warned (defaults.c). */
+        w->output_tokens_defaulted = !out && out_dflt > 0;
         if (!out)
             w->output_tokens =
                 in ? fmin(out_dflt, ctx - w->input_tokens) : fmin(out_dflt, floor(ctx / 2));

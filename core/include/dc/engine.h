@@ -126,6 +126,7 @@ struct dc_workload {
     double input_tokens;
     double output_tokens;          /* 0 for models that do not generate tokens */
     bool request_tokens_defaulted; /* input and output tokens from sizing.yaml */
+    bool output_tokens_defaulted;  /* context_tokens given, output_tokens split from it */
     enum dc_precision kv_precision;
     double batch_size; /* concurrent requests per replica; NAN: chosen per candidate */
     /* inference.speculative: a draft model proposes draft_tokens tokens that

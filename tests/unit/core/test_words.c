@@ -2,18 +2,23 @@
  * shipped rules: `tf32` is its own precision word and plain `fp32` IEEE FP32;
  * int4 serving on a part without int4 math points to weight-only
  * quantization, and that suggestion, followed, is served there; a job that
- * fits nowhere offers LoRA and QLoRA, each of which, followed, fits. */
+ * fits nowhere offers LoRA and QLoRA, each of which, followed, fits; no
+ * silent default: over every workload of the decision table, each default
+ * the parsed workload records is warned about, naming its field, and listed
+ * among the assumptions where it is a number. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "core_run.h"
 #include "default_rules.h"
+#include "read_file.h"
 
 static dc_ruleset *rs;
 
@@ -39,8 +44,9 @@ static const char *reason_of(const struct dc_result *r, const char *id, char *bu
 static void precision_words(void **state)
 {
     (void)state;
-    struct run r = core_run(rs, "{\"task\":\"training\",\"precision\":\"tf32\",\"model\":"
-                                "{\"parameters\":1e9},\"constraints\":{\"accelerators\":[\"h100\"]}}");
+    struct run r =
+        core_run(rs, "{\"task\":\"training\",\"precision\":\"tf32\",\"model\":"
+                     "{\"parameters\":1e9},\"constraints\":{\"accelerators\":[\"h100\"]}}");
     assert_string_equal(dc_workload_precision(&r.res->workload), "tf32");
     assert_int_equal(r.res->workload.precision, DC_PREC_FP32);
     assert_true(r.res->recommendations[0].sizing.peak_tflops > 400);
@@ -56,9 +62,10 @@ static void int4_points_to_weight_only(void **state)
 {
     (void)state;
     char buf[600];
-    struct run r = core_run(rs, "{\"task\":\"inference\",\"precision\":\"int4\",\"model\":"
-                                "{\"name\":\"llama-3.1-8b\"},\"inference\":{\"requests_per_second\":"
-                                "2,\"input_tokens\":512,\"output_tokens\":128}}");
+    struct run r =
+        core_run(rs, "{\"task\":\"inference\",\"precision\":\"int4\",\"model\":"
+                     "{\"name\":\"llama-3.1-8b\"},\"inference\":{\"requests_per_second\":"
+                     "2,\"input_tokens\":512,\"output_tokens\":128}}");
     const char *h100 = reason_of(r.res, "h100", buf, sizeof(buf));
     assert_non_null(h100);
     assert_non_null(strstr(h100, "give quantization awq or gptq with precision bf16"));
@@ -106,12 +113,76 @@ static void no_fit_offers_verified_changes(void **state)
     }
 }
 
+static bool has_assumption(const struct dc_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_assumptions; i++)
+        if (strcmp(r->assumptions[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Each default of one result: its warning, and its assumption. */
+static void check_defaults(const char *name, const struct dc_result *r)
+{
+    const struct dc_workload *w = &r->workload;
+    struct {
+        bool on;
+        const char *warning, *assumption;
+    } d[] = {
+        {w->task == DC_TASK_INFERENCE && w->request_tokens_defaulted, "assumed_request_tokens",
+         "input_tokens"},
+        {w->task == DC_TASK_INFERENCE && w->output_tokens_defaulted, "assumed_request_tokens",
+         "output_tokens"},
+        {w->task != DC_TASK_INFERENCE && w->tokens_defaulted && !(w->samples > 0),
+         "assumed_training_tokens", "training_tokens"},
+        {strcmp(w->architecture, "moe") == 0 && w->active_defaulted, "assumed_active_parameters",
+         "active_parameters"},
+        {w->method == DC_METHOD_RL && w->rl_rollout_share_defaulted, "assumed_rollout_share",
+         "rl_rollout_share"},
+    };
+    for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+        if (!d[i].on || r->n_recommendations == 0)
+            continue;
+        if (!core_has_warning(r, d[i].warning))
+            fail_msg("%s: a default without its warning %s", name, d[i].warning);
+        if (!has_assumption(r, d[i].assumption))
+            fail_msg("%s: a default not listed among the assumptions: %s", name, d[i].assumption);
+    }
+}
+
+static void no_silent_default(void **state)
+{
+    (void)state;
+    char *text = test_read_file(AA_FIXTURES_DIR "/cases.json", 1u << 20);
+    assert_non_null(text);
+    cJSON *cases = cJSON_Parse(text);
+    free(text);
+    assert_non_null(cases);
+    size_t checked = 0;
+    const cJSON *c = NULL;
+    cJSON_ArrayForEach(c, cases)
+    {
+        const cJSON *wl = cJSON_GetObjectItem(c, "workload");
+        struct dc_result *r = NULL;
+        struct dc_error err;
+        dc_error_clear(&err);
+        if (dc_recommend(rs, wl, NULL, &r, &err) != DC_OK)
+            continue; /* a case that expects a refusal */
+        check_defaults(cJSON_GetObjectItem(c, "name")->valuestring, r);
+        checked++;
+        dc_result_free(r);
+    }
+    cJSON_Delete(cases);
+    assert_true(checked > 200);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(precision_words),
         cmocka_unit_test(int4_points_to_weight_only),
         cmocka_unit_test(no_fit_offers_verified_changes),
+        cmocka_unit_test(no_silent_default),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
