@@ -6,6 +6,7 @@
  * silent default: over every workload of the decision table, each default
  * the parsed workload records is warned about, naming its field, and listed
  * among the assumptions where it is a number. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include <cmocka.h>
 
 #include "core_run.h"
+#include "dc/explain.h"
 #include "default_rules.h"
 #include "read_file.h"
 
@@ -176,6 +178,65 @@ static void no_silent_default(void **state)
     assert_true(checked > 200);
 }
 
+/* Every change an explanation offers, re-run: it gives the pick it names,
+ * that pick meets the targets the base pick met, and the change is one the
+ * team can make (no precision the model needs new weights for, no
+ * `portable`, no lower chip limit). */
+static void check_explanation(const char *json)
+{
+    static const char *const no_precision[] = {"fp32", "fp64", "fp4", "int4", "int8", NULL};
+    cJSON *w = cJSON_Parse(json);
+    struct dc_result *base = NULL;
+    assert_int_equal(dc_recommend(rs, w, NULL, &base, NULL), DC_OK);
+    struct dc_explain_opts eo = {DC_EXPLAIN_CHANGES, 0, 0};
+    struct dc_explanation *e = NULL;
+    assert_int_equal(dc_explain(rs, w, NULL, base, &eo, &e, NULL), DC_OK);
+    bool base_meets =
+        base->n_recommendations > 0 && base->recommendations[0].selection.meets_targets;
+    size_t seen = 0;
+    for (size_t t = 0; t < e->n_targets; t++)
+        for (size_t k = 0; k < e->targets[t].n_changes; k++) {
+            const struct dc_change *ch = &e->targets[t].changes[k];
+            assert_string_not_equal(ch->field, "/constraints/portable");
+            if (strcmp(ch->field, "/precision") == 0 && cJSON_IsString(ch->to))
+                for (size_t i = 0; no_precision[i] != NULL; i++)
+                    if (strcmp(ch->to->valuestring, no_precision[i]) == 0 &&
+                        base->workload.task == DC_TASK_INFERENCE)
+                        fail_msg("%s: precision %s offered", json, no_precision[i]);
+            if (strcmp(ch->field, "/constraints/max_accelerators") == 0 && cJSON_IsNumber(ch->to) &&
+                isfinite(base->workload.max_accelerators))
+                assert_true(ch->to->valuedouble >= base->workload.max_accelerators);
+            cJSON *changed = dc_workload_with(w, ch->field, ch->to);
+            assert_non_null(changed);
+            struct dc_result *r = NULL;
+            assert_int_equal(dc_recommend(rs, changed, NULL, &r, NULL), DC_OK);
+            assert_true(r->n_recommendations > 0);
+            if (r->recommendations[0].acc != ch->top)
+                fail_msg("%s: %s does not give %s", json, ch->field, ch->top->id);
+            if (base_meets && !r->recommendations[0].selection.meets_targets)
+                fail_msg("%s: %s gives a pick that misses a target", json, ch->field);
+            dc_result_free(r);
+            cJSON_Delete(changed);
+            seen++;
+        }
+    assert_true(seen > 0);
+    dc_explanation_free(e);
+    dc_result_free(base);
+    cJSON_Delete(w);
+}
+
+static void explanations_a_team_can_act_on(void **state)
+{
+    (void)state;
+    check_explanation("{\"task\":\"inference\",\"model\":{\"name\":\"llama-3.1-8b\"},"
+                      "\"inference\":{\"requests_per_second\":20,\"latency_ms_p99\":40,"
+                      "\"input_tokens\":1000,\"output_tokens\":200},\"constraints\":"
+                      "{\"max_accelerators\":8}}");
+    check_explanation("{\"task\":\"fine-tuning\",\"model\":{\"name\":\"llama-3.1-8b\"},"
+                      "\"training\":{\"tokens\":2e9},\"constraints\":{\"providers\":"
+                      "[\"aws\",\"gcp\"],\"max_accelerators\":4}}");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +244,7 @@ int main(void)
         cmocka_unit_test(int4_points_to_weight_only),
         cmocka_unit_test(no_fit_offers_verified_changes),
         cmocka_unit_test(no_silent_default),
+        cmocka_unit_test(explanations_a_team_can_act_on),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
