@@ -616,6 +616,9 @@ char *api_result_render_explained(const struct dc_result *res, const struct dc_e
     key_string_or_null(&w, "pick_note", dc_pick_note(res, note, sizeof(note)));
     char price_note[600];
     key_string_or_null(&w, "price_note", dc_price_note(res, price_note, sizeof(price_note)));
+    char defaults_note[600];
+    key_string_or_null(&w, "defaults_note",
+                       dc_defaults_note(res, defaults_note, sizeof(defaults_note)));
     write_frontier(&w, res);
     api_jw_key(&w, "excluded");
     api_jw_array(&w);

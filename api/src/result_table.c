@@ -369,6 +369,8 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
     char price_note[600];
     if (dc_price_note(res, price_note, sizeof(price_note)) != NULL)
         fprintf(fp, "\nPrice: %s", price_note);
+    if (dc_defaults_note(res, price_note, sizeof(price_note)) != NULL)
+        fprintf(fp, "\nDefaults: %s", price_note);
     fprintf(fp, "\nConsidered accelerators (%zu), best first:\n", res->n_recommendations);
     struct grid g = {0};
     add_columns(&g, w, wide);

@@ -12,6 +12,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "dc/explain.h"
@@ -97,5 +98,48 @@ const char *dc_price_note(const struct dc_result *res, char *buf, size_t len)
              dc_fmt_money(alt->sizing.cost_usd, per, money, sizeof(money)),
              dc_fmt_percent(ratio - 1, pct, sizeof(pct)),
              dc_fmt_percent(DC_EXPLAIN_PERTURBATION, margin, sizeof(margin)));
+    return buf;
+}
+
+/* The defaults that can move the answer by more than 2x, by warning code,
+ * with the field that replaces each: a mixture of experts sized as dense
+ * (DeepSeek-V3: 671B against 37B active, 18x the compute), every head
+ * cached (Llama 3: 8 KV heads of 32, 4x the cache), a run's tokens at 20
+ * per parameter (a fine-tune or a short run can be 100x fewer), a request's
+ * tokens (2,048 against a 128-token chat turn or a 32K prompt). */
+static const struct {
+    const char *code, *field;
+} wide_defaults[] = {
+    {"assumed_active_parameters", "model.active_parameters"},
+    {"assumed_kv_heads", "model.kv_heads"},
+    {"assumed_training_tokens", "training.tokens"},
+    {"assumed_request_tokens", "inference.input_tokens and output_tokens"},
+};
+
+const char *dc_defaults_note(const struct dc_result *res, char *buf, size_t len)
+{
+    if (buf == NULL || len == 0 || res == NULL || res->n_recommendations == 0)
+        return NULL;
+    size_t k = 0, n = 0;
+    for (size_t i = 0; i < sizeof(wide_defaults) / sizeof(wide_defaults[0]); i++) {
+        bool warned = false;
+        for (size_t j = 0; j < res->n_warnings && !warned; j++)
+            warned = strcmp(res->warnings[j].code, wide_defaults[i].code) == 0;
+        if (!warned)
+            continue;
+        int m = snprintf(buf + k, k < len ? len - k : 0, "%s%s", n > 0 ? ", " : "",
+                         wide_defaults[i].field);
+        k += m > 0 ? (size_t)m : 0;
+        n++;
+    }
+    if (n == 0)
+        return NULL;
+    char tail[160];
+    snprintf(tail, sizeof(tail),
+             " not given: %s default%s could move this answer by more than 2x (see the "
+             "warnings); give %s.",
+             n == 1 ? "its" : "their", n == 1 ? "" : "s", n == 1 ? "it" : "them");
+    if (k < len)
+        snprintf(buf + k, len - k, "%s", tail);
     return buf;
 }

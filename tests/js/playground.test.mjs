@@ -267,6 +267,11 @@ async function readAtSize(browser, srv, [width, height]) {
     return n ? n.textContent : null;
   });
   check(priceNote === (got.price_note || null), `${tag}: the pick card's price note: ${priceNote}`);
+  const defaultsNote = await page.$eval('#top-pick', (e) => {
+    const n = e.querySelector('.defaults-note');
+    return n ? n.textContent : null;
+  });
+  check(defaultsNote === (got.defaults_note || null), `${tag}: the pick card's defaults note: ${defaultsNote}`);
   // The p10-p90 band beside the cost and the latency (docs/calibration.md).
   const u = top.sizing.uncertainty;
   check(u && u.cost_usd && u.decode_ms && /\([^)]*\u2013[^)]*\)/.test(strip),

@@ -520,4 +520,10 @@ DC_API const char *dc_pick_note(const struct dc_result *res, char *buf, size_t l
  * to buf. */
 DC_API const char *dc_price_note(const struct dc_result *res, char *buf, size_t len);
 
+/* When the answer rests on a default that can move it by more than 2x (a
+ * mixture of experts sized as dense, every head a KV head, a run's or a
+ * request's tokens assumed), one sentence naming the fields to give, shown
+ * beside the pick; NULL otherwise. Writes at most len bytes to buf. */
+DC_API const char *dc_defaults_note(const struct dc_result *res, char *buf, size_t len);
+
 #endif /* DC_ENGINE_H */

@@ -225,6 +225,28 @@ static void check_explanation(const char *json)
     cJSON_Delete(w);
 }
 
+/* A default that can move the answer more than 2x is named beside the pick;
+ * an answer that rests on none has no such line. */
+static void wide_defaults_beside_the_pick(void **state)
+{
+    (void)state;
+    char note[600];
+    struct run r = core_run(rs, "{\"task\":\"inference\",\"model\":{\"architecture\":"
+                                "\"transformer\",\"parameters\":8e9},\"inference\":"
+                                "{\"requests_per_second\":5}}");
+    const char *got = dc_defaults_note(r.res, note, sizeof(note));
+    assert_non_null(got);
+    assert_non_null(strstr(got, "model.kv_heads"));
+    assert_non_null(strstr(got, "inference.input_tokens"));
+    assert_true(core_has_warning(r.res, "assumed_kv_heads"));
+    core_done(&r);
+    r = core_run(rs, "{\"task\":\"inference\",\"model\":{\"name\":\"llama-3.1-8b\"},"
+                     "\"inference\":{\"requests_per_second\":5,\"input_tokens\":900,"
+                     "\"output_tokens\":100}}");
+    assert_null(dc_defaults_note(r.res, note, sizeof(note)));
+    core_done(&r);
+}
+
 static void explanations_a_team_can_act_on(void **state)
 {
     (void)state;
@@ -244,6 +266,7 @@ int main(void)
         cmocka_unit_test(int4_points_to_weight_only),
         cmocka_unit_test(no_fit_offers_verified_changes),
         cmocka_unit_test(no_silent_default),
+        cmocka_unit_test(wide_defaults_beside_the_pick),
         cmocka_unit_test(explanations_a_team_can_act_on),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
