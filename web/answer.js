@@ -16,7 +16,7 @@
   /* Members of a Recommendation laid out by hand; any other (a future
    * addition) is shown by the generic renderer. */
   const KNOWN = new Set(['request_id', 'rules_version', 'status', 'status_message', 'would_meet', 'workload',
-    'families', 'recommendations', 'pick_note', 'frontier', 'excluded', 'warnings', 'assumptions', 'changes',
+    'families', 'recommendations', 'pick_note', 'price_note', 'defaults_note', 'frontier', 'excluded', 'warnings', 'assumptions', 'changes',
     'robustness']);
   const CANDIDATE_KNOWN = new Set(['accelerator', 'name', 'family', 'vendor', 'score', 'rule_score',
     'objective_score', 'target_met', 'targets', 'sizing', 'price', 'capped_by', 'availability', 'reasons']);
@@ -294,7 +294,9 @@
       timeFact(r, s),
       fact('Targets', ts.length ? met + ' of ' + ts.length + ' met ' : 'none set', ts.length ? targetMarks(top) : null),
       fact('Price', priceWords(top.price))),
-    r.pick_note ? el('p', { class: 'note', text: r.pick_note }) : null);
+    r.pick_note ? el('p', { class: 'note', text: r.pick_note }) : null,
+    r.price_note ? el('p', { class: 'note price-note', role: 'note', text: r.price_note }) : null,
+    r.defaults_note ? el('p', { class: 'note defaults-note', role: 'note', text: r.defaults_note }) : null);
   }
 
   /* ---- the comparison table -------------------------------------------------------------- */

@@ -339,7 +339,7 @@ static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct 
     key_string(w, "framework", wl->framework);
     key_string(w, "stage", wl->stage);
     write_model(w, wl);
-    key_string(w, "precision", dc_precision_name(wl->precision));
+    key_string(w, "precision", dc_workload_precision(wl));
     static const char *const quantizations[] = {"none", "awq", "gptq", "nf4", "mxfp4", "int8"};
     key_string(w, "quantization", quantizations[wl->quantization]);
     write_task_section(w, wl);
@@ -697,6 +697,11 @@ char *api_result_render_explained(const struct dc_result *res, const struct dc_e
     api_jw_array_end(&w);
     char note[400];
     key_string_or_null(&w, "pick_note", dc_pick_note(res, note, sizeof(note)));
+    char price_note[600];
+    key_string_or_null(&w, "price_note", dc_price_note(res, price_note, sizeof(price_note)));
+    char defaults_note[600];
+    key_string_or_null(&w, "defaults_note",
+                       dc_defaults_note(res, defaults_note, sizeof(defaults_note)));
     write_frontier(&w, res);
     api_jw_key(&w, "excluded");
     api_jw_array(&w);
@@ -804,6 +809,7 @@ static void write_accelerator(struct api_jw *w, const struct dc_accelerator *a)
     api_jw_object(w);
     for (size_t p = 0; p < DC_PREC_COUNT; p++)
         key_number(w, dc_precision_name((enum dc_precision)p), a->peak_tflops[p]);
+    key_number(w, "tf32", a->peak_tf32_tflops);
     api_jw_object_end(w);
     api_jw_key(w, "precisions");
     api_jw_array(w);

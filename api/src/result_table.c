@@ -442,6 +442,11 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
     for (size_t i = 0; i < DC_FAMILY_COUNT; i++)
         fprintf(fp, "%s %s %d%s", i ? "," : "", dc_family_name(res->families[i].family),
                 res->families[i].score, res->families[i].excluded ? " (excluded)" : "");
+    char price_note[600];
+    if (dc_price_note(res, price_note, sizeof(price_note)) != NULL)
+        fprintf(fp, "\nPrice: %s", price_note);
+    if (dc_defaults_note(res, price_note, sizeof(price_note)) != NULL)
+        fprintf(fp, "\nDefaults: %s", price_note);
     static const char *const order[] = {"best first", "nearest to the targets first",
                                         "in the rules' order, none ranked on time or cost"};
     fprintf(fp, "\nConsidered accelerators (%zu), %s:\n", res->n_recommendations,

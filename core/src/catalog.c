@@ -272,6 +272,7 @@ static void parse_accelerator(const struct dc__where *w, struct dc_accelerator *
     a->memory_bandwidth_gbps = dc__get_num(w, "memory_bandwidth_gbps", false, 0.001, 1e9);
     for (size_t i = 0; i < DC_PREC_COUNT; i++)
         a->peak_tflops[i] = NAN;
+    a->peak_tf32_tflops = NAN;
     const cJSON *peak = dc__get_obj(w, "peak_tflops", true);
     if (peak != NULL) {
         struct dc__where p = dc__sub(w, peak);
@@ -279,6 +280,10 @@ static void parse_accelerator(const struct dc__where *w, struct dc_accelerator *
         cJSON_ArrayForEach(it, peak)
         {
             enum dc_precision prec;
+            if (strcmp(it->string, "tf32") == 0) { /* fp32 matmuls as TF32 */
+                a->peak_tf32_tflops = dc__get_num(&p, it->string, false, 0, 1e7);
+                continue;
+            }
             if (!dc_precision_parse(it->string, &prec)) {
                 dc__diag(w->L, w->file, dc__line_of(&p, it), w->id, "unknown precision \"%s\"",
                          it->string);

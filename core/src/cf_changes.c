@@ -10,7 +10,11 @@
 
 bool cf__wins(const struct dc_target *t, const struct cf_outcome *o)
 {
-    /* A change that leaves nothing recommended offers no other pick. */
+    /* A change that leaves nothing recommended offers no other pick, and
+     * one whose pick misses a target the user set (and the base met) is
+     * no answer to act on. */
+    if (o->misses_targets)
+        return false;
     if (t->role == DC_ROLE_TOP)
         return o->top != NULL && o->top != t->acc;
     return o->top == t->acc;

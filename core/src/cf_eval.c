@@ -42,7 +42,7 @@ static bool base_top_lost_price(const struct cf_ctx *c, const struct dc_result *
 enum dc_status cf__run(struct cf_ctx *c, const cJSON *w, const double *price_scale,
                        const double *mfu_scale, struct cf_outcome *out)
 {
-    *out = (struct cf_outcome){NULL, 0, false};
+    *out = (struct cf_outcome){NULL, 0, false, false};
     if (!budget_left(c))
         return DC_ELIMIT;
     c->evals++;
@@ -56,6 +56,9 @@ enum dc_status cf__run(struct cf_ctx *c, const cJSON *w, const double *price_sca
     if (res->n_recommendations > 0) {
         out->top = res->recommendations[0].acc;
         out->score = res->recommendations[0].score;
+        out->misses_targets = !res->recommendations[0].selection.meets_targets &&
+                              c->base->n_recommendations > 0 &&
+                              c->base->recommendations[0].selection.meets_targets;
     }
     out->base_top_unpriced = base_top_lost_price(c, res);
     dc_result_free(res);
@@ -65,7 +68,7 @@ enum dc_status cf__run(struct cf_ctx *c, const cJSON *w, const double *price_sca
 enum dc_status cf__run_edit(struct cf_ctx *c, const char *field, const cJSON *to,
                             struct cf_outcome *out)
 {
-    *out = (struct cf_outcome){NULL, 0, false};
+    *out = (struct cf_outcome){NULL, 0, false, false};
     if (!budget_left(c))
         return DC_ELIMIT;
     cJSON *w = dc_workload_with(c->workload, field, to);

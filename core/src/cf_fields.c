@@ -11,22 +11,23 @@
 /* Only what a user decides for this workload: limits first (a number moved,
  * nothing rewritten), then where and how the work is bought, then what it
  * optimises, then its numerics and training method, then the team's stated
- * experience (the opt-out of the team gate). What the model and its code are
- * (custom ops, dynamic shapes, framework) and the project's stage are facts,
- * not choices. Bounds are the contract's. */
+ * experience (the opt-out of either team gate). What the model and its code
+ * are (custom ops, dynamic shapes, framework, whether it must run alike on
+ * every provider: `portable`) and the project's stage are facts, not
+ * choices. Bounds are the contract's. */
 static const struct cf_field fields[] = {
     {"/constraints/budget_usd", CF_NUMBER, CF_ANY, false, 0, 1e12},
     {"/training/deadline_hours", CF_NUMBER, CF_TRAINING, false, 0, 1e6},
     {"/constraints/max_accelerators", CF_NUMBER, CF_ANY, true, 1, 1e5},
     {"/constraints/pricing", CF_ENUM, CF_ANY, false, 0, 0},
     {"/constraints/providers", CF_LIST, CF_ANY, false, 0, 0},
-    {"/constraints/portable", CF_BOOL, CF_ANY, false, 0, 0},
     {"/constraints/deployment", CF_ENUM, CF_ANY, false, 0, 0},
     {"/constraints/accelerators", CF_LIST, CF_ANY, false, 0, 0},
     {"/objective", CF_ENUM, CF_ANY, false, 0, 0},
     {"/precision", CF_ENUM, CF_ANY, false, 0, 0},
     {"/training/method", CF_ENUM, CF_FINE_TUNING, false, 0, 0},
     {"/team/xla_experience", CF_ENUM, CF_ANY, false, 0, 0},
+    {"/team/cuda_experience", CF_ENUM, CF_ANY, false, 0, 0},
 };
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -71,14 +72,21 @@ bool cf__field_applies(const struct cf_ctx *c, const struct cf_field *f)
 
 bool cf__value_applies(const struct cf_ctx *c, const struct cf_field *f, const char *value)
 {
-    /* Training runs in fp32, bf16, fp16 or fp8 (fp4 and integer training are
-     * not practice); a served model in 16-bit or quantised formats. Nobody
-     * moves a model to fp64 to change the accelerator. */
-    static const char *const training[] = {"fp32", "bf16", "fp16", "fp8", NULL};
-    static const char *const serving[] = {"bf16", "fp16", "fp8", "int8", "fp4", "int4", NULL};
+    /* Only a precision the team can move the model to without new weights
+     * (issue 29): training in bf16, fp16 or fp8 (mixed precision; fp4 and
+     * integer training are not practice, and nobody moves to fp32 or fp64
+     * to change the accelerator), an fp32 run also with TF32 matmuls; a
+     * served model in 16 bits or fp8, which engines quantize on load (int8,
+     * int4 and fp4 need a model quantized for them: `quantization`). */
+    static const char *const training[] = {"bf16", "fp16", "fp8", NULL};
+    static const char *const fp32_training[] = {"tf32", "bf16", "fp16", "fp8", NULL};
+    static const char *const serving[] = {"bf16", "fp16", "fp8", NULL};
     if (strcmp(f->pointer, "/precision") != 0)
         return true;
-    const char *const *ok = c->base->workload.task == DC_TASK_INFERENCE ? serving : training;
+    const struct dc_workload *w = &c->base->workload;
+    const char *const *ok = w->task == DC_TASK_INFERENCE               ? serving
+                            : w->precision == DC_PREC_FP32 && !w->tf32 ? fp32_training
+                                                                       : training;
     for (size_t i = 0; ok[i] != NULL; i++)
         if (strcmp(ok[i], value) == 0)
             return true;

@@ -21,6 +21,9 @@ struct cf_outcome {
     int score;
     /* The base result's top pick, priced there, has no known cost in this run. */
     bool base_top_unpriced;
+    /* The new top misses a target (deadline, latency, rate) while the base's
+     * top met them all: no change to offer (issue 29). */
+    bool misses_targets;
 };
 
 /* One explanation in progress. */

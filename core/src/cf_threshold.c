@@ -211,8 +211,9 @@ static void budget_hint(const struct cf_ctx *c, const struct dc_candidate *cand,
     b->up = true;
 }
 
-/* max_accelerators: enough chips for a part the limit excludes, or just too
- * few for every part ranked above the target. */
+/* max_accelerators: enough chips for a part the limit excludes. Never a
+ * lower limit that only cuts the parts above the target off (issue 29: a
+ * count that is an artefact of the cap is nothing a team would set). */
 static void chips_hint(const struct cf_ctx *c, const struct dc_candidate *cand, size_t rank,
                        struct bracket *b)
 {
@@ -224,15 +225,7 @@ static void chips_hint(const struct cf_ctx *c, const struct dc_candidate *cand, 
             b->win = need;
         return;
     }
-    unsigned fewest_above = UINT_MAX;
-    for (size_t i = 0; i + 1 < rank; i++) {
-        unsigned x = c->base->recommendations[i].sizing.chips_for_memory;
-        fewest_above = x < fewest_above ? x : fewest_above;
-    }
-    if (rank >= 2 && fewest_above != UINT_MAX && fewest_above > need && need > 0) {
-        b->win = fewest_above - 1;
-        b->up = true;
-    }
+    (void)rank;
 }
 
 /* deadline_hours: as long as a part that misses the deadline needs. */

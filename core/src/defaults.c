@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dc/models.h"
 #include "dc/numfmt.h"
 #include "engine_internal.h"
 #include "ruleset_internal.h"
@@ -115,6 +116,18 @@ static enum dc_status token_defaults(const struct dc_sizing_params *s, struct dc
     const struct dc_workload *w = &res->workload;
     struct dc__arena *ar = res->arena_;
     char n1[48], n2[48];
+    if (w->task == DC_TASK_INFERENCE && w->output_tokens_defaulted) {
+        dc__add_assumption(res, "output_tokens", w->output_tokens, "tokens",
+                           s->output_tokens.source);
+        return dc__add_warning(
+            res, "assumed_request_tokens",
+            dc__fmt(ar,
+                    "inference.output_tokens was not given: %s of the %s context tokens are "
+                    "taken as generated, which sets the decode steps; give output_tokens (0 "
+                    "for a model that only reads its input, such as an embedding model).",
+                    dc_fmt_count(w->output_tokens, n1, sizeof(n1)),
+                    dc_fmt_count(w->context_tokens, n2, sizeof(n2))));
+    }
     if (w->task == DC_TASK_INFERENCE) {
         if (!w->request_tokens_defaulted)
             return DC_OK;
@@ -139,6 +152,10 @@ static enum dc_status token_defaults(const struct dc_sizing_params *s, struct dc
     }
     enum dc_status rc = DC_OK;
     if (w->tokens_defaulted && !isfinite(w->samples))
+        dc__add_assumption(res, "training_tokens", w->tokens, "tokens",
+                           w->task == DC_TASK_TRAINING ? "https://arxiv.org/abs/2203.15556"
+                                                       : CONVENTION);
+    if (w->tokens_defaulted && !isfinite(w->samples))
         rc = dc__add_warning(
             res, "assumed_training_tokens",
             dc__fmt(ar,
@@ -162,6 +179,44 @@ static enum dc_status token_defaults(const struct dc_sizing_params *s, struct dc
     return rc;
 }
 
+/* A model given by its size whose shape was guessed, while the registry has
+ * an entry of the same architecture and about that size (within 10%): name
+ * the closest, whose published shape would replace the guesses. */
+static enum dc_status registry_hint(const dc_ruleset *rs, struct dc_result *res,
+                                    const struct dc__derived *d)
+{
+    const struct dc_workload *w = &res->workload;
+    /* The guesses the other warnings name (shape_defaults). */
+    bool attends = decoder_like(d) || d->kind == DC__KIND_ENCODER;
+    bool guessed = (attends && d->shape_estimated) || (decoder_like(d) && d->kv_heads_assumed) ||
+                   (strcmp(w->architecture, "moe") == 0 && w->active_defaulted);
+    if (w->model_name != NULL || !guessed || !(w->parameters > 0))
+        return DC_OK;
+    const struct dc_model_info *best = NULL;
+    double best_gap = 0.10;
+    for (size_t i = 0; i < dc_ruleset_model_count(rs); i++) {
+        const struct dc_model_info *m = dc_ruleset_model(rs, i);
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(m->model, "parameters");
+        if (m->architecture == NULL || strcmp(m->architecture, w->architecture) != 0 ||
+            !cJSON_IsNumber(p) || !(p->valuedouble > 0))
+            continue;
+        double gap = fabs(w->parameters - p->valuedouble) / p->valuedouble;
+        if (gap <= best_gap)
+            best = m, best_gap = gap;
+    }
+    if (best == NULL)
+        return DC_OK;
+    char n1[48];
+    return dc__add_warning(
+        res, "registry_match",
+        dc__fmt(res->arena_,
+                "A %s of %s parameters matches %s (%s) in the model registry; if that is the "
+                "model, give model.name \"%s\" (or its Hugging Face id) and its published "
+                "shape replaces the guessed one.",
+                w->architecture, dc_fmt_quantity(w->parameters, n1, sizeof(n1)), best->name,
+                best->title != NULL ? best->title : best->name, best->name));
+}
+
 enum dc_status dc__report_defaults(const dc_ruleset *rs, struct dc_result *res,
                                    const struct dc__derived *d)
 {
@@ -171,6 +226,8 @@ enum dc_status dc__report_defaults(const dc_ruleset *rs, struct dc_result *res,
         rc = compute_defaults(res, d);
     if (rc == DC_OK)
         rc = token_defaults(s, res, d);
+    if (rc == DC_OK)
+        rc = registry_hint(rs, res, d);
     if (rc == DC_OK && res->workload.draft_tokens > 0)
         dc__add_assumption(res, "tokens_per_decode_step", d->tokens_per_step, "tokens",
                            "https://arxiv.org/abs/2211.17192");

@@ -586,14 +586,28 @@ static bool gated_by(const struct dc__rule *rule, const struct dc_candidate *c)
     return false;
 }
 
+/* Whether a "not suited" gate (rank_below with below: any) other than `rule`
+ * holds candidate `c`. */
+static bool unsuited(const struct rec *r, const struct dc__rule *rule, const struct dc_candidate *c)
+{
+    for (size_t h = 0; h < r->n_hits; h++)
+        if (r->hits[h] != rule && r->hits[h]->below_any && gated_by(r->hits[h], c))
+            return true;
+    return false;
+}
+
 /* A gate holds its candidates below others only while a candidate it must
- * follow is left: one of family `below` (or any it does not hold). */
+ * follow is left: any it does not hold (below: any), or one of family
+ * `below` that no "not suited" gate holds, so that the team gates keep a
+ * team on its own stack only where that stack suits the workload (a JAX
+ * program that branches often is not held on TPUs; docs/scoring.md, 8). */
 static bool gate_active(const struct rec *r, const struct dc__rule *rule)
 {
     for (size_t j = 0; j < r->rs->n_accs; j++) {
         const struct dc_candidate *g = &r->all[j];
-        if (g->excluded_by == NULL && !gated_by(rule, g) &&
-            (rule->below_any || g->acc->family == rule->below))
+        if (g->excluded_by != NULL || gated_by(rule, g))
+            continue;
+        if (rule->below_any || (g->acc->family == rule->below && !unsuited(r, rule, g)))
             return true;
     }
     return false;

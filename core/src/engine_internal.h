@@ -4,6 +4,7 @@
 #ifndef DC_ENGINE_INTERNAL_H
 #define DC_ENGINE_INTERNAL_H
 
+#include <time.h>
 #include "arena.h"
 #include "dc/engine.h"
 #include "dc/numfmt.h"
@@ -117,6 +118,18 @@ size_t dc__sized_hits(struct dc__sized_eval *e, size_t idx, const struct dc_sizi
 
 /* A warning with `code` and `msg` (NULL msg: out of memory). */
 enum dc_status dc__add_warning(struct dc_result *res, const char *code, const char *msg);
+
+/* Age in days of a price dated "YYYY-MM" or "YYYY-MM-DD" (a month-only date
+ * counts from the first of that month) at `now`; NAN when unparseable. */
+double dc__price_age_days(const char *as_of, time_t now);
+
+/* For a job that fits nowhere within its chip limit: the changes that make it
+ * fit, each verified by sizing the changed workload again (LoRA or QLoRA for
+ * a full fine-tune on `smallest`'s part, a part the allow-list left out), as
+ * "; "-separated clauses in buf; NULL when none (core/src/fit_options.c). */
+const char *dc__fit_options(const dc_ruleset *rs, const struct dc_result *res,
+                            const struct dc_candidate *smallest, const struct dc_candidate *all,
+                            size_t n_all, char *buf, size_t len);
 
 /* An assumption (skipped when the list is full or the value unknown). */
 void dc__add_assumption(struct dc_result *res, const char *name, double value, const char *unit,

@@ -497,6 +497,30 @@ static void available_text(const struct dc_candidate *c, char *buf, size_t len)
                  c->acc->id, shape, age);
 }
 
+/* A precision the part does not run in hardware. Serving 4-bit weights
+ * (int4 or fp4 math, no quantization method) on an NVIDIA GPU without that
+ * rate: weight-only quantization (AWQ, GPTQ) keeps the 4-bit weights with
+ * 16-bit math, and vLLM's kernels for it run on NVIDIA GPUs from Turing to
+ * Hopper (rule weight-quantization-kernels, F2.13). */
+static void precision_text(const struct dc_result *res, const struct dc_candidate *c, char *buf,
+                           size_t len)
+{
+    const struct dc_workload *w = &res->workload;
+    const struct dc_accelerator *a = c->acc;
+    bool four_bit = w->precision == DC_PREC_INT4 || w->precision == DC_PREC_FP4;
+    if (w->task == DC_TASK_INFERENCE && four_bit && w->quantization == DC_QUANT_NONE &&
+        a->vendor != NULL && strcmp(a->vendor, "nvidia") == 0)
+        snprintf(buf, len,
+                 "%s does not support %s in hardware. To serve 4-bit weights on it, give "
+                 "quantization awq or gptq with precision bf16: weight-only quantization keeps "
+                 "the weights in 4 bits and runs the math in 16, and its kernels run on NVIDIA "
+                 "GPUs from Turing to Hopper.",
+                 a->name, dc_workload_precision(w));
+    else
+        snprintf(buf, len, "%s does not support %s in hardware.", a->name,
+                 dc_workload_precision(w));
+}
+
 const char *dc_reason_text(const struct dc_result *res, const struct dc_candidate *c,
                            const struct dc_reason *r, char *buf, size_t len)
 {
@@ -512,8 +536,7 @@ const char *dc_reason_text(const struct dc_result *res, const struct dc_candidat
     else if (strcmp(id, DC__R_ON_PREM) == 0)
         snprintf(buf, len, "%s cannot be bought and run on premises.", a->name);
     else if (strcmp(id, DC__R_PRECISION) == 0)
-        snprintf(buf, len, "%s does not support %s in hardware.", a->name,
-                 dc_precision_name(w->precision));
+        precision_text(res, c, buf, len);
     else if (strcmp(id, DC__R_MEMORY) == 0 && !c->sizing.fits)
         memory_excluded_text(res, c, buf, len);
     else if (strcmp(id, DC__R_MEMORY) == 0 && w->task == DC_TASK_INFERENCE)

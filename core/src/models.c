@@ -92,19 +92,39 @@ static bool same_name(const char *a, const char *b)
     return *a == *b;
 }
 
+/* A Hugging Face id without its organisation: what follows the last '/'. */
+static const char *repo_name(const char *id)
+{
+    const char *slash = strrchr(id, '/');
+    return slash != NULL ? slash + 1 : id;
+}
+
+/* Entry m's name or an alias is `name`; with `tails`, compared without the
+ * organisation on either side ("DeepSeek-V3" for deepseek-ai/DeepSeek-V3,
+ * "someorg/llama-3.1-8b" for llama-3.1-8b). */
+static bool model_named(const struct dc_model_info *m, const char *name, bool tails)
+{
+    const char *want = tails ? repo_name(name) : name;
+    if (same_name(m->name, want))
+        return true;
+    const cJSON *a = NULL;
+    cJSON_ArrayForEach(a, m->aliases)
+    {
+        if (cJSON_IsString(a) &&
+            same_name(tails ? repo_name(a->valuestring) : a->valuestring, want))
+            return true;
+    }
+    return false;
+}
+
 const struct dc_model_info *dc_ruleset_find_model(const dc_ruleset *rs, const char *name)
 {
-    for (size_t i = 0; name != NULL && i < dc_ruleset_model_count(rs); i++) {
-        const struct dc_model_info *m = &rs->models[i];
-        if (same_name(m->name, name))
-            return m;
-        const cJSON *a = NULL;
-        cJSON_ArrayForEach(a, m->aliases)
-        {
-            if (cJSON_IsString(a) && same_name(a->valuestring, name))
-                return m;
-        }
-    }
+    /* The exact name or alias first, letter case ignored; then the
+     * Hugging Face repository name, the organisation prefix optional. */
+    for (int tails = 0; name != NULL && tails < 2; tails++)
+        for (size_t i = 0; i < dc_ruleset_model_count(rs); i++)
+            if (model_named(&rs->models[i], name, tails == 1))
+                return &rs->models[i];
     return NULL;
 }
 

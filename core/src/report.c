@@ -13,7 +13,7 @@
 
 /* Age in days of a catalog price dated "YYYY-MM" or "YYYY-MM-DD" (a month-only
  * date counts from the first of that month), at `now`; NAN when unparseable. */
-static double price_age_days(const char *as_of, time_t now)
+double dc__price_age_days(const char *as_of, time_t now)
 {
     int y = 0, m = 0, d = 1;
     if (as_of == NULL || sscanf(as_of, "%4d-%2d-%2d", &y, &m, &d) < 2 || m < 1 || m > 12 || d < 1 ||
@@ -30,8 +30,8 @@ static double price_age_days(const char *as_of, time_t now)
 }
 
 /* Nothing fits, nothing is within budget, or nothing is left at all. */
-static enum dc_status fit_warnings(struct dc_result *res, const struct dc_candidate *all,
-                                   size_t n_all)
+static enum dc_status fit_warnings(const dc_ruleset *rs, struct dc_result *res,
+                                   const struct dc_candidate *all, size_t n_all)
 {
     const struct dc_workload *w = &res->workload;
     struct dc__arena *ar = res->arena_;
@@ -57,18 +57,21 @@ static enum dc_status fit_warnings(struct dc_result *res, const struct dc_candid
     enum dc_status rc = DC_OK;
     char n1[48], n2[48], n3[48], m1[48], m2[48];
     enum dc_period per = dc__cost_period(w);
-    if (allowed > 0 && fit_mem == 0 && smallest != NULL)
+    char options[600];
+    if (allowed > 0 && fit_mem == 0 && smallest != NULL) {
+        /* What else makes it fit, each change sized again (fit_options.c). */
+        const char *more = dc__fit_options(rs, res, smallest, all, n_all, options, sizeof(options));
         rc = dc__add_warning(
             res, "nothing_fits_memory",
             dc__fmt(ar,
                     "No candidate fits %s GB within the accelerator limit; the smallest fit "
-                    "is %s x %s (%s GB each): raise constraints.max_accelerators to %s or use "
-                    "a lower precision.",
+                    "is %s x %s (%s GB each): raise constraints.max_accelerators to %s%s%s.",
                     dc_fmt_number(smallest->sizing.memory_need_gb, n1, sizeof(n1)),
                     dc_fmt_count(smallest->sizing.chips_for_memory, n2, sizeof(n2)),
-                    smallest->acc->id, dc_fmt_number(smallest->acc->memory_gb, n3, sizeof(n3)),
-                    n2));
-    else if (allowed > 0 && fit_mem == 0)
+                    smallest->acc->id, dc_fmt_number(smallest->acc->memory_gb, n3, sizeof(n3)), n2,
+                    more != NULL ? "; or, each sized again within the limit: " : "",
+                    more != NULL ? more : ""));
+    } else if (allowed > 0 && fit_mem == 0)
         rc = dc__add_warning(res, "nothing_fits_memory",
                              "No candidate holds the job at any size: one micro-batch's "
                              "activations exceed a chip's memory; shorten the sequence.");
@@ -182,6 +185,27 @@ static enum dc_status assumed_team_warning(struct dc_result *res)
     return DC_OK;
 }
 
+/* The mirror: the GPU gate of an XLA team rests on a CUDA default it did not
+ * state. */
+static enum dc_status assumed_cuda_warning(struct dc_result *res)
+{
+    const struct dc_workload *w = &res->workload;
+    if (!w->cuda_experience_assumed || strcmp(w->cuda_experience, "none") != 0)
+        return DC_OK;
+    for (size_t i = 0; i < res->n_recommendations; i++) {
+        const struct dc_candidate *c = &res->recommendations[i];
+        if (c->capped_by != NULL && strcmp(c->capped_by->rule_id, "xla-team-fit-first") == 0)
+            return dc__add_warning(
+                res, "cuda_experience_assumed",
+                dc__fmt(res->arena_,
+                        "team.cuda_experience was not given; a %s team is taken to have none "
+                        "(its stack is XLA), so GPUs rank after TPUs. Set it to \"some\" or "
+                        "\"expert\" if the team runs on GPUs too.",
+                        w->framework));
+    }
+    return DC_OK;
+}
+
 /* The date of the price behind a candidate's cost, or NULL. */
 static const char *price_date(const struct dc_workload *w, const struct dc_candidate *c)
 {
@@ -227,7 +251,7 @@ static enum dc_status price_warnings(const dc_ruleset *rs, struct dc_result *res
                                      dc__pricing_words(w->pricing), a->id,
                                      dc_provider_name(z->offer->provider), z->offer->region));
     const char *as_of = price_date(w, top);
-    double age = price_age_days(as_of, time(NULL));
+    double age = dc__price_age_days(as_of, time(NULL));
     char limit[48];
     if (rc == DC_OK && isfinite(age) && age > rs->sizing.price_stale_after_days)
         rc = dc__add_warning(res, "price_stale",
@@ -246,7 +270,7 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
 {
     const struct dc_workload *w = &res->workload;
     struct dc__arena *ar = res->arena_;
-    enum dc_status rc = fit_warnings(res, all, n_all);
+    enum dc_status rc = fit_warnings(rs, res, all, n_all);
     if (rc == DC_OK && d->flops_rough)
         rc = dc__add_warning(res, "compute_estimate_rough",
                              dc__fmt(ar,
@@ -266,6 +290,8 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
         rc = unpriced_warning(res);
     if (rc == DC_OK)
         rc = assumed_team_warning(res);
+    if (rc == DC_OK)
+        rc = assumed_cuda_warning(res);
     char n1[48], n2[48], n3[48];
     if (rc == DC_OK && w->task != DC_TASK_INFERENCE && !isfinite(w->deadline_hours) &&
         !top->selection.meets_targets && isfinite(top->sizing.hours))

@@ -112,6 +112,15 @@ struct ranked {
     double key; /* the sorting value times the adjustment */
 };
 
+/* Whether meeting the targets lifts a candidate above those that miss them:
+ * not for a part a gate holds (the team's stack, a part not suited) while
+ * its price is unknown and priced parts are left; a target it alone meets
+ * is no reason to buy an unpriced part off the team's stack (section 8). */
+static bool lifted_by_targets(const struct dc_selection *s, bool any_priced)
+{
+    return s->meets_targets && (s->priced || !any_priced || s->gates == 0);
+}
+
 /* 0 best: meets every target, priced (when priced parts exist), fewest gates,
  * (balanced) within the premium band. */
 static unsigned group(const struct dc_workload *w, const struct dc_candidate *c, bool any_priced)
@@ -120,8 +129,8 @@ static unsigned group(const struct dc_workload *w, const struct dc_candidate *c,
     unsigned g = s->gates < 255 ? s->gates : 255;
     bool outside =
         w->objective == DC_OBJECTIVE_BALANCED && s->meets_targets && s->priced && !s->in_band;
-    return (s->meets_targets ? 0u : 1u << 10) | (s->priced || !any_priced ? 0u : 1u << 9) | g << 1 |
-           outside;
+    return (lifted_by_targets(s, any_priced) ? 0u : 1u << 10) |
+           (s->priced || !any_priced ? 0u : 1u << 9) | g << 1 | outside;
 }
 
 static int cmp_ranked(const dc_ruleset *rs, const struct dc_workload *w, bool any_priced,

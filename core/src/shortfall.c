@@ -74,20 +74,39 @@ static int percent_met(double met)
     return isnan(met) ? -1 : (int)floor(met * 100.0 + 1e-9);
 }
 
-/* Stable insertion sort by percent met, nearest first: candidates meeting
- * the same share keep the objective's order. */
-static void rank_by_share(struct dc_candidate *v, size_t n)
+/* Whether candidate c may be the pick when it meets every target: the test
+ * selection applies (select.c, lifted_by_targets), so that a part a gate
+ * holds while its price is unknown and priced parts are left (docs/scoring.md,
+ * section 8) is not the answer here either. */
+static bool pickable(const struct dc_candidate *c, bool any_priced)
+{
+    const struct dc_selection *s = &c->selection;
+    return s->priced || !any_priced || s->gates == 0;
+}
+
+/* The rank a no-fit answer sorts by: pickable parts first, then the share
+ * met in whole percent. */
+static int share_rank(const struct dc_candidate *c, bool any_priced)
+{
+    return (pickable(c, any_priced) ? 1000 : 0) + percent_met(c->target_met);
+}
+
+/* Stable insertion sort, nearest first: pickable parts before those that
+ * cannot be the pick, each by share met; candidates meeting the same share
+ * keep the objective's order. Each scores its percent; one that cannot be
+ * the pick never scores 100, as no candidate of a no-fit answer does. */
+static void rank_by_share(struct dc_candidate *v, size_t n, bool any_priced)
 {
     for (size_t i = 1; i < n; i++) {
         struct dc_candidate key = v[i];
         size_t j = i;
-        for (; j > 0 && percent_met(v[j - 1].target_met) < percent_met(key.target_met); j--)
+        for (; j > 0 && share_rank(&v[j - 1], any_priced) < share_rank(&key, any_priced); j--)
             v[j] = v[j - 1];
         v[j] = key;
     }
     for (size_t i = 0; i < n; i++) {
         int p = percent_met(v[i].target_met);
-        v[i].score = p < 0 ? 0 : p > 100 ? 100 : p;
+        v[i].score = p < 0 ? 0 : p > 99 ? 99 : p;
     }
 }
 
@@ -175,12 +194,14 @@ void dc__shortfall(const dc_ruleset *rs, struct dc_result *res, const struct dc_
 {
     res->status = DC_ANSWER_OK;
     res->would_meet = (struct dc_would_meet){NULL, NAN, NAN, NAN, {NULL}, 0};
-    bool any_met = false;
+    bool any_priced = false, any_met = false;
     const char *withheld = NULL;
+    for (size_t i = 0; i < res->n_recommendations; i++)
+        any_priced |= res->recommendations[i].selection.priced;
     for (size_t i = 0; i < res->n_recommendations; i++) {
         struct dc_candidate *c = &res->recommendations[i];
         c->target_met = target_met(&res->workload, &c->sizing);
-        any_met |= c->target_met >= 1.0;
+        any_met |= c->target_met >= 1.0 && pickable(c, any_priced);
         withheld = withheld != NULL ? withheld : c->sizing.estimate_withheld;
     }
     for (size_t i = 0; i < n_all && withheld == NULL; i++)
@@ -198,7 +219,7 @@ void dc__shortfall(const dc_ruleset *rs, struct dc_result *res, const struct dc_
     if (any_met)
         return;
     res->status = DC_ANSWER_NO_FIT;
-    rank_by_share(res->recommendations, res->n_recommendations);
+    rank_by_share(res->recommendations, res->n_recommendations, any_priced);
     would_meet(res, all, n_all, size_unlimited, ctx);
 }
 

@@ -132,6 +132,15 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
         rentable_sizes(&p->scaled, sizes, n);
     if (w->deployment == DC_DEPLOY_ON_PREM && a->on_prem_unit > 0 && a->n_slices == 0)
         on_prem_units(p);
+    /* precision tf32: fp32 matmuls at the part's TF32 rate where it has one
+     * (issue 29; plain fp32 is IEEE FP32). */
+    if (w->tf32 && a->peak_tf32_tflops > 0) {
+        if (p->a != &p->scaled) {
+            p->scaled = *a;
+            p->a = &p->scaled;
+        }
+        p->scaled.peak_tflops[DC_PREC_FP32] = a->peak_tf32_tflops;
+    }
     a = p->a;
     p->price_scale = k.price;
     p->cap = dc__chip_cap(w, a);

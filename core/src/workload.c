@@ -28,6 +28,10 @@ static const char *const rl_algorithms[] = {"grpo", "ppo", NULL};
 static const char *const patterns[] = {"matmul", "elementwise", "branching", NULL};
 static const char *const precisions[] = {"fp64", "fp32", "bf16", "fp16", "fp8",
                                          "fp4",  "int8", "int4", NULL};
+/* The workload's precision words: the enum's, and tf32, which is fp32 whose
+ * matmuls may run as TF32 (PyTorch leaves it off: plain fp32 is IEEE FP32). */
+static const char *const precision_words[] = {"fp64", "fp32", "bf16", "fp16", "fp8",
+                                              "fp4",  "int8", "int4", "tf32", NULL};
 static const char *const deployments[] = {"cloud", "on-prem", "hybrid", NULL};
 static const char *const experiences[] = {"none", "some", "expert", NULL};
 static const char *const objectives[] = {"cost", "time", "balanced", NULL};
@@ -612,6 +616,9 @@ static enum dc_status parse_request_tokens(const struct dc_sizing_params *sz, co
             return bad(err, "inference", "context_tokens",
                        "context_tokens (%g) is less than input_tokens + output_tokens (%g)", ctx,
                        w->input_tokens + w->output_tokens);
+        /* A generating model's output tokens taken from the context: a
+         * default that moves the decode steps, warned (defaults.c). */
+        w->output_tokens_defaulted = !out && out_dflt > 0;
         if (!out)
             w->output_tokens =
                 in ? fmin(out_dflt, ctx - w->input_tokens) : fmin(out_dflt, floor(ctx / 2));
@@ -918,8 +925,9 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     w->task = (enum dc_task)enum_index(tasks, s);
     TRY(get_enum(json, NULL, "framework", frameworks, "pytorch", &w->framework, err));
     TRY(get_enum(json, NULL, "stage", stages, "development", &w->stage, err));
-    TRY(get_enum(json, NULL, "precision", precisions, "bf16", &s, err));
-    w->precision = (enum dc_precision)enum_index(precisions, s);
+    TRY(get_enum(json, NULL, "precision", precision_words, "bf16", &s, err));
+    w->tf32 = strcmp(s, "tf32") == 0;
+    w->precision = w->tf32 ? DC_PREC_FP32 : (enum dc_precision)enum_index(precisions, s);
     TRY(get_enum(json, NULL, "quantization", quantizations, "none", &s, err));
     w->quantization = (enum dc_quantization)enum_index(quantizations, s);
     TRY(check_precision(w, err));
@@ -945,7 +953,14 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     TRY(section(json, "constraints", constraint_keys, &sec, err));
     TRY(parse_constraints(rs, sec, w, err));
     TRY(section(json, "team", team_keys, &sec, err));
-    TRY(get_enum(sec, "team", "cuda_experience", experiences, "some", &w->cuda_experience, err));
+    /* The playbook both ways: a JAX or PyTorch/XLA team that does not say it
+     * knows CUDA is taken not to (its stack is XLA; the mirror of the GPU
+     * default below), every other team to know some. An assumption, warned. */
+    bool xla_stack = strcmp(w->framework, "jax") == 0 || strcmp(w->framework, "pytorch-xla") == 0;
+    w->cuda_experience_assumed =
+        sec == NULL || cJSON_GetObjectItemCaseSensitive(sec, "cuda_experience") == NULL;
+    TRY(get_enum(sec, "team", "cuda_experience", experiences, xla_stack ? "none" : "some",
+                 &w->cuda_experience, err));
     /* The playbook's GPU default: a PyTorch team, or a TensorFlow team on CUDA,
      * that does not say it knows XLA is taken not to (an assumption). */
     bool cuda_stack =
@@ -960,6 +975,11 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
 
 /* ---- the document conditions read -------------------------------------------- */
 
+const char *dc_workload_precision(const struct dc_workload *w)
+{
+    return w->tf32 ? "tf32" : dc_precision_name(w->precision);
+}
+
 const char *dc__quantization_name(enum dc_quantization q)
 {
     return quantizations[q];
@@ -973,7 +993,7 @@ const char *const *dc__workload_values(const char *pointer)
     } enums[] = {
         {"/framework", frameworks},
         {"/stage", stages},
-        {"/precision", precisions},
+        {"/precision", precision_words},
         {"/objective", objectives},
         {"/training/method", method_changes},
         {"/quantization", quantizations},
@@ -1124,7 +1144,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put(&b, root, "task", str(tasks[w->task]));
     put(&b, root, "framework", str(w->framework));
     put(&b, root, "stage", str(w->stage));
-    put(&b, root, "precision", str(dc_precision_name(w->precision)));
+    put(&b, root, "precision", str(dc_workload_precision(w)));
     put(&b, root, "quantization", str(quantizations[w->quantization]));
     put(&b, root, "objective", str(objectives[w->objective]));
     put(&b, root, "prefer_available", cJSON_CreateBool(w->prefer_available));

@@ -31,9 +31,8 @@
  * H100 host's three free GPUs hold its configuration). In the cloud: on premises
  * an H100 is bought as an 8-GPU HGX machine (catalog.yaml, on_prem_unit), which
  * two chips cannot hold. */
-static const char workload[] =
-    "{\"task\":\"fine-tuning\",\"model\":{\"parameters\":7e9},"
-    "\"constraints\":{\"max_accelerators\":2}%s}";
+static const char workload[] = "{\"task\":\"fine-tuning\",\"model\":{\"parameters\":7e9},"
+                               "\"constraints\":{\"max_accelerators\":2}%s}";
 
 /* Start `serve --probe` on fixture host `host` with extra arguments. */
 static void start_on_host(struct server *s, const char *host, const char *nvml,

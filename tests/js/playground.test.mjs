@@ -260,6 +260,18 @@ async function readAtSize(browser, srv, [width, height]) {
     top.price.as_of, `${top.price.confidence} confidence`])
     check(strip.includes(want), `${tag}: the strip says "${want}": ${strip}`);
   check(/\$[0-9.]+k\/month/.test(strip) && !/\$\d{5}/.test(strip), `${tag}: money as people read it: ${strip}`);
+  // Price confidence in the decision: the result's price_note on the pick
+  // card, word for word, or no note when the result has none.
+  const priceNote = await page.$eval('#top-pick', (e) => {
+    const n = e.querySelector('.price-note');
+    return n ? n.textContent : null;
+  });
+  check(priceNote === (got.price_note || null), `${tag}: the pick card's price note: ${priceNote}`);
+  const defaultsNote = await page.$eval('#top-pick', (e) => {
+    const n = e.querySelector('.defaults-note');
+    return n ? n.textContent : null;
+  });
+  check(defaultsNote === (got.defaults_note || null), `${tag}: the pick card's defaults note: ${defaultsNote}`);
   // The p10-p90 band beside the cost and the latency (docs/calibration.md).
   const u = top.sizing.uncertainty;
   check(u && u.cost_usd && u.decode_ms && /\([^)]*\u2013[^)]*\)/.test(strip),

@@ -126,6 +126,7 @@ struct dc_workload {
     double input_tokens;
     double output_tokens;          /* 0 for models that do not generate tokens */
     bool request_tokens_defaulted; /* input and output tokens from sizing.yaml */
+    bool output_tokens_defaulted;  /* context_tokens given, output_tokens split from it */
     enum dc_precision kv_precision;
     double batch_size; /* concurrent requests per replica; NAN: chosen per candidate */
     /* inference.speculative: a draft model proposes draft_tokens tokens that
@@ -155,11 +156,17 @@ struct dc_workload {
     size_t n_allowed;
     const char *cuda_experience; /* none | some | expert */
     const char *xla_experience;
-    bool xla_experience_assumed; /* not stated: the default for the framework applies */
+    bool xla_experience_assumed;  /* not stated: the default for the framework applies */
+    bool tf32;                    /* precision "tf32": fp32 numbers, matmuls at the TF32 rate */
+    bool cuda_experience_assumed; /* not stated: none for JAX and PyTorch/XLA, else some */
     enum dc_objective objective;
     bool prefer_available;
     unsigned explain; /* enum dc_explain_kind bits; never read by the decision itself */
 };
+
+/* The workload's precision as the user wrote it: "tf32" for fp32 whose
+ * matmuls run as TF32, else the precision's name. */
+DC_API const char *dc_workload_precision(const struct dc_workload *w);
 
 /* Parse a workload (borrowed; string fields of *out are views into it, so it
  * must outlive *out) applying defaults from the rule set's sizing parameters.
@@ -574,5 +581,19 @@ DC_API const char *dc_pick_note(const struct dc_result *res, char *buf, size_t l
  * Writes at most len bytes to buf (DC_ANSWER_TEXT_MAX holds every text). */
 #define DC_ANSWER_TEXT_MAX 1024
 DC_API const char *dc_answer_text(const struct dc_result *res, char *buf, size_t len);
+
+/* When the top pick's cost rests on a price marked low confidence or older
+ * than price_stale_after_days, and a part priced with confidence would cost
+ * at most DC_EXPLAIN_PERTURBATION (30%) more with nothing else keeping it
+ * below the pick, one sentence naming that part (docs/scoring.md, section 9);
+ * NULL otherwise, and always under objective time. Writes at most len bytes
+ * to buf. */
+DC_API const char *dc_price_note(const struct dc_result *res, char *buf, size_t len);
+
+/* When the answer rests on a default that can move it by more than 2x (a
+ * mixture of experts sized as dense, every head a KV head, a run's or a
+ * request's tokens assumed), one sentence naming the fields to give, shown
+ * beside the pick; NULL otherwise. Writes at most len bytes to buf. */
+DC_API const char *dc_defaults_note(const struct dc_result *res, char *buf, size_t len);
 
 #endif /* DC_ENGINE_H */

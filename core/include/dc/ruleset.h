@@ -190,7 +190,8 @@ struct dc_accelerator {
     size_t n_pci_devices;
     double memory_gb;
     double memory_bandwidth_gbps;
-    double peak_tflops[DC_PREC_COUNT]; /* dense; NAN when unknown */
+    double peak_tflops[DC_PREC_COUNT]; /* dense; NAN when unknown; fp32 is IEEE FP32 */
+    double peak_tf32_tflops;           /* fp32 matmuls as TF32 (workload tf32); NAN: none */
     unsigned precisions;               /* bit (1u << enum dc_precision) when supported */
     const char *interconnect;          /* may be NULL */
     double interconnect_gbps;

@@ -416,11 +416,10 @@ static void test_uncertainty(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_result_json),   cmocka_unit_test(test_cost_unit),
-        cmocka_unit_test(test_catalog_json),  cmocka_unit_test(test_rules_json),
-        cmocka_unit_test(test_table),         cmocka_unit_test(test_table_targets),
-        cmocka_unit_test(test_table_withheld),
-        cmocka_unit_test(test_uncertainty),
+        cmocka_unit_test(test_result_json),    cmocka_unit_test(test_cost_unit),
+        cmocka_unit_test(test_catalog_json),   cmocka_unit_test(test_rules_json),
+        cmocka_unit_test(test_table),          cmocka_unit_test(test_table_targets),
+        cmocka_unit_test(test_table_withheld), cmocka_unit_test(test_uncertainty),
     };
     return cmocka_run_group_tests_name("convert", tests, setup, teardown);
 }

@@ -68,8 +68,8 @@ static void contract_titles(void **state)
     struct dc_error err;
     dc_error_clear(&err);
     assert_int_equal(api_contract_load_embedded(aa_embedded_files, &c, &err), DC_OK);
-    const cJSON *rules =
-        api_json_pointer_get(api_contract_root(c), "#/components/schemas/Problem/x-cross-field-rules");
+    const cJSON *rules = api_json_pointer_get(api_contract_root(c),
+                                              "#/components/schemas/Problem/x-cross-field-rules");
     assert_true(cJSON_IsArray(rules));
     assert_int_equal(cJSON_GetArraySize(rules), N_TYPES);
     bool seen[N_TYPES] = {false};

@@ -742,14 +742,27 @@ static void check_status(const struct run *r, const char *what)
     case DC_ANSWER_NO_FIT:
         if (said == NULL || dc_pick_note(res, note, sizeof(note)) != NULL)
             fail_msg("%s: no fit, but the answer does not say so first", what);
+        /* Parts that may be the pick come first, each nearer the targets than
+         * the next; after them, parts that cannot be the pick (a gate holds
+         * them while their price is unknown and priced parts are left,
+         * docs/scoring.md section 8), which alone may meet every target. */
+        bool any_priced = false, seen_unpickable = false;
+        for (size_t i = 0; i < res->n_recommendations; i++)
+            any_priced |= res->recommendations[i].selection.priced;
         for (size_t i = 0; i < res->n_recommendations; i++) {
             const struct dc_candidate *c = &res->recommendations[i];
-            if (c->score >= 100 || c->target_met >= 1.0)
+            bool pickable = c->selection.priced || !any_priced || c->selection.gates == 0;
+            if (pickable && seen_unpickable)
+                fail_msg("%s: %s may be the pick but ranks below one that may not", what,
+                         c->acc->id);
+            if (c->score >= 100 || (pickable && c->target_met >= 1.0))
                 fail_msg("%s: no fit, but %s scores %d and meets %g of the targets", what,
                          c->acc->id, c->score, c->target_met);
-            if (i > 0 && c->score > res->recommendations[i - 1].score)
+            bool same_group = i > 0 && pickable == !seen_unpickable;
+            if (same_group && c->score > res->recommendations[i - 1].score)
                 fail_msg("%s: %s meets more of the targets than the one above it", what,
                          c->acc->id);
+            seen_unpickable |= !pickable;
         }
         if (res->would_meet.acc != NULL && !(res->would_meet.chips >= 1))
             fail_msg("%s: would_meet names %s without chips", what, res->would_meet.acc->id);

@@ -50,8 +50,7 @@ static void size_on(const dc_ruleset *set, const char *workload, const char *id,
     dc_error_clear(&err);
     assert_int_equal(dc__size_workload_at(set, j, id, 8, &s->w, &s->d, &s->z, &err), DC_OK);
     cJSON_Delete(j);
-    dc__part_init(&s->p, set, &s->w, &s->d, dc_ruleset_find_accelerator(set, id),
-                  DC__UNPERTURBED);
+    dc__part_init(&s->p, set, &s->w, &s->d, dc_ruleset_find_accelerator(set, id), DC__UNPERTURBED);
 }
 
 #define LLAMA70_FP8                                                                                \
