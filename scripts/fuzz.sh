@@ -129,8 +129,17 @@ run_one() {
     cov=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
     ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
     corp=$(echo "$last" | sed -n 's/.* corp: \([0-9]*\/[^ ]*\).*/\1/p')
-    printf '%-13s %8s execs %7s exec/s  cov %5s  ft %6s  corpus %s\n' "$h" "${execs:-?}" \
-        "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" >"$dir/summary"
+    # Inputs run after the corpus (libFuzzer's time counts from its start, so on a
+    # loaded machine a short run can spend it all on the corpus: said, not hidden).
+    local inited fresh
+    inited=$(sed -n 's/^#\([0-9]*\)[[:space:]]*INITED.*/\1/p' "$dir/log" | head -1)
+    fresh=$(( ${execs:-0} - ${inited:-0} ))
+    printf '%-13s %8s execs (%s after the corpus) %7s exec/s  cov %5s  ft %6s  corpus %s\n' "$h" \
+        "${execs:-?}" "$fresh" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" >"$dir/summary"
+    if [ "$fresh" -le 0 ]; then
+        echo "fuzz.sh: $h: its corpus took the whole ${secs} s (a loaded machine?): no new input ran;" \
+            "AA_FUZZ_SECONDS gives it longer" >>"$dir/summary"
+    fi
 }
 
 echo "fuzz.sh: ${#harnesses[@]} harnesses, ${secs} s each, ${jobs} at a time (logs in $work)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Run the integration and fault suites ROUNDS times in a built tree, the two
-# suites at once and beside LOAD busy loops, so a test that depends on timing
-# shows itself: a test must wait for the condition it needs, never for time.
+# Run the integration and fault suites (soak.short included) ROUNDS times in a
+# built tree, the two suites at once and beside LOAD busy loops, so a test that
+# depends on timing shows itself: a test must wait for the condition it needs,
+# never for time. Each round's line has the machine's load average at its end.
 #   scripts/repeat-tests.sh BUILD_DIR [ROUNDS]      (ROUNDS: 20)
 #   AA_REPEAT_LOAD=N    busy loops beside the suites (default: the number of CPUs)
 #   AA_REPEAT_REGEX_A / AA_REPEAT_REGEX_B   the two ctest selections run together
@@ -17,7 +18,7 @@ dir=$(cd "$1" && pwd)
 rounds=${2:-20}
 load=${AA_REPEAT_LOAD:-$(nproc)}
 regex_a=${AA_REPEAT_REGEX_A:-'^integration\.'}
-regex_b=${AA_REPEAT_REGEX_B:-'^fault\.'}
+regex_b=${AA_REPEAT_REGEX_B:-'^(fault|soak)\.'}
 logs=$dir/repeat-logs
 mkdir -p "$logs"
 
@@ -47,10 +48,10 @@ for ((round = 1; round <= rounds; round++)); do
     took=$(($(date +%s) - start))
     if [ $rc_a -eq 0 ] && [ $rc_b -eq 0 ]; then
         rm -f "$logs/a.$round" "$logs/b.$round"
-        echo "round $round/$rounds: passed (${took} s)"
+        echo "round $round/$rounds: passed (${took} s; load average $(cut -d' ' -f1-3 /proc/loadavg))"
     else
         failed=$((failed + 1))
-        echo "round $round/$rounds: FAILED (${took} s):" \
+        echo "round $round/$rounds: FAILED (${took} s; load average $(cut -d' ' -f1-3 /proc/loadavg)):" \
             "$(grep -h -E '^\s+[0-9]+ - ' "$logs/a.$round" "$logs/b.$round" | tr -s ' ' | tr '\n' ';')"
     fi
 done

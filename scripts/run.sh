@@ -6,8 +6,4 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh build
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DAA_BUILD_TESTS=OFF >/dev/null
 cmake --build build -j"$(nproc)" --target accel-advisor
-if ./build/accel-advisor serve --help >/dev/null 2>&1; then
-    exec ./build/accel-advisor serve "$@"
-fi
-# Until the HTTP server lands: recommend for the bundled example workload.
-exec ./build/accel-advisor recommend --format table examples/llm-pretraining.json
+exec ./build/accel-advisor serve "$@"

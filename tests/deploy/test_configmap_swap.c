@@ -208,7 +208,7 @@ static void test_configmap_edits_reload(void **state)
     const char *const args[] = {"--rules", dir, "--rules-debounce-ms", "100", NULL};
     struct server s;
     assert_int_equal(server_start(&s, args), 0);
-    assert_true(server_log_wait(&s, 0, "\"event\":\"rules_watch\"", 5000));
+    assert_true(server_log_wait(&s, 0, "\"event\":\"rules_watch\"", HANG_MS));
 
     /* Generation 1: the checked-in ConfigMap is rules/, the embedded default. */
     struct rules_view v1, v2, v3, v4;
@@ -229,20 +229,20 @@ static void test_configmap_edits_reload(void **state)
                        "    message: Never applies; it marks the edited rule set.\n");
     size_t mark = server_log_len(&s);
     kubelet_write(dir, g2, d2, g1);
-    bool changed = wait_new_version(&s, v1.version, &v2, 10000);
+    bool changed = wait_new_version(&s, v1.version, &v2, HANG_MS);
     if (!changed)
         server_log_dump(&s);
     assert_true(changed);
     assert_int_equal(v2.count, v1.count + 1);
     assert_true(v2.has_added);
     /* The reload is logged just after the new set is swapped in. */
-    assert_true(server_log_wait(&s, mark, "\"trigger\":\"watch\"", 10000));
+    assert_true(server_log_wait(&s, mark, "\"trigger\":\"watch\"", HANG_MS));
 
     /* Generation 3: a broken edit is refused; the last good set keeps serving. */
     cJSON *d3 = edited("\n  - id: [this is not a rule\n");
     mark = server_log_len(&s);
     kubelet_write(dir, g3, d3, g2);
-    assert_true(server_log_wait(&s, mark, "\"result\":\"failure\"", 10000));
+    assert_true(server_log_wait(&s, mark, "\"result\":\"failure\"", HANG_MS));
     assert_true(get_rules(&s, &v3));
     assert_string_equal(v3.version, v2.version);
     struct resp r;
@@ -252,7 +252,7 @@ static void test_configmap_edits_reload(void **state)
 
     /* Generation 4: reverting the ConfigMap serves the first version again. */
     kubelet_write(dir, g4, g_data, g3);
-    assert_true(wait_new_version(&s, v2.version, &v4, 10000));
+    assert_true(wait_new_version(&s, v2.version, &v4, HANG_MS));
     assert_string_equal(v4.version, v1.version);
     assert_false(v4.has_added);
 

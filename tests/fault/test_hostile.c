@@ -175,7 +175,7 @@ static void test_oversized_bodies(void **state)
     /* The kernel's socket buffers may have taken every byte before the server
      * closed: then the close shows on reading. Never a 200. */
     struct rh_resp rr;
-    int e = cut ? RH_ECLOSED : (rh_send(&c, "0\r\n\r\n", 5), rh_read(&c, false, 10000, &rr));
+    int e = cut ? RH_ECLOSED : (rh_send(&c, "0\r\n\r\n", 5), rh_read(&c, false, HANG_MS, &rr));
     fprintf(stderr, "5 MiB chunked body: %zu bytes sent, %s%s\n", sent,
             cut ? "the server closed the connection" : rh_strerror(e),
             e == RH_OK ? " (answered)" : "");

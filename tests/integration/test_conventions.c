@@ -58,10 +58,10 @@ static void expect_header(const struct resp *r, const char *name, const char *wa
         fail_msg("%s is \"%s\", want \"%s\"", name, got, want);
 }
 
-/* The server's log line that holds `needle`, parsed (waits up to 5 s). */
+/* The server's log line that holds `needle`, parsed (waits up to HANG_MS). */
 static cJSON *log_line(struct server *s, const char *needle)
 {
-    char *line = server_log_wait_line(s, 0, needle, 5000);
+    char *line = server_log_wait_line(s, 0, needle, HANG_MS);
     if (line == NULL)
         fail_msg("no log line with %s", needle);
     cJSON *j = cJSON_Parse(line);

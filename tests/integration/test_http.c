@@ -637,7 +637,7 @@ static void test_access_log(void **state)
     assert_int_equal(http(&srv, "GET", "/v1/rules", NULL, NULL, 0, hdr, &r), 0);
     resp_free(&r);
     /* Cut out the line and check it is one JSON object with the fields. */
-    char *line = server_log_wait_line(&srv, 0, "\"request_id\":\"log-line-check\"", 5000);
+    char *line = server_log_wait_line(&srv, 0, "\"request_id\":\"log-line-check\"", HANG_MS);
     assert_non_null(line);
     cJSON *j = cJSON_Parse(line);
     free(line);
@@ -731,7 +731,7 @@ static void test_401(void **state)
     size_t mark = server_log_len(&s);
     kill(s.pid, SIGHUP);
     assert_true(server_log_wait(
-        &s, mark, "\"event\":\"api_keys_reload\",\"result\":\"success\",\"keys\":1", 5000));
+        &s, mark, "\"event\":\"api_keys_reload\",\"result\":\"success\",\"keys\":1", HANG_MS));
     assert_int_equal(http(&s, "GET", "/v1/rules", NULL, NULL, 0, right, &r), 0);
     assert_int_equal(r.status, 401); /* s3cret-key was removed */
     resp_free(&r);

@@ -273,7 +273,7 @@ static void test_unknown_and_methods(void **state)
     assert_true(fd >= 0);
     const char *req = "GET /ui/../openapi.yaml HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
     assert_int_equal(raw_send(fd, req, strlen(req)), 0);
-    char *raw = raw_read_response(fd, 5000);
+    char *raw = raw_read_response(fd, HANG_MS);
     assert_non_null(raw);
     assert_int_equal(strncmp(raw, "HTTP/1.1 404", 12), 0);
     free(raw);

@@ -36,6 +36,12 @@ if (!binary || !outDir) {
 mkdirSync(outDir, { recursive: true });
 const SKIP = 77;
 const KEY = 'playground-test-key';
+// How long a step waits for what it needs (a page loaded, an answer laid out)
+// before the test fails: a bound for a hang, never a timing assertion, as
+// HANG_MS is for the C tests (tests/integration/harness.h). Puppeteer's default
+// of 30 s, and the 20 s this test had, are within reach of a loaded machine: the
+// whole test takes 29 s alone and took 117 s beside an ASan build and other work.
+const HANG_MS = 120000;
 
 // ---- the browser ------------------------------------------------------------------
 
@@ -60,7 +66,7 @@ async function launch() {
   for (const extra of attempts) {
     try {
       return await puppeteer.launch({ executablePath, headless: true, args: [...common, ...extra],
-                                      timeout: 60000 });
+                                      timeout: HANG_MS });
     } catch (e) {
       errors.push(`${[executablePath, ...extra].join(' ')}: ${e.message.split('\n')[0]}`);
     }
@@ -73,6 +79,8 @@ async function launch() {
 // console errors and failed requests, except the HTTP statuses a step expects.
 async function openPage(browser, width = 1280, height = 900) {
   const page = await browser.newPage();
+  page.setDefaultTimeout(HANG_MS);
+  page.setDefaultNavigationTimeout(HANG_MS);
   await page.setViewport({ width, height });
   const trouble = [];
   page.expected = new Set();
@@ -101,7 +109,7 @@ async function ready(page, url) {
   const resp = await page.goto(url, { waitUntil: 'networkidle0' });
   // 304 once the browser holds the page: it revalidates by ETag.
   check(resp.status() === 200 || resp.status() === 304, `GET ${url}: ${resp.status()}`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await page.waitForSelector('body[data-ready="true"]', { timeout: HANG_MS });
 }
 
 // Press Recommend; return once the answer to that POST is laid out (the results
@@ -109,11 +117,11 @@ async function ready(page, url) {
 // Submit and wait until the answer is laid out; returns the response the page got.
 async function submitAndWait(page) {
   const answered = page.waitForResponse((r) => r.request().method() === 'POST' &&
-    new URL(r.url()).pathname.endsWith('/v1/recommendations'), { timeout: 20000 });
+    new URL(r.url()).pathname.endsWith('/v1/recommendations'), { timeout: HANG_MS });
   await page.click('#submit');
   const response = await answered;
   await page.waitForFunction(() => !document.querySelector('#results').hasAttribute('aria-busy'),
-    { timeout: 20000 });
+    { timeout: HANG_MS });
   return response;
 }
 
@@ -423,7 +431,7 @@ async function fillAndCompare(browser, srv) {
   check(/#w=[A-Za-z0-9_-]+$/.test(link), `permalink ${link}`);
   const again = await openPage(browser, 800);
   await again.goto(link, { waitUntil: 'networkidle0' });
-  await again.waitForSelector('#top-pick', { timeout: 20000 });
+  await again.waitForSelector('#top-pick', { timeout: HANG_MS });
   check(await topPick(again) === want, 'the permalink gives the same top pick');
   check(JSON.parse(await again.$eval('#json', (e) => e.value)).name === 'browser-test', 'the permalink carries the workload');
   await shot(again, 'playground-permalink-narrow.png');
@@ -709,7 +717,7 @@ async function withApiKey(browser, binary) {
       `with the key: ${pick}`);
     /* The model list needed the key too: it is read once a request with it succeeds. */
     await page.waitForFunction(() => document.querySelectorAll('#model-names option').length > 0,
-      { timeout: 20000 });
+      { timeout: HANG_MS });
     noTrouble(page, 'API key');
     await page.close();
   } finally {

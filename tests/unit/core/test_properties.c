@@ -122,10 +122,12 @@ static void render(const struct wl *w, char *buf, size_t len)
             n += snprintf(inf + n, sizeof(inf) - (size_t)n, ",\"latency_ms_p99\":%g", w->latency);
         snprintf(inf + n, sizeof(inf) - (size_t)n, "}");
     }
-    snprintf(buf, len,
-             "{\"task\":\"%s\",\"precision\":\"%s\",\"objective\":\"%s\",\"model\":{"
-             "\"architecture\":\"%s\",\"parameters\":%g%s}%s%s}",
-             w->task, w->precision, w->objective, w->arch, w->params, extra, train, inf);
+    /* A truncated body would be malformed JSON, not the workload meant. */
+    int n = snprintf(buf, len,
+                     "{\"task\":\"%s\",\"precision\":\"%s\",\"objective\":\"%s\",\"model\":{"
+                     "\"architecture\":\"%s\",\"parameters\":%g%s}%s%s}",
+                     w->task, w->precision, w->objective, w->arch, w->params, extra, train, inf);
+    assert_true(n > 0 && (size_t)n < len);
 }
 
 /* Calls `fn` for every workload of the sweep. */

@@ -45,12 +45,13 @@ static char *table(const char *prices)
 /* `text` has a line starting with `line`. */
 static void has_line(const char *text, const char *line)
 {
-    for (const char *p = text; p != NULL && *p != '\0';) {
+    assert_non_null(text);
+    for (const char *p = text; *p != '\0'; p++) {
         if (strncmp(p, line, strlen(line)) == 0)
             return;
         p = strchr(p, '\n');
-        if (p != NULL)
-            p++;
+        if (p == NULL)
+            break;
     }
     fail_msg("no line \"%s\" in:\n%s", line, text);
 }
