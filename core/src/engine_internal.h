@@ -53,9 +53,21 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
 void dc__report_assumptions(const dc_ruleset *rs, struct dc_result *res,
                             const struct dc__derived *d);
 
-/* Objective balanced: each candidate that meets every target and has a
- * configuration within balanced_premium of the cheapest such (of the fewest
- * gates) takes the fastest of them, and is marked in_band (select.c). */
+/* Objective balanced (docs/scoring.md, section 7): each gate tier's anchor is
+ * the cheapest configuration that meets every target; balanced walks the
+ * tier's cost-time frontier from it, taking the next faster point while its
+ * extra cost is at most the time it saves at a price of 2 x balanced_premium
+ * x the anchor's cost per unit of its time (halving the time is worth
+ * balanced_premium more money) and the whole at most balanced_premium more;
+ * a point of equal cost only on no more machines. A configuration is worth
+ * it when it costs no more than where the walk stopped (`cap`) and its extra
+ * cost over the anchor passes the same price. */
+bool dc__balance_worth(const struct dc_sizing_params *s, const struct dc_workload *w,
+                       const struct dc_sizing *anchor, const struct dc_sizing *z, double cap);
+
+/* Objective balanced: each candidate that meets every target and whose
+ * configuration is worth it takes the fastest of its part's configurations
+ * that are, and is marked in_band (select.c). */
 void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
                  size_t n_pts, struct dc_candidate *v, size_t n);
 

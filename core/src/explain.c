@@ -112,9 +112,11 @@ static const char *basis_text(const struct dc_result *res, const struct dc_sizin
         break;
     case DC_BASIS_BALANCED:
         snprintf(buf, len,
-                 "objective balanced: the fastest that costs at most %s more than the "
-                 "cheapest option meeting every target",
-                 dc_fmt_percent(s->balanced_premium, n1, sizeof(n1)));
+                 "objective balanced: faster than the cheapest option meeting every "
+                 "target only while the time saved is worth its cost (halving the time "
+                 "worth %s more), and at most %s more",
+                 dc_fmt_percent(s->balanced_premium, n1, sizeof(n1)),
+                 dc_fmt_percent(s->balanced_premium, n2, sizeof(n2)));
         break;
     case DC_BASIS_RATE:
         snprintf(buf, len, "replicas for %s requests/s",
