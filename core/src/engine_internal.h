@@ -35,6 +35,12 @@
 /* printf into the arena; NULL on OOM. */
 char *dc__fmt(struct dc__arena *ar, const char *f, ...) DC_PRINTF(2, 3);
 
+/* What caps a serving fleet, naming where it is set: max_accelerators, else
+ * the rule author's serving_max_chips ("max_accelerators (64 chips)", "the
+ * serving fleet limit of 4,096 chips (serving_max_chips in
+ * rules/sizing.yaml)"); written into buf (explain.c). */
+const char *dc__fleet_limit_words(const struct dc_sizing_params *s, const struct dc_workload *w,
+                                  char *buf, size_t len);
 /* A price basis in words: "on-demand", "spot", "1-year committed". */
 const char *dc__pricing_words(enum dc_pricing p);
 /* What a candidate's cost is per: a month of serving, an offline job, a run. */

@@ -97,13 +97,14 @@ static enum dc_status fit_warnings(const dc_ruleset *rs, struct dc_result *res,
 }
 
 /* What the top recommendation misses: deadline, latency, rate. */
-static enum dc_status target_warnings(struct dc_result *res, const struct dc_candidate *top)
+static enum dc_status target_warnings(const dc_ruleset *rs, struct dc_result *res,
+                                      const struct dc_candidate *top)
 {
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing *z = &top->sizing;
     struct dc__arena *ar = res->arena_;
     enum dc_status rc = DC_OK;
-    char n1[48], n2[48], n3[48], n4[48];
+    char n1[48], n2[48], n3[48], n4[48], lim[128];
     /* An offline job's deadline is its own (inference.job). */
     double deadline = w->job_requests > 0 ? w->job_deadline_hours : w->deadline_hours;
     if (!z->meets_deadline)
@@ -127,12 +128,13 @@ static enum dc_status target_warnings(struct dc_result *res, const struct dc_can
         rc = dc__add_warning(res, "rate_not_met",
                              dc__fmt(ar,
                                      "The top recommendation serves about %s of the %s "
-                                     "requests/s asked: %s replicas of %s chips are all the "
-                                     "accelerator limit allows.",
+                                     "requests/s asked: %s replicas of %s chips are all %s "
+                                     "allows.",
                                      dc_fmt_number(z->throughput_rps, n1, sizeof(n1)),
                                      dc_fmt_number(w->requests_per_second, n2, sizeof(n2)),
                                      dc_fmt_count(z->replicas, n3, sizeof(n3)),
-                                     dc_fmt_count(z->chips_per_replica, n4, sizeof(n4))));
+                                     dc_fmt_count(z->chips_per_replica, n4, sizeof(n4)),
+                                     dc__fleet_limit_words(&rs->sizing, w, lim, sizeof(lim))));
     return rc;
 }
 
@@ -283,7 +285,7 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
     if (rc != DC_OK || res->n_recommendations == 0)
         return rc;
     const struct dc_candidate *top = &res->recommendations[0];
-    rc = target_warnings(res, top);
+    rc = target_warnings(rs, res, top);
     if (rc == DC_OK)
         rc = price_warnings(rs, res, top);
     if (rc == DC_OK)
