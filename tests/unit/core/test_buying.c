@@ -393,6 +393,72 @@ static void test_objective_buys_machines_worth_their_cost(void **state)
     assert_true(spread > 0);
 }
 
+/* The top pick's capacity_binds warning, or NULL. */
+static const char *capacity_message(const char *json, unsigned *machines, bool *binds)
+{
+    static char msg[1024];
+    cJSON *j = cJSON_Parse(json);
+    assert_non_null(j);
+    struct dc_result *r = NULL;
+    assert_int_equal(dc_recommend(rules, j, NULL, &r, NULL), DC_OK);
+    assert_true(r->n_recommendations > 0);
+    *machines = r->recommendations[0].sizing.machines;
+    *binds = r->recommendations[0].sizing.capacity.binds;
+    const char *out = NULL;
+    for (size_t i = 0; i < r->n_warnings; i++)
+        if (strcmp(r->warnings[i].code, "capacity_binds") == 0) {
+            snprintf(msg, sizeof(msg), "%s", r->warnings[i].message);
+            out = msg;
+        }
+    dc_result_free(r);
+    cJSON_Delete(j);
+    return out;
+}
+
+/* When the top pick's machines are past what the asked basis sells at once,
+ * the answer says so, names the limit and the basis that sells them, and
+ * says nothing when it does not bind (issue 27 item 3). */
+static void test_capacity_warning(void **state)
+{
+    (void)state;
+    static const char *const fmt =
+        "{\"task\": \"training\", \"model\": {\"architecture\": \"transformer\", "
+        "\"parameters\": 7e9}, \"training\": {\"tokens\": 1e12, \"global_batch_size\": 4096, "
+        "\"deadline_hours\": %g}, \"constraints\": {\"providers\": [\"aws\"], "
+        "\"accelerators\": [\"h100\"]}, \"objective\": \"%s\"}";
+    const struct dc_capacity *od = dc_capacity_limit(rules, DC_PROVIDER_AWS, DC_BASIS_ON_DEMAND,
+                                                     dc_ruleset_find_accelerator(rules, "h100"));
+    const struct dc_capacity *rv = dc_capacity_limit(rules, DC_PROVIDER_AWS, DC_BASIS_RESERVED,
+                                                     dc_ruleset_find_accelerator(rules, "h100"));
+    assert_non_null(od);
+    assert_non_null(rv);
+    char json[600], limit[64];
+    snprintf(limit, sizeof(limit), "more than the %u that on-demand sells", od->max_instances);
+    unsigned machines = 0;
+    bool binds = false;
+    /* Past on demand, within the reservations: a reservation sells them. */
+    snprintf(json, sizeof(json), fmt, 150.0, "balanced");
+    const char *m = capacity_message(json, &machines, &binds);
+    assert_true(machines > od->max_instances && machines <= rv->max_instances);
+    assert_true(binds);
+    assert_non_null(m);
+    assert_non_null(strstr(m, limit));
+    assert_non_null(strstr(m, od->source));
+    assert_non_null(strstr(m, "a reservation (capacity blocks or a reserved cluster) sells them"));
+    /* Past the reservations too: no basis sells that many at once. */
+    snprintf(json, sizeof(json), fmt, 72.0, "balanced");
+    m = capacity_message(json, &machines, &binds);
+    assert_true(machines > rv->max_instances);
+    assert_non_null(m);
+    assert_non_null(strstr(m, "nor do its reservations"));
+    /* The cheapest run: within on demand, no warning. */
+    snprintf(json, sizeof(json), fmt, 20000.0, "cost");
+    m = capacity_message(json, &machines, &binds);
+    assert_true(machines <= od->max_instances);
+    assert_false(binds);
+    assert_null(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -400,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_lora_syncs_adapters),
         cmocka_unit_test(test_worked_example),
         cmocka_unit_test(test_capacity),
+        cmocka_unit_test(test_capacity_warning),
         cmocka_unit_test(test_negligible_ties_take_fewer_machines),
         cmocka_unit_test(test_objective_buys_machines_worth_their_cost),
         cmocka_unit_test(test_on_prem_units),
