@@ -4,7 +4,8 @@
  * it, the basis that sells that many: a reservation (capacity blocks,
  * reserved clusters), with its lead time where the offer publishes one,
  * unless the provider's stated reservation limit is passed too. The answer
- * says so in sizing.capacity; the price stays the asked basis's. */
+ * says so in sizing.capacity, and for the top pick in the warning
+ * capacity_binds (report.c); the price stays the asked basis's. */
 #include <math.h>
 
 #include "sizing.h"

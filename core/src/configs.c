@@ -64,6 +64,13 @@ int dc__cmp_value(double x, double y)
     return x < y ? -1 : 1;
 }
 
+int dc__cmp_machines(const struct dc_sizing *x, const struct dc_sizing *y)
+{
+    if (x->machines != y->machines)
+        return x->machines < y->machines ? -1 : 1;
+    return x->chips < y->chips ? -1 : x->chips > y->chips ? 1 : 0;
+}
+
 /* The training time target: the deadline, or the default run length. */
 static double target_hours(const struct dc__part *p)
 {
@@ -90,12 +97,6 @@ static int cmp_near(const struct dc__part *p, const struct dc_sizing *x, const s
         return x->meets_latency ? -1 : 1;
     int c = dc__cmp_value(-x->throughput_rps, -y->throughput_rps);
     return c != 0 ? c : dc__cmp_value(x->decode_ms, y->decode_ms);
-}
-
-/* A known cost under negligible_cost_usd: it compares as that floor. */
-static bool negligible(const struct dc_sizing_params *s, const struct dc_sizing *z)
-{
-    return isfinite(z->cost_usd) && z->cost_usd <= s->negligible_cost_usd;
 }
 
 /* The objective's order of two configurations of one part (docs/scoring.md,
@@ -129,11 +130,12 @@ static int cmp_config(const struct dc__part *p, const struct dc_sizing *x, bool 
     case DC_OBJECTIVE_COST:
     case DC_OBJECTIVE_BALANCED:
         /* Balanced starts from the cheapest; the engine then takes the fastest
-         * configuration within balanced_premium of the cheapest overall. Costs
-         * under the negligible floor are no reason to buy more: that tie goes
-         * to fewer machines (issue 27), other ties to the faster. */
+         * configuration whose extra cost the time it saves is worth
+         * (dc__balance). A tie of cost, the negligible floor's included, is no
+         * reason to buy more: it goes to fewer machines (issue 27), then to
+         * the faster. Chips a team owns (no known spend) are timed. */
         c = dc__cmp_value(sx, sy);
-        if (c == 0 && negligible(p->s, x) && negligible(p->s, y))
+        if (c == 0 && isfinite(sx) && isfinite(sy))
             c = x->machines < y->machines ? -1 : x->machines > y->machines ? 1 : 0;
         c = c != 0 ? c : dc__cmp_value(tx, ty);
         break;

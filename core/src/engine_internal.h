@@ -35,6 +35,12 @@
 /* printf into the arena; NULL on OOM. */
 char *dc__fmt(struct dc__arena *ar, const char *f, ...) DC_PRINTF(2, 3);
 
+/* What caps a serving fleet, naming where it is set: max_accelerators, else
+ * the rule author's serving_max_chips ("max_accelerators (64 chips)", "the
+ * serving fleet limit of 4,096 chips (serving_max_chips in
+ * rules/sizing.yaml)"); written into buf (explain.c). */
+const char *dc__fleet_limit_words(const struct dc_sizing_params *s, const struct dc_workload *w,
+                                  char *buf, size_t len);
 /* A price basis in words: "on-demand", "spot", "1-year committed". */
 const char *dc__pricing_words(enum dc_pricing p);
 /* What a candidate's cost is per: a month of serving, an offline job, a run. */
@@ -53,9 +59,21 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
 void dc__report_assumptions(const dc_ruleset *rs, struct dc_result *res,
                             const struct dc__derived *d);
 
-/* Objective balanced: each candidate that meets every target and has a
- * configuration within balanced_premium of the cheapest such (of the fewest
- * gates) takes the fastest of them, and is marked in_band (select.c). */
+/* Objective balanced (docs/scoring.md, section 7): each gate tier's anchor is
+ * the cheapest configuration that meets every target; balanced walks the
+ * tier's cost-time frontier from it, taking the next faster point while its
+ * extra cost is at most the time it saves at a price of 2 x balanced_premium
+ * x the anchor's cost per unit of its time (halving the time is worth
+ * balanced_premium more money) and the whole at most balanced_premium more;
+ * a point of equal cost only on no more machines. A configuration is worth
+ * it when it costs no more than where the walk stopped (`cap`) and its extra
+ * cost over the anchor passes the same price. */
+bool dc__balance_worth(const struct dc_sizing_params *s, const struct dc_workload *w,
+                       const struct dc_sizing *anchor, const struct dc_sizing *z, double cap);
+
+/* Objective balanced: each candidate that meets every target and whose
+ * configuration is worth it takes the fastest of its part's configurations
+ * that are, and is marked in_band (select.c). */
 void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
                  size_t n_pts, struct dc_candidate *v, size_t n);
 

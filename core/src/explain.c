@@ -56,29 +56,28 @@ void dc__target_words(const struct dc_result *res, char *buf, size_t len)
                               h, sizeof(h)));
 }
 
-/* Why this many chips, in words (enum dc_chips_basis). */
-/* What caps a serving fleet: max_accelerators, else serving_max_chips
- * ("max_accelerators (64 chips)", "the serving fleet limit of 4,096 chips"). */
-static const char *fleet_limit_words(const struct dc_result *res, char *buf, size_t len)
+/* engine_internal.h: what caps a serving fleet, naming where it is set. */
+const char *dc__fleet_limit_words(const struct dc_sizing_params *s, const struct dc_workload *w,
+                                  char *buf, size_t len)
 {
-    const struct dc_workload *w = &res->workload;
     char n[NUM];
     if (isfinite(w->max_accelerators))
         snprintf(buf, len, "max_accelerators (%s chips)",
                  dc_fmt_count(w->max_accelerators, n, sizeof(n)));
     else
-        snprintf(
-            buf, len, "the serving fleet limit of %s chips",
-            dc_fmt_count(dc_ruleset_sizing(res->ruleset)->serving_max_chips.value, n, sizeof(n)));
+        snprintf(buf, len,
+                 "the serving fleet limit of %s chips (serving_max_chips in rules/sizing.yaml)",
+                 dc_fmt_count(s->serving_max_chips.value, n, sizeof(n)));
     return buf;
 }
 
+/* Why this many chips, in words (enum dc_chips_basis). */
 static const char *basis_text(const struct dc_result *res, const struct dc_sizing *z, char *buf,
                               size_t len)
 {
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
-    char target[96], n1[NUM], n2[NUM];
+    char target[128], n1[NUM], n2[NUM];
     dc__target_words(res, target, sizeof(target));
     switch (z->basis) {
     case DC_BASIS_MEMORY:
@@ -112,9 +111,11 @@ static const char *basis_text(const struct dc_result *res, const struct dc_sizin
         break;
     case DC_BASIS_BALANCED:
         snprintf(buf, len,
-                 "objective balanced: the fastest that costs at most %s more than the "
-                 "cheapest option meeting every target",
-                 dc_fmt_percent(s->balanced_premium, n1, sizeof(n1)));
+                 "objective balanced: faster than the cheapest option meeting every "
+                 "target only while the time saved is worth its cost (halving the time "
+                 "worth %s more), and at most %s more",
+                 dc_fmt_percent(s->balanced_premium, n1, sizeof(n1)),
+                 dc_fmt_percent(s->balanced_premium, n2, sizeof(n2)));
         break;
     case DC_BASIS_RATE:
         snprintf(buf, len, "replicas for %s requests/s",
@@ -123,7 +124,8 @@ static const char *basis_text(const struct dc_result *res, const struct dc_sizin
     case DC_BASIS_LIMIT:
         if (w->task == DC_TASK_INFERENCE && !(w->job_requests > 0)) {
             snprintf(buf, len, "the most replicas %s allows, short of the rate",
-                     fleet_limit_words(res, target, sizeof(target)));
+                     dc__fleet_limit_words(dc_ruleset_sizing(res->ruleset), &res->workload, target,
+                                           sizeof(target)));
             break;
         }
         snprintf(buf, len,
@@ -434,7 +436,7 @@ static void target_text(const struct dc_result *res, const struct dc_candidate *
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing *z = &c->sizing;
     enum dc_period per = dc__cost_period(w);
-    char m1[NUM], m2[NUM], n1[NUM], n2[NUM], n3[NUM];
+    char m1[NUM], m2[NUM], n1[NUM], n2[NUM], n3[NUM], lim[128];
     dc_fmt_money(w->budget_usd, per, m2, sizeof(m2));
     if (strcmp(id, DC__R_BUDGET) == 0 && z->estimate_withheld != NULL)
         snprintf(buf, len,
@@ -473,7 +475,8 @@ static void target_text(const struct dc_result *res, const struct dc_candidate *
                  dc_fmt_number(w->requests_per_second, n2, sizeof(n2)),
                  dc_fmt_count(z->replicas, n3, sizeof(n3)),
                  dc_fmt_count(z->chips_per_replica, m1, sizeof(m1)),
-                 fleet_limit_words(res, m2, sizeof(m2)));
+                 dc__fleet_limit_words(dc_ruleset_sizing(res->ruleset), &res->workload, lim,
+                                       sizeof(lim)));
 }
 
 /* probe.available: what is free, where, and that this configuration fits in it

@@ -97,13 +97,14 @@ static enum dc_status fit_warnings(const dc_ruleset *rs, struct dc_result *res,
 }
 
 /* What the top recommendation misses: deadline, latency, rate. */
-static enum dc_status target_warnings(struct dc_result *res, const struct dc_candidate *top)
+static enum dc_status target_warnings(const dc_ruleset *rs, struct dc_result *res,
+                                      const struct dc_candidate *top)
 {
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing *z = &top->sizing;
     struct dc__arena *ar = res->arena_;
     enum dc_status rc = DC_OK;
-    char n1[48], n2[48], n3[48], n4[48];
+    char n1[48], n2[48], n3[48], n4[48], lim[128];
     /* An offline job's deadline is its own (inference.job). */
     double deadline = w->job_requests > 0 ? w->job_deadline_hours : w->deadline_hours;
     if (!z->meets_deadline)
@@ -127,13 +128,65 @@ static enum dc_status target_warnings(struct dc_result *res, const struct dc_can
         rc = dc__add_warning(res, "rate_not_met",
                              dc__fmt(ar,
                                      "The top recommendation serves about %s of the %s "
-                                     "requests/s asked: %s replicas of %s chips are all the "
-                                     "accelerator limit allows.",
+                                     "requests/s asked: %s replicas of %s chips are all %s "
+                                     "allows.",
                                      dc_fmt_number(z->throughput_rps, n1, sizeof(n1)),
                                      dc_fmt_number(w->requests_per_second, n2, sizeof(n2)),
                                      dc_fmt_count(z->replicas, n3, sizeof(n3)),
-                                     dc_fmt_count(z->chips_per_replica, n4, sizeof(n4))));
+                                     dc_fmt_count(z->chips_per_replica, n4, sizeof(n4)),
+                                     dc__fleet_limit_words(&rs->sizing, w, lim, sizeof(lim))));
     return rc;
+}
+
+/* The top pick's machines past what the asked basis sells at once (issue 27
+ * item 3, sizing.capacity): the limit with its page, and the basis that
+ * sells them: a reservation with its rate and lead time where the offer
+ * publishes them, or none at once. The cost stays the asked basis's. */
+static enum dc_status capacity_warning(const dc_ruleset *rs, struct dc_result *res,
+                                       const struct dc_candidate *top)
+{
+    const struct dc_sizing *z = &top->sizing;
+    const struct dc_capacity_need *c = &z->capacity;
+    if (!c->known || !c->binds || z->offer == NULL)
+        return DC_OK;
+    char n1[48], n2[48], rate[160] = "", lead[64] = "", sells[360];
+    const char *asked = dc__pricing_words(res->workload.pricing);
+    const struct dc_reservation *rv = &z->offer->reserved;
+    if (c->basis == DC_BASIS_RESERVED) {
+        if (isfinite(rv->price.usd_per_hour))
+            snprintf(rate, sizeof(rate), " at $%.2f an instance-hour (%s)", rv->price.usd_per_hour,
+                     z->offer->instance_type);
+        else if (isfinite(rv->price.usd_per_chip_hour))
+            snprintf(rate, sizeof(rate), " at $%.2f a chip-hour", rv->price.usd_per_chip_hour);
+        if (isfinite(c->lead_time_days))
+            snprintf(lead, sizeof(lead), ", %s days ahead",
+                     dc_fmt_number(c->lead_time_days, n1, sizeof(n1)));
+        snprintf(sells, sizeof(sells),
+                 "a reservation (capacity blocks or a reserved cluster) sells them%s%s; the "
+                 "cost shown is still the %s rate",
+                 rate, lead, asked);
+    } else {
+        const struct dc_capacity *r =
+            dc_capacity_limit(rs, c->provider, DC_BASIS_RESERVED, top->acc);
+        if (r != NULL)
+            snprintf(sells, sizeof(sells),
+                     "nor do its reservations, at most %u at once: that many is a capacity "
+                     "negotiation, or fewer machines for longer",
+                     r->max_instances);
+        else
+            snprintf(sells, sizeof(sells),
+                     "no other basis is stated to sell them: ask the provider, or take fewer "
+                     "machines for longer");
+    }
+    return dc__add_warning(
+        res, "capacity_binds",
+        dc__fmt(res->arena_,
+                "The top recommendation's %s machines are more than the %s that %s sells one buyer "
+                "at once on %s (%s); %s.",
+                dc_fmt_count(z->machines, n1, sizeof(n1)),
+                dc_fmt_count(c->max_instances, n2, sizeof(n2)), asked,
+                dc_provider_name(c->provider), c->source != NULL ? c->source : "prices.yaml",
+                sells));
 }
 
 /* The parts without a known cost that rank after every priced one, under
@@ -283,9 +336,11 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
     if (rc != DC_OK || res->n_recommendations == 0)
         return rc;
     const struct dc_candidate *top = &res->recommendations[0];
-    rc = target_warnings(res, top);
+    rc = target_warnings(rs, res, top);
     if (rc == DC_OK)
         rc = price_warnings(rs, res, top);
+    if (rc == DC_OK)
+        rc = capacity_warning(rs, res, top);
     if (rc == DC_OK)
         rc = unpriced_warning(res);
     if (rc == DC_OK)

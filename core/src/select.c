@@ -31,40 +31,152 @@ static unsigned tier_of(const struct dc_candidate *c)
     return c->selection.gates < BALANCE_TIERS ? c->selection.gates : BALANCE_TIERS - 1;
 }
 
+/* The tier's anchor: the cheapest configuration that meets every target
+ * and is priced; of equal cost, fewer machines, then fewer chips. */
+static const struct dc_sizing *anchor_of(const dc_ruleset *rs, const struct dc_workload *w,
+                                         const struct dc_candidate *v, size_t n, unsigned tier)
+{
+    const struct dc_sizing *a = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const struct dc_sizing *z = &v[i].sizing;
+        if (tier_of(&v[i]) != tier || !v[i].selection.meets_targets || !v[i].selection.priced ||
+            !isfinite(dc__config_spend(&rs->sizing, w, z)))
+            continue;
+        int c = a == NULL ? -1
+                          : dc__cmp_value(dc__config_spend(&rs->sizing, w, z),
+                                          dc__config_spend(&rs->sizing, w, a));
+        if (c == 0)
+            c = dc__cmp_machines(z, a);
+        if (c < 0)
+            a = z;
+    }
+    return a;
+}
+
+/* The price of a unit of time saved (an hour, or a request's ms), relative to
+ * the anchor's own rate: halving its time is worth balanced_premium more. */
+static double time_price(const struct dc_sizing_params *s, double c0, double t0)
+{
+    return t0 > 0 ? 2.0 * s->balanced_premium * c0 / t0 : 0;
+}
+
+/* Whether z is worth its cost over `from` at the price of time: a tie of
+ * cost (the negligible floor's included) on no more machines (another part's
+ * chips are not the same unit), else the extra
+ * cost no more than the time saved at `price`. */
+static bool step_worth(const struct dc_sizing_params *s, const struct dc_workload *w,
+                       const struct dc_sizing *from, const struct dc_sizing *z, double price)
+{
+    double c0 = dc__config_spend(s, w, from), t0 = dc__config_time(s, w, from);
+    double c = dc__config_spend(s, w, z), t = dc__config_time(s, w, z);
+    if (!isfinite(c0) || !isfinite(c) || !isfinite(t0) || !isfinite(t))
+        return false;
+    int k = dc__cmp_value(c, c0);
+    if (k <= 0)
+        return k < 0 || z->machines <= from->machines;
+    return c - c0 <= price * (t0 - t) * (1 + DC__TIE);
+}
+
+bool dc__balance_worth(const struct dc_sizing_params *s, const struct dc_workload *w,
+                       const struct dc_sizing *anchor, const struct dc_sizing *z, double cap)
+{
+    double c0 = dc__config_spend(s, w, anchor), t0 = dc__config_time(s, w, anchor);
+    return dc__config_spend(s, w, z) <= cap * (1 + DC__TIE) &&
+           step_worth(s, w, anchor, z, time_price(s, c0, t0));
+}
+
+/* Whether point k is of a candidate of gate tier g that meets every target
+ * and is priced. */
+static bool in_tier(const struct dc__point *pt, const struct dc_candidate *v, size_t n, unsigned g)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].index_ == pt->acc)
+            return tier_of(&v[i]) == g && v[i].selection.meets_targets && v[i].selection.priced;
+    return false;
+}
+
+/* Walk the tier's cost-time frontier from its anchor: the next point is the
+ * cheapest faster one (of equal cost, fewer machines, then the faster); it is
+ * taken while its extra cost over the current one is worth the time it saves
+ * at the anchor's price of time, and while the whole costs at most
+ * balanced_premium more than the anchor. Returns the spend of the point
+ * reached: the tier's cap. */
+static double walk(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
+                   size_t n_pts, const struct dc_candidate *v, size_t n, unsigned g,
+                   const struct dc_sizing *anchor)
+{
+    const struct dc_sizing_params *s = &rs->sizing;
+    double c0 = dc__config_spend(s, w, anchor), t0 = dc__config_time(s, w, anchor);
+    double price = time_price(s, c0, t0), ceiling = c0 * (1.0 + s->balanced_premium);
+    const struct dc_sizing *cur = anchor;
+    for (size_t steps = 0; steps < n_pts; steps++) {
+        const struct dc_sizing *next = NULL;
+        for (size_t k = 0; k < n_pts; k++) {
+            const struct dc_sizing *z = &pts[k].z;
+            double sz = dc__config_spend(s, w, z);
+            if (!isfinite(sz) ||
+                dc__cmp_value(dc__config_time(s, w, z), dc__config_time(s, w, cur)) >= 0 ||
+                dc__cmp_value(sz, dc__config_spend(s, w, cur)) < 0 || !in_tier(&pts[k], v, n, g))
+                continue;
+            int c = next == NULL ? -1 : dc__cmp_value(sz, dc__config_spend(s, w, next));
+            if (c == 0)
+                c = dc__cmp_machines(z, next);
+            if (c == 0)
+                c = dc__cmp_value(dc__config_time(s, w, z), dc__config_time(s, w, next));
+            if (c < 0)
+                next = z;
+        }
+        if (next == NULL || dc__config_spend(s, w, next) > ceiling * (1 + DC__TIE) ||
+            !step_worth(s, w, cur, next, price))
+            break;
+        cur = next;
+    }
+    return dc__config_spend(s, w, cur);
+}
+
 void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
                  size_t n_pts, struct dc_candidate *v, size_t n)
 {
     if (w->objective != DC_OBJECTIVE_BALANCED)
         return;
-    /* The cheapest configuration that meets every target among the
-     * candidates as many gates hold as this one (each pick is its part's
-     * cheapest so far): each gate tier has its own band. */
-    double cheapest[BALANCE_TIERS];
-    for (size_t g = 0; g < BALANCE_TIERS; g++)
-        cheapest[g] = INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        unsigned g = tier_of(&v[i]);
-        if (v[i].selection.meets_targets && v[i].selection.priced)
-            cheapest[g] = fmin(cheapest[g], dc__config_spend(&rs->sizing, w, &v[i].sizing));
+    /* Each gate tier has its own anchor: the cheapest configuration that
+     * meets every target among the candidates as many gates hold (each pick
+     * is its part's cheapest so far), and its own cap, where the walk along
+     * its frontier stops. Copies: candidates change below. */
+    struct dc_sizing anchor[BALANCE_TIERS];
+    double cap[BALANCE_TIERS];
+    for (unsigned g = 0; g < BALANCE_TIERS; g++) {
+        const struct dc_sizing *a = anchor_of(rs, w, v, n, g);
+        cap[g] = NAN;
+        if (a != NULL) {
+            anchor[g] = *a;
+            cap[g] = walk(rs, w, pts, n_pts, v, n, g, &anchor[g]);
+        }
     }
     for (size_t i = 0; i < n; i++) {
         struct dc_candidate *c = &v[i];
-        double cap = cheapest[tier_of(c)] * (1.0 + rs->sizing.balanced_premium) * (1 + DC__TIE);
-        if (!c->selection.meets_targets || !c->selection.priced ||
-            dc__config_spend(&rs->sizing, w, &c->sizing) > cap)
+        unsigned g = tier_of(c);
+        if (!isfinite(cap[g]) || !c->selection.meets_targets || !c->selection.priced ||
+            !dc__balance_worth(&rs->sizing, w, &anchor[g], &c->sizing, cap[g]))
             continue;
         c->selection.in_band = true;
-        /* The fastest of the part's feasible configurations within the cap. */
+        /* The fastest of the part's configurations within the cap whose extra
+         * cost over the anchor the time it saves is worth; of equal time the
+         * cheaper, then fewer machines, then fewer chips. */
         const struct dc_sizing *best = &c->sizing;
         for (size_t k = 0; k < n_pts; k++) {
             const struct dc_sizing *z = &pts[k].z;
-            if (pts[k].acc != c->index_ || dc__config_spend(&rs->sizing, w, z) > cap)
+            if (pts[k].acc != c->index_ ||
+                !dc__balance_worth(&rs->sizing, w, &anchor[g], z, cap[g]))
                 continue;
             int t = dc__cmp_value(dc__config_time(&rs->sizing, w, z),
                                   dc__config_time(&rs->sizing, w, best));
-            int m = dc__cmp_value(dc__config_spend(&rs->sizing, w, z),
+            if (t == 0)
+                t = dc__cmp_value(dc__config_spend(&rs->sizing, w, z),
                                   dc__config_spend(&rs->sizing, w, best));
-            if (t < 0 || (t == 0 && (m < 0 || (m == 0 && z->chips < best->chips))))
+            if (t == 0)
+                t = dc__cmp_machines(z, best);
+            if (t < 0)
                 best = z;
         }
         if (best != &c->sizing) {

@@ -279,6 +279,10 @@ double dc__config_time(const struct dc_sizing_params *s, const struct dc_workloa
  * (NAN) compares above every known one. */
 int dc__cmp_value(double x, double y);
 
+/* Fewer machines first, then fewer chips: how ties of cost are broken
+ * (issue 27: a tie is no reason to buy more). */
+int dc__cmp_machines(const struct dc_sizing *x, const struct dc_sizing *y);
+
 /* The configuration meets the deadline (or the default run length) in
  * training; the latency target and the rate in serving. */
 bool dc__meets_targets(const struct dc__part *p, const struct dc_sizing *z);

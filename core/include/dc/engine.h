@@ -358,8 +358,9 @@ struct dc_selection {
     bool meets_targets; /* the deadline (or default target), latency and rate */
     bool priced;        /* its cost is known */
     unsigned gates;     /* ranking gates holding it below others: 0 when none */
-    /* Objective balanced: it has a configuration within balanced_premium of
-     * the cheapest that meets every target (then it ranks by time). */
+    /* Objective balanced: it has a configuration whose extra cost over the
+     * cheapest that meets every target the time it saves is worth
+     * (docs/scoring.md section 7; then it ranks by time). */
     bool in_band;
     /* What the objective compares: the cost, the time (hours, or one
      * request's ms), or cost x time; NAN when unknown. */

@@ -7,7 +7,8 @@
  *     model whose gradients take longer to synchronise than a step computes
  *     is never shown above the efficiency that implies;
  *   - LoRA all-reduces only its adapters: far less than full training;
- *   - a worked example, by hand: an 8B model on 64 H100 (docs/scoring.md). */
+ *   - a worked example, by hand: an 8B model on 64 H100 (docs/scoring.md);
+ *   - balanced and cost buy more machines only for time worth their cost. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -291,6 +292,173 @@ static void test_on_prem_units(void **state)
     cJSON_Delete(cloud);
 }
 
+/* The cheapest candidate of a result that meets every target and is priced,
+ * held by `gates` ranking gates; of equal cost, fewer machines. */
+static const struct dc_sizing *cheapest_of(const struct dc_result *r, unsigned gates)
+{
+    const struct dc_sizing *a = NULL;
+    const struct dc_sizing_params *s = dc_ruleset_sizing(rules);
+    for (size_t i = 0; i < r->n_recommendations; i++) {
+        const struct dc_candidate *c = &r->recommendations[i];
+        if (!c->selection.meets_targets || !c->selection.priced || c->selection.gates != gates)
+            continue;
+        double x = dc__config_spend(s, &r->workload, &c->sizing);
+        double y = a == NULL ? INFINITY : dc__config_spend(s, &r->workload, a);
+        if (x < y || (x == y && c->sizing.machines < a->machines))
+            a = &c->sizing;
+    }
+    return a;
+}
+
+/* One workload under `objective`: its top pick (a copy), and the cheapest
+ * configuration of the top pick's gate tier under objective cost (each part
+ * at its cheapest) in `anchor`. False when either has no priced pick. */
+static bool pick_and_anchor(const char *body, const char *objective, struct dc_sizing *pick,
+                            struct dc_sizing *anchor)
+{
+    char buf[600];
+    bool ok = false;
+    struct dc_result *r = NULL, *rc = NULL;
+    snprintf(buf, sizeof(buf), "{%s, \"objective\": \"%s\"}", body, objective);
+    cJSON *j = cJSON_Parse(buf);
+    snprintf(buf, sizeof(buf), "{%s, \"objective\": \"cost\"}", body);
+    cJSON *jc = cJSON_Parse(buf);
+    assert_non_null(j);
+    assert_non_null(jc);
+    assert_int_equal(dc_recommend(rules, j, NULL, &r, NULL), DC_OK);
+    assert_int_equal(dc_recommend(rules, jc, NULL, &rc, NULL), DC_OK);
+    if (r->n_recommendations > 0 && r->recommendations[0].selection.priced &&
+        r->recommendations[0].selection.meets_targets) {
+        const struct dc_sizing *a = cheapest_of(rc, r->recommendations[0].selection.gates);
+        if (a != NULL) {
+            *pick = r->recommendations[0].sizing;
+            *anchor = *a;
+            ok = true;
+        }
+    }
+    dc_result_free(r);
+    dc_result_free(rc);
+    cJSON_Delete(j);
+    cJSON_Delete(jc);
+    return ok;
+}
+
+/* Issue 27 item 4, over sweeps (1B-405B, full and LoRA, clouds and
+ * on-prem): a pick under balanced that spreads past one machine saves time
+ * worth its extra cost over the cheapest configuration of its tier, at
+ * docs/scoring.md section 7's price (2 x balanced_premium x the cheapest's
+ * cost per hour: halving the time is worth balanced_premium more); under
+ * cost it is no dearer than the cheapest beyond what soft points move; and
+ * no tie of cost goes to more machines under either. */
+static void test_objective_buys_machines_worth_their_cost(void **state)
+{
+    (void)state;
+    static const char *const models[] = {"1.3e9", "8e9", "7e10", "4.05e11"};
+    static const char *const runs[] = {
+        "\"task\": \"training\", \"training\": {\"tokens\": 2e10}",
+        "\"task\": \"fine-tuning\", \"training\": {\"method\": \"lora\", \"tokens\": 2e8}"};
+    static const char *const where[] = {"cloud", "on-prem"};
+    static const char *const objectives[] = {"balanced", "cost"};
+    const struct dc_sizing_params *s = dc_ruleset_sizing(rules);
+    size_t spread = 0;
+    for (size_t m = 0; m < 4; m++)
+        for (size_t k = 0; k < 2; k++)
+            for (size_t d = 0; d < 2; d++)
+                for (size_t o = 0; o < 2; o++) {
+                    char body[400];
+                    snprintf(body, sizeof(body),
+                             "\"model\": {\"architecture\": \"transformer\", \"parameters\": "
+                             "%s}, %s, \"constraints\": {\"deployment\": \"%s\"}",
+                             models[m], runs[k], where[d]);
+                    struct dc_sizing p, a;
+                    if (!pick_and_anchor(body, objectives[o], &p, &a))
+                        continue;
+                    struct dc_workload w = {.task = DC_TASK_TRAINING};
+                    double cp = dc__config_spend(s, &w, &p), ca = dc__config_spend(s, &w, &a);
+                    double tp = dc__config_time(s, &w, &p), ta = dc__config_time(s, &w, &a);
+                    if (p.machines > 1)
+                        spread++;
+                    if (fabs(cp - ca) <= 1e-9 * ca && p.machines > a.machines)
+                        fail_msg("%s (%s): a tie of cost goes to %u machines, not %u", body,
+                                 objectives[o], p.machines, a.machines);
+                    if (p.machines <= 1 || cp <= ca * (1 + 1e-9))
+                        continue;
+                    double worth =
+                        o == 0 ? 2 * s->balanced_premium * ca / ta * (ta - tp) : ca * s->soft_band;
+                    if (cp - ca > worth * (1 + 1e-9))
+                        fail_msg("%s (%s): %u machines cost $%.2f more than $%.2f for %.3g h "
+                                 "of %.3g saved, worth $%.2f",
+                                 body, objectives[o], p.machines, cp - ca, ca, ta - tp, ta, worth);
+                }
+    assert_true(spread > 0);
+}
+
+/* The top pick's capacity_binds warning, or NULL. */
+static const char *capacity_message(const char *json, unsigned *machines, bool *binds)
+{
+    static char msg[1024];
+    cJSON *j = cJSON_Parse(json);
+    assert_non_null(j);
+    struct dc_result *r = NULL;
+    assert_int_equal(dc_recommend(rules, j, NULL, &r, NULL), DC_OK);
+    assert_true(r->n_recommendations > 0);
+    *machines = r->recommendations[0].sizing.machines;
+    *binds = r->recommendations[0].sizing.capacity.binds;
+    const char *out = NULL;
+    for (size_t i = 0; i < r->n_warnings; i++)
+        if (strcmp(r->warnings[i].code, "capacity_binds") == 0) {
+            snprintf(msg, sizeof(msg), "%s", r->warnings[i].message);
+            out = msg;
+        }
+    dc_result_free(r);
+    cJSON_Delete(j);
+    return out;
+}
+
+/* When the top pick's machines are past what the asked basis sells at once,
+ * the answer says so, names the limit and the basis that sells them, and
+ * says nothing when it does not bind (issue 27 item 3). */
+static void test_capacity_warning(void **state)
+{
+    (void)state;
+    static const char *const fmt =
+        "{\"task\": \"training\", \"model\": {\"architecture\": \"transformer\", "
+        "\"parameters\": 7e9}, \"training\": {\"tokens\": 1e12, \"global_batch_size\": 4096, "
+        "\"deadline_hours\": %g}, \"constraints\": {\"providers\": [\"aws\"], "
+        "\"accelerators\": [\"h100\"]}, \"objective\": \"%s\"}";
+    const struct dc_capacity *od = dc_capacity_limit(rules, DC_PROVIDER_AWS, DC_BASIS_ON_DEMAND,
+                                                     dc_ruleset_find_accelerator(rules, "h100"));
+    const struct dc_capacity *rv = dc_capacity_limit(rules, DC_PROVIDER_AWS, DC_BASIS_RESERVED,
+                                                     dc_ruleset_find_accelerator(rules, "h100"));
+    assert_non_null(od);
+    assert_non_null(rv);
+    char json[600], limit[64];
+    snprintf(limit, sizeof(limit), "more than the %u that on-demand sells", od->max_instances);
+    unsigned machines = 0;
+    bool binds = false;
+    /* Past on demand, within the reservations: a reservation sells them. */
+    snprintf(json, sizeof(json), fmt, 150.0, "balanced");
+    const char *m = capacity_message(json, &machines, &binds);
+    assert_true(machines > od->max_instances && machines <= rv->max_instances);
+    assert_true(binds);
+    assert_non_null(m);
+    assert_non_null(strstr(m, limit));
+    assert_non_null(strstr(m, od->source));
+    assert_non_null(strstr(m, "a reservation (capacity blocks or a reserved cluster) sells them"));
+    /* Past the reservations too: no basis sells that many at once. */
+    snprintf(json, sizeof(json), fmt, 72.0, "balanced");
+    m = capacity_message(json, &machines, &binds);
+    assert_true(machines > rv->max_instances);
+    assert_non_null(m);
+    assert_non_null(strstr(m, "nor do its reservations"));
+    /* The cheapest run: within on demand, no warning. */
+    snprintf(json, sizeof(json), fmt, 20000.0, "cost");
+    m = capacity_message(json, &machines, &binds);
+    assert_true(machines <= od->max_instances);
+    assert_false(binds);
+    assert_null(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -298,7 +466,9 @@ int main(void)
         cmocka_unit_test(test_lora_syncs_adapters),
         cmocka_unit_test(test_worked_example),
         cmocka_unit_test(test_capacity),
+        cmocka_unit_test(test_capacity_warning),
         cmocka_unit_test(test_negligible_ties_take_fewer_machines),
+        cmocka_unit_test(test_objective_buys_machines_worth_their_cost),
         cmocka_unit_test(test_on_prem_units),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

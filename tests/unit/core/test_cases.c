@@ -97,6 +97,8 @@ static double sizing_value(const struct dc_sizing *z, const char *key, bool *kno
     *known = true;
     if (strcmp(key, "chips") == 0)
         return z->chips;
+    if (strcmp(key, "machines") == 0)
+        return z->machines;
     if (strcmp(key, "chips_for_memory") == 0)
         return z->chips_for_memory;
     if (strcmp(key, "chips_per_replica") == 0)

@@ -66,6 +66,16 @@ static bool has_warning(const struct run *r, const char *code)
     return false;
 }
 
+static const char *warning_message(const struct run *r, const char *code)
+{
+    for (size_t i = 0; i < r->res->n_warnings; i++) {
+        if (strcmp(r->res->warnings[i].code, code) == 0)
+            return r->res->warnings[i].message;
+    }
+    fail_msg("no warning %s", code);
+    return NULL;
+}
+
 static const char *shape_of(const struct dc_candidate *c, char *buf, size_t len)
 {
     return dc_shape_format(c->acc, &c->sizing.shape, buf, len);
@@ -439,6 +449,23 @@ static void test_inference_batch_latency_rate(void **state)
     char buf[512];
     assert_non_null(strstr(reason_text(&r, g, "sizing.rate", buf, sizeof(buf)),
                            "of the 10,000 requests/s asked"));
+    assert_non_null(strstr(warning_message(&r, "rate_not_met"), "max_accelerators (8 chips)"));
+    done(&r);
+    /* Without max_accelerators the rule author's fleet limit binds, and the
+     * warning and the reason name the setting and its value (issue 27). */
+    snprintf(json, sizeof(json),
+             "{\"task\":\"inference\",%s,\"inference\":{\"requests_per_second\":1e6},"
+             "\"constraints\":{\"providers\":[\"aws\"]}}",
+             model);
+    r = run(json);
+    g = cand(&r, "gpu-a");
+    assert_false(g->sizing.meets_rate);
+    assert_true(g->sizing.chips <= 4096);
+    assert_non_null(strstr(warning_message(&r, "rate_not_met"),
+                           "the serving fleet limit of 4,096 chips (serving_max_chips in "
+                           "rules/sizing.yaml)"));
+    assert_non_null(
+        strstr(reason_text(&r, g, "sizing.rate", buf, sizeof(buf)), "serving_max_chips"));
     done(&r);
 }
 
