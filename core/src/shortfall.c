@@ -93,8 +93,9 @@ static int share_rank(const struct dc_candidate *c, bool any_priced)
 
 /* Stable insertion sort, nearest first: pickable parts before those that
  * cannot be the pick, each by share met; candidates meeting the same share
- * keep the objective's order. Each scores its percent; one that cannot be
- * the pick never scores 100, as no candidate of a no-fit answer does. */
+ * keep the objective's order. Each scores its percent (no candidate of a
+ * no-fit answer scores 100), one that cannot be the pick at most the score
+ * above it. */
 static void rank_by_share(struct dc_candidate *v, size_t n, bool any_priced)
 {
     for (size_t i = 1; i < n; i++) {
@@ -107,6 +108,10 @@ static void rank_by_share(struct dc_candidate *v, size_t n, bool any_priced)
     for (size_t i = 0; i < n; i++) {
         int p = percent_met(v[i].target_met);
         v[i].score = p < 0 ? 0 : p > 99 ? 99 : p;
+        /* Scores never rise down the list: a part that cannot be the pick
+         * scores no more than the last one above it that can. */
+        if (i > 0 && v[i].score > v[i - 1].score)
+            v[i].score = v[i - 1].score;
     }
 }
 

@@ -760,8 +760,10 @@ static void check_status(const struct run *r, const char *what)
             if (c->score >= 100 || (pickable && c->target_met >= 1.0))
                 fail_msg("%s: no fit, but %s scores %d and meets %g of the targets", what,
                          c->acc->id, c->score, c->target_met);
+            if (i > 0 && c->score > res->recommendations[i - 1].score)
+                fail_msg("%s: %s scores more than the one above it", what, c->acc->id);
             bool same_group = i > 0 && pickable == !seen_unpickable;
-            if (same_group && c->score > res->recommendations[i - 1].score)
+            if (same_group && c->target_met > res->recommendations[i - 1].target_met + 0.01)
                 fail_msg("%s: %s meets more of the targets than the one above it", what,
                          c->acc->id);
             seen_unpickable |= !pickable;
