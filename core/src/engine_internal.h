@@ -77,6 +77,13 @@ bool dc__balance_worth(const struct dc_sizing_params *s, const struct dc_workloa
 void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
                  size_t n_pts, struct dc_candidate *v, size_t n);
 
+/* Whether a candidate may be the pick when it meets every target: not a
+ * part a gate holds (the team's stack, a part not suited) while its price is
+ * unknown and priced parts are left; a target it alone meets is no reason to
+ * buy an unpriced part off the team's stack (docs/scoring.md, section 8).
+ * Selection (select.c) and the no-fit answer (shortfall.c) both ask this. */
+bool dc__may_be_picked(const struct dc_selection *s, bool any_priced);
+
 /* Order the candidates left, best first, and give each its objective value,
  * adjustment, scores and breakeven (select.c). `pts` (n_pts) are every
  * part's feasible priced configurations: none may dominate a candidate ranked

@@ -224,13 +224,16 @@ struct ranked {
     double key; /* the sorting value times the adjustment */
 };
 
+bool dc__may_be_picked(const struct dc_selection *s, bool any_priced)
+{
+    return s->priced || !any_priced || s->gates == 0;
+}
+
 /* Whether meeting the targets lifts a candidate above those that miss them:
- * not for a part a gate holds (the team's stack, a part not suited) while
- * its price is unknown and priced parts are left; a target it alone meets
- * is no reason to buy an unpriced part off the team's stack (section 8). */
+ * only for one that may be the pick (dc__may_be_picked). */
 static bool lifted_by_targets(const struct dc_selection *s, bool any_priced)
 {
-    return s->meets_targets && (s->priced || !any_priced || s->gates == 0);
+    return s->meets_targets && dc__may_be_picked(s, any_priced);
 }
 
 /* 0 best: meets every target, priced (when priced parts exist), fewest gates,

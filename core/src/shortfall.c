@@ -74,24 +74,15 @@ static int percent_met(double met)
     return isnan(met) ? -1 : (int)floor(met * 100.0 + 1e-9);
 }
 
-/* Whether candidate c may be the pick when it meets every target: the test
- * selection applies (select.c, lifted_by_targets), so that a part a gate
- * holds while its price is unknown and priced parts are left (docs/scoring.md,
- * section 8) is not the answer here either. */
-static bool pickable(const struct dc_candidate *c, bool any_priced)
-{
-    const struct dc_selection *s = &c->selection;
-    return s->priced || !any_priced || s->gates == 0;
-}
-
-/* The rank a no-fit answer sorts by: pickable parts first, then the share
+/* The rank a no-fit answer sorts by: parts that may be the pick
+ * (dc__may_be_picked) first, then the share
  * met in whole percent. */
 static int share_rank(const struct dc_candidate *c, bool any_priced)
 {
-    return (pickable(c, any_priced) ? 1000 : 0) + percent_met(c->target_met);
+    return (dc__may_be_picked(&c->selection, any_priced) ? 1000 : 0) + percent_met(c->target_met);
 }
 
-/* Stable insertion sort, nearest first: pickable parts before those that
+/* Stable insertion sort, nearest first: parts that may be the pick before those that
  * cannot be the pick, each by share met; candidates meeting the same share
  * keep the objective's order. Each scores its percent (no candidate of a
  * no-fit answer scores 100), one that cannot be the pick at most the score
@@ -206,7 +197,7 @@ void dc__shortfall(const dc_ruleset *rs, struct dc_result *res, const struct dc_
     for (size_t i = 0; i < res->n_recommendations; i++) {
         struct dc_candidate *c = &res->recommendations[i];
         c->target_met = target_met(&res->workload, &c->sizing);
-        any_met |= c->target_met >= 1.0 && pickable(c, any_priced);
+        any_met |= c->target_met >= 1.0 && dc__may_be_picked(&c->selection, any_priced);
         withheld = withheld != NULL ? withheld : c->sizing.estimate_withheld;
     }
     for (size_t i = 0; i < n_all && withheld == NULL; i++)
