@@ -12,7 +12,7 @@
 'use strict';
 
 (() => {
-  const API = 'v1/recommendations';
+  const API = 'v1/recommendations'; // the full view (the default): the page draws every section
   const MODELS = 'v1/models';
   const KEY_STORE = 'accel-advisor.api-key';
 

@@ -8,6 +8,7 @@
 #include "api/convert.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,18 @@
 #define CATALOG_HINT 16384
 #define RULES_HINT   65536
 
+/* The length of the last result body of each view written, by any thread:
+ * the next one starts with room for it and a sixteenth more, so the buffer is allocated
+ * once instead of growing (and copying) from RESULT_HINT each time. */
+static _Atomic size_t last_result_len[2]; /* [summary] */
+
+static size_t result_hint(bool summary)
+{
+    size_t last = atomic_load_explicit(&last_result_len[summary], memory_order_relaxed);
+    size_t hint = last + last / 16;
+    return hint > RESULT_HINT && hint < API_JW_MAX_BYTES ? hint : RESULT_HINT;
+}
+
 /* Display fields (costs, hours) keep the 4 significant digits every text is
  * formatted from (dc/numfmt.h), so bodies show no 17-digit noise and the text
  * beside a number always agrees with it. */
@@ -30,29 +43,12 @@ static double round4(double v)
     return dc_round_sig(v, DC_JSON_SIGNIFICANT);
 }
 
-static void key_string(struct api_jw *w, const char *key, const char *s)
-{
-    api_jw_key(w, key);
-    api_jw_string(w, s);
-}
-
-static void key_number(struct api_jw *w, const char *key, double d)
-{
-    api_jw_key(w, key);
-    api_jw_number(w, d);
-}
-
-static void key_bool(struct api_jw *w, const char *key, bool b)
-{
-    api_jw_key(w, key);
-    api_jw_bool(w, b);
-}
-
-static void key_string_or_null(struct api_jw *w, const char *key, const char *s)
-{
-    api_jw_key(w, key);
-    api_jw_string_or_null(w, s);
-}
+/* A member whose key is a string literal (API_JW_KEY: its text is made at
+ * compile time) and its value. */
+#define key_string(w, k, s)         (API_JW_KEY(w, k), api_jw_string((w), (s)))
+#define key_number(w, k, d)         (API_JW_KEY(w, k), api_jw_number((w), (d)))
+#define key_bool(w, k, b)           (API_JW_KEY(w, k), api_jw_bool((w), (b)))
+#define key_string_or_null(w, k, s) (API_JW_KEY(w, k), api_jw_string_or_null((w), (s)))
 
 /* The price behind a cloud cost: which offer, how many of its instances, and
  * what they cost on the workload's basis. A per-chip TPU offer rents the
@@ -91,10 +87,12 @@ static void write_on_prem_price(struct api_jw *w, const struct dc_accelerator *a
                                        "usd_per_instance_hour"};
     api_jw_object(w);
     key_string(w, "kind", "on_prem");
-    api_jw_key(w, "pricing");
+    API_JW_KEY(w, "pricing");
     api_jw_null(w);
-    for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
-        key_string_or_null(w, none[i], NULL);
+    for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+        api_jw_key(w, none[i]);
+        api_jw_null(w);
+    }
     key_number(w, "usd_per_chip_hour", rate);
     key_string(w, "as_of", a->list_price_as_of);
     key_string(w, "source", a->list_price_source);
@@ -107,7 +105,7 @@ static void write_candidate_price(struct api_jw *w, const struct dc_result *res,
                                   const struct dc_candidate *c)
 {
     const struct dc_sizing *z = &c->sizing;
-    api_jw_key(w, "price");
+    API_JW_KEY(w, "price");
     switch (z->cost_basis) {
     case DC_COST_CLOUD:
         write_offer_price(w, z->offer, res->workload.pricing, z);
@@ -128,7 +126,7 @@ static void write_offer(struct api_jw *w, const struct dc_offer *o)
     key_string(w, "provider", dc_provider_name(o->provider));
     key_string(w, "region", o->region);
     key_string(w, "instance_type", o->instance_type);
-    api_jw_key(w, "accelerators_per_instance");
+    API_JW_KEY(w, "accelerators_per_instance");
     if (o->accelerators > 0)
         api_jw_number(w, o->accelerators);
     else
@@ -138,7 +136,7 @@ static void write_offer(struct api_jw *w, const struct dc_offer *o)
     key_string(w, "source", o->source);
     key_string_or_null(w, "via", o->via);
     key_string(w, "confidence", o->low_confidence ? "low" : "high");
-    api_jw_key(w, "prices");
+    API_JW_KEY(w, "prices");
     api_jw_object(w);
     for (size_t p = 0; p < DC_PRICING_COUNT; p++) {
         const struct dc_price *pr = &o->price[p];
@@ -161,7 +159,7 @@ static void write_offer(struct api_jw *w, const struct dc_offer *o)
  * one {provider, reason} per provider prices.yaml states it for. */
 static void write_unpriced_providers(struct api_jw *w, const struct dc_accelerator *a)
 {
-    api_jw_key(w, "unpriced_providers");
+    API_JW_KEY(w, "unpriced_providers");
     api_jw_array(w);
     for (unsigned p = 0; p < DC_PROVIDER_COUNT; p++) {
         if (a->unpriced_provider_reason[p] == NULL)
@@ -180,7 +178,7 @@ static void write_unpriced_providers(struct api_jw *w, const struct dc_accelerat
 static void write_offers(struct api_jw *w, const struct dc_accelerator *a)
 {
     const struct dc_offer *cheapest = dc_cheapest_offer(a, DC_PRICING_ON_DEMAND, 0);
-    api_jw_key(w, "price");
+    API_JW_KEY(w, "price");
     if (cheapest != NULL) {
         struct dc_sizing one = {0};
         one.shape =
@@ -192,12 +190,12 @@ static void write_offers(struct api_jw *w, const struct dc_accelerator *a)
     }
     key_string_or_null(w, "unpriced_reason", a->unpriced_reason);
     write_unpriced_providers(w, a);
-    api_jw_key(w, "offers");
+    API_JW_KEY(w, "offers");
     api_jw_array(w);
     for (size_t i = 0; i < a->n_offers; i++)
         write_offer(w, &a->offers[i]);
     api_jw_array_end(w);
-    api_jw_key(w, "list_price");
+    API_JW_KEY(w, "list_price");
     if (isfinite(a->list_price_usd)) {
         api_jw_object(w);
         key_number(w, "usd_per_chip", a->list_price_usd);
@@ -210,11 +208,13 @@ static void write_offers(struct api_jw *w, const struct dc_accelerator *a)
 }
 
 /* An optional number: written only when the request gave it. */
-static void key_optional(struct api_jw *w, const char *key, double d)
-{
-    if (isfinite(d))
-        key_number(w, key, d);
-}
+#define key_optional(w, k, d)                                                                      \
+    do {                                                                                           \
+        double v_ = (d);                                                                           \
+        if (isfinite(v_)) {                                                                        \
+            key_number(w, k, v_);                                                                  \
+        }                                                                                          \
+    } while (0)
 
 /* The architecture beyond the counts: each field when given or read from the
  * registry (model.name). */
@@ -239,7 +239,7 @@ static void write_model_shape(struct api_jw *w, const struct dc_workload *wl)
 
 static void write_model(struct api_jw *w, const struct dc_workload *wl)
 {
-    api_jw_key(w, "model");
+    API_JW_KEY(w, "model");
     api_jw_object(w);
     if (wl->model_name != NULL)
         key_string(w, "name", wl->model_name);
@@ -262,7 +262,7 @@ static void write_model(struct api_jw *w, const struct dc_workload *wl)
 
 static void write_rl(struct api_jw *w, const struct dc_workload *wl)
 {
-    api_jw_key(w, "rl");
+    API_JW_KEY(w, "rl");
     api_jw_object(w);
     key_string(w, "algorithm", wl->rl_algorithm == DC_RL_PPO ? "ppo" : "grpo");
     key_bool(w, "reference_model", wl->rl_reference);
@@ -276,7 +276,7 @@ static void write_serving_modes(struct api_jw *w, const struct dc_workload *wl)
 {
     key_number(w, "prefix_cache_hit_rate", wl->prefix_cache_hit_rate);
     if (wl->draft_tokens > 0) {
-        api_jw_key(w, "speculative");
+        API_JW_KEY(w, "speculative");
         api_jw_object(w);
         if (wl->draft_name != NULL)
             key_string(w, "draft_model", wl->draft_name);
@@ -287,7 +287,7 @@ static void write_serving_modes(struct api_jw *w, const struct dc_workload *wl)
         api_jw_object_end(w);
     }
     if (wl->job_requests > 0) {
-        api_jw_key(w, "job");
+        API_JW_KEY(w, "job");
         api_jw_object(w);
         if (isfinite(wl->job_tokens))
             key_number(w, "tokens", wl->job_tokens);
@@ -302,7 +302,7 @@ static void write_task_section(struct api_jw *w, const struct dc_workload *wl)
 {
     static const char *const methods[] = {"full", "lora", "qlora", "dpo", "rl"};
     if (wl->task != DC_TASK_INFERENCE) {
-        api_jw_key(w, "training");
+        API_JW_KEY(w, "training");
         api_jw_object(w);
         key_number(w, "tokens", wl->tokens);
         key_optional(w, "samples", wl->samples);
@@ -316,7 +316,7 @@ static void write_task_section(struct api_jw *w, const struct dc_workload *wl)
         api_jw_object_end(w);
         return;
     }
-    api_jw_key(w, "inference");
+    API_JW_KEY(w, "inference");
     api_jw_object(w);
     key_number(w, "requests_per_second", wl->requests_per_second);
     key_optional(w, "latency_ms_p99", wl->latency_ms_p99);
@@ -331,7 +331,7 @@ static void write_task_section(struct api_jw *w, const struct dc_workload *wl)
 
 static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct dc_workload *wl)
 {
-    api_jw_key(w, "workload");
+    API_JW_KEY(w, "workload");
     api_jw_object(w);
     if (wl->name != NULL)
         key_string(w, "name", wl->name);
@@ -343,10 +343,10 @@ static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct 
     static const char *const quantizations[] = {"none", "awq", "gptq", "nf4", "mxfp4", "int8"};
     key_string(w, "quantization", quantizations[wl->quantization]);
     write_task_section(w, wl);
-    api_jw_key(w, "constraints");
+    API_JW_KEY(w, "constraints");
     api_jw_object(w);
     key_string(w, "deployment", dc_deployment_name(wl->deployment));
-    api_jw_key(w, "providers");
+    API_JW_KEY(w, "providers");
     api_jw_array(w);
     for (unsigned i = 0; i < DC_PROVIDER_COUNT; i++) {
         if (wl->providers & (1u << i))
@@ -358,14 +358,14 @@ static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct 
     key_string(w, "pricing", dc_pricing_name(wl->pricing));
     key_bool(w, "portable", wl->portable);
     if (wl->n_allowed > 0) {
-        api_jw_key(w, "accelerators");
+        API_JW_KEY(w, "accelerators");
         api_jw_array(w);
         for (size_t i = 0; i < wl->n_allowed; i++)
             api_jw_string(w, dc_ruleset_accelerator(rs, wl->allowed[i])->id);
         api_jw_array_end(w);
     }
     api_jw_object_end(w);
-    api_jw_key(w, "team");
+    API_JW_KEY(w, "team");
     api_jw_object(w);
     key_string(w, "cuda_experience", wl->cuda_experience);
     key_string(w, "xla_experience", wl->xla_experience);
@@ -395,7 +395,7 @@ static void write_buying(struct api_jw *w, const struct dc_sizing *z);
 
 static void write_uncertainty(struct api_jw *w, const struct dc_uncertainty *u)
 {
-    api_jw_key(w, "uncertainty");
+    API_JW_KEY(w, "uncertainty");
     api_jw_object(w);
     key_string(w, "regime", dc_regime_name(u->regime));
     key_number(w, "rows", u->rows);
@@ -425,7 +425,7 @@ static void write_sizing(struct api_jw *w, const struct dc_result *res,
 {
     const struct dc_sizing *z = &c->sizing;
     char shape[96];
-    api_jw_key(w, "sizing");
+    API_JW_KEY(w, "sizing");
     api_jw_object(w);
     key_string(w, "basis", dc_chips_basis_name(z->basis));
     key_string(w, "shape", dc_shape_format(c->acc, &z->shape, shape, sizeof(shape)));
@@ -452,7 +452,7 @@ static void write_sizing(struct api_jw *w, const struct dc_result *res,
     key_number(w, "request_ms", round4(z->request_ms));
     key_number(w, "throughput_rps", round4(z->throughput_rps));
     key_number(w, "tokens_per_second", round4(z->tokens_per_second));
-    api_jw_key(w, "bound");
+    API_JW_KEY(w, "bound");
     api_jw_string_or_null(w, !isfinite(z->decode_ms) ? NULL
                              : z->compute_bound      ? "compute"
                                                      : "memory-bandwidth");
@@ -471,14 +471,14 @@ static void write_sizing(struct api_jw *w, const struct dc_result *res,
  * they do not apply (serving), no limit is stated, or nothing was estimated. */
 static void write_buying(struct api_jw *w, const struct dc_sizing *z)
 {
-    api_jw_key(w, "machines");
+    API_JW_KEY(w, "machines");
     if (z->machines > 0)
         api_jw_number(w, z->machines);
     else
         api_jw_null(w);
     const struct dc_overheads *o = &z->overheads;
     const struct dc_capacity_need *cap = &z->capacity;
-    api_jw_key(w, "capacity");
+    API_JW_KEY(w, "capacity");
     if (cap->known) {
         api_jw_object(w);
         key_string(w, "provider", dc_provider_name(cap->provider));
@@ -491,7 +491,7 @@ static void write_buying(struct api_jw *w, const struct dc_sizing *z)
     } else {
         api_jw_null(w);
     }
-    api_jw_key(w, "overheads");
+    API_JW_KEY(w, "overheads");
     if (!isfinite(o->hours)) {
         api_jw_null(w);
         return;
@@ -510,7 +510,7 @@ static void write_buying(struct api_jw *w, const struct dc_sizing *z)
 static void write_selection(struct api_jw *w, const struct dc_candidate *c)
 {
     const struct dc_selection *s = &c->selection;
-    api_jw_key(w, "selection");
+    API_JW_KEY(w, "selection");
     api_jw_object(w);
     key_bool(w, "meets_targets", s->meets_targets);
     key_bool(w, "priced", s->priced);
@@ -530,7 +530,7 @@ static void write_targets(struct api_jw *w, const struct dc_result *res,
     struct dc_target_status t[DC_MAX_TARGETS];
     size_t n = dc_candidate_targets(res, c, t);
     char buf[512];
-    api_jw_key(w, "targets");
+    API_JW_KEY(w, "targets");
     api_jw_array(w);
     for (size_t i = 0; i < n; i++) {
         api_jw_object(w);
@@ -580,11 +580,11 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
     write_targets(w, res, c);
     write_sizing(w, res, c);
     write_candidate_price(w, res, c);
-    api_jw_key(w, "capped_by");
+    API_JW_KEY(w, "capped_by");
     api_jw_string_or_null(w, c->capped_by != NULL ? c->capped_by->rule_id : NULL);
-    api_jw_key(w, "availability");
+    API_JW_KEY(w, "availability");
     write_availability(w, &c->availability);
-    api_jw_key(w, "reasons");
+    API_JW_KEY(w, "reasons");
     api_jw_array(w);
     for (size_t i = 0; i < c->n_reasons; i++) {
         const struct dc_reason *r = &c->reasons[i];
@@ -607,11 +607,11 @@ static void write_frontier(struct api_jw *w, const struct dc_result *res)
     char shape[96];
     bool job = res->workload.job_requests > 0;
     bool serving = res->workload.task == DC_TASK_INFERENCE && !job;
-    api_jw_key(w, "frontier");
+    API_JW_KEY(w, "frontier");
     api_jw_object(w);
     key_string(w, "time_unit", serving ? "ms" : "hours");
     key_string(w, "cost_unit", cost_unit_name(res));
-    api_jw_key(w, "points");
+    API_JW_KEY(w, "points");
     api_jw_array(w);
     for (size_t i = 0; i < res->n_frontier; i++) {
         const struct dc_frontier_point *f = &res->frontier[i];
@@ -640,7 +640,7 @@ static void write_status(struct api_jw *w, const struct dc_result *res)
     const struct dc_would_meet *m = &res->would_meet;
     key_string(w, "status", dc_answer_status_name(res->status));
     key_string_or_null(w, "status_message", dc_answer_text(res, text, sizeof(text)));
-    api_jw_key(w, "would_meet");
+    API_JW_KEY(w, "would_meet");
     if (res->status == DC_ANSWER_OK) {
         api_jw_null(w);
         return;
@@ -650,7 +650,7 @@ static void write_status(struct api_jw *w, const struct dc_result *res)
     key_number(w, "chips", m->chips);
     key_number(w, "hours", round4(m->hours));
     key_number(w, "budget_usd", round4(m->budget_usd));
-    api_jw_key(w, "fields");
+    API_JW_KEY(w, "fields");
     api_jw_array(w);
     for (size_t i = 0; i < m->n_fields; i++)
         api_jw_string(w, m->fields[i]);
@@ -658,102 +658,209 @@ static void write_status(struct api_jw *w, const struct dc_result *res)
     api_jw_object_end(w);
 }
 
+static void write_families(struct api_jw *w, const struct dc_result *res)
+{
+    API_JW_KEY(w, "families");
+    api_jw_array(w);
+    for (size_t i = 0; i < DC_FAMILY_COUNT; i++) {
+        const struct dc_family_rank *f = &res->families[i];
+        api_jw_object(w);
+        key_string(w, "family", dc_family_name(f->family));
+        key_number(w, "score", f->score);
+        key_number(w, "rule_score", f->rule_score);
+        key_bool(w, "excluded", f->excluded);
+        key_string_or_null(w, "best", f->best);
+        api_jw_object_end(w);
+    }
+    api_jw_array_end(w);
+}
+
+/* pick_note, price_note and defaults_note: each sentence or null. */
+static void write_notes(struct api_jw *w, const struct dc_result *res)
+{
+    char note[600];
+    key_string_or_null(w, "pick_note", dc_pick_note(res, note, 400));
+    key_string_or_null(w, "price_note", dc_price_note(res, note, sizeof(note)));
+    key_string_or_null(w, "defaults_note", dc_defaults_note(res, note, sizeof(note)));
+}
+
+static void write_excluded(struct api_jw *w, const struct dc_result *res)
+{
+    char buf[DC_REASON_TEXT_MAX];
+    API_JW_KEY(w, "excluded");
+    api_jw_array(w);
+    for (size_t i = 0; i < res->n_excluded; i++) {
+        const struct dc_candidate *c = &res->excluded[i];
+        api_jw_object(w);
+        key_string(w, "accelerator", c->acc->id);
+        key_string(w, "name", c->acc->name);
+        key_string(w, "family", dc_family_name(c->acc->family));
+        key_string(w, "rule_id", c->excluded_by->rule_id);
+        key_string(w, "message", dc_reason_text(res, c, c->excluded_by, buf, sizeof(buf)));
+        key_string(w, "source", c->excluded_by->source != NULL ? c->excluded_by->source : "");
+        api_jw_object_end(w);
+    }
+    api_jw_array_end(w);
+}
+
+static void write_warnings(struct api_jw *w, const struct dc_result *res)
+{
+    API_JW_KEY(w, "warnings");
+    api_jw_array(w);
+    for (size_t i = 0; i < res->n_warnings; i++) {
+        api_jw_object(w);
+        key_string(w, "code", res->warnings[i].code);
+        key_string(w, "message", res->warnings[i].message);
+        api_jw_object_end(w);
+    }
+    api_jw_array_end(w);
+}
+
+static void write_assumptions(struct api_jw *w, const struct dc_result *res)
+{
+    API_JW_KEY(w, "assumptions");
+    api_jw_array(w);
+    for (size_t i = 0; i < res->n_assumptions; i++) {
+        const struct dc_assumption *a = &res->assumptions[i];
+        api_jw_object(w);
+        key_string(w, "name", a->name);
+        key_number(w, "value", a->value);
+        key_string(w, "unit", a->unit);
+        key_string(w, "source", a->source != NULL ? a->source : "");
+        api_jw_object_end(w);
+    }
+    api_jw_array_end(w);
+}
+
+/* A candidate as the summary view lists it (openapi.yaml: CandidateSummary):
+ * the columns of the CLI's and the page's table and the targets, without
+ * the selection, the full sizing, the price or the reasons. */
+static void write_candidate_summary(struct api_jw *w, const struct dc_result *res,
+                                    const struct dc_candidate *c)
+{
+    const struct dc_sizing *z = &c->sizing;
+    char shape[96];
+    api_jw_object(w);
+    key_string(w, "accelerator", c->acc->id);
+    key_string(w, "name", c->acc->name);
+    key_string(w, "family", dc_family_name(c->acc->family));
+    key_string(w, "vendor", c->acc->vendor);
+    key_number(w, "score", c->score);
+    key_number(w, "target_met", round4(c->target_met));
+    write_targets(w, res, c);
+    API_JW_KEY(w, "sizing");
+    api_jw_object(w);
+    key_string(w, "shape", dc_shape_format(c->acc, &z->shape, shape, sizeof(shape)));
+    key_number(w, "chips", z->chips);
+    key_number(w, "replicas", z->replicas);
+    key_bool(w, "fits", z->fits);
+    key_number(w, "hours", round4(z->hours));
+    key_number(w, "cost_usd", round4(z->cost_usd));
+    key_string(w, "cost_unit", cost_unit_name(res));
+    key_number(w, "cost_per_hour_usd", round4(z->cost_per_hour_usd));
+    key_number(w, "request_ms", round4(z->request_ms));
+    key_number(w, "throughput_rps", round4(z->throughput_rps));
+    api_jw_object_end(w);
+    key_string_or_null(w, "capped_by", c->capped_by != NULL ? c->capped_by->rule_id : NULL);
+    API_JW_KEY(w, "availability");
+    write_availability(w, &c->availability);
+    api_jw_object_end(w);
+}
+
+static size_t shown_candidates(const struct dc_result *res, const struct api_view *v)
+{
+    size_t n = res->n_recommendations;
+    return v->candidates > 0 && v->candidates < n ? v->candidates : n;
+}
+
+/* The Recommendation body (openapi.yaml), today's bytes when `v` asks for
+ * everything. */
+static void write_full(struct api_jw *w, const struct dc_result *res,
+                       const struct dc_explanation *e, const struct api_view *v)
+{
+    key_string(w, "request_id", res->request_id);
+    key_string(w, "rules_version", res->rules_version);
+    write_status(w, res);
+    write_workload(w, res->ruleset, &res->workload);
+    write_families(w, res);
+    API_JW_KEY(w, "recommendations");
+    api_jw_array(w);
+    for (size_t i = 0, n = shown_candidates(res, v); i < n; i++)
+        write_candidate(w, res, &res->recommendations[i]);
+    api_jw_array_end(w);
+    write_notes(w, res);
+    if (v->frontier != API_FRONTIER_OFF)
+        write_frontier(w, res);
+    write_excluded(w, res);
+    write_warnings(w, res);
+    write_assumptions(w, res);
+    api__write_explanation(w, e);
+}
+
+/* The RecommendationSummary body (openapi.yaml): the answer and the table,
+ * the frontier only when asked for. */
+static void write_summary(struct api_jw *w, const struct dc_result *res,
+                          const struct dc_explanation *e, const struct api_view *v)
+{
+    key_string(w, "request_id", res->request_id);
+    key_string(w, "rules_version", res->rules_version);
+    key_string(w, "view", "summary");
+    write_status(w, res);
+    write_families(w, res);
+    API_JW_KEY(w, "recommendations");
+    api_jw_array(w);
+    for (size_t i = 0, n = shown_candidates(res, v); i < n; i++)
+        write_candidate_summary(w, res, &res->recommendations[i]);
+    api_jw_array_end(w);
+    write_notes(w, res);
+    if (v->frontier == API_FRONTIER_ON)
+        write_frontier(w, res);
+    write_warnings(w, res);
+    api__write_explanation(w, e);
+}
+
 char *api_result_render(const struct dc_result *res, size_t *len)
 {
-    return api_result_render_explained(res, NULL, len);
+    return api_result_render_view(res, NULL, NULL, len);
 }
 
 char *api_result_render_explained(const struct dc_result *res, const struct dc_explanation *e,
                                   size_t *len)
 {
-    char buf[DC_REASON_TEXT_MAX];
+    return api_result_render_view(res, e, NULL, len);
+}
+
+char *api_result_render_view(const struct dc_result *res, const struct dc_explanation *e,
+                             const struct api_view *v, size_t *len)
+{
+    static const struct api_view full = {false, 0, API_FRONTIER_DEFAULT};
     if (res == NULL)
         return NULL;
+    if (v == NULL)
+        v = &full;
     struct api_jw w;
-    api_jw_init(&w, RESULT_HINT);
+    api_jw_init(&w, result_hint(v->summary));
     api_jw_object(&w);
-    key_string(&w, "request_id", res->request_id);
-    key_string(&w, "rules_version", res->rules_version);
-    write_status(&w, res);
-    write_workload(&w, res->ruleset, &res->workload);
-    api_jw_key(&w, "families");
-    api_jw_array(&w);
-    for (size_t i = 0; i < DC_FAMILY_COUNT; i++) {
-        const struct dc_family_rank *f = &res->families[i];
-        api_jw_object(&w);
-        key_string(&w, "family", dc_family_name(f->family));
-        key_number(&w, "score", f->score);
-        key_number(&w, "rule_score", f->rule_score);
-        key_bool(&w, "excluded", f->excluded);
-        api_jw_key(&w, "best");
-        api_jw_string_or_null(&w, f->best);
-        api_jw_object_end(&w);
-    }
-    api_jw_array_end(&w);
-    api_jw_key(&w, "recommendations");
-    api_jw_array(&w);
-    for (size_t i = 0; i < res->n_recommendations; i++)
-        write_candidate(&w, res, &res->recommendations[i]);
-    api_jw_array_end(&w);
-    char note[400];
-    key_string_or_null(&w, "pick_note", dc_pick_note(res, note, sizeof(note)));
-    char price_note[600];
-    key_string_or_null(&w, "price_note", dc_price_note(res, price_note, sizeof(price_note)));
-    char defaults_note[600];
-    key_string_or_null(&w, "defaults_note",
-                       dc_defaults_note(res, defaults_note, sizeof(defaults_note)));
-    write_frontier(&w, res);
-    api_jw_key(&w, "excluded");
-    api_jw_array(&w);
-    for (size_t i = 0; i < res->n_excluded; i++) {
-        const struct dc_candidate *c = &res->excluded[i];
-        api_jw_object(&w);
-        key_string(&w, "accelerator", c->acc->id);
-        key_string(&w, "name", c->acc->name);
-        key_string(&w, "family", dc_family_name(c->acc->family));
-        key_string(&w, "rule_id", c->excluded_by->rule_id);
-        key_string(&w, "message", dc_reason_text(res, c, c->excluded_by, buf, sizeof(buf)));
-        key_string(&w, "source", c->excluded_by->source != NULL ? c->excluded_by->source : "");
-        api_jw_object_end(&w);
-    }
-    api_jw_array_end(&w);
-    api_jw_key(&w, "warnings");
-    api_jw_array(&w);
-    for (size_t i = 0; i < res->n_warnings; i++) {
-        api_jw_object(&w);
-        key_string(&w, "code", res->warnings[i].code);
-        key_string(&w, "message", res->warnings[i].message);
-        api_jw_object_end(&w);
-    }
-    api_jw_array_end(&w);
-    api_jw_key(&w, "assumptions");
-    api_jw_array(&w);
-    for (size_t i = 0; i < res->n_assumptions; i++) {
-        const struct dc_assumption *a = &res->assumptions[i];
-        api_jw_object(&w);
-        key_string(&w, "name", a->name);
-        key_number(&w, "value", a->value);
-        key_string(&w, "unit", a->unit);
-        key_string(&w, "source", a->source != NULL ? a->source : "");
-        api_jw_object_end(&w);
-    }
-    api_jw_array_end(&w);
-    api__write_explanation(&w, e);
+    if (v->summary)
+        write_summary(&w, res, e, v);
+    else
+        write_full(&w, res, e, v);
     api_jw_object_end(&w);
+    atomic_store_explicit(&last_result_len[v->summary], w.len, memory_order_relaxed);
     return api_jw_finish(&w, len);
 }
 
 /* shapes, scale_out, max_chips and mfu_factor of a catalog entry. */
 static void write_scale(struct api_jw *w, const struct dc_accelerator *a)
 {
-    api_jw_key(w, "shapes");
+    API_JW_KEY(w, "shapes");
     api_jw_object(w);
-    api_jw_key(w, "node_sizes");
+    API_JW_KEY(w, "node_sizes");
     api_jw_array(w);
     for (size_t i = 0; i < a->n_node_sizes; i++)
         api_jw_number(w, a->node_sizes[i]);
     api_jw_array_end(w);
-    api_jw_key(w, "slices");
+    API_JW_KEY(w, "slices");
     api_jw_array(w);
     for (size_t i = 0; i < a->n_slices; i++) {
         api_jw_object(w);
@@ -764,17 +871,17 @@ static void write_scale(struct api_jw *w, const struct dc_accelerator *a)
     api_jw_array_end(w);
     key_string(w, "source", a->shapes_source);
     api_jw_object_end(w);
-    api_jw_key(w, "scale_out");
+    API_JW_KEY(w, "scale_out");
     api_jw_object(w);
     key_string(w, "network", a->scale_out_network);
     key_number(w, "max_chips", a->max_chips);
     key_string(w, "source", a->scale_out_source);
     api_jw_object_end(w);
     key_number(w, "max_chips", a->max_chips);
-    api_jw_key(w, "mfu_factor");
+    API_JW_KEY(w, "mfu_factor");
     api_jw_object(w);
     key_number(w, "value", a->mfu_factor);
-    api_jw_key(w, "source");
+    API_JW_KEY(w, "source");
     api_jw_string_or_null(w, a->mfu_factor_source);
     api_jw_object_end(w);
 }
@@ -787,14 +894,14 @@ static void write_accelerator(struct api_jw *w, const struct dc_accelerator *a)
     key_string(w, "short_name", a->short_name != NULL ? a->short_name : a->id);
     key_string(w, "vendor", a->vendor);
     key_string(w, "family", dc_family_name(a->family));
-    api_jw_key(w, "fact");
+    API_JW_KEY(w, "fact");
     api_jw_string_or_null(w, a->fact);
     key_string(w, "source", a->source);
-    api_jw_key(w, "pci");
+    API_JW_KEY(w, "pci");
     if (a->n_pci_devices > 0) {
         api_jw_object(w);
         key_number(w, "vendor", a->pci_vendor);
-        api_jw_key(w, "devices");
+        API_JW_KEY(w, "devices");
         api_jw_array(w);
         for (size_t i = 0; i < a->n_pci_devices; i++)
             api_jw_number(w, a->pci_devices[i]);
@@ -805,20 +912,22 @@ static void write_accelerator(struct api_jw *w, const struct dc_accelerator *a)
     }
     key_number(w, "memory_gb", a->memory_gb);
     key_number(w, "memory_bandwidth_gbps", a->memory_bandwidth_gbps);
-    api_jw_key(w, "peak_tflops");
+    API_JW_KEY(w, "peak_tflops");
     api_jw_object(w);
-    for (size_t p = 0; p < DC_PREC_COUNT; p++)
-        key_number(w, dc_precision_name((enum dc_precision)p), a->peak_tflops[p]);
+    for (size_t p = 0; p < DC_PREC_COUNT; p++) {
+        api_jw_key(w, dc_precision_name((enum dc_precision)p));
+        api_jw_number(w, a->peak_tflops[p]);
+    }
     key_number(w, "tf32", a->peak_tf32_tflops);
     api_jw_object_end(w);
-    api_jw_key(w, "precisions");
+    API_JW_KEY(w, "precisions");
     api_jw_array(w);
     for (size_t p = 0; p < DC_PREC_COUNT; p++) {
         if (a->precisions & (1u << p))
             api_jw_string(w, dc_precision_name((enum dc_precision)p));
     }
     api_jw_array_end(w);
-    api_jw_key(w, "interconnect");
+    API_JW_KEY(w, "interconnect");
     if (a->interconnect != NULL) {
         api_jw_object(w);
         key_string(w, "name", a->interconnect);
@@ -830,7 +939,7 @@ static void write_accelerator(struct api_jw *w, const struct dc_accelerator *a)
     }
     write_scale(w, a);
     key_number(w, "power_watts", a->power_watts);
-    api_jw_key(w, "providers");
+    API_JW_KEY(w, "providers");
     api_jw_array(w);
     for (size_t p = 0; p < DC_PROVIDER_COUNT; p++) {
         if (a->providers & (1u << p))
@@ -868,7 +977,7 @@ char *api_catalog_render(const dc_ruleset *rs, const struct api_catalog_filter *
     api_jw_init(&w, CATALOG_HINT);
     api_jw_object(&w);
     key_string(&w, "rules_version", dc_ruleset_version(rs));
-    api_jw_key(&w, "accelerators");
+    API_JW_KEY(&w, "accelerators");
     api_jw_array(&w);
     for (size_t i = 0; i < dc_ruleset_accelerator_count(rs); i++) {
         const struct dc_accelerator *a = dc_ruleset_accelerator(rs, i);
@@ -891,7 +1000,7 @@ char *api_rules_render(const dc_ruleset *rs, size_t *len)
     key_string(&w, "rules_version", dc_ruleset_version(rs));
     key_string(&w, "origin", dc_ruleset_origin(rs));
     key_number(&w, "count", (double)n);
-    api_jw_key(&w, "rules");
+    API_JW_KEY(&w, "rules");
     api_jw_array(&w);
     for (size_t i = 0; i < n; i++) {
         const struct dc_rule_info *r = dc_ruleset_rule(rs, i);
@@ -900,12 +1009,12 @@ char *api_rules_render(const dc_ruleset *rs, size_t *len)
         key_string(&w, "description", r->description);
         key_string(&w, "message", r->message);
         key_string(&w, "source", r->source);
-        api_jw_key(&w, "fact");
+        API_JW_KEY(&w, "fact");
         api_jw_string_or_null(&w, r->fact);
         key_string(&w, "file", r->file);
         key_number(&w, "line", r->line);
         key_bool(&w, "excludes", r->excludes);
-        api_jw_key(&w, "when");
+        API_JW_KEY(&w, "when");
         api_jw_value(&w, r->when);
         api_jw_object_end(&w);
     }

@@ -28,9 +28,9 @@ static void int_or_null(struct api_jw *w, const char *key, bool known, int v)
 
 static void stopped(struct api_jw *w, const struct dc_explain_usage *u)
 {
-    api_jw_key(w, "evaluations");
+    API_JW_KEY(w, "evaluations");
     api_jw_number(w, u->evaluations);
-    api_jw_key(w, "stopped");
+    API_JW_KEY(w, "stopped");
     api_jw_string_or_null(w, u->stop == DC_EXPLAIN_COMPLETE ? NULL : dc_explain_stop_name(u->stop));
 }
 
@@ -38,25 +38,25 @@ static void write_change(struct api_jw *w, const struct dc_target *t, const stru
 {
     char summary[SUMMARY_MAX];
     api_jw_object(w);
-    api_jw_key(w, "field");
+    API_JW_KEY(w, "field");
     api_jw_string(w, c->field);
-    api_jw_key(w, "from");
+    API_JW_KEY(w, "from");
     api_jw_value(w, c->from);
-    api_jw_key(w, "to");
+    API_JW_KEY(w, "to");
     api_jw_value(w, c->to);
-    api_jw_key(w, "threshold");
+    API_JW_KEY(w, "threshold");
     api_jw_string_or_null(w, dc_threshold_name(c->threshold));
-    api_jw_key(w, "not_at");
+    API_JW_KEY(w, "not_at");
     api_jw_number(w, c->threshold != DC_THRESHOLD_NONE ? c->not_at : NAN); /* NAN: null */
-    api_jw_key(w, "rule");
+    API_JW_KEY(w, "rule");
     api_jw_string_or_null(w, c->rule);
-    api_jw_key(w, "rule_at");
+    API_JW_KEY(w, "rule_at");
     api_jw_number(w, c->rule != NULL ? c->rule_at : NAN);
-    api_jw_key(w, "price_missing");
+    API_JW_KEY(w, "price_missing");
     api_jw_bool(w, c->price_missing);
     id_or_null(w, "top", c->top);
     int_or_null(w, "top_score", c->top != NULL, c->top_score);
-    api_jw_key(w, "summary");
+    API_JW_KEY(w, "summary");
     api_jw_string(w, dc_change_text(t, c, summary, sizeof(summary)));
     api_jw_object_end(w);
 }
@@ -65,19 +65,19 @@ static void write_target(struct api_jw *w, const struct dc_target *t)
 {
     bool excluded = t->excluded_by != NULL;
     api_jw_object(w);
-    api_jw_key(w, "accelerator");
+    API_JW_KEY(w, "accelerator");
     api_jw_string(w, t->acc->id);
-    api_jw_key(w, "name");
+    API_JW_KEY(w, "name");
     api_jw_string(w, t->acc->name);
-    api_jw_key(w, "family");
+    API_JW_KEY(w, "family");
     api_jw_string(w, dc_family_name(t->acc->family));
-    api_jw_key(w, "role");
+    API_JW_KEY(w, "role");
     api_jw_string(w, dc_target_role_name(t->role));
     int_or_null(w, "rank", !excluded, (int)t->rank);
     int_or_null(w, "score", !excluded, t->score);
-    api_jw_key(w, "excluded_by");
+    API_JW_KEY(w, "excluded_by");
     api_jw_string_or_null(w, t->excluded_by);
-    api_jw_key(w, "changes");
+    API_JW_KEY(w, "changes");
     api_jw_array(w);
     for (size_t i = 0; i < t->n_changes; i++)
         write_change(w, t, &t->changes[i]);
@@ -88,18 +88,18 @@ static void write_target(struct api_jw *w, const struct dc_target *t)
 static void write_flip(struct api_jw *w, const struct dc_flip *f)
 {
     api_jw_object(w);
-    api_jw_key(w, "scaled");
+    API_JW_KEY(w, "scaled");
     api_jw_array(w);
     for (size_t i = 0; i < f->n_scaled; i++) {
         api_jw_object(w);
-        api_jw_key(w, "accelerator");
+        API_JW_KEY(w, "accelerator");
         api_jw_string(w, f->scaled[i].acc->id);
-        api_jw_key(w, "factor");
+        API_JW_KEY(w, "factor");
         api_jw_number(w, f->scaled[i].factor);
         api_jw_object_end(w);
     }
     api_jw_array_end(w);
-    api_jw_key(w, "others");
+    API_JW_KEY(w, "others");
     api_jw_number(w, f->others);
     id_or_null(w, "top", f->top);
     int_or_null(w, "top_score", f->top != NULL, f->top_score);
@@ -111,18 +111,18 @@ static void write_check(struct api_jw *w, const struct dc_robustness *r,
 {
     char summary[SUMMARY_MAX];
     api_jw_object(w);
-    api_jw_key(w, "kind");
+    API_JW_KEY(w, "kind");
     api_jw_string(w, dc_perturbation_name(k->kind));
-    api_jw_key(w, "perturbation");
+    API_JW_KEY(w, "perturbation");
     api_jw_number(w, DC_EXPLAIN_PERTURBATION);
-    api_jw_key(w, "robust");
+    API_JW_KEY(w, "robust");
     api_jw_bool(w, k->robust);
-    api_jw_key(w, "flipped_by");
+    API_JW_KEY(w, "flipped_by");
     if (k->robust)
         api_jw_null(w);
     else
         write_flip(w, &k->flip);
-    api_jw_key(w, "summary");
+    API_JW_KEY(w, "summary");
     api_jw_string(w, dc_flip_text(r, k, summary, sizeof(summary)));
     api_jw_object_end(w);
 }
@@ -138,18 +138,18 @@ const char *api__robustness_verdict(const struct dc_robustness *r)
 
 static void write_robustness(struct api_jw *w, const struct dc_robustness *r)
 {
-    api_jw_key(w, "robustness");
+    API_JW_KEY(w, "robustness");
     api_jw_object(w);
     id_or_null(w, "top", r->top);
     int_or_null(w, "top_score", r->top != NULL, r->top_score);
     id_or_null(w, "runner_up", r->runner_up);
     int_or_null(w, "runner_up_score", r->runner_up != NULL, r->runner_up_score);
     int_or_null(w, "margin", r->runner_up != NULL, r->top_score - r->runner_up_score);
-    api_jw_key(w, "top_priced");
+    API_JW_KEY(w, "top_priced");
     api_jw_bool(w, r->top_priced);
-    api_jw_key(w, "verdict");
+    API_JW_KEY(w, "verdict");
     api_jw_string_or_null(w, api__robustness_verdict(r));
-    api_jw_key(w, "checks");
+    API_JW_KEY(w, "checks");
     api_jw_array(w);
     for (size_t i = 0; i < r->n_checks; i++)
         write_check(w, r, &r->checks[i]);
@@ -163,10 +163,10 @@ void api__write_explanation(struct api_jw *w, const struct dc_explanation *e)
     if (e == NULL)
         return;
     if (e->kinds & DC_EXPLAIN_CHANGES) {
-        api_jw_key(w, "changes");
+        API_JW_KEY(w, "changes");
         api_jw_object(w);
         stopped(w, &e->changes_usage);
-        api_jw_key(w, "targets");
+        API_JW_KEY(w, "targets");
         api_jw_array(w);
         for (size_t i = 0; i < e->n_targets; i++)
             write_target(w, &e->targets[i]);

@@ -144,16 +144,121 @@ static bool close_enough(double a, double b)
     return fabs(a - b) <= max * DBL_EPSILON;
 }
 
+static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,
+                               1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19};
+
+/* `m` / 10^k (m > 0, trailing zeros already dropped) in fixed notation. */
+static size_t put_scaled_digits(bool negative, uint64_t m, int k, char *buf)
+{
+    char tmp[24];
+    char *digits = utoa_rev(m, tmp + sizeof(tmp));
+    size_t nd = strlen(digits), n = 0, dec = (size_t)k;
+    if (negative)
+        buf[n++] = '-';
+    if (dec == 0) {
+        memcpy(buf + n, digits, nd);
+        n += nd;
+    } else if (nd > dec) {
+        memcpy(buf + n, digits, nd - dec);
+        n += nd - dec;
+        buf[n++] = '.';
+        memcpy(buf + n, digits + nd - dec, dec);
+        n += dec;
+    } else {
+        buf[n++] = '0';
+        buf[n++] = '.';
+        for (size_t z = nd; z < dec; z++)
+            buf[n++] = '0';
+        memcpy(buf + n, digits, nd);
+        n += nd;
+    }
+    buf[n] = '\0';
+    return n;
+}
+
+/* "%1.15g" of d for 1e-4 <= |d| < 1e15 (fixed notation), when it reads back
+ * close enough for cJSON to keep it, without printf; 0 when this cannot be
+ * decided here (the caller then prints with snprintf).
+ *
+ * With e = floor(log10 |d|), the 15 significant digits are |d| * 10^(14 - e)
+ * rounded to a whole number m. The product is below 2^50, so its own rounding
+ * error is at most 1/16: unless it lies within 1/8 of a half, m is what printf
+ * rounds the exact value to. m / 10^(14 - e) is one correctly rounded
+ * division of exact doubles, so it is what strtod reads back from the text. */
+static size_t fixed15(double d, char *buf)
+{
+    double a = fabs(d);
+    /* a lies in [2^(b-1), 2^b), so floor(log10 a) is floor((b-1) log10 2) or
+     * one more; the range of x below settles which. */
+    int b = 0;
+    (void)frexp(a, &b);
+    int e = (int)floor((b - 1) * 0.30102999566398120);
+    if (e < -4)
+        e = -4;
+    if (e > 14)
+        e = 14;
+    double x = a * pow10[14 - e];
+    if (x < 1e14 && e > -4) {
+        e--;
+        x = a * pow10[14 - e];
+    } else if (x >= 1e15 && e < 14) {
+        e++;
+        x = a * pow10[14 - e];
+    }
+    if (x < 1e14 || x >= 1e15)
+        return 0;
+    double m = nearbyint(x);
+    if (fabs(x - floor(x) - 0.5) < 0.125)
+        return 0;
+    int k = 14 - e;
+    if (!close_enough(m / pow10[k], a))
+        return 0;
+    uint64_t mi = (uint64_t)m;
+    if (mi == 1000000000000000ull) { /* rounded up into the next decade */
+        if (k == 0)
+            return 0;
+        mi = 100000000000000ull;
+        k--;
+    }
+    /* Trailing zeros off, eight, four, two and one at a time. */
+    static const uint64_t steps[] = {100000000ull, 10000ull, 100ull, 10ull};
+    static const int step_digits[] = {8, 4, 2, 1};
+    for (size_t i = 0; i < 4; i++) {
+        while (k >= step_digits[i] && mi % steps[i] == 0) {
+            mi /= steps[i];
+            k -= step_digits[i];
+        }
+    }
+    return put_scaled_digits(d < 0, mi, k, buf);
+}
+
+/* As snprintf(buf, cap, "%s", text) for a text of n bytes. */
+static size_t copy_text(char *buf, size_t cap, const char *text, size_t n)
+{
+    if (cap > 0) {
+        size_t k = n < cap ? n : cap - 1;
+        memcpy(buf, text, k);
+        buf[k] = '\0';
+    }
+    return n;
+}
+
 size_t api_json_number(double d, char *buf, size_t cap)
 {
-    static const double pow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-    char tmp[40];
+#ifdef AA_PRINTF_REFERENCE /* tests/unit/api/extra.cmake: cJSON 1.7.15's path alone */
     if (isnan(d) || isinf(d))
         return (size_t)snprintf(buf, cap, "null");
+    int r = snprintf(buf, cap, "%1.15g", d);
+    if (!close_enough(strtod(buf, NULL), d))
+        r = snprintf(buf, cap, "%1.17g", d);
+    return r > 0 ? (size_t)r : 0;
+#endif
+    char tmp[40];
+    if (isnan(d) || isinf(d))
+        return copy_text(buf, cap, "null", 4);
     /* "%1.15g" keeps the sign of zero. */
     if (d == 0)
-        return (size_t)snprintf(buf, cap, "%s", signbit(d) ? "-0" : "0");
+        return signbit(d) ? copy_text(buf, cap, "-0", 2) : copy_text(buf, cap, "0", 1);
     double a = fabs(d);
     /* Integers below 10^15: "%1.15g" prints their digits. */
     if (a < 1e15 && a == floor(a) && cap > 17) {
@@ -164,46 +269,10 @@ size_t api_json_number(double d, char *buf, size_t cap)
         memcpy(buf + n, digits, nd + 1);
         return n + nd;
     }
-    /* "%1.15g" prints fixed notation for 1e-4 <= |d| < 1e15; when d is exactly
-     * the nearest double to m / 10^k with m < 10^15, it prints those digits. */
-    if (a >= 1e-4 && a < 1e15) {
-        for (int k = 0; k <= 15; k++) {
-            double x = a * pow10[k];
-            if (x >= 1e15)
-                break;
-            double m = nearbyint(x);
-            if (m / pow10[k] != a)
-                continue;
-            uint64_t mi = (uint64_t)m;
-            char *digits = utoa_rev(mi, tmp + sizeof(tmp));
-            size_t nd = strlen(digits);
-            size_t n = 0;
-            char out[48];
-            if (d < 0)
-                out[n++] = '-';
-            if (k == 0) {
-                memcpy(out + n, digits, nd);
-                n += nd;
-            } else if (nd > (size_t)k) {
-                memcpy(out + n, digits, nd - (size_t)k);
-                n += nd - (size_t)k;
-                out[n++] = '.';
-                memcpy(out + n, digits + nd - (size_t)k, (size_t)k);
-                n += (size_t)k;
-            } else {
-                out[n++] = '0';
-                out[n++] = '.';
-                for (size_t z = nd; z < (size_t)k; z++)
-                    out[n++] = '0';
-                memcpy(out + n, digits, nd);
-                n += nd;
-            }
-            out[n] = '\0';
-            if (n + 1 > cap)
-                break;
-            memcpy(buf, out, n + 1);
+    if (a >= 1e-4 && a < 1e15 && cap >= API_JSON_NUMBER_BUF) {
+        size_t n = fixed15(d, buf);
+        if (n > 0)
             return n;
-        }
     }
     /* cJSON 1.7.15's own path. */
     int n = snprintf(buf, cap, "%1.15g", d);
@@ -287,6 +356,13 @@ void api_jw_key(struct api_jw *w, const char *key)
     w->comma = false;
 }
 
+void api_jw_key_text(struct api_jw *w, const char *text, size_t len)
+{
+    sep(w);
+    put(w, text, len);
+    w->comma = false;
+}
+
 void api_jw_string(struct api_jw *w, const char *s)
 {
     sep(w);
@@ -304,9 +380,11 @@ void api_jw_string_or_null(struct api_jw *w, const char *s)
 
 void api_jw_number(struct api_jw *w, double d)
 {
-    char num[API_JSON_NUMBER_BUF];
     sep(w);
-    put(w, num, api_json_number(d, num, sizeof(num)));
+    /* Formatted in place: the widest number fits the room reserved. */
+    if (!reserve(w, API_JSON_NUMBER_BUF))
+        return;
+    w->len += api_json_number(d, w->p + w->len, API_JSON_NUMBER_BUF);
     w->comma = true;
 }
 

@@ -15,30 +15,30 @@ static void write_entry(struct api_jw *w, const struct dc_model_info *m)
     double active = NAN;
     double counted = dc_model_architecture_parameters(m, &active);
     api_jw_object(w);
-    api_jw_key(w, "name");
+    API_JW_KEY(w, "name");
     api_jw_string(w, m->name);
-    api_jw_key(w, "title");
+    API_JW_KEY(w, "title");
     api_jw_string(w, m->title);
-    api_jw_key(w, "architecture");
+    API_JW_KEY(w, "architecture");
     api_jw_string(w, m->architecture);
-    api_jw_key(w, "aliases");
+    API_JW_KEY(w, "aliases");
     api_jw_value(w, m->aliases);
-    api_jw_key(w, "model");
+    API_JW_KEY(w, "model");
     api_jw_value(w, m->model);
-    api_jw_key(w, "details");
+    API_JW_KEY(w, "details");
     api_jw_value(w, m->details);
-    api_jw_key(w, "sources");
+    API_JW_KEY(w, "sources");
     api_jw_value(w, m->sources);
-    api_jw_key(w, "notes");
+    API_JW_KEY(w, "notes");
     api_jw_value(w, m->notes);
     /* What the architecture recounts, beside the published figures. */
-    api_jw_key(w, "architecture_parameters");
+    API_JW_KEY(w, "architecture_parameters");
     api_jw_number(w, counted);
-    api_jw_key(w, "architecture_active_parameters");
+    API_JW_KEY(w, "architecture_active_parameters");
     api_jw_number(w, active);
-    api_jw_key(w, "file");
+    API_JW_KEY(w, "file");
     api_jw_string(w, m->file);
-    api_jw_key(w, "line");
+    API_JW_KEY(w, "line");
     api_jw_number(w, m->line);
     api_jw_object_end(w);
 }
@@ -51,11 +51,11 @@ char *api_models_render(const dc_ruleset *rs, size_t *len)
     struct api_jw w;
     api_jw_init(&w, MODELS_HINT);
     api_jw_object(&w);
-    api_jw_key(&w, "rules_version");
+    API_JW_KEY(&w, "rules_version");
     api_jw_string(&w, dc_ruleset_version(rs));
-    api_jw_key(&w, "count");
+    API_JW_KEY(&w, "count");
     api_jw_number(&w, (double)n);
-    api_jw_key(&w, "models");
+    API_JW_KEY(&w, "models");
     api_jw_array(&w);
     for (size_t i = 0; i < n; i++)
         write_entry(&w, dc_ruleset_model(rs, i));

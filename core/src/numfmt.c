@@ -11,12 +11,21 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 /* 10^i for i >= 0, exactly up to 10^22 and the same rounding beyond. */
 static double p10(int i)
 {
+    /* Up to 10^22 every product is exact, so the table holds the same doubles
+     * the multiplications give, without the loop (dc_round_sig calls this for
+     * every number of a body). */
+    static const double exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (i >= 0 && i < (int)(sizeof(exact) / sizeof(exact[0])))
+        return exact[i];
     double r = 1;
     for (int k = 0; k < i; k++)
         r *= 10;
@@ -27,6 +36,16 @@ static double p10(int i)
 static int exponent10(double a)
 {
     int k = 0;
+    /* Between 1 and 10^22 the comparisons start one power below the answer:
+     * a in [2^(b-1), 2^b) has floor(log10 a) of floor((b-1) log10 2) or one
+     * more, and the loop below settles which, exactly as from 0. */
+    int b = 0;
+    if (a >= 1 && a < 1e22) {
+        (void)frexp(a, &b);
+        k = (int)((b - 1) * 0.30102999566398120);
+        while (k > 0 && a < p10(k))
+            k--;
+    }
     if (a >= 1) {
         while (k < 308 && a >= p10(k + 1))
             k++;
@@ -56,6 +75,45 @@ double dc_round_sig(double v, int digits)
     return v < 0 ? -r : r;
 }
 
+/* `a`, tiny and above, and the digits of "%.*f" for it: every caller hands
+ * put_fixed a value already rounded to the places it prints, so a * 10^decimals
+ * lies next to a whole number; below 2^49 the product's own rounding error is
+ * at most 1/16, so a whole number m within 1/4 of it is what "%.*f" rounds the
+ * exact value to, and its digits are written without printf (which the reason
+ * texts of every body call thousands of times). Anything else takes snprintf. */
+static bool fixed_digits(double a, int decimals, char *digits, size_t cap)
+{
+#ifdef AA_PRINTF_REFERENCE /* tests/unit/api/extra.cmake: printf alone */
+    (void)a, (void)decimals, (void)digits, (void)cap;
+    return false;
+#endif
+    double x = a * p10(decimals);
+    if (!(x >= 0) || x >= 562949953421312.0 /* 2^49 */)
+        return false;
+    double m = nearbyint(x);
+    if (fabs(x - m) >= 0.25)
+        return false;
+    char rev[24];
+    size_t n = 0;
+    uint64_t v = (uint64_t)m;
+    do {
+        rev[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    while (n <= (size_t)decimals)
+        rev[n++] = '0';
+    if (n + 2 > cap)
+        return false;
+    size_t k = 0;
+    while (n > 0) {
+        if (n == (size_t)decimals)
+            digits[k++] = '.';
+        digits[k++] = rev[--n];
+    }
+    digits[k] = '\0';
+    return true;
+}
+
 /* `a` (>= 0) with `decimals` places, trailing zeros past `keep` places and a
  * bare point dropped, the integer part grouped by thousands when `group`. */
 static void put_fixed(double a, int decimals, int keep, bool group, char *out, size_t len)
@@ -63,16 +121,18 @@ static void put_fixed(double a, int decimals, int keep, bool group, char *out, s
     char digits[400];
     if (decimals > 20)
         decimals = 20;
-    snprintf(digits, sizeof(digits), "%.*f", decimals, a);
+    if (!fixed_digits(a, decimals, digits, sizeof(digits)))
+        snprintf(digits, sizeof(digits), "%.*f", decimals, a);
     char *dot = strchr(digits, '.');
+    size_t total = strlen(digits);
     if (dot != NULL) {
-        char *end = digits + strlen(digits);
+        char *end = digits + total;
         while (end > dot + 1 + keep && end[-1] == '0')
             *--end = '\0';
         if (end == dot + 1)
             *dot = '\0';
     }
-    size_t int_len = dot != NULL && *dot == '.' ? (size_t)(dot - digits) : strlen(digits);
+    size_t int_len = dot != NULL ? (size_t)(dot - digits) : total;
     size_t k = 0;
     for (size_t i = 0; digits[i] != '\0' && k + 1 < len; i++) {
         if (group && i > 0 && i < int_len && (int_len - i) % 3 == 0 && k + 2 < len)
@@ -81,6 +141,26 @@ static void put_fixed(double a, int decimals, int keep, bool group, char *out, s
     }
     if (len > 0)
         out[k < len ? k : len - 1] = '\0';
+}
+
+/* a, b and c one after another into out, as snprintf(out, len, "%s%s%s")
+ * writes them (truncated, NUL-terminated), without printf. */
+static void concat3(char *out, size_t len, const char *a, const char *b, const char *c)
+{
+#ifdef AA_PRINTF_REFERENCE
+    if (out != NULL && len > 0)
+        snprintf(out, len, "%s%s%s", a, b, c);
+    return;
+#endif
+    if (out == NULL || len == 0)
+        return;
+    const char *parts[3] = {a, b, c};
+    size_t k = 0;
+    for (size_t i = 0; i < 3; i++) {
+        for (const char *s = parts[i]; *s != '\0' && k + 1 < len; s++)
+            out[k++] = *s;
+    }
+    out[k] = '\0';
 }
 
 /* A rounded value `r` (> 0) to 3 significant digits, trailing zeros dropped. */
@@ -94,8 +174,7 @@ static void put_sig3(double r, bool group, char *out, size_t len)
 static const char *finish(const char *sign, const char *body, const char *suffix, char *buf,
                           size_t len)
 {
-    if (buf != NULL && len > 0)
-        snprintf(buf, len, "%s%s%s", sign, body, suffix);
+    concat3(buf, len, sign, body, suffix);
     return buf;
 }
 
@@ -122,7 +201,7 @@ static void put_scaled(double r, char *out, size_t len)
     const char *suffix = short_scale(r, &m);
     char body[48];
     put_sig3(dc_round_sig(m, 3), true, body, sizeof(body));
-    snprintf(out, len, "%s%s", body, suffix);
+    concat3(out, len, body, suffix, "");
 }
 
 const char *dc_fmt_money(double usd, enum dc_period per, char *buf, size_t len)
@@ -134,7 +213,7 @@ const char *dc_fmt_money(double usd, enum dc_period per, char *buf, size_t len)
     char body[64];
     double cents = round(r * 100) / 100, whole = round(r);
     if (r == 0) {
-        snprintf(body, sizeof(body), "0");
+        concat3(body, sizeof(body), "0", "", "");
     } else if (r < 1) {
         double t = dc_round_sig(r, 3);
         int d = 2 - exponent10(t);
@@ -148,7 +227,7 @@ const char *dc_fmt_money(double usd, enum dc_period per, char *buf, size_t len)
     }
     unsigned p = (unsigned)per < sizeof(suffix) / sizeof(suffix[0]) ? (unsigned)per : 0;
     char money[72];
-    snprintf(money, sizeof(money), "$%s", body);
+    concat3(money, sizeof(money), "$", body, "");
     return finish(usd < 0 && r > 0 ? "-" : "", money, suffix[p], buf, len);
 }
 
@@ -172,11 +251,11 @@ static const char *duration_seconds(double secs, char *buf, size_t len)
     }
     char body[64];
     if (v == 0)
-        snprintf(body, sizeof(body), "0");
+        concat3(body, sizeof(body), "0", "", "");
     else
         put_sig3(v, true, body, sizeof(body));
     char unit[16];
-    snprintf(unit, sizeof(unit), " %s", v == 1 ? units[u].one : units[u].many);
+    concat3(unit, sizeof(unit), " ", v == 1 ? units[u].one : units[u].many, "");
     return finish("", body, unit, buf, len);
 }
 
@@ -235,7 +314,7 @@ const char *dc_fmt_quantity(double v, char *buf, size_t len)
     double r = shown(v);
     char body[64];
     if (r == 0)
-        snprintf(body, sizeof(body), "0");
+        concat3(body, sizeof(body), "0", "", "");
     else if (r < 1000)
         put_sig3(r, true, body, sizeof(body));
     else
@@ -250,7 +329,7 @@ const char *dc_fmt_number(double v, char *buf, size_t len)
     double r = shown(v);
     char body[64];
     if (r == 0)
-        snprintf(body, sizeof(body), "0");
+        concat3(body, sizeof(body), "0", "", "");
     else
         put_sig3(r, true, body, sizeof(body));
     return finish(v < 0 && r > 0 ? "-" : "", body, "", buf, len);
@@ -276,9 +355,9 @@ const char *dc_fmt_flop(double flop, char *buf, size_t len)
         i++;
     char body[64], unit[16];
     if (r == 0)
-        snprintf(body, sizeof(body), "0");
+        concat3(body, sizeof(body), "0", "", "");
     else
         put_sig3(dc_round_sig(r / p10(3 * i), 3), true, body, sizeof(body));
-    snprintf(unit, sizeof(unit), " %sFLOP", prefix[i]);
+    concat3(unit, sizeof(unit), " ", prefix[i], "FLOP");
     return finish(flop < 0 && r > 0 ? "-" : "", body, unit, buf, len);
 }

@@ -20,6 +20,7 @@
 #include "engine_internal.h"
 #include "ruleset_internal.h"
 #include "sizing.h"
+#include "textf.h"
 
 /* Why the price behind c's cost is uncertain: bit 0 low confidence, bit 1
  * stale; 0 when it is neither, or when c's cost is not a cloud offer's. */
@@ -87,17 +88,17 @@ const char *dc_price_note(const struct dc_result *res, char *buf, size_t len)
     char money[48], pct[48], margin[48], limit[48], why[160];
     dc_fmt_duration(dc_ruleset_sizing(res->ruleset)->price_stale_after_days * 86400, limit,
                     sizeof(limit));
-    snprintf(why, sizeof(why), "%s%s%s%s", (doubt & 1u) ? "marked low confidence" : "",
-             doubt == 3u ? " and " : "", (doubt & 2u) ? "over " : "", (doubt & 2u) ? limit : "");
-    snprintf(buf, len,
-             "The pick rests on a price %s%s (%s %s, as of %s); %s, priced with confidence, "
-             "would cost %s (%s more), within the %s a price may be off: check the pick's "
-             "price before buying.",
-             why, (doubt & 2u) ? " old" : "", dc_provider_name(o->provider), o->region,
-             as_of != NULL ? as_of : "an unknown date", alt->acc->name,
-             dc_fmt_money(alt->sizing.cost_usd, per, money, sizeof(money)),
-             dc_fmt_percent(ratio - 1, pct, sizeof(pct)),
-             dc_fmt_percent(DC_EXPLAIN_PERTURBATION, margin, sizeof(margin)));
+    dc__textf(why, sizeof(why), "%s%s%s%s", (doubt & 1u) ? "marked low confidence" : "",
+              doubt == 3u ? " and " : "", (doubt & 2u) ? "over " : "", (doubt & 2u) ? limit : "");
+    dc__textf(buf, len,
+              "The pick rests on a price %s%s (%s %s, as of %s); %s, priced with confidence, "
+              "would cost %s (%s more), within the %s a price may be off: check the pick's "
+              "price before buying.",
+              why, (doubt & 2u) ? " old" : "", dc_provider_name(o->provider), o->region,
+              as_of != NULL ? as_of : "an unknown date", alt->acc->name,
+              dc_fmt_money(alt->sizing.cost_usd, per, money, sizeof(money)),
+              dc_fmt_percent(ratio - 1, pct, sizeof(pct)),
+              dc_fmt_percent(DC_EXPLAIN_PERTURBATION, margin, sizeof(margin)));
     return buf;
 }
 
@@ -127,19 +128,19 @@ const char *dc_defaults_note(const struct dc_result *res, char *buf, size_t len)
             warned = strcmp(res->warnings[j].code, wide_defaults[i].code) == 0;
         if (!warned)
             continue;
-        int m = snprintf(buf + k, k < len ? len - k : 0, "%s%s", n > 0 ? ", " : "",
-                         wide_defaults[i].field);
+        int m = dc__textf(buf + k, k < len ? len - k : 0, "%s%s", n > 0 ? ", " : "",
+                          wide_defaults[i].field);
         k += m > 0 ? (size_t)m : 0;
         n++;
     }
     if (n == 0)
         return NULL;
     char tail[160];
-    snprintf(tail, sizeof(tail),
-             " not given: %s default%s could move this answer by more than 2x (see the "
-             "warnings); give %s.",
-             n == 1 ? "its" : "their", n == 1 ? "" : "s", n == 1 ? "it" : "them");
+    dc__textf(tail, sizeof(tail),
+              " not given: %s default%s could move this answer by more than 2x (see the "
+              "warnings); give %s.",
+              n == 1 ? "its" : "their", n == 1 ? "" : "s", n == 1 ? "it" : "them");
     if (k < len)
-        snprintf(buf + k, len - k, "%s", tail);
+        dc__textf(buf + k, len - k, "%s", tail);
     return buf;
 }

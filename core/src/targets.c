@@ -12,6 +12,7 @@
 
 #include "dc/numfmt.h"
 #include "engine_internal.h"
+#include "textf.h"
 
 /* Two run times this close are the same (the selection's tie). */
 #define TIE 1e-9
@@ -77,22 +78,23 @@ static void met_text(const struct dc_result *res, const struct dc_candidate *c,
     case DC_TARGET_DEADLINE:
     case DC_TARGET_RUN_TIME:
         dc__target_words(res, target, sizeof(target));
-        snprintf(buf, len, "About %s, within %s.", dc_fmt_hours(z->hours, a, sizeof(a)), target);
+        dc__textf(buf, len, "About %s, within %s.", dc_fmt_hours(z->hours, a, sizeof(a)), target);
         break;
     case DC_TARGET_LATENCY:
-        snprintf(buf, len, "%s takes about %s, within the %s p99 target.",
-                 isfinite(z->prefill_ms) ? "Each output token" : "One batch",
-                 dc_fmt_ms(z->decode_ms, a, sizeof(a)), dc_fmt_ms(w->latency_ms_p99, b, sizeof(b)));
+        dc__textf(buf, len, "%s takes about %s, within the %s p99 target.",
+                  isfinite(z->prefill_ms) ? "Each output token" : "One batch",
+                  dc_fmt_ms(z->decode_ms, a, sizeof(a)),
+                  dc_fmt_ms(w->latency_ms_p99, b, sizeof(b)));
         break;
     case DC_TARGET_RATE:
-        snprintf(buf, len, "Serves about %s requests/s, at least the %s asked.",
-                 dc_fmt_number(z->throughput_rps, a, sizeof(a)),
-                 dc_fmt_number(w->requests_per_second, b, sizeof(b)));
+        dc__textf(buf, len, "Serves about %s requests/s, at least the %s asked.",
+                  dc_fmt_number(z->throughput_rps, a, sizeof(a)),
+                  dc_fmt_number(w->requests_per_second, b, sizeof(b)));
         break;
     case DC_TARGET_BUDGET:
-        snprintf(buf, len, "Estimated %s, within the budget of %s.",
-                 dc_fmt_money(z->cost_usd, dc__cost_period(w), a, sizeof(a)),
-                 dc_fmt_money(w->budget_usd, dc__cost_period(w), b, sizeof(b)));
+        dc__textf(buf, len, "Estimated %s, within the budget of %s.",
+                  dc_fmt_money(z->cost_usd, dc__cost_period(w), a, sizeof(a)),
+                  dc_fmt_money(w->budget_usd, dc__cost_period(w), b, sizeof(b)));
         break;
     }
 }
@@ -113,15 +115,15 @@ const char *dc_target_text(const struct dc_result *res, const struct dc_candidat
      * targets need the estimate that is missing. */
     if (t->state == DC_TARGET_UNKNOWN && t->kind != DC_TARGET_BUDGET) {
         if (z->estimate_withheld != NULL)
-            snprintf(buf, len, "Not known: no estimate without %s.", z->estimate_withheld);
+            dc__textf(buf, len, "Not known: no estimate without %s.", z->estimate_withheld);
         else
-            snprintf(buf, len, "Not known: %s has no estimate for this workload.", c->acc->id);
+            dc__textf(buf, len, "Not known: %s has no estimate for this workload.", c->acc->id);
         return buf;
     }
     struct dc_reason r = {.rule_id = rule[t->kind]};
     const char *text = dc_reason_text(res, c, &r, buf, len);
     if (text != buf)
-        snprintf(buf, len, "%s", text);
+        dc__textf(buf, len, "%s", text);
     return buf;
 }
 
@@ -152,16 +154,16 @@ const char *dc_pick_note(const struct dc_result *res, char *buf, size_t len)
     const struct dc_selection *b = &best->selection, *t = &top->selection;
     char why[200], pct[48];
     if (!b->meets_targets && t->meets_targets)
-        snprintf(why, sizeof(why), "it misses a target the pick meets");
+        dc__textf(why, sizeof(why), "it misses a target the pick meets");
     else if (b->gates > t->gates && best->capped_by != NULL)
-        snprintf(why, sizeof(why), "the gate %s holds it after", best->capped_by->rule_id);
+        dc__textf(why, sizeof(why), "the gate %s holds it after", best->capped_by->rule_id);
     else if (!b->in_band && t->in_band)
-        snprintf(why, sizeof(why), "it is outside the balanced band");
+        dc__textf(why, sizeof(why), "it is outside the balanced band");
     else
-        snprintf(why, sizeof(why), "the rules' points moved them within the %s band",
-                 dc_fmt_percent(dc_ruleset_sizing(res->ruleset)->soft_band, pct, sizeof(pct)));
+        dc__textf(why, sizeof(why), "the rules' points moved them within the %s band",
+                  dc_fmt_percent(dc_ruleset_sizing(res->ruleset)->soft_band, pct, sizeof(pct)));
     static const char *const objective[] = {"cost", "time", "cost and time"};
-    snprintf(buf, len, "The pick is not %s, the best on %s alone: %s.", best->acc->name,
-             objective[res->workload.objective], why);
+    dc__textf(buf, len, "The pick is not %s, the best on %s alone: %s.", best->acc->name,
+              objective[res->workload.objective], why);
     return buf;
 }

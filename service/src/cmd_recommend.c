@@ -24,6 +24,9 @@ const struct option cmd_recommend_options[] = {{"rules", required_argument, NULL
                                                {"prefer-available", no_argument, NULL, 'a'},
                                                {"why-not", no_argument, NULL, 'w'},
                                                {"probe", no_argument, NULL, 'b'},
+                                               {"view", required_argument, NULL, 0x100},
+                                               {"candidates", required_argument, NULL, 0x101},
+                                               {"frontier", required_argument, NULL, 0x102},
                                                {"help", no_argument, NULL, 'h'},
                                                SVC_PROBE_OPTIONS,
                                                {NULL, 0, NULL, 0}};
@@ -34,7 +37,8 @@ static void help(FILE *fp)
         fp,
         "usage: accel-advisor recommend [--rules DIR] [-o json|yaml|table|wide] [--pretty]\n"
         "                               [--why-not] [--probe [--prefer-available] [PROBE FLAGS]]\n"
-        "                               [--model NAME] FILE|-\n"
+        "                               [--view full|summary] [--candidates N]\n"
+        "                               [--frontier true|false] [--model NAME] FILE|-\n"
         "       accel-advisor recommend [OPTIONS] --model NAME\n\n"
         "Reads one workload (JSON or YAML, at most 1 MiB), checks it against the\n"
         "Workload schema of the built-in contract exactly as the server does, and\n"
@@ -52,6 +56,11 @@ static void help(FILE *fp)
         "                       document), table, or wide (the table with more columns);\n"
         "                       --format is the same flag\n"
         "  --pretty             indent the JSON by two spaces\n"
+        "  --view VIEW          json and yaml: full (default) or summary, the pick, the\n"
+        "                       targets and the table's columns (?view= of the API)\n"
+        "  --candidates N       json and yaml: at most N (1-1000) recommendations\n"
+        "  --frontier BOOL      json and yaml: true or false, whether to include the\n"
+        "                       cost-time frontier (default: with the full view only)\n"
         "  --why-not            what would change the answer: the changes to the\n"
         "                       workload that make each other candidate the top pick,\n"
         "                       and how robust the pick is to prices and MFU +/-30%%\n"
@@ -110,10 +119,37 @@ static bool set_model_name(cJSON *doc, void *name)
     return cJSON_AddItemToObject(model, "name", item);
 }
 
+/* --view, --candidates and --frontier (the query parameters of POST
+ * /v1/recommendations, openapi.yaml) into *v; false with a message on a bad value. */
+static bool view_option(int c, const char *arg, struct api_view *v)
+{
+    char *end = NULL;
+    if (c == 0x100 && (strcmp(arg, "full") == 0 || strcmp(arg, "summary") == 0)) {
+        v->summary = strcmp(arg, "summary") == 0;
+        return true;
+    }
+    if (c == 0x101) {
+        unsigned long n = strtoul(arg, &end, 10);
+        if (arg[0] >= '0' && arg[0] <= '9' && *end == '\0' && n >= 1 && n <= 1000) {
+            v->candidates = n;
+            return true;
+        }
+    }
+    if (c == 0x102 && (strcmp(arg, "true") == 0 || strcmp(arg, "false") == 0)) {
+        v->frontier = strcmp(arg, "true") == 0 ? API_FRONTIER_ON : API_FRONTIER_OFF;
+        return true;
+    }
+    static const char *const want[] = {"full or summary", "a whole number from 1 to 1000",
+                                       "true or false"};
+    static const char *const name[] = {"view", "candidates", "frontier"};
+    fprintf(stderr, "recommend: --%s %s: must be %s\n", name[c - 0x100], arg, want[c - 0x100]);
+    return false;
+}
+
 /* The result and its explanation `e` (NULL: none) in `fmt`: the server's
  * body (JSON or YAML) or the table. */
 static bool print_result(const struct dc_result *res, const struct dc_explanation *e,
-                         const struct svc_output_opts *o)
+                         const struct svc_output_opts *o, const struct api_view *v)
 {
     if (o->format == SVC_OUTPUT_TABLE || o->format == SVC_OUTPUT_WIDE) {
         api_result_print_table(res, stdout, o->format == SVC_OUTPUT_WIDE);
@@ -122,7 +158,7 @@ static bool print_result(const struct dc_result *res, const struct dc_explanatio
     }
     /* The very bytes the server sends, or the same document indented or as YAML. */
     size_t len = 0;
-    char *text = api_result_render_explained(res, e, &len);
+    char *text = api_result_render_view(res, e, v, &len);
     bool ok = text != NULL && svc_output_text(stdout, text, len, o->format, o->pretty) == DC_OK;
     free(text);
     return ok;
@@ -138,6 +174,7 @@ int cmd_recommend(int argc, char **argv)
     struct svc_output_opts output = {SVC_OUTPUT_JSON, false};
     bool prefer = false;
     bool why_not = false;
+    struct api_view view = {false, 0, API_FRONTIER_DEFAULT};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", cmd_recommend_options, NULL)) != -1) {
@@ -163,6 +200,12 @@ int cmd_recommend(int argc, char **argv)
             break;
         case 'w':
             why_not = true;
+            break;
+        case 0x100:
+        case 0x101:
+        case 0x102:
+            if (!view_option(c, optarg, &view))
+                return 2;
             break;
         case 'h':
             help(stdout);
@@ -256,7 +299,7 @@ int cmd_recommend(int argc, char **argv)
         fprintf(stderr, "recommend: %s\n", err.msg);
         goto out;
     }
-    if (!print_result(res, expl, &output)) {
+    if (!print_result(res, expl, &output, &view)) {
         fprintf(stderr, "recommend: cannot write the result\n");
         goto out;
     }

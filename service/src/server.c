@@ -733,6 +733,11 @@ static enum dc_status load_contract(svc_server *s, struct dc_error *err)
                                    &detail);
     if (rc != DC_OK)
         return dc_error_set(err, rc, NULL, "the contract's GET /v1/accelerators: %s", detail.msg);
+    rc = api_contract_query_params(s->contract, "/v1/recommendations", "post", &s->recommend_params,
+                                   &detail);
+    if (rc != DC_OK)
+        return dc_error_set(err, rc, NULL, "the contract's POST /v1/recommendations: %s",
+                            detail.msg);
     return DC_OK;
 }
 
@@ -993,6 +998,7 @@ void svc_server_free(svc_server *s)
     svc__probe_stop(s);
     svc__rules_clear(s);
     api_query_params_cleanup(&s->accelerator_params);
+    api_query_params_cleanup(&s->recommend_params);
     api_contract_free(s->contract);
     svc_playground_free(s->playground);
     svc_auth_release(s->auth);

@@ -19,8 +19,9 @@
 /* Longest version a body is cached under: a rules_version (64 hex digits); with
  * a probe or a fleet "/", the probe snapshot's generation (up to 20 digits) and
  * "s" when stale; with a fleet "/f", its snapshot's generation and "s" (server.c,
- * fleet_server.c). */
-#define SVC_CACHE_VERSION_MAX (64 + 1 + 20 + 1 + 2 + 20 + 1)
+ * fleet_server.c); then, for any view but the default full one, "#" and what the
+ * query asked (server_routes.c, view_tag: at most 24 bytes). */
+#define SVC_CACHE_VERSION_MAX (64 + 1 + 20 + 1 + 2 + 20 + 1 + 24)
 
 typedef struct svc_cache svc_cache; /* opaque; thread-safe */
 

@@ -66,6 +66,7 @@ struct svc_server {
     unsigned threads;
     api_contract *contract;
     struct api_query_params accelerator_params; /* GET /v1/accelerators */
+    struct api_query_params recommend_params;   /* POST /v1/recommendations(:batch) */
     svc_playground *playground;                 /* GET / and /ui/NAME */
     char contract_digest[65];                   /* SHA-256 of the contract's YAML, for ETags */
     /* The API keys (NULL: no authentication), swapped on SIGHUP: guarded by

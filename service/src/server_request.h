@@ -12,6 +12,7 @@
 
 #include <microhttpd.h>
 
+#include "api/convert.h"
 #include "server_internal.h"
 
 #ifndef AA_VERSION
@@ -60,6 +61,7 @@ struct req {
                                                       (svc__fleet_cache_version); "" unused */
     struct svc_trace trace;   /* W3C trace context: the caller's trace, our span */
     char etag[SVC_ETAG_SIZE]; /* the 200's ETag on routes that have one; "" otherwise */
+    struct api_view view;     /* POST /v1/recommendations(:batch): what of the answer to send */
 };
 
 struct hdr {

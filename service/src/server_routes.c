@@ -283,6 +283,8 @@ static bool probe_stale(const svc_server *s, const struct probe_snapshot *snap, 
     return snap != NULL && *age * 1e3 > s->cfg.probe_interval_ms + s->cfg.probe_timeout_ms;
 }
 
+static bool read_view(svc_server *s, struct MHD_Connection *c, struct req *r, enum MHD_Result *res);
+
 /* Recommend for one validated workload. On DC_OK *out is the Recommendation
  * body (owned text of *out_len bytes) and *cacheable says whether it may be
  * cached; on DC_EINVAL *problem is a 400 problem; otherwise an internal error. */
@@ -343,7 +345,7 @@ static enum dc_status recommend_one(svc_server *s, struct req *r, const cJSON *w
     free(avail);
     if (rc == DC_OK) {
         *cacheable = deterministic(e);
-        *out = api_result_render_explained(res, e, out_len);
+        *out = api_result_render_view(res, e, &r->view, out_len);
     }
     dc_explanation_free(e);
     dc_result_free(res);
@@ -374,12 +376,30 @@ static enum MHD_Result respond_recommendation(svc_server *s, struct MHD_Connecti
     return respond(s, c, r, 200, JSON_TYPE, text, len, BODY_MALLOC, NULL);
 }
 
+/* What the query asked of the answer, for the cache key: "" for the default
+ * full view (so those keys are what they were), else "#" and the view, the
+ * candidates and the frontier: "#s,c5,f1" (at most 24 bytes). */
+static void view_tag(const struct api_view *v, char *out, size_t len)
+{
+    if (!v->summary && v->candidates == 0 && v->frontier == API_FRONTIER_DEFAULT) {
+        out[0] = '\0';
+        return;
+    }
+    snprintf(out, len, "#%c,c%zu,f%d", v->summary ? 's' : 'f', v->candidates, (int)v->frontier);
+}
+
 /* The cache key's version: the rule set's, and with a probe the snapshot
- * generation too, since every body then carries live availability. */
+ * generation too, since every body then carries live availability; then the
+ * view asked for, since each view is a body of its own. */
 static const char *cache_version(svc_server *s, struct req *r)
 {
-    if (s->probe_holder == NULL && s->fleet == NULL)
-        return dc_ruleset_version(r->rs);
+    char tag[32];
+    view_tag(&r->view, tag, sizeof(tag));
+    if (s->probe_holder == NULL && s->fleet == NULL) {
+        snprintf(r->cache_version, sizeof(r->cache_version), "%s%s", dc_ruleset_version(r->rs),
+                 tag);
+        return r->cache_version;
+    }
     char fleet[48] = "";
     if (s->fleet != NULL)
         svc__fleet_cache_version(s, fleet, sizeof(fleet));
@@ -388,8 +408,8 @@ static const char *cache_version(svc_server *s, struct req *r)
     double age;
     bool stale = probe_stale(s, snap, &age);
     probe_snapshot_release(snap);
-    snprintf(r->cache_version, sizeof(r->cache_version), "%s/%llu%s%s", dc_ruleset_version(r->rs),
-             (unsigned long long)svc__probe_generation(s), stale ? "s" : "", fleet);
+    snprintf(r->cache_version, sizeof(r->cache_version), "%s/%llu%s%s%s", dc_ruleset_version(r->rs),
+             (unsigned long long)svc__probe_generation(s), stale ? "s" : "", fleet, tag);
     return r->cache_version;
 }
 
@@ -400,6 +420,8 @@ static enum MHD_Result handle_recommend(svc_server *s, struct MHD_Connection *c,
     struct dc_error err;
     char why[DC_ERROR_MSG_MAX + 64];
     dc_error_clear(&err);
+    if (!read_view(s, c, r, &res))
+        return res;
     if (s->cache != NULL) {
         size_t len = 0;
         unsigned family = 0;
@@ -495,6 +517,8 @@ static enum MHD_Result handle_batch(svc_server *s, struct MHD_Connection *c, str
     char why[DC_ERROR_MSG_MAX + 64];
     struct api_jw out = {NULL, 0, 0, true, false}; /* started once the batch is valid */
     dc_error_clear(&err);
+    if (!read_view(s, c, r, &res))
+        return res;
     cJSON *root = parse_body(s, c, r, &res);
     if (root == NULL)
         return res;
@@ -591,9 +615,10 @@ static int conditional_status(svc_server *s, struct MHD_Connection *c, struct re
 }
 
 struct query_check {
-    svc_server *s;
+    const struct api_query_params *ps; /* the operation's parameters (openapi.yaml) */
+    bool typed; /* a value that reads as a JSON number or boolean is checked as one */
     cJSON *problem;
-    const char *values[8]; /* by index into accelerator_params */
+    const char *values[8]; /* by index into ps */
     bool seen[8];
     bool oom;
 };
@@ -637,7 +662,7 @@ static enum MHD_Result check_query_arg(void *cls, enum MHD_ValueKind kind, const
 {
     struct query_check *q = cls;
     (void)kind;
-    const struct api_query_params *ps = &q->s->accelerator_params;
+    const struct api_query_params *ps = q->ps;
     for (size_t i = 0; i < ps->count && i < 8; i++) {
         if (strcmp(ps->items[i].name, key) != 0)
             continue;
@@ -653,32 +678,89 @@ static enum MHD_Result check_query_arg(void *cls, enum MHD_ValueKind kind, const
     return MHD_YES;
 }
 
-static enum MHD_Result handle_accelerators(svc_server *s, struct MHD_Connection *c, struct req *r)
+/* A query value as the JSON its parameter's schema checks: with `typed`,
+ * "true" and "false" as booleans and a run of digits as a number (so
+ * `candidates=0` meets the schema's minimum and `candidates=x` or `-1` its
+ * type);
+ * otherwise, and for anything else, the string. */
+static cJSON *query_value(const char *v, bool typed)
 {
-    struct query_check q = {.s = s};
-    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_query_arg, &q);
-    const struct api_query_params *ps = &s->accelerator_params;
-    /* Each value is checked against its parameter's schema in openapi.yaml. */
-    for (size_t i = 0; i < ps->count && i < 8 && !q.oom; i++) {
-        if (!q.seen[i]) {
+    if (typed && strcmp(v, "true") == 0)
+        return cJSON_CreateTrue();
+    if (typed && strcmp(v, "false") == 0)
+        return cJSON_CreateFalse();
+    size_t digits = strspn(v, "0123456789");
+    if (typed && digits > 0 && digits < 16 && v[digits] == '\0')
+        return cJSON_CreateNumber(strtod(v, NULL));
+    return cJSON_CreateString(v);
+}
+
+/* Reads the query into q (its ps and typed set) and checks each value against
+ * its parameter's schema in openapi.yaml: q->problem names every parameter
+ * that is unknown, repeated, missing or invalid. */
+static void check_query(struct MHD_Connection *c, struct query_check *q)
+{
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_query_arg, q);
+    const struct api_query_params *ps = q->ps;
+    for (size_t i = 0; i < ps->count && i < 8 && !q->oom; i++) {
+        if (!q->seen[i]) {
             if (ps->items[i].required)
-                query_error(&q, ps->items[i].name, "required");
+                query_error(q, ps->items[i].name, "required");
             continue;
         }
-        cJSON *v = cJSON_CreateString(q.values[i]);
+        cJSON *v = query_value(q->values[i], q->typed);
         struct api_schema_result vr = {0};
         struct dc_error err;
         dc_error_clear(&err);
         if (v == NULL || api_schema_validate(ps->items[i].schema, v, 4, &vr, &err) != DC_OK) {
-            q.oom = true;
+            q->oom = true;
         } else if (!vr.valid) {
             char msg[256];
             snprintf(msg, sizeof(msg), "%s", vr.count > 0 ? vr.items[0].message : "invalid value");
-            query_error(&q, ps->items[i].name, msg);
+            query_error(q, ps->items[i].name, msg);
         }
         api_schema_result_cleanup(&vr);
         cJSON_Delete(v);
     }
+}
+
+/* POST /v1/recommendations and :batch: `view`, `candidates` and `frontier`
+ * into r->view. False when it has answered (a 400 problem naming each bad
+ * parameter, or a 500), with *res the answer's result. */
+static bool read_view(svc_server *s, struct MHD_Connection *c, struct req *r, enum MHD_Result *res)
+{
+    struct query_check q = {.ps = &s->recommend_params, .typed = true};
+    check_query(c, &q);
+    if (q.oom) {
+        cJSON_Delete(q.problem);
+        *res = respond_internal(s, c, r, "recommend", "out of memory");
+        return false;
+    }
+    if (q.problem != NULL) {
+        cJSON_AddStringToObject(q.problem, "request_id", r->id);
+        *res = respond_problem_json(s, c, r, q.problem, NULL);
+        return false;
+    }
+    r->view = (struct api_view){false, 0, API_FRONTIER_DEFAULT};
+    for (size_t i = 0; i < q.ps->count && i < 8; i++) {
+        const char *name = q.ps->items[i].name, *v = q.values[i];
+        if (!q.seen[i])
+            continue;
+        if (strcmp(name, "view") == 0)
+            r->view.summary = strcmp(v, "summary") == 0;
+        else if (strcmp(name, "candidates") == 0)
+            r->view.candidates = (size_t)strtod(v, NULL);
+        else if (strcmp(name, "frontier") == 0)
+            r->view.frontier = strcmp(v, "true") == 0 ? API_FRONTIER_ON : API_FRONTIER_OFF;
+    }
+    return true;
+}
+
+static enum MHD_Result handle_accelerators(svc_server *s, struct MHD_Connection *c, struct req *r)
+{
+    struct query_check q = {.ps = &s->accelerator_params};
+    check_query(c, &q);
+    const struct api_query_params *ps = q.ps;
     if (q.oom) {
         cJSON_Delete(q.problem);
         return respond_internal(s, c, r, "accelerators", "out of memory");

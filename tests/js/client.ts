@@ -43,6 +43,13 @@ function check(cond: boolean, what: string): asserts cond {
   if (!cond) throw new Error(`check failed: ${what}`);
 }
 
+// The answer's type is the union of the two views (openapi.yaml: the `view` query
+// parameter); the default is the full Recommendation, told apart by having no `view`.
+function fullView<T extends object>(d: T): Exclude<T, { view: 'summary' }> {
+  check(!('view' in d), 'the full view');
+  return d as Exclude<T, { view: 'summary' }>;
+}
+
 function mediaType(r: Response): string {
   return (r.headers.get('Content-Type') ?? '').split(';')[0]!.trim();
 }
@@ -62,14 +69,30 @@ export async function run(base: string, key: string): Promise<string[]> {
     check(response.status === 200 && data !== undefined, `recommend: ${response.status}`);
     check(data.request_id === 'ts-client-1' && response.headers.get('X-Request-Id') === 'ts-client-1', 'request id');
     check(/^[0-9a-f]{64}$/.test(data.rules_version), 'rules_version');
-    const w: NormalizedWorkload = data.workload;
+    const full = fullView(data);
+    const w: NormalizedWorkload = full.workload;
     check(w.task === 'inference' && w.inference !== undefined && w.training === undefined, 'normalized workload');
-    check(data.families.length === 4, 'four families');
-    const top = data.recommendations[0];
+    check(full.families.length === 4, 'four families');
+    const top = full.recommendations[0];
     check(top !== undefined && top.score >= 0 && top.score <= 100, 'a top candidate');
     check(top.sizing.chips >= 1 && typeof top.sizing.fits === 'boolean', 'sizing');
     for (const r of top.reasons) check(r.rule_id.length > 0 && typeof r.impact === 'number', 'reasons');
     called.push('recommend');
+  }
+  // recommend, asking for less: the summary view of the first two candidates.
+  {
+    const { data, response } = await api.POST('/v1/recommendations', {
+      body: minimal,
+      params: { query: { view: 'summary', candidates: 2, frontier: false } },
+    });
+    check(response.status === 200 && data !== undefined, `summary: ${response.status}`);
+    check('view' in data && data.view === 'summary', 'the summary view');
+    check(data.recommendations.length === 2 && data.frontier === undefined, 'two candidates, no frontier');
+    const top = data.recommendations[0];
+    check(top !== undefined && top.targets !== undefined && top.sizing.chips >= 1, 'the table of the summary');
+    const bad = await api.POST('/v1/recommendations', { body: minimal, params: { query: { candidates: 0 } } });
+    check(bad.response.status === 400 && bad.error?.errors?.some((e) => e.parameter === 'candidates') === true,
+      'a bad candidates value is a problem naming it');
   }
   // recommend: a refused workload is a typed Problem with pointers.
   {
@@ -136,7 +159,8 @@ export async function run(base: string, key: string): Promise<string[]> {
     const named = await api.POST('/v1/recommendations', {
       body: { task: 'inference', model: { name: 'meta-llama/Llama-3.1-70B' } },
     });
-    check(named.response.status === 200 && named.data?.workload.model.name === 'llama-3.1-70b',
+    check(named.response.status === 200 && named.data !== undefined &&
+      fullView(named.data).workload.model.name === 'llama-3.1-70b',
       'an alias is answered with the canonical name');
     called.push('listModels');
   }

@@ -29,6 +29,22 @@ DC_API char *api_result_render(const struct dc_result *res, size_t *len);
  * NULL: none) computed for it (openapi.yaml: Changes, Robustness). */
 DC_API char *api_result_render_explained(const struct dc_result *res,
                                          const struct dc_explanation *e, size_t *len);
+/* What of a result the caller asked for: the `view`, `candidates` and
+ * `frontier` query parameters of POST /v1/recommendations (openapi.yaml). */
+enum api_frontier {
+    API_FRONTIER_DEFAULT, /* the view's own: with the full view, without the summary */
+    API_FRONTIER_ON,
+    API_FRONTIER_OFF,
+};
+struct api_view {
+    bool summary;      /* RecommendationSummary instead of Recommendation */
+    size_t candidates; /* at most this many recommendations; 0: all */
+    enum api_frontier frontier;
+};
+/* The body `v` asks for (NULL: the full Recommendation, the bytes of
+ * api_result_render_explained), with the sections of `e` (NULL: none). */
+DC_API char *api_result_render_view(const struct dc_result *res, const struct dc_explanation *e,
+                                    const struct api_view *v, size_t *len);
 DC_API char *api_catalog_render(const dc_ruleset *rs, const struct api_catalog_filter *filter,
                                 size_t *len);
 DC_API char *api_rules_render(const dc_ruleset *rs, size_t *len);
