@@ -1,8 +1,9 @@
 /* bench/core_bench.c -- decision-core throughput: dc_recommend for representative
  * workloads against the default rules, result building (configurations, the
  * ranking and the frontier) included; then with the JSON body rendered as the
- * server sends it (api_result_render); then for every workload of the decision
- * table. Prints medians over repeated runs.
+ * server sends it (api_result_render); then the body alone, full and summary
+ * view (issue 33); then for every workload of the decision table. Prints
+ * medians over repeated runs.
  *
  *   build/bench/bench_core [RULES_DIR [CASES_JSON]]   (default: the source tree's)
  *
@@ -82,6 +83,43 @@ static int table(const dc_ruleset *rs, const char *path)
     return 0;
 }
 
+/* The body alone, written from results already decided (issue 33: at most
+ * 40 us for the full one), then the summary view of the same results. */
+static int bodies(const dc_ruleset *rs, cJSON *const *w)
+{
+    struct dc_result *res[BENCH_WORKLOADS];
+    size_t bytes[2] = {0, 0};
+    for (size_t i = 0; i < BENCH_WORKLOADS; i++) {
+        if (dc_recommend(rs, w[i], NULL, &res[i], NULL) != DC_OK)
+            return 1;
+    }
+    static const struct api_view summary = {true, 0, API_FRONTIER_DEFAULT};
+    for (int view = 0; view < 2; view++) {
+        double med[REPEATS];
+        for (int rep = 0; rep < REPEATS; rep++) {
+            double t0 = bench_now_ns();
+            for (int it = 0; it < ITERATIONS; it++) {
+                size_t len = 0;
+                char *body = api_result_render_view(res[(size_t)it % BENCH_WORKLOADS], NULL,
+                                                    view == 1 ? &summary : NULL, &len);
+                if (body == NULL)
+                    return 1;
+                bytes[view] += len;
+                free(body);
+            }
+            med[rep] = (bench_now_ns() - t0) / ITERATIONS;
+        }
+        qsort(med, REPEATS, sizeof(double), bench_cmp_double);
+        printf("%-44s median %8.2f us  (min %.2f, max %.2f; %d runs x %d; %zu bytes)\n",
+               view == 0 ? "JSON body alone (full view)" : "JSON body alone (summary view)",
+               med[REPEATS / 2] / 1000, med[0] / 1000, med[REPEATS - 1] / 1000, REPEATS, ITERATIONS,
+               bytes[view] / ((size_t)REPEATS * ITERATIONS));
+    }
+    for (size_t i = 0; i < BENCH_WORKLOADS; i++)
+        dc_result_free(res[i]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : AA_SOURCE_DIR "/rules";
@@ -119,6 +157,8 @@ int main(int argc, char **argv)
                med[REPEATS / 2] / 1000, med[0] / 1000, med[REPEATS - 1] / 1000, REPEATS,
                ITERATIONS);
     }
+    if (getenv("AA_BENCH_TABLE_ONLY") == NULL && bodies(rs, w) != 0)
+        return 1;
     for (size_t i = 0; i < nw; i++)
         cJSON_Delete(w[i]);
     int rc = table(rs, case_file);

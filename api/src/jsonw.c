@@ -185,14 +185,38 @@ static size_t put_scaled_digits(bool negative, uint64_t m, int k, char *buf)
  * error is at most 1/16: unless it lies within 1/8 of a half, m is what printf
  * rounds the exact value to. m / 10^(14 - e) is one correctly rounded
  * division of exact doubles, so it is what strtod reads back from the text. */
+/* The binary exponent b of a finite a > 0 (a in [2^(b-1), 2^b)), read from
+ * its bits: frexp is a library call, and every number of a body asks. */
+static int binary_exponent(double a)
+{
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof(bits));
+    int biased = (int)((bits >> 52) & 0x7ff);
+    if (biased == 0) { /* subnormal */
+        int b = 0;
+        (void)frexp(a, &b);
+        return b;
+    }
+    return biased - 1022;
+}
+
+/* x (0 <= x < 2^52) rounded to the nearest whole number, ties to even, as
+ * nearbyint does in the default rounding mode: adding and taking away 2^52
+ * leaves no fraction to keep (no library call). */
+static double round_whole(double x)
+{
+    const double two52 = 4503599627370496.0;
+    return (x + two52) - two52;
+}
+
 static size_t fixed15(double d, char *buf)
 {
     double a = fabs(d);
     /* a lies in [2^(b-1), 2^b), so floor(log10 a) is floor((b-1) log10 2) or
      * one more; the range of x below settles which. */
-    int b = 0;
-    (void)frexp(a, &b);
-    int e = (int)floor((b - 1) * 0.30102999566398120);
+    int b = binary_exponent(a);
+    int t = (b - 1) * 1233; /* floor((b - 1) log10 2) = floor(t / 4096) for |b| < 600 */
+    int e = t >= 0 ? t >> 12 : -((-t + 4095) >> 12);
     if (e < -4)
         e = -4;
     if (e > 14)
@@ -207,8 +231,8 @@ static size_t fixed15(double d, char *buf)
     }
     if (x < 1e14 || x >= 1e15)
         return 0;
-    double m = nearbyint(x);
-    if (fabs(x - floor(x) - 0.5) < 0.125)
+    double m = round_whole(x);
+    if (fabs(fabs(x - m) - 0.5) < 0.125)
         return 0;
     int k = 14 - e;
     if (!close_enough(m / pow10[k], a))
@@ -261,7 +285,7 @@ size_t api_json_number(double d, char *buf, size_t cap)
         return signbit(d) ? copy_text(buf, cap, "-0", 2) : copy_text(buf, cap, "0", 1);
     double a = fabs(d);
     /* Integers below 10^15: "%1.15g" prints their digits. */
-    if (a < 1e15 && a == floor(a) && cap > 17) {
+    if (a < 1e15 && (double)(uint64_t)a == a && cap > 17) {
         char *digits = utoa_rev((uint64_t)a, tmp + sizeof(tmp));
         size_t nd = strlen(digits), n = 0;
         if (d < 0)

@@ -12,7 +12,9 @@
 # the other CPUs), WRK_THREADS (1 pinned, 2 not), THREADS (server worker threads
 # and nginx workers; default: the CPUs the servers get), LOGS (on: both write an
 # access log to a file; off: neither does), MILLION (1: also send 1,000,000
-# requests and sample RSS), WORKLOAD (examples/llm-serving.json).
+# requests and sample RSS), WORKLOAD (examples/llm-serving.json). When the server
+# has the summary view (?view=summary), each round also runs nginx on a file of the
+# summary's bytes and distinct bodies asking for the summary.
 # Needs wrk and nginx (Debian packages wrk, nginx-light or nginx) and curl;
 # scripts/deps.sh bench installs whatever of them is missing.
 set -euo pipefail
@@ -82,6 +84,14 @@ curl -sf -X POST -H 'Content-Type: application/json' --data-binary @"$WORKLOAD" 
     "http://127.0.0.1:$PORT_A/v1/recommendations" >"$work/www/recommendation.json"
 chmod 644 "$work/www/recommendation.json"
 size=$(stat -c %s "$work/www/recommendation.json")
+# The summary view (issue 33), when the server has it: nginx serves a file of its
+# bytes too, the ceiling for the summary rows.
+curl -sf -X POST -H 'Content-Type: application/json' --data-binary @"$WORKLOAD" \
+    "http://127.0.0.1:$PORT_A/v1/recommendations?view=summary" >"$work/www/summary.json" || true
+chmod 644 "$work/www/summary.json"
+summary=0
+grep -q '"view":"summary"' "$work/www/summary.json" && summary=1
+ssize=$(stat -c %s "$work/www/summary.json")
 ngx_log="access_log off;"
 [ "$LOGS" = on ] && ngx_log="access_log $work/nginx/access.log;"
 cat >"$work/nginx/nginx.conf" <<EOF
@@ -162,7 +172,7 @@ run_wrk() { # name url [script]
 }
 
 echo "bench/http: $ncpu CPUs, pinned $PIN, server and nginx $THREADS thread(s)/worker(s), wrk -t$WRK_THREADS -c$CONNS -d$DURATION, $ROUNDS round(s), logs $LOGS"
-echo "bench/http: body $size bytes ($WORKLOAD)"
+echo "bench/http: body $size bytes ($WORKLOAD)$([ "$summary" = 1 ] && echo "; summary view $ssize bytes")"
 # Warm both up.
 wrk -t1 -c4 -d2s -s "$work/post.lua" "http://127.0.0.1:$PORT_A/v1/recommendations" >/dev/null 2>&1
 wrk -t1 -c4 -d2s "http://127.0.0.1:$PORT_N/recommendation.json" >/dev/null 2>&1
@@ -170,6 +180,8 @@ wrk -t1 -c4 -d2s "http://127.0.0.1:$PORT_N/recommendation.json" >/dev/null 2>&1
 : >"$work/a.txt"
 : >"$work/n.txt"
 : >"$work/d.txt"
+: >"$work/ns.txt"
+: >"$work/ds.txt"
 rss_max=0
 for r in $(seq "$ROUNDS"); do
     run_wrk server "http://127.0.0.1:$PORT_A/v1/recommendations" "$work/post.lua" >>"$work/a.txt"
@@ -179,14 +191,24 @@ for r in $(seq "$ROUNDS"); do
     run_wrk distinct "http://127.0.0.1:$PORT_A/v1/recommendations" "$work/post-distinct.lua" >>"$work/d.txt"
     rss=$(rss_kb)
     [ "$rss" -gt "$rss_max" ] && rss_max=$rss
+    if [ "$summary" = 1 ]; then
+        run_wrk nginx-summary "http://127.0.0.1:$PORT_N/summary.json" >>"$work/ns.txt"
+        run_wrk distinct-summary "http://127.0.0.1:$PORT_A/v1/recommendations?view=summary" \
+            "$work/post-distinct.lua" >>"$work/ds.txt"
+        echo "  round $r: nginx (summary size) $(sed -n "${r}p" "$work/ns.txt") | distinct summaries $(sed -n "${r}p" "$work/ds.txt")"
+    fi
     echo "  round $r: server $(sed -n "${r}p" "$work/a.txt") | nginx $(sed -n "${r}p" "$work/n.txt") | distinct bodies $(sed -n "${r}p" "$work/d.txt")   (rps p50ms p99ms non2xx)"
 done
 col() { awk -v c="$2" '{print $c}' "$1" | median; }
 a_rps=$(col "$work/a.txt" 1); a_p50=$(col "$work/a.txt" 2); a_p99=$(col "$work/a.txt" 3)
 n_rps=$(col "$work/n.txt" 1); n_p50=$(col "$work/n.txt" 2); n_p99=$(col "$work/n.txt" 3)
 d_rps=$(col "$work/d.txt" 1); d_p50=$(col "$work/d.txt" 2); d_p99=$(col "$work/d.txt" 3)
-bad=$(awk '{s += $4} END {print s + 0}' "$work/a.txt" "$work/d.txt")
-nbad=$(awk '{s += $4} END {print s + 0}' "$work/n.txt")
+if [ "$summary" = 1 ]; then
+    ns_rps=$(col "$work/ns.txt" 1); ns_p50=$(col "$work/ns.txt" 2); ns_p99=$(col "$work/ns.txt" 3)
+    ds_rps=$(col "$work/ds.txt" 1); ds_p50=$(col "$work/ds.txt" 2); ds_p99=$(col "$work/ds.txt" 3)
+fi
+bad=$(awk '{s += $4} END {print s + 0}' "$work/a.txt" "$work/d.txt" "$work/ds.txt")
+nbad=$(awk '{s += $4} END {print s + 0}' "$work/n.txt" "$work/ns.txt")
 [ "$nbad" = 0 ] || { echo "bench/http: nginx answered $nbad non-2xx responses: no valid ceiling" >&2; exit 1; }
 ratio=$(awk -v a="$a_rps" -v n="$n_rps" 'BEGIN {printf "%.2f", a / n}')
 
@@ -214,7 +236,13 @@ printf '%-32s %12s %10s %10s\n' "" "requests/s" "p50 ms" "p99 ms"
 printf '%-32s %12.0f %10.3f %10.3f\n' "accel-advisor POST (same body)" "$a_rps" "$a_p50" "$a_p99"
 printf '%-32s %12.0f %10.3f %10.3f\n' "nginx static file ($size B)" "$n_rps" "$n_p50" "$n_p99"
 printf '%-32s %12.0f %10.3f %10.3f\n' "accel-advisor POST (distinct)" "$d_rps" "$d_p50" "$d_p99"
+if [ "$summary" = 1 ]; then
+    printf '%-32s %12.0f %10.3f %10.3f\n' "nginx static file ($ssize B)" "$ns_rps" "$ns_p50" "$ns_p99"
+    printf '%-32s %12.0f %10.3f %10.3f\n' "accel-advisor summary (distinct)" "$ds_rps" "$ds_p50" "$ds_p99"
+fi
 echo "ratio (same body / nginx): $ratio   target >= 0.80; p99 target <= 2 ms"
+echo "ratio (distinct bodies / nginx): $(awk -v a="$d_rps" -v n="$n_rps" 'BEGIN {printf "%.2f", a / n}')   target >= 0.50 (issue 33); p99 target <= 1 ms at 4 connections"
+[ "$summary" = 1 ] && echo "ratio (distinct summaries / nginx, summary size): $(awk -v a="$ds_rps" -v n="$ns_rps" 'BEGIN {printf "%.2f", a / n}')   target >= 0.80 (issue 33)"
 echo "non-2xx responses from accel-advisor: $bad"
 echo "resident memory under load: max $((rss_max / 1024)) MiB   target <= 32 MiB"
 if [ "$MILLION" = 1 ]; then

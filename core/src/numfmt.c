@@ -90,7 +90,7 @@ static bool fixed_digits(double a, int decimals, char *digits, size_t cap)
     double x = a * p10(decimals);
     if (!(x >= 0) || x >= 562949953421312.0 /* 2^49 */)
         return false;
-    double m = nearbyint(x);
+    double m = (x + 4503599627370496.0) - 4503599627370496.0; /* nearest whole: x < 2^49 */
     if (fabs(x - m) >= 0.25)
         return false;
     char rev[24];

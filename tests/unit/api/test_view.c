@@ -166,7 +166,7 @@ static void test_views_of_the_table(void **state)
         /* One candidate, no frontier, still a Recommendation. */
         cJSON *one = render_valid(res, &top1, f->full, &len);
         assert_null(cJSON_GetObjectItem(one, "frontier"));
-        const cJSON *or = cJSON_GetObjectItem(one, "recommendations");
+        const cJSON * or = cJSON_GetObjectItem(one, "recommendations");
         assert_int_equal(cJSON_GetArraySize(or), cJSON_GetArraySize(fr) > 0 ? 1 : 0);
         if (cJSON_GetArraySize(fr) > 0)
             assert_true(cJSON_Compare(cJSON_GetArrayItem(or, 0), cJSON_GetArrayItem(fr, 0), true));
