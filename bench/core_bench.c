@@ -19,7 +19,7 @@
 #include "dc/engine.h"
 
 #define REPEATS      15
-#define ITERATIONS   20000
+#define ITERATIONS   20000 /* per run; AA_BENCH_ITERATIONS=N for fewer on a busy machine */
 #define CASE_REPEATS 15
 #define CASE_ITERS   200
 #define MAX_CASES    512
@@ -83,6 +83,15 @@ static int table(const dc_ruleset *rs, const char *path)
     return 0;
 }
 
+/* Iterations of each run of the three workloads: ITERATIONS, or
+ * AA_BENCH_ITERATIONS (1 to 1,000,000). */
+static int iterations(void)
+{
+    const char *v = getenv("AA_BENCH_ITERATIONS");
+    long n = v != NULL ? strtol(v, NULL, 10) : 0;
+    return n >= 1 && n <= 1000000 ? (int)n : ITERATIONS;
+}
+
 /* The body alone, written from results already decided (issue 33: at most
  * 40 us for the full one), then the summary view of the same results. */
 static int bodies(const dc_ruleset *rs, cJSON *const *w)
@@ -94,11 +103,12 @@ static int bodies(const dc_ruleset *rs, cJSON *const *w)
             return 1;
     }
     static const struct api_view summary = {true, 0, API_FRONTIER_DEFAULT};
+    const int iters = iterations();
     for (int view = 0; view < 2; view++) {
         double med[REPEATS];
         for (int rep = 0; rep < REPEATS; rep++) {
             double t0 = bench_now_ns();
-            for (int it = 0; it < ITERATIONS; it++) {
+            for (int it = 0; it < iters; it++) {
                 size_t len = 0;
                 char *body = api_result_render_view(res[(size_t)it % BENCH_WORKLOADS], NULL,
                                                     view == 1 ? &summary : NULL, &len);
@@ -107,13 +117,13 @@ static int bodies(const dc_ruleset *rs, cJSON *const *w)
                 bytes[view] += len;
                 free(body);
             }
-            med[rep] = (bench_now_ns() - t0) / ITERATIONS;
+            med[rep] = (bench_now_ns() - t0) / iters;
         }
         qsort(med, REPEATS, sizeof(double), bench_cmp_double);
         printf("%-44s median %8.2f us  (min %.2f, max %.2f; %d runs x %d; %zu bytes)\n",
                view == 0 ? "JSON body alone (full view)" : "JSON body alone (summary view)",
-               med[REPEATS / 2] / 1000, med[0] / 1000, med[REPEATS - 1] / 1000, REPEATS, ITERATIONS,
-               bytes[view] / ((size_t)REPEATS * ITERATIONS));
+               med[REPEATS / 2] / 1000, med[0] / 1000, med[REPEATS - 1] / 1000, REPEATS, iters,
+               bytes[view] / ((size_t)REPEATS * (size_t)iters));
     }
     for (size_t i = 0; i < BENCH_WORKLOADS; i++)
         dc_result_free(res[i]);
@@ -131,12 +141,13 @@ int main(int argc, char **argv)
     cJSON *w[BENCH_WORKLOADS];
     for (size_t i = 0; i < nw; i++)
         w[i] = cJSON_Parse(bench_workloads[i]);
+    const int iters = iterations();
     /* AA_BENCH_TABLE_ONLY: the decision table alone. */
     for (int phase = getenv("AA_BENCH_TABLE_ONLY") != NULL ? 2 : 0; phase < 2; phase++) {
         double med[REPEATS];
         for (int rep = 0; rep < REPEATS; rep++) {
             double t0 = bench_now_ns();
-            for (int it = 0; it < ITERATIONS; it++) {
+            for (int it = 0; it < iters; it++) {
                 struct dc_result *res = NULL;
                 if (dc_recommend(rs, w[(size_t)it % nw], NULL, &res, NULL) != DC_OK)
                     return 1;
@@ -149,13 +160,12 @@ int main(int argc, char **argv)
                 }
                 dc_result_free(res);
             }
-            med[rep] = (bench_now_ns() - t0) / ITERATIONS;
+            med[rep] = (bench_now_ns() - t0) / iters;
         }
         qsort(med, REPEATS, sizeof(double), bench_cmp_double);
         printf("%-44s median %8.2f us  (min %.2f, max %.2f; %d runs x %d)\n",
                phase == 0 ? "dc_recommend (result built)" : "dc_recommend + JSON body serialised",
-               med[REPEATS / 2] / 1000, med[0] / 1000, med[REPEATS - 1] / 1000, REPEATS,
-               ITERATIONS);
+               med[REPEATS / 2] / 1000, med[0] / 1000, med[REPEATS - 1] / 1000, REPEATS, iters);
     }
     if (getenv("AA_BENCH_TABLE_ONLY") == NULL && bodies(rs, w) != 0)
         return 1;

@@ -629,6 +629,74 @@ static void test_cache(void **state)
     resp_free(&m);
 }
 
+/* view, candidates and frontier (issue 33): each asks for a body of its own,
+ * cached apart from the others; a bad value is a 400 problem naming it. */
+static void test_views(void **state)
+{
+    (void)state;
+    const char *body = "{\"task\":\"inference\",\"model\":{\"parameters\":5e9}}";
+    static const char *const paths[] = {"/v1/recommendations", "/v1/recommendations?view=summary",
+                                        "/v1/recommendations?view=summary",
+                                        "/v1/recommendations?candidates=2&frontier=false"};
+    struct resp r[4];
+    cJSON *j[4];
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(http_post_json(&srv, paths[i], body, &r[i]), 0);
+        assert_int_equal(r[i].status, 200);
+        check_contract(&r[i], "POST", "/v1/recommendations");
+        j[i] = resp_json(&r[i]);
+    }
+    /* The full body, then the summary twice (the second from the cache), each
+     * what was asked, and never the other view's body from the cache. */
+    assert_null(cJSON_GetObjectItem(j[0], "view"));
+    assert_string_equal(str_field(j[1], "view"), "summary");
+    assert_string_equal(str_field(j[2], "view"), "summary");
+    assert_true(r[1].len * 3 < r[0].len);
+    assert_null(cJSON_GetObjectItem(j[1], "frontier"));
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j[3], "recommendations")), 2);
+    assert_null(cJSON_GetObjectItem(j[3], "view"));
+    assert_null(cJSON_GetObjectItem(j[3], "frontier"));
+    for (size_t i = 0; i < 4; i++) {
+        cJSON_Delete(j[i]);
+        resp_free(&r[i]);
+    }
+    static const struct {
+        const char *query, *parameter;
+    } bad[] = {{"?view=all", "view"},           {"?candidates=0", "candidates"},
+               {"?candidates=x", "candidates"}, {"?candidates=1001", "candidates"},
+               {"?frontier=yes", "frontier"},   {"?views=summary", "views"}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char path[96];
+        snprintf(path, sizeof(path), "/v1/recommendations%s", bad[i].query);
+        struct resp e;
+        assert_int_equal(http_post_json(&srv, path, body, &e), 0);
+        expect_problem(&e, 400, "tag:accel-advisor,2025:validation", "POST", "/v1/recommendations");
+        cJSON *p = resp_json(&e);
+        assert_string_equal(
+            str_field(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "errors"), 0),
+                      "parameter"),
+            bad[i].parameter);
+        cJSON_Delete(p);
+        resp_free(&e);
+    }
+    /* A batch answers every workload in the view asked for. */
+    struct resp b;
+    assert_int_equal(http_post_json(&srv, "/v1/recommendations:batch?view=summary&candidates=1",
+                                    "{\"workloads\":[{\"task\":\"inference\",\"model\":"
+                                    "{\"parameters\":5e9}}]}",
+                                    &b),
+                     0);
+    assert_int_equal(b.status, 200);
+    check_contract(&b, "POST", "/v1/recommendations:batch");
+    cJSON *jb = resp_json(&b);
+    const cJSON *res =
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(jb, "results"), 0), "result");
+    assert_string_equal(str_field(res, "view"), "summary");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(res, "recommendations")), 1);
+    cJSON_Delete(jb);
+    resp_free(&b);
+}
+
 static void test_access_log(void **state)
 {
     (void)state;
@@ -945,6 +1013,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_404_405),
         cmocka_unit_test(test_415),
         cmocka_unit_test(test_cache),
+        cmocka_unit_test(test_views),
         cmocka_unit_test(test_access_log),
         cmocka_unit_test(test_401),
         cmocka_unit_test(test_413),

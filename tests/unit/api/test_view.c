@@ -166,10 +166,10 @@ static void test_views_of_the_table(void **state)
         /* One candidate, no frontier, still a Recommendation. */
         cJSON *one = render_valid(res, &top1, f->full, &len);
         assert_null(cJSON_GetObjectItem(one, "frontier"));
-        const cJSON * or = cJSON_GetObjectItem(one, "recommendations");
-        assert_int_equal(cJSON_GetArraySize(or), cJSON_GetArraySize(fr) > 0 ? 1 : 0);
+        const cJSON *top = cJSON_GetObjectItem(one, "recommendations");
+        assert_int_equal(cJSON_GetArraySize(top), cJSON_GetArraySize(fr) > 0 ? 1 : 0);
         if (cJSON_GetArraySize(fr) > 0)
-            assert_true(cJSON_Compare(cJSON_GetArrayItem(or, 0), cJSON_GetArrayItem(fr, 0), true));
+            assert_true(cJSON_Compare(cJSON_GetArrayItem(top, 0), cJSON_GetArrayItem(fr, 0), true));
         cJSON_Delete(one);
         cJSON_Delete(full);
         dc_result_free(res);
