@@ -126,7 +126,8 @@ static void put_string(struct api_jw *w, const char *s)
     w->len = (size_t)(o - w->p);
 }
 
-/* Decimal digits of v into the end of tmp; returns the start. */
+/* Decimal digits of v into the end of tmp, NUL-terminated; returns the start
+ * (their length is end - 1 - start). */
 static char *utoa_rev(uint64_t v, char *end)
 {
     *--end = '\0';
@@ -152,7 +153,7 @@ static size_t put_scaled_digits(bool negative, uint64_t m, int k, char *buf)
 {
     char tmp[24];
     char *digits = utoa_rev(m, tmp + sizeof(tmp));
-    size_t nd = strlen(digits), n = 0, dec = (size_t)k;
+    size_t nd = (size_t)(tmp + sizeof(tmp) - 1 - digits), n = 0, dec = (size_t)k;
     if (negative)
         buf[n++] = '-';
     if (dec == 0) {
@@ -244,14 +245,23 @@ static size_t fixed15(double d, char *buf)
         mi = 100000000000000ull;
         k--;
     }
-    /* Trailing zeros off, eight, four, two and one at a time. */
-    static const uint64_t steps[] = {100000000ull, 10000ull, 100ull, 10ull};
-    static const int step_digits[] = {8, 4, 2, 1};
-    for (size_t i = 0; i < 4; i++) {
-        while (k >= step_digits[i] && mi % steps[i] == 0) {
-            mi /= steps[i];
-            k -= step_digits[i];
-        }
+    /* Trailing zeros off, eight, four, two and one at a time (constant
+     * divisors: the compiler multiplies instead of dividing). */
+    while (k >= 8 && mi % 100000000u == 0) {
+        mi /= 100000000u;
+        k -= 8;
+    }
+    while (k >= 4 && mi % 10000u == 0) {
+        mi /= 10000u;
+        k -= 4;
+    }
+    while (k >= 2 && mi % 100u == 0) {
+        mi /= 100u;
+        k -= 2;
+    }
+    while (k >= 1 && mi % 10u == 0) {
+        mi /= 10u;
+        k -= 1;
     }
     return put_scaled_digits(d < 0, mi, k, buf);
 }
@@ -287,7 +297,7 @@ size_t api_json_number(double d, char *buf, size_t cap)
     /* Integers below 10^15: "%1.15g" prints their digits. */
     if (a < 1e15 && (double)(uint64_t)a == a && cap > 17) {
         char *digits = utoa_rev((uint64_t)a, tmp + sizeof(tmp));
-        size_t nd = strlen(digits), n = 0;
+        size_t nd = (size_t)(tmp + sizeof(tmp) - 1 - digits), n = 0;
         if (d < 0)
             buf[n++] = '-';
         memcpy(buf + n, digits, nd + 1);

@@ -39,9 +39,10 @@ static int exponent10(double a)
     /* Between 1 and 10^22 the comparisons start one power below the answer:
      * a in [2^(b-1), 2^b) has floor(log10 a) of floor((b-1) log10 2) or one
      * more, and the loop below settles which, exactly as from 0. */
-    int b = 0;
     if (a >= 1 && a < 1e22) {
-        (void)frexp(a, &b);
+        uint64_t bits;
+        memcpy(&bits, &a, sizeof(bits));
+        int b = (int)((bits >> 52) & 0x7ff) - 1022; /* a normal: the exponent frexp gives */
         k = (int)((b - 1) * 0.30102999566398120);
         while (k > 0 && a < p10(k))
             k--;
@@ -80,19 +81,20 @@ double dc_round_sig(double v, int digits)
  * lies next to a whole number; below 2^49 the product's own rounding error is
  * at most 1/16, so a whole number m within 1/4 of it is what "%.*f" rounds the
  * exact value to, and its digits are written without printf (which the reason
- * texts of every body call thousands of times). Anything else takes snprintf. */
-static bool fixed_digits(double a, int decimals, char *digits, size_t cap)
+ * texts of every body call thousands of times). Returns their length, or 0 for
+ * anything else, which then takes snprintf. */
+static size_t fixed_digits(double a, int decimals, char *digits, size_t cap)
 {
 #ifdef AA_PRINTF_REFERENCE /* tests/unit/api/extra.cmake: printf alone */
     (void)a, (void)decimals, (void)digits, (void)cap;
-    return false;
+    return 0;
 #endif
     double x = a * p10(decimals);
     if (!(x >= 0) || x >= 562949953421312.0 /* 2^49 */)
-        return false;
+        return 0;
     double m = (x + 4503599627370496.0) - 4503599627370496.0; /* nearest whole: x < 2^49 */
     if (fabs(x - m) >= 0.25)
-        return false;
+        return 0;
     char rev[24];
     size_t n = 0;
     uint64_t v = (uint64_t)m;
@@ -103,7 +105,7 @@ static bool fixed_digits(double a, int decimals, char *digits, size_t cap)
     while (n <= (size_t)decimals)
         rev[n++] = '0';
     if (n + 2 > cap)
-        return false;
+        return 0;
     size_t k = 0;
     while (n > 0) {
         if (n == (size_t)decimals)
@@ -111,7 +113,7 @@ static bool fixed_digits(double a, int decimals, char *digits, size_t cap)
         digits[k++] = rev[--n];
     }
     digits[k] = '\0';
-    return true;
+    return k;
 }
 
 /* `a` (>= 0) with `decimals` places, trailing zeros past `keep` places and a
@@ -121,10 +123,15 @@ static void put_fixed(double a, int decimals, int keep, bool group, char *out, s
     char digits[400];
     if (decimals > 20)
         decimals = 20;
-    if (!fixed_digits(a, decimals, digits, sizeof(digits)))
+    size_t total = fixed_digits(a, decimals, digits, sizeof(digits));
+    char *dot = NULL;
+    if (total > 0) {
+        dot = decimals > 0 ? digits + total - decimals - 1 : NULL;
+    } else {
         snprintf(digits, sizeof(digits), "%.*f", decimals, a);
-    char *dot = strchr(digits, '.');
-    size_t total = strlen(digits);
+        dot = strchr(digits, '.');
+        total = strlen(digits);
+    }
     if (dot != NULL) {
         char *end = digits + total;
         while (end > dot + 1 + keep && end[-1] == '0')
