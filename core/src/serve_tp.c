@@ -3,8 +3,9 @@
  * (NVLink/NVSwitch or Infinity Fabric on GPUs, ICI on a TPU slice,
  * NeuronLink or RoCE on ASICs), the hops between pipeline stages on
  * different machines (the data-center network), and the all-to-alls of an
- * expert-parallel mixture of experts and of sharded embedding tables. Owned by the serving
- * physics work (issue 30); the replica that calls it is sizing.c.
+ * expert-parallel mixture of experts and of sharded embedding tables (the
+ * latter for training too, core/src/embed.c). Owned by the serving physics
+ * work (issue 30); the replica that calls it is sizing.c.
  *
  * Method for users: docs/scoring.md, section 5 ("Serving"); parameters:
  * rules/sizing.yaml (tp_allreduce_us, tp_activation_bytes, network_hop_us,
@@ -75,8 +76,10 @@ double dc__alltoall_s(const struct dc__part *p, unsigned chips, double bytes)
     if (chips <= 1 || !(bytes > 0))
         return 0;
     double n = chips;
-    /* A TPU slice's ICI joins all of its chips; a machine's NVLink its own. */
-    double domain = p->a->n_slices > 0 ? n : (p->a->domain > 0 ? (double)p->a->domain : 1.0);
+    /* A TPU slice's ICI joins all of its chips (past the largest slice,
+     * Multislice crosses the data-center network); a machine's NVLink its own. */
+    double domain = p->a->n_slices > 0 ? (double)dc__unit_chips(p->a)
+                                       : (p->a->domain > 0 ? (double)p->a->domain : 1.0);
     double inside = fmin(domain, n);
     double local = bytes * (inside - 1.0) / n, remote = bytes * (n - inside) / n;
     double s = p->allreduce_s;
