@@ -42,6 +42,10 @@ static void value_action(const char *name, unsigned outputs, char *buf, size_t l
     buf[0] = '\0';
     if (outputs != 0 && (strcmp(name, "output") == 0 || strcmp(name, "format") == 0)) {
         svc_output_names(outputs, " ", words, sizeof(words));
+        /* "jsonpath=TEMPLATE" completes to "jsonpath=", the template to write. */
+        char *meta = strstr(words, "=TEMPLATE");
+        if (meta != NULL)
+            memmove(meta + 1, meta + 9, strlen(meta + 9) + 1);
         snprintf(buf, len, "-W '%s'", words);
         return;
     }

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "inventory.h"
 #include "output.h"
+#include "suggest.h"
 #include "rulesrc.h"
 
 const struct option cmd_probe_options[] = {{"rules", required_argument, NULL, 'r'},
@@ -40,7 +41,7 @@ int cmd_probe(int argc, char **argv)
     struct svc_probe_settings ps;
     svc_probe_settings_init(&ps);
     const char *rules = NULL;
-    struct svc_output_opts output = {SVC_OUTPUT_JSON, false};
+    struct svc_output_opts output = {SVC_OUTPUT_JSON, false, false, NULL};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", cmd_probe_options, NULL)) != -1) {
@@ -52,6 +53,7 @@ int cmd_probe(int argc, char **argv)
             break;
         case 'o':
         case 'p':
+        case 'H':
             if (!svc_output_option("probe", c, optarg, SVC_OUTPUT_ALL, &output))
                 return 2;
             break;
@@ -59,7 +61,8 @@ int cmd_probe(int argc, char **argv)
             help(stdout);
             return 0;
         default:
-            help(stderr);
+            if (!svc_suggest_option("probe", argc, argv, cmd_probe_options))
+                help(stderr);
             return 2;
         }
     }
@@ -95,8 +98,10 @@ int cmd_probe(int argc, char **argv)
             fprintf(stderr, "probe: %s\n", err.msg);
             goto out;
         }
-        if (svc_output_document(stdout, body, output.format, output.pretty) != DC_OK) {
-            fprintf(stderr, "probe: cannot write the output\n");
+        enum dc_status orc = svc_output_document(stdout, "probe", body, &output);
+        if (orc != DC_OK) {
+            if (orc != DC_EINVAL) /* -o jsonpath's miss is said already */
+                fprintf(stderr, "probe: cannot write the output\n");
             goto out;
         }
     }

@@ -6,6 +6,7 @@
 
 #include "api/openapi.h"
 #include "dc/yaml.h"
+#include "workload_check.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -116,18 +117,19 @@ static int parse_json(const char *text, size_t len, unsigned depth, FILE *fp, co
     return 0;
 }
 
-int svc_check_document(const api_schema *schema, const char *name, enum svc_syntax syntax,
-                       const char *text, size_t len, unsigned depth, FILE *fp, const char *prefix,
-                       cJSON **out)
+int svc_check_document(const api_schema *schema, const dc_ruleset *rs, const char *name,
+                       enum svc_syntax syntax, const char *text, size_t len, unsigned depth,
+                       FILE *fp, const char *prefix, cJSON **out)
 {
     struct svc_document_edit none = {NULL, NULL};
-    return svc_check_edited_document(schema, name, syntax, text, len, depth, fp, prefix, &none,
+    return svc_check_edited_document(schema, rs, name, syntax, text, len, depth, fp, prefix, &none,
                                      out);
 }
 
-int svc_check_edited_document(const api_schema *schema, const char *name, enum svc_syntax syntax,
-                              const char *text, size_t len, unsigned depth, FILE *fp,
-                              const char *prefix, const struct svc_document_edit *edit, cJSON **out)
+int svc_check_edited_document(const api_schema *schema, const dc_ruleset *rs, const char *name,
+                              enum svc_syntax syntax, const char *text, size_t len, unsigned depth,
+                              FILE *fp, const char *prefix, const struct svc_document_edit *edit,
+                              cJSON **out)
 {
     struct dc_error err;
     struct api_schema_result vr = {0};
@@ -146,8 +148,19 @@ int svc_check_edited_document(const api_schema *schema, const char *name, enum s
         fprintf(fp, "%sout of memory\n", prefix);
         goto out;
     }
-    if (api_schema_validate(schema, doc, API_VALIDATION_MAX_ERRORS, &vr, &err) != DC_OK) {
+    /* A workload gets the server's whole check; any other document its schema. */
+    enum svc_workload_verdict v =
+        rs != NULL ? svc_workload_check(schema, rs, doc, API_VALIDATION_MAX_ERRORS, &vr, &err)
+        : api_schema_validate(schema, doc, API_VALIDATION_MAX_ERRORS, &vr, &err) != DC_OK
+            ? SVC_WORKLOAD_ERROR
+            : SVC_WORKLOAD_VALID;
+    if (v == SVC_WORKLOAD_ERROR) {
         fprintf(fp, "%scannot validate: %s\n", prefix, err.msg);
+        goto out;
+    }
+    if (v == SVC_WORKLOAD_INVALID) {
+        problem(fp, prefix, name, y, doc, err.where, err.msg);
+        status = 1;
         goto out;
     }
     for (size_t i = 0; i < vr.count; i++)

@@ -4,10 +4,11 @@
 
 #include "commands.h"
 #include "output.h"
+#include "suggest.h"
 
 const struct svc_command svc_commands[] = {
     {"recommend", cmd_recommend, "recommend accelerators for a workload (JSON or YAML file, or -)",
-     cmd_recommend_options, SVC_OUTPUT_ALL, SVC_ARGS_DOCUMENT},
+     cmd_recommend_options, SVC_OUTPUT_NAMED, SVC_ARGS_DOCUMENT},
     {"check", cmd_check, "lint a rule set and catalog directory", cmd_check_options,
      SVC_OUTPUT_TABLES, SVC_ARGS_DIR},
     {"logic", cmd_logic, "evaluate JSONLogic expressions (one, or --jsonl in bulk)",
@@ -57,7 +58,17 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], svc_commands[i].name) == 0)
             return svc_commands[i].run(argc - 1, argv + 1);
     }
-    fprintf(stderr, "accel-advisor: unknown command \"%s\"\n\n", argv[1]);
+    const char *names[sizeof(svc_commands) / sizeof(svc_commands[0])];
+    for (size_t i = 0; i < svc_command_count; i++)
+        names[i] = svc_commands[i].name;
+    const char *near = svc_suggest(argv[1], names, svc_command_count);
+    fprintf(stderr, "accel-advisor: unknown command \"%s\"\n", argv[1]);
+    if (near != NULL) {
+        /* The suggestion alone, not the whole list: it is most likely what was meant. */
+        fprintf(stderr, "Did you mean \"accel-advisor %s\"?\n", near);
+        return 2;
+    }
+    fputc('\n', stderr);
     usage(stderr);
     return 2;
 }
