@@ -25,9 +25,9 @@ const struct option cmd_validate_options[] = {
 static void help(FILE *fp)
 {
     fprintf(fp,
-            "usage: accel-advisor validate [--rules DIR] [-q] [--max-depth N] FILE|-\n"
-            "       accel-advisor validate --schema SCHEMA [-q] [--max-depth N] FILE|-\n\n"
-            "Checks one workload (JSON or YAML, at most 1 MiB) with the server's own check\n"
+            "usage: accel-advisor validate [--rules DIR] [-q] [--max-depth N] FILE|-...\n"
+            "       accel-advisor validate --schema SCHEMA [-q] [--max-depth N] FILE|-...\n\n"
+            "Checks each workload (JSON or YAML, at most 1 MiB) with the server's own check\n"
             "of a POST /v1/recommendations body: strict JSON (UTF-8, no duplicate keys,\n"
             "nesting within the limit), the Workload schema of the built-in openapi.yaml,\n"
             "then the rules between fields that the schema cannot state (for example\n"
@@ -46,8 +46,8 @@ static void help(FILE *fp)
             "  --max-depth N    nesting limit (default %d, as the server)\n"
             "  -q, --quiet      print nothing when valid\n"
             "  -h, --help       this help\n\n"
-            "exit status: 0 valid, 1 invalid, 2 usage or I/O error (or a schema that does\n"
-            "not compile, or a rule set that does not load)\n",
+            "exit status: 0 every file valid, 1 one invalid, 2 usage or I/O error (or a\n"
+            "schema that does not compile, or a rule set that does not load)\n",
             API_JSON_DEPTH_DEFAULT);
 }
 
@@ -135,7 +135,7 @@ static int parse_args(int argc, char **argv, struct validate_opts *o)
             return 2;
         }
     }
-    if (optind != argc - 1 || (o->schema_path != NULL && o->rules != NULL)) {
+    if (optind == argc || (o->schema_path != NULL && o->rules != NULL)) {
         if (o->schema_path != NULL && o->rules != NULL)
             fprintf(stderr, "validate: --schema checks against that schema alone; --rules is "
                             "for workloads\n");
@@ -145,17 +145,37 @@ static int parse_args(int argc, char **argv, struct validate_opts *o)
     return -1;
 }
 
+/* Check one file; its exit status (0, 1, or 2 when it cannot be read). */
+static int validate_file(const char *path, const api_schema *sch, const dc_ruleset *rs,
+                         const struct validate_opts *o)
+{
+    char *text = NULL;
+    size_t len = 0;
+    struct dc_error rerr;
+    if (svc_read_input(path, SVC_MAX_INPUT_BYTES, &text, &len, &rerr) != DC_OK) {
+        fprintf(stderr, "validate: %s\n", rerr.msg);
+        return 2;
+    }
+    enum svc_syntax syntax = svc_document_syntax(path, text, len);
+    /* JSON problems are named by the file here; YAML's carry FILE:LINE already. */
+    char prefix[600] = "";
+    if (syntax == SVC_SYNTAX_JSON)
+        snprintf(prefix, sizeof(prefix), "%s: ", path);
+    int status =
+        svc_check_document(sch, rs, path, syntax, text, len, o->depth, stdout, prefix, NULL);
+    if (status == 0 && !o->quiet)
+        printf("%s: valid\n", path);
+    free(text);
+    return status;
+}
+
 int cmd_validate(int argc, char **argv)
 {
     struct validate_opts o = {NULL, NULL, API_JSON_DEPTH_DEFAULT, false};
     int usage = parse_args(argc, argv, &o);
     if (usage >= 0)
         return usage;
-    const char *path = argv[optind];
     int status = 2;
-    char *text = NULL;
-    size_t len = 0;
-    struct dc_error rerr;
     cJSON *schema_root = NULL;
     api_schema *schema = NULL;
     api_contract *contract = NULL;
@@ -169,7 +189,6 @@ int cmd_validate(int argc, char **argv)
         status = load_schema(o.schema_path, &schema_root, &schema);
         if (status != 0)
             goto out;
-        status = 2;
     } else if (api_contract_load_embedded(aa_embedded_files, &contract, &err) != DC_OK) {
         fprintf(stderr, "validate: the built-in contract does not load: %s\n", err.msg);
         goto out;
@@ -179,19 +198,13 @@ int cmd_validate(int argc, char **argv)
         svc_print_diags(stderr, &diags);
         goto out;
     }
-    if (svc_read_input(path, SVC_MAX_INPUT_BYTES, &text, &len, &rerr) != DC_OK) {
-        fprintf(stderr, "validate: %s\n", rerr.msg);
-        goto out;
-    }
     const api_schema *sch = schema != NULL ? schema : api_contract_workload_schema(contract);
-    enum svc_syntax syntax = svc_document_syntax(path, text, len);
-    /* JSON problems are named by the file here; YAML's carry FILE:LINE already. */
-    char prefix[600] = "";
-    if (syntax == SVC_SYNTAX_JSON)
-        snprintf(prefix, sizeof(prefix), "%s: ", path);
-    status = svc_check_document(sch, rs, path, syntax, text, len, o.depth, stdout, prefix, NULL);
-    if (status == 0 && !o.quiet)
-        printf("%s: valid\n", path);
+    /* Every file is checked; the worst status is the command's. */
+    status = 0;
+    for (int i = optind; i < argc; i++) {
+        int one = validate_file(argv[i], sch, rs, &o);
+        status = one > status ? one : status;
+    }
     if (fflush(stdout) != 0)
         status = 2;
 out:
@@ -200,6 +213,5 @@ out:
     api_contract_free(contract);
     dc_ruleset_release(rs);
     dc_diags_cleanup(&diags);
-    free(text);
     return status;
 }
