@@ -433,7 +433,7 @@ void api_result_print_table_opts(const struct dc_result *res, FILE *fp,
     for (size_t i = 0; i < res->n_recommendations; i++)
         add_row(&g, res, &res->recommendations[i], i == 0 && res->status == DC_ANSWER_OK, o->wide);
     char gone[256] = "";
-    api_grid_fit(&g, cols, 1, gone, sizeof(gone));
+    api_grid_fit(&g, cols, 1, 8, gone, sizeof(gone)); /* a short name may be cut */
     /* The note under the column names, wrapped to the width like any line. */
     char note[400], *line = NULL;
     size_t line_len = 0;

@@ -108,27 +108,33 @@ void api_grid_free(struct api_grid *g)
     g->nrows = g->cap = 0;
 }
 
-void api_grid_fit(struct api_grid *g, size_t columns, size_t cuttable, char *gone, size_t len)
+void api_grid_fit(struct api_grid *g, size_t columns, size_t cuttable, size_t min_cut, char *gone,
+                  size_t len)
 {
     size_t w[API_GRID_MAX_COLS];
     size_t k = 0;
+    bool cut = cuttable < g->ncols && min_cut > 0;
     gone[0] = '\0';
-    for (unsigned order = 1; columns > 0 && grid_widths(g, w) > columns; order++) {
-        bool any = false;
+    /* Columns go only while the grid is wider even with that column cut. */
+    if (cut)
+        g->limit[cuttable] = min_cut;
+    for (unsigned order = 1;
+         columns > 0 && order <= API_GRID_MAX_COLS && grid_widths(g, w) > columns; order++) {
         for (size_t c = 0; c < g->ncols; c++) {
             if (g->drop[c] != order)
                 continue;
-            g->hidden[c] = any = true;
+            g->hidden[c] = true;
             int n = snprintf(gone + k, len - k, "%s%s", k > 0 ? ", " : "", g->head[c]);
             k += n > 0 && (size_t)n < len - k ? (size_t)n : 0;
         }
-        if (!any && order > API_GRID_MAX_COLS)
-            break;
     }
+    if (!cut)
+        return;
+    g->limit[cuttable] = 0;
     size_t total = grid_widths(g, w);
-    if (columns > 0 && total > columns && cuttable < g->ncols && w[cuttable] > 8) {
+    if (columns > 0 && total > columns && w[cuttable] > min_cut) {
         size_t over = total - columns;
-        g->limit[cuttable] = w[cuttable] > over + 8 ? w[cuttable] - over : 8;
+        g->limit[cuttable] = w[cuttable] > over + min_cut ? w[cuttable] - over : min_cut;
     }
 }
 

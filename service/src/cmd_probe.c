@@ -3,6 +3,7 @@
  * table. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -34,6 +35,28 @@ static void help(FILE *fp)
                 "  --pretty             indent the JSON by two spaces\n" SVC_PROBE_OPTIONS_HELP
                 "  -h, --help           this help\n\n"
                 "exit status: 0 ok (also when a source failed), 2 usage, rule set or I/O error\n");
+}
+
+/* The probe's table (probe_snapshot_format_table); with --no-headers only
+ * the devices' rows, those after its column names (none without a device). */
+static bool print_table(const struct probe_snapshot *snap, const struct svc_output_opts *o)
+{
+    bool wide = o->format == SVC_OUTPUT_WIDE;
+    if (!o->no_headers)
+        return probe_snapshot_format_table(snap, stdout, wide) == DC_OK;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (mem == NULL)
+        return false;
+    bool ok = probe_snapshot_format_table(snap, mem, wide) == DC_OK;
+    ok = fclose(mem) == 0 && ok;
+    const char *rows = buf != NULL ? strstr(buf, "\nADDRESS ") : NULL;
+    rows = rows != NULL ? strchr(rows + 1, '\n') : NULL;
+    if (ok && rows != NULL)
+        fputs(rows + 1, stdout);
+    free(buf);
+    return ok;
 }
 
 int cmd_probe(int argc, char **argv)
@@ -89,7 +112,7 @@ int cmd_probe(int argc, char **argv)
         goto out;
     }
     if (output.format == SVC_OUTPUT_TABLE || output.format == SVC_OUTPUT_WIDE) {
-        if (probe_snapshot_format_table(snap, stdout, output.format == SVC_OUTPUT_WIDE) != DC_OK) {
+        if (!print_table(snap, &output)) {
             fprintf(stderr, "probe: cannot write the table\n");
             goto out;
         }

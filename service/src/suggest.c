@@ -10,23 +10,29 @@ size_t svc_edit_distance(const char *a, const char *b)
     size_t la = strlen(a), lb = strlen(b);
     if (la > SVC_SUGGEST_MAX_LEN || lb > SVC_SUGGEST_MAX_LEN)
         return SIZE_MAX;
-    /* One row of the dynamic programme at a time. */
-    size_t row[SVC_SUGGEST_MAX_LEN + 1];
+    /* The dynamic programme, three rows at a time: the one two back is what
+     * a swap of two neighbours ("tabel") is counted from. */
+    size_t rows[3][SVC_SUGGEST_MAX_LEN + 1];
+    size_t *back = rows[0], *prev = rows[1], *cur = rows[2];
     for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
+        prev[j] = j;
     for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
+        cur[0] = i;
         for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            best = up + 1 < best ? up + 1 : best;
-            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-            row[j] = best;
-            diag = up;
+            size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            best = prev[j] + 1 < best ? prev[j] + 1 : best;
+            best = cur[j - 1] + 1 < best ? cur[j - 1] + 1 : best;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                back[j - 2] + 1 < best)
+                best = back[j - 2] + 1;
+            cur[j] = best;
         }
+        size_t *t = back;
+        back = prev;
+        prev = cur;
+        cur = t;
     }
-    return row[lb];
+    return prev[lb];
 }
 
 const char *svc_suggest(const char *word, const char *const *names, size_t n)

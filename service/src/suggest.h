@@ -1,7 +1,8 @@
 /* service/src/suggest.h -- "did you mean" for the CLI: the nearest of the
  * known words to a mistyped command, flag or value, by edit distance
- * (Levenshtein: insertions, deletions and substitutions, one each). Owned by
- * the CLI work (issue 34). */
+ * (insertions, deletions, substitutions and swaps of two neighbouring letters,
+ * one each: the optimal string alignment distance). Owned by the CLI work
+ * (issue 34). */
 #ifndef SVC_SUGGEST_H
 #define SVC_SUGGEST_H
 

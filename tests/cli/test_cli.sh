@@ -498,6 +498,11 @@ expect_completion commands "recommend" rec
 expect_completion commands-all "version validate" v
 expect_completion recommend-o "json yaml table wide name jsonpath=" recommend -o ''
 expect_completion check-o "json yaml table jsonpath=" check --output ''
+# The flags and subcommands of issue 34.
+expect_completion no-headers "--no-headers" recommend --no-h
+expect_completion validate-quiet "--quiet" validate --qu
+expect_completion prices-subcommands "show" prices sh
+expect_completion prices-o "json yaml table wide name jsonpath=" prices show -o ''
 expect_completion version-format "yaml" version --format y
 expect_completion log-level "warn" serve --log-level w
 expect_completion log-level-eq "debug" serve --log-level = d

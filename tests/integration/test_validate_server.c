@@ -121,8 +121,8 @@ static int run_validate(const struct bodies *b, const char *dir, bool *invalid)
     while (fgets(line, sizeof(line), out) != NULL) {
         size_t i = 0;
         /* Each problem starts "DIR/N.json: "; a long one may span reads. */
-        if (strncmp(line, dir, dl) == 0 && line[dl] == '/' && sscanf(line + dl + 1, "%zu", &i) == 1 &&
-            i < b->n)
+        if (strncmp(line, dir, dl) == 0 && line[dl] == '/' &&
+            sscanf(line + dl + 1, "%zu", &i) == 1 && i < b->n)
             invalid[i] = true;
     }
     int status = pclose(out);

@@ -43,11 +43,12 @@ DC_API char (*api_grid_row(struct api_grid *g))[API_GRID_CELL];
 DC_API void api_grid_cellf(char *cell, const char *fmt, ...) DC_PRINTF(2, 3);
 
 /* Fit the grid in `columns` characters (0: no limit): leave out columns in
- * their drop order while it is wider, then cut column `cuttable` (an index;
- * past the last: none) to make up the rest, to no fewer than 8 characters.
- * The names of the columns left out go to `gone` ("$/H, CHIPS"; "" if none). */
-DC_API void api_grid_fit(struct api_grid *g, size_t columns, size_t cuttable, char *gone,
-                         size_t len);
+ * their drop order while it is wider even with column `cuttable` (an index;
+ * past the last: none) cut to `min_cut` characters, then cut that column as
+ * far as needed, to no fewer than `min_cut`. The names of the columns left out
+ * go to `gone` ("$/H, CHIPS"; "" if none). */
+DC_API void api_grid_fit(struct api_grid *g, size_t columns, size_t cuttable, size_t min_cut,
+                         char *gone, size_t len);
 
 /* The column names (unless `headers` is false), then `between` (a line under
  * them, or NULL), then the rows, each line after `indent`. */
