@@ -2,7 +2,8 @@
  * columns as wide as their widest cell, fitted to a width by leaving columns
  * out and cutting one; lines wrapped at spaces. Used by the result's table
  * (result_table.c) and the CLI's other tables (`prices show`). Owned by the
- * CLI work (issue 34). */
+ * CLI work (issue 34). The functions without a comment here have theirs in
+ * the header. */
 #include "api/text_table.h"
 
 #include <stdarg.h>
@@ -97,10 +98,6 @@ static size_t grid_widths(const struct api_grid *g, size_t *w)
     return total + (shown > 0 ? 2 * (shown - 1) : 0);
 }
 
-/* Fit the grid in `columns` characters: leave out columns in their drop
- * order while it is wider, then cut the widest text column that may be cut
- * (`cuttable`, to at least 8 characters). The names of the columns left out go
- * to `gone` ("$/H, CHIPS"). */
 void api_grid_free(struct api_grid *g)
 {
     free(g->cells);

@@ -465,7 +465,7 @@ static enum dc_status batch_item(svc_server *s, struct req *r, const cJSON *w, i
         api_contract_workload_schema(s->contract), r->rs, w, API_VALIDATION_MAX_ERRORS, &vr, &err);
     if (v == SVC_WORKLOAD_ERROR) {
         snprintf(why, whylen, "validate: %s", err.msg);
-        rc = DC_ENOMEM;
+        rc = err.code != DC_OK ? err.code : DC_ENOMEM;
     } else if (v == SVC_WORKLOAD_SCHEMA || v == SVC_WORKLOAD_INVALID) {
         problem = v == SVC_WORKLOAD_SCHEMA ? validation_problem(r, &vr, prefix, "Workload")
                                            : core_problem(r, &err, prefix);
