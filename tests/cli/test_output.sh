@@ -56,6 +56,11 @@ for cols in 80 120; do
         env COLUMNS=$cols "$bin" prices show --rules "$rules"
     fits "prices-show-$cols fits" $cols
 done
+# Narrower: the columns left out, and named under the table.
+golden_check training-60 recommend-training-60.txt \
+    env COLUMNS=60 "$bin" recommend --rules "$rules" -o table "$training"
+fits "training-60 fits" 60
+expect_out training-60 out "^(Left out to fit 60 columns: \$/H, CHIPS; -o wide shows every$"
 golden_check wide recommend-serving-wide.txt env COLUMNS=80 "$bin" recommend --rules "$rules" -o wide "$serving"
 golden_check no-headers recommend-serving-no-headers.txt \
     env COLUMNS=80 "$bin" recommend --rules "$rules" -o table --no-headers "$serving"
