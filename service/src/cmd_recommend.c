@@ -131,7 +131,7 @@ static int print_result(const struct dc_result *res, const struct dc_explanation
                                          svc_output_columns()};
         api_result_print_table_opts(res, stdout, &t);
         if (!o->no_headers)
-            api_explanation_print_table(e, stdout);
+            api_explanation_print_table_width(e, stdout, t.wide ? 0 : t.columns);
         return 0;
     }
     if (o->format == SVC_OUTPUT_NAME) {

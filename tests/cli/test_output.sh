@@ -74,6 +74,10 @@ for cols in 60 80 100 120 160; do
     check "prices-$cols" 0 env COLUMNS=$cols "$bin" prices show H100:8
     fits "prices-$cols fits" $cols
 done
+# What would change the answer (--why-not) is wrapped at the width too.
+check why-not-80 0 env COLUMNS=80 "$bin" recommend --why-not -o table "$serving"
+expect_out why-not-80 out "^What would change the answer:$"
+fits "why-not-80 fits" 80
 # Narrow: the columns left out are named; -o wide is never cut.
 check table-narrow 0 env COLUMNS=60 "$bin" recommend -o table "$serving"
 expect_out table-narrow out "^(Left out to fit 60 columns: \$/H, CHIPS"

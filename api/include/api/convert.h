@@ -81,5 +81,9 @@ DC_API void api_result_print_table(const struct dc_result *res, FILE *fp, bool w
  * changes of `e` (borrowed; NULL or nothing computed: nothing printed), one
  * sentence each, after api_result_print_table. */
 DC_API void api_explanation_print_table(const struct dc_explanation *e, FILE *fp);
+/* The same with each line wrapped at `cols` characters (0: none), as -o table
+ * wraps its lines (api/text_table.h). */
+DC_API void api_explanation_print_table_width(const struct dc_explanation *e, FILE *fp,
+                                              size_t cols);
 
 #endif /* API_CONVERT_H */
