@@ -6,6 +6,7 @@
 
 #include "api/openapi.h"
 #include "dc/yaml.h"
+#include "suggest.h"
 #include "workload_check.h"
 
 static bool ends_with(const char *s, const char *suffix)
@@ -55,6 +56,32 @@ static void problem(FILE *fp, const char *prefix, const char *name, const dc_yam
         fprintf(fp, "%s%s:%u: %s: %s\n", prefix, name, yaml_line(y, root, pointer), p, message);
     else
         fprintf(fp, "%s%s: %s\n", prefix, p, message);
+}
+
+/* A value the schema's enum refuses ("must be one of: a, b, c"), when it is a
+ * string near one of them: " (did you mean \"b\"?)" into buf, else "". */
+static void enum_hint(const struct api_schema_violation *v, const cJSON *doc, char *buf, size_t len)
+{
+    static const char lead[] = "must be one of: ";
+    buf[0] = '\0';
+    if (strcmp(v->keyword, "enum") != 0 || strncmp(v->message, lead, sizeof(lead) - 1) != 0)
+        return;
+    const cJSON *x = api_json_pointer_get(doc, v->pointer);
+    char *list = cJSON_IsString(x) ? strdup(v->message + sizeof(lead) - 1) : NULL;
+    const char *words[64];
+    size_t n = 0;
+    for (char *w = list, *next = NULL; w != NULL && n < 64; w = next) {
+        next = strstr(w, ", ");
+        if (next != NULL) {
+            *next = '\0';
+            next += 2;
+        }
+        words[n++] = w;
+    }
+    const char *near = n > 0 ? svc_suggest(x->valuestring, words, n) : NULL;
+    if (near != NULL)
+        snprintf(buf, len, " (did you mean \"%s\"?)", near);
+    free(list);
 }
 
 /* The first array or object nested deeper than `max` levels, or NULL. */
@@ -163,8 +190,17 @@ int svc_check_edited_document(const api_schema *schema, const dc_ruleset *rs, co
         status = 1;
         goto out;
     }
-    for (size_t i = 0; i < vr.count; i++)
-        problem(fp, prefix, name, y, doc, vr.items[i].pointer, vr.items[i].message);
+    for (size_t i = 0; i < vr.count; i++) {
+        char hint[128];
+        enum_hint(&vr.items[i], doc, hint, sizeof(hint));
+        size_t n = strlen(vr.items[i].message) + strlen(hint) + 1;
+        char *msg = hint[0] != '\0' ? malloc(n) : NULL;
+        if (msg != NULL)
+            snprintf(msg, n, "%s%s", vr.items[i].message, hint);
+        problem(fp, prefix, name, y, doc, vr.items[i].pointer,
+                msg != NULL ? msg : vr.items[i].message);
+        free(msg);
+    }
     if (vr.truncated) {
         char more[96];
         snprintf(more, sizeof(more), "more than %d violations; the first %zu are listed",

@@ -61,6 +61,12 @@ expect_line "task" "$tmp/out" "$tmp/bad.json: /task: must be one of: training, f
 expect_line "parameters" "$tmp/out" "$tmp/bad.json: /model/parameters: must be >= 1"
 expect_line "unknown field" "$tmp/out" "$tmp/bad.json: /colour: unknown field \"colour\""
 
+# A mistyped value of an enumeration: the nearest one (issue 34).
+printf '{"task":"trainig","model":{"parameters":1e9}}' >"$tmp/typo.json"
+"$bin" validate "$tmp/typo.json" >"$tmp/out" 2>&1
+check "mistyped enum" 1 $?
+expect_line "enum suggestion" "$tmp/out" "$tmp/typo.json: /task: must be one of: training, fine-tuning, inference (did you mean \"training\"?)"
+
 printf '{"task":"inference"}' | "$bin" validate - >"$tmp/out" 2>&1
 check "stdin, missing model" 1 $?
 grep -q '^-: /: ' "$tmp/out" || { echo "FAIL: root pointer shown as /"; fails=$((fails + 1)); }
