@@ -499,9 +499,14 @@ int cmd_prices(int argc, char **argv)
             return 2;
         }
     }
+    bool show_cmd = optind < argc && strcmp(argv[optind], "show") == 0;
+    if (!show_cmd && (out.format != SVC_OUTPUT_TABLE || out.pretty || out.no_headers)) {
+        fprintf(stderr, "prices: -o, --pretty and --no-headers are prices show's\n");
+        return 2;
+    }
     if (optind == argc)
         return coverage(dir);
-    if (strcmp(argv[optind], "show") == 0 && optind + 2 >= argc)
+    if (show_cmd && optind + 2 >= argc)
         return show(dir, optind + 1 < argc ? argv[optind + 1] : NULL, &out);
     const char *near = svc_suggest(argv[optind], cmd_prices_subcommands, 3);
     if (near != NULL && strcmp(near, argv[optind]) != 0) {

@@ -177,6 +177,8 @@ expect_out prices-none err "offers no h100 with 3 chips"
 check prices-bad-count 2 "$bin" prices show H100:zero
 expect_out prices-bad-count err "COUNT in H100:zero must be a number"
 check prices-too-many 2 "$bin" prices show H100 extra
+check prices-coverage-o 2 "$bin" prices -o json
+expect_out prices-coverage-o err "prices: -o, --pretty and --no-headers are prices show's"
 # Nothing mapped is an error, and says which table to fix.
 printf 'skypilot,NOPE,h100\n' >"$tmp/none.csv"
 check import-nothing-mapped 1 "$bin" prices import skypilot --cloud nebius --source https://nebius.com/prices \
