@@ -43,6 +43,23 @@ fits() { # name width
         fail=$((fail + 1)); echo "FAIL $1: lines wider than $2:"; printf '%s\n' "$bad" | head -5; fi
 }
 
+# A check of any command: passes when it succeeds ("holds NAME CMD..."), or
+# when it fails ("lacks NAME CMD...": a grep that must find nothing).
+holds() { # name, command...
+    local name=$1
+    shift
+    if "$@"; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL $name"; head -5 "$tmp/out" | sed 's/^/  /'; fi
+}
+lacks() { # name, command...
+    local name=$1
+    shift
+    if "$@"; then
+        fail=$((fail + 1)); echo "FAIL $name"; head -5 "$tmp/out" | sed 's/^/  /'
+    else pass=$((pass + 1)); fi
+}
+lines() { wc -l <"$1"; }
+
 # ---- golden files: the table at 80 and 120 columns ------------------------------------
 export LC_ALL=C.UTF-8
 for cols in 80 120; do
@@ -90,22 +107,21 @@ fits "columns-bad fits 80" 80
 check name 0 "$bin" recommend -o name "$serving"
 cp "$tmp/out" "$tmp/names"
 check name-jsonpath 0 "$bin" recommend -o 'jsonpath={range .recommendations[*]}{.accelerator}{"\n"}{end}' "$serving"
-cmp -s "$tmp/names" "$tmp/out" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL -o name differs from the JSON's ids"; }
-[ "$(wc -l <"$tmp/names")" -ge 5 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL -o name: too few lines"; }
+holds "-o name is the JSON's ids" cmp -s "$tmp/names" "$tmp/out"
+holds "-o name: a line a candidate" [ "$(lines "$tmp/names")" -ge 5 ]
 # --no-headers: one line a candidate, no column names.
 check no-headers 0 "$bin" recommend -o table --no-headers "$serving"
-[ "$(wc -l <"$tmp/out")" -eq "$(wc -l <"$tmp/names")" ] && pass=$((pass + 1)) ||
-    { fail=$((fail + 1)); echo "FAIL --no-headers: not one line a candidate"; }
-grep -q "PART\|Target:" "$tmp/out" && { fail=$((fail + 1)); echo "FAIL --no-headers printed headers"; } || pass=$((pass + 1))
+holds "--no-headers: one line a candidate" [ "$(lines "$tmp/out")" -eq "$(lines "$tmp/names")" ]
+lacks "--no-headers printed headers" grep -q "PART\|Target:" "$tmp/out"
 # probe --no-headers: the devices alone (a fixture host of 8 H100s).
 h=$src/tests/fixtures/hosts/h100x8
 check probe-no-headers 0 "$bin" probe -o table --no-headers --sysfs-root "$h/sys" --dev-root "$h/dev" \
     --proc-root "$h/proc" --nvml off
-[ "$(grep -c '^0000:.*NVIDIA H100' "$tmp/out")" -eq 8 ] && [ "$(wc -l <"$tmp/out")" -eq 8 ] &&
-    pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL probe --no-headers: not the 8 devices alone"; cat "$tmp/out"; }
+holds "probe --no-headers: 8 devices" [ "$(grep -c '^0000:.*NVIDIA H100' "$tmp/out")" -eq 8 ]
+holds "probe --no-headers: the devices alone" [ "$(lines "$tmp/out")" -eq 8 ]
 # -o jsonpath: one field, a list, a range; on check and version too.
 check jsonpath-one 0 "$bin" recommend -o 'jsonpath={.recommendations[0].accelerator}' "$serving"
-[ "$(cat "$tmp/out")" = "$(head -1 "$tmp/names")" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL jsonpath-one"; }
+holds "jsonpath-one is -o name's first" [ "$(cat "$tmp/out")" = "$(head -1 "$tmp/names")" ]
 check jsonpath-status 0 "$bin" recommend -o jsonpath='{.status}' "$serving"
 expect_out jsonpath-status out "^ok$"
 check jsonpath-list 0 "$bin" recommend -o 'jsonpath={.recommendations[*].score}' "$serving"
@@ -118,7 +134,7 @@ check jsonpath-prices 0 "$bin" prices show H100:8 -o 'jsonpath={.offers[*].accel
 expect_out jsonpath-prices out "^8\( 8\)*$"
 # JSON off a terminal: one line.
 check json-one-line 0 "$bin" recommend -o json "$serving"
-[ "$(wc -l <"$tmp/out")" -eq 1 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL JSON off a terminal is not one line"; }
+holds "JSON off a terminal is one line" [ "$(lines "$tmp/out")" -eq 1 ]
 
 # ---- a terminal: its width (ioctl) over $COLUMNS, JSON indented -------------------------
 if command -v script >/dev/null 2>&1; then
@@ -145,7 +161,7 @@ check jsonpath-empty 2 "$bin" recommend -o jsonpath= "$serving"
 expect_out jsonpath-empty err "needs a template"
 check jsonpath-missing 2 "$bin" recommend -o 'jsonpath={.recomendations[0]}' "$serving"
 expect_out jsonpath-missing err 'no field "recomendations" (did you mean "recommendations"?)'
-[ -s "$tmp/out" ] && { fail=$((fail + 1)); echo "FAIL jsonpath-missing wrote output"; } || pass=$((pass + 1))
+lacks "jsonpath-missing wrote output" [ -s "$tmp/out" ]
 check jsonpath-range 2 "$bin" recommend -o 'jsonpath={.recommendations[99]}' "$serving"
 expect_out jsonpath-range err "index 99 is out of range"
 check misspelt-command 2 "$bin" recomend "$serving"
@@ -162,11 +178,12 @@ expect_out misspelt-format err "did you mean skypilot?"
 # ---- prices show ---------------------------------------------------------------------
 check prices-part-count 0 "$bin" prices show H100:8 -o json
 expect_out prices-part-count out '"accelerator":"h100"'
-grep -q '"accelerators":[0-79]' "$tmp/out" && { fail=$((fail + 1)); echo "FAIL H100:8 lists another count"; } || pass=$((pass + 1))
+lacks "H100:8 lists another count" grep -q '"accelerators":[0-79]' "$tmp/out"
 # A part sold per chip is priced at COUNT chips.
 check prices-per-chip 0 "$bin" prices show tpu-v6e:8 -o 'jsonpath={range .offers[*]}{.usd_per_hour} {.usd_per_chip_hour}{"\n"}{end}'
-awk '{ if ($1 < 7.99 * $2 || $1 > 8.01 * $2) bad = 1 } END { exit bad }' "$tmp/out" &&
-    pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL tpu-v6e:8 is not 8 chips' price"; cat "$tmp/out"; }
+# shellcheck disable=SC2016 # awk's fields, not the shell's
+holds "tpu-v6e:8 is 8 chips' price" awk 'NF != 2 || $1 < 7.99 * $2 || $1 > 8.01 * $2 { bad = 1 }
+    END { exit bad || NR == 0 }' "$tmp/out"
 check prices-name 0 "$bin" prices show h100 -o name
 expect_out prices-name out "^aws/us-east-1/p5.48xlarge$"
 check prices-short-name 0 "$bin" prices show 'TPU v6e'
@@ -184,7 +201,7 @@ printf 'skypilot,NOPE,h100\n' >"$tmp/none.csv"
 check import-nothing-mapped 1 "$bin" prices import skypilot --cloud nebius --source https://nebius.com/prices \
     --as-of 2025-01 --map "$tmp/none.csv" "$src/tests/fixtures/prices/skypilot-nebius.csv"
 expect_out import-nothing-mapped err "prices import: nothing mapped: the name table ($tmp/none.csv) knows none of the 5"
-[ -s "$tmp/out" ] && { fail=$((fail + 1)); echo "FAIL nothing mapped wrote a document"; } || pass=$((pass + 1))
+lacks "nothing mapped wrote a document" [ -s "$tmp/out" ]
 
 echo "test_output: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
