@@ -29,8 +29,8 @@ enum svc_syntax svc_document_syntax(const char *path, const char *text, size_t l
  * nesting at most `depth` (0: API_JSON_DEPTH_DEFAULT), and validate the document
  * against `schema`; with a rule set `rs` (not NULL) the document is a workload
  * and gets the server's whole check (workload_check.h: the schema, then the
- * rules between fields, read with `rs`). Every problem is printed to `fp`, one per line, as
- * "PREFIXPOINTER: message" for JSON ("/" is the root) and
+ * rules between fields, read with `rs`). Every problem is printed to `fp`, one
+ * per line, as "PREFIXPOINTER: message" for JSON ("/" is the root) and
  * "PREFIXNAME:LINE: POINTER: message" for YAML. Returns 0 when valid (then
  * *out, when not NULL, owns the document), 1 when not, 2 when out of memory or
  * validation failed. */

@@ -30,7 +30,7 @@ enum svc_output {
 };
 
 #define SVC_OUTPUT_BIT(o) (1u << (o))
-/* Commands with a document and a table. */
+/* Commands with a document (JSON, YAML, fields of it) and a table. */
 #define SVC_OUTPUT_TABLES                                                                          \
     (SVC_OUTPUT_BIT(SVC_OUTPUT_JSON) | SVC_OUTPUT_BIT(SVC_OUTPUT_YAML) |                           \
      SVC_OUTPUT_BIT(SVC_OUTPUT_TABLE) | SVC_OUTPUT_BIT(SVC_OUTPUT_JSONPATH))
