@@ -103,9 +103,9 @@ static const char *const inference_keys[] = {"requests_per_second",
 static const char *const speculative_keys[] = {"draft_model", "draft_parameters", "draft_tokens",
                                                "acceptance_rate", NULL};
 static const char *const job_keys[] = {"requests", "tokens", "deadline_hours", NULL};
-static const char *const constraint_keys[] = {
-    "deployment",   "providers", "budget_usd", "max_accelerators",
-    "accelerators", "pricing",   "portable",   NULL};
+static const char *const constraint_keys[] = {"deployment",       "providers",    "budget_usd",
+                                              "max_accelerators", "accelerators", "pricing",
+                                              "portable",         "fleet_only",   NULL};
 static const char *const team_keys[] = {"cuda_experience", "xla_experience", NULL};
 
 static enum dc_status bad(struct dc_error *err, const char *section, const char *key,
@@ -844,6 +844,7 @@ static enum dc_status parse_constraints(const dc_ruleset *rs, const cJSON *c, st
         return bad(err, "constraints", "portable",
                    "%s needs constraints.providers: the providers the answer must run on",
                    "portable");
+    TRY(get_bool(c, "constraints", "fleet_only", &w->fleet_only, err));
     return parse_allowed(rs, c, w, err);
 }
 
@@ -1186,6 +1187,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put_allowed(&b, rs, w, c);
     put(&b, c, "pricing", str(pricings[w->pricing]));
     put(&b, c, "portable", cJSON_CreateBool(w->portable));
+    put(&b, c, "fleet_only", cJSON_CreateBool(w->fleet_only));
     cJSON *team = obj(&b, root, "team");
     put(&b, team, "cuda_experience", str(w->cuda_experience));
     put(&b, team, "xla_experience", str(w->xla_experience));
