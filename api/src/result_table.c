@@ -428,6 +428,37 @@ static void print_excluded(const struct dc_result *res, FILE *fp)
     }
 }
 
+/* Where the pick is rented or bought, for the header: provider, region,
+ * instance (or TPU slice) and count, and the basis that sells it (a
+ * reservation when the asked basis cannot sell that many at once). */
+static void print_where(const struct dc_result *res, FILE *fp)
+{
+    if (res->status != DC_ANSWER_OK || res->n_recommendations == 0)
+        return;
+    const struct dc_candidate *c = &res->recommendations[0];
+    const struct dc_sizing *z = &c->sizing;
+    const struct dc_offer *o = z->offer;
+    if (z->cost_basis == DC_COST_ON_PREM) {
+        fprintf(fp, "Where: bought for on premises (%s: list price amortised, plus energy)\n",
+                c->acc->name);
+        return;
+    }
+    if (z->cost_basis != DC_COST_CLOUD || o == NULL) {
+        fprintf(fp, "Where: no public %s price for %s\n", dc_pricing_name(res->workload.pricing),
+                c->acc->name);
+        return;
+    }
+    const char *type =
+        o->accelerators == 0 && z->shape.slice != NULL ? z->shape.slice : o->instance_type;
+    const char *basis = dc_pricing_name(res->workload.pricing);
+    if (z->capacity.known && z->capacity.binds)
+        basis = dc_basis_name(z->capacity.basis);
+    fprintf(fp, "Where: %s, %s, %u x %s, %s%s\n", dc_provider_name(o->provider), o->region,
+            z->instances, type, basis,
+            z->capacity.known && z->capacity.binds ? " (the asked basis cannot sell that many)"
+                                                   : "");
+}
+
 void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
 {
     const struct dc_workload *w = &res->workload;
@@ -436,6 +467,10 @@ void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
     char said[DC_ANSWER_TEXT_MAX];
     if (dc_answer_text(res, said, sizeof(said)) != NULL)
         fprintf(fp, "Status: %s\n%s\n\n", dc_answer_status_name(res->status), said);
+    char why[DC_WHY_TEXT_MAX];
+    if (dc_why(res, why, sizeof(why)) != NULL)
+        fprintf(fp, "Why: %s\n", why);
+    print_where(res, fp);
     fprintf(fp, "Target: minimizing %s\n", objective[w->objective]);
     fprintf(fp, "Rules version: %.12s\n", res->rules_version);
     fprintf(fp, "Families:");
