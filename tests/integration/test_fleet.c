@@ -304,6 +304,27 @@ static bool fixtures_seen(const cJSON *f, const void *arg)
            num(mi, "devices") == 2 && num(l4, "devices") == 2 && num(dcgm, "duplicates") == 8;
 }
 
+/* Until Prometheus's answers hold a series the snapshot is warming, never
+ * fresh and empty; once a series has come it is not warming. Each body polled
+ * on the way to the fixtures is checked (arg: a bool, set once a series came). */
+static bool fixtures_seen_warming(const cJSON *f, const void *arg)
+{
+    bool *scraped = (bool *)(uintptr_t)arg;
+    double series = 0;
+    const cJSON *src = NULL;
+    cJSON_ArrayForEach(src, get(f, "sources"))
+    {
+        series += num(src, "series");
+    }
+    bool warming = cJSON_IsTrue(get(f, "warming"));
+    if (series == 0 && !*scraped)
+        assert_true(warming);
+    *scraped |= series > 0;
+    if (*scraped)
+        assert_false(warming);
+    return fixtures_seen(f, NULL);
+}
+
 static void check_fixtures(const cJSON *f)
 {
     const cJSON *accs = get(f, "accelerators");
@@ -395,7 +416,9 @@ static void test_prometheus(void **state)
         "--fleet-prometheus", url, "--fleet-interval", "1s", "--fleet-stale-after", "5s", NULL};
     assert_int_equal(server_start(&s, args), 0);
 
-    cJSON *f = await_fleet(&s, fixtures_seen, NULL, "every fixture device");
+    bool scraped = false;
+    cJSON *f = await_fleet(&s, fixtures_seen_warming, &scraped, "every fixture device");
+    assert_true(scraped);
     check_fixtures(f);
     assert_string_equal(str_field(f, "prometheus"), url);
     cJSON_Delete(f);
