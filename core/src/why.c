@@ -78,7 +78,8 @@ static const char *decider(const struct dc_result *res, char *buf, size_t len)
 {
     const struct dc_candidate *top = &res->recommendations[0];
     const struct dc_candidate *best = objective_best(res);
-    const char *better = res->workload.objective == DC_OBJECTIVE_TIME ? "faster" : "cheaper";
+    static const char *const better_words[] = {"cheaper", "faster", "better on cost and time"};
+    const char *better = better_words[res->workload.objective];
     buf[0] = '\0';
     /* The fleet decided: a part better on the objective, as fit and meeting
      * the targets as the pick, is not free now. */
@@ -110,7 +111,10 @@ static const char *decider(const struct dc_result *res, char *buf, size_t len)
                      name, better);
             return "suitable ";
         } else if (!b->in_band && t->in_band)
-            snprintf(buf, len, "; %s is cheaper, but the time this saves is worth its price", name);
+            snprintf(buf, len,
+                     "; %s is %s, but costs more than the time it saves is worth (the balanced "
+                     "band)",
+                     name, better);
         else
             snprintf(buf, len, "; %s is %s by less than the margin the rules' facts move", name,
                      better);
