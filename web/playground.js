@@ -29,7 +29,7 @@
                '/inference/context_tokens', '/inference/batch_size'] },
     { title: 'Constraints', fields: ['/constraints/deployment', '/constraints/providers',
                                     '/constraints/budget_usd', '/constraints/max_accelerators',
-                                    '/constraints/pricing'] },
+                                    '/constraints/pricing', '/constraints/fleet_only', '/prefer_available'] },
     { title: 'Explain', fields: ['/explain'] },
   ];
 
@@ -46,6 +46,8 @@
     '/constraints/max_accelerators': 'At most this many chips',
     '/constraints/pricing': 'Price basis',
     '/explain': 'What would change the answer',
+    '/constraints/fleet_only': 'Only what the fleet has free',
+    '/prefer_available': 'Prefer what is free now',
   };
 
   /* models: the registry's entries; null until v1/models answers (it may need

@@ -588,7 +588,7 @@ DC_API const char *dc_pick_note(const struct dc_result *res, char *buf, size_t l
  * target or gate, the fleet), with no rule ids (core/src/why.c); NULL
  * otherwise (the status message says why there is no pick). Writes at most
  * len bytes to buf; DC_WHY_TEXT_MAX holds every text. */
-#define DC_WHY_TEXT_MAX 768
+#define DC_WHY_TEXT_MAX 1024
 DC_API const char *dc_why(const struct dc_result *res, char *buf, size_t len);
 
 /* Unless the result's status is DC_ANSWER_OK, one paragraph saying so first:
