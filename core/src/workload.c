@@ -80,6 +80,7 @@ static const char *const model_keys[] = {"name",
                                          "guidance_passes",
                                          "embedding_dim",
                                          "lookups_per_sample",
+                                         "embedding_tables",
                                          NULL};
 static const char *const training_keys[] = {"tokens",
                                             "samples",
@@ -392,6 +393,12 @@ static enum dc_status parse_model_kind(const cJSON *m, struct dc_workload *w, st
                 err));
     TRY(only_for(m, w, "embedding_dim", arch_is(w, "recommender"), "recommender", err));
     TRY(only_for(m, w, "lookups_per_sample", arch_is(w, "recommender"), "recommender", err));
+    TRY(get_dim(m, "embedding_tables", 1e6, &w->embedding_tables, err));
+    TRY(only_for(m, w, "embedding_tables", arch_is(w, "recommender"), "recommender", err));
+    if (isfinite(w->embedding_tables) && !(w->embedding_tables <= w->lookups_per_sample))
+        return bad(err, "model", "embedding_tables",
+                   "embedding_tables needs lookups_per_sample and embedding_dim, and no more "
+                   "tables than lookups (each table a sample reads pools one row or more)");
     if (isfinite(w->embedding_dim) != isfinite(w->lookups_per_sample))
         return bad(err, "model",
                    isfinite(w->embedding_dim) ? "lookups_per_sample" : "embedding_dim",
@@ -1120,6 +1127,7 @@ static void put_model(struct builder *b, const struct dc_workload *w, cJSON *roo
     put(b, m, "guidance_passes", num_or_null(w->guidance_passes));
     put(b, m, "embedding_dim", num_or_null(w->embedding_dim));
     put(b, m, "lookups_per_sample", num_or_null(w->lookups_per_sample));
+    put(b, m, "embedding_tables", num_or_null(w->embedding_tables));
 }
 
 static void put_derived(struct builder *b, const struct dc__derived *d, cJSON *root)
