@@ -12,7 +12,10 @@
 #include "dc/engine.h"
 #include "dc/models.h"
 #include "dc/utf8.h"
+#include "dc/numfmt.h"
 #include "workload_internal.h"
+
+#define NUM 48 /* a number formatted by dc/numfmt.h */
 
 static const char *const tasks[] = {"training", "fine-tuning", "inference", NULL};
 static const char *const frameworks[] = {"pytorch", "jax",   "tensorflow", "pytorch-xla",
@@ -104,9 +107,9 @@ static const char *const inference_keys[] = {"requests_per_second",
 static const char *const speculative_keys[] = {"draft_model", "draft_parameters", "draft_tokens",
                                                "acceptance_rate", NULL};
 static const char *const job_keys[] = {"requests", "tokens", "deadline_hours", NULL};
-static const char *const constraint_keys[] = {
-    "deployment",   "providers", "budget_usd", "max_accelerators",
-    "accelerators", "pricing",   "portable",   NULL};
+static const char *const constraint_keys[] = {"deployment",       "providers",    "budget_usd",
+                                              "max_accelerators", "accelerators", "pricing",
+                                              "portable",         "fleet_only",   NULL};
 static const char *const team_keys[] = {"cuda_experience", "xla_experience", NULL};
 
 static enum dc_status bad(struct dc_error *err, const char *section, const char *key,
@@ -268,18 +271,21 @@ static enum dc_status parse_model_counts(const cJSON *m, struct dc_workload *w,
     w->active_defaulted = !present(m, "active_parameters");
     TRY(get_num(m, "model", "active_parameters", 1, false, DC_WORKLOAD_MAX_PARAMETERS, false,
                 w->parameters, &w->active_parameters, err));
+    char q1[NUM], q2[NUM]; /* counts as people read them: "20B", not "2e+10" */
     if (w->active_parameters > w->parameters)
         return bad(err, "model", "active_parameters",
-                   "active_parameters (%g) exceeds parameters (%g): it counts the parameters "
+                   "active_parameters (%s) exceeds parameters (%s): it counts the parameters "
                    "one token or sample uses, a subset of all of them",
-                   w->active_parameters, w->parameters);
+                   dc_fmt_quantity(w->active_parameters, q1, sizeof(q1)),
+                   dc_fmt_quantity(w->parameters, q2, sizeof(q2)));
     TRY(get_num(m, "model", "embedding_parameters", 0, false, DC_WORKLOAD_MAX_PARAMETERS, false, 0,
                 &w->embedding_parameters, err));
     if (w->embedding_parameters >= w->active_parameters)
         return bad(err, "model", "embedding_parameters",
-                   "embedding_parameters (%g) must be less than active_parameters (%g), which "
+                   "embedding_parameters (%s) must be less than active_parameters (%s), which "
                    "count them",
-                   w->embedding_parameters, w->active_parameters);
+                   dc_fmt_quantity(w->embedding_parameters, q1, sizeof(q1)),
+                   dc_fmt_quantity(w->active_parameters, q2, sizeof(q2)));
     TRY(get_num(m, "model", "flops_per_sample", 0, true, 1e18, false, NAN, &w->flops_per_sample,
                 err));
     TRY(get_bool(m, "model", "custom_ops", &w->custom_ops, err));
@@ -698,11 +704,13 @@ static enum dc_status parse_speculative(const dc_ruleset *rs, const cJSON *inf,
                    "for architecture %s",
                    w->architecture);
     TRY(parse_draft(rs, sp, w, err));
+    char q1[NUM], q2[NUM];
     if (w->draft_parameters >= w->parameters)
         return bad(err, "inference/speculative",
                    w->draft_name != NULL ? "draft_model" : "draft_parameters",
-                   "the draft (%g parameters) must be smaller than the model it drafts for (%g)",
-                   w->draft_parameters, w->parameters);
+                   "the draft (%s parameters) must be smaller than the model it drafts for (%s)",
+                   dc_fmt_quantity(w->draft_parameters, q1, sizeof(q1)),
+                   dc_fmt_quantity(w->parameters, q2, sizeof(q2)));
     if (!present(sp, "draft_tokens") || !present(sp, "acceptance_rate"))
         return bad(err, "inference/speculative",
                    present(sp, "draft_tokens") ? "acceptance_rate" : "draft_tokens",
@@ -851,6 +859,7 @@ static enum dc_status parse_constraints(const dc_ruleset *rs, const cJSON *c, st
         return bad(err, "constraints", "portable",
                    "%s needs constraints.providers: the providers the answer must run on",
                    "portable");
+    TRY(get_bool(c, "constraints", "fleet_only", &w->fleet_only, err));
     return parse_allowed(rs, c, w, err);
 }
 
@@ -1194,6 +1203,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put_allowed(&b, rs, w, c);
     put(&b, c, "pricing", str(pricings[w->pricing]));
     put(&b, c, "portable", cJSON_CreateBool(w->portable));
+    put(&b, c, "fleet_only", cJSON_CreateBool(w->fleet_only));
     cJSON *team = obj(&b, root, "team");
     put(&b, team, "cuda_experience", str(w->cuda_experience));
     put(&b, team, "xla_experience", str(w->xla_experience));
