@@ -28,6 +28,7 @@
 #define DC__R_RATE      "sizing.rate"
 #define DC__R_AVAILABLE "probe.available"
 #define DC__R_PORTABLE  "constraints.portable"
+#define DC__R_FLEET     "constraints.fleet_only"
 
 #define DC__MAX_WARNINGS    16
 #define DC__MAX_ASSUMPTIONS 40

@@ -47,6 +47,7 @@ static const char *const model_fields[] = {"parameters",
                                            "guidance_passes",
                                            "embedding_dim",
                                            "lookups_per_sample",
+                                           "embedding_tables",
                                            NULL};
 
 /* Config figures that only recount the parameters (dc_model_architecture_parameters). */

@@ -12,7 +12,10 @@
 #include "dc/engine.h"
 #include "dc/models.h"
 #include "dc/utf8.h"
+#include "dc/numfmt.h"
 #include "workload_internal.h"
+
+#define NUM 48 /* a number formatted by dc/numfmt.h */
 
 static const char *const tasks[] = {"training", "fine-tuning", "inference", NULL};
 static const char *const frameworks[] = {"pytorch", "jax",   "tensorflow", "pytorch-xla",
@@ -77,6 +80,7 @@ static const char *const model_keys[] = {"name",
                                          "guidance_passes",
                                          "embedding_dim",
                                          "lookups_per_sample",
+                                         "embedding_tables",
                                          NULL};
 static const char *const training_keys[] = {"tokens",
                                             "samples",
@@ -103,9 +107,9 @@ static const char *const inference_keys[] = {"requests_per_second",
 static const char *const speculative_keys[] = {"draft_model", "draft_parameters", "draft_tokens",
                                                "acceptance_rate", NULL};
 static const char *const job_keys[] = {"requests", "tokens", "deadline_hours", NULL};
-static const char *const constraint_keys[] = {
-    "deployment",   "providers", "budget_usd", "max_accelerators",
-    "accelerators", "pricing",   "portable",   NULL};
+static const char *const constraint_keys[] = {"deployment",       "providers",    "budget_usd",
+                                              "max_accelerators", "accelerators", "pricing",
+                                              "portable",         "fleet_only",   NULL};
 static const char *const team_keys[] = {"cuda_experience", "xla_experience", NULL};
 
 static enum dc_status bad(struct dc_error *err, const char *section, const char *key,
@@ -267,18 +271,21 @@ static enum dc_status parse_model_counts(const cJSON *m, struct dc_workload *w,
     w->active_defaulted = !present(m, "active_parameters");
     TRY(get_num(m, "model", "active_parameters", 1, false, DC_WORKLOAD_MAX_PARAMETERS, false,
                 w->parameters, &w->active_parameters, err));
+    char q1[NUM], q2[NUM]; /* counts as people read them: "20B", not "2e+10" */
     if (w->active_parameters > w->parameters)
         return bad(err, "model", "active_parameters",
-                   "active_parameters (%g) exceeds parameters (%g): it counts the parameters "
+                   "active_parameters (%s) exceeds parameters (%s): it counts the parameters "
                    "one token or sample uses, a subset of all of them",
-                   w->active_parameters, w->parameters);
+                   dc_fmt_quantity(w->active_parameters, q1, sizeof(q1)),
+                   dc_fmt_quantity(w->parameters, q2, sizeof(q2)));
     TRY(get_num(m, "model", "embedding_parameters", 0, false, DC_WORKLOAD_MAX_PARAMETERS, false, 0,
                 &w->embedding_parameters, err));
     if (w->embedding_parameters >= w->active_parameters)
         return bad(err, "model", "embedding_parameters",
-                   "embedding_parameters (%g) must be less than active_parameters (%g), which "
+                   "embedding_parameters (%s) must be less than active_parameters (%s), which "
                    "count them",
-                   w->embedding_parameters, w->active_parameters);
+                   dc_fmt_quantity(w->embedding_parameters, q1, sizeof(q1)),
+                   dc_fmt_quantity(w->active_parameters, q2, sizeof(q2)));
     TRY(get_num(m, "model", "flops_per_sample", 0, true, 1e18, false, NAN, &w->flops_per_sample,
                 err));
     TRY(get_bool(m, "model", "custom_ops", &w->custom_ops, err));
@@ -386,6 +393,12 @@ static enum dc_status parse_model_kind(const cJSON *m, struct dc_workload *w, st
                 err));
     TRY(only_for(m, w, "embedding_dim", arch_is(w, "recommender"), "recommender", err));
     TRY(only_for(m, w, "lookups_per_sample", arch_is(w, "recommender"), "recommender", err));
+    TRY(get_dim(m, "embedding_tables", 1e6, &w->embedding_tables, err));
+    TRY(only_for(m, w, "embedding_tables", arch_is(w, "recommender"), "recommender", err));
+    if (isfinite(w->embedding_tables) && !(w->embedding_tables <= w->lookups_per_sample))
+        return bad(err, "model", "embedding_tables",
+                   "embedding_tables needs lookups_per_sample and embedding_dim, and no more "
+                   "tables than lookups (each table a sample reads pools one row or more)");
     if (isfinite(w->embedding_dim) != isfinite(w->lookups_per_sample))
         return bad(err, "model",
                    isfinite(w->embedding_dim) ? "lookups_per_sample" : "embedding_dim",
@@ -691,11 +704,13 @@ static enum dc_status parse_speculative(const dc_ruleset *rs, const cJSON *inf,
                    "for architecture %s",
                    w->architecture);
     TRY(parse_draft(rs, sp, w, err));
+    char q1[NUM], q2[NUM];
     if (w->draft_parameters >= w->parameters)
         return bad(err, "inference/speculative",
                    w->draft_name != NULL ? "draft_model" : "draft_parameters",
-                   "the draft (%g parameters) must be smaller than the model it drafts for (%g)",
-                   w->draft_parameters, w->parameters);
+                   "the draft (%s parameters) must be smaller than the model it drafts for (%s)",
+                   dc_fmt_quantity(w->draft_parameters, q1, sizeof(q1)),
+                   dc_fmt_quantity(w->parameters, q2, sizeof(q2)));
     if (!present(sp, "draft_tokens") || !present(sp, "acceptance_rate"))
         return bad(err, "inference/speculative",
                    present(sp, "draft_tokens") ? "acceptance_rate" : "draft_tokens",
@@ -844,6 +859,7 @@ static enum dc_status parse_constraints(const dc_ruleset *rs, const cJSON *c, st
         return bad(err, "constraints", "portable",
                    "%s needs constraints.providers: the providers the answer must run on",
                    "portable");
+    TRY(get_bool(c, "constraints", "fleet_only", &w->fleet_only, err));
     return parse_allowed(rs, c, w, err);
 }
 
@@ -1111,6 +1127,7 @@ static void put_model(struct builder *b, const struct dc_workload *w, cJSON *roo
     put(b, m, "guidance_passes", num_or_null(w->guidance_passes));
     put(b, m, "embedding_dim", num_or_null(w->embedding_dim));
     put(b, m, "lookups_per_sample", num_or_null(w->lookups_per_sample));
+    put(b, m, "embedding_tables", num_or_null(w->embedding_tables));
 }
 
 static void put_derived(struct builder *b, const struct dc__derived *d, cJSON *root)
@@ -1186,6 +1203,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put_allowed(&b, rs, w, c);
     put(&b, c, "pricing", str(pricings[w->pricing]));
     put(&b, c, "portable", cJSON_CreateBool(w->portable));
+    put(&b, c, "fleet_only", cJSON_CreateBool(w->fleet_only));
     cJSON *team = obj(&b, root, "team");
     put(&b, team, "cuda_experience", str(w->cuda_experience));
     put(&b, team, "xla_experience", str(w->xla_experience));
