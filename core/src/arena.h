@@ -112,5 +112,8 @@ void *dc__arena_alloc(struct dc__arena *a, size_t size);
 char *dc__arena_strdup(struct dc__arena *a, const char *s);
 /* Free an arena from dc__arena_new(); NULL is a no-op. */
 void dc__arena_free(struct dc__arena *a);
+/* printf into the arena: a copy of at most 511 bytes of the formatted text
+ * (longer is cut); NULL on OOM. */
+char *dc__fmt(struct dc__arena *ar, const char *f, ...) DC_PRINTF(2, 3);
 
 #endif /* DC_ARENA_H */

@@ -60,7 +60,7 @@ const char *dc__get_source(const struct dc__where *w, const char *key);
 /* key: {value, source} with the value in [lo, hi]. */
 struct dc_param dc__get_param(const struct dc__where *w, const char *key, double lo, double hi);
 /* key: a date "YYYY-MM" or "YYYY-MM-DD" (quoted), no later than today; NULL
- * (reported) otherwise (core/src/prices.c). */
+ * (reported) otherwise. */
 const char *dc__get_date(const struct dc__where *w, const char *key);
 /* prices.yaml's `capacity:` list (core/src/capacity.c), after its offers. */
 void dc__load_capacity(dc_ruleset *rs, const struct dc__where *w, const cJSON *list);

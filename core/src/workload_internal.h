@@ -101,11 +101,9 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
  * field that is not one of those. */
 const char *const *dc__workload_values(const char *pointer);
 
-const char *dc__method_name(enum dc_method m);
+/* The quantization formats, in enum dc_quantization order and NULL-terminated,
+ * and one of them by its enum (core/src/names.c). */
+extern const char *const dc__quantization_names[];
 const char *dc__quantization_name(enum dc_quantization q);
-
-/* Check a Workload `model` object as a request's would be (a registry entry,
- * core/src/models.c). Errors: DC_EINVAL with err->where its pointer. */
-enum dc_status dc__model_check(const dc_ruleset *rs, const cJSON *model, struct dc_error *err);
 
 #endif
