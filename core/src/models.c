@@ -6,8 +6,9 @@
  * Every entry spells out a Workload `model` object, each field in a group
  * with the public source it was read from. The loader checks that object with
  * the parser a request's model goes through (model_object.c), so a named
- * model can never hold what a request could not, and that the parameters the architecture implies
- * agree with the published count within DC_MODELS_PARAM_TOLERANCE. */
+ * model can never hold what a request could not, and that the parameters the
+ * architecture implies agree with the published count within
+ * DC_MODELS_PARAM_TOLERANCE. */
 #include "dc/models.h"
 
 #include <ctype.h>
