@@ -26,8 +26,7 @@ struct svc_fleet {
     bool started;
     atomic_bool stop;
     pthread_mutex_t mu; /* guards what follows */
-    pthread_cond_t cv;  /* wakes the thread: stop, or refresh now */
-    bool refresh_now;
+    pthread_cond_t cv;  /* wakes the thread to stop */
     const struct svc_fleet_snapshot *snap;
     uint64_t generation;
     struct svc_fleet_stats stats;
@@ -190,10 +189,8 @@ static void *fleet_main(void *arg)
             until.tv_nsec -= 1000000000L;
         }
         pthread_mutex_lock(&f->mu);
-        while (!atomic_load(&f->stop) && !f->refresh_now &&
-               pthread_cond_timedwait(&f->cv, &f->mu, &until) == 0)
+        while (!atomic_load(&f->stop) && pthread_cond_timedwait(&f->cv, &f->mu, &until) == 0)
             continue;
-        f->refresh_now = false;
         pthread_mutex_unlock(&f->mu);
     }
     return NULL;
@@ -360,16 +357,6 @@ void svc_fleet_stop(svc_fleet *f)
     free(f->ca_file);
     free(f->cluster_label);
     free(f);
-}
-
-void svc_fleet_refresh(svc_fleet *f)
-{
-    if (f == NULL)
-        return;
-    pthread_mutex_lock(&f->mu);
-    f->refresh_now = true;
-    pthread_cond_signal(&f->cv);
-    pthread_mutex_unlock(&f->mu);
 }
 
 const struct svc_fleet_snapshot *svc_fleet_get(svc_fleet *f)
