@@ -698,6 +698,29 @@ const char *const *dc__workload_values(const char *pointer)
     return NULL;
 }
 
+const char *const *dc__workload_keys(const char *pointer)
+{
+    static const struct {
+        const char *pointer;
+        const char *const *keys;
+    } objects[] = {
+        {"", top_keys},
+        {"/model", dc__model_keys},
+        {"/training", training_keys},
+        {"/training/rl", rl_keys},
+        {"/inference", inference_keys},
+        {"/inference/speculative", speculative_keys},
+        {"/inference/job", job_keys},
+        {"/constraints", constraint_keys},
+        {"/team", team_keys},
+    };
+    for (size_t i = 0; pointer != NULL && i < sizeof(objects) / sizeof(objects[0]); i++) {
+        if (strcmp(objects[i].pointer, pointer) == 0)
+            return objects[i].keys;
+    }
+    return NULL;
+}
+
 /* The tables are in enum order (dc/engine.h) and end with NULL. */
 const char *dc_task_name(enum dc_task t)
 {

@@ -96,10 +96,20 @@ double dc__step_weight_bytes(const struct dc__derived *d, double batch);
 enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w,
                                const struct dc__derived *d, cJSON **out);
 
-/* The values an enumerated workload field takes (NULL-terminated, in the
- * contract's order), by the field's JSON Pointer ("/framework"); NULL for a
- * field that is not one of those. */
+/* The values an enumerated workload field takes (NULL-terminated; the
+ * contract's values, though not always in its order: precision lists tf32
+ * last; for /training/method only the methods a change may propose,
+ * docs/explanations.md), by the field's JSON Pointer ("/framework"); NULL for
+ * a field that is not one of those. */
 const char *const *dc__workload_values(const char *pointer);
+
+/* The fields an object of a workload may have, NULL-terminated, by the
+ * object's JSON Pointer ("" for the workload itself, "/model", "/training",
+ * "/training/rl", "/inference", "/inference/speculative", "/inference/job",
+ * "/constraints", "/team"); NULL for any other. The very tables the parser
+ * checks keys against (tests/unit/api/test_workload_contract.c holds them to
+ * the contract). */
+const char *const *dc__workload_keys(const char *pointer);
 
 /* The quantization formats, in enum dc_quantization order and NULL-terminated,
  * and one of them by its enum (core/src/names.c). */
