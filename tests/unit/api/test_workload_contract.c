@@ -51,8 +51,8 @@ static int teardown(void **state)
 static const cJSON *schema(const char *name)
 {
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(api_contract_root(contract), "components");
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(c, "schemas"), name);
+    const cJSON *s =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "schemas"), name);
     if (!cJSON_IsObject(s))
         fail_msg("the contract has no schema %s", name);
     return s;
@@ -201,9 +201,15 @@ static bool says_str(const char *pointer, const char *s, const char *where, cons
 /* ---- names ------------------------------------------------------------------------ */
 
 /* The objects of a Workload, and each object's fields both ways. */
-static const char *const objects[] = {
-    "",           "/model",        "/training", "/training/rl", "/inference", "/inference/speculative",
-    "/inference/job", "/constraints", "/team"};
+static const char *const objects[] = {"",
+                                      "/model",
+                                      "/training",
+                                      "/training/rl",
+                                      "/inference",
+                                      "/inference/speculative",
+                                      "/inference/job",
+                                      "/constraints",
+                                      "/team"};
 #define N_OBJECTS (sizeof(objects) / sizeof(objects[0]))
 
 static void test_field_names_agree(void **state)
@@ -269,8 +275,8 @@ static size_t check_number(const char *pointer, const cJSON *s)
             fail_msg("%s: the parser refuses the contract's minimum %g", pointer, lo);
         double below = integer ? lo - 1 : nextafter(lo, -INFINITY);
         if (!says(pointer, below, oor))
-            fail_msg("%s: the parser takes %.17g, below the contract's minimum %g", pointer,
-                     below, lo);
+            fail_msg("%s: the parser takes %.17g, below the contract's minimum %g", pointer, below,
+                     lo);
     } else {
         lo = xmin->valuedouble;
         if (!says(pointer, lo, oor))
@@ -315,8 +321,7 @@ static void check_enum(const char *pointer, const cJSON *values)
     cJSON_ArrayForEach(v, values)
     {
         if (says_str(pointer, v->valuestring, pointer, "unknown value"))
-            fail_msg("%s: the parser does not know the contract's \"%s\"", pointer,
-                     v->valuestring);
+            fail_msg("%s: the parser does not know the contract's \"%s\"", pointer, v->valuestring);
     }
     if (!says_str(pointer, "no-such-value", pointer, "unknown value"))
         fail_msg("%s: the parser takes a value the contract does not list", pointer);
@@ -383,8 +388,8 @@ static void test_counterfactual_fields_agree(void **state)
 {
     (void)state;
     const cJSON *change = properties(schema("Change"));
-    const cJSON *named = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(change, "field"), "enum");
+    const cJSON *named =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(change, "field"), "enum");
     assert_non_null(named);
     size_t n = 0;
     const struct cf_field *f = cf__fields(&n);
@@ -444,8 +449,8 @@ static void same_list(const char *what, const cJSON *values, const char *(*name)
 {
     assert_non_null(values);
     if (cJSON_GetArraySize(values) != n)
-        fail_msg("%s: the contract lists %d values, names.c %d", what,
-                 cJSON_GetArraySize(values), n);
+        fail_msg("%s: the contract lists %d values, names.c %d", what, cJSON_GetArraySize(values),
+                 n);
     for (int i = 0; i < n; i++) {
         const char *c = cJSON_GetArrayItem(values, i)->valuestring;
         if (strcmp(c, name(i)) != 0)
