@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dc/clock.h"
 #include "fleet.h"
 #include "log.h"
 #include "probe/probe.h"
@@ -35,13 +36,6 @@ struct svc_fleet {
 
 /* ---- one refresh ---------------------------------------------------------------- */
 
-static double since(const struct timespec *t0)
-{
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* Ask source `s` and parse its answer into *v; counts its duration. */
 static enum svc_fleet_error ask(svc_fleet *f, enum svc_fleet_source s, struct svc_fleet_vector *v,
                                 char *why, size_t whylen)
@@ -49,15 +43,14 @@ static enum svc_fleet_error ask(svc_fleet *f, enum svc_fleet_source s, struct sv
     char q[512];
     char *body = NULL;
     size_t len = 0;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t t0 = dc_mono_ns();
     svc_fleet_promql(s, f->cluster_label, q, sizeof(q));
     enum svc_fleet_error rc =
         svc_fleet_client_query(f->client, q, &f->stop, &body, &len, why, whylen);
     if (rc == SVC_FLEET_OK)
         rc = svc_fleet_parse(body, len, f->cluster_label, f->cfg.max_series, v, why, whylen);
     free(body);
-    double secs = since(&t0);
+    double secs = (double)(dc_mono_ns() - t0) / 1e9;
     size_t b = 0;
     while (b < SVC_FLEET_BUCKET_COUNT && secs > buckets[b])
         b++;
