@@ -1,6 +1,10 @@
 /* core/src/engine_internal.h -- what the phases of a recommendation share:
- * engine.c (rules, candidates, scoring), report.c (warnings, assumptions) and
- * explain.c (reason text). Not part of the public API. */
+ * engine.c (rules, candidates, scoring) and the files of its phases (select.c,
+ * frontier.c, shortfall.c, targets.c, sized_rules.c, fit_options.c, budget.c,
+ * cost.c, report.c, defaults.c, price_note.c, explain.c for reason text), and
+ * the explanations that re-run it (counterfactual.c, cf_changes.c,
+ * cf_text.c, cf_threshold.c). It brings in result.h (warnings, assumptions,
+ * reason ids), sizing.h and workload_internal.h. Not part of the public API. */
 #ifndef DC_ENGINE_INTERNAL_H
 #define DC_ENGINE_INTERNAL_H
 

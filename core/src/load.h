@@ -1,7 +1,8 @@
 /* core/src/load.h -- what every loader of a rule-set file shares: the
  * diagnostics it reports (`file:line: id: message`) and checked access to the
- * fields of a parsed YAML mapping. Used by catalog.c, models.c, params.c,
- * prices.c and ruleset.c. Not part of the public API. */
+ * fields of a parsed YAML mapping. Used by the loaders (capacity.c, catalog.c,
+ * models.c, params.c, prices.c, ruleset.c) and implemented in load.c. Not
+ * part of the public API. */
 #ifndef DC_LOAD_H
 #define DC_LOAD_H
 

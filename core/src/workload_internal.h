@@ -1,7 +1,8 @@
 /* core/src/workload_internal.h -- what the engine computes about a workload
  * before any accelerator is considered (derive.c fills it; rule conditions read
- * part of it under `derived`) and the workload parser's helpers. Not part of
- * the public API. */
+ * part of it under `derived`) and the workload parser's tables and helpers.
+ * Included through engine_internal.h and sizing.h, and by workload.c and
+ * names.c (which holds the quantization names). Not part of the public API. */
 #ifndef DC_WORKLOAD_INTERNAL_H
 #define DC_WORKLOAD_INTERNAL_H
 
