@@ -674,12 +674,24 @@ const char *dc_workload_precision(const struct dc_workload *w)
     return w->tf32 ? "tf32" : dc_precision_name(w->precision);
 }
 
+/* A list of names by the JSON Pointer it belongs to. */
+struct by_pointer {
+    const char *pointer;
+    const char *const *list;
+};
+
+static const char *const *find_list(const struct by_pointer *t, size_t n, const char *pointer)
+{
+    for (size_t i = 0; pointer != NULL && i < n; i++) {
+        if (strcmp(t[i].pointer, pointer) == 0)
+            return t[i].list;
+    }
+    return NULL;
+}
+
 const char *const *dc__workload_values(const char *pointer)
 {
-    static const struct {
-        const char *pointer;
-        const char *const *values;
-    } enums[] = {
+    static const struct by_pointer enums[] = {
         {"/framework", frameworks},
         {"/stage", stages},
         {"/precision", precision_words},
@@ -691,19 +703,12 @@ const char *const *dc__workload_values(const char *pointer)
         {"/team/cuda_experience", experiences},
         {"/team/xla_experience", experiences},
     };
-    for (size_t i = 0; pointer != NULL && i < sizeof(enums) / sizeof(enums[0]); i++) {
-        if (strcmp(enums[i].pointer, pointer) == 0)
-            return enums[i].values;
-    }
-    return NULL;
+    return find_list(enums, sizeof(enums) / sizeof(enums[0]), pointer);
 }
 
 const char *const *dc__workload_keys(const char *pointer)
 {
-    static const struct {
-        const char *pointer;
-        const char *const *keys;
-    } objects[] = {
+    static const struct by_pointer objects[] = {
         {"", top_keys},
         {"/model", dc__model_keys},
         {"/training", training_keys},
@@ -714,11 +719,7 @@ const char *const *dc__workload_keys(const char *pointer)
         {"/constraints", constraint_keys},
         {"/team", team_keys},
     };
-    for (size_t i = 0; pointer != NULL && i < sizeof(objects) / sizeof(objects[0]); i++) {
-        if (strcmp(objects[i].pointer, pointer) == 0)
-            return objects[i].keys;
-    }
-    return NULL;
+    return find_list(objects, sizeof(objects) / sizeof(objects[0]), pointer);
 }
 
 /* The tables are in enum order (dc/engine.h) and end with NULL. */
