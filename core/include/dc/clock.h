@@ -2,8 +2,9 @@
  * nanoseconds (CLOCK_MONOTONIC, POSIX
  * https://pubs.opengroup.org/onlinepubs/9799919799/functions/clock_gettime.html),
  * for budgets, deadlines and durations, never the time of day. Used by core
- * (the explanations' time budget) and the service (connection deadlines, the
- * rules watcher, reload and fleet query durations). Header-only. */
+ * (the explanations' time budget), the probe (how long the running probe has
+ * been busy) and the service (connection deadlines, the rules watcher, reload
+ * and fleet query durations). Header-only. */
 #ifndef DC_CLOCK_H
 #define DC_CLOCK_H
 

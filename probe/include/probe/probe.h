@@ -7,9 +7,10 @@
  * the TPU device nodes and which processes hold them (/proc/<pid>/fd), and the
  * host's CPU model, logical cores and memory.
  *
- * It is transport-free and uses nothing of ours but two core headers:
+ * It is transport-free and uses nothing of ours but three core headers:
  * dc/common.h (status codes, struct dc_error, and dc_error_set and
- * dc_error_clear, for which it links core's common.c) and dc/utf8.h (inline);
+ * dc_error_clear, for which it links core's common.c), dc/utf8.h and
+ * dc/clock.h (both inline);
  * and cJSON for the JSON form. There is no global state: every call works on
  * what it is given. See docs/probe.md.
  *
