@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "api/convert.h"
+#include "api/text_table.h"
 
 #define SUMMARY_MAX 768
 
@@ -186,7 +187,7 @@ static void print_stop(FILE *fp, const struct dc_explain_usage *u)
                 u->stop == DC_EXPLAIN_STOP_TIME ? "time" : "evaluation");
 }
 
-void api_explanation_print_table(const struct dc_explanation *e, FILE *fp)
+void api_explanation_print_table_width(const struct dc_explanation *e, FILE *fp, size_t cols)
 {
     char line[SUMMARY_MAX];
     if (e == NULL || e->kinds == 0)
@@ -195,24 +196,31 @@ void api_explanation_print_table(const struct dc_explanation *e, FILE *fp)
     const struct dc_robustness *r = &e->robustness;
     if ((e->kinds & DC_EXPLAIN_ROBUSTNESS) && r->top != NULL) {
         const char *verdict = api__robustness_verdict(r);
-        fprintf(fp, "  %s is %s", r->top->id, verdict != NULL ? verdict : "not fully checked");
+        char ahead[160] = "";
         if (r->runner_up != NULL)
-            fprintf(fp, ", %d points ahead of %s", r->top_score - r->runner_up_score,
-                    r->runner_up->id);
-        fprintf(fp, ".\n");
+            snprintf(ahead, sizeof(ahead), ", %d points ahead of %s",
+                     r->top_score - r->runner_up_score, r->runner_up->id);
+        api_text_say(fp, cols, 4, "  %s is %s%s.", r->top->id,
+                     verdict != NULL ? verdict : "not fully checked", ahead);
         for (size_t i = 0; i < r->n_checks; i++)
-            fprintf(fp, "    %-6s %s\n", dc_perturbation_name(r->checks[i].kind),
-                    dc_flip_text(r, &r->checks[i], line, sizeof(line)));
+            api_text_say(fp, cols, 11, "    %-6s %s", dc_perturbation_name(r->checks[i].kind),
+                         dc_flip_text(r, &r->checks[i], line, sizeof(line)));
         print_stop(fp, &r->usage);
     }
     if (!(e->kinds & DC_EXPLAIN_CHANGES))
         return;
     for (size_t i = 0; i < e->n_targets; i++) {
         const struct dc_target *t = &e->targets[i];
-        fprintf(fp, "  %s (%s):%s\n", t->acc->id, dc_target_role_name(t->role),
-                t->n_changes == 0 ? " no single change found" : "");
+        api_text_say(fp, cols, 4, "  %s (%s):%s", t->acc->id, dc_target_role_name(t->role),
+                     t->n_changes == 0 ? " no single change found" : "");
         for (size_t k = 0; k < t->n_changes; k++)
-            fprintf(fp, "    - %s\n", dc_change_text(t, &t->changes[k], line, sizeof(line)));
+            api_text_say(fp, cols, 6, "    - %s",
+                         dc_change_text(t, &t->changes[k], line, sizeof(line)));
     }
     print_stop(fp, &e->changes_usage);
+}
+
+void api_explanation_print_table(const struct dc_explanation *e, FILE *fp)
+{
+    api_explanation_print_table_width(e, fp, 0);
 }

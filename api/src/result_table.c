@@ -3,108 +3,24 @@
  * full names, every number through the one formatter (dc/numfmt.h), a line
  * under the header when the tick is not on the objective's best, the targets
  * each candidate misses and why, the pick's reasons, the frontier and the
- * exclusions. Columns are as wide as their widest cell, so nothing is cut. */
+ * exclusions. Columns are as wide as their widest cell; -o table fits a
+ * width by leaving out the columns -o wide has (a line says which) and
+ * wrapping the lines of text, -o wide is never cut. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/convert.h"
+#include "api/text_table.h"
 #include "dc/numfmt.h"
 
-#define MAX_COLS 24
-#define CELL     160
+#define CELL API_GRID_CELL
 
-/* A table built row by row, then printed with each column as wide as its
- * widest cell (in characters: the cells hold UTF-8). */
-struct grid {
-    size_t ncols, nrows, cap;
-    const char *head[MAX_COLS];
-    bool right[MAX_COLS]; /* numbers align right */
-    char (*cells)[MAX_COLS][CELL];
-};
-
-static void grid_col(struct grid *g, const char *head, bool right)
+/* A column never left out. */
+static void grid_col(struct api_grid *g, const char *head, bool right)
 {
-    if (g->ncols == MAX_COLS)
-        return;
-    g->head[g->ncols] = head;
-    g->right[g->ncols++] = right;
-}
-
-/* A new row; NULL when memory runs out (the row is then left out). */
-static char (*grid_row(struct grid *g))[CELL]
-{
-    if (g->nrows == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 16;
-        void *p = realloc(g->cells, cap * sizeof(*g->cells));
-        if (p == NULL)
-            return NULL;
-        g->cells = p;
-        g->cap = cap;
-    }
-    char(*row)[CELL] = g->cells[g->nrows++];
-    memset(row, 0, sizeof(*g->cells));
-    return row;
-}
-
-static void cellf(char *cell, const char *fmt, ...) DC_PRINTF(2, 3);
-
-static void cellf(char *cell, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cell, CELL, fmt, ap);
-    va_end(ap);
-}
-
-/* Characters, not bytes: every byte that is not a UTF-8 continuation. */
-static size_t width(const char *s)
-{
-    size_t n = 0;
-    for (; *s != '\0'; s++)
-        n += ((unsigned char)*s & 0xC0u) != 0x80u;
-    return n;
-}
-
-static void pad(FILE *fp, const char *s, size_t w, bool right)
-{
-    size_t n = width(s);
-    if (right)
-        fprintf(fp, "%*s%s", (int)(w > n ? w - n : 0), "", s);
-    else
-        fprintf(fp, "%s%*s", s, (int)(w > n ? w - n : 0), "");
-}
-
-/* The header, then `between` (a line under it, or NULL), then the rows, each
- * line after `indent`. */
-static void grid_print(const struct grid *g, FILE *fp, const char *indent, const char *between)
-{
-    size_t w[MAX_COLS];
-    for (size_t c = 0; c < g->ncols; c++) {
-        w[c] = width(g->head[c]);
-        for (size_t r = 0; r < g->nrows; r++) {
-            size_t n = width(g->cells[r][c]);
-            w[c] = n > w[c] ? n : w[c];
-        }
-    }
-    for (size_t r = 0; r <= g->nrows; r++) {
-        fputs(indent, fp);
-        for (size_t c = 0; c < g->ncols; c++) {
-            const char *s = r == 0 ? g->head[c] : g->cells[r - 1][c];
-            bool last = c + 1 == g->ncols;
-            if (last && !g->right[c])
-                fputs(s, fp);
-            else
-                pad(fp, s, w[c], g->right[c]);
-            if (!last)
-                fputs("  ", fp);
-        }
-        fputc('\n', fp);
-        if (r == 0 && between != NULL)
-            fputs(between, fp);
-    }
+    api_grid_col(g, head, right, 0);
 }
 
 /* ---- the result's columns ----------------------------------------------------------- */
@@ -149,9 +65,9 @@ static void price_cells(const struct dc_result *res, const struct dc_candidate *
 static void band_text(const char *lo, const char *hi, char *cell)
 {
     if (strcmp(lo, hi) == 0)
-        cellf(cell, "%s", hi);
+        api_grid_cellf(cell, "%s", hi);
     else
-        cellf(cell, "%s\u2013%s", lo, hi);
+        api_grid_cellf(cell, "%s\u2013%s", lo, hi);
 }
 
 /* A time band: milliseconds (serving) or hours. */
@@ -177,26 +93,45 @@ static void money_band_cell(const struct dc_band *b, enum dc_period per, char *c
     dc_fmt_money(b->p10, per, same, sizeof(same));
     dc_fmt_money(b->p90, per, hi, sizeof(hi));
     if (strcmp(same, hi) == 0) {
-        cellf(cell, "%s", hi);
+        api_grid_cellf(cell, "%s", hi);
         return;
     }
     band_text(dc_fmt_money(b->p10, DC_PER_NONE, lo, sizeof(lo)), hi, cell);
 }
 
-static void add_columns(struct grid *g, const struct dc_workload *w, bool wide)
+/* The period of the result's costs. */
+static enum dc_period period(const struct dc_workload *w)
+{
+    return serving(w) ? DC_PER_MONTH : w->task == DC_TASK_INFERENCE ? DC_PER_JOB : DC_PER_RUN;
+}
+
+/* The columns of -o table (narrow: the short name, no bands, the period in
+ * the header) and of -o wide (every column). */
+static void add_columns(struct api_grid *g, const struct dc_workload *w, bool wide)
 {
     grid_col(g, " ", false); /* the pick's tick: one wide, ticked or not */
     grid_col(g, "PART", false);
-    grid_col(g, "SHAPE", false);
-    grid_col(g, "CHIPS", true);
+    api_grid_col(g, "SHAPE", false, wide ? 0 : 4);
+    api_grid_col(g, "CHIPS", true, wide ? 0 : 2);
     grid_col(g, serving(w) ? "LATENCY" : "RUN TIME", true);
-    grid_col(g, "P10\u2013P90", true);
-    grid_col(g, "$/H", true);
-    grid_col(g, serving(w) ? "$/MONTH" : "TOTAL", true);
-    grid_col(g, "P10\u2013P90", true);
-    grid_col(g, "TARGETS", false);
-    grid_col(g, "PRICE AS OF", false);
-    grid_col(g, "CONFIDENCE", false);
+    if (wide)
+        grid_col(g, "P10\u2013P90", true);
+    api_grid_col(g, "$/H", true, wide ? 0 : 1);
+    if (wide) {
+        grid_col(g, serving(w) ? "$/MONTH" : "TOTAL", true);
+        grid_col(g, "P10\u2013P90", true);
+    } else {
+        grid_col(g,
+                 serving(w)                     ? "$/MONTH"
+                 : w->task == DC_TASK_INFERENCE ? "$/JOB"
+                                                : "$/RUN",
+                 true);
+    }
+    api_grid_col(g, "TARGETS", false, wide ? 0 : 3);
+    if (wide) {
+        grid_col(g, "PRICE AS OF", false);
+        grid_col(g, "CONFIDENCE", false);
+    }
     grid_col(g, "SCORE", true);
     if (!wide)
         return;
@@ -213,59 +148,75 @@ static void add_columns(struct grid *g, const struct dc_workload *w, bool wide)
     grid_col(g, "AVAIL", false);
 }
 
-static void add_row(struct grid *g, const struct dc_result *res, const struct dc_candidate *c,
-                    bool chosen, bool wide)
+/* A part's name in the table: the catalog's short name, or its id when it
+ * has none, as shapes write it (-o table); its full name (-o wide). */
+static const char *part_name(const struct dc_accelerator *a, bool wide)
 {
-    const struct dc_workload *w = &res->workload;
+    return wide ? a->name : a->short_name != NULL ? a->short_name : a->id;
+}
+
+/* The columns only -o wide has, after SCORE. */
+static void add_wide_cells(char (*row)[CELL], size_t k, const struct dc_candidate *c)
+{
     const struct dc_sizing *z = &c->sizing;
-    char(*row)[CELL] = grid_row(g);
-    if (row == NULL)
-        return;
-    char shape[96];
-    size_t k = 0;
-    cellf(row[k++], "%s", chosen ? "\u2714" : "");
-    cellf(row[k++], "%s", c->acc->name);
-    cellf(row[k++], "%s", dc_shape_format(c->acc, &z->shape, shape, sizeof(shape)));
-    dc_fmt_count(z->chips, row[k++], CELL);
-    enum dc_period per = serving(w)                     ? DC_PER_MONTH
-                         : w->task == DC_TASK_INFERENCE ? DC_PER_JOB
-                                                        : DC_PER_RUN;
-    if (serving(w)) {
-        dc_fmt_ms(z->decode_ms, row[k++], CELL);
-        time_band_cell(&z->uncertainty.decode_ms, true, row[k++]);
-    } else {
-        dc_fmt_hours(z->hours, row[k++], CELL);
-        time_band_cell(&z->uncertainty.hours, false, row[k++]);
-    }
-    dc_fmt_money(z->cost_per_hour_usd, DC_PER_HOUR, row[k++], CELL);
-    dc_fmt_money(z->cost_usd, per, row[k++], CELL);
-    money_band_cell(&z->uncertainty.cost_usd, per, row[k++]);
-    targets_cell(res, c, row[k++]);
-    price_cells(res, c, row[k], row[k + 1]);
-    k += 2;
-    cellf(row[k++], "%d", c->score);
-    if (!wide)
-        return;
-    cellf(row[k++], "%s", c->acc->id);
-    cellf(row[k++], "%s", dc_family_name(c->acc->family));
-    cellf(row[k++], "%d", c->rule_score);
-    cellf(row[k++], "%d", c->objective_score);
+    api_grid_cellf(row[k++], "%s", c->acc->id);
+    api_grid_cellf(row[k++], "%s", dc_family_name(c->acc->family));
+    api_grid_cellf(row[k++], "%d", c->rule_score);
+    api_grid_cellf(row[k++], "%d", c->objective_score);
     dc_fmt_count(z->replicas, row[k++], CELL);
     dc_fmt_number(z->memory_need_gb, row[k++], CELL);
     dc_fmt_number(z->memory_per_chip_gb, row[k++], CELL);
     dc_fmt_number(z->peak_tflops, row[k++], CELL);
     dc_fmt_percent(z->mfu, row[k++], CELL);
-    cellf(row[k++], "%s", z->fits ? "yes" : "no");
+    api_grid_cellf(row[k++], "%s", z->fits ? "yes" : "no");
     if (c->availability.known)
-        cellf(row[k++], "%u/%u", c->availability.free, c->availability.attached);
+        api_grid_cellf(row[k++], "%u/%u", c->availability.free, c->availability.attached);
     else
-        cellf(row[k++], "-");
+        api_grid_cellf(row[k++], "-");
+}
+
+static void add_row(struct api_grid *g, const struct dc_result *res, const struct dc_candidate *c,
+                    bool chosen, bool wide)
+{
+    const struct dc_workload *w = &res->workload;
+    const struct dc_sizing *z = &c->sizing;
+    char(*row)[CELL] = api_grid_row(g);
+    if (row == NULL)
+        return;
+    char shape[96];
+    size_t k = 0;
+    api_grid_cellf(row[k++], "%s", chosen ? "\u2714" : "");
+    api_grid_cellf(row[k++], "%s", part_name(c->acc, wide));
+    api_grid_cellf(row[k++], "%s", dc_shape_format(c->acc, &z->shape, shape, sizeof(shape)));
+    dc_fmt_count(z->chips, row[k++], CELL);
+    enum dc_period per = period(w);
+    if (serving(w))
+        dc_fmt_ms(z->decode_ms, row[k++], CELL);
+    else
+        dc_fmt_hours(z->hours, row[k++], CELL);
+    if (wide && serving(w))
+        time_band_cell(&z->uncertainty.decode_ms, true, row[k++]);
+    else if (wide)
+        time_band_cell(&z->uncertainty.hours, false, row[k++]);
+    /* The table's headers say the period ($/H, $/MONTH); the wide cells too. */
+    dc_fmt_money(z->cost_per_hour_usd, wide ? DC_PER_HOUR : DC_PER_NONE, row[k++], CELL);
+    dc_fmt_money(z->cost_usd, wide ? per : DC_PER_NONE, row[k++], CELL);
+    if (wide)
+        money_band_cell(&z->uncertainty.cost_usd, per, row[k++]);
+    targets_cell(res, c, row[k++]);
+    if (wide) {
+        price_cells(res, c, row[k], row[k + 1]);
+        k += 2;
+    }
+    api_grid_cellf(row[k++], "%d", c->score);
+    if (wide)
+        add_wide_cells(row, k, c);
 }
 
 /* ---- the lines around the table ------------------------------------------------------ */
 
-/* Every target a candidate misses, and why. */
-static void print_missed(const struct dc_result *res, FILE *fp)
+/* Every target a candidate misses, and why; lines wrapped at `cols` (0: none). */
+static void print_missed(const struct dc_result *res, FILE *fp, size_t cols, bool wide)
 {
     bool any = false;
     char buf[DC_REASON_TEXT_MAX];
@@ -279,8 +230,9 @@ static void print_missed(const struct dc_result *res, FILE *fp)
             if (!any)
                 fprintf(fp, "\nTargets not met:\n");
             any = true;
-            fprintf(fp, "  %s, %s: %s\n", c->acc->name, dc_target_name(t[k].kind),
-                    dc_target_text(res, c, &t[k], buf, sizeof(buf)));
+            api_text_say(fp, cols, 4, "  %s, %s: %s", part_name(c->acc, wide),
+                         dc_target_name(t[k].kind),
+                         dc_target_text(res, c, &t[k], buf, sizeof(buf)));
         }
     }
 }
@@ -298,7 +250,7 @@ static const char *basis_words(enum dc_basis b, char *buf, size_t len)
  * machines at once when it binds (sizing.capacity); nothing when no limit is
  * stated for the offer's provider and basis. */
 static void print_capacity(const struct dc_workload *w, const struct dc_capacity_need *cap,
-                           FILE *fp)
+                           FILE *fp, size_t cols)
 {
     char sells[32], asked[32], n[48], days[48], lead[80] = "";
     if (!cap->known)
@@ -310,64 +262,76 @@ static void print_capacity(const struct dc_workload *w, const struct dc_capacity
     basis_words((enum dc_basis)w->pricing, asked, sizeof(asked));
     dc_fmt_count(cap->max_instances, n, sizeof(n));
     if (cap->binds)
-        fprintf(fp, "Capacity: %s from %s: %s sells at most %s machines at once%s (%s).\n", sells,
-                dc_provider_name(cap->provider), asked, n, lead,
-                cap->source != NULL ? cap->source : "");
+        api_text_say(fp, cols, 2,
+                     "Capacity: %s from %s: %s sells at most %s machines at once%s (%s).", sells,
+                     dc_provider_name(cap->provider), asked, n, lead,
+                     cap->source != NULL ? cap->source : "");
     else
-        fprintf(fp, "Capacity: %s from %s, within its %s machines at once (%s).\n", sells,
-                dc_provider_name(cap->provider), n, cap->source != NULL ? cap->source : "");
+        api_text_say(fp, cols, 2, "Capacity: %s from %s, within its %s machines at once (%s).",
+                     sells, dc_provider_name(cap->provider), n,
+                     cap->source != NULL ? cap->source : "");
 }
 
 /* What the pick buys beyond its chips, as the page's summary says it: its
  * machines and a training run's fixed costs (sizing.machines,
  * sizing.overheads); nothing where they do not apply or without a pick. */
-static void print_buying(const struct dc_result *res, FILE *fp)
+static void print_buying(const struct dc_result *res, FILE *fp, size_t cols)
 {
     if (res->status != DC_ANSWER_OK || res->n_recommendations == 0)
         return;
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing *z = &res->recommendations[0].sizing;
     const struct dc_overheads *o = &z->overheads;
-    char n[48], h[48], m[48];
+    char n[48], h[48], m[48], line[512];
     if (z->machines > 0)
         fprintf(fp, "\nThe pick buys %s machine%s.\n", dc_fmt_count(z->machines, n, sizeof(n)),
                 z->machines == 1 ? "" : "s");
-    print_capacity(w, &z->capacity, fp);
+    print_capacity(w, &z->capacity, fp, cols);
     if (!isfinite(o->hours))
         return;
     static const char *const words[] = {"start-up", "checkpoints", "evaluation",
                                         "billing rounding"};
     const double parts[] = {o->startup_hours, o->checkpoint_hours, o->eval_hours, o->billing_hours};
-    fprintf(fp, "Fixed costs: %s", dc_fmt_hours(o->hours, h, sizeof(h)));
+    size_t k = (size_t)snprintf(line, sizeof(line), "Fixed costs: %s",
+                                dc_fmt_hours(o->hours, h, sizeof(h)));
     const char *sep = " (";
-    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && k < sizeof(line); i++) {
         if (!(parts[i] > 0))
             continue;
-        fprintf(fp, "%s%s %s", sep, words[i], dc_fmt_hours(parts[i], h, sizeof(h)));
+        k += (size_t)snprintf(line + k, sizeof(line) - k, "%s%s %s", sep, words[i],
+                              dc_fmt_hours(parts[i], h, sizeof(h)));
         sep = ", ";
     }
-    fprintf(fp, "%s%s%s, in the run's time and cost.\n", sep[0] == ',' ? ")" : "",
-            isfinite(o->cost_usd) ? ", " : "",
-            isfinite(o->cost_usd)
-                ? dc_fmt_money(o->cost_usd, w->task == DC_TASK_INFERENCE ? DC_PER_JOB : DC_PER_RUN,
-                               m, sizeof(m))
-                : "");
+    api_text_say(fp, cols, 2, "%s%s%s%s, in the run's time and cost.", line,
+                 sep[0] == ',' ? ")" : "", isfinite(o->cost_usd) ? ", " : "",
+                 isfinite(o->cost_usd)
+                     ? dc_fmt_money(o->cost_usd,
+                                    w->task == DC_TASK_INFERENCE ? DC_PER_JOB : DC_PER_RUN, m,
+                                    sizeof(m))
+                     : "");
 }
 
-static void print_reasons(const struct dc_result *res, FILE *fp)
+static void print_reasons(const struct dc_result *res, FILE *fp, size_t cols, bool wide)
 {
     char buf[DC_REASON_TEXT_MAX];
     if (res->n_recommendations == 0)
         return;
     const struct dc_candidate *top = &res->recommendations[0];
     if (res->status == DC_ANSWER_OK)
-        fprintf(fp, "\nWhy %s:\n", top->acc->name);
+        api_text_say(fp, cols, 2, "\nWhy %s:", top->acc->name);
     else
-        fprintf(fp, "\nThe rules on %s (listed first, not a pick):\n", top->acc->name);
+        api_text_say(fp, cols, 2, "\nThe rules on %s (listed first, not a pick):", top->acc->name);
+    size_t idw = 0;
+    for (size_t i = 0; i < top->n_reasons && i < 8; i++) {
+        size_t n = api_text_width(top->reasons[i].rule_id);
+        idw = n > idw ? n : idw;
+    }
+    /* -o wide keeps its fixed column of 28; the table takes what the ids need. */
+    idw = wide ? 28 : idw;
     for (size_t i = 0; i < top->n_reasons && i < 8; i++) {
         const struct dc_reason *r = &top->reasons[i];
-        fprintf(fp, "  %+4d  %-28s %s\n", r->impact, r->rule_id,
-                dc_reason_text(res, top, r, buf, sizeof(buf)));
+        api_text_say(fp, cols, 2 + 4 + 2 + idw + 1, "  %+4d  %-*s %s", r->impact, (int)idw,
+                     r->rule_id, dc_reason_text(res, top, r, buf, sizeof(buf)));
     }
 }
 
@@ -377,42 +341,38 @@ static void print_frontier(const struct dc_result *res, FILE *fp)
     if (res->n_frontier == 0)
         return;
     const struct dc_workload *w = &res->workload;
-    struct grid g = {0};
+    struct api_grid g = {0};
     grid_col(&g, serving(w) ? "COST" : "TOTAL", true);
     grid_col(&g, serving(w) ? "REQUEST TIME" : "RUN TIME", true);
     grid_col(&g, "SHAPE", false);
     grid_col(&g, "", false);
     for (size_t i = 0; i < res->n_frontier; i++) {
         const struct dc_frontier_point *f = &res->frontier[i];
-        char(*row)[CELL] = grid_row(&g);
+        char(*row)[CELL] = api_grid_row(&g);
         if (row == NULL)
             break;
-        dc_fmt_money(f->cost_usd,
-                     serving(w)                     ? DC_PER_MONTH
-                     : w->task == DC_TASK_INFERENCE ? DC_PER_JOB
-                                                    : DC_PER_RUN,
-                     row[0], CELL);
+        dc_fmt_money(f->cost_usd, period(w), row[0], CELL);
         if (serving(w))
             dc_fmt_ms(f->time, row[1], CELL);
         else
             dc_fmt_hours(f->time, row[1], CELL);
         dc_shape_format(f->acc, &f->shape, row[2], CELL);
-        cellf(row[3], "%s", f->pick ? "<- pick" : "");
+        api_grid_cellf(row[3], "%s", f->pick ? "<- pick" : "");
     }
     fprintf(fp, "\nCost and %s, no configuration better on both:\n",
             serving(w) ? "request time" : "run time");
-    grid_print(&g, fp, "  ", NULL);
-    free(g.cells);
+    api_grid_print(&g, fp, "  ", NULL, true);
+    api_grid_free(&g);
 }
 
 /* Each excluded part with the rule and its reason, the reason whole. */
-static void print_excluded(const struct dc_result *res, FILE *fp)
+static void print_excluded(const struct dc_result *res, FILE *fp, size_t cols, bool wide)
 {
     char buf[DC_REASON_TEXT_MAX];
     size_t w0 = 0, w1 = 0;
     for (size_t i = 0; i < res->n_excluded; i++) {
-        size_t a = width(res->excluded[i].acc->name),
-               b = width(res->excluded[i].excluded_by->rule_id);
+        size_t a = api_text_width(part_name(res->excluded[i].acc, wide)),
+               b = api_text_width(res->excluded[i].excluded_by->rule_id);
         w0 = a > w0 ? a : w0;
         w1 = b > w1 ? b : w1;
     }
@@ -420,53 +380,89 @@ static void print_excluded(const struct dc_result *res, FILE *fp)
         fprintf(fp, "\nExcluded:\n");
     for (size_t i = 0; i < res->n_excluded; i++) {
         const struct dc_candidate *c = &res->excluded[i];
-        fputs("  ", fp);
-        pad(fp, c->acc->name, w0, false);
-        fputs("  ", fp);
-        pad(fp, c->excluded_by->rule_id, w1, false);
-        fprintf(fp, "  %s\n", dc_reason_text(res, c, c->excluded_by, buf, sizeof(buf)));
+        const char *name = part_name(c->acc, wide);
+        /* Padded by characters, not bytes (names may hold UTF-8). */
+        size_t pn = w0 - api_text_width(name), pr = w1 - api_text_width(c->excluded_by->rule_id);
+        api_text_say(fp, cols, 2 + w0 + 2 + w1 + 2, "  %s%*s  %s%*s  %s", name, (int)pn, "",
+                     c->excluded_by->rule_id, (int)pr, "",
+                     dc_reason_text(res, c, c->excluded_by, buf, sizeof(buf)));
     }
 }
 
-void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
+/* The lines above the table: the answer's status, the target, the rule set,
+ * the families, the price and the defaults taken. */
+static void print_header(const struct dc_result *res, FILE *fp, size_t cols)
 {
     const struct dc_workload *w = &res->workload;
     static const char *const objective[] = {"cost", "run time", "cost and time"};
     /* Without a pick, that comes first (docs/scoring.md, section 10). */
     char said[DC_ANSWER_TEXT_MAX];
     if (dc_answer_text(res, said, sizeof(said)) != NULL)
-        fprintf(fp, "Status: %s\n%s\n\n", dc_answer_status_name(res->status), said);
+        api_text_say(fp, cols, 2, "Status: %s\n%s\n\n", dc_answer_status_name(res->status), said);
     fprintf(fp, "Target: minimizing %s\n", objective[w->objective]);
     fprintf(fp, "Rules version: %.12s\n", res->rules_version);
-    fprintf(fp, "Families:");
-    for (size_t i = 0; i < DC_FAMILY_COUNT; i++)
-        fprintf(fp, "%s %s %d%s", i ? "," : "", dc_family_name(res->families[i].family),
-                res->families[i].score, res->families[i].excluded ? " (excluded)" : "");
+    char fam[512];
+    size_t k = 0;
+    for (size_t i = 0; i < DC_FAMILY_COUNT && k < sizeof(fam); i++)
+        k += (size_t)snprintf(fam + k, sizeof(fam) - k, "%s %s %d%s", i ? "," : "",
+                              dc_family_name(res->families[i].family), res->families[i].score,
+                              res->families[i].excluded ? " (excluded)" : "");
+    api_text_say(fp, cols, 2, "Families:%s", fam);
     char price_note[600];
     if (dc_price_note(res, price_note, sizeof(price_note)) != NULL)
-        fprintf(fp, "\nPrice: %s", price_note);
+        api_text_say(fp, cols, 2, "Price: %s", price_note);
     if (dc_defaults_note(res, price_note, sizeof(price_note)) != NULL)
-        fprintf(fp, "\nDefaults: %s", price_note);
-    static const char *const order[] = {"best first", "nearest to the targets first",
-                                        "in the rules' order, none ranked on time or cost"};
-    fprintf(fp, "\nConsidered accelerators (%zu), %s:\n", res->n_recommendations,
-            order[res->status]);
-    struct grid g = {0};
-    add_columns(&g, w, wide);
+        api_text_say(fp, cols, 2, "Defaults: %s", price_note);
+}
+
+void api_result_print_table_opts(const struct dc_result *res, FILE *fp,
+                                 const struct api_table_opts *o)
+{
+    const struct dc_workload *w = &res->workload;
+    /* -o wide is never cut; -o table fits its width, when one is given. */
+    size_t cols = o->wide ? 0 : o->columns;
+    if (!o->no_headers) {
+        print_header(res, fp, cols);
+        static const char *const order[] = {"best first", "nearest to the targets first",
+                                            "in the rules' order, none ranked on time or cost"};
+        api_text_say(fp, cols, 2, "Considered accelerators (%zu), %s:", res->n_recommendations,
+                     order[res->status]);
+    }
+    struct api_grid g = {0};
+    add_columns(&g, w, o->wide);
     for (size_t i = 0; i < res->n_recommendations; i++)
-        add_row(&g, res, &res->recommendations[i], i == 0 && res->status == DC_ANSWER_OK, wide);
-    char note[400], line[404];
-    if (dc_pick_note(res, note, sizeof(note)) != NULL)
-        snprintf(line, sizeof(line), "(%s)\n", note);
-    else
-        line[0] = '\0';
-    grid_print(&g, fp, "", line[0] != '\0' ? line : NULL);
-    free(g.cells);
-    print_buying(res, fp);
-    print_missed(res, fp);
-    print_reasons(res, fp);
+        add_row(&g, res, &res->recommendations[i], i == 0 && res->status == DC_ANSWER_OK, o->wide);
+    char gone[256] = "";
+    api_grid_fit(&g, cols, 1, 8, gone, sizeof(gone)); /* a short name may be cut */
+    /* The note under the column names, wrapped to the width like any line. */
+    char note[400], *line = NULL;
+    size_t line_len = 0;
+    FILE *mem = NULL;
+    if (!o->no_headers && dc_pick_note(res, note, sizeof(note)) != NULL &&
+        (mem = open_memstream(&line, &line_len)) != NULL) {
+        api_text_say(mem, cols, 1, "(%s)", note);
+        fclose(mem);
+    }
+    api_grid_print(&g, fp, "", line, !o->no_headers);
+    free(line);
+    api_grid_free(&g);
+    if (o->no_headers)
+        return;
+    if (gone[0] != '\0')
+        api_text_say(fp, cols, 2, "(Left out to fit %zu columns: %s; -o wide shows every column.)",
+                     cols, gone);
+    print_buying(res, fp, cols);
+    print_missed(res, fp, cols, o->wide);
+    print_reasons(res, fp, cols, o->wide);
     print_frontier(res, fp);
-    print_excluded(res, fp);
+    print_excluded(res, fp, cols, o->wide);
     for (size_t i = 0; i < res->n_warnings; i++)
-        fprintf(fp, "\nWarning (%s): %s\n", res->warnings[i].code, res->warnings[i].message);
+        api_text_say(fp, cols, 2, "\nWarning (%s): %s", res->warnings[i].code,
+                     res->warnings[i].message);
+}
+
+void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide)
+{
+    const struct api_table_opts o = {wide, false, 0};
+    api_result_print_table_opts(res, fp, &o);
 }

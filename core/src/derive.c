@@ -245,6 +245,16 @@ static void recommender_training(const struct dc_sizing_params *s, const struct 
         d->training_bytes = 3.0 * samples * w->lookups_per_sample * w->embedding_dim * 4.0;
 }
 
+/* Values a sample's rows pool into: one row a table (DLRM sums each table's
+ * rows), or, without embedding_tables, every looked-up row on its own. */
+static double pooled_values(const struct dc_workload *w)
+{
+    if (!isfinite(w->lookups_per_sample) || !isfinite(w->embedding_dim))
+        return 0;
+    double rows = isfinite(w->embedding_tables) ? w->embedding_tables : w->lookups_per_sample;
+    return rows * w->embedding_dim;
+}
+
 /* Model FLOPs of the run (6·N·D over the dense active parameters, F4.7, or
  * 3 x forward FLOPs x samples) by method; an RL step also generates rollouts,
  * rl_rollout_share of its time (RollPacker, https://arxiv.org/abs/2509.21009). */
@@ -252,6 +262,7 @@ static void derive_training(const struct dc_sizing_params *s, const struct dc_wo
                             struct dc__derived *d)
 {
     double samples = isfinite(w->samples) ? w->samples : w->tokens / w->sequence_length;
+    d->samples = samples;
     double fps = isfinite(w->flops_per_sample) ? w->flops_per_sample : vit_flops(w, d);
     /* The method's multiple of the policy's forward pass (3 for full training;
      * RL and DPO count their other models' passes in proportion). */
@@ -267,8 +278,10 @@ static void derive_training(const struct dc_sizing_params *s, const struct dc_wo
     if (w->method == DC_METHOD_RL)
         d->training_flops /= 1.0 - w->rl_rollout_share;
     d->state_gb = training_state_gb(s, w);
-    if (d->kind == DC__KIND_RECOMMENDER && w->embedding_parameters > 0)
+    if (d->kind == DC__KIND_RECOMMENDER && w->embedding_parameters > 0) {
         recommender_training(s, w, samples, d);
+        d->pooled_values = pooled_values(w);
+    }
     /* Activations with full recomputation (F4.3): each layer keeps its 16-bit
      * input (checkpoint_bytes x s·b·h) and one layer at a time is recomputed
      * (layer_bytes x s·b·h; FlashAttention never stores the a·s² scores). */
@@ -337,7 +350,7 @@ double dc__step_weight_bytes(const struct dc__derived *d, double batch)
         experts = isfinite(d->expert_share)
                       ? d->expert_weight_bytes * (1.0 - pow(1.0 - d->expert_share, tokens))
                       : fmin(d->expert_weight_bytes, d->expert_active_bytes * tokens);
-    return d->shared_weight_bytes + experts + batch * d->lookup_bytes;
+    return d->shared_weight_bytes + experts;
 }
 
 /* Speculative decoding (Leviathan et al. 2023, https://arxiv.org/abs/2211.17192):
@@ -455,6 +468,7 @@ static void derive_inference(const struct dc_sizing_params *s, const struct dc_w
         d->lookups_assumed = !isfinite(w->lookups_per_sample);
         if (!d->lookups_assumed)
             d->lookup_bytes = w->lookups_per_sample * w->embedding_dim * bpp;
+        d->pooled_values = pooled_values(w);
     }
     d->decode_steps = d->generative ? w->output_tokens / d->tokens_per_step : 0;
     if (d->generative && w->context_tokens > 0)

@@ -48,6 +48,7 @@ const char *const dc__model_keys[] = {"name",
                                       "guidance_passes",
                                       "embedding_dim",
                                       "lookups_per_sample",
+                                      "embedding_tables",
                                       NULL};
 
 /* An integer field of the architecture in [1, hi]; NAN when absent. */
@@ -183,6 +184,12 @@ static enum dc_status parse_model_kind(const cJSON *m, struct dc_workload *w, st
                 err));
     TRY(only_for(m, w, "embedding_dim", arch_is(w, "recommender"), "recommender", err));
     TRY(only_for(m, w, "lookups_per_sample", arch_is(w, "recommender"), "recommender", err));
+    TRY(get_dim(m, "embedding_tables", 1e6, &w->embedding_tables, err));
+    TRY(only_for(m, w, "embedding_tables", arch_is(w, "recommender"), "recommender", err));
+    if (isfinite(w->embedding_tables) && !(w->embedding_tables <= w->lookups_per_sample))
+        return bad(err, "model", "embedding_tables",
+                   "embedding_tables needs lookups_per_sample and embedding_dim, and no more "
+                   "tables than lookups (each table a sample reads pools one row or more)");
     if (isfinite(w->embedding_dim) != isfinite(w->lookups_per_sample))
         return bad(err, "model",
                    isfinite(w->embedding_dim) ? "lookups_per_sample" : "embedding_dim",

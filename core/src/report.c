@@ -461,6 +461,7 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
     add(res, "flops_per_request", d->flops_per_request, "flop", "https://arxiv.org/abs/2001.08361");
     add_param(res, "max_batch", &s->max_batch, "requests");
     add_param(res, "hbm_efficiency", &s->hbm_efficiency, "ratio");
+    add_optional(res, d->pooled_values > 0, "gather_efficiency", &s->gather_efficiency, "ratio");
     if (d->generative) {
         static const char *const names[DC_FAMILY_COUNT] = {
             "tp_allreduce_us_gpu", "tp_allreduce_us_tpu", "tp_allreduce_us_cpu",

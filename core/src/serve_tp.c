@@ -1,9 +1,11 @@
 /* core/src/serve_tp.c -- what a serving replica's chips spend meeting each
  * other: the all-reduces of tensor parallelism within the fast domain
  * (NVLink/NVSwitch or Infinity Fabric on GPUs, ICI on a TPU slice,
- * NeuronLink or RoCE on ASICs) and the hops between pipeline stages on
- * different machines (the data-center network). Owned by the serving
- * physics work (issue 30); the replica that calls it is sizing.c.
+ * NeuronLink or RoCE on ASICs), the hops between pipeline stages on
+ * different machines (the data-center network), and the all-to-alls of an
+ * expert-parallel mixture of experts and of sharded embedding tables (the
+ * latter for training too, core/src/embed.c). Owned by the serving physics
+ * work (issue 30); the replica that calls it is sizing.c.
  *
  * Method for users: docs/scoring.md, section 5 ("Serving"); parameters:
  * rules/sizing.yaml (tp_allreduce_us, tp_activation_bytes, network_hop_us,
@@ -67,4 +69,38 @@ double dc__decode_sync_s(const struct dc__part *p, unsigned tp, double stages, d
         sync +=
             d->draft_steps * dc__tp_sync_s(p, tp, stages, batch, d->draft_layers, d->draft_hidden);
     return sync;
+}
+
+double dc__alltoall_s(const struct dc__part *p, unsigned chips, double bytes)
+{
+    if (chips <= 1 || !(bytes > 0))
+        return 0;
+    double n = chips;
+    /* A TPU slice's ICI joins all of its chips (past the largest slice,
+     * Multislice crosses the data-center network); a machine's NVLink its own. */
+    double domain = p->a->n_slices > 0 ? (double)dc__unit_chips(p->a)
+                                       : (p->a->domain > 0 ? (double)p->a->domain : 1.0);
+    double inside = fmin(domain, n);
+    double local = bytes * (inside - 1.0) / n, remote = bytes * (n - inside) / n;
+    double s = p->allreduce_s;
+    if (isfinite(p->link_bps))
+        s += local / p->link_bps;
+    /* No ring aggregates an all-to-all: each chip's share for the other
+     * machines leaves over its own network link. */
+    if (remote > 0)
+        s += p->hop_s + (isfinite(p->net_bps) ? remote / p->net_bps : 0);
+    return s;
+}
+
+double dc__ep_sync_s(const struct dc__part *p, unsigned chips, double tokens)
+{
+    const struct dc__derived *d = p->d;
+    double k = p->w->experts_per_token;
+    if (chips <= 1 || !(tokens > 0) || !isfinite(k))
+        return 0;
+    /* Each chip sends its tokens' activations to the k experts each picks
+     * (spread over all chips) and takes the results back: two all-to-alls a
+     * MoE layer, every layer counted as one (DeepSeek-V3: 58 of 61). */
+    double bytes = tokens / chips * k * d->hidden * p->act_bytes;
+    return 2.0 * d->layers * dc__alltoall_s(p, chips, bytes);
 }

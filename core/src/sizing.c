@@ -156,6 +156,7 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
                a->mfu_factor * moe_factor(s, d);
     dc__tp_init(p);
     dc__sync_init(p);
+    dc__embed_init(p);
 }
 
 void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
@@ -279,12 +280,14 @@ static double split_factor(const struct dc__part *p, unsigned chips)
 
 /* Training MFU on `chips` chips, relative to the bf16 peak, before the
  * architecture's and the part's factors: the family's at its scale, less
- * what splitting sequences costs and what the gradient all-reduce adds to a
- * step (core/src/sync.c). */
+ * what splitting sequences costs, what the gradient all-reduce adds to a
+ * step (core/src/sync.c) and, for a recommender, what gathering its table
+ * rows and exchanging them take (core/src/embed.c). */
 static double train_mfu(const struct dc__part *p, unsigned chips)
 {
     double mfu = dc__training_mfu(p->rs, p->a, chips) * split_factor(p, chips);
-    return mfu * dc__sync_factor(p, chips, mfu);
+    mfu *= dc__sync_factor(p, chips, mfu);
+    return mfu * dc__embed_train_factor(p, chips, mfu);
 }
 
 double dc__train_efficiency(const struct dc__part *p, unsigned chips)
@@ -341,50 +344,107 @@ static unsigned tensor_parallel(const struct dc_accelerator *a, unsigned chips)
     return a->n_slices > 0 || chips <= domain ? chips : domain;
 }
 
-void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, struct dc__replica *r)
+/* A decode step and the prompts of a batch on a replica laid out tensor
+ * parallel: a step reads every weight a token of the batch touches (a
+ * mixture of experts reads more experts as the batch grows) and each
+ * request's KV cache, which averages the prompt plus half the output (F2.6,
+ * F4.5); derive.c says how much of each, by kind of model. The stages read
+ * their shares of the KV caches side by side. */
+static void decode_tensor_parallel(const struct dc__part *p, unsigned chips, unsigned batch,
+                                   struct dc__replica *r)
 {
     const struct dc__derived *d = p->d;
     unsigned tp = tensor_parallel(p->a, chips);
     double stages = (double)chips / tp;
     double bw = chips * p->bandwidth, fl = chips * p->flops, tp_bw = tp * p->bandwidth;
-    /* A decode step reads every weight a token of the batch touches (a mixture
-     * of experts reads more experts as the batch grows) and each request's KV
-     * cache, which averages the prompt plus half the output (F2.6, F4.5);
-     * derive.c says how much of each, by kind of model. The stages read their
-     * shares of the KV caches side by side. */
     double weights = dc__step_weight_bytes(d, batch);
     /* A mixture of experts spreads its routed experts over every chip of the
-     * replica (expert parallel, as DeepSeek serves V3 across machines): they
-     * are read side by side at the whole replica's bandwidth, where the shared
-     * part is read by one tensor-parallel group after another. */
+     * replica: they are read side by side at the whole replica's bandwidth,
+     * where the shared part is read by one tensor-parallel group after
+     * another. */
     double experts = d->expert_weight_bytes > 0 ? weights - d->shared_weight_bytes : 0;
+    double kv = batch * d->kv_step_bytes;
+    /* Tensor-parallel chips meet twice a layer (all-reduces), pipeline
+     * stages once a boundary (serve_tp.c): at batch 1 that, not the
+     * weights, can take most of a step. The exchange waits for the step's
+     * matmuls and they for it, so it adds to whichever bounds the step. */
+    double sync_s = dc__decode_sync_s(p, tp, stages, batch);
+    double mem_s = (weights - experts) / tp_bw + (experts + kv) / bw;
+    double cmp_s = batch * d->decode_flops / fl;
+    r->step_s = max_known(mem_s, cmp_s) + sync_s;
+    r->compute_bound = cmp_s > mem_s;
+    /* The prompt's tokens meet the other chips the same way, in one pass. */
+    r->prefill_s =
+        max_known(d->active_weights_gb * DC__GB / tp_bw, d->flops_per_request / (tp * p->flops)) +
+        dc__tp_sync_s(p, tp, stages, p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate),
+                      d->layers, d->hidden);
+    r->request_s = r->prefill_s + d->decode_steps * r->step_s;
+    /* The replica's time per batch: every request's prompt (the stages
+     * work on as many prompts at once), then the steps. */
+    r->rps = batch / (batch * r->prefill_s / stages + d->decode_steps * r->step_s);
+}
+
+/* The same on a replica laid out expert parallel with its attention data
+ * parallel (DeepSeek-V3's serving, https://arxiv.org/abs/2412.19437,
+ * section 3.4; TensorRT-LLM's "DEP"): every chip holds the shared part
+ * (attention, dense layers, shared experts) and runs its own share of the
+ * batch through it, the routed experts are spread over the chips and see
+ * the whole batch's tokens, and each MoE layer sends every token to its
+ * experts' chips and back (two all-to-alls, serve_tp.c). */
+static void decode_expert_parallel(const struct dc__part *p, unsigned chips, unsigned batch,
+                                   struct dc__replica *r)
+{
+    const struct dc__derived *d = p->d;
+    double bw = chips * p->bandwidth, fl = chips * p->flops;
+    double experts = dc__step_weight_bytes(d, batch) - d->shared_weight_bytes;
+    double kv = batch * d->kv_step_bytes;
+    double mem_s = d->shared_weight_bytes / p->bandwidth + (experts + kv) / bw;
+    double cmp_s = batch * d->decode_flops / fl;
+    r->step_s =
+        max_known(mem_s, cmp_s) + dc__ep_sync_s(p, chips, batch * d->tokens_per_request_step);
+    r->compute_bound = cmp_s > mem_s;
+    /* A prompt is prefilled on one chip's attention, its tokens sent to the
+     * experts like a step's; the chips prefill their own prompts side by side. */
+    r->prefill_s =
+        max_known(d->active_weights_gb * DC__GB / p->bandwidth, d->flops_per_request / p->flops) +
+        dc__ep_sync_s(p, chips, p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate));
+    r->request_s = r->prefill_s + d->decode_steps * r->step_s;
+    r->rps = batch / (batch * r->prefill_s / chips + d->decode_steps * r->step_s);
+}
+
+/* Whether a replica of `chips` may lay a mixture of experts out expert
+ * parallel: more than one chip, and experts whose share a batch touches is
+ * known. */
+static bool expert_parallel(const struct dc__part *p, unsigned chips)
+{
+    return chips > 1 && p->d->expert_weight_bytes > 0 && isfinite(p->d->expert_share);
+}
+
+void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, struct dc__replica *r)
+{
+    const struct dc__derived *d = p->d;
+    unsigned tp = tensor_parallel(p->a, chips);
+    double fl = chips * p->flops, tp_bw = tp * p->bandwidth;
     r->chips = chips;
     r->batch = batch;
     if (d->generative) {
-        double kv = batch * d->kv_step_bytes;
-        /* Tensor-parallel chips meet twice a layer (all-reduces), pipeline
-         * stages once a boundary (serve_tp.c): at batch 1 that, not the
-         * weights, can take most of a step. The exchange waits for the step's
-         * matmuls and they for it, so it adds to whichever bounds the step. */
-        double sync_s = dc__decode_sync_s(p, tp, stages, batch);
-        double mem_s = (weights - experts) / tp_bw + (experts + kv) / bw;
-        double cmp_s = batch * d->decode_flops / fl;
-        r->step_s = max_known(mem_s, cmp_s) + sync_s;
-        r->compute_bound = cmp_s > mem_s;
-        /* The prompt's tokens meet the other chips the same way, in one pass. */
-        r->prefill_s =
-            max_known(d->active_weights_gb * DC__GB / tp_bw,
-                      d->flops_per_request / (tp * p->flops)) +
-            dc__tp_sync_s(p, tp, stages, p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate),
-                          d->layers, d->hidden);
-        r->request_s = r->prefill_s + d->decode_steps * r->step_s;
-        /* The replica's time per batch: every request's prompt (the stages
-         * work on as many prompts at once), then the steps. */
-        r->rps = batch / (batch * r->prefill_s / stages + d->decode_steps * r->step_s);
+        decode_tensor_parallel(p, chips, batch, r);
+        /* An engine serves a mixture of experts in whichever layout does
+         * better: the shorter step under a latency target, else the more
+         * requests a second. */
+        struct dc__replica ep = *r;
+        if (expert_parallel(p, chips)) {
+            decode_expert_parallel(p, chips, batch, &ep);
+            bool better = isfinite(p->w->latency_ms_p99) ? ep.step_s < r->step_s : ep.rps > r->rps;
+            if (better)
+                *r = ep;
+        }
     } else {
-        double mem_s = weights / tp_bw;
+        double mem_s = dc__step_weight_bytes(d, batch) / tp_bw;
         double cmp_s = batch * d->flops_per_request / fl;
-        r->step_s = max_known(mem_s, cmp_s);
+        /* A recommender's rows are gathered and exchanged before its dense
+         * part can run (core/src/embed.c). */
+        r->step_s = max_known(mem_s, cmp_s) + dc__embed_batch_s(p, chips, batch);
         r->compute_bound = cmp_s > mem_s;
         r->prefill_s = 0;
         r->request_s = r->step_s;

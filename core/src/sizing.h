@@ -87,6 +87,8 @@ struct dc__part {
     double sync_bytes;    /* gradient bytes each chip all-reduces a step; 0: none */
     double domain_bps;    /* bytes/s each chip sends within the fast domain */
     double network_bps;   /* bytes/s each chip sends between domains */
+    /* a recommender's tables (embed.c) */
+    double gather_bps; /* bytes/s of table rows one chip gathers; 0: not timed */
 };
 
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
@@ -107,6 +109,28 @@ double dc__tp_sync_s(const struct dc__part *p, unsigned tp, double stages, doubl
  * of `tp` chips x `stages`: the model's and, under speculative decoding, the
  * draft's own steps. */
 double dc__decode_sync_s(const struct dc__part *p, unsigned tp, double stages, double batch);
+/* Seconds one all-to-all among `chips` chips takes when each sends `bytes`
+ * in all, a share to every other chip: a fixed latency, the traffic within
+ * the fast domain over its links, the rest over each chip's network link. */
+double dc__alltoall_s(const struct dc__part *p, unsigned chips, double bytes);
+/* Seconds an expert-parallel replica of `chips` chips spends sending
+ * `tokens` tokens to their experts and back in every MoE layer. */
+double dc__ep_sync_s(const struct dc__part *p, unsigned chips, double tokens);
+
+/* ---- a recommender's embedding tables (embed.c) --------------------------------- */
+
+/* Set the part's gather rate (none unless the workload is a recommender
+ * with its lookups and sizing.yaml gives gather_efficiency). */
+void dc__embed_init(struct dc__part *p);
+/* Training: the share of a step left to the dense part's compute once the
+ * rows a step looks up are gathered and, with the tables sharded across
+ * `chips` chips, their pooled rows exchanged both ways (1 without them). */
+double dc__embed_train_factor(const struct dc__part *p, unsigned chips, double mfu);
+/* Serving: seconds one batch of `batch` requests spends gathering its rows
+ * from tables sharded across the replica's `chips` chips and exchanging the
+ * pooled rows (0 for other models). */
+double dc__embed_batch_s(const struct dc__part *p, unsigned chips, double batch);
+
 /* ---- data-parallel gradient synchronisation (sync.c) ---------------------------- */
 
 /* Set the part's all-reduce terms (none unless training with sizing.yaml's

@@ -14,11 +14,15 @@
 #include "sizing.h"
 
 /* Gradients the run all-reduces, bytes: the policy's parameters (the ones a
- * full, DPO or RL step updates), or the adapters of LoRA and QLoRA. */
+ * full, DPO or RL step updates), or the adapters of LoRA and QLoRA. A
+ * recommender's tables are sharded, not replicated (their rows' gradients
+ * go back in the all-to-all, core/src/embed.c): only its dense part is. */
 static double gradient_bytes(const struct dc__part *p)
 {
     const struct dc_sizing_params *s = p->s;
     double n = p->w->parameters;
+    if (p->d->kind == DC__KIND_RECOMMENDER && p->w->embedding_parameters > 0)
+        n -= p->w->embedding_parameters;
     if (p->w->method == DC_METHOD_LORA || p->w->method == DC_METHOD_QLORA)
         n *= s->lora_adapter_fraction.value;
     return n * s->gradient_bytes.value;
@@ -30,6 +34,10 @@ static double gradient_bytes(const struct dc__part *p)
  * job's chips over these. */
 static double replica_chips(const struct dc__part *p)
 {
+    /* A recommender's dense part is copied to every chip beside its share
+     * of the tables: every chip is a data-parallel replica of it. */
+    if (p->d->kind == DC__KIND_RECOMMENDER && p->w->embedding_parameters > 0)
+        return 1.0;
     double usable = p->a->memory_gb * p->s->memory_usable_fraction.value;
     double tp = p->a->domain > 0 ? (double)p->a->domain : 1.0;
     double room = usable - p->d->activations_gb / tp;

@@ -47,6 +47,7 @@ struct dc__derived {
     /* training */
     double training_flops; /* model FLOPs of the whole run; 0 for inference */
     double training_bytes; /* recommender: embedding rows read and updated; 0 */
+    double samples;        /* training: samples (sequences) the run processes */
     double state_gb;       /* weights, gradients and optimizer state of the whole job */
     double activations_gb; /* one micro-batch's activations, before tensor-parallel split */
     double h100_days;      /* NAN when the catalog has no h100 */
@@ -73,6 +74,10 @@ struct dc__derived {
     double expert_active_bytes;     /* experts one token reads (unknown share) */
     double tokens_per_request_step; /* tokens one request puts through a step */
     double lookup_bytes;            /* recommender: table rows one request reads */
+    /* Recommender: values one sample's pooled rows hold (tables x
+     * embedding_dim; each looked-up row without embedding_tables), what
+     * sharded tables exchange; 0 when the lookups are not given. */
+    double pooled_values;
     /* Speculative decoding: the draft's shape (its registry entry's, else the
      * shape rule's) and its own steps per target step; 0 steps without one. */
     double draft_layers;
@@ -88,8 +93,9 @@ double dc__weights_gb(const struct dc_sizing_params *s, const struct dc_workload
 /* Bytes one served weight takes: its quantized format's, else the precision's. */
 double dc__served_weight_bytes(const struct dc_sizing_params *s, const struct dc_workload *w);
 
-/* Bytes of weights (and table rows) one step reads at `batch` concurrent
- * requests: a decode step of a generative model, a whole batch otherwise. */
+/* Bytes of weights one step reads at `batch` concurrent requests: a decode
+ * step of a generative model, a whole batch otherwise (a recommender's
+ * table rows are gathered apart, core/src/embed.c). */
 double dc__step_weight_bytes(const struct dc__derived *d, double batch);
 
 /* Build the condition document (defaults applied + `derived`). Strings are

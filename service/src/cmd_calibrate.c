@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "dc/calibration.h"
 #include "rulesrc.h"
+#include "suggest.h"
 
 static void help(FILE *fp)
 {
@@ -367,7 +368,8 @@ int cmd_calibrate(int argc, char **argv)
             help(stdout);
             return 0;
         default:
-            help(stderr);
+            if (!svc_suggest_option("calibrate", argc, argv, cmd_calibrate_options))
+                help(stderr);
             return 2;
         }
     }

@@ -127,7 +127,7 @@ static void print_text(const char *dir, const dc_ruleset *rs, const struct dc_di
 
 int cmd_check(int argc, char **argv)
 {
-    struct svc_output_opts out = {SVC_OUTPUT_TABLE, false};
+    struct svc_output_opts out = {SVC_OUTPUT_TABLE, false, false, NULL};
     int usage = svc_output_command_line("check", argc, argv, cmd_check_options, SVC_OUTPUT_TABLES,
                                         1, help, &out);
     if (usage >= 0)
@@ -149,10 +149,12 @@ int cmd_check(int argc, char **argv)
         print_text(dir, rs, &diags, &warnings);
     } else {
         cJSON *doc = check_document(dir, rs, &diags, &warnings);
-        if (doc == NULL || svc_output_document(stdout, doc, out.format, out.pretty) != DC_OK) {
+        enum dc_status orc =
+            doc != NULL ? svc_output_document(stdout, "check", doc, &out) : DC_ENOMEM;
+        /* DC_EINVAL: -o jsonpath selected what is not there, and said so. */
+        if (orc != DC_OK && orc != DC_EINVAL)
             fprintf(stderr, "check: cannot write the %s\n", doc == NULL ? "document" : "output");
-            status = 2;
-        }
+        status = orc != DC_OK ? 2 : status;
         cJSON_Delete(doc);
     }
     dc_ruleset_release(rs);

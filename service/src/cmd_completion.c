@@ -42,6 +42,10 @@ static void value_action(const char *name, unsigned outputs, char *buf, size_t l
     buf[0] = '\0';
     if (outputs != 0 && (strcmp(name, "output") == 0 || strcmp(name, "format") == 0)) {
         svc_output_names(outputs, " ", words, sizeof(words));
+        /* "jsonpath=TEMPLATE" completes to "jsonpath=", the template to write. */
+        char *meta = strstr(words, "=TEMPLATE");
+        if (meta != NULL)
+            memmove(meta + 1, meta + 9, strlen(meta + 9) + 1);
         snprintf(buf, len, "-W '%s'", words);
         return;
     }
@@ -147,7 +151,7 @@ static void print_bash(FILE *fp)
           "}\n"
           "_accel_advisor() {\n"
           "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-          "    local cmd=${COMP_WORDS[1]} opts='' args=none\n"
+          "    local cmd=${COMP_WORDS[1]} opts='' args=none subs=''\n"
           "    COMPREPLY=()\n"
           "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
           "        COMPREPLY=($(compgen -W '",
@@ -174,11 +178,19 @@ static void print_bash(FILE *fp)
     for (size_t i = 0; i < svc_command_count; i++) {
         fprintf(fp, "    %s) opts='", svc_commands[i].name);
         flags(fp, &svc_commands[i]);
-        fprintf(fp, "'; args=%s ;;\n", args[svc_commands[i].args]);
+        fprintf(fp, "'; args=%s", args[svc_commands[i].args]);
+        /* The subcommands, when the word before is the command's name. */
+        for (const char *const *w = svc_commands[i].subcommands; w != NULL && *w != NULL; w++)
+            fprintf(fp, "%s%s", w == svc_commands[i].subcommands ? "; subs='" : " ", *w);
+        fprintf(fp, "%s ;;\n", svc_commands[i].subcommands != NULL ? "'" : "");
     }
     fputs("    esac\n"
           "    if [[ $cur == -* ]]; then\n"
           "        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+          "        return 0\n"
+          "    fi\n"
+          "    if [ -n \"$subs\" ] && [ \"$prev\" = \"$cmd\" ]; then\n"
+          "        COMPREPLY=($(compgen -W \"$subs\" -- \"$cur\"))\n"
           "        return 0\n"
           "    fi\n"
           "    case $args in\n"

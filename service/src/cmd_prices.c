@@ -3,10 +3,11 @@
  * prices import FORMAT FILE...`, which turns a public price catalog into
  * prices.yaml offers the loader accepts (service/src/prices_import.c); and
  * `accel-advisor prices merge PRICES.yaml IMPORTED...`, which updates a
- * prices.yaml in place (service/src/prices_merge.c). The table itself is
- * service/src/prices_coverage.c. Part of the price-data work (issues 18, 31);
- * format: docs/rules-format.md, "Importing prices"; the refresh:
- * docs/operations.md, "Refreshing prices". */
+ * prices.yaml in place (service/src/prices_merge.c); and `accel-advisor
+ * prices show [PART[:COUNT]]`, what a part costs where (prices_show.c). The
+ * coverage table itself is service/src/prices_coverage.c. Part of the price-data work (issues 18,
+ * 31); format: docs/rules-format.md, "Importing prices"; the refresh: docs/operations.md,
+ * "Refreshing prices". */
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -23,24 +24,36 @@
 #include "prices_coverage.h"
 #include "prices_import.h"
 #include "prices_merge.h"
+#include "prices_show.h"
 #include "rulesrc.h"
+#include "suggest.h"
 
 /* The name table compiled in (data/accelerator-names.csv). */
 #define EMBEDDED_MAP "data/accelerator-names.csv"
 
-const struct option cmd_prices_options[] = {
-    {"rules", required_argument, NULL, 'r'},    {"cloud", required_argument, NULL, 'C'},
-    {"provider", required_argument, NULL, 'p'}, {"region", required_argument, NULL, 'R'},
-    {"source", required_argument, NULL, 's'},   {"via", required_argument, NULL, 'v'},
-    {"as-of", required_argument, NULL, 'a'},    {"confidence", required_argument, NULL, 'c'},
-    {"map", required_argument, NULL, 'm'},      {"dry-run", no_argument, NULL, 'n'},
-    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+const struct option cmd_prices_options[] = {{"rules", required_argument, NULL, 'r'},
+                                            {"cloud", required_argument, NULL, 'C'},
+                                            {"provider", required_argument, NULL, 'p'},
+                                            {"region", required_argument, NULL, 'R'},
+                                            {"source", required_argument, NULL, 's'},
+                                            {"via", required_argument, NULL, 'v'},
+                                            {"as-of", required_argument, NULL, 'a'},
+                                            {"confidence", required_argument, NULL, 'c'},
+                                            {"map", required_argument, NULL, 'm'},
+                                            {"dry-run", no_argument, NULL, 'n'},
+                                            {"output", required_argument, NULL, 'o'},
+                                            {"pretty", no_argument, NULL, 'P'},
+                                            {"no-headers", no_argument, NULL, 'H'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
 
 static void help(FILE *fp)
 {
     fprintf(
         fp,
         "usage: accel-advisor prices [--rules DIR]\n"
+        "       accel-advisor prices show [--rules DIR] [-o FORMAT] [--no-headers]\n"
+        "                     [PART[:COUNT]]\n"
         "       accel-advisor prices import skypilot --cloud CLOUD --source URL --as-of DATE\n"
         "                     [--via URL] [--region R] [--map CSV] [--rules DIR] FILE...\n"
         "       accel-advisor prices import aws [--region R] [--via URL] [--as-of DATE]\n"
@@ -53,40 +66,54 @@ static void help(FILE *fp)
         "Without a subcommand, shows which part each provider prices on each basis\n"
         "(on_demand, spot, committed_1y, committed_3y): the number of offers and the\n"
         "age in days of the oldest of their prices, and why a part, or a provider of it,\n"
-        "has none (prices.yaml's unpriced entries).\n\n"
-        "import writes a prices.yaml document to stdout from SkyPilot's catalog CSVs\n"
-        "(catalogs/v8/<cloud>/vms.csv), the AWS Price List API's AmazonEC2 offer file\n"
-        "pages of Azure's Retail Prices API ({\"Items\": [...]}) or Google's Cloud\n"
-        "Billing catalog as Cyclenerd's pricing.yml mirrors it, mapping accelerator names to "
-        "catalog ids with the table compiled in\n"
-        "(data/accelerator-names.csv) or the one in --map. Each row it cannot map is\n"
-        "reported on stderr as FILE:LINE: unmapped NAME (INSTANCE TYPE), each row it\n"
-        "refuses as FILE:LINE: dropped: REASON; the document is checked by the loader\n"
-        "(with the rule files of --rules, default the embedded ones) before it is\n"
-        "written, and offers the loader refuses are dropped the same way.\n\n"
-        "merge updates PRICES.yaml in place with the offers of the IMPORTED documents\n"
-        "(import's output): a price is replaced where the import's is as new or newer\n"
-        "and differs, a missing basis or offer added; comments, sources, notes, other\n"
-        "offers, reserved bases and the other lists stay as they are. Each change is\n"
-        "reported on stdout; the result is checked with the rule files beside\n"
-        "PRICES.yaml (or --rules) and replaces the file in one rename, so a running\n"
-        "server reloads it like any rule file.\n\n"
-        "  --rules DIR         the rule set to show or check against (default: the\n"
-        "                      embedded one; merge: PRICES.yaml's directory)\n"
-        "  --cloud CLOUD       skypilot: the catalog's cloud (aws, gcp, azure, oci, or a\n"
-        "                      neocloud such as lambda, nebius, runpod, whose regions\n"
-        "                      are written \"CLOUD REGION\" as in prices.yaml)\n"
-        "  --source URL        the provider's pricing page (skypilot; aws and azure\n"
-        "                      have their own)\n"
-        "  --as-of DATE        YYYY-MM or YYYY-MM-DD of the data (skypilot, azure; aws\n"
-        "                      reads the file's publicationDate, gcp its timestamp)\n"
-        "  --via URL           where the file was read\n"
-        "  --region R          keep only the rows of this region (as the file writes it)\n"
-        "  --confidence C      high or low (default: low for skypilot, else high)\n"
-        "  --dry-run           merge: report the changes, write nothing\n"
-        "  -h, --help          this help\n\n"
-        "exit status: 0 done, 1 a file is not of the format or nothing loadable is\n"
-        "left, 2 usage or I/O error\n");
+        "has none (prices.yaml's unpriced entries).\n\n");
+    fprintf(fp,
+            "show lists what a part costs where, as SkyPilot's `sky show-gpus H100:8` does:\n"
+            "one row per provider, instance, region and basis with the instance's hourly\n"
+            "price, the price per chip, its date and its confidence, cheapest per chip\n"
+            "first. PART is a catalog id, short name or name (h100, H100, \"TPU v6e\");\n"
+            "COUNT keeps the instances of that many chips, and prices the parts sold per\n"
+            "chip (TPUs) at that many. -o table fits the terminal's width (or $COLUMNS,\n"
+            "else 80), wide adds each price's source; json, yaml and jsonpath=TEMPLATE\n"
+            "give {\"offers\": [...]}; name gives PROVIDER/REGION/INSTANCE a line.\n\n"
+            "import writes a prices.yaml document to stdout from SkyPilot's catalog CSVs\n"
+            "(catalogs/v8/<cloud>/vms.csv), the AWS Price List API's AmazonEC2 offer file\n"
+            "pages of Azure's Retail Prices API ({\"Items\": [...]}) or Google's Cloud\n"
+            "Billing catalog as Cyclenerd's pricing.yml mirrors it, mapping accelerator names to "
+            "catalog ids with the table compiled in\n"
+            "(data/accelerator-names.csv) or the one in --map. Each row it cannot map is\n"
+            "reported on stderr as FILE:LINE: unmapped NAME (INSTANCE TYPE), each row it\n"
+            "refuses as FILE:LINE: dropped: REASON; the document is checked by the loader\n"
+            "(with the rule files of --rules, default the embedded ones) before it is\n"
+            "written, and offers the loader refuses are dropped the same way.\n\n"
+            "merge updates PRICES.yaml in place with the offers of the IMPORTED documents\n"
+            "(import's output): a price is replaced where the import's is as new or newer\n"
+            "and differs, a missing basis or offer added; comments, sources, notes, other\n"
+            "offers, reserved bases and the other lists stay as they are. Each change is\n"
+            "reported on stdout; the result is checked with the rule files beside\n"
+            "PRICES.yaml (or --rules) and replaces the file in one rename, so a running\n"
+            "server reloads it like any rule file.\n\n"
+            "  --rules DIR         the rule set to show or check against (default: the\n"
+            "                      embedded one; merge: PRICES.yaml's directory)\n"
+            "  --cloud CLOUD       skypilot: the catalog's cloud (aws, gcp, azure, oci, or a\n"
+            "                      neocloud such as lambda, nebius, runpod, whose regions\n"
+            "                      are written \"CLOUD REGION\" as in prices.yaml)\n"
+            "  --source URL        the provider's pricing page (skypilot; aws and azure\n"
+            "                      have their own)\n"
+            "  --as-of DATE        YYYY-MM or YYYY-MM-DD of the data (skypilot, azure; aws\n"
+            "                      reads the file's publicationDate, gcp its timestamp)\n"
+            "  --via URL           where the file was read\n"
+            "  --region R          keep only the rows of this region (as the file writes it)\n"
+            "  --confidence C      high or low (default: low for skypilot, else high)\n"
+            "  --dry-run           merge: report the changes, write nothing\n"
+            "  -o, --output FORMAT show: table (default), wide, json, yaml, name or\n"
+            "                      jsonpath=TEMPLATE (docs/cli.md)\n"
+            "  --pretty            show: indent the JSON (the default on a terminal)\n"
+            "  --no-headers        show: the rows alone\n"
+            "  -h, --help          this help\n\n"
+            "exit status: 0 done, 1 a file is not of the format, nothing is mapped or\n"
+            "nothing loadable is left (import), or the part is unknown or not offered\n"
+            "(show), 2 usage or I/O error\n");
 }
 
 static int coverage(const char *dir)
@@ -103,6 +130,25 @@ static int coverage(const char *dir)
     svc_prices_coverage(stdout, rs, time(NULL));
     dc_ruleset_release(rs);
     return 0;
+}
+
+const char *const cmd_prices_subcommands[] = {"show", "import", "merge", NULL};
+
+/* prices show [PART[:COUNT]] with the rule set of `dir`. */
+static int show(const char *dir, const char *filter, const struct svc_output_opts *o)
+{
+    dc_ruleset *rs = NULL;
+    struct dc_diags diags;
+    dc_diags_init(&diags);
+    if (svc_ruleset_load(dir, &rs, &diags) != DC_OK) {
+        svc_print_diags(stderr, &diags);
+        dc_diags_cleanup(&diags);
+        return 2;
+    }
+    dc_diags_cleanup(&diags);
+    int status = svc_prices_show(rs, filter, o);
+    dc_ruleset_release(rs);
+    return status;
 }
 
 /* SkyPilot's cloud names to a provider and region prefix: the four clouds
@@ -281,6 +327,12 @@ static int import_files(enum svc_price_format f, struct svc_import_opts *o, cons
     size_t written = 0;
     for (size_t i = 0; rc == 0 && i < im.n; i++)
         written += !im.offers[i].dropped;
+    /* Nothing mapped is no document (issue 34): say which table to fix. */
+    if (im.n == 0 && im.unmapped > 0)
+        fprintf(stderr,
+                "prices import: nothing mapped: the name table (%s) knows none of the %zu "
+                "accelerator names read; add them with --map CSV (format,name,accelerator)\n",
+                map_path != NULL ? map_path : EMBEDDED_MAP, im.unmapped);
     fprintf(stderr,
             "prices import: %zu offers, %zu unmapped rows, %zu rows skipped, %zu rows dropped\n",
             written, im.unmapped, im.skipped, im.dropped);
@@ -396,9 +448,10 @@ int cmd_prices(int argc, char **argv)
     const char *dir = NULL, *map_path = NULL;
     struct svc_import_opts o = {0};
     bool dry_run = false;
+    struct svc_output_opts out = {SVC_OUTPUT_TABLE, false, false, NULL};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", cmd_prices_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:", cmd_prices_options, NULL)) != -1) {
         switch (c) {
         case 'r':
             dir = optarg;
@@ -430,21 +483,50 @@ int cmd_prices(int argc, char **argv)
         case 'n':
             dry_run = true;
             break;
+        case 'o':
+        case 'P':
+        case 'H':
+            if (!svc_output_option("prices show", c == 'P' ? 'p' : c, optarg,
+                                   SVC_PRICES_SHOW_OUTPUTS, &out))
+                return 2;
+            break;
         case 'h':
             help(stdout);
             return 0;
         default:
-            help(stderr);
+            if (!svc_suggest_option("prices", argc, argv, cmd_prices_options))
+                help(stderr);
             return 2;
         }
     }
+    bool show_cmd = optind < argc && strcmp(argv[optind], "show") == 0;
+    if (!show_cmd && (out.format != SVC_OUTPUT_TABLE || out.pretty || out.no_headers)) {
+        fprintf(stderr, "prices: -o, --pretty and --no-headers are prices show's\n");
+        return 2;
+    }
     if (optind == argc)
         return coverage(dir);
+    if (show_cmd && optind + 2 >= argc)
+        return show(dir, optind + 1 < argc ? argv[optind + 1] : NULL, &out);
+    const char *near = svc_suggest(argv[optind], cmd_prices_subcommands, 3);
+    if (near != NULL && strcmp(near, argv[optind]) != 0) {
+        fprintf(stderr, "prices: no subcommand \"%s\"; did you mean \"prices %s\"?\n", argv[optind],
+                near);
+        return 2;
+    }
     if (strcmp(argv[optind], "merge") == 0 && optind + 2 < argc)
         return merge_files(dir, dry_run, argv + optind + 1, argc - optind - 1);
     enum svc_price_format f;
-    if (strcmp(argv[optind], "import") != 0 || optind + 2 >= argc ||
+    if (strcmp(argv[optind], "import") == 0 && optind + 2 < argc &&
         !svc_price_format_parse(argv[optind + 1], &f)) {
+        static const char *const formats[] = {"skypilot", "aws", "azure", "gcp"};
+        const char *fmt = svc_suggest(argv[optind + 1], formats, 4);
+        fprintf(stderr, "prices import: no format \"%s\" (skypilot, aws, azure or gcp)%s%s%s\n",
+                argv[optind + 1], fmt != NULL ? "; did you mean " : "", fmt != NULL ? fmt : "",
+                fmt != NULL ? "?" : "");
+        return 2;
+    }
+    if (strcmp(argv[optind], "import") != 0 || optind + 2 >= argc) {
         help(stderr);
         return 2;
     }

@@ -3,11 +3,13 @@
  * table. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "inventory.h"
 #include "output.h"
+#include "suggest.h"
 #include "rulesrc.h"
 
 const struct option cmd_probe_options[] = {{"rules", required_argument, NULL, 'r'},
@@ -35,12 +37,34 @@ static void help(FILE *fp)
                 "exit status: 0 ok (also when a source failed), 2 usage, rule set or I/O error\n");
 }
 
+/* The probe's table (probe_snapshot_format_table); with --no-headers only
+ * the devices' rows, those after its column names (none without a device). */
+static bool print_table(const struct probe_snapshot *snap, const struct svc_output_opts *o)
+{
+    bool wide = o->format == SVC_OUTPUT_WIDE;
+    if (!o->no_headers)
+        return probe_snapshot_format_table(snap, stdout, wide) == DC_OK;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (mem == NULL)
+        return false;
+    bool ok = probe_snapshot_format_table(snap, mem, wide) == DC_OK;
+    ok = fclose(mem) == 0 && ok;
+    const char *rows = buf != NULL ? strstr(buf, "\nADDRESS ") : NULL;
+    rows = rows != NULL ? strchr(rows + 1, '\n') : NULL;
+    if (ok && rows != NULL)
+        fputs(rows + 1, stdout);
+    free(buf);
+    return ok;
+}
+
 int cmd_probe(int argc, char **argv)
 {
     struct svc_probe_settings ps;
     svc_probe_settings_init(&ps);
     const char *rules = NULL;
-    struct svc_output_opts output = {SVC_OUTPUT_JSON, false};
+    struct svc_output_opts output = {SVC_OUTPUT_JSON, false, false, NULL};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", cmd_probe_options, NULL)) != -1) {
@@ -52,6 +76,7 @@ int cmd_probe(int argc, char **argv)
             break;
         case 'o':
         case 'p':
+        case 'H':
             if (!svc_output_option("probe", c, optarg, SVC_OUTPUT_ALL, &output))
                 return 2;
             break;
@@ -59,7 +84,8 @@ int cmd_probe(int argc, char **argv)
             help(stdout);
             return 0;
         default:
-            help(stderr);
+            if (!svc_suggest_option("probe", argc, argv, cmd_probe_options))
+                help(stderr);
             return 2;
         }
     }
@@ -86,7 +112,7 @@ int cmd_probe(int argc, char **argv)
         goto out;
     }
     if (output.format == SVC_OUTPUT_TABLE || output.format == SVC_OUTPUT_WIDE) {
-        if (probe_snapshot_format_table(snap, stdout, output.format == SVC_OUTPUT_WIDE) != DC_OK) {
+        if (!print_table(snap, &output)) {
             fprintf(stderr, "probe: cannot write the table\n");
             goto out;
         }
@@ -95,8 +121,10 @@ int cmd_probe(int argc, char **argv)
             fprintf(stderr, "probe: %s\n", err.msg);
             goto out;
         }
-        if (svc_output_document(stdout, body, output.format, output.pretty) != DC_OK) {
-            fprintf(stderr, "probe: cannot write the output\n");
+        enum dc_status orc = svc_output_document(stdout, "probe", body, &output);
+        if (orc != DC_OK) {
+            if (orc != DC_EINVAL) /* -o jsonpath's miss is said already */
+                fprintf(stderr, "probe: cannot write the output\n");
             goto out;
         }
     }

@@ -17,6 +17,7 @@
 #include "inventory.h"
 #include "output.h"
 #include "rulesrc.h"
+#include "suggest.h"
 
 const struct option cmd_recommend_options[] = {{"rules", required_argument, NULL, 'r'},
                                                {"model", required_argument, NULL, 'm'},
@@ -32,7 +33,7 @@ static void help(FILE *fp)
 {
     fprintf(
         fp,
-        "usage: accel-advisor recommend [--rules DIR] [-o json|yaml|table|wide] [--pretty]\n"
+        "usage: accel-advisor recommend [--rules DIR] [-o FORMAT] [--pretty] [--no-headers]\n"
         "                               [--why-not] [--probe [--prefer-available] [PROBE FLAGS]]\n"
         "                               [--model NAME] FILE|-\n"
         "       accel-advisor recommend [OPTIONS] --model NAME\n\n"
@@ -49,9 +50,15 @@ static void help(FILE *fp)
         "                       {\"task\": \"inference\", \"model\": {\"name\": NAME}}\n"
         "  -o, --output FORMAT  json (default: the POST /v1/recommendations body, with\n"
         "                       a request_id made for this run), yaml (the same\n"
-        "                       document), table, or wide (the table with more columns);\n"
+        "                       document), table (fits the terminal's width, or\n"
+        "                       $COLUMNS, else 80), wide (every column), name (the\n"
+        "                       candidates' ids, best first) or jsonpath=TEMPLATE\n"
+        "                       (fields of the JSON as kubectl picks them, e.g.\n"
+        "                       '{.recommendations[0].accelerator}'; docs/cli.md);\n"
         "                       --format is the same flag\n"
-        "  --pretty             indent the JSON by two spaces\n"
+        "  --pretty             indent the JSON by two spaces (the default when\n"
+        "                       stdout is a terminal)\n"
+        "  --no-headers         table, wide: the candidates' rows alone\n"
         "  --why-not            what would change the answer: the changes to the\n"
         "                       workload that make each other candidate the top pick,\n"
         "                       and how robust the pick is to prices and MFU +/-30%%\n"
@@ -66,12 +73,13 @@ static void help(FILE *fp)
         "exit status: 0 ok, 1 invalid workload, 2 usage, I/O or rule set error\n");
 }
 
-/* Check `text` against the contract's Workload schema, strictly, as
- * POST /v1/recommendations does; every problem goes to stderr as
+/* Check `text` as POST /v1/recommendations does (workload_check.h: strictly
+ * against the contract's Workload schema, then read with the rule set `rs`);
+ * every problem goes to stderr as
  * "recommend: NAME: POINTER: what" (JSON) or "recommend: NAME:LINE: POINTER:
  * what" (YAML). Returns 0 with *out owned by the caller, 1 when invalid, 2 on
  * an internal failure. */
-static int check_workload(const char *name, const char *text, size_t len,
+static int check_workload(const dc_ruleset *rs, const char *name, const char *text, size_t len,
                           const struct svc_document_edit *edit, cJSON **out)
 {
     struct dc_error err;
@@ -85,7 +93,7 @@ static int check_workload(const char *name, const char *text, size_t len,
     char prefix[600] = "recommend: ";
     if (syntax == SVC_SYNTAX_JSON)
         snprintf(prefix, sizeof(prefix), "recommend: %s: ", name);
-    int status = svc_check_edited_document(api_contract_workload_schema(contract), name, syntax,
+    int status = svc_check_edited_document(api_contract_workload_schema(contract), rs, name, syntax,
                                            text, len, 0, stderr, prefix, edit, out);
     api_contract_free(contract);
     return status;
@@ -110,22 +118,36 @@ static bool set_model_name(cJSON *doc, void *name)
     return cJSON_AddItemToObject(model, "name", item);
 }
 
-/* The result and its explanation `e` (NULL: none) in `fmt`: the server's
- * body (JSON or YAML) or the table. */
-static bool print_result(const struct dc_result *res, const struct dc_explanation *e,
-                         const struct svc_output_opts *o)
+/* The result and its explanation `e` (NULL: none) as *o asks: the server's
+ * body (JSON, YAML or fields of it), the table that fits the terminal, the
+ * wide table, or the candidates' ids best first (-o name). Returns the exit
+ * status: 0, 2 after a message when -o jsonpath selects what is not there or
+ * the output cannot be written. */
+static int print_result(const struct dc_result *res, const struct dc_explanation *e,
+                        const struct svc_output_opts *o)
 {
     if (o->format == SVC_OUTPUT_TABLE || o->format == SVC_OUTPUT_WIDE) {
-        api_result_print_table(res, stdout, o->format == SVC_OUTPUT_WIDE);
-        api_explanation_print_table(e, stdout);
-        return true;
+        const struct api_table_opts t = {o->format == SVC_OUTPUT_WIDE, o->no_headers,
+                                         svc_output_columns()};
+        api_result_print_table_opts(res, stdout, &t);
+        if (!o->no_headers)
+            api_explanation_print_table_width(e, stdout, t.wide ? 0 : t.columns);
+        return 0;
+    }
+    if (o->format == SVC_OUTPUT_NAME) {
+        for (size_t i = 0; i < res->n_recommendations; i++)
+            printf("%s\n", res->recommendations[i].acc->id);
+        return 0;
     }
     /* The very bytes the server sends, or the same document indented or as YAML. */
     size_t len = 0;
     char *text = api_result_render_explained(res, e, &len);
-    bool ok = text != NULL && svc_output_text(stdout, text, len, o->format, o->pretty) == DC_OK;
+    enum dc_status rc =
+        text != NULL ? svc_output_text(stdout, "recommend", text, len, o) : DC_ENOMEM;
     free(text);
-    return ok;
+    if (rc != DC_OK && rc != DC_EINVAL) /* DC_EINVAL: the template's miss, said */
+        fprintf(stderr, "recommend: cannot write the result\n");
+    return rc == DC_OK ? 0 : 2;
 }
 
 int cmd_recommend(int argc, char **argv)
@@ -135,7 +157,7 @@ int cmd_recommend(int argc, char **argv)
     bool probe = false;
     const char *rules = NULL;
     struct svc_document_edit model = {NULL, NULL};
-    struct svc_output_opts output = {SVC_OUTPUT_JSON, false};
+    struct svc_output_opts output = {SVC_OUTPUT_JSON, false, false, NULL};
     bool prefer = false;
     bool why_not = false;
     int c;
@@ -155,7 +177,8 @@ int cmd_recommend(int argc, char **argv)
             break;
         case 'o':
         case 'p':
-            if (!svc_output_option("recommend", c, optarg, SVC_OUTPUT_ALL, &output))
+        case 'H':
+            if (!svc_output_option("recommend", c, optarg, SVC_OUTPUT_NAMED, &output))
                 return 2;
             break;
         case 'a':
@@ -168,7 +191,8 @@ int cmd_recommend(int argc, char **argv)
             help(stdout);
             return 0;
         default:
-            help(stderr);
+            if (!svc_suggest_option("recommend", argc, argv, cmd_recommend_options))
+                help(stderr);
             return 2;
         }
     }
@@ -212,7 +236,7 @@ int cmd_recommend(int argc, char **argv)
         fprintf(stderr, "recommend: out of memory\n");
         goto out;
     }
-    status = check_workload(file, text, len, &model, &workload);
+    status = check_workload(rs, file, text, len, &model, &workload);
     if (status != 0)
         goto out;
     status = 2;
@@ -256,10 +280,8 @@ int cmd_recommend(int argc, char **argv)
         fprintf(stderr, "recommend: %s\n", err.msg);
         goto out;
     }
-    if (!print_result(res, expl, &output)) {
-        fprintf(stderr, "recommend: cannot write the result\n");
+    if (print_result(res, expl, &output) != 0)
         goto out;
-    }
     status = fflush(stdout) == 0 ? 0 : 2;
 out:
     dc_explanation_free(expl);

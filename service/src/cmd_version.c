@@ -79,7 +79,7 @@ static void print_text(const dc_ruleset *rs, const char *contract_version)
 
 int cmd_version(int argc, char **argv)
 {
-    struct svc_output_opts out = {SVC_OUTPUT_TABLE, false};
+    struct svc_output_opts out = {SVC_OUTPUT_TABLE, false, false, NULL};
     int usage = svc_output_command_line("version", argc, argv, cmd_version_options,
                                         SVC_OUTPUT_TABLES, 0, help, &out);
     if (usage >= 0)
@@ -100,10 +100,12 @@ int cmd_version(int argc, char **argv)
         print_text(rs, cv);
     } else {
         cJSON *doc = version_document(rs, cv);
-        if (doc == NULL || svc_output_document(stdout, doc, out.format, out.pretty) != DC_OK) {
+        enum dc_status orc =
+            doc != NULL ? svc_output_document(stdout, "version", doc, &out) : DC_ENOMEM;
+        /* DC_EINVAL: -o jsonpath selected what is not there, and said so. */
+        if (orc != DC_OK && orc != DC_EINVAL)
             fprintf(stderr, "version: cannot write the %s\n", doc == NULL ? "document" : "output");
-            status = 2;
-        }
+        status = orc != DC_OK ? 2 : status;
         cJSON_Delete(doc);
     }
     dc_ruleset_release(rs);

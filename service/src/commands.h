@@ -49,6 +49,9 @@ extern const struct option cmd_probe_options[];
 extern const struct option cmd_completion_options[];
 extern const struct option cmd_calibrate_options[];
 extern const struct option cmd_prices_options[];
+/* The subcommands of `prices` (NULL-terminated): its "did you mean" and the
+ * shell completion read the same list. */
+extern const char *const cmd_prices_subcommands[];
 
 /* What a command's positional arguments are (for shell completion). */
 enum svc_args {
@@ -67,6 +70,8 @@ struct svc_command {
     const struct option *options;
     unsigned outputs; /* the -o formats (output.h); 0 when it has none */
     enum svc_args args;
+    /* The words its first argument may be (NULL-terminated), or NULL. */
+    const char *const *subcommands;
 };
 
 /* Every command, in the order `accel-advisor --help` lists them (main.c). */

@@ -6,6 +6,8 @@
 
 #include "api/openapi.h"
 #include "dc/yaml.h"
+#include "suggest.h"
+#include "workload_check.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -54,6 +56,32 @@ static void problem(FILE *fp, const char *prefix, const char *name, const dc_yam
         fprintf(fp, "%s%s:%u: %s: %s\n", prefix, name, yaml_line(y, root, pointer), p, message);
     else
         fprintf(fp, "%s%s: %s\n", prefix, p, message);
+}
+
+/* A value the schema's enum refuses ("must be one of: a, b, c"), when it is a
+ * string near one of them: " (did you mean \"b\"?)" into buf, else "". */
+static void enum_hint(const struct api_schema_violation *v, const cJSON *doc, char *buf, size_t len)
+{
+    static const char lead[] = "must be one of: ";
+    buf[0] = '\0';
+    if (strcmp(v->keyword, "enum") != 0 || strncmp(v->message, lead, sizeof(lead) - 1) != 0)
+        return;
+    const cJSON *x = api_json_pointer_get(doc, v->pointer);
+    char *list = cJSON_IsString(x) ? strdup(v->message + sizeof(lead) - 1) : NULL;
+    const char *words[64];
+    size_t n = 0;
+    for (char *w = list, *next = NULL; w != NULL && n < 64; w = next) {
+        next = strstr(w, ", ");
+        if (next != NULL) {
+            *next = '\0';
+            next += 2;
+        }
+        words[n++] = w;
+    }
+    const char *near = n > 0 ? svc_suggest(x->valuestring, words, n) : NULL;
+    if (near != NULL)
+        snprintf(buf, len, " (did you mean \"%s\"?)", near);
+    free(list);
 }
 
 /* The first array or object nested deeper than `max` levels, or NULL. */
@@ -116,18 +144,19 @@ static int parse_json(const char *text, size_t len, unsigned depth, FILE *fp, co
     return 0;
 }
 
-int svc_check_document(const api_schema *schema, const char *name, enum svc_syntax syntax,
-                       const char *text, size_t len, unsigned depth, FILE *fp, const char *prefix,
-                       cJSON **out)
+int svc_check_document(const api_schema *schema, const dc_ruleset *rs, const char *name,
+                       enum svc_syntax syntax, const char *text, size_t len, unsigned depth,
+                       FILE *fp, const char *prefix, cJSON **out)
 {
     struct svc_document_edit none = {NULL, NULL};
-    return svc_check_edited_document(schema, name, syntax, text, len, depth, fp, prefix, &none,
+    return svc_check_edited_document(schema, rs, name, syntax, text, len, depth, fp, prefix, &none,
                                      out);
 }
 
-int svc_check_edited_document(const api_schema *schema, const char *name, enum svc_syntax syntax,
-                              const char *text, size_t len, unsigned depth, FILE *fp,
-                              const char *prefix, const struct svc_document_edit *edit, cJSON **out)
+int svc_check_edited_document(const api_schema *schema, const dc_ruleset *rs, const char *name,
+                              enum svc_syntax syntax, const char *text, size_t len, unsigned depth,
+                              FILE *fp, const char *prefix, const struct svc_document_edit *edit,
+                              cJSON **out)
 {
     struct dc_error err;
     struct api_schema_result vr = {0};
@@ -146,12 +175,32 @@ int svc_check_edited_document(const api_schema *schema, const char *name, enum s
         fprintf(fp, "%sout of memory\n", prefix);
         goto out;
     }
-    if (api_schema_validate(schema, doc, API_VALIDATION_MAX_ERRORS, &vr, &err) != DC_OK) {
+    /* A workload gets the server's whole check; any other document its schema. */
+    enum svc_workload_verdict v =
+        rs != NULL ? svc_workload_check(schema, rs, doc, API_VALIDATION_MAX_ERRORS, &vr, &err)
+        : api_schema_validate(schema, doc, API_VALIDATION_MAX_ERRORS, &vr, &err) != DC_OK
+            ? SVC_WORKLOAD_ERROR
+            : SVC_WORKLOAD_VALID;
+    if (v == SVC_WORKLOAD_ERROR) {
         fprintf(fp, "%scannot validate: %s\n", prefix, err.msg);
         goto out;
     }
-    for (size_t i = 0; i < vr.count; i++)
-        problem(fp, prefix, name, y, doc, vr.items[i].pointer, vr.items[i].message);
+    if (v == SVC_WORKLOAD_INVALID) {
+        problem(fp, prefix, name, y, doc, err.where, err.msg);
+        status = 1;
+        goto out;
+    }
+    for (size_t i = 0; i < vr.count; i++) {
+        char hint[128];
+        enum_hint(&vr.items[i], doc, hint, sizeof(hint));
+        size_t n = strlen(vr.items[i].message) + strlen(hint) + 1;
+        char *msg = hint[0] != '\0' ? malloc(n) : NULL;
+        if (msg != NULL)
+            snprintf(msg, n, "%s%s", vr.items[i].message, hint);
+        problem(fp, prefix, name, y, doc, vr.items[i].pointer,
+                msg != NULL ? msg : vr.items[i].message);
+        free(msg);
+    }
     if (vr.truncated) {
         char more[96];
         snprintf(more, sizeof(more), "more than %d violations; the first %zu are listed",

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "api/schema.h"
+#include "dc/ruleset.h"
 
 enum svc_syntax { SVC_SYNTAX_JSON, SVC_SYNTAX_YAML };
 
@@ -26,14 +27,16 @@ enum svc_syntax svc_document_syntax(const char *path, const char *text, size_t l
 
 /* Parse `len` bytes at `text` (NUL-terminated) named `name` in `syntax`, with
  * nesting at most `depth` (0: API_JSON_DEPTH_DEFAULT), and validate the document
- * against `schema`. Every problem is printed to `fp`, one per line, as
- * "PREFIXPOINTER: message" for JSON ("/" is the root) and
+ * against `schema`; with a rule set `rs` (not NULL) the document is a workload
+ * and gets the server's whole check (workload_check.h: the schema, then the
+ * rules between fields, read with `rs`). Every problem is printed to `fp`, one
+ * per line, as "PREFIXPOINTER: message" for JSON ("/" is the root) and
  * "PREFIXNAME:LINE: POINTER: message" for YAML. Returns 0 when valid (then
  * *out, when not NULL, owns the document), 1 when not, 2 when out of memory or
  * validation failed. */
-int svc_check_document(const api_schema *schema, const char *name, enum svc_syntax syntax,
-                       const char *text, size_t len, unsigned depth, FILE *fp, const char *prefix,
-                       cJSON **out);
+int svc_check_document(const api_schema *schema, const dc_ruleset *rs, const char *name,
+                       enum svc_syntax syntax, const char *text, size_t len, unsigned depth,
+                       FILE *fp, const char *prefix, cJSON **out);
 
 /* A change made to a parsed document before it is checked (a command-line flag
  * that sets a field): apply returns false when out of memory. */
@@ -44,9 +47,9 @@ struct svc_document_edit {
 
 /* svc_check_document with `edit` applied to the document between parsing and
  * validation, so an edited field is checked like one written in the file. */
-int svc_check_edited_document(const api_schema *schema, const char *name, enum svc_syntax syntax,
-                              const char *text, size_t len, unsigned depth, FILE *fp,
-                              const char *prefix, const struct svc_document_edit *edit,
+int svc_check_edited_document(const api_schema *schema, const dc_ruleset *rs, const char *name,
+                              enum svc_syntax syntax, const char *text, size_t len, unsigned depth,
+                              FILE *fp, const char *prefix, const struct svc_document_edit *edit,
                               cJSON **out);
 
 #endif /* SVC_DOCUMENT_H */

@@ -34,6 +34,7 @@
 #include "rulesrc.h"
 #include "server_internal.h"
 #include "server_request.h"
+#include "workload_check.h"
 
 /* ---- responses ------------------------------------------------------------------ */
 
@@ -415,20 +416,24 @@ static enum MHD_Result handle_recommend(svc_server *s, struct MHD_Connection *c,
     cJSON *root = parse_body(s, c, r, &res);
     if (root == NULL)
         return res;
-    enum dc_status rc = api_schema_validate(api_contract_workload_schema(s->contract), root,
-                                            API_VALIDATION_MAX_ERRORS, &vr, &err);
-    if (rc != DC_OK) {
+    /* The check `accel-advisor validate` runs too (workload_check.h). */
+    enum svc_workload_verdict v =
+        svc_workload_check(api_contract_workload_schema(s->contract), r->rs, root,
+                           API_VALIDATION_MAX_ERRORS, &vr, &err);
+    if (v == SVC_WORKLOAD_ERROR) {
         res = respond_internal(s, c, r, "validate", err.msg);
-    } else if (!vr.valid) {
+    } else if (v == SVC_WORKLOAD_SCHEMA) {
         res = respond_problem_json(s, c, r, validation_problem(r, &vr, "", "Workload"), NULL);
+    } else if (v == SVC_WORKLOAD_INVALID) {
+        res = respond_problem_json(s, c, r, core_problem(r, &err, ""), NULL);
     } else {
         cJSON *problem = NULL;
         char *body = NULL;
         size_t len = 0;
         unsigned family = 0;
         bool cacheable = true;
-        rc = recommend_one(s, r, root, "", &body, &len, &problem, &family, &cacheable, why,
-                           sizeof(why));
+        enum dc_status rc = recommend_one(s, r, root, "", &body, &len, &problem, &family,
+                                          &cacheable, why, sizeof(why));
         if (rc == DC_OK)
             res = respond_recommendation(s, c, r, body, len, family, cacheable);
         else if (rc == DC_EINVAL)
@@ -455,12 +460,15 @@ static enum dc_status batch_item(svc_server *s, struct req *r, const cJSON *w, i
     cJSON *problem = NULL;
     dc_error_clear(&err);
     snprintf(prefix, sizeof(prefix), "/workloads/%d", index);
-    enum dc_status rc = api_schema_validate(api_contract_workload_schema(s->contract), w,
-                                            API_VALIDATION_MAX_ERRORS, &vr, &err);
-    if (rc != DC_OK) {
+    enum dc_status rc = DC_OK;
+    enum svc_workload_verdict v = svc_workload_check(
+        api_contract_workload_schema(s->contract), r->rs, w, API_VALIDATION_MAX_ERRORS, &vr, &err);
+    if (v == SVC_WORKLOAD_ERROR) {
         snprintf(why, whylen, "validate: %s", err.msg);
-    } else if (!vr.valid) {
-        problem = validation_problem(r, &vr, prefix, "Workload");
+        rc = err.code != DC_OK ? err.code : DC_ENOMEM;
+    } else if (v == SVC_WORKLOAD_SCHEMA || v == SVC_WORKLOAD_INVALID) {
+        problem = v == SVC_WORKLOAD_SCHEMA ? validation_problem(r, &vr, prefix, "Workload")
+                                           : core_problem(r, &err, prefix);
         rc = problem != NULL ? DC_EINVAL : DC_ENOMEM;
     } else {
         unsigned family = 0;

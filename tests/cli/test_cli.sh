@@ -136,24 +136,28 @@ for f in "$src"/examples/*.json; do
     check "recommend-$(basename "$f")" 0 "$bin" recommend "$f"
     expect_out "recommend-$(basename "$f")" out '"recommendations":\[{"accelerator"'
 done
-check recommend-table 0 "$bin" recommend --format table "$src/examples/llm-pretraining.json"
-expect_out recommend-table out "^   PART  *SHAPE  *CHIPS  *RUN TIME  *P10–P90  *\$/H  *TOTAL  *P10–P90  *TARGETS  *PRICE AS OF  *CONFIDENCE  *SCORE$"
-# The top row: run time, its P10-P90 (hours to days), the cost and its range.
+# -o table at 120 columns: every short column fits (issue 34: the rest is -o wide's).
+check recommend-table 0 env COLUMNS=120 "$bin" recommend --format table "$src/examples/llm-pretraining.json"
+expect_out recommend-table out "^   PART  *SHAPE  *CHIPS  *RUN TIME  *\$/H  *\$/RUN  *TARGETS  *SCORE$"
 # Changed (issue 29): the example's team writes JAX and states no CUDA experience,
 # so the team gate (xla-team-fit-first) keeps TPUs ahead of GPUs: TPU v6e.
-expect_out recommend-table out "^✔  Google Cloud TPU v6e (Trillium)  .* [0-9.]* [a-z]*–[0-9.]* [a-z]*  .* \$[0-9.]*k/run  *\$[0-9.]*k–\$[0-9.]*k/run  deadline ✓ "
+expect_out recommend-table out "^✔  TPU v6e  .* [0-9.]* [a-z]*  *\$[0-9.]*  *\$[0-9.]*k  deadline ✓ "
+# The top row of -o wide: run time, its P10-P90 (hours to days), the cost and its range.
+check recommend-wide 0 "$bin" recommend --format wide "$src/examples/llm-pretraining.json"
+expect_out recommend-wide out "^   PART  *SHAPE  *CHIPS  *RUN TIME  *P10–P90  *\$/H  *TOTAL  *P10–P90  *TARGETS  *PRICE AS OF  *CONFIDENCE  *SCORE  *ID"
+expect_out recommend-wide out "^✔  Google Cloud TPU v6e (Trillium)  .* [0-9.]* [a-z]*–[0-9.]* [a-z]*  .* \$[0-9.]*k/run  *\$[0-9.]*k–\$[0-9.]*k/run  deadline ✓ "
+expect_out recommend-wide out "^Fixed costs: [0-9.]* min (start-up [0-9.]* min.*), \$[0-9.k]*/run, in the run's time and cost\.$"
 expect_out recommend-table out "Why "
 expect_out recommend-table out "^The pick buys [0-9,]* machines\?\.$"
-expect_out recommend-table out "^Fixed costs: [0-9.]* min (start-up [0-9.]* min.*), \$[0-9.k]*/run, in the run's time and cost\.$"
 # On AWS the pretraining run's machines are past the on-demand limit
 # prices.yaml states: a reservation sells them (sizing.capacity).
 sed 's/"deployment": "cloud"/"deployment": "cloud", "providers": ["aws"]/' "$src/examples/llm-pretraining.json" >"$tmp/pt-aws.json"
-check recommend-capacity 0 "$bin" recommend -o table "$tmp/pt-aws.json"
+check recommend-capacity 0 "$bin" recommend -o wide "$tmp/pt-aws.json"
 expect_out recommend-capacity out "^Capacity: reserved from aws: on-demand sells at most [0-9,]* machines at once (https://"
 # Nothing meets the deadline within the chip limit: the header says so first,
 # and no row is ticked (docs/scoring.md, section 10).
 echo '{"task":"training","model":{"parameters":1e12},"training":{"tokens":2e13,"deadline_hours":720},"constraints":{"max_accelerators":1024}}' >"$tmp/nofit.json"
-check recommend-no-fit 0 "$bin" recommend -o table "$tmp/nofit.json"
+check recommend-no-fit 0 "$bin" recommend -o wide "$tmp/nofit.json"
 expect_out recommend-no-fit out "^Status: no_configuration_meets_targets$"
 expect_out recommend-no-fit out "^No configuration meets the deadline of 30 days within constraints.max_accelerators (1,024 chips): the nearest, "
 expect_out recommend-no-fit out "nearest to the targets first:$"
@@ -282,16 +286,16 @@ expect_out serve-bad-fleet-label err "not a Prometheus label name"
 
 # ---- output formats: -o json|yaml|table|wide (--format is the same flag) ----------------
 serving="$src/examples/llm-serving.json"
-check o-table 0 "$bin" recommend -o table "$serving"
-expect_out o-table out "^   PART  *SHAPE  *CHIPS  *LATENCY  *P10–P90  *\$/H  *\$/MONTH  *P10–P90  *TARGETS "
+check o-table 0 env COLUMNS=200 "$bin" recommend -o table "$serving"
+expect_out o-table out "^   PART  *SHAPE  *CHIPS  *LATENCY  *\$/H  *\$/MONTH  *TARGETS  *SCORE$"
 check o-wide 0 "$bin" recommend -o wide "$serving"
 expect_out o-wide out "SCORE  ID  *FAMILY  RULES  OBJ  REPLICAS  MEM GB  GB/CHIP  TFLOPS  *MFU  FITS  AVAIL$"
 check o-format-alias 0 "$bin" recommend --format wide "$serving"
 expect_out o-format-alias out "GB/CHIP"
 check o-bad 2 "$bin" recommend -o xml "$serving"
-expect_out o-bad err "recommend: -o must be json, yaml, table or wide"
+expect_out o-bad err "recommend: -o must be json, yaml, table, wide, name or jsonpath=TEMPLATE"
 check o-check-no-wide 2 "$bin" check -o wide
-expect_out o-check-no-wide err "check: -o must be json, yaml or table"
+expect_out o-check-no-wide err "check: -o must be json, yaml, table or jsonpath=TEMPLATE"
 check o-version-no-wide 2 "$bin" version --output wide
 check o-version-extra 2 "$bin" version extra
 # JSON: one line by default; --pretty indents by two spaces.
@@ -492,8 +496,13 @@ expect_completion() { # name, wanted completions, words...
 mkdir -p "$tmp/rulesdir"
 expect_completion commands "recommend" rec
 expect_completion commands-all "version validate" v
-expect_completion recommend-o "json yaml table wide" recommend -o ''
-expect_completion check-o "json yaml table" check --output ''
+expect_completion recommend-o "json yaml table wide name jsonpath=" recommend -o ''
+expect_completion check-o "json yaml table jsonpath=" check --output ''
+# The flags and subcommands of issue 34.
+expect_completion no-headers "--no-headers" recommend --no-h
+expect_completion validate-quiet "--quiet" validate --qu
+expect_completion prices-subcommands "show" prices sh
+expect_completion prices-o "json yaml table wide name jsonpath=" prices show -o ''
 expect_completion version-format "yaml" version --format y
 expect_completion log-level "warn" serve --log-level w
 expect_completion log-level-eq "debug" serve --log-level = d

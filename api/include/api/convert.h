@@ -54,16 +54,35 @@ api_catalog_to_json(const dc_ruleset *rs, const struct api_catalog_filter *filte
  * source, fact, file, line, when}]}. */
 DC_API DC_NODISCARD enum dc_status api_rules_to_json(const dc_ruleset *rs, cJSON **out);
 
+/* How a result is printed for people (api_result_print_table_opts). */
+struct api_table_opts {
+    bool wide;        /* every column, the full names, lines never cut (CLI -o wide) */
+    bool no_headers;  /* the candidates' rows alone: no lines around, no column names */
+    unsigned columns; /* the width to fit (CLI -o table); 0: none */
+};
+
 /* Print `res` as a human table: the considered candidates with a marker on the
- * chosen one and its top reasons underneath (CLI -o table). `wide` adds the
- * rule and objective scores, replicas, memory per chip, peak TFLOPS, MFU, the
- * hourly price, whether the sizing fits and the free/attached devices here
- * (CLI -o wide). */
+ * chosen one and its top reasons underneath (CLI -o table): short part names,
+ * the shape, chips, time, the hourly and total price, the targets and the
+ * score; when `columns` is set the columns that do not fit are left out, last
+ * first ($/H, CHIPS, TARGETS, SHAPE; a line under the table says which), and
+ * the lines of text are wrapped at that width. `wide` adds the full names, the
+ * bands, the price's date and confidence, the rule and objective scores,
+ * replicas, memory per chip, peak TFLOPS, MFU, whether the sizing fits and the
+ * free/attached devices here (CLI -o wide). */
+DC_API void api_result_print_table_opts(const struct dc_result *res, FILE *fp,
+                                        const struct api_table_opts *o);
+
+/* api_result_print_table_opts with no width to fit and the headers. */
 DC_API void api_result_print_table(const struct dc_result *res, FILE *fp, bool wide);
 
 /* "What would change the answer": the robustness of the top pick and the
  * changes of `e` (borrowed; NULL or nothing computed: nothing printed), one
  * sentence each, after api_result_print_table. */
 DC_API void api_explanation_print_table(const struct dc_explanation *e, FILE *fp);
+/* The same with each line wrapped at `cols` characters (0: none), as -o table
+ * wraps its lines (api/text_table.h). */
+DC_API void api_explanation_print_table_width(const struct dc_explanation *e, FILE *fp,
+                                              size_t cols);
 
 #endif /* API_CONVERT_H */

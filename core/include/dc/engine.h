@@ -103,6 +103,7 @@ struct dc_workload {
     double guidance_passes;    /* diffusion: network passes per step (CFG: 2) */
     double embedding_dim;      /* recommender: width of a table row */
     double lookups_per_sample; /* recommender: rows one sample reads */
+    double embedding_tables;   /* recommender: tables a sample's rows pool into */
     enum dc_precision precision;
     enum dc_quantization quantization;
     enum dc_method method;

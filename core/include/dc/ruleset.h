@@ -319,6 +319,10 @@ struct dc_sizing_params {
     struct dc_param output_tokens;  /* default generated tokens per request */
     struct dc_param max_batch;      /* most concurrent requests per replica */
     struct dc_param hbm_efficiency; /* achieved share of peak HBM bandwidth */
+    /* Embedding rows gathered at random (core/src/embed.c): the share of
+     * peak memory bandwidth they reach; value NAN when sizing.yaml gives none
+     * (then the rows a recommender looks up are not timed). */
+    struct dc_param gather_efficiency;
     const char *kv_source;
     double hours_per_month;
     struct dc_param serving_max_chips; /* all replicas together, without max_accelerators */

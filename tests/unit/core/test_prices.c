@@ -427,6 +427,47 @@ static void test_shipped_coverage_dated(void **state)
     dc_ruleset_release(shipped);
 }
 
+/* Over the shipped rules (issue 31, item 3): every provider and basis the
+ * file prices has a `capacity:` entry that covers each part it prices there
+ * (dc_capacity_limit: the part's own entry or the provider's), so no priced
+ * answer reads as having no known limit; each entry names its page and date,
+ * and one that is not a published limit says it is an assumption and why. */
+static void test_shipped_capacity_covers_every_priced_basis(void **state)
+{
+    (void)state;
+    dc_ruleset *shipped = NULL;
+    assert_int_equal(dc_ruleset_load_embedded(aa_embedded_files, &shipped, NULL), DC_OK);
+    size_t checked = 0;
+    for (size_t i = 0; i < dc_ruleset_accelerator_count(shipped); i++) {
+        const struct dc_accelerator *a = dc_ruleset_accelerator(shipped, i);
+        for (size_t k = 0; k < a->n_offers; k++) {
+            const struct dc_offer *o = &a->offers[k];
+            for (unsigned b = 0; b < DC_BASIS_COUNT; b++) {
+                double v = b == DC_BASIS_RESERVED ? o->reserved.price.usd_per_chip_hour
+                                                  : o->price[b].usd_per_chip_hour;
+                if (!isfinite(v))
+                    continue;
+                checked++;
+                if (dc_capacity_limit(shipped, o->provider, (enum dc_basis)b, a) == NULL)
+                    fail_msg("%s %s %s: priced %s, and capacity: has no limit for it", a->id,
+                             dc_provider_name(o->provider), o->instance_type,
+                             dc_basis_name((enum dc_basis)b));
+            }
+        }
+    }
+    assert_true(checked > 100);
+    for (size_t i = 0; i < dc_ruleset_capacity_count(shipped); i++) {
+        const struct dc_capacity *c = dc_ruleset_capacity(shipped, i);
+        assert_non_null(c->source);
+        assert_true(strncmp(c->source, "https://", 8) == 0);
+        assert_non_null(c->as_of);
+        if (c->assumption && (c->note == NULL || strstr(c->note, "assumed") == NULL))
+            fail_msg("capacity %s %s: an assumption whose note does not say so",
+                     dc_provider_name(c->provider), dc_basis_name(c->basis));
+    }
+    dc_ruleset_release(shipped);
+}
+
 /* Prices for gpu-a on AWS only, and why not on GCP; tpu-b unpriced
  * everywhere. */
 static const char stated_prices[] = "prices:\n" OFFER(
@@ -551,6 +592,7 @@ int main(void)
         cmocka_unit_test(test_shipped_prices_rent_their_shape),
         cmocka_unit_test(test_shipped_every_provider_priced_or_says_why),
         cmocka_unit_test(test_shipped_coverage_dated),
+        cmocka_unit_test(test_shipped_capacity_covers_every_priced_basis),
         cmocka_unit_test(test_unpriced_reasons),
         cmocka_unit_test(test_longest_reason_quoted_whole),
     };

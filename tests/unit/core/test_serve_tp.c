@@ -2,7 +2,9 @@
  * synchronisation from the bytes, the degree and the link (two all-reduces a
  * layer at the family's fixed latency plus the ring's traffic over the
  * catalog's link), the hops between pipeline stages, a speculative draft's own
- * steps, and none at all for a rule set that states no latency. */
+ * steps, and none at all for a rule set that states no latency; the
+ * all-to-alls of an expert-parallel mixture of experts and of sharded
+ * embedding tables (core/src/embed.c), inside a machine and across machines. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -143,6 +145,99 @@ static void test_no_parameters_no_sync(void **state)
     dc_ruleset_release(mini);
 }
 
+#define DLRM_TRAIN                                                                                 \
+    "{\"task\":\"training\",\"precision\":\"fp16\",\"model\":{\"name\":\"dlrm-dcnv2\"},"           \
+    "\"training\":{\"samples\":3145969742,\"global_batch_size\":55296}}"
+#define DLRM_SERVE                                                                                 \
+    "{\"task\":\"inference\",\"precision\":\"int8\",\"model\":{\"name\":\"dlrm-dcnv2\"},"          \
+    "\"inference\":{\"batch_size\":256}}"
+
+/* An all-to-all: nothing on one chip; inside a machine the fixed latency and
+ * (n - 1) / n of the bytes over the link one way; across machines the share
+ * for other machines leaves over each chip's own network link, after a hop. */
+static void test_alltoall_inside_and_across(void **state)
+{
+    (void)state;
+    struct sized s;
+    size_on(rs, DLRM_TRAIN, "h100", &s);
+    double alpha = rs->sizing.tp_allreduce_us[DC_FAMILY_GPU] * 1e-6;
+    double hop = rs->sizing.network_hop_us.value * 1e-6, net = rs->sizing.network_gbps.value * 1e9;
+    double link = dc_ruleset_find_accelerator(rs, "h100")->interconnect_gbps * 1e9 / 2;
+    unsigned domain = dc_ruleset_find_accelerator(rs, "h100")->domain;
+    assert_int_equal(domain, 8);
+    double b = 64e6;
+    NEAR(dc__alltoall_s(&s.p, 1, b), 0);
+    NEAR(dc__alltoall_s(&s.p, 8, 0), 0);
+    NEAR(dc__alltoall_s(&s.p, 8, b), alpha + 7.0 / 8 * b / link);
+    NEAR(dc__alltoall_s(&s.p, 64, b), alpha + 7.0 / 64 * b / link + hop + 56.0 / 64 * b / net);
+    assert_true(dc__alltoall_s(&s.p, 64, b) > 5 * dc__alltoall_s(&s.p, 8, b));
+}
+
+/* Expert parallel: two all-to-alls a layer, each chip sending its share of
+ * the tokens to the k experts each picks (Mixtral: top-2 of 8, hidden 4,096,
+ * 32 layers). */
+static void test_expert_parallel_exchange(void **state)
+{
+    (void)state;
+    struct sized s;
+    size_on(rs,
+            "{\"task\":\"inference\",\"precision\":\"fp8\",\"model\":{\"name\":\"mixtral-8x7b\"},"
+            "\"inference\":{\"batch_size\":64,\"input_tokens\":1000,\"output_tokens\":100}}",
+            "h100", &s);
+    double act = rs->sizing.tp_activation_bytes.value;
+    double bytes = 256.0 / 4 * 2 * 4096 * act;
+    NEAR(dc__ep_sync_s(&s.p, 4, 256), 2 * 32 * dc__alltoall_s(&s.p, 4, bytes));
+    NEAR(dc__ep_sync_s(&s.p, 1, 256), 0);
+    NEAR(dc__ep_sync_s(&s.p, 4, 0), 0);
+}
+
+/* A recommender's serving batch: each chip gathers the rows of its tables at
+ * gather_efficiency of peak bandwidth, then the pooled rows are exchanged
+ * (26 tables of 128 values for DLRM-DCNv2). */
+static void test_embedding_batch(void **state)
+{
+    (void)state;
+    struct sized s;
+    size_on(rs, DLRM_SERVE, "h100", &s);
+    double g = rs->sizing.gather_efficiency.value;
+    double peak = dc_ruleset_find_accelerator(rs, "h100")->memory_bandwidth_gbps * 1e9;
+    double row = 214 * 128 * 1.0; /* int8 rows */
+    assert_true(g > 0 && g <= 1);
+    NEAR(s.d.lookup_bytes, row);
+    NEAR(s.d.pooled_values, 26 * 128);
+    NEAR(dc__embed_batch_s(&s.p, 1, 256), 256 * row / (peak * g));
+    double act = rs->sizing.tp_activation_bytes.value;
+    NEAR(dc__embed_batch_s(&s.p, 8, 256),
+         256 * row / (8 * peak * g) + dc__alltoall_s(&s.p, 8, 256.0 / 8 * 26 * 128 * act));
+}
+
+/* Training a recommender: the dense part alone is all-reduced (every chip a
+ * replica of it; the tables are sharded), and gathering and exchanging rows
+ * leave the dense compute a share of each step that falls once the exchange
+ * crosses machines. */
+static void test_embedding_training(void **state)
+{
+    (void)state;
+    struct sized s8, s64;
+    size_on(rs, DLRM_TRAIN, "h100", &s8);
+    size_on(rs, DLRM_TRAIN, "h100", &s64);
+    NEAR(s8.p.replica_chips, 1);
+    NEAR(s8.p.sync_bytes, (26151671809.0 - 26135627264.0) * rs->sizing.gradient_bytes.value);
+    double f8 = dc__embed_train_factor(&s8.p, 8, 0.5),
+           f64 = dc__embed_train_factor(&s64.p, 64, 0.5);
+    assert_true(f8 > 0.2 && f8 < 1 && f64 > 0 && f64 < f8);
+    /* Without lookups nothing is gathered or exchanged. */
+    struct sized n;
+    size_on(
+        rs,
+        "{\"task\":\"training\",\"model\":{\"architecture\":\"recommender\",\"parameters\":2.6e10,"
+        "\"embedding_parameters\":2.59e10,\"flops_per_sample\":3.2e7},"
+        "\"training\":{\"samples\":1e9}}",
+        "h100", &n);
+    NEAR(dc__embed_train_factor(&n.p, 64, 0.5), 1);
+    NEAR(n.p.gather_bps, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +246,10 @@ int main(void)
         cmocka_unit_test(test_unknown_link_counts_latency),
         cmocka_unit_test(test_draft_steps_synchronise),
         cmocka_unit_test(test_no_parameters_no_sync),
+        cmocka_unit_test(test_alltoall_inside_and_across),
+        cmocka_unit_test(test_expert_parallel_exchange),
+        cmocka_unit_test(test_embedding_batch),
+        cmocka_unit_test(test_embedding_training),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

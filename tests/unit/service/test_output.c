@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -26,7 +27,8 @@ static char *render(const cJSON *doc, enum svc_output fmt, bool pretty, size_t *
     size_t n = 0;
     FILE *fp = open_memstream(&buf, &n);
     assert_non_null(fp);
-    assert_int_equal(svc_output_document(fp, doc, fmt, pretty), DC_OK);
+    const struct svc_output_opts o = {fmt, pretty, false, NULL};
+    assert_int_equal(svc_output_document(fp, "t", doc, &o), DC_OK);
     fclose(fp);
     if (len != NULL)
         *len = n;
@@ -222,20 +224,31 @@ static void test_json(void **state)
     /* Text in: compact JSON is passed through as it is; other formats parse it. */
     char *buf = NULL;
     FILE *fp = open_memstream(&buf, &n);
-    assert_int_equal(svc_output_text(fp, "{\"k\":  1}", 9, SVC_OUTPUT_JSON, false), DC_OK);
-    assert_int_equal(svc_output_text(fp, "{\"k\":  1}", 9, SVC_OUTPUT_YAML, false), DC_OK);
-    assert_int_equal(svc_output_text(fp, "{\"k\":", 5, SVC_OUTPUT_YAML, false), DC_EPARSE);
+    /* The test's stdout is no terminal (ctest), so JSON stays one line. */
+    const struct svc_output_opts json = {SVC_OUTPUT_JSON, false, false, NULL};
+    const struct svc_output_opts yaml = {SVC_OUTPUT_YAML, false, false, NULL};
+    const struct svc_output_opts path = {SVC_OUTPUT_JSONPATH, false, false, "{.k}"};
+    const struct svc_output_opts miss = {SVC_OUTPUT_JSONPATH, false, false, "{.j}"};
+    assert_int_equal(svc_output_text(fp, "t", "{\"k\":  1}", 9, &json), DC_OK);
+    assert_int_equal(svc_output_text(fp, "t", "{\"k\":  1}", 9, &yaml), DC_OK);
+    assert_int_equal(svc_output_text(fp, "t", "{\"k\":", 5, &yaml), DC_EPARSE);
+    assert_int_equal(svc_output_text(fp, "t", "{\"k\":  1}", 9, &path), DC_OK);
+    /* A field that is not there: an error, and nothing written. */
+    assert_int_equal(svc_output_text(fp, "t", "{\"k\":  1}", 9, &miss), DC_EINVAL);
     fclose(fp);
-    assert_string_equal(buf, "{\"k\":  1}\nk: 1\n");
+    assert_string_equal(buf, "{\"k\":  1}\nk: 1\n1\n");
     free(buf);
     /* A write that fails is DC_EIO in every format (/dev/full takes nothing). */
     FILE *full = fopen("/dev/full", "w");
     if (full != NULL) {
         setvbuf(full, NULL, _IONBF, 0);
-        assert_int_equal(svc_output_document(full, doc, SVC_OUTPUT_JSON, false), DC_EIO);
-        assert_int_equal(svc_output_document(full, doc, SVC_OUTPUT_JSON, true), DC_EIO);
-        assert_int_equal(svc_output_document(full, doc, SVC_OUTPUT_YAML, false), DC_EIO);
-        assert_int_equal(svc_output_text(full, "{\"k\":1}", 7, SVC_OUTPUT_JSON, false), DC_EIO);
+        const struct svc_output_opts a = {SVC_OUTPUT_JSON, true, false, NULL};
+        const struct svc_output_opts b = {SVC_OUTPUT_JSONPATH, false, false, "{.d}"};
+        assert_int_equal(svc_output_document(full, "t", doc, &json), DC_EIO);
+        assert_int_equal(svc_output_document(full, "t", doc, &a), DC_EIO);
+        assert_int_equal(svc_output_document(full, "t", doc, &yaml), DC_EIO);
+        assert_int_equal(svc_output_document(full, "t", doc, &b), DC_EIO);
+        assert_int_equal(svc_output_text(full, "t", "{\"k\":1}", 7, &json), DC_EIO);
         fclose(full);
     }
     cJSON_Delete(doc);
@@ -244,20 +257,53 @@ static void test_json(void **state)
 static void test_names(void **state)
 {
     (void)state;
-    enum svc_output o = SVC_OUTPUT_JSON;
-    char names[64];
+    struct svc_output_opts o = {SVC_OUTPUT_JSON, false, false, NULL};
+    char names[96];
     svc_output_names(SVC_OUTPUT_ALL, "|", names, sizeof(names));
-    assert_string_equal(names, "json|yaml|table|wide");
-    svc_output_names(SVC_OUTPUT_TABLES, " ", names, sizeof(names));
-    assert_string_equal(names, "json yaml table");
+    assert_string_equal(names, "json|yaml|table|wide|jsonpath=TEMPLATE");
+    svc_output_names(SVC_OUTPUT_TABLES | SVC_OUTPUT_BIT(SVC_OUTPUT_NAME), " ", names,
+                     sizeof(names));
+    assert_string_equal(names, "json yaml table name jsonpath=TEMPLATE");
     assert_true(svc_output_parse("t", "wide", SVC_OUTPUT_ALL, &o));
-    assert_int_equal(o, SVC_OUTPUT_WIDE);
+    assert_int_equal(o.format, SVC_OUTPUT_WIDE);
     assert_true(svc_output_parse("t", "yaml", SVC_OUTPUT_TABLES, &o));
-    assert_int_equal(o, SVC_OUTPUT_YAML);
+    assert_int_equal(o.format, SVC_OUTPUT_YAML);
     assert_false(svc_output_parse("t", "wide", SVC_OUTPUT_TABLES, &o));
+    assert_false(svc_output_parse("t", "name", SVC_OUTPUT_ALL, &o));
     assert_false(svc_output_parse("t", "JSON", SVC_OUTPUT_ALL, &o));
     assert_false(svc_output_parse("t", "", SVC_OUTPUT_ALL, &o));
-    assert_int_equal(o, SVC_OUTPUT_YAML);
+    assert_int_equal(o.format, SVC_OUTPUT_YAML);
+    /* jsonpath: the template is checked when given, and kept. */
+    assert_true(svc_output_parse("t", "jsonpath={.a[0]}", SVC_OUTPUT_TABLES, &o));
+    assert_int_equal(o.format, SVC_OUTPUT_JSONPATH);
+    assert_string_equal(o.jsonpath, "{.a[0]}");
+    assert_false(svc_output_parse("t", "jsonpath=", SVC_OUTPUT_TABLES, &o));
+    assert_false(svc_output_parse("t", "jsonpath", SVC_OUTPUT_TABLES, &o));
+    assert_false(svc_output_parse("t", "jsonpath={.a", SVC_OUTPUT_TABLES, &o));
+    assert_false(svc_output_parse("t", "jsonpath={.a}", SVC_OUTPUT_BIT(SVC_OUTPUT_JSON), &o));
+    /* -H and -p. */
+    assert_true(svc_output_option("t", 'H', NULL, SVC_OUTPUT_ALL, &o));
+    assert_true(o.no_headers);
+    assert_true(svc_output_option("t", 'p', NULL, SVC_OUTPUT_ALL, &o));
+    assert_true(o.pretty);
+    assert_true(svc_output_pretty(&o));
+}
+
+/* The width a table fits: $COLUMNS when stdout is no terminal (as under
+ * ctest), within its bounds, else 80. */
+static void test_columns(void **state)
+{
+    (void)state;
+    if (isatty(STDOUT_FILENO))
+        skip();
+    setenv("COLUMNS", "120", 1);
+    assert_int_equal(svc_output_columns(), 120);
+    setenv("COLUMNS", "19", 1);
+    assert_int_equal(svc_output_columns(), 80);
+    setenv("COLUMNS", "100x", 1);
+    assert_int_equal(svc_output_columns(), 80);
+    unsetenv("COLUMNS");
+    assert_int_equal(svc_output_columns(), 80);
 }
 
 int main(void)
@@ -268,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_yaml_real_documents),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_columns),
     };
     return cmocka_run_group_tests_name("service.output", tests, NULL, NULL);
 }
