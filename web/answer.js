@@ -16,7 +16,7 @@
   /* Members of a Recommendation laid out by hand; any other (a future
    * addition) is shown by the generic renderer. */
   const KNOWN = new Set(['request_id', 'rules_version', 'status', 'status_message', 'would_meet', 'workload',
-    'families', 'recommendations', 'pick_note', 'price_note', 'defaults_note', 'frontier', 'excluded', 'warnings', 'assumptions', 'changes',
+    'families', 'recommendations', 'why', 'pick_note', 'price_note', 'defaults_note', 'frontier', 'excluded', 'warnings', 'assumptions', 'changes',
     'robustness']);
   const CANDIDATE_KNOWN = new Set(['accelerator', 'name', 'family', 'vendor', 'score', 'rule_score',
     'objective_score', 'target_met', 'targets', 'sizing', 'price', 'capped_by', 'availability', 'reasons']);
@@ -34,6 +34,21 @@
   const OBJECTIVE = { cost: 'minimizing cost', time: 'minimizing time', balanced: 'balancing cost and time' };
   const TARGET = { deadline: 'deadline', run_time: 'run time', latency: 'latency', rate: 'rate', budget: 'budget' };
   const ICON = { met: '\u2713', missed: '\u2717', unknown: '?' };
+
+  /* Names for the members the generic renderer shows (a candidate's selection
+   * and availability), as a reader says them, not as the JSON spells them. */
+  const FIELD_LABELS = {
+    meets_targets: 'Meets every target', priced: 'Has a public price', gates: 'Gates holding it',
+    in_band: 'In the balanced band', objective_value: 'Objective value', soft_points: 'Rules\' points',
+    adjustment: 'Factor from the points', breakeven_usd_per_chip_hour: 'Break-even price',
+    attached: 'Devices seen', free: 'Devices free', memory_free_gb: 'Memory free (GB)', nodes: 'Nodes',
+    free_nodes: 'Nodes with one free', configuration_free: 'Configuration free now',
+    age_seconds: 'Snapshot age (s)', stale: 'Stale', warming: 'Warming up',
+  };
+
+  function label(key) {
+    return FIELD_LABELS[key] || humanize(key);
+  }
 
   function arr(v) {
     return Array.isArray(v) ? v : [];
@@ -130,6 +145,7 @@
     if (v === null && (key === 'energy_usd' || key === 'estimate_withheld' || key === 'overheads' ||
                        key === 'capacity')) return null;
     if (key === 'machines' && !(typeof v === 'number' && v > 0)) return null;
+    if (key === 'cost_unit') return null; /* the cost says its period: "$97.94/run" */
     if (key === 'uncertainty') return v && typeof v === 'object' ? uncertaintyText(v, per) : null;
     if (key === 'overheads') return v && typeof v === 'object' ? overheadsText(v, per) : null;
     if (key === 'capacity') return v && typeof v === 'object' ? capacityText(v) : null;
@@ -156,13 +172,15 @@
       if (v.length === 0) return el('span', { class: 'muted', text: 'none' });
       if (v.every((x) => x && typeof x === 'object' && !Array.isArray(x))) {
         const cols = [...new Set(v.flatMap((x) => Object.keys(x)))];
-        return table(cols.map(humanize), v.map((x) => cols.map((c) => renderValue(x[c], depth + 1))));
+        return table(cols.map(label), v.map((x) => cols.map((c) => renderValue(x[c], depth + 1))));
       }
       return el('ul', { class: 'plain' }, v.map((x) => el('li', null, renderValue(x, depth + 1))));
     }
     if (typeof v === 'object') {
       return el('dl', { class: 'kv' }, Object.entries(v).map(([k, x]) => [
-        el('dt', { text: humanize(k) }), el('dd', null, renderValue(x, depth + 1))]));
+        el('dt', { text: label(k) }),
+        el('dd', null, k === 'breakeven_usd_per_chip_hour' && typeof x === 'number'
+          ? F.money(x, 'chip_hour') : renderValue(x, depth + 1))]));
     }
     if (typeof v === 'string' && safeUrl(v) !== null) return source(v);
     if (typeof v === 'boolean') return document.createTextNode(v ? 'yes' : 'no');
@@ -203,7 +221,11 @@
   function bandText(b, fmt, fmtLow) {
     if (!b || typeof b !== 'object' || b.p10 == null || b.p90 == null) return null;
     const lo = fmt(b.p10), hi = fmt(b.p90);
-    return lo === hi ? null : (fmtLow || fmt)(b.p10) + '\u2013' + hi;
+    if (lo === hi) return null;
+    /* "13.7\u201326.4 ms": a unit both ends share is said once. */
+    const unit = / [^\d ]+$/.exec(hi);
+    const low = (fmtLow || fmt)(b.p10);
+    return (unit && low.endsWith(unit[0]) ? low.slice(0, -unit[0].length) : low) + '\u2013' + hi;
   }
 
   /* A cost band with its period once: "$27.9k–$55.8k/month". */
@@ -218,6 +240,14 @@
                             text: ' (' + t + ')' }) : null;
   }
 
+  /* The band under a figure in a table cell: on a line of its own, so no
+   * parentheses. */
+  function cellBand(b, fmt, fmtLow) {
+    const t = bandText(b, fmt, fmtLow);
+    return t ? el('span', { class: 'band muted', title: 'p10\u2013p90: four times in five the real figure is in this range',
+                            text: t }) : null;
+  }
+
   function timeFact(r, s) {
     const per = period(r);
     const u = obj(s.uncertainty);
@@ -226,6 +256,19 @@
         s.request_ms != null ? ', ' + F.ms(s.request_ms) + ' a request' : null);
     }
     return fact(per === 'job' ? 'Job time' : 'Run time', F.hours(s.hours), band(u.hours, F.hours));
+  }
+
+  /* Where the pick is rented or bought, from its price: provider, region,
+   * instances and type, and the basis that sells them (a reservation when the
+   * asked basis cannot sell that many at once). */
+  function whereWords(p, s) {
+    if (!p || typeof p !== 'object') return null;
+    if (p.kind === 'on_prem') return 'bought for on premises (list price amortised, plus energy)';
+    const cap = obj(s.capacity);
+    const basis = String(cap.binds && cap.basis ? cap.basis : p.pricing || '?').replace(/_/g, '-');
+    const what = (typeof p.instances === 'number' ? F.count(p.instances) + ' \u00d7 ' : '') + (p.instance_type || '?');
+    return [p.provider, p.region, what].filter(Boolean).join(', ') + ', ' + basis +
+      (cap.binds ? ' (the asked basis cannot sell that many at once)' : '');
   }
 
   function priceWords(p) {
@@ -285,8 +328,10 @@
                            tabindex: '-1', 'aria-labelledby': 'summary-title' },
     el('h3', { id: 'summary-title', class: 'label', text: 'The pick, ' + objective }),
     el('p', { class: 'pick' }, el('strong', { class: 'name', text: top.name || top.accelerator }),
-      ' ', el('span', { class: 'muted', text: '(' + top.accelerator + ')' })),
+      ' ', el('span', { class: 'muted id', text: '(' + top.accelerator + ')' })),
+    r.why ? el('p', { class: 'why', text: r.why }) : null,
     el('dl', { class: 'facts' },
+      whereWords(top.price, s) ? fact('Where to rent it', whereWords(top.price, s)) : null,
       fact('Shape', [s.shape, chips(s.chips)].filter(Boolean).join(', ')),
       buyingFacts(s, per),
       fact('Cost', el('strong', { text: F.money(s.cost_usd, per) }),
@@ -294,7 +339,9 @@
       timeFact(r, s),
       fact('Targets', ts.length ? met + ' of ' + ts.length + ' met ' : 'none set', ts.length ? targetMarks(top) : null),
       fact('Price', priceWords(top.price))),
-    r.pick_note ? el('p', { class: 'note', text: r.pick_note }) : null,
+    /* The why says what decided the pick in plain words; the pick note (which
+     * names a gate by its rule id) only for a server that sends no why. */
+    r.pick_note && !r.why ? el('p', { class: 'note', text: r.pick_note }) : null,
     r.price_note ? el('p', { class: 'note price-note', role: 'note', text: r.price_note }) : null,
     r.defaults_note ? el('p', { class: 'note defaults-note', role: 'note', text: r.defaults_note }) : null);
   }
@@ -314,23 +361,25 @@
           srOnly(', the pick')] : String(i + 1)) },
       { key: 'part', label: 'Part', value: (c) => c.name || c.accelerator,
         cell: (c) => [el('span', { class: 'name', text: c.name || c.accelerator }), ' ',
-          el('span', { class: 'muted', text: '(' + c.accelerator + ')' })] },
+          el('span', { class: 'muted id', text: '(' + c.accelerator + ')' })] },
       { key: 'shape', label: 'Shape', value: (c) => z(c).shape, cell: (c) => z(c).shape || '—' },
       { key: 'chips', label: 'Chips', num: true, value: (c) => z(c).chips, cell: (c) => F.count(z(c).chips) },
       serving
         ? { key: 'latency', label: 'Latency a token', num: true, value: (c) => z(c).decode_ms,
-            cell: (c) => [F.ms(z(c).decode_ms), band(u(c).decode_ms, F.ms)] }
+            cell: (c) => [F.ms(z(c).decode_ms), cellBand(u(c).decode_ms, F.ms)] }
         : { key: 'time', label: per === 'job' ? 'Job time' : 'Run time', num: true, value: (c) => z(c).hours,
-            cell: (c) => [F.hours(z(c).hours), band(u(c).hours, F.hours)] },
+            cell: (c) => [F.hours(z(c).hours), cellBand(u(c).hours, F.hours)] },
+      /* The unit in the header, not in every cell: the table fits 1280 px. */
       { key: 'per_hour', label: '$/h', num: true, value: (c) => z(c).cost_per_hour_usd,
-        cell: (c) => F.money(z(c).cost_per_hour_usd, 'hour') },
-      { key: 'total', label: serving ? '$/month' : per === 'job' ? 'Total, the job' : 'Total, the run', num: true,
+        cell: (c) => F.money(z(c).cost_per_hour_usd, 'none') },
+      { key: 'total', label: serving ? '$/month' : per === 'job' ? '$, the job' : '$, the run', num: true,
         value: (c) => z(c).cost_usd,
-        cell: (c) => [F.money(z(c).cost_usd, per), moneyBand(u(c).cost_usd, per)] },
+        cell: (c) => [F.money(z(c).cost_usd, 'none'), cellBand(u(c).cost_usd, (v) => F.money(v, 'none'))] },
       { key: 'targets', label: 'Targets', value: targetKey, cell: targetMarks },
-      { key: 'as_of', label: 'Price as of', nowrap: true, value: (c) => p(c).as_of, cell: (c) => p(c).as_of || '—' },
-      { key: 'confidence', label: 'Confidence', value: (c) => ({ high: 0, low: 1 })[p(c).confidence],
-        cell: (c) => p(c).confidence || '—' },
+      /* The price's date, and its confidence under it. */
+      { key: 'as_of', label: 'Price', nowrap: true, value: (c) => p(c).as_of,
+        cell: (c) => (p(c).as_of ? [p(c).as_of, el('span', { class: 'band muted', 'data-confidence': p(c).confidence,
+          text: (p(c).confidence || '?') + ' confidence' })] : '—') },
       { key: 'score', label: 'Score', num: true, first: -1, value: (c) => c.score, cell: (c) => String(c.score) },
     ];
   }
@@ -537,7 +586,7 @@
         el('summary', null,
           el('span', { class: 'rank', text: '#' + rank }),
           el('span', { class: 'name' }, el('strong', { text: c.name || c.accelerator }),
-            ' ', el('span', { class: 'muted', text: '(' + [c.accelerator, c.family, c.vendor].join(', ') + ')' })),
+            ' ', el('span', { class: 'muted id', text: '(' + [c.accelerator, c.family, c.vendor].join(', ') + ')' })),
           el('meter', { min: 0, max: 100, low: 40, high: 70, optimum: 100, value: c.score,
                         'aria-label': 'score' }),
           el('span', { class: 'score', text: String(c.score) }),
@@ -572,7 +621,7 @@
       ? el('p', { class: 'muted', text: 'Nothing was excluded.' })
       : table(['Accelerator', 'Family', 'Why', 'Rule', 'Source'], list.map((x) => [
         el('span', null, el('span', { class: 'name', text: x.name || x.accelerator }), ' ',
-          el('span', { class: 'muted', text: '(' + x.accelerator + ')' })),
+          el('span', { class: 'muted id', text: '(' + x.accelerator + ')' })),
         x.family || '', x.message || '', el('code', { text: x.rule_id || '' }), source(x.source)]),
       null, { class: 'excluded' }));
   }

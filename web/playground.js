@@ -29,7 +29,7 @@
                '/inference/context_tokens', '/inference/batch_size'] },
     { title: 'Constraints', fields: ['/constraints/deployment', '/constraints/providers',
                                     '/constraints/budget_usd', '/constraints/max_accelerators',
-                                    '/constraints/pricing'] },
+                                    '/constraints/pricing', '/constraints/fleet_only', '/prefer_available'] },
     { title: 'Explain', fields: ['/explain'] },
   ];
 
@@ -46,6 +46,8 @@
     '/constraints/max_accelerators': 'At most this many chips',
     '/constraints/pricing': 'Price basis',
     '/explain': 'What would change the answer',
+    '/constraints/fleet_only': 'Only what the fleet has free',
+    '/prefer_available': 'Prefer what is free now',
   };
 
   /* models: the registry's entries; null until v1/models answers (it may need
@@ -303,6 +305,15 @@
     clearFieldError(f);
     writeJson();
     showGroups();
+    syncExample();
+  }
+
+  /* The example selector names an example only while the workload is that
+   * example's: after an edit it says "Choose an example…" again. */
+  function syncExample() {
+    const sel = $('example');
+    const ex = state.examples.find((x) => x.name === sel.value);
+    if (ex && JSON.stringify(ex.workload) !== JSON.stringify(state.workload)) sel.value = '';
   }
 
   function writeJson() {
@@ -321,6 +332,7 @@
         state.workload = w;
         fillForm();
       }
+      syncExample();
     } catch (e) {
       $('json-status').textContent = 'Not JSON yet (' + e.message + '); the form shows the last valid workload.';
     }
@@ -602,11 +614,15 @@
     const box = $('problem');
     const problem = p && typeof p === 'object' ? p : {};
     const title = problem.title || (httpStatus ? 'HTTP ' + httpStatus : 'No answer');
-    const meta = [problem.status || httpStatus || null, problem.type, problem.request_id
+    /* The type URI names the kind of problem for programs (its title says it
+     * for people): kept as the meta line's tooltip, not shown raw. */
+    const code = problem.status || httpStatus;
+    const meta = [code ? 'HTTP ' + code : null, problem.request_id
       ? 'request id ' + problem.request_id : null].filter(Boolean).join(' · ');
     fill(box, el('h3', { text: title }),
       problem.detail ? el('p', { text: problem.detail }) : null,
-      meta ? el('p', { class: 'meta', text: meta }) : null);
+      meta ? el('p', { class: 'meta', title: typeof problem.type === 'string' ? problem.type : null,
+                       text: meta }) : null);
     box.hidden = false;
     box.setAttribute('role', 'alert');
     const errors = Array.isArray(problem.errors) ? problem.errors : [];

@@ -357,6 +357,7 @@ static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct 
     key_optional(w, "max_accelerators", wl->max_accelerators);
     key_string(w, "pricing", dc_pricing_name(wl->pricing));
     key_bool(w, "portable", wl->portable);
+    key_bool(w, "fleet_only", wl->fleet_only);
     if (wl->n_allowed > 0) {
         api_jw_key(w, "accelerators");
         api_jw_array(w);
@@ -559,6 +560,7 @@ static void write_availability(struct api_jw *w, const struct dc_candidate_avail
     key_string(w, "source", v->fleet ? "prometheus" : "probe");
     key_number(w, "age_seconds", round4(v->age_seconds));
     key_bool(w, "stale", v->stale);
+    key_bool(w, "warming", v->warming);
     api_jw_object_end(w);
 }
 
@@ -695,6 +697,8 @@ char *api_result_render_explained(const struct dc_result *res, const struct dc_e
     for (size_t i = 0; i < res->n_recommendations; i++)
         write_candidate(&w, res, &res->recommendations[i]);
     api_jw_array_end(&w);
+    char why[DC_WHY_TEXT_MAX];
+    key_string_or_null(&w, "why", dc_why(res, why, sizeof(why)));
     char note[400];
     key_string_or_null(&w, "pick_note", dc_pick_note(res, note, sizeof(note)));
     char price_note[600];

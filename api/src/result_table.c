@@ -389,8 +389,41 @@ static void print_excluded(const struct dc_result *res, FILE *fp, size_t cols, b
     }
 }
 
-/* The lines above the table: the answer's status, the target, the rule set,
- * the families, the price and the defaults taken. */
+/* Where the pick is rented or bought, for the header: provider, region,
+ * instance (or TPU slice) and count, and the basis that sells it (a
+ * reservation when the asked basis cannot sell that many at once). */
+static void print_where(const struct dc_result *res, FILE *fp, size_t cols)
+{
+    if (res->status != DC_ANSWER_OK || res->n_recommendations == 0)
+        return;
+    const struct dc_candidate *c = &res->recommendations[0];
+    const struct dc_sizing *z = &c->sizing;
+    const struct dc_offer *o = z->offer;
+    if (z->cost_basis == DC_COST_ON_PREM) {
+        api_text_say(fp, cols, 2,
+                     "Where: bought for on premises (%s: list price amortised, plus energy)",
+                     c->acc->name);
+        return;
+    }
+    if (z->cost_basis != DC_COST_CLOUD || o == NULL) {
+        api_text_say(fp, cols, 2, "Where: no public %s price for %s",
+                     dc_pricing_name(res->workload.pricing), c->acc->name);
+        return;
+    }
+    const char *type =
+        o->accelerators == 0 && z->shape.slice != NULL ? z->shape.slice : o->instance_type;
+    const char *basis = dc_pricing_name(res->workload.pricing);
+    if (z->capacity.known && z->capacity.binds)
+        basis = dc_basis_name(z->capacity.basis);
+    api_text_say(fp, cols, 2, "Where: %s, %s, %u x %s, %s%s", dc_provider_name(o->provider),
+                 o->region, z->instances, type, basis,
+                 z->capacity.known && z->capacity.binds ? " (the asked basis cannot sell that many)"
+                                                        : "");
+}
+
+/* The lines above the table: the answer's status, why the pick and where to
+ * rent it, the target, the rule set, the families, the price and the defaults
+ * taken. */
 static void print_header(const struct dc_result *res, FILE *fp, size_t cols)
 {
     const struct dc_workload *w = &res->workload;
@@ -399,6 +432,10 @@ static void print_header(const struct dc_result *res, FILE *fp, size_t cols)
     char said[DC_ANSWER_TEXT_MAX];
     if (dc_answer_text(res, said, sizeof(said)) != NULL)
         api_text_say(fp, cols, 2, "Status: %s\n%s\n\n", dc_answer_status_name(res->status), said);
+    char why[DC_WHY_TEXT_MAX];
+    if (dc_why(res, why, sizeof(why)) != NULL)
+        api_text_say(fp, cols, 2, "Why: %s", why);
+    print_where(res, fp, cols);
     fprintf(fp, "Target: minimizing %s\n", objective[w->objective]);
     fprintf(fp, "Rules version: %.12s\n", res->rules_version);
     char fam[512];

@@ -238,6 +238,27 @@ static const char *cost_source(const dc_ruleset *rs, const struct dc_candidate *
     return c->acc->source;
 }
 
+/* The known availability of catalog accelerator `idx` (the fleet, or this
+ * host's probe), or NULL when the source saw none of it. */
+static const struct dc_availability *availability_of(const struct rec *r, size_t idx)
+{
+    const struct dc_recommend_opts *o = r->opts;
+    for (size_t k = 0; k < o->n_availability; k++) {
+        const struct dc_availability *av = &o->availability[k];
+        if (av->accelerator_id != NULL && strcmp(av->accelerator_id, r->rs->accs[idx].id) == 0)
+            return av;
+    }
+    return NULL;
+}
+
+/* constraints.fleet_only: the part has a free device at all (nothing is
+ * free where no availability is known, or the source is still warming up). */
+static bool fleet_has_free(const struct rec *r, size_t idx)
+{
+    const struct dc_availability *av = availability_of(r, idx);
+    return r->opts->probe_enabled && av != NULL && av->free > 0;
+}
+
 /* The first hard filter the candidate fails before it is sized (docs/
  * scoring.md, section 4: the allow-list, a rule, where it is sold, its
  * precisions), or NULL; *oom on out of memory. */
@@ -258,6 +279,9 @@ static const struct dc_reason *filtered(const struct rec *r, size_t idx,
         out = new_reason(r->ar, why, NULL, a->source);
     else if ((a->precisions & (1u << w->precision)) == 0)
         out = new_reason(r->ar, DC__R_PRECISION, NULL, a->source);
+    else if (w->fleet_only && !fleet_has_free(r, idx))
+        out = new_reason(r->ar, DC__R_FLEET, NULL,
+                         r->opts->probe_source != NULL ? r->opts->probe_source : "probe");
     else
         return NULL;
     *oom = out == NULL;
@@ -268,7 +292,8 @@ static const struct dc_reason *filtered(const struct rec *r, size_t idx,
  * portability, a rule on the sized configuration (`sized_excl`, may be NULL);
  * NULL when it passes (*oom on out of memory). */
 static const struct dc_reason *unfit(const struct rec *r, const struct dc_candidate *c,
-                                     bool portable, const struct dc__rule *sized_excl, bool *oom)
+                                     bool portable, bool in_fleet,
+                                     const struct dc__rule *sized_excl, bool *oom)
 {
     const struct dc_workload *w = &r->res->workload;
     const struct dc_sizing_params *s = &r->rs->sizing;
@@ -281,6 +306,9 @@ static const struct dc_reason *unfit(const struct rec *r, const struct dc_candid
         out = new_reason(r->ar, DC__R_BUDGET, NULL, cost_source(r->rs, c));
     else if (!portable)
         out = new_reason(r->ar, DC__R_PORTABLE, NULL, cost_source(r->rs, c));
+    else if (!in_fleet)
+        out = new_reason(r->ar, DC__R_FLEET, NULL,
+                         r->opts->probe_source != NULL ? r->opts->probe_source : "probe");
     else if (sized_excl != NULL)
         out = new_reason(r->ar, sized_excl->info.id, sized_excl->info.message,
                          sized_excl->info.source);
@@ -346,12 +374,22 @@ static bool portable_ok(const struct dc__part *p, const struct dc_sizing *z)
 struct config_check {
     struct dc__sized_eval *sized; /* NULL: no sized rule reaches the candidate */
     size_t idx;
+    /* constraints.fleet_only: the part's availability (NULL: not asked) */
+    const struct dc_availability *fleet;
 };
+
+static bool configuration_free(const struct dc_availability *av, const struct dc_sizing *z);
+
+/* constraints.fleet_only: the configuration starts on what the fleet has free. */
+static bool fleet_ok(const struct config_check *k, const struct dc_sizing *z)
+{
+    return k->fleet == NULL || configuration_free(k->fleet, z);
+}
 
 static bool config_ok(void *ctx, const struct dc__part *p, const struct dc_sizing *z)
 {
     struct config_check *k = ctx;
-    return portable_ok(p, z) &&
+    return portable_ok(p, z) && fleet_ok(k, z) &&
            (k->sized == NULL || dc__sized_exclusion(k->sized, k->idx, z) == NULL);
 }
 
@@ -413,7 +451,9 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
     struct dc__part p;
     dc__part_init(&p, rs, w, &r->d, c->acc, perturbation(r->opts, i));
     struct dc__sized_eval e = {rs, r->facts, &r->steps_left, NULL, DC_OK};
-    struct config_check check = {dc__sized_rules_touch(rs, i) ? &e : NULL, i};
+    /* fleet_has_free passed, so a fleet_only part has an availability entry. */
+    struct config_check check = {dc__sized_rules_touch(rs, i) ? &e : NULL, i,
+                                 w->fleet_only ? availability_of(r, i) : NULL};
     struct dc__config_filter filter = {config_ok, &check};
     enum dc_status rc = DC_OK;
     c->sizing.fits = dc__configure(&p, i, &filter, &r->pts, &c->sizing, &rc);
@@ -423,7 +463,8 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
     c->selection.priced = isfinite(c->sizing.cost_usd);
     const struct dc__rule *sized_excl =
         check.sized != NULL && c->sizing.fits ? dc__sized_exclusion(&e, i, &c->sizing) : NULL;
-    c->excluded_by = unfit(r, c, portable_ok(&p, &c->sizing), sized_excl, &oom);
+    c->excluded_by =
+        unfit(r, c, portable_ok(&p, &c->sizing), fleet_ok(&check, &c->sizing), sized_excl, &oom);
     if (oom)
         return DC_ENOMEM;
     if (c->excluded_by == NULL && check.sized != NULL)
@@ -446,7 +487,7 @@ static bool size_unlimited(void *ctx, size_t i, struct dc_sizing *out)
     dc__part_init(&p, r->rs, &w, &r->d, &r->rs->accs[i], perturbation(r->opts, i));
     p.fleet_cap = UINT_MAX;
     struct dc__sized_eval e = {r->rs, r->facts, &r->steps_left, NULL, DC_OK};
-    struct config_check check = {dc__sized_rules_touch(r->rs, i) ? &e : NULL, i};
+    struct config_check check = {dc__sized_rules_touch(r->rs, i) ? &e : NULL, i, NULL};
     struct dc__config_filter filter = {config_ok, &check};
     enum dc_status rc = DC_OK;
     return dc__configure(&p, i, &filter, NULL, out, &rc) && rc == DC_OK;
@@ -505,10 +546,9 @@ static void attach_availability(const struct rec *r, struct dc_candidate *c)
     ca->fleet = o->availability_fleet;
     ca->age_seconds = o->availability_age_seconds;
     ca->stale = o->availability_stale;
-    for (size_t k = 0; k < o->n_availability; k++) {
-        const struct dc_availability *av = &o->availability[k];
-        if (av->accelerator_id == NULL || strcmp(av->accelerator_id, c->acc->id) != 0)
-            continue;
+    ca->warming = o->availability_warming;
+    const struct dc_availability *av = availability_of(r, c->index_);
+    if (av != NULL) {
         ca->attached = av->attached;
         ca->free = av->free;
         ca->memory_free_gb = av->memory_free_gb;
@@ -525,6 +565,17 @@ static void attach_availability(const struct rec *r, struct dc_candidate *c)
     }
     /* Once per result, with the first candidate: answers go on from the last
      * snapshot, and say how old it is. */
+    if (o->availability_warming && c == r->all) {
+        const char *msg = dc__fmt(r->ar,
+                                  "The %s has not seen a device yet (%s): nothing is known "
+                                  "free, so availability does not move this answer.",
+                                  o->availability_fleet ? "fleet" : "probe",
+                                  o->availability_fleet ? "Prometheus has not scraped a node "
+                                                          "agent or dcgm-exporter yet"
+                                                        : "no snapshot yet");
+        if (msg != NULL)
+            (void)dc__add_warning(r->res, "availability_warming", msg);
+    }
     if (o->availability_stale && c == r->all) {
         char age[48];
         const char *msg = dc__fmt(r->ar,

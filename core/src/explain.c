@@ -493,6 +493,35 @@ static void available_text(const struct dc_candidate *c, char *buf, size_t len)
                  c->acc->id, shape, age);
 }
 
+/* constraints.fleet_only: nothing of the part free, or not enough of it free
+ * on the nodes to start the configuration that holds the job. */
+static void fleet_only_text(const struct dc_candidate *c, char *buf, size_t len)
+{
+    const struct dc_candidate_availability *v = &c->availability;
+    const char *name = c->acc->short_name != NULL ? c->acc->short_name : c->acc->id;
+    const char *where = v->fleet ? "The fleet" : "This host";
+    char shape[96], n1[NUM], n2[NUM];
+    if (!v->known)
+        snprintf(buf, len,
+                 "No availability is known (no fleet or probe snapshot), so nothing counts as "
+                 "free (constraints.fleet_only).");
+    else if (v->warming)
+        snprintf(buf, len,
+                 "%s has not seen a device yet (warming up), so no %s counts as free "
+                 "(constraints.fleet_only).",
+                 where, name);
+    else if (v->free == 0)
+        snprintf(buf, len, "%s has no %s free now (%s seen) (constraints.fleet_only).", where, name,
+                 dc_fmt_count(v->attached, n1, sizeof(n1)));
+    else
+        snprintf(buf, len,
+                 "%s's %s free %s (of %s) cannot start %s, the least that holds the job "
+                 "(constraints.fleet_only).",
+                 where, dc_fmt_count(v->free, n1, sizeof(n1)), name,
+                 dc_fmt_count(v->attached, n2, sizeof(n2)),
+                 dc_shape_format(c->acc, &c->sizing.shape, shape, sizeof(shape)));
+}
+
 /* A precision the part does not run in hardware. Serving 4-bit weights
  * (int4 or fp4 math, no quantization method) on an NVIDIA GPU without that
  * rate: weight-only quantization (AWQ, GPTQ) keeps the 4-bit weights with
@@ -550,6 +579,8 @@ const char *dc_reason_text(const struct dc_result *res, const struct dc_candidat
         target_text(res, c, id, buf, len);
     else if (strcmp(id, DC__R_AVAILABLE) == 0)
         available_text(c, buf, len);
+    else if (strcmp(id, DC__R_FLEET) == 0)
+        fleet_only_text(c, buf, len);
     else
         snprintf(buf, len, "%s", id);
     return buf;

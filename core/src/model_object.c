@@ -11,7 +11,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "dc/numfmt.h"
 #include "field_read.h"
+
+#define NUM 48 /* a number formatted by dc/numfmt.h */
 
 static const char *const architectures[] = {
     "transformer",     "cnn", "rnn",   "mlp", "recommender", "gnn", "diffusion", "moe", "encoder",
@@ -70,18 +73,21 @@ static enum dc_status parse_model_counts(const cJSON *m, struct dc_workload *w,
     w->active_defaulted = !present(m, "active_parameters");
     TRY(get_num(m, "model", "active_parameters", 1, false, DC_WORKLOAD_MAX_PARAMETERS, false,
                 w->parameters, &w->active_parameters, err));
+    char q1[NUM], q2[NUM]; /* counts as people read them: "20B", not "2e+10" */
     if (w->active_parameters > w->parameters)
         return bad(err, "model", "active_parameters",
-                   "active_parameters (%g) exceeds parameters (%g): it counts the parameters "
+                   "active_parameters (%s) exceeds parameters (%s): it counts the parameters "
                    "one token or sample uses, a subset of all of them",
-                   w->active_parameters, w->parameters);
+                   dc_fmt_quantity(w->active_parameters, q1, sizeof(q1)),
+                   dc_fmt_quantity(w->parameters, q2, sizeof(q2)));
     TRY(get_num(m, "model", "embedding_parameters", 0, false, DC_WORKLOAD_MAX_PARAMETERS, false, 0,
                 &w->embedding_parameters, err));
     if (w->embedding_parameters >= w->active_parameters)
         return bad(err, "model", "embedding_parameters",
-                   "embedding_parameters (%g) must be less than active_parameters (%g), which "
+                   "embedding_parameters (%s) must be less than active_parameters (%s), which "
                    "count them",
-                   w->embedding_parameters, w->active_parameters);
+                   dc_fmt_quantity(w->embedding_parameters, q1, sizeof(q1)),
+                   dc_fmt_quantity(w->active_parameters, q2, sizeof(q2)));
     TRY(get_num(m, "model", "flops_per_sample", 0, true, 1e18, false, NAN, &w->flops_per_sample,
                 err));
     TRY(get_bool(m, "model", "custom_ops", &w->custom_ops, err));

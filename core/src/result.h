@@ -25,6 +25,7 @@
 #define DC__R_RATE      "sizing.rate"
 #define DC__R_AVAILABLE "probe.available"
 #define DC__R_PORTABLE  "constraints.portable"
+#define DC__R_FLEET     "constraints.fleet_only"
 
 /* How many warnings and assumptions a result holds at most (the engine
  * allocates them; past them, more are dropped). */

@@ -3,7 +3,8 @@
  *
  * A candidate comes before another when it meets every target and the other
  * does not; then when it is priced and the other is not (priced parts exist);
- * then when fewer ranking gates hold it; then by the objective's value (cost,
+ * then when fewer ranking gates hold it; then, when the workload prefers what
+ * is available, when its configuration is free now; then by the objective's value (cost,
  * time, or cost x time) moved by its soft points within a bounded band; ties
  * go to the other side of the objective, then to fewer chips. Last, no
  * candidate stays before one of its group that is both cheaper and no slower
@@ -236,16 +237,25 @@ static bool lifted_by_targets(const struct dc_selection *s, bool any_priced)
     return s->meets_targets && dc__may_be_picked(s, any_priced);
 }
 
+/* prefer_available: the candidate's configuration is not free now where the
+ * availability is known (docs/scoring.md, section 8, "Availability"). */
+static bool not_free(const struct dc_workload *w, const struct dc_candidate *c)
+{
+    return w->prefer_available && c->availability.known && !c->availability.configuration_free;
+}
+
 /* 0 best: meets every target, priced (when priced parts exist), fewest gates,
- * (balanced) within the premium band. */
+ * (prefer_available) free now, (balanced) within the premium band. The
+ * playbook's order: fit, then stage, then availability. */
 static unsigned group(const struct dc_workload *w, const struct dc_candidate *c, bool any_priced)
 {
     const struct dc_selection *s = &c->selection;
     unsigned g = s->gates < 255 ? s->gates : 255;
     bool outside =
         w->objective == DC_OBJECTIVE_BALANCED && s->meets_targets && s->priced && !s->in_band;
-    return (lifted_by_targets(s, any_priced) ? 0u : 1u << 10) |
-           (s->priced || !any_priced ? 0u : 1u << 9) | g << 1 | outside;
+    return (lifted_by_targets(s, any_priced) ? 0u : 1u << 11) |
+           (s->priced || !any_priced ? 0u : 1u << 10) | g << 2 | (unsigned)not_free(w, c) << 1 |
+           outside;
 }
 
 static int cmp_ranked(const dc_ruleset *rs, const struct dc_workload *w, bool any_priced,

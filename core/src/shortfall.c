@@ -310,13 +310,29 @@ static void missed_text(const struct dc_result *res, char *buf, size_t len)
  * rules did, and no limit lifted would bring one back. */
 static bool excluded_text(const struct dc_result *res, char *buf, size_t len)
 {
-    bool budget = false, memory = false;
+    bool budget = false, memory = false, fleet = false;
     char lim[200], m[NUM];
     for (size_t i = 0; i < res->n_excluded; i++) {
         budget |= strcmp(res->excluded[i].excluded_by->rule_id, DC__R_BUDGET) == 0;
         memory |= strcmp(res->excluded[i].excluded_by->rule_id, DC__R_MEMORY) == 0;
+        fleet |= strcmp(res->excluded[i].excluded_by->rule_id, DC__R_FLEET) == 0;
     }
-    if (budget)
+    const struct dc_candidate_availability *v =
+        res->n_excluded > 0 ? &res->excluded[0].availability : NULL;
+    if (fleet && v != NULL && v->warming)
+        snprintf(buf, len,
+                 "Nothing is free yet to run on (constraints.fleet_only): the fleet has not seen "
+                 "a device yet (Prometheus has not scraped its nodes).");
+    else if (fleet && v != NULL && !v->known)
+        snprintf(buf, len,
+                 "Nothing is known free to run on (constraints.fleet_only): no fleet or probe "
+                 "snapshot is configured or taken yet.");
+    else if (fleet)
+        snprintf(buf, len,
+                 "Nothing the %s has free now holds the job (constraints.fleet_only; see "
+                 "excluded).",
+                 v != NULL && v->fleet ? "fleet" : "host");
+    else if (budget)
         snprintf(
             buf, len, "No configuration fits the budget of %s.",
             dc_fmt_money(res->workload.budget_usd, dc__cost_period(&res->workload), m, sizeof(m)));
@@ -325,7 +341,7 @@ static bool excluded_text(const struct dc_result *res, char *buf, size_t len)
                  limit_words(res, res->workload.task == DC_TASK_INFERENCE, lim, sizeof(lim)));
     else
         snprintf(buf, len, "Every candidate was excluded by a rule (see excluded).");
-    return budget || memory;
+    return budget || memory || fleet;
 }
 
 /* What would meet the targets (would_meet), appended to buf. */

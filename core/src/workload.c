@@ -12,9 +12,12 @@
 #include "dc/engine.h"
 #include "dc/models.h"
 #include "dc/utf8.h"
+#include "dc/numfmt.h"
 #include "field_read.h"
 #include "model_object.h"
 #include "workload_internal.h"
+
+#define NUM 48 /* a number formatted by dc/numfmt.h */
 
 static const char *const tasks[] = {"training", "fine-tuning", "inference", NULL};
 static const char *const frameworks[] = {"pytorch", "jax",   "tensorflow", "pytorch-xla",
@@ -68,9 +71,9 @@ static const char *const inference_keys[] = {"requests_per_second",
 static const char *const speculative_keys[] = {"draft_model", "draft_parameters", "draft_tokens",
                                                "acceptance_rate", NULL};
 static const char *const job_keys[] = {"requests", "tokens", "deadline_hours", NULL};
-static const char *const constraint_keys[] = {
-    "deployment",   "providers", "budget_usd", "max_accelerators",
-    "accelerators", "pricing",   "portable",   NULL};
+static const char *const constraint_keys[] = {"deployment",       "providers",    "budget_usd",
+                                              "max_accelerators", "accelerators", "pricing",
+                                              "portable",         "fleet_only",   NULL};
 static const char *const team_keys[] = {"cuda_experience", "xla_experience", NULL};
 
 /* The section object, or NULL when absent; an error when it is not an object. */
@@ -385,11 +388,13 @@ static enum dc_status parse_speculative(const dc_ruleset *rs, const cJSON *inf,
                    "for architecture %s",
                    w->architecture);
     TRY(parse_draft(rs, sp, w, err));
+    char q1[NUM], q2[NUM];
     if (w->draft_parameters >= w->parameters)
         return bad(err, "inference/speculative",
                    w->draft_name != NULL ? "draft_model" : "draft_parameters",
-                   "the draft (%g parameters) must be smaller than the model it drafts for (%g)",
-                   w->draft_parameters, w->parameters);
+                   "the draft (%s parameters) must be smaller than the model it drafts for (%s)",
+                   dc_fmt_quantity(w->draft_parameters, q1, sizeof(q1)),
+                   dc_fmt_quantity(w->parameters, q2, sizeof(q2)));
     if (!present(sp, "draft_tokens") || !present(sp, "acceptance_rate"))
         return bad(err, "inference/speculative",
                    present(sp, "draft_tokens") ? "acceptance_rate" : "draft_tokens",
@@ -538,6 +543,7 @@ static enum dc_status parse_constraints(const dc_ruleset *rs, const cJSON *c, st
         return bad(err, "constraints", "portable",
                    "%s needs constraints.providers: the providers the answer must run on",
                    "portable");
+    TRY(get_bool(c, "constraints", "fleet_only", &w->fleet_only, err));
     return parse_allowed(rs, c, w, err);
 }
 
@@ -895,6 +901,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put_allowed(&b, rs, w, c);
     put(&b, c, "pricing", str(pricings[w->pricing]));
     put(&b, c, "portable", cJSON_CreateBool(w->portable));
+    put(&b, c, "fleet_only", cJSON_CreateBool(w->fleet_only));
     cJSON *team = obj(&b, root, "team");
     put(&b, team, "cuda_experience", str(w->cuda_experience));
     put(&b, team, "xla_experience", str(w->xla_experience));

@@ -32,6 +32,7 @@ struct svc_fleet {
     uint64_t generation;
     struct svc_fleet_stats stats;
     bool stale_logged;
+    bool scraped; /* an answer has held a series (the refresh thread's own) */
 };
 
 /* ---- one refresh ---------------------------------------------------------------- */
@@ -152,9 +153,12 @@ static void refresh(svc_fleet *f)
         snap = rs != NULL ? svc_fleet_snapshot_build(rs, &v[SVC_FLEET_AGENT], &v[SVC_FLEET_DCGM])
                           : NULL;
         dc_ruleset_release(rs);
-        if (snap != NULL)
+        if (snap != NULL) {
+            f->scraped |= snap->sources[SVC_FLEET_AGENT].series > 0 ||
+                          snap->sources[SVC_FLEET_DCGM].series > 0;
+            snap->warming = !f->scraped;
             publish(f, snap);
-        else
+        } else
             svc_log_msg("error", "fleet_refresh_failed", "fleet: %s",
                         rs == NULL ? "no rule set to map the names with" : "out of memory");
     }
@@ -234,9 +238,13 @@ static void snapshot_metrics(FILE *fp, const struct svc_fleet_snapshot *snap, do
             "# HELP accel_advisor_fleet_stale 1 when the fleet snapshot is older than "
             "fleet_stale_after.\n# TYPE accel_advisor_fleet_stale gauge\n"
             "accel_advisor_fleet_stale %d\n"
+            "# HELP accel_advisor_fleet_warming 1 until an answer of Prometheus has held a "
+            "series (it has not scraped the fleet yet): nothing is known free.\n"
+            "# TYPE accel_advisor_fleet_warming gauge\n"
+            "accel_advisor_fleet_warming %d\n"
             "# HELP accel_advisor_fleet_series Series in the last good answer of each fleet "
             "query.\n# TYPE accel_advisor_fleet_series gauge\n",
-            age, done, age > stale_after ? 1 : 0);
+            age, done, age > stale_after ? 1 : 0, snap->warming ? 1 : 0);
     for (int s = 0; s < SVC_FLEET_SOURCE_COUNT; s++)
         fprintf(fp, "accel_advisor_fleet_series{source=\"%s\"} %zu\n",
                 svc_fleet_source_name((enum svc_fleet_source)s), snap->sources[s].series);

@@ -189,6 +189,11 @@ struct svc_fleet_snapshot {
     size_t n_unmapped;
     size_t unmapped_dropped; /* past SVC_FLEET_UNMAPPED_MAX */
     struct svc_fleet_source_count sources[SVC_FLEET_SOURCE_COUNT];
+    /* No answer of either source has held a series since the service started:
+     * Prometheus has not scraped a node agent or dcgm-exporter yet, so the
+     * snapshot is empty for want of data, not because nothing is free (GET
+     * /v1/fleet `warming`, accel_advisor_fleet_warming, answers' availability). */
+    bool warming;
     char rules_version[65];        /* the catalog the names were mapped with */
     struct timespec taken_at;      /* CLOCK_REALTIME when the refresh started */
     struct timespec finished_mono; /* CLOCK_MONOTONIC when it finished */

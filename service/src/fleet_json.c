@@ -106,6 +106,7 @@ cJSON *svc_fleet_to_json(const struct svc_fleet_snapshot *s, const struct svc_fl
     str(&b, o, "taken_at", when);
     num(&b, o, "age_seconds", round(age * 1000.0) / 1000.0);
     add(&b, o, "stale", cJSON_CreateBool(age > v->stale_after_seconds));
+    add(&b, o, "warming", cJSON_CreateBool(s->warming));
     num(&b, o, "stale_after_seconds", v->stale_after_seconds);
     num(&b, o, "interval_seconds", v->interval_seconds);
     str(&b, o, "rules_version", s->rules_version);

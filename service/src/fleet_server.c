@@ -72,8 +72,10 @@ enum dc_status svc__fleet_availability(svc_server *s, const dc_ruleset *rs,
     opts->availability_age_seconds = NAN;
     enum dc_status rc = svc_fleet_availability(snap, rs, avail, &opts->n_availability);
     opts->availability = *avail;
-    if (snap != NULL)
+    if (snap != NULL) {
         opts->availability_stale = stale(s, snap, &opts->availability_age_seconds);
+        opts->availability_warming = snap->warming;
+    }
     svc_fleet_snapshot_release(snap);
     return rc;
 }

@@ -149,10 +149,14 @@ expect_out recommend-wide out "^✔  Google Cloud TPU v6e (Trillium)  .* [0-9.]*
 expect_out recommend-wide out "^Fixed costs: [0-9.]* min (start-up [0-9.]* min.*), \$[0-9.k]*/run, in the run's time and cost\.$"
 expect_out recommend-table out "Why "
 expect_out recommend-table out "^The pick buys [0-9,]* machines\?\.$"
+# The header says why the pick is the pick and where it is rented (issue 34, item 5).
+expect_out recommend-wide out "^Why: Google Cloud TPU v6e (Trillium) ([0-9,]* chips) is the best-value suitable option that finishes within the deadline of 30 days, at about \$[0-9.]*k/run in "
+expect_out recommend-table out "^Where: gcp, us-central1, 1 x v6e-[0-9]*, on_demand$"
 # On AWS the pretraining run's machines are past the on-demand limit
 # prices.yaml states: a reservation sells them (sizing.capacity).
 sed 's/"deployment": "cloud"/"deployment": "cloud", "providers": ["aws"]/' "$src/examples/llm-pretraining.json" >"$tmp/pt-aws.json"
 check recommend-capacity 0 "$bin" recommend -o wide "$tmp/pt-aws.json"
+expect_out recommend-capacity out "^Where: aws, us-east-1, [0-9]* x p[0-9a-z.-]*, reserved (the asked basis cannot sell that many)$"
 expect_out recommend-capacity out "^Capacity: reserved from aws: on-demand sells at most [0-9,]* machines at once (https://"
 # Nothing meets the deadline within the chip limit: the header says so first,
 # and no row is ticked (docs/scoring.md, section 10).

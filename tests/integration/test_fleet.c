@@ -304,6 +304,27 @@ static bool fixtures_seen(const cJSON *f, const void *arg)
            num(mi, "devices") == 2 && num(l4, "devices") == 2 && num(dcgm, "duplicates") == 8;
 }
 
+/* Until Prometheus's answers hold a series the snapshot is warming, never
+ * fresh and empty; once a series has come it is not warming. Each body polled
+ * on the way to the fixtures is checked (arg: a bool, set once a series came). */
+static bool fixtures_seen_warming(const cJSON *f, const void *arg)
+{
+    bool *scraped = (bool *)(uintptr_t)arg;
+    double series = 0;
+    const cJSON *src = NULL;
+    cJSON_ArrayForEach(src, get(f, "sources"))
+    {
+        series += num(src, "series");
+    }
+    bool warming = cJSON_IsTrue(get(f, "warming"));
+    if (series == 0 && !*scraped)
+        assert_true(warming);
+    *scraped |= series > 0;
+    if (*scraped)
+        assert_false(warming);
+    return fixtures_seen(f, NULL);
+}
+
 static void check_fixtures(const cJSON *f)
 {
     const cJSON *accs = get(f, "accelerators");
@@ -395,7 +416,9 @@ static void test_prometheus(void **state)
         "--fleet-prometheus", url, "--fleet-interval", "1s", "--fleet-stale-after", "5s", NULL};
     assert_int_equal(server_start(&s, args), 0);
 
-    cJSON *f = await_fleet(&s, fixtures_seen, NULL, "every fixture device");
+    bool scraped = false;
+    cJSON *f = await_fleet(&s, fixtures_seen_warming, &scraped, "every fixture device");
+    assert_true(scraped);
     check_fixtures(f);
     assert_string_equal(str_field(f, "prometheus"), url);
     cJSON_Delete(f);
@@ -749,15 +772,106 @@ static void test_cache_with_fleet(void **state)
     free(good);
 }
 
+/* ---- warming, fleet_only and the ranking ---------------------------------------- */
+
+static bool is_warming(const cJSON *f, const void *arg)
+{
+    (void)arg;
+    return cJSON_IsTrue(get(f, "warming"));
+}
+
+static const char cloud_prefer_job[] = "{\"task\":\"training\",\"model\":{\"parameters\":7e9},"
+                                       "\"prefer_available\":true}";
+static const char fleet_only_job[] = "{\"task\":\"training\",\"model\":{\"parameters\":7e9},"
+                                     "\"constraints\":{\"fleet_only\":true}}";
+
+/* Before Prometheus has scraped anything it answers both queries with no series:
+ * the fleet is warming (GET /v1/fleet, the metric, every answer), and fleet_only
+ * has no pick and says why. Once the agents' series come, the free H100 is the
+ * only fleet_only candidate and, with prefer_available, the pick over cheaper
+ * parts the fleet lacks; an empty answer after that is no longer warming. */
+static void test_warming_and_fleet_only(void **state)
+{
+    (void)state;
+    struct stub prom;
+    assert_int_equal(stub_start(&prom), 0);
+    stub_rule(&prom, 0, "accel_advisor_probe_device_free", 200, "application/json", EMPTY,
+              strlen(EMPTY), 0);
+    stub_rule(&prom, 1, "DCGM_FI_DEV", 200, "application/json", EMPTY, strlen(EMPTY), 0);
+    char url[64];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", prom.port);
+    const char *args[] = {
+        "--fleet-prometheus", url, "--fleet-interval", "1s", "--fleet-stale-after", "1h", NULL};
+    struct server s;
+    assert_int_equal(server_start(&s, args), 0);
+    cJSON *f = await_fleet(&s, is_warming, NULL, "warming: true");
+    assert_false(cJSON_IsTrue(get(f, "stale")));
+    cJSON_Delete(f);
+    assert_true(metric(&s, "accel_advisor_fleet_warming") == 1);
+    cJSON *rec = recommend(&s, fleet_only_job);
+    assert_string_equal(str_field(rec, "status"), "no_configuration_meets_targets");
+    assert_non_null(strstr(str_field(rec, "status_message"), "has not seen a device yet"));
+    assert_true(has_warning(rec, "availability_warming"));
+    assert_true(cJSON_IsNull(get(rec, "why")));
+    cJSON_Delete(rec);
+    rec = recommend(&s, cloud_prefer_job);
+    assert_true(cJSON_IsTrue(get(get(rec_candidate(rec, "h100"), "availability"), "warming")));
+    assert_true(has_warning(rec, "availability_warming"));
+    cJSON_Delete(rec);
+
+    size_t len = 0;
+    char *good = agent_answer(8, &len);
+    stub_rule(&prom, 0, "accel_advisor_probe_device_free", 200, "application/json", good, len, 0);
+    cJSON_Delete(await_fleet(&s, good_snapshot, NULL, "the good answer"));
+    f = fleet(&s);
+    assert_false(cJSON_IsTrue(get(f, "warming")));
+    cJSON_Delete(f);
+    assert_true(metric(&s, "accel_advisor_fleet_warming") == 0);
+    rec = recommend(&s, fleet_only_job);
+    assert_string_equal(str_field(rec, "status"), "ok");
+    const cJSON *recs = get(rec, "recommendations");
+    assert_int_equal(cJSON_GetArraySize(recs), 1);
+    assert_string_equal(str_field(cJSON_GetArrayItem(recs, 0), "accelerator"), "h100");
+    assert_true(cJSON_IsTrue(get(get(get(rec, "workload"), "constraints"), "fleet_only")));
+    assert_non_null(find(get(rec, "excluded"), "rule_id", "constraints.fleet_only"));
+    assert_false(has_warning(rec, "availability_warming"));
+    cJSON_Delete(rec);
+    rec = recommend(&s, cloud_prefer_job);
+    recs = get(rec, "recommendations");
+    assert_string_equal(str_field(cJSON_GetArrayItem(recs, 0), "accelerator"), "h100");
+    assert_true(cJSON_GetArraySize(recs) > 1);
+    assert_non_null(strstr(str_field(rec, "why"), "not free now"));
+    cJSON_Delete(rec);
+
+    /* Empty again (the agents went away): empty, not warming. */
+    stub_rule(&prom, 0, "accel_advisor_probe_device_free", 200, "application/json", EMPTY,
+              strlen(EMPTY), 0);
+    for (long end = now_ms() + CAP_MS;; sleep_ms(POLL_MS)) {
+        f = fleet(&s);
+        bool empty = cJSON_GetArraySize(get(f, "accelerators")) == 0;
+        bool warming = cJSON_IsTrue(get(f, "warming"));
+        cJSON_Delete(f);
+        if (empty) {
+            assert_false(warming);
+            break;
+        }
+        if (now_ms() > end)
+            fail_msg("GET /v1/fleet never emptied within %d ms", CAP_MS);
+    }
+    assert_true(metric(&s, "accel_advisor_fleet_warming") == 0);
+    assert_int_equal(server_stop_clean(&s), 0);
+    stub_stop(&prom);
+    free(good);
+}
+
 int main(int argc, char **argv)
 {
     int rc = harness_init(argc, argv);
     if (rc != 0)
         return rc;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hostile),
-        cmocka_unit_test(test_ca_file),
-        cmocka_unit_test(test_cache_with_fleet),
+        cmocka_unit_test(test_hostile),          cmocka_unit_test(test_ca_file),
+        cmocka_unit_test(test_cache_with_fleet), cmocka_unit_test(test_warming_and_fleet_only),
         cmocka_unit_test(test_prometheus),
     };
     return HARNESS_RUN("integration.fleet", tests, NULL, NULL);

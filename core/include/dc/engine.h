@@ -147,8 +147,11 @@ struct dc_workload {
     double job_tokens; /* NAN unless the job was given in tokens */
     double job_deadline_hours;
     enum dc_deployment deployment;
-    unsigned providers;      /* bit set of enum dc_provider; 0 = any */
-    bool portable;           /* the answer must be bought alike from every listed provider */
+    unsigned providers; /* bit set of enum dc_provider; 0 = any */
+    bool portable;      /* the answer must be bought alike from every listed provider */
+    /* constraints.fleet_only: only configurations the known availability (the
+     * fleet, or this host's probe) holds free now (docs/scoring.md, section 4). */
+    bool fleet_only;
     double budget_usd;       /* NAN when absent */
     enum dc_pricing pricing; /* the price basis costs use */
     double max_accelerators; /* NAN when absent */
@@ -203,8 +206,11 @@ struct dc_recommend_opts {
     bool availability_fleet;  /* the availability counts a fleet of nodes, not this host */
     double availability_age_seconds; /* of the snapshot behind it; NAN (or 0) when unknown */
     bool availability_stale;         /* older than its staleness limit: warned about */
-    bool prefer_available;           /* server-wide default for workload.prefer_available */
-    const char *request_id;          /* copied into the result; may be NULL */
+    /* The source has not seen a device yet (Prometheus answered before its first
+     * scrape): nothing is known free, and answers say so (warned about). */
+    bool availability_warming;
+    bool prefer_available;  /* server-wide default for workload.prefer_available */
+    const char *request_id; /* copied into the result; may be NULL */
     /* Robustness probes (dc/explain.h): factors on each catalog accelerator's
      * price per chip-hour and on its MFU, in catalog order
      * (dc_ruleset_accelerator_count entries, each > 0). NULL: 1 for every one. */
@@ -352,6 +358,7 @@ struct dc_candidate_availability {
     bool fleet;         /* counted across a fleet (opts.availability_fleet) */
     double age_seconds; /* of the snapshot; NAN when unknown */
     bool stale;         /* opts.availability_stale */
+    bool warming;       /* opts.availability_warming */
 };
 
 /* How the selection placed a candidate (docs/scoring.md, sections 7 and 8). */
@@ -575,6 +582,15 @@ DC_API const char *dc_target_text(const struct dc_result *res, const struct dc_c
  * misses, a gate, the balanced band, the rules' points); NULL otherwise.
  * Writes at most len bytes to buf. */
 DC_API const char *dc_pick_note(const struct dc_result *res, char *buf, size_t len);
+
+/* Under DC_ANSWER_OK, one plain sentence of why the pick is the pick: the
+ * objective's reason (cheapest, fastest, best value) and the deciding
+ * constraint (the time or rate target, the budget, a cheaper part's missed
+ * target or gate, the fleet), with no rule ids (core/src/why.c); NULL
+ * otherwise (the status message says why there is no pick). Writes at most
+ * len bytes to buf; DC_WHY_TEXT_MAX holds every text. */
+#define DC_WHY_TEXT_MAX 1024
+DC_API const char *dc_why(const struct dc_result *res, char *buf, size_t len);
 
 /* Unless the result's status is DC_ANSWER_OK, one paragraph saying so first:
  * which target nothing meets and within what limit, the nearest candidate

@@ -3,13 +3,16 @@
  * the bonus goes to a configuration whose chips are free now, machine by
  * machine on one node's free devices (whole nodes for multi-machine shapes),
  * slices larger than a node on whole free hosts; a host probe is one node; a
- * fleet says how many nodes; a stale snapshot is warned about once.
+ * fleet says how many nodes; a stale snapshot is warned about once; with
+ * prefer_available a free configuration ranks before one that is not;
+ * constraints.fleet_only keeps only what is free; a warming fleet frees nothing.
  * Owner: the fleet availability work (issue 19). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -276,6 +279,159 @@ static void test_stale(void **state)
     done(&o);
 }
 
+/* A cloud training job (the default deployment) with eight free H100 on one
+ * node of the fleet. */
+static const char cloud_job[] = "{\"task\":\"training\",\"model\":{\"parameters\":7e9},"
+                                "\"prefer_available\":true}";
+static const char cloud_job_plain[] = "{\"task\":\"training\",\"model\":{\"parameters\":7e9}}";
+
+static size_t rank_of(const struct dc_result *res, const char *id)
+{
+    for (size_t i = 0; i < res->n_recommendations; i++)
+        if (strcmp(res->recommendations[i].acc->id, id) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+static void free_h100(struct dc_availability *av)
+{
+    *av = (struct dc_availability){.accelerator_id = "h100", .attached = 8, .free = 8};
+    av->nodes_by_free[8] = 1;
+}
+
+/* prefer_available: a configuration free now ranks before the parts whose
+ * configuration is not, within the same gate tier (docs/scoring.md, section 8,
+ * "Availability"): without the preference the free H100 is not first. */
+static void test_prefer_ranks_free(void **state)
+{
+    (void)state;
+    struct dc_availability av;
+    free_h100(&av);
+    struct outcome o;
+    run(&o, cloud_job_plain, "h100", &av, &fleet);
+    size_t plain = rank_of(o.res, "h100");
+    assert_true(plain > 0 && plain != SIZE_MAX);
+    const struct dc_candidate *was = &o.res->recommendations[0];
+    assert_false(was->availability.configuration_free);
+    char first[64];
+    snprintf(first, sizeof(first), "%s", was->acc->name);
+    done(&o);
+    run(&o, cloud_job, "h100", &av, &fleet);
+    assert_int_equal(rank_of(o.res, "h100"), 0);
+    assert_int_equal(o.res->status, DC_ANSWER_OK);
+    /* The part it beat is still there, after it, and the why names it. */
+    char why[DC_WHY_TEXT_MAX];
+    assert_non_null(dc_why(o.res, why, sizeof(why)));
+    assert_non_null(strstr(why, "is the cheapest free option that finishes within"));
+    assert_non_null(strstr(why, first));
+    assert_non_null(strstr(why, "not free now, and you asked to prefer what is free"));
+    assert_null(strstr(why, "probe.available"));
+    /* Scores still fall down the list. */
+    for (size_t i = 1; i < o.res->n_recommendations; i++)
+        assert_true(o.res->recommendations[i].score <= o.res->recommendations[i - 1].score);
+    done(&o);
+    /* Nothing free: the preference moves nothing. */
+    av.free = 0;
+    av.nodes_by_free[8] = 0;
+    av.nodes_by_free[0] = 1;
+    run(&o, cloud_job, "h100", &av, &fleet);
+    assert_int_equal(rank_of(o.res, "h100"), plain);
+    done(&o);
+}
+
+static const struct dc_candidate *excluded(const struct dc_result *res, const char *id)
+{
+    for (size_t i = 0; i < res->n_excluded; i++)
+        if (strcmp(res->excluded[i].acc->id, id) == 0)
+            return &res->excluded[i];
+    return NULL;
+}
+
+static const char fleet_only_job[] = "{\"task\":\"training\",\"model\":{\"parameters\":7e9},"
+                                     "\"constraints\":{\"fleet_only\":true}}";
+static const char fleet_only_big[] =
+    "{\"task\":\"training\",\"model\":{\"parameters\":70e9},"
+    "\"constraints\":{\"fleet_only\":true,\"max_accelerators\":16}}";
+
+/* constraints.fleet_only: only what the fleet has free; nothing free is a
+ * no-fit answer that says so first. */
+static void test_fleet_only(void **state)
+{
+    (void)state;
+    struct dc_availability av;
+    free_h100(&av);
+    struct outcome o;
+    char text[DC_REASON_TEXT_MAX];
+    run(&o, fleet_only_job, "h100", &av, &fleet);
+    assert_true(o.res->workload.fleet_only);
+    assert_int_equal(o.res->status, DC_ANSWER_OK);
+    assert_int_equal(o.res->n_recommendations, 1);
+    assert_string_equal(o.res->recommendations[0].acc->id, "h100");
+    assert_true(o.res->recommendations[0].availability.configuration_free);
+    const struct dc_candidate *a100 = excluded(o.res, "a100");
+    assert_non_null(a100);
+    assert_string_equal(a100->excluded_by->rule_id, "constraints.fleet_only");
+    assert_string_equal(dc_reason_text(o.res, a100, a100->excluded_by, text, sizeof(text)),
+                        "The fleet has no A100 free now (0 seen) (constraints.fleet_only).");
+    done(&o);
+
+    /* 70B needs two whole 8-GPU machines; the fleet has one free: excluded,
+     * and the answer says nothing the fleet has free holds the job. */
+    run(&o, fleet_only_big, "h100", &av, &fleet);
+    assert_int_equal(o.res->status, DC_ANSWER_NO_FIT);
+    assert_int_equal(o.res->n_recommendations, 0);
+    const struct dc_candidate *h = excluded(o.res, "h100");
+    assert_non_null(h);
+    assert_string_equal(h->excluded_by->rule_id, "constraints.fleet_only");
+    dc_reason_text(o.res, h, h->excluded_by, text, sizeof(text));
+    assert_non_null(strstr(text, "The fleet's 8 free H100 (of 8) cannot start"));
+    char said[DC_ANSWER_TEXT_MAX];
+    assert_non_null(dc_answer_text(o.res, said, sizeof(said)));
+    assert_non_null(strstr(said, "Nothing the fleet has free now holds the job "
+                                 "(constraints.fleet_only"));
+    assert_null(dc_why(o.res, said, sizeof(said)));
+    done(&o);
+
+    /* No availability known at all (no fleet, no probe). */
+    struct dc_recommend_opts none = {0};
+    struct dc_error err;
+    cJSON *j = cJSON_Parse(fleet_only_job);
+    struct dc_result *res = NULL;
+    dc_error_clear(&err);
+    assert_int_equal(dc_recommend(rs, j, &none, &res, &err), DC_OK);
+    assert_int_equal(res->status, DC_ANSWER_NO_FIT);
+    assert_int_equal(res->n_recommendations, 0);
+    assert_non_null(dc_answer_text(res, said, sizeof(said)));
+    assert_non_null(strstr(said, "Nothing is known free to run on (constraints.fleet_only)"));
+    dc_result_free(res);
+    cJSON_Delete(j);
+}
+
+/* Before Prometheus has scraped anything the fleet is warming: nothing is
+ * free, every answer says so once, and fleet_only says why it has no pick. */
+static void test_warming(void **state)
+{
+    (void)state;
+    struct dc_recommend_opts warm = fleet;
+    warm.availability_warming = true;
+    struct outcome o;
+    run(&o, cloud_job, "h100", NULL, &warm);
+    assert_true(o.c->availability.warming);
+    assert_false(o.c->availability.configuration_free);
+    assert_int_equal(count_warnings(o.res, "availability_warming"), 1);
+    done(&o);
+    run(&o, cloud_job, "h100", NULL, &fleet);
+    assert_false(o.c->availability.warming);
+    assert_int_equal(count_warnings(o.res, "availability_warming"), 0);
+    done(&o);
+    run(&o, fleet_only_job, "h100", NULL, &warm);
+    assert_int_equal(o.res->status, DC_ANSWER_NO_FIT);
+    char said[DC_ANSWER_TEXT_MAX];
+    assert_non_null(dc_answer_text(o.res, said, sizeof(said)));
+    assert_non_null(strstr(said, "the fleet has not seen a device yet"));
+    done(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +441,9 @@ int main(void)
         cmocka_unit_test(test_slices),
         cmocka_unit_test(test_none),
         cmocka_unit_test(test_stale),
+        cmocka_unit_test(test_prefer_ranks_free),
+        cmocka_unit_test(test_fleet_only),
+        cmocka_unit_test(test_warming),
     };
     return cmocka_run_group_tests(tests, setup, test_default_rules_teardown);
 }

@@ -269,6 +269,45 @@ static bool would_meet_matches(const struct dc_result *r, const cJSON *want, cha
     return true;
 }
 
+/* A case's "fleet": what the fleet has, as GET /v1/fleet's snapshot would give
+ * the engine ([{"accelerator": id, "attached": n, "free": n, "nodes_by_free":
+ * [nodes with 0 free, with 1, ...]}]); "fleet": "warming" for a fleet that
+ * Prometheus has not scraped yet. No "fleet": no availability known. Returns
+ * the options (availability in av, at most `cap`). */
+static struct dc_recommend_opts fleet_opts(const cJSON *c, struct dc_availability *av, size_t cap)
+{
+    struct dc_recommend_opts o = {0};
+    const cJSON *f = cJSON_GetObjectItem(c, "fleet");
+    if (f == NULL)
+        return o;
+    o.probe_enabled = true;
+    o.probe_source = "prometheus";
+    o.availability_fleet = true;
+    o.availability_age_seconds = 1;
+    o.availability_warming = cJSON_IsString(f) && strcmp(f->valuestring, "warming") == 0;
+    o.availability = av;
+    const cJSON *e = NULL;
+    cJSON_ArrayForEach(e, f)
+    {
+        if (o.n_availability == cap)
+            break;
+        struct dc_availability *a = &av[o.n_availability++];
+        memset(a, 0, sizeof(*a));
+        a->accelerator_id = cJSON_GetObjectItem(e, "accelerator")->valuestring;
+        a->attached = (unsigned)cJSON_GetObjectItem(e, "attached")->valuedouble;
+        a->free = (unsigned)cJSON_GetObjectItem(e, "free")->valuedouble;
+        a->memory_free_gb = NAN;
+        size_t k = 0;
+        const cJSON *n = NULL;
+        cJSON_ArrayForEach(n, cJSON_GetObjectItem(e, "nodes_by_free"))
+        {
+            if (k <= DC_AVAILABILITY_NODE_MAX)
+                a->nodes_by_free[k++] = (unsigned)n->valuedouble;
+        }
+    }
+    return o;
+}
+
 static int check_case(const cJSON *c)
 {
     const char *name = cJSON_GetObjectItem(c, "name")->valuestring;
@@ -278,7 +317,9 @@ static int check_case(const cJSON *c)
     struct dc_error err;
     dc_error_clear(&err);
     int failures = 0;
-    if (dc_recommend(rules, cJSON_GetObjectItem(c, "workload"), NULL, &r, &err) != DC_OK) {
+    struct dc_availability av[8];
+    struct dc_recommend_opts opts = fleet_opts(c, av, 8);
+    if (dc_recommend(rules, cJSON_GetObjectItem(c, "workload"), &opts, &r, &err) != DC_OK) {
         print_error("case %s: recommend failed: %s %s\n", name, err.where, err.msg);
         return 1;
     }
