@@ -18,5 +18,6 @@ foreach(h IN LISTS AA_FUZZ_HARNESSES)
              COMMAND ${exe} ${AA_FUZZ_DIR}/corpus/${h} ${AA_FUZZ_DIR}/regressions/${h})
     set_tests_properties(fuzz.replay.${h} PROPERTIES TIMEOUT 300)
 endforeach()
-target_sources(replay_fuzz_fleet PRIVATE ${AA_FUZZ_FLEET_SOURCES})
-target_include_directories(replay_fuzz_fleet PRIVATE ${CMAKE_SOURCE_DIR}/service/src)
+# The fleet's pure sources come from aa_service, the library they are compiled
+# into once (the clang fuzzers compile their own instrumented copies instead).
+target_link_libraries(replay_fuzz_fleet PRIVATE aa_service)

@@ -1,7 +1,6 @@
 /* api/src/models_render.c -- the model registry as the body of GET /v1/models
  * (openapi.yaml: ModelList). Owned by the model-registry work (issue 16). */
 #include <math.h>
-#include <stdlib.h>
 
 #include "api/convert.h"
 #include "api/jsonw.h"
@@ -62,20 +61,4 @@ char *api_models_render(const dc_ruleset *rs, size_t *len)
     api_jw_array_end(&w);
     api_jw_object_end(&w);
     return api_jw_finish(&w, len);
-}
-
-enum dc_status api_models_to_json(const dc_ruleset *rs, cJSON **out)
-{
-    if (out == NULL)
-        return DC_EINVAL;
-    *out = NULL;
-    if (rs == NULL)
-        return DC_EINVAL;
-    size_t len = 0;
-    char *text = api_models_render(rs, &len);
-    if (text == NULL)
-        return DC_ENOMEM;
-    *out = cJSON_ParseWithLength(text, len);
-    free(text);
-    return *out != NULL ? DC_OK : DC_ENOMEM;
 }

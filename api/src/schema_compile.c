@@ -18,7 +18,7 @@
  * instance location.
  *
  * Memory: nodes and everything they point to live in one arena (core's,
- * core/src/arena.h) owned by the compiled schema, except regexes
+ * core/shared/arena.h) owned by the compiled schema, except regexes
  * (schema_regex.c allocates its own). The compiler's scratch (registry, base
  * URIs, locations) is a second arena freed when compilation ends. No static
  * mutable state anywhere. */

@@ -20,7 +20,7 @@
 /* ---- Allocation -------------------------------------------------------------
  *
  * Every allocation of the schema_*.c files goes through these macros, and so
- * through core's counted allocator (core/src/arena.h), as do the chunks of a
+ * through core's counted allocator (core/shared/arena.h), as do the chunks of a
  * compiled schema's arena. The unit test compiles these files itself with
  * API_SCH_TEST_ALLOC defined: SCH_ALLOC_COUNTER is then its per-thread counter, which
  * can make any chosen allocation fail. Elsewhere it is NULL: plain malloc. */

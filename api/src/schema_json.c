@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api/json_read.h"
+#include "dc/hash.h"
 #include "dc/utf8.h"
 
 /* cJSON keeps the type in the low byte; the rest are flags (IsReference...). */
@@ -79,20 +80,6 @@ bool api__sch_json_equal(const cJSON *a, const cJSON *b, unsigned depth_left)
     }
 }
 
-/* 64-bit FNV-1a steps. */
-#define FNV_OFFSET 0xcbf29ce484222325ull
-#define FNV_PRIME  0x100000001b3ull
-
-static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= FNV_PRIME;
-    }
-    return h;
-}
-
 /* A final mix, so that summing member hashes (order-independent) does not
  * cancel structure. */
 static uint64_t mix64(uint64_t x)
@@ -107,35 +94,35 @@ static uint64_t mix64(uint64_t x)
 
 uint64_t api__sch_json_hash(const cJSON *v, unsigned depth_left)
 {
-    uint64_t h = FNV_OFFSET;
+    uint64_t h = DC_FNV64_OFFSET;
     int type = SCH_TYPE(v);
-    h = fnv_bytes(h, &type, sizeof(type));
+    h = dc_fnv64(h, &type, sizeof(type));
     if (depth_left == 0)
         return h;
     switch (type) {
     case cJSON_Number: {
         /* -0.0 == 0.0 must hash alike. */
         double d = v->valuedouble == 0.0 ? 0.0 : v->valuedouble;
-        h = fnv_bytes(h, &d, sizeof(d));
+        h = dc_fnv64(h, &d, sizeof(d));
         break;
     }
     case cJSON_String:
     case cJSON_Raw:
         if (v->valuestring != NULL)
-            h = fnv_bytes(h, v->valuestring, strlen(v->valuestring));
+            h = dc_fnv64(h, v->valuestring, strlen(v->valuestring));
         break;
     case cJSON_Array:
         for (const cJSON *x = v->child; x != NULL; x = x->next)
-            h = fnv_bytes(h ^ 0x5b, &(uint64_t){api__sch_json_hash(x, depth_left - 1)},
-                          sizeof(uint64_t));
+            h = dc_fnv64(h ^ 0x5b, &(uint64_t){api__sch_json_hash(x, depth_left - 1)},
+                         sizeof(uint64_t));
         break;
     case cJSON_Object: {
         uint64_t sum = 0;
         for (const cJSON *x = v->child; x != NULL; x = x->next) {
-            uint64_t k = fnv_bytes(FNV_OFFSET, x->string, strlen(x->string));
+            uint64_t k = dc_fnv64(DC_FNV64_OFFSET, x->string, strlen(x->string));
             sum += mix64(k ^ api__sch_json_hash(x, depth_left - 1));
         }
-        h = fnv_bytes(h, &sum, sizeof(sum));
+        h = dc_fnv64(h, &sum, sizeof(sum));
         break;
     }
     default:

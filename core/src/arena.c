@@ -1,8 +1,10 @@
 /* core/src/arena.c -- the core's one bump allocator (arena.h). Owned by core/. */
 #include "arena.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,4 +118,14 @@ void dc__arena_free(struct dc__arena *a)
         return;
     dc__arena_release(a);
     free(a);
+}
+
+char *dc__fmt(struct dc__arena *ar, const char *f, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(buf, sizeof(buf), f, ap);
+    va_end(ap);
+    return dc__arena_strdup(ar, buf);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dc/engine.h"
+#include "dc/hash.h"
 #include "ruleset_internal.h"
 #include "sizing.h"
 
@@ -153,18 +154,6 @@ enum dc_status dc_calibration_eval(const dc_ruleset *rs, const cJSON *row,
 
 /* ---- the split ---------------------------------------------------------------------- */
 
-/* 64-bit FNV-1a (http://www.isthe.com/chongo/tech/comp/fnv/): a fixed, public
- * hash, so the split can be recomputed by hand. */
-static uint64_t fnv1a64(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (; *s != '\0'; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 static bool serving(enum dc_regime r)
 {
     return dc_regime_pool(r) == DC_REGIME_SERVING;
@@ -219,7 +208,7 @@ enum dc_status dc_calibration_check_split(const struct dc_calibration_row *rows,
     enum dc_status rc = DC_OK;
     for (size_t i = 0; i < n && rc == DC_OK; i++) {
         if (rows[i].variant_of == NULL) {
-            v[m++] = (struct ordered){&rows[i], fnv1a64(rows[i].run)};
+            v[m++] = (struct ordered){&rows[i], dc_fnv64_str(rows[i].run)};
             continue;
         }
         const struct dc_calibration_row *base = find_row(rows, n, rows[i].variant_of);

@@ -2,16 +2,8 @@
  * the workload edited, the evaluation and wall-clock budgets kept, the top
  * pick read off the result. */
 #include <string.h>
-#include <time.h>
 
 #include "cf_internal.h"
-
-uint64_t cf__now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Whether another run fits the budgets; sets c->stop when not. */
 static bool budget_left(struct cf_ctx *c)
@@ -20,7 +12,7 @@ static bool budget_left(struct cf_ctx *c)
         return false;
     if (c->evals >= c->max_evals)
         c->stop = DC_EXPLAIN_STOP_EVALUATIONS;
-    else if (c->budget_ns != 0 && cf__now_ns() - c->started_ns >= c->budget_ns)
+    else if (c->budget_ns != 0 && dc_mono_ns() - c->started_ns >= c->budget_ns)
         c->stop = DC_EXPLAIN_STOP_TIME;
     return c->stop == DC_EXPLAIN_COMPLETE;
 }

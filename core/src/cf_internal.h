@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dc/clock.h"
 #include "dc/explain.h"
 
 /* A bracket [lose, win] is close enough when the two are within this ratio:
@@ -40,8 +41,6 @@ struct cf_ctx {
     uint64_t budget_ns; /* 0: none */
     enum dc_explain_stop stop;
 };
-
-uint64_t cf__now_ns(void);
 
 /* Run the core on `w` (borrowed) with the base's options and the given
  * factors (NULL: none). DC_OK with *out; DC_ELIMIT once a budget is spent

@@ -42,14 +42,6 @@ const struct dc_offer *dc_cheapest_offer(const struct dc_accelerator *a, enum dc
     return best;
 }
 
-size_t dc_offers_from(const struct dc_accelerator *a, enum dc_provider p)
-{
-    size_t n = 0;
-    for (size_t i = 0; a != NULL && i < a->n_offers; i++)
-        n += a->offers[i].provider == p;
-    return n;
-}
-
 const char *dc_unpriced_reason(const struct dc_accelerator *a, unsigned providers)
 {
     if (a == NULL)
@@ -164,6 +156,13 @@ static void sizes_text(const struct dc_accelerator *a, enum dc_pricing basis, un
                               : i + 1 == n ? " and "
                                            : ", ",
                               sizes[i]);
+}
+
+const char *dc__pricing_words(enum dc_pricing p)
+{
+    static const char *const words[DC_PRICING_COUNT] = {"on-demand", "spot", "1-year committed",
+                                                        "3-year committed"};
+    return (unsigned)p < DC_PRICING_COUNT ? words[p] : "on-demand";
 }
 
 bool dc__unrented_size_text(const struct dc_workload *w, const struct dc_accelerator *a,

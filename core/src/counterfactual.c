@@ -160,7 +160,7 @@ enum dc_status dc_explain(const dc_ruleset *rs, const cJSON *workload,
     if (rs == NULL || workload == NULL || base == NULL || opts == NULL)
         return dc_error_set(err, DC_EINVAL, NULL, "dc_explain: NULL argument");
     struct cf_ctx c = {.rs = rs, .workload = workload, .base = base};
-    c.started_ns = cf__now_ns();
+    c.started_ns = dc_mono_ns();
     c.n_accs = dc_ruleset_accelerator_count(rs);
     c.max_evals = opts->max_evaluations == 0 || opts->max_evaluations > DC_EXPLAIN_MAX_EVALUATIONS
                       ? DC_EXPLAIN_MAX_EVALUATIONS
@@ -174,7 +174,7 @@ enum dc_status dc_explain(const dc_ruleset *rs, const cJSON *workload,
         return dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
     enum dc_status rc = run(&c, opts, e);
     cJSON_Delete(c.current);
-    e->elapsed_ns = cf__now_ns() - c.started_ns;
+    e->elapsed_ns = dc_mono_ns() - c.started_ns;
     if (rc != DC_OK) {
         dc_explanation_free(e);
         return dc_error_set(err, rc, NULL, "explain: %s", dc_strerror(rc));

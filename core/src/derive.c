@@ -100,6 +100,14 @@ static double pair_flops(const struct dc__derived *d)
     return 4.0 * d->heads * d->head_dim;
 }
 
+/* Forward FLOPs of a bidirectional encoder (a ViT's included) over n tokens:
+ * 2 x dense parameters a token, plus attention over all n x n pairs in every
+ * layer. */
+static double encoder_flops(const struct dc__derived *d, double n)
+{
+    return 2.0 * d->dense_parameters * n + pair_flops(d) * d->layers * n * n;
+}
+
 /* Bytes one token's cache takes in one layer: K and V of every KV head
  * (F4.5), or MLA's one latent vector (DeepSeek-V2, https://arxiv.org/abs/2405.04434). */
 static double kv_bytes_per_position(const struct dc_workload *w, const struct dc__derived *d,
@@ -218,8 +226,7 @@ static double vit_flops(const struct dc_workload *w, const struct dc__derived *d
     if (strcmp(w->architecture, "vit") != 0 || !isfinite(w->tokens_per_sample) ||
         d->shape_estimated)
         return NAN;
-    double t = w->tokens_per_sample;
-    return 2.0 * d->dense_parameters * t + pair_flops(d) * d->layers * t * t;
+    return encoder_flops(d, w->tokens_per_sample);
 }
 
 /* Recommender tables: fp32 rows with one row-wise Adagrad value each, 4 bytes
@@ -428,10 +435,8 @@ static void forward_flops(const struct dc_workload *w, struct dc__derived *d)
         return;
     }
     /* An encoder over its input, bidirectional; anything else 2N a sample. */
-    double in = w->input_tokens;
-    d->flops_per_request = d->kind == DC__KIND_ENCODER ? 2.0 * d->dense_parameters * in +
-                                                             pair_flops(d) * d->layers * in * in
-                                                       : 2.0 * d->dense_parameters;
+    d->flops_per_request =
+        d->kind == DC__KIND_ENCODER ? encoder_flops(d, w->input_tokens) : 2.0 * d->dense_parameters;
     d->flops_rough = compute_guessed(w, d) && d->withheld == NULL;
 }
 

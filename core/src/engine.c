@@ -7,7 +7,6 @@
  * a reference to) or in the result's arena, so freeing a result is one call. */
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,28 +47,6 @@ static double clamp(double v, double lo, double hi)
 static int iround(double v)
 {
     return (int)lround(v);
-}
-
-char *dc__fmt(struct dc__arena *ar, const char *f, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(buf, sizeof(buf), f, ap);
-    va_end(ap);
-    return dc__arena_strdup(ar, buf);
-}
-
-enum dc_status dc__add_warning(struct dc_result *res, const char *code, const char *msg)
-{
-    if (res->n_warnings == DC__MAX_WARNINGS)
-        return DC_OK;
-    if (msg == NULL)
-        return DC_ENOMEM;
-    res->warnings[res->n_warnings].code = code;
-    res->warnings[res->n_warnings].message = msg;
-    res->n_warnings++;
-    return DC_OK;
 }
 
 /* ---- phase 1: rules ------------------------------------------------------------ */

@@ -1,6 +1,10 @@
 /* core/src/engine_internal.h -- what the phases of a recommendation share:
- * engine.c (rules, candidates, scoring), report.c (warnings, assumptions) and
- * explain.c (reason text). Not part of the public API. */
+ * engine.c (rules, candidates, scoring) and the files of its phases (select.c,
+ * frontier.c, shortfall.c, targets.c, sized_rules.c, fit_options.c, budget.c,
+ * cost.c, report.c, defaults.c, price_note.c, explain.c for reason text), and
+ * the explanations that re-run it (counterfactual.c, cf_changes.c,
+ * cf_text.c, cf_threshold.c). It brings in result.h (warnings, assumptions,
+ * reason ids), sizing.h and workload_internal.h. Not part of the public API. */
 #ifndef DC_ENGINE_INTERNAL_H
 #define DC_ENGINE_INTERNAL_H
 
@@ -8,33 +12,9 @@
 #include "arena.h"
 #include "dc/engine.h"
 #include "dc/numfmt.h"
+#include "result.h"
 #include "sizing.h"
 #include "workload_internal.h"
-
-/* Pseudo-rule ids for reasons that come from the workload's constraints, the
- * catalog and sizing rather than from a rule file. Their messages are rendered
- * on demand (dc_reason_text). */
-#define DC__R_ALLOWED   "constraints.accelerators"
-#define DC__R_PROVIDERS "catalog.providers"
-#define DC__R_ON_PREM   "catalog.on-prem"
-#define DC__R_PRECISION "catalog.precision"
-#define DC__R_MEMORY    "sizing.memory"
-#define DC__R_BUDGET    "sizing.budget"
-#define DC__R_TIME      "sizing.time"
-#define DC__R_SERVING   "sizing.serving"
-#define DC__R_COST      "sizing.cost"
-#define DC__R_DEADLINE  "sizing.deadline"
-#define DC__R_LATENCY   "sizing.latency"
-#define DC__R_RATE      "sizing.rate"
-#define DC__R_AVAILABLE "probe.available"
-#define DC__R_PORTABLE  "constraints.portable"
-#define DC__R_FLEET     "constraints.fleet_only"
-
-#define DC__MAX_WARNINGS    16
-#define DC__MAX_ASSUMPTIONS 40
-
-/* printf into the arena; NULL on OOM. */
-char *dc__fmt(struct dc__arena *ar, const char *f, ...) DC_PRINTF(2, 3);
 
 /* What caps a serving fleet, naming where it is set: max_accelerators, else
  * the rule author's serving_max_chips ("max_accelerators (64 chips)", "the
@@ -42,7 +22,7 @@ char *dc__fmt(struct dc__arena *ar, const char *f, ...) DC_PRINTF(2, 3);
  * rules/sizing.yaml)"); written into buf (explain.c). */
 const char *dc__fleet_limit_words(const struct dc_sizing_params *s, const struct dc_workload *w,
                                   char *buf, size_t len);
-/* A price basis in words: "on-demand", "spot", "1-year committed". */
+/* A price basis in words: "on-demand", "spot", "1-year committed" (cost.c). */
 const char *dc__pricing_words(enum dc_pricing p);
 /* What a candidate's cost is per: a month of serving, an offline job, a run. */
 enum dc_period dc__cost_period(const struct dc_workload *w);
@@ -142,9 +122,6 @@ const struct dc__rule *dc__sized_exclusion(struct dc__sized_eval *e, size_t idx,
 size_t dc__sized_hits(struct dc__sized_eval *e, size_t idx, const struct dc_sizing *z,
                       const struct dc__rule **out, size_t max);
 
-/* A warning with `code` and `msg` (NULL msg: out of memory). */
-enum dc_status dc__add_warning(struct dc_result *res, const char *code, const char *msg);
-
 /* Age in days of a price dated "YYYY-MM" or "YYYY-MM-DD" (a month-only date
  * counts from the first of that month) at `now`; NAN when unparseable. */
 double dc__price_age_days(const char *as_of, time_t now);
@@ -156,10 +133,6 @@ double dc__price_age_days(const char *as_of, time_t now);
 const char *dc__fit_options(const dc_ruleset *rs, const struct dc_result *res,
                             const struct dc_candidate *smallest, const struct dc_candidate *all,
                             size_t n_all, char *buf, size_t len);
-
-/* An assumption (skipped when the list is full or the value unknown). */
-void dc__add_assumption(struct dc_result *res, const char *name, double value, const char *unit,
-                        const char *source);
 
 /* The defaults that moved a number, each an assumption and a warning naming
  * the field to give (core/src/defaults.c). */

@@ -308,13 +308,6 @@ static void serving_text(const struct dc_result *res, const struct dc_candidate 
                   rps, step, z->compute_bound ? "compute" : "memory bandwidth");
 }
 
-const char *dc__pricing_words(enum dc_pricing p)
-{
-    static const char *const words[DC_PRICING_COUNT] = {"on-demand", "spot", "1-year committed",
-                                                        "3-year committed"};
-    return (unsigned)p < DC_PRICING_COUNT ? words[p] : "on-demand";
-}
-
 /* "from aws or gcp", or "from any provider" when the workload names none. */
 static const char *providers_text(const struct dc_workload *w, char *buf, size_t len)
 {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ruleset_internal.h"
 
@@ -227,6 +228,48 @@ struct dc_param dc__get_param(const struct dc__where *w, const char *key, double
     p.value = dc__get_num(&q, "value", true, lo, hi);
     p.source = dc__get_source(&q, "source");
     return p;
+}
+
+/* Today as YYYYMMDD (UTC), for dates in the future. */
+static long today_ymd(void)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm) == NULL)
+        return 99991231;
+    return (tm.tm_year + 1900L) * 10000 + (tm.tm_mon + 1) * 100 + tm.tm_mday;
+}
+
+/* "YYYY-MM" or "YYYY-MM-DD", quoted in YAML so it stays a string, no later
+ * than today (a month counts from its first day). */
+const char *dc__get_date(const struct dc__where *w, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
+    if (v == NULL) {
+        dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id, "missing required field \"%s\"",
+                 key);
+        return NULL;
+    }
+    int y = 0, m = 0, d = 0;
+    char tail = 0;
+    bool ok =
+        cJSON_IsString(v) &&
+        ((strlen(v->valuestring) == 7 && sscanf(v->valuestring, "%4d-%2d%c", &y, &m, &tail) == 2) ||
+         (strlen(v->valuestring) == 10 &&
+          sscanf(v->valuestring, "%4d-%2d-%2d%c", &y, &m, &d, &tail) == 3 && d >= 1 && d <= 31)) &&
+        y >= 1990 && m >= 1 && m <= 12;
+    if (!ok) {
+        dc__diag(w->L, w->file, dc__line_of(w, v), w->id,
+                 "\"%s\" must be a date written YYYY-MM or YYYY-MM-DD (quote it)", key);
+        return NULL;
+    }
+    if (y * 10000L + m * 100L + (d > 0 ? d : 1) > today_ymd()) {
+        dc__diag(w->L, w->file, dc__line_of(w, v), w->id,
+                 "\"%s\" %s is in the future: a price is dated by the data it was read from", key,
+                 v->valuestring);
+        return NULL;
+    }
+    return v->valuestring;
 }
 
 bool dc__find_acc(const dc_ruleset *rs, const char *id, size_t *out)

@@ -1,7 +1,8 @@
 /* core/src/load.h -- what every loader of a rule-set file shares: the
  * diagnostics it reports (`file:line: id: message`) and checked access to the
- * fields of a parsed YAML mapping. Used by catalog.c, models.c, params.c,
- * prices.c and ruleset.c. Not part of the public API. */
+ * fields of a parsed YAML mapping. Used by the loaders (capacity.c, catalog.c,
+ * models.c, params.c, prices.c, ruleset.c) and implemented in load.c. Not
+ * part of the public API. */
 #ifndef DC_LOAD_H
 #define DC_LOAD_H
 
@@ -60,7 +61,7 @@ const char *dc__get_source(const struct dc__where *w, const char *key);
 /* key: {value, source} with the value in [lo, hi]. */
 struct dc_param dc__get_param(const struct dc__where *w, const char *key, double lo, double hi);
 /* key: a date "YYYY-MM" or "YYYY-MM-DD" (quoted), no later than today; NULL
- * (reported) otherwise (core/src/prices.c). */
+ * (reported) otherwise. */
 const char *dc__get_date(const struct dc__where *w, const char *key);
 /* prices.yaml's `capacity:` list (core/src/capacity.c), after its offers. */
 void dc__load_capacity(dc_ruleset *rs, const struct dc__where *w, const cJSON *list);

@@ -40,7 +40,7 @@
  * operations that must build a string or an array (cat, merge, map, ...) get
  * memory, from a per-evaluation arena whose first bytes are on the stack and
  * which is released when the call returns. Every malloc of this module goes
- * through dc__alloc() (core/src/arena.h), which counts calls when asked, so a
+ * through dc__alloc() (core/shared/arena.h), which counts calls when asked, so a
  * unit test proves that the common path never gets there.
  *
  * Work is bounded three ways: rule depth and node count at compile time, and

@@ -30,7 +30,7 @@ static bool lv_same_object(const struct lv *a, const struct lv *b);
 
 /* ---- memory ------------------------------------------------------------------ */
 
-/* The module's memory is the core's arena (core/src/arena.h): this turns its
+/* The module's memory is the core's arena (core/shared/arena.h): this turns its
  * failures into the module's messages. */
 enum dc_status lg__alloc(struct lg_ctx *cx, size_t size, void **out)
 {

@@ -5,9 +5,10 @@
  *
  * Every entry spells out a Workload `model` object, each field in a group
  * with the public source it was read from. The loader checks that object with
- * the workload's own parser, so a named model can never hold what a request
- * could not, and that the parameters the architecture implies agree with the
- * published count within DC_MODELS_PARAM_TOLERANCE. */
+ * the parser a request's model goes through (model_object.c), so a named
+ * model can never hold what a request could not, and that the parameters the
+ * architecture implies agree with the published count within
+ * DC_MODELS_PARAM_TOLERANCE. */
 #include "dc/models.h"
 
 #include <ctype.h>
@@ -17,38 +18,8 @@
 #include <strings.h>
 
 #include "load.h"
+#include "model_object.h"
 #include "ruleset_internal.h"
-#include "workload_internal.h"
-
-/* Fields of a Workload `model` a registry entry may give (the others,
- * custom_ops and dynamic_shapes, describe the user's code, not the model). */
-static const char *const model_fields[] = {"parameters",
-                                           "active_parameters",
-                                           "embedding_parameters",
-                                           "flops_per_sample",
-                                           "sparse_embeddings",
-                                           "compute_pattern",
-                                           "layers",
-                                           "hidden_size",
-                                           "attention_heads",
-                                           "kv_heads",
-                                           "head_dim",
-                                           "intermediate_size",
-                                           "context_length",
-                                           "attention",
-                                           "sliding_window",
-                                           "full_attention_every",
-                                           "kv_latent_dim",
-                                           "experts",
-                                           "experts_per_token",
-                                           "encoder_layers",
-                                           "tokens_per_sample",
-                                           "denoising_steps",
-                                           "guidance_passes",
-                                           "embedding_dim",
-                                           "lookups_per_sample",
-                                           "embedding_tables",
-                                           NULL};
 
 /* Config figures that only recount the parameters (dc_model_architecture_parameters). */
 static const char *const detail_numbers[] = {"vocab_size",
@@ -334,7 +305,7 @@ static void load_group(struct entry_build *b, const cJSON *g)
         const char *k = it->string;
         if (strcmp(k, "source") == 0 || strcmp(k, "note") == 0)
             continue;
-        bool is_model = listed(k, model_fields);
+        bool is_model = listed(k, dc__model_keys + DC__MODEL_REQUEST_KEYS);
         bool is_detail = listed(k, detail_numbers) || listed(k, detail_flags);
         unsigned line = dc__line_of(&q, it);
         if (!is_model && !is_detail) {

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "dc/ruleset.h"
+#include "workload_internal.h"
 
 static const char *const family_names[DC_FAMILY_COUNT] = {"gpu", "tpu", "cpu", "asic"};
 static const char *const precision_names[DC_PREC_COUNT] = {"fp64", "fp32", "bf16", "fp16",
@@ -121,4 +122,12 @@ bool dc_regime_parse(const char *s, enum dc_regime *out)
 enum dc_regime dc_regime_pool(enum dc_regime r)
 {
     return r < DC_REGIME_SERVING ? DC_REGIME_TRAINING : DC_REGIME_SERVING;
+}
+
+/* In enum dc_quantization order; the workload parser reads it too. */
+const char *const dc__quantization_names[] = {"none", "awq", "gptq", "nf4", "mxfp4", "int8", NULL};
+
+const char *dc__quantization_name(enum dc_quantization q)
+{
+    return dc__quantization_names[q];
 }

@@ -10,52 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "load.h"
 #include "ruleset_internal.h"
-
-/* Today as YYYYMMDD (UTC), for dates in the future. */
-static long today_ymd(void)
-{
-    time_t now = time(NULL);
-    struct tm tm;
-    if (gmtime_r(&now, &tm) == NULL)
-        return 99991231;
-    return (tm.tm_year + 1900L) * 10000 + (tm.tm_mon + 1) * 100 + tm.tm_mday;
-}
-
-/* "YYYY-MM" or "YYYY-MM-DD", quoted in YAML so it stays a string, no later
- * than today (a month counts from its first day). */
-const char *dc__get_date(const struct dc__where *w, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->obj, key);
-    if (v == NULL) {
-        dc__diag(w->L, w->file, dc__line_of(w, w->obj), w->id, "missing required field \"%s\"",
-                 key);
-        return NULL;
-    }
-    int y = 0, m = 0, d = 0;
-    char tail = 0;
-    bool ok =
-        cJSON_IsString(v) &&
-        ((strlen(v->valuestring) == 7 && sscanf(v->valuestring, "%4d-%2d%c", &y, &m, &tail) == 2) ||
-         (strlen(v->valuestring) == 10 &&
-          sscanf(v->valuestring, "%4d-%2d-%2d%c", &y, &m, &d, &tail) == 3 && d >= 1 && d <= 31)) &&
-        y >= 1990 && m >= 1 && m <= 12;
-    if (!ok) {
-        dc__diag(w->L, w->file, dc__line_of(w, v), w->id,
-                 "\"%s\" must be a date written YYYY-MM or YYYY-MM-DD (quote it)", key);
-        return NULL;
-    }
-    if (y * 10000L + m * 100L + (d > 0 ? d : 1) > today_ymd()) {
-        dc__diag(w->L, w->file, dc__line_of(w, v), w->id,
-                 "\"%s\" %s is in the future: a price is dated by the data it was read from", key,
-                 v->valuestring);
-        return NULL;
-    }
-    return v->valuestring;
-}
 
 /* basis: {usd_per_hour, as_of} for an instance type, {usd_per_chip_hour,
  * as_of} for a per-chip offer. */
@@ -315,6 +272,14 @@ static struct dc_accelerator *item_acc(dc_ruleset *rs, struct dc__where *iw, con
     }
     iw->id = rs->accs[idx].id;
     return &rs->accs[idx];
+}
+
+size_t dc_offers_from(const struct dc_accelerator *a, enum dc_provider p)
+{
+    size_t n = 0;
+    for (size_t i = 0; a != NULL && i < a->n_offers; i++)
+        n += a->offers[i].provider == p;
+    return n;
 }
 
 /* `provider` of an unpriced entry: a provider the catalog lists for `a` that

@@ -368,19 +368,11 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
 
 /* ---- assumptions ------------------------------------------------------------------ */
 
+/* dc__add_assumption (result.c), by the short name the lists below read with. */
 static void add(struct dc_result *res, const char *name, double value, const char *unit,
                 const char *source)
 {
-    if (res->n_assumptions == DC__MAX_ASSUMPTIONS || !isfinite(value))
-        return;
-    struct dc_assumption *a = &res->assumptions[res->n_assumptions++];
-    *a = (struct dc_assumption){name, value, unit, source};
-}
-
-void dc__add_assumption(struct dc_result *res, const char *name, double value, const char *unit,
-                        const char *source)
-{
-    add(res, name, value, unit, source);
+    dc__add_assumption(res, name, value, unit, source);
 }
 
 static void add_param(struct dc_result *res, const char *name, const struct dc_param *p,

@@ -3,9 +3,9 @@
  *
  * The HTTP layer validates bodies against openapi.yaml first; this code still
  * checks every field it reads (type, enum, range) because the core is also
- * called from the CLI and from tests, and must never trust its caller. */
+ * called from the CLI and from tests, and must never trust its caller. The
+ * `model` object is read by model_object.c, which the model registry shares. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +13,8 @@
 #include "dc/models.h"
 #include "dc/utf8.h"
 #include "dc/numfmt.h"
+#include "field_read.h"
+#include "model_object.h"
 #include "workload_internal.h"
 
 #define NUM 48 /* a number formatted by dc/numfmt.h */
@@ -21,14 +23,7 @@ static const char *const tasks[] = {"training", "fine-tuning", "inference", NULL
 static const char *const frameworks[] = {"pytorch", "jax",   "tensorflow", "pytorch-xla",
                                          "onnx",    "other", NULL};
 static const char *const stages[] = {"prototype", "development", "production", NULL};
-static const char *const architectures[] = {
-    "transformer",     "cnn", "rnn",   "mlp", "recommender", "gnn", "diffusion", "moe", "encoder",
-    "encoder-decoder", "vit", "other", NULL};
-static const char *const attentions[] = {"full", "sliding_window", "mla", NULL};
-/* In enum dc_quantization order. */
-static const char *const quantizations[] = {"none", "awq", "gptq", "nf4", "mxfp4", "int8", NULL};
 static const char *const rl_algorithms[] = {"grpo", "ppo", NULL};
-static const char *const patterns[] = {"matmul", "elementwise", "branching", NULL};
 static const char *const precisions[] = {"fp64", "fp32", "bf16", "fp16", "fp8",
                                          "fp4",  "int8", "int4", NULL};
 /* The workload's precision words: the enum's, and tf32, which is fp32 whose
@@ -51,37 +46,6 @@ static const char *const top_keys[] = {
     "team",      "objective",    "prefer_available", "explain",   NULL};
 /* In enum dc_explain_kind bit order. */
 static const char *const explain_kinds[] = {"changes", "robustness", NULL};
-static const char *const model_keys[] = {"name",
-                                         "architecture",
-                                         "parameters",
-                                         "active_parameters",
-                                         "embedding_parameters",
-                                         "flops_per_sample",
-                                         "custom_ops",
-                                         "dynamic_shapes",
-                                         "sparse_embeddings",
-                                         "compute_pattern",
-                                         "layers",
-                                         "hidden_size",
-                                         "attention_heads",
-                                         "kv_heads",
-                                         "head_dim",
-                                         "intermediate_size",
-                                         "context_length",
-                                         "attention",
-                                         "sliding_window",
-                                         "full_attention_every",
-                                         "kv_latent_dim",
-                                         "experts",
-                                         "experts_per_token",
-                                         "encoder_layers",
-                                         "tokens_per_sample",
-                                         "denoising_steps",
-                                         "guidance_passes",
-                                         "embedding_dim",
-                                         "lookups_per_sample",
-                                         "embedding_tables",
-                                         NULL};
 static const char *const training_keys[] = {"tokens",
                                             "samples",
                                             "sequence_length",
@@ -112,40 +76,6 @@ static const char *const constraint_keys[] = {"deployment",       "providers",  
                                               "portable",         "fleet_only",   NULL};
 static const char *const team_keys[] = {"cuda_experience", "xla_experience", NULL};
 
-static enum dc_status bad(struct dc_error *err, const char *section, const char *key,
-                          const char *fmt, ...) DC_PRINTF(4, 5);
-
-static enum dc_status bad(struct dc_error *err, const char *section, const char *key,
-                          const char *fmt, ...)
-{
-    char where[DC_ERROR_WHERE_MAX];
-    char msg[DC_ERROR_MSG_MAX];
-    if (section != NULL)
-        snprintf(where, sizeof(where), "/%s/%s", section, key);
-    else
-        snprintf(where, sizeof(where), "/%s", key);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    return dc_error_set(err, DC_EINVAL, where, "%s", msg);
-}
-
-static enum dc_status check_keys(const cJSON *obj, const char *section, const char *const *keys,
-                                 struct dc_error *err)
-{
-    const cJSON *it = NULL;
-    cJSON_ArrayForEach(it, obj)
-    {
-        bool ok = false;
-        for (size_t i = 0; keys[i] != NULL && !ok; i++)
-            ok = strcmp(it->string, keys[i]) == 0;
-        if (!ok)
-            return bad(err, section, it->string, "unknown field \"%s\"", it->string);
-    }
-    return DC_OK;
-}
-
 /* The section object, or NULL when absent; an error when it is not an object. */
 static enum dc_status section(const cJSON *json, const char *name, const char *const *keys,
                               const cJSON **out, struct dc_error *err)
@@ -173,31 +103,6 @@ static enum dc_status subsection(const cJSON *parent, const char *path, const ch
     return check_keys(*out, sec, keys, err);
 }
 
-/* The entry of `allowed` equal to `s`, or NULL. Results always point into the
- * table, so enum_index can compare pointers. */
-static const char *table_entry(const char *const *allowed, const char *s)
-{
-    for (size_t i = 0; s != NULL && allowed[i] != NULL; i++) {
-        if (strcmp(s, allowed[i]) == 0)
-            return allowed[i];
-    }
-    return NULL;
-}
-
-static enum dc_status get_enum(const cJSON *obj, const char *sec, const char *key,
-                               const char *const *allowed, const char *dflt, const char **out,
-                               struct dc_error *err)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    *out = table_entry(allowed, dflt);
-    if (v == NULL)
-        return *out != NULL ? DC_OK : bad(err, sec, key, "required field \"%s\" is missing", key);
-    if (!cJSON_IsString(v))
-        return bad(err, sec, key, "%s must be a string", key);
-    *out = table_entry(allowed, v->valuestring);
-    return *out != NULL ? DC_OK : bad(err, sec, key, "unknown value for %s", key);
-}
-
 static size_t enum_index(const char *const *list, const char *v)
 {
     for (size_t i = 0; list[i] != NULL; i++) {
@@ -205,214 +110,6 @@ static size_t enum_index(const char *const *list, const char *v)
             return i;
     }
     return 0;
-}
-
-/* A number in (lo, hi] (exclusive_lo) or [lo, hi]; NAN default when absent. */
-static enum dc_status get_num(const cJSON *obj, const char *sec, const char *key, double lo,
-                              bool exclusive_lo, double hi, bool integer, double dflt, double *out,
-                              struct dc_error *err)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    *out = dflt;
-    if (v == NULL)
-        return DC_OK;
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
-        return bad(err, sec, key, "%s must be a number", key);
-    double d = v->valuedouble;
-    if ((exclusive_lo ? d <= lo : d < lo) || d > hi)
-        return bad(err, sec, key, "%s is out of range", key);
-    if (integer && d != floor(d))
-        return bad(err, sec, key, "%s must be an integer", key);
-    *out = d;
-    return DC_OK;
-}
-
-static enum dc_status get_bool(const cJSON *obj, const char *sec, const char *key, bool *out,
-                               struct dc_error *err)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    *out = false;
-    if (v == NULL)
-        return DC_OK;
-    if (!cJSON_IsBool(v))
-        return bad(err, sec, key, "%s must be true or false", key);
-    *out = cJSON_IsTrue(v);
-    return DC_OK;
-}
-
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        enum dc_status rc_ = (expr);                                                               \
-        if (rc_ != DC_OK)                                                                          \
-            return rc_;                                                                            \
-    } while (0)
-
-static bool present(const cJSON *obj, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(obj, key) != NULL;
-}
-
-/* An integer field of the architecture in [1, hi]; NAN when absent. */
-static enum dc_status get_dim(const cJSON *m, const char *key, double hi, double *out,
-                              struct dc_error *err)
-{
-    return get_num(m, "model", key, 1, false, hi, true, NAN, out, err);
-}
-
-static enum dc_status parse_model_counts(const cJSON *m, struct dc_workload *w,
-                                         struct dc_error *err)
-{
-    if (!present(m, "parameters"))
-        return bad(err, "model", "parameters",
-                   "required field \"parameters\" is missing (or name a model of the registry "
-                   "with model.name: GET /v1/models lists them)");
-    TRY(get_num(m, "model", "parameters", 1, false, DC_WORKLOAD_MAX_PARAMETERS, false, NAN,
-                &w->parameters, err));
-    w->active_defaulted = !present(m, "active_parameters");
-    TRY(get_num(m, "model", "active_parameters", 1, false, DC_WORKLOAD_MAX_PARAMETERS, false,
-                w->parameters, &w->active_parameters, err));
-    char q1[NUM], q2[NUM]; /* counts as people read them: "20B", not "2e+10" */
-    if (w->active_parameters > w->parameters)
-        return bad(err, "model", "active_parameters",
-                   "active_parameters (%s) exceeds parameters (%s): it counts the parameters "
-                   "one token or sample uses, a subset of all of them",
-                   dc_fmt_quantity(w->active_parameters, q1, sizeof(q1)),
-                   dc_fmt_quantity(w->parameters, q2, sizeof(q2)));
-    TRY(get_num(m, "model", "embedding_parameters", 0, false, DC_WORKLOAD_MAX_PARAMETERS, false, 0,
-                &w->embedding_parameters, err));
-    if (w->embedding_parameters >= w->active_parameters)
-        return bad(err, "model", "embedding_parameters",
-                   "embedding_parameters (%s) must be less than active_parameters (%s), which "
-                   "count them",
-                   dc_fmt_quantity(w->embedding_parameters, q1, sizeof(q1)),
-                   dc_fmt_quantity(w->active_parameters, q2, sizeof(q2)));
-    TRY(get_num(m, "model", "flops_per_sample", 0, true, 1e18, false, NAN, &w->flops_per_sample,
-                err));
-    TRY(get_bool(m, "model", "custom_ops", &w->custom_ops, err));
-    TRY(get_bool(m, "model", "dynamic_shapes", &w->dynamic_shapes, err));
-    TRY(get_bool(m, "model", "sparse_embeddings", &w->sparse_embeddings, err));
-    return get_enum(m, "model", "compute_pattern", patterns, "matmul", &w->compute_pattern, err);
-}
-
-static bool arch_is(const struct dc_workload *w, const char *a)
-{
-    return strcmp(w->architecture, a) == 0;
-}
-
-/* A field that only one kind of model has: an error on any other. */
-static enum dc_status only_for(const cJSON *m, const struct dc_workload *w, const char *key,
-                               bool applies, const char *which, struct dc_error *err)
-{
-    if (applies || !present(m, key))
-        return DC_OK;
-    return bad(err, "model", key, "%s applies to %s, not to architecture %s", key, which,
-               w->architecture);
-}
-
-/* Attention: full, a sliding window (every layer, or all but one in
- * full_attention_every), or MLA's latent cache. */
-static enum dc_status parse_attention(const cJSON *m, struct dc_workload *w, struct dc_error *err)
-{
-    TRY(get_dim(m, "sliding_window", 1e7, &w->sliding_window, err));
-    TRY(get_num(m, "model", "full_attention_every", 2, false, 1e4, true, NAN,
-                &w->full_attention_every, err));
-    TRY(get_dim(m, "kv_latent_dim", 1e6, &w->kv_latent_dim, err));
-    const char *dflt = isfinite(w->sliding_window)  ? "sliding_window"
-                       : isfinite(w->kv_latent_dim) ? "mla"
-                                                    : "full";
-    TRY(get_enum(m, "model", "attention", attentions, dflt, &w->attention, err));
-    bool sliding = strcmp(w->attention, "sliding_window") == 0;
-    bool mla = strcmp(w->attention, "mla") == 0;
-    if (sliding && !isfinite(w->sliding_window))
-        return bad(err, "model", "sliding_window",
-                   "attention sliding_window needs sliding_window (tokens each windowed layer "
-                   "attends to)");
-    if (mla && !isfinite(w->kv_latent_dim))
-        return bad(err, "model", "kv_latent_dim",
-                   "attention mla needs kv_latent_dim (elements cached per token and layer: "
-                   "kv_lora_rank + qk_rope_head_dim, 576 for DeepSeek-V3)");
-    if (!sliding && (isfinite(w->sliding_window) || isfinite(w->full_attention_every)))
-        return bad(err, "model",
-                   isfinite(w->sliding_window) ? "sliding_window" : "full_attention_every",
-                   "a window applies to attention sliding_window, not %s", w->attention);
-    if (!mla && isfinite(w->kv_latent_dim))
-        return bad(err, "model", "kv_latent_dim", "kv_latent_dim applies to attention mla, not %s",
-                   w->attention);
-    return DC_OK;
-}
-
-static enum dc_status parse_model_shape(const cJSON *m, struct dc_workload *w, struct dc_error *err)
-{
-    TRY(get_dim(m, "layers", 10000, &w->layers, err));
-    TRY(get_dim(m, "hidden_size", 1e6, &w->hidden_size, err));
-    TRY(get_dim(m, "attention_heads", 1e5, &w->attention_heads, err));
-    TRY(get_dim(m, "kv_heads", 1e5, &w->kv_heads, err));
-    if (isfinite(w->kv_heads) && isfinite(w->attention_heads) && w->kv_heads > w->attention_heads)
-        return bad(err, "model", "kv_heads",
-                   "kv_heads (%g) exceeds attention_heads (%g): grouped-query attention shares "
-                   "each KV head among several query heads",
-                   w->kv_heads, w->attention_heads);
-    if (isfinite(w->kv_heads) && isfinite(w->attention_heads) &&
-        fmod(w->attention_heads, w->kv_heads) != 0)
-        return bad(err, "model", "kv_heads",
-                   "kv_heads (%g) does not divide attention_heads (%g): grouped-query attention "
-                   "gives each KV head the same number of query heads",
-                   w->kv_heads, w->attention_heads);
-    TRY(get_dim(m, "head_dim", 1e5, &w->head_dim, err));
-    TRY(get_dim(m, "intermediate_size", 1e7, &w->intermediate_size, err));
-    TRY(get_dim(m, "context_length", 1e8, &w->context_length, err));
-    TRY(parse_attention(m, w, err));
-    TRY(get_dim(m, "experts", 1e5, &w->experts, err));
-    TRY(get_dim(m, "experts_per_token", 1e5, &w->experts_per_token, err));
-    bool moe = arch_is(w, "moe");
-    TRY(only_for(m, w, "experts", moe, "moe", err));
-    TRY(only_for(m, w, "experts_per_token", moe, "moe", err));
-    if (isfinite(w->experts) != isfinite(w->experts_per_token))
-        return bad(err, "model", isfinite(w->experts) ? "experts_per_token" : "experts",
-                   "experts and experts_per_token go together");
-    if (isfinite(w->experts) && w->experts_per_token > w->experts)
-        return bad(err, "model", "experts_per_token", "experts_per_token (%g) exceeds experts (%g)",
-                   w->experts_per_token, w->experts);
-    return DC_OK;
-}
-
-/* Encoder-decoder, vision, diffusion and recommender fields. */
-static enum dc_status parse_model_kind(const cJSON *m, struct dc_workload *w, struct dc_error *err)
-{
-    TRY(get_dim(m, "encoder_layers", 10000, &w->encoder_layers, err));
-    TRY(only_for(m, w, "encoder_layers", arch_is(w, "encoder-decoder"), "encoder-decoder", err));
-    TRY(get_dim(m, "tokens_per_sample", 1e7, &w->tokens_per_sample, err));
-    TRY(only_for(m, w, "tokens_per_sample", arch_is(w, "encoder-decoder") || arch_is(w, "vit"),
-                 "encoder-decoder and vit", err));
-    TRY(get_dim(m, "denoising_steps", 1e4, &w->denoising_steps, err));
-    TRY(get_num(m, "model", "guidance_passes", 1, false, 4, true, NAN, &w->guidance_passes, err));
-    TRY(only_for(m, w, "denoising_steps", arch_is(w, "diffusion"), "diffusion", err));
-    TRY(only_for(m, w, "guidance_passes", arch_is(w, "diffusion"), "diffusion", err));
-    TRY(get_dim(m, "embedding_dim", 1e6, &w->embedding_dim, err));
-    TRY(get_num(m, "model", "lookups_per_sample", 0, true, 1e7, false, NAN, &w->lookups_per_sample,
-                err));
-    TRY(only_for(m, w, "embedding_dim", arch_is(w, "recommender"), "recommender", err));
-    TRY(only_for(m, w, "lookups_per_sample", arch_is(w, "recommender"), "recommender", err));
-    TRY(get_dim(m, "embedding_tables", 1e6, &w->embedding_tables, err));
-    TRY(only_for(m, w, "embedding_tables", arch_is(w, "recommender"), "recommender", err));
-    if (isfinite(w->embedding_tables) && !(w->embedding_tables <= w->lookups_per_sample))
-        return bad(err, "model", "embedding_tables",
-                   "embedding_tables needs lookups_per_sample and embedding_dim, and no more "
-                   "tables than lookups (each table a sample reads pools one row or more)");
-    if (isfinite(w->embedding_dim) != isfinite(w->lookups_per_sample))
-        return bad(err, "model",
-                   isfinite(w->embedding_dim) ? "lookups_per_sample" : "embedding_dim",
-                   "embedding_dim and lookups_per_sample go together (a sample reads "
-                   "lookups_per_sample rows of embedding_dim values)");
-    return DC_OK;
-}
-
-static enum dc_status parse_model(const cJSON *m, struct dc_workload *w, struct dc_error *err)
-{
-    TRY(get_enum(m, "model", "architecture", architectures, "transformer", &w->architecture, err));
-    TRY(parse_model_counts(m, w, err));
-    TRY(parse_model_shape(m, w, err));
-    return parse_model_kind(m, w, err);
 }
 
 /* The registry entry `name` names, or a 400 that lists the close names. */
@@ -448,7 +145,7 @@ static enum dc_status find_named(const dc_ruleset *rs, const cJSON *name, const 
 }
 
 /* model.name: the registry's fields, then every field the request gives over
- * them, as one object for parse_model (*out, owned; NULL when no name). */
+ * them, as one object for dc__model_parse (*out, owned; NULL when no name). */
 static enum dc_status resolve_named(const dc_ruleset *rs, const cJSON *m, struct dc_workload *w,
                                     cJSON **out, struct dc_error *err)
 {
@@ -478,19 +175,6 @@ static enum dc_status resolve_named(const dc_ruleset *rs, const cJSON *m, struct
         return dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
     *out = merged;
     return DC_OK;
-}
-
-enum dc_status dc__model_check(const dc_ruleset *rs, const cJSON *model, struct dc_error *err)
-{
-    (void)rs;
-    struct dc_workload w;
-    memset(&w, 0, sizeof(w));
-    if (!cJSON_IsObject(model))
-        return dc_error_set(err, DC_EINVAL, "/model", "model must be an object");
-    TRY(check_keys(model, "model", model_keys, err));
-    if (present(model, "name"))
-        return bad(err, "model", "name", "a registry entry cannot name another");
-    return parse_model(model, &w, err);
 }
 
 /* training.rl: the parts of an RL post-training step beside the policy update
@@ -913,7 +597,7 @@ static enum dc_status check_precision(const struct dc_workload *w, struct dc_err
                    "with quantization %s the weights are stored apart from the math, which runs "
                    "at precision: give bf16, fp16 or fp8 there (AWQ and GPTQ kernels run 4-bit "
                    "weights with 16-bit math on Ampere, Ada and Hopper)",
-                   quantizations[w->quantization]);
+                   dc__quantization_names[w->quantization]);
     return DC_OK;
 }
 
@@ -944,8 +628,8 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     TRY(get_enum(json, NULL, "precision", precision_words, "bf16", &s, err));
     w->tf32 = strcmp(s, "tf32") == 0;
     w->precision = w->tf32 ? DC_PREC_FP32 : (enum dc_precision)enum_index(precisions, s);
-    TRY(get_enum(json, NULL, "quantization", quantizations, "none", &s, err));
-    w->quantization = (enum dc_quantization)enum_index(quantizations, s);
+    TRY(get_enum(json, NULL, "quantization", dc__quantization_names, "none", &s, err));
+    w->quantization = (enum dc_quantization)enum_index(dc__quantization_names, s);
     TRY(check_precision(w, err));
     TRY(get_enum(json, NULL, "objective", objectives, "balanced", &s, err));
     w->objective = (enum dc_objective)enum_index(objectives, s);
@@ -953,12 +637,12 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     TRY(parse_explain(json, w, err));
 
     const cJSON *m = NULL;
-    TRY(section(json, "model", model_keys, &m, err));
+    TRY(section(json, "model", dc__model_keys, &m, err));
     if (m == NULL)
         return bad(err, NULL, "model", "required field \"%s\" is missing", "model");
     cJSON *named = NULL;
     TRY(resolve_named(rs, m, w, &named, err));
-    enum dc_status rc = parse_model(named != NULL ? named : m, w, err);
+    enum dc_status rc = dc__model_parse(named != NULL ? named : m, w, err);
     cJSON_Delete(named);
     TRY(rc);
     const cJSON *sec = NULL;
@@ -996,38 +680,52 @@ const char *dc_workload_precision(const struct dc_workload *w)
     return w->tf32 ? "tf32" : dc_precision_name(w->precision);
 }
 
-const char *dc__quantization_name(enum dc_quantization q)
+/* A list of names by the JSON Pointer it belongs to. */
+struct by_pointer {
+    const char *pointer;
+    const char *const *list;
+};
+
+static const char *const *find_list(const struct by_pointer *t, size_t n, const char *pointer)
 {
-    return quantizations[q];
+    for (size_t i = 0; pointer != NULL && i < n; i++) {
+        if (strcmp(t[i].pointer, pointer) == 0)
+            return t[i].list;
+    }
+    return NULL;
 }
 
 const char *const *dc__workload_values(const char *pointer)
 {
-    static const struct {
-        const char *pointer;
-        const char *const *values;
-    } enums[] = {
+    static const struct by_pointer enums[] = {
         {"/framework", frameworks},
         {"/stage", stages},
         {"/precision", precision_words},
         {"/objective", objectives},
         {"/training/method", method_changes},
-        {"/quantization", quantizations},
+        {"/quantization", dc__quantization_names},
         {"/constraints/deployment", deployments},
         {"/constraints/pricing", pricings},
         {"/team/cuda_experience", experiences},
         {"/team/xla_experience", experiences},
     };
-    for (size_t i = 0; pointer != NULL && i < sizeof(enums) / sizeof(enums[0]); i++) {
-        if (strcmp(enums[i].pointer, pointer) == 0)
-            return enums[i].values;
-    }
-    return NULL;
+    return find_list(enums, sizeof(enums) / sizeof(enums[0]), pointer);
 }
 
-const char *dc__method_name(enum dc_method m)
+const char *const *dc__workload_keys(const char *pointer)
 {
-    return methods[m];
+    static const struct by_pointer objects[] = {
+        {"", top_keys},
+        {"/model", dc__model_keys},
+        {"/training", training_keys},
+        {"/training/rl", rl_keys},
+        {"/inference", inference_keys},
+        {"/inference/speculative", speculative_keys},
+        {"/inference/job", job_keys},
+        {"/constraints", constraint_keys},
+        {"/team", team_keys},
+    };
+    return find_list(objects, sizeof(objects) / sizeof(objects[0]), pointer);
 }
 
 /* The tables are in enum order (dc/engine.h) and end with NULL. */
@@ -1162,7 +860,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put(&b, root, "framework", str(w->framework));
     put(&b, root, "stage", str(w->stage));
     put(&b, root, "precision", str(dc_workload_precision(w)));
-    put(&b, root, "quantization", str(quantizations[w->quantization]));
+    put(&b, root, "quantization", str(dc__quantization_names[w->quantization]));
     put(&b, root, "objective", str(objectives[w->objective]));
     put(&b, root, "prefer_available", cJSON_CreateBool(w->prefer_available));
     put_model(&b, w, root);

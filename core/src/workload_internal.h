@@ -1,7 +1,8 @@
 /* core/src/workload_internal.h -- what the engine computes about a workload
  * before any accelerator is considered (derive.c fills it; rule conditions read
- * part of it under `derived`) and the workload parser's helpers. Not part of
- * the public API. */
+ * part of it under `derived`) and the workload parser's tables and helpers.
+ * Included through engine_internal.h and sizing.h, and by workload.c and
+ * names.c (which holds the quantization names). Not part of the public API. */
 #ifndef DC_WORKLOAD_INTERNAL_H
 #define DC_WORKLOAD_INTERNAL_H
 
@@ -102,16 +103,24 @@ double dc__step_weight_bytes(const struct dc__derived *d, double batch);
 enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w,
                                const struct dc__derived *d, cJSON **out);
 
-/* The values an enumerated workload field takes (NULL-terminated, in the
- * contract's order), by the field's JSON Pointer ("/framework"); NULL for a
- * field that is not one of those. */
+/* The values an enumerated workload field takes (NULL-terminated; the
+ * contract's values, though not always in its order: precision lists tf32
+ * last; for /training/method only the methods a change may propose,
+ * docs/explanations.md), by the field's JSON Pointer ("/framework"); NULL for
+ * a field that is not one of those. */
 const char *const *dc__workload_values(const char *pointer);
 
-const char *dc__method_name(enum dc_method m);
-const char *dc__quantization_name(enum dc_quantization q);
+/* The fields an object of a workload may have, NULL-terminated, by the
+ * object's JSON Pointer ("" for the workload itself, "/model", "/training",
+ * "/training/rl", "/inference", "/inference/speculative", "/inference/job",
+ * "/constraints", "/team"); NULL for any other. The very tables the parser
+ * checks keys against (tests/unit/api/test_workload_contract.c holds them to
+ * the contract). */
+const char *const *dc__workload_keys(const char *pointer);
 
-/* Check a Workload `model` object as a request's would be (a registry entry,
- * core/src/models.c). Errors: DC_EINVAL with err->where its pointer. */
-enum dc_status dc__model_check(const dc_ruleset *rs, const cJSON *model, struct dc_error *err);
+/* The quantization formats, in enum dc_quantization order and NULL-terminated,
+ * and one of them by its enum (core/src/names.c). */
+extern const char *const dc__quantization_names[];
+const char *dc__quantization_name(enum dc_quantization q);
 
 #endif

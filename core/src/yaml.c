@@ -16,6 +16,8 @@
 
 #include <yaml.h>
 
+#include "dc/hash.h"
+
 struct mark {
     const cJSON *node;
     unsigned line;
@@ -225,19 +227,10 @@ static enum dc_status scalar_node(struct parser *p, const yaml_event_t *ev, cJSO
     return DC_OK;
 }
 
-/* FNV-1a (http://www.isthe.com/chongo/tech/comp/fnv/), 64 bits. */
-static uint64_t key_hash(const char *k)
-{
-    uint64_t h = 14695981039346656037ull;
-    for (const unsigned char *c = (const unsigned char *)k; *c != '\0'; c++)
-        h = (h ^ *c) * 1099511628211ull;
-    return h;
-}
-
 /* The slot of `k` in `ks` (cap > 0): where it is, or the empty one it would take. */
 static const char **keyset_slot(const struct keyset *ks, const char *k)
 {
-    size_t i = (size_t)key_hash(k) & (ks->cap - 1);
+    size_t i = (size_t)dc_fnv64_str(k) & (ks->cap - 1);
     while (ks->slot[i] != NULL && strcmp(ks->slot[i], k) != 0)
         i = (i + 1) & (ks->cap - 1);
     return &ks->slot[i];

@@ -4,6 +4,8 @@
  * probe_run() with no lock held. */
 #include "probe_internal.h"
 
+#include "dc/clock.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -31,12 +33,11 @@ struct probe_worker {
     bool exited;          /* the thread has left its loop */
     bool orphaned;        /* the stopper gave up waiting: the thread frees */
     struct probe_worker_stats stats;
-    struct timespec busy_since;
+    uint64_t busy_since; /* dc_mono_ns() when the running probe began */
 };
 
 static enum dc_status cond_init_monotonic(pthread_cond_t *c);
 static void deadline_after(struct timespec *ts, unsigned ms);
-static double seconds_since(const struct timespec *t);
 static probe_holder *holder_retain(probe_holder *h);
 static enum dc_status copy_config(struct probe_worker *w, const struct probe_config *cfg);
 static void worker_free(struct probe_worker *w);
@@ -65,14 +66,6 @@ static void deadline_after(struct timespec *ts, unsigned ms)
         ts->tv_sec++;
         ts->tv_nsec -= 1000000000L;
     }
-}
-
-static double seconds_since(const struct timespec *t)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double s = (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
-    return s > 0 ? s : 0;
 }
 
 static probe_holder *holder_retain(probe_holder *h)
@@ -144,7 +137,7 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&w->mu);
     while (!w->stop) {
         w->stats.busy = true;
-        clock_gettime(CLOCK_MONOTONIC, &w->busy_since);
+        w->busy_since = dc_mono_ns();
         pthread_mutex_unlock(&w->mu);
 
         const struct probe_snapshot *snap = NULL;
@@ -374,7 +367,7 @@ void probe_worker_stats(probe_worker *w, struct probe_worker_stats *out)
     pthread_mutex_lock(&w->mu);
     *out = w->stats;
     if (w->stats.busy)
-        out->busy_seconds = seconds_since(&w->busy_since);
+        out->busy_seconds = (double)(dc_mono_ns() - w->busy_since) / 1e9;
     pthread_mutex_unlock(&w->mu);
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dc/clock.h"
 #include "fleet.h"
 #include "log.h"
 #include "probe/probe.h"
@@ -26,8 +27,7 @@ struct svc_fleet {
     bool started;
     atomic_bool stop;
     pthread_mutex_t mu; /* guards what follows */
-    pthread_cond_t cv;  /* wakes the thread: stop, or refresh now */
-    bool refresh_now;
+    pthread_cond_t cv;  /* wakes the thread to stop */
     const struct svc_fleet_snapshot *snap;
     uint64_t generation;
     struct svc_fleet_stats stats;
@@ -37,13 +37,6 @@ struct svc_fleet {
 
 /* ---- one refresh ---------------------------------------------------------------- */
 
-static double since(const struct timespec *t0)
-{
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* Ask source `s` and parse its answer into *v; counts its duration. */
 static enum svc_fleet_error ask(svc_fleet *f, enum svc_fleet_source s, struct svc_fleet_vector *v,
                                 char *why, size_t whylen)
@@ -51,15 +44,14 @@ static enum svc_fleet_error ask(svc_fleet *f, enum svc_fleet_source s, struct sv
     char q[512];
     char *body = NULL;
     size_t len = 0;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t t0 = dc_mono_ns();
     svc_fleet_promql(s, f->cluster_label, q, sizeof(q));
     enum svc_fleet_error rc =
         svc_fleet_client_query(f->client, q, &f->stop, &body, &len, why, whylen);
     if (rc == SVC_FLEET_OK)
         rc = svc_fleet_parse(body, len, f->cluster_label, f->cfg.max_series, v, why, whylen);
     free(body);
-    double secs = since(&t0);
+    double secs = (double)(dc_mono_ns() - t0) / 1e9;
     size_t b = 0;
     while (b < SVC_FLEET_BUCKET_COUNT && secs > buckets[b])
         b++;
@@ -194,10 +186,8 @@ static void *fleet_main(void *arg)
             until.tv_nsec -= 1000000000L;
         }
         pthread_mutex_lock(&f->mu);
-        while (!atomic_load(&f->stop) && !f->refresh_now &&
-               pthread_cond_timedwait(&f->cv, &f->mu, &until) == 0)
+        while (!atomic_load(&f->stop) && pthread_cond_timedwait(&f->cv, &f->mu, &until) == 0)
             continue;
-        f->refresh_now = false;
         pthread_mutex_unlock(&f->mu);
     }
     return NULL;
@@ -368,16 +358,6 @@ void svc_fleet_stop(svc_fleet *f)
     free(f->ca_file);
     free(f->cluster_label);
     free(f);
-}
-
-void svc_fleet_refresh(svc_fleet *f)
-{
-    if (f == NULL)
-        return;
-    pthread_mutex_lock(&f->mu);
-    f->refresh_now = true;
-    pthread_cond_signal(&f->cv);
-    pthread_mutex_unlock(&f->mu);
 }
 
 const struct svc_fleet_snapshot *svc_fleet_get(svc_fleet *f)

@@ -323,8 +323,6 @@ DC_NODISCARD enum dc_status svc_fleet_start(const struct svc_fleet_config *cfg, 
 /* Stop the thread (a query in flight is abandoned within a second) and free.
  * NULL is a no-op. */
 void svc_fleet_stop(svc_fleet *f);
-/* Refresh now instead of at the end of the interval. */
-void svc_fleet_refresh(svc_fleet *f);
 /* The latest snapshot with a reference (svc_fleet_snapshot_release), or NULL
  * before the first good refresh. Never waits on a query. */
 const struct svc_fleet_snapshot *svc_fleet_get(svc_fleet *f);

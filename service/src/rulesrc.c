@@ -15,6 +15,7 @@
 
 #include "dc/embedded.h"
 #include "dc/file.h"
+#include "dc/hash.h"
 
 enum dc_status svc_ruleset_load(const char *dir, dc_ruleset **out, struct dc_diags *diags)
 {
@@ -34,16 +35,6 @@ void svc_print_diags(FILE *fp, const struct dc_diags *diags)
         fprintf(fp, "(more problems not shown: limit of %d reached)\n", DC_RULESET_MAX_DIAGS);
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 uint64_t svc_rules_fingerprint(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -59,11 +50,11 @@ uint64_t svc_rules_fingerprint(const char *dir)
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
         if (stat(path, &st) != 0)
             continue;
-        uint64_t h = fnv(14695981039346656037ull, e->d_name, strlen(e->d_name));
-        h = fnv(h, &st.st_size, sizeof(st.st_size));
-        h = fnv(h, &st.st_mtim, sizeof(st.st_mtim));
-        h = fnv(h, &st.st_ino, sizeof(st.st_ino));
-        h = fnv(h, &st.st_dev, sizeof(st.st_dev));
+        uint64_t h = dc_fnv64(DC_FNV64_OFFSET, e->d_name, strlen(e->d_name));
+        h = dc_fnv64(h, &st.st_size, sizeof(st.st_size));
+        h = dc_fnv64(h, &st.st_mtim, sizeof(st.st_mtim));
+        h = dc_fnv64(h, &st.st_ino, sizeof(st.st_ino));
+        h = dc_fnv64(h, &st.st_dev, sizeof(st.st_dev));
         sum += h;
     }
     closedir(d);

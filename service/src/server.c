@@ -951,11 +951,6 @@ enum dc_status svc__agent_listen(svc_server *s, struct dc_error *err)
     return svc__conns_start(s, err);
 }
 
-uint16_t svc_server_port(const svc_server *s)
-{
-    return s->api.port;
-}
-
 long svc_server_drain(svc_server *s)
 {
     atomic_store(&s->draining, true);

@@ -27,9 +27,6 @@ typedef struct svc_server svc_server; /* opaque */
 DC_NODISCARD enum dc_status svc_server_start(const struct svc_config *cfg, svc_server **out,
                                              struct dc_error *err);
 
-/* The bound port (the real one when the configuration asked for port 0). */
-uint16_t svc_server_port(const svc_server *s);
-
 /* Load the rule set again and swap it in atomically; `trigger` ("signal",
  * "watch") is logged. A set that fails to load is logged and counted and the
  * current one keeps serving. DC_OK when a new set (or an identical one)

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "api/problem.h"
+#include "dc/clock.h"
 #include "http.h"
 #include "log.h"
 #include "server_internal.h"
@@ -50,13 +51,6 @@
 /* Bytes of a refused connection's request read (and dropped) before closing, so
  * the close is a FIN, not a reset that could destroy the 503 in flight. */
 #define REFUSE_DRAIN_BYTES 4096
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- listening ---------------------------------------------------------------- */
 
@@ -221,7 +215,7 @@ void svc__conn_next(struct svc_conn *conn)
 {
     if (conn != NULL)
         atomic_store(&conn->deadline_ns,
-                     mono_ns() + (uint64_t)conn->listener->request_timeout_s * 1000000000ull);
+                     dc_mono_ns() + (uint64_t)conn->listener->request_timeout_s * 1000000000ull);
 }
 
 void svc__conn_linger(struct svc_conn *conn, unsigned linger_ms)
@@ -229,7 +223,7 @@ void svc__conn_linger(struct svc_conn *conn, unsigned linger_ms)
     if (conn == NULL)
         return;
     atomic_store(&conn->answered, true);
-    atomic_store(&conn->deadline_ns, mono_ns() + (uint64_t)linger_ms * 1000000ull);
+    atomic_store(&conn->deadline_ns, dc_mono_ns() + (uint64_t)linger_ms * 1000000ull);
 }
 
 /* ---- the reaper ------------------------------------------------------------------ */
@@ -254,7 +248,7 @@ static void *reaper_main(void *arg)
             atomic_store(&s->api.pending, 0);
         if (!atomic_exchange(&s->admin.handed, false))
             atomic_store(&s->admin.pending, 0);
-        uint64_t now = mono_ns();
+        uint64_t now = dc_mono_ns();
         for (struct svc_conn *c = s->conns; c != NULL; c = c->next) {
             uint64_t deadline = atomic_load(&c->deadline_ns);
             if (deadline == 0 || now < deadline || atomic_load(&c->cut) || c->fd < 0)

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dc/clock.h"
 #include "log.h"
 #include "rulesrc.h"
 #include "server_internal.h"
@@ -53,13 +54,6 @@ enum dc_status svc__rules_start_probe(svc_server *s, struct dc_error *err)
     enum dc_status rc = svc__probe_start(s, rs, err);
     dc_ruleset_release(rs);
     return rc;
-}
-
-static double elapsed_ms(const struct timespec *t0)
-{
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
 /* The files of `dir` changed while `fresh` was read from them: drop it.
@@ -114,8 +108,7 @@ static enum dc_status load_and_swap(svc_server *s, const char *trigger, struct d
     struct dc_diags diags;
     dc_diags_init(&diags);
     dc_ruleset *fresh = NULL;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t t0 = dc_mono_ns();
     const char *dir = s->cfg.rules[0] != '\0' ? s->cfg.rules : NULL;
     bool by_signal = strncmp(trigger, "signal", 6) == 0;
     atomic_store(&s->reload_deferred, false);
@@ -130,7 +123,7 @@ static enum dc_status load_and_swap(svc_server *s, const char *trigger, struct d
     }
     uint64_t before = dir != NULL ? svc_rules_fingerprint(dir) : 0;
     enum dc_status rc = svc_ruleset_load(dir, &fresh, &diags);
-    double ms = elapsed_ms(&t0);
+    double ms = (double)(dc_mono_ns() - t0) / 1e6;
     if (rc == DC_OK && dir != NULL && svc_rules_fingerprint(dir) != before) {
         dc_diags_cleanup(&diags);
         if (changed_during_read != NULL)

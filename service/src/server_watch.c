@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dc/clock.h"
 #include "log.h"
 #include "rulesrc.h"
 #include "server_internal.h"
@@ -90,11 +91,10 @@ static bool writer_at_work(struct writers *w, const char *dir)
     return true;
 }
 
+/* The clock in the milliseconds the watcher counts in. */
 static int64_t now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)(dc_mono_ns() / 1000000u);
 }
 
 static void *watch_main(void *arg)

@@ -53,7 +53,6 @@ DC_API char *api_rules_render(const dc_ruleset *rs, size_t *len);
  * architecture_parameters, architecture_active_parameters, file, line}]}
  * (api/src/models_render.c). */
 DC_API char *api_models_render(const dc_ruleset *rs, size_t *len);
-DC_API DC_NODISCARD enum dc_status api_models_to_json(const dc_ruleset *rs, cJSON **out);
 
 /* The Recommendation body for `res` (borrowed). On DC_OK *out is owned by the
  * caller (cJSON_Delete). Errors: DC_EINVAL, DC_ENOMEM. */

@@ -7,9 +7,12 @@
  * the TPU device nodes and which processes hold them (/proc/<pid>/fd), and the
  * host's CPU model, logical cores and memory.
  *
- * It is transport-free and depends on nothing of ours but dc/common.h (status
- * codes, struct dc_error) and cJSON for the JSON form. There is no global
- * state: every call works on what it is given. See docs/probe.md.
+ * It is transport-free and uses nothing of ours but three core headers:
+ * dc/common.h (status codes, struct dc_error, and dc_error_set and
+ * dc_error_clear, for which it links core's common.c), dc/utf8.h and
+ * dc/clock.h (both inline);
+ * and cJSON for the JSON form. There is no global state: every call works on
+ * what it is given. See docs/probe.md.
  *
  * The pieces, in the order a server wires them:
  *   struct probe_config   where to look (roots, NVML mode, PCI id table);

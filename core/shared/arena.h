@@ -1,12 +1,16 @@
-/* core/src/arena.h -- the core's one bump allocator, and the allocation
- * counter tests use to fail a chosen allocation. Owned by core/; used by the
- * engine (a result freed in one call, built with a handful of mallocs) and by
- * JSONLogic (a program's nodes, and an evaluation's strings and arrays, whose
- * first bytes are on the caller's stack), and by api/'s JSON Schema compiler
- * (a compiled schema's nodes; every allocation of api/src/schema_*.c goes
- * through dc__alloc and its siblings, so that its unit test can fail any one).
- * Not API: nothing outside core/src, api/src/schema_*, tests/ and bench/
- * includes it.
+/* core/shared/arena.h -- the core's one bump allocator, and the allocation
+ * counter tests use to fail a chosen allocation. Owned by core/ (core/src/arena.c);
+ * used by the engine (a result freed in one call, built with a handful of
+ * mallocs) and by JSONLogic (a program's nodes, and an evaluation's strings
+ * and arrays, whose first bytes are on the caller's stack), and by api/'s JSON
+ * Schema compiler (a compiled schema's nodes; every allocation of
+ * api/src/schema_*.c goes through dc__alloc and its siblings, so that its unit
+ * test can fail any one).
+ *
+ * Shared by declaration, not API: core/shared/ holds what core lends to the
+ * libraries above it (core/shared/README.md); CMakeLists.txt puts it on the
+ * include path of aa_core and aa_api alone (and of tests/ and fuzz/), so
+ * service/ and probe/ cannot include it.
  *
  * Memory comes in chunks from dc__alloc(); a chunk is at least chunk_min bytes
  * and grows with the arena (up to DC__ARENA_CHUNK_GROW_MAX), so a large arena
@@ -112,5 +116,8 @@ void *dc__arena_alloc(struct dc__arena *a, size_t size);
 char *dc__arena_strdup(struct dc__arena *a, const char *s);
 /* Free an arena from dc__arena_new(); NULL is a no-op. */
 void dc__arena_free(struct dc__arena *a);
+/* printf into the arena: a copy of at most 511 bytes of the formatted text
+ * (longer is cut); NULL on OOM. */
+char *dc__fmt(struct dc__arena *ar, const char *f, ...) DC_PRINTF(2, 3);
 
 #endif /* DC_ARENA_H */
