@@ -15,7 +15,7 @@ target_compile_definitions(body_dump_reference PRIVATE AA_PRINTF_REFERENCE)
 foreach(t body_dump_fast body_dump_reference)
     target_link_libraries(${t} PRIVATE aa_api aa_core aa_embedded Threads::Threads)
     target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/core/src
-                               ${CMAKE_SOURCE_DIR}/api/src)
+                               ${CMAKE_SOURCE_DIR}/core/shared ${CMAKE_SOURCE_DIR}/api/src)
     aa_target_warnings(${t})
 endforeach()
 add_test(NAME unit.api.body_identical
