@@ -13,11 +13,13 @@
 # a browser, a server with its two worker threads driven flat out), so two of
 # those at most run at once.
 #
-# Nothing here changes what a test checks. None measures the wall clock against
-# a limit, and what the fault and soak tests measure is their own server's (its
-# CPU time, resident memory and descriptors from /proc, its sockets by port),
-# which tests beside them do not change. scripts/repeat-tests.sh runs the
-# integration, fault and soak tests beside busy loops to show it.
+# Nothing here changes what a test checks, and none needs the machine to itself:
+# the few wall-clock checks are lower bounds (a timeout does not fire early),
+# which load cannot break, or bounds for a hang far above the time checked; what
+# the fault and soak tests measure is their own server's (its CPU time, resident
+# memory and descriptors from /proc, its sockets by port), which tests beside
+# them do not change. scripts/repeat-tests.sh runs the integration, fault and
+# soak tests beside busy loops to show it.
 function(aa_schedule name cost processors)
     if(TEST ${name})
         set_tests_properties(${name} PROPERTIES COST ${cost} PROCESSORS ${processors})
