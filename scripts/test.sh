@@ -41,7 +41,9 @@ run_suite() {
     cmake -S . -B "$dir" -DAA_LONG_TESTS=$long "$@" >/dev/null
     cmake --build "$dir" -j"$jobs"
     stage "$name build"
-    (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 1800)
+    # Twice as many slots as CPUs: the tests that mostly wait run beside the
+    # busy ones, which take two slots each (tests/schedule.cmake).
+    (cd "$dir" && ctest --output-on-failure -j"$((2 * jobs))" --timeout 1800)
     stage "$name ctest"
 }
 run_suite normal build-test -DCMAKE_BUILD_TYPE=Release

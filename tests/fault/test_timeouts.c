@@ -281,13 +281,19 @@ static void test_slow_body(void **state)
 /* A byte more often than the idle timeout keeps a connection alive forever
  * against libmicrohttpd's timeout alone; request_timeout_s bounds the whole
  * request. Scaled down from the issue's byte every 29 s under a 30 s timeout:
- * a byte every PAUSE_MS, idle timeout 4 s (three seconds past the pauses,
- * however late a loaded machine sends), request timeout 5 s. */
-#define PAUSE_MS 1000
+ * a byte every PAUSE_MS, idle timeout 4 s (far past the pauses, however late a
+ * loaded machine sends), request timeout 2 s, so the only timeout that can cut
+ * the request off is request_timeout_s. (Not 1 s: every request of the test,
+ * the scrapes included, must be in within it, which a loaded machine could
+ * stall past a second; one more timeout would break the count below.) */
+#define PAUSE_MS          250
+#define REQUEST_TIMEOUT_S 2
 static void test_request_timeout(void **state)
 {
     (void)state;
-    const char *const args[] = {"--connection-timeout-s", "4", "--request-timeout-s", "5", NULL};
+    char rto[16];
+    snprintf(rto, sizeof(rto), "%d", REQUEST_TIMEOUT_S);
+    const char *const args[] = {"--connection-timeout-s", "4", "--request-timeout-s", rto, NULL};
     assert_int_equal(server_start(&srv, args), 0);
     static const char head[] = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaa";
     char body_head[256];
@@ -306,7 +312,8 @@ static void test_request_timeout(void **state)
         long t0 = rh_now_ms();
         size_t sent = 0;
         bool closed = false;
-        while (!closed && sent < strlen(text) && rh_now_ms() - t0 < 5000 + HANG_MS) {
+        while (!closed && sent < strlen(text) &&
+               rh_now_ms() - t0 < REQUEST_TIMEOUT_S * 1000L + HANG_MS) {
             if (!rh_send(&c, text + sent, 1))
                 break;
             sent++;
