@@ -415,17 +415,20 @@ static const char *capacity_message(const char *json, unsigned *machines, bool *
     return out;
 }
 
+/* A 7B run on AWS H100 with a deadline (%g hours) and an objective (%s); a
+ * macro, not a variable, so that -Wformat-nonliteral checks its arguments. */
+#define CAPACITY_RUN                                                                               \
+    "{\"task\": \"training\", \"model\": {\"architecture\": \"transformer\", "                     \
+    "\"parameters\": 7e9}, \"training\": {\"tokens\": 1e12, \"global_batch_size\": 4096, "         \
+    "\"deadline_hours\": %g}, \"constraints\": {\"providers\": [\"aws\"], "                        \
+    "\"accelerators\": [\"h100\"]}, \"objective\": \"%s\"}"
+
 /* When the top pick's machines are past what the asked basis sells at once,
  * the answer says so, names the limit and the basis that sells them, and
  * says nothing when it does not bind (issue 27 item 3). */
 static void test_capacity_warning(void **state)
 {
     (void)state;
-    static const char *const fmt =
-        "{\"task\": \"training\", \"model\": {\"architecture\": \"transformer\", "
-        "\"parameters\": 7e9}, \"training\": {\"tokens\": 1e12, \"global_batch_size\": 4096, "
-        "\"deadline_hours\": %g}, \"constraints\": {\"providers\": [\"aws\"], "
-        "\"accelerators\": [\"h100\"]}, \"objective\": \"%s\"}";
     const struct dc_capacity *od = dc_capacity_limit(rules, DC_PROVIDER_AWS, DC_BASIS_ON_DEMAND,
                                                      dc_ruleset_find_accelerator(rules, "h100"));
     const struct dc_capacity *rv = dc_capacity_limit(rules, DC_PROVIDER_AWS, DC_BASIS_RESERVED,
@@ -437,7 +440,7 @@ static void test_capacity_warning(void **state)
     unsigned machines = 0;
     bool binds = false;
     /* Past on demand, within the reservations: a reservation sells them. */
-    snprintf(json, sizeof(json), fmt, 150.0, "balanced");
+    snprintf(json, sizeof(json), CAPACITY_RUN, 150.0, "balanced");
     const char *m = capacity_message(json, &machines, &binds);
     assert_true(machines > od->max_instances && machines <= rv->max_instances);
     assert_true(binds);
@@ -446,13 +449,13 @@ static void test_capacity_warning(void **state)
     assert_non_null(strstr(m, od->source));
     assert_non_null(strstr(m, "a reservation (capacity blocks or a reserved cluster) sells them"));
     /* Past the reservations too: no basis sells that many at once. */
-    snprintf(json, sizeof(json), fmt, 72.0, "balanced");
+    snprintf(json, sizeof(json), CAPACITY_RUN, 72.0, "balanced");
     m = capacity_message(json, &machines, &binds);
     assert_true(machines > rv->max_instances);
     assert_non_null(m);
     assert_non_null(strstr(m, "nor do its reservations"));
     /* The cheapest run: within on demand, no warning. */
-    snprintf(json, sizeof(json), fmt, 20000.0, "cost");
+    snprintf(json, sizeof(json), CAPACITY_RUN, 20000.0, "cost");
     m = capacity_message(json, &machines, &binds);
     assert_true(machines <= od->max_instances);
     assert_false(binds);
