@@ -151,7 +151,7 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
      * bounded by max_accelerators, or by the fleet a provider rents. */
     double fleet = isfinite(w->max_accelerators) ? w->max_accelerators : s->serving_max_chips.value;
     p->fleet_cap = fleet >= (double)UINT_MAX ? UINT_MAX : (unsigned)fleet;
-    p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value;
+    p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value * a->hbm_factor;
     p->flops = dc__listed_peak(a, w->precision) * 1e12 * s->mfu_inference[a->family] *
                a->mfu_factor * moe_factor(s, d);
     dc__tp_init(p);

@@ -225,6 +225,10 @@ struct dc_accelerator {
      * training (the same unless the catalog measured them apart). */
     double mfu_factor;
     double training_mfu_factor;
+    /* Share of the memory bandwidth sizing.yaml's hbm_efficiency gives that
+     * this part's serving stack reads weights at in a decode step (1 unless
+     * the catalog cites a measurement: mfu_factor.hbm). */
+    double hbm_factor;
     const char *mfu_factor_source;
     double power_watts;
     unsigned providers; /* bit (1u << enum dc_provider) */

@@ -75,7 +75,7 @@ static void test_allreduce_by_degree_and_bytes(void **state)
     /* The bytes grow with the tokens of the pass, the latency does not. */
     NEAR(dc__tp_sync_s(&s.p, 8, 1, 400, 80, 8192) - dc__tp_sync_s(&s.p, 8, 1, 1, 80, 8192),
          160 * 2 * 7.0 / 8 * 399 * bytes1 / link);
-    /* At batch 1 an 80-layer step meets the other GPUs for about 4 ms, whatever
+    /* At batch 1 an 80-layer step meets the other GPUs for about 3 ms, whatever
      * the degree: 8 H200 still step under 8 ms (decision-table case
      * 70b-8ms-per-token-on-8-h200). */
     struct dc__replica r;
@@ -127,6 +127,29 @@ static void test_draft_steps_synchronise(void **state)
     NEAR(dc__decode_sync_s(&s.p, 8, 1, 1), model + 4 * draft);
 }
 
+/* ROCm on CDNA reads the weights at its own share of the bandwidth CUDA's
+ * decode reaches (catalog mfu_factor.hbm, fitted on AMD's and OCI's batch-1
+ * rows): a batch-1 step is its weights over that bandwidth plus the same
+ * synchronisation a GPU's all-reduces take anywhere; NVIDIA parts state none. */
+static void test_rocm_decode_bandwidth(void **state)
+{
+    (void)state;
+    const struct dc_accelerator *mi = dc_ruleset_find_accelerator(rs, "mi300x");
+    const struct dc_accelerator *h = dc_ruleset_find_accelerator(rs, "h100");
+    assert_true(mi->hbm_factor > 0.3 && mi->hbm_factor < 1.0);
+    assert_true(h->hbm_factor == 1.0);
+    struct sized s;
+    size_on(rs, LLAMA70_FP8, "mi300x", &s);
+    NEAR(s.p.bandwidth,
+         mi->memory_bandwidth_gbps * 1e9 * rs->sizing.hbm_efficiency.value * mi->hbm_factor);
+    struct dc__replica r;
+    dc__replica_at(&s.p, 8, 1, &r);
+    assert_false(r.compute_bound);
+    double weights = dc__step_weight_bytes(&s.d, 1);
+    NEAR(r.step_s, weights / (8 * s.p.bandwidth) + s.d.kv_step_bytes / (8 * s.p.bandwidth) +
+                       dc__decode_sync_s(&s.p, 8, 1, 1));
+}
+
 /* A rule set that states no all-reduce latency counts no synchronisation. */
 static void test_no_parameters_no_sync(void **state)
 {
@@ -151,6 +174,7 @@ int main(void)
         cmocka_unit_test(test_unknown_link_counts_latency),
         cmocka_unit_test(test_draft_steps_synchronise),
         cmocka_unit_test(test_no_parameters_no_sync),
+        cmocka_unit_test(test_rocm_decode_bandwidth),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
