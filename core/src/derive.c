@@ -341,6 +341,10 @@ static void speculative(const struct dc_sizing_params *s, const struct dc_worklo
                         struct dc__derived *d)
 {
     double k = w->draft_tokens, a = w->acceptance_rate;
+    /* The draft reads the prompt too before the first token (its own cache),
+     * so the time to first token carries its prefill beside the model's. */
+    d->flops_per_request +=
+        2.0 * w->draft_parameters * w->input_tokens * (1.0 - w->prefix_cache_hit_rate);
     d->tokens_per_step = (1.0 - pow(a, k + 1)) / (1.0 - a);
     d->tokens_per_request_step = k + 1;
     d->decode_flops = (k + 1) * d->decode_flops + k * 2.0 * w->draft_parameters;

@@ -371,12 +371,14 @@ void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, st
         double cmp_s = batch * d->decode_flops / fl;
         r->step_s = max_known(mem_s, cmp_s) + sync_s;
         r->compute_bound = cmp_s > mem_s;
-        /* The prompt's tokens meet the other chips the same way, in one pass. */
-        r->prefill_s =
-            max_known(d->active_weights_gb * DC__GB / tp_bw,
-                      d->flops_per_request / (tp * p->flops)) +
-            dc__tp_sync_s(p, tp, stages, p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate),
-                          d->layers, d->hidden);
+        /* The prompt's tokens meet the other chips the same way, in one pass
+         * (a speculative draft's layers too, as it prefills its own cache). */
+        double prompt = p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate);
+        r->prefill_s = max_known(d->active_weights_gb * DC__GB / tp_bw,
+                                 d->flops_per_request / (tp * p->flops)) +
+                       dc__tp_sync_s(p, tp, stages, prompt, d->layers, d->hidden);
+        if (d->draft_steps > 0)
+            r->prefill_s += dc__tp_sync_s(p, tp, stages, prompt, d->draft_layers, d->draft_hidden);
         r->request_s = r->prefill_s + d->decode_steps * r->step_s;
         /* The replica's time per batch: every request's prompt (the stages
          * work on as many prompts at once), then the steps. */

@@ -150,6 +150,31 @@ static void test_rocm_decode_bandwidth(void **state)
                        dc__decode_sync_s(&s.p, 8, 1, 1));
 }
 
+/* The time to first token under speculative decoding carries the draft's
+ * prefill: its FLOPs over the prompt and its layers' all-reduces. */
+static void test_draft_prefill_in_time_to_first_token(void **state)
+{
+    (void)state;
+    struct sized plain, spec;
+    size_on(rs, LLAMA70_FP8, "h200", &plain);
+    size_on(rs,
+            "{\"task\":\"inference\",\"precision\":\"fp8\",\"model\":{\"name\":\"llama-3.1-70b\"},"
+            "\"inference\":{\"batch_size\":1,\"input_tokens\":1000,\"output_tokens\":500,"
+            "\"speculative\":{\"draft_model\":\"llama-3.2-1b\",\"draft_tokens\":4,"
+            "\"acceptance_rate\":0.8}}}",
+            "h200", &spec);
+    NEAR(spec.d.flops_per_request - plain.d.flops_per_request,
+         2.0 * spec.w.draft_parameters * 1000);
+    struct dc__replica a, b;
+    dc__replica_at(&plain.p, 8, 1, &a);
+    dc__replica_at(&spec.p, 8, 1, &b);
+    /* A 1,000-token prompt of a 70B model is compute-bound on 8 H200. */
+    assert_true(plain.d.flops_per_request / (8 * plain.p.flops) >
+                plain.d.active_weights_gb * DC__GB / (8 * plain.p.bandwidth));
+    NEAR(b.prefill_s - a.prefill_s, 2.0 * spec.w.draft_parameters * 1000 / (8 * spec.p.flops) +
+                                        dc__tp_sync_s(&spec.p, 8, 1, 1000, 16, 2048));
+}
+
 /* A rule set that states no all-reduce latency counts no synchronisation. */
 static void test_no_parameters_no_sync(void **state)
 {
@@ -175,6 +200,7 @@ int main(void)
         cmocka_unit_test(test_draft_steps_synchronise),
         cmocka_unit_test(test_no_parameters_no_sync),
         cmocka_unit_test(test_rocm_decode_bandwidth),
+        cmocka_unit_test(test_draft_prefill_in_time_to_first_token),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
