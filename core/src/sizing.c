@@ -103,6 +103,23 @@ static void on_prem_units(struct dc__part *p)
     p->scaled.n_node_sizes = 1;
 }
 
+/* The serving peak, TFLOP/s: the part's at the workload's precision, except
+ * that a diffusion network at 8 bits or fewer (convolutions, norms and
+ * attention beside its quantised matmuls) runs at diffusion_8bit_gain times
+ * its 16-bit rate at most (sizing.yaml, fitted on MLPerf's SDXL rows). */
+static double serving_peak(const struct dc_sizing_params *s, const struct dc_accelerator *a,
+                           const struct dc_workload *w, const struct dc__derived *d)
+{
+    double peak = dc__listed_peak(a, w->precision);
+    if (d->kind != DC__KIND_DIFFUSION || d->precision_bits > 8 ||
+        !isfinite(s->diffusion_8bit_gain.value))
+        return peak;
+    double half = dc__listed_peak(a, DC_PREC_BF16);
+    if (!isfinite(half))
+        half = dc__listed_peak(a, DC_PREC_FP16);
+    return isfinite(half) ? fmin(peak, half * s->diffusion_8bit_gain.value) : peak;
+}
+
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
                    const struct dc__derived *d, const struct dc_accelerator *a,
                    struct dc__perturb k)
@@ -152,8 +169,8 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     double fleet = isfinite(w->max_accelerators) ? w->max_accelerators : s->serving_max_chips.value;
     p->fleet_cap = fleet >= (double)UINT_MAX ? UINT_MAX : (unsigned)fleet;
     p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value * a->hbm_factor;
-    p->flops = dc__listed_peak(a, w->precision) * 1e12 * s->mfu_inference[a->family] *
-               a->mfu_factor * moe_factor(s, d);
+    p->flops = serving_peak(s, a, w, d) * 1e12 * s->mfu_inference[a->family] * a->mfu_factor *
+               moe_factor(s, d);
     dc__tp_init(p);
     dc__sync_init(p);
 }

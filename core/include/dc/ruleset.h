@@ -326,6 +326,9 @@ struct dc_sizing_params {
     const char *kv_source;
     double hours_per_month;
     struct dc_param serving_max_chips; /* all replicas together, without max_accelerators */
+    /* A diffusion network's speed at 8 bits or fewer over its 16-bit speed
+     * (NAN: the part's listed low-precision peak). */
+    struct dc_param diffusion_8bit_gain;
     /* Tensor-parallel synchronisation (core/src/serve_tp.c): the fixed latency
      * of one all-reduce by family's link, microseconds (NAN: sizing.yaml gives
      * none, and no synchronisation is counted), with its source; the bytes of

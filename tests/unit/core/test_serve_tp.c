@@ -175,6 +175,25 @@ static void test_draft_prefill_in_time_to_first_token(void **state)
                                         dc__tp_sync_s(&spec.p, 8, 1, 1000, 16, 2048));
 }
 
+/* A diffusion U-Net at 8 bits runs at diffusion_8bit_gain times its 16-bit
+ * rate at most; a transformer at 8 bits takes the part's listed FP8 peak. */
+static void test_diffusion_8bit_rate(void **state)
+{
+    (void)state;
+    const struct dc_accelerator *h = dc_ruleset_find_accelerator(rs, "h100");
+    double gain = rs->sizing.diffusion_8bit_gain.value;
+    assert_true(gain > 1 && gain < 2);
+    double rate = rs->sizing.mfu_inference[DC_FAMILY_GPU] * h->mfu_factor * 1e12;
+    struct sized s;
+    size_on(rs,
+            "{\"task\":\"inference\",\"precision\":\"fp8\",\"model\":{\"name\":\"sdxl\","
+            "\"denoising_steps\":20,\"guidance_passes\":2},\"inference\":{\"batch_size\":1}}",
+            "h100", &s);
+    NEAR(s.p.flops, fmin(h->peak_tflops[DC_PREC_FP8], h->peak_tflops[DC_PREC_BF16] * gain) * rate);
+    size_on(rs, LLAMA70_FP8, "h100", &s);
+    NEAR(s.p.flops, h->peak_tflops[DC_PREC_FP8] * rate);
+}
+
 /* A rule set that states no all-reduce latency counts no synchronisation. */
 static void test_no_parameters_no_sync(void **state)
 {
@@ -201,6 +220,7 @@ int main(void)
         cmocka_unit_test(test_no_parameters_no_sync),
         cmocka_unit_test(test_rocm_decode_bandwidth),
         cmocka_unit_test(test_draft_prefill_in_time_to_first_token),
+        cmocka_unit_test(test_diffusion_8bit_rate),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
