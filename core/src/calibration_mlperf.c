@@ -29,10 +29,9 @@
 static const struct {
     const char *name;
     const char *id;
-} parts[] = {{"GB200", "gb200"},       {"B200", "b200"},          {"H200-SXM", "h200"},
-             {"H100-SXM", "h100"},     {"L40S", "l40s"},          {"L4-PCIe", "l4"},
-             {"NVIDIA L4", "l4"},      {"A100-SXM", "a100"},      {"T4", "t4"},
-             {"A10G", "a10g"},         {"MI300X", "mi300x"},      {"MI325X", "mi325x"},
+} parts[] = {{"GB200", "gb200"},  {"B200", "b200"},  {"H200-SXM", "h200"}, {"H100-SXM", "h100"},
+             {"L40S", "l40s"},    {"L4-PCIe", "l4"}, {"NVIDIA L4", "l4"},  {"A100-SXM", "a100"},
+             {"T4", "t4"},        {"A10G", "a10g"},  {"MI300X", "mi300x"}, {"MI325X", "mi325x"},
              {"MI355X", "mi355x"}};
 
 /* One benchmark: its name in the summary, how the row's run names it, the
@@ -103,9 +102,9 @@ static const char *precision_word(const char *w, size_t len)
     static const struct {
         const char *word;
         const char *precision;
-    } words[] = {{"fp8", "fp8"},    {"e4m3", "fp8"},  {"fp16", "fp16"}, {"bf16", "bf16"},
-                 {"fp32", "fp32"},  {"nvfp4", "fp4"}, {"mxfp4", "fp4"}, {"fp4", "fp4"},
-                 {"int8", "int8"},  {"int4", "int4"}};
+    } words[] = {{"fp8", "fp8"},   {"e4m3", "fp8"},  {"fp16", "fp16"}, {"bf16", "bf16"},
+                 {"fp32", "fp32"}, {"nvfp4", "fp4"}, {"mxfp4", "fp4"}, {"fp4", "fp4"},
+                 {"int8", "int8"}, {"int4", "int4"}};
     for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
         if (strlen(words[i].word) == len && strncmp(w, words[i].word, len) == 0)
             return words[i].precision;
@@ -138,8 +137,7 @@ static cJSON *llama2_workload(double output_tokens, const char *precision)
              "\"layers\":80,\"hidden_size\":8192,\"attention_heads\":64,\"kv_heads\":8},"
              "\"inference\":{\"requests_per_second\":1000000,\"input_tokens\":218,"
              "\"output_tokens\":%.0f%s}}",
-             output_tokens,
-             strcmp(precision, "fp8") == 0 ? ",\"kv_cache_precision\":\"fp8\"" : "");
+             output_tokens, strcmp(precision, "fp8") == 0 ? ",\"kv_cache_precision\":\"fp8\"" : "");
     return cJSON_Parse(text);
 }
 
@@ -172,8 +170,7 @@ static bool problem(cJSON *problems, size_t i, const char *field, const char *ms
     return false;
 }
 
-static bool get_string(const cJSON *e, const char *key, const char **out, cJSON *problems,
-                       size_t i)
+static bool get_string(const cJSON *e, const char *key, const char **out, cJSON *problems, size_t i)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
     *out = cJSON_IsString(v) ? v->valuestring : NULL;
@@ -213,8 +210,8 @@ static bool read_result(const cJSON *e, size_t i, struct result *r, cJSON *probl
     r->performance = cJSON_IsNumber(perf) ? perf->valuedouble : NAN;
     if (!(isfinite(r->performance) && r->performance > 0))
         ok = problem(problems, i, "Performance_Result", "missing or not a positive number");
-    if (ok && (strncmp(r->version, "v", 1) != 0 || strspn(r->version + 1, "0123456789.") !=
-                                                       strlen(r->version + 1)))
+    if (ok && (strncmp(r->version, "v", 1) != 0 ||
+               strspn(r->version + 1, "0123456789.") != strlen(r->version + 1)))
         ok = problem(problems, i, "version", "not a round such as \"v5.1\"");
     r->types = cJSON_GetObjectItemCaseSensitive(e, "weight_data_types");
     return ok;
@@ -244,8 +241,8 @@ static cJSON *row_of(const struct result *r, const struct benchmark *b, const ch
                      const char *precision, cJSON *workload, const char *id)
 {
     char run[MLPERF_TEXT], source[MLPERF_TEXT], evidence[2 * MLPERF_TEXT];
-    snprintf(run, sizeof(run), "MLPerf Inference %s %s Offline, %.0f x %s (%s %s), %s",
-             r->version, b->title, r->chips, part, r->submitter, r->platform, precision);
+    snprintf(run, sizeof(run), "MLPerf Inference %s %s Offline, %.0f x %s (%s %s), %s", r->version,
+             b->title, r->chips, part, r->submitter, r->platform, precision);
     snprintf(source, sizeof(source), "https://github.com/mlcommons/inference_results_%s",
              r->version);
     snprintf(evidence, sizeof(evidence),
@@ -318,8 +315,10 @@ enum dc_status dc_calibration_import_mlperf(const dc_ruleset *rs, const cJSON *s
         counts == NULL)
         return dc_error_set(err, DC_EINVAL, NULL, "dc_calibration_import_mlperf: bad argument");
     if (!cJSON_IsArray(summary))
-        return dc_error_set(err, DC_EINVAL, "", "an MLPerf summary must be a JSON array of results");
-    if (strlen(prefix) == 0 || strlen(prefix) > 16 || strspn(prefix, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(prefix))
+        return dc_error_set(err, DC_EINVAL, "",
+                            "an MLPerf summary must be a JSON array of results");
+    if (strlen(prefix) == 0 || strlen(prefix) > 16 ||
+        strspn(prefix, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(prefix))
         return dc_error_set(err, DC_EINVAL, NULL, "the row prefix must be 1 to 16 capital letters");
     *counts = (struct dc_mlperf_counts){0, 0, 0};
     size_t i = 0;
