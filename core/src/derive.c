@@ -404,7 +404,10 @@ static void decoder_serving(const struct dc_sizing_params *s, const struct dc_wo
  * attends to its own tokens and to every encoder frame (cross-attention). The
  * cross-attention's K and V projections (two h x h matrices a decoder layer)
  * run once a clip over the encoder's frames and are cached per frame, so they
- * count with the encoder, not in each step's FLOPs or weight reads. */
+ * count with the encoder, not in each step's FLOPs or weight reads. Audio
+ * longer than the encoder's window (tokens_per_sample: 1,500 frames, 30 s)
+ * is transcribed window by window: attention stays within a window, and the
+ * decoder attends to one window's frames and its share of the output. */
 static void encoder_decoder_serving(const struct dc_sizing_params *s, const struct dc_workload *w,
                                     double bpp, struct dc__derived *d)
 {
@@ -417,12 +420,15 @@ static void encoder_decoder_serving(const struct dc_sizing_params *s, const stru
     double dec = w->parameters - enc, frames = w->input_tokens, out = w->output_tokens;
     double cross_kv = fmin(d->layers * 2.0 * h * h, 0.5 * dec);
     double per_pos = kv_bytes_per_position(w, d, s->infer_bytes_per_param[w->kv_precision]);
+    double window = isfinite(w->tokens_per_sample) ? fmin(w->tokens_per_sample, frames) : frames;
+    double windows = window > 0 ? ceil(frames / window) : 1.0;
+    double win_out = out / windows; /* each window's share of the transcript */
     d->generative = out > 0;
     d->flops_per_request =
-        2.0 * (enc + cross_kv) * frames + pair_flops(d) * enc_layers * frames * frames;
-    d->decode_flops = 2.0 * (dec - cross_kv) + pair_flops(d) * d->layers * (frames + out / 2.0);
-    d->kv_cache_gb = per_pos * d->layers * (frames + out) / DC__GB;
-    d->kv_step_bytes = per_pos * d->layers * (frames + out / 2.0);
+        2.0 * (enc + cross_kv) * frames + pair_flops(d) * enc_layers * windows * window * window;
+    d->decode_flops = 2.0 * (dec - cross_kv) + pair_flops(d) * d->layers * (window + win_out / 2.0);
+    d->kv_cache_gb = per_pos * d->layers * (window + win_out) / DC__GB;
+    d->kv_step_bytes = per_pos * d->layers * (window + win_out / 2.0);
     d->shared_weight_bytes = (dec - cross_kv) * bpp;
 }
 

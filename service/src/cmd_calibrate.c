@@ -14,31 +14,30 @@
 
 static void help(FILE *fp)
 {
-    fprintf(
-        fp,
-        "usage: accel-advisor calibrate [--rules DIR] [--format markdown|json] [--bands]\n"
-        "                               [--fit] FILE\n"
-        "       accel-advisor calibrate import-mlperf [--into FILE] SUMMARY (see its --help)\n\n"
-        "Sizes every published run in FILE (a JSON array of calibration rows, as\n"
-        "tests/fixtures/calibration.json) on its accelerator at its chip count and\n"
-        "compares the estimate with what was measured. The ratio is estimated time over\n"
-        "measured time (throughputs: measured over estimated); rows must stay within\n"
-        "%.1fx either way unless they carry an `outlier` explanation. Each row is in the\n"
-        "fit or the held-out split, as the split rule of docs/calibration.md says; the\n"
-        "summary gives the median and p90 error of each, by family and regime, and how\n"
-        "many held-out rows fall within the p10-p90 band the rule set states.\n\n"
-        "  --rules DIR      use the rule set in DIR instead of the embedded default\n"
-        "  --format FORMAT  markdown (default: the tables of docs/calibration.md) or json\n"
-        "  --bands          print the `uncertainty` block of sizing.yaml that the fit\n"
-        "                   rows give (a prediction interval per regime) instead\n"
-        "  --fit            refit the serving parameters on the serving fit rows and\n"
-        "                   print them beside the rule set's (docs/calibration.md,\n"
-        "                   \"Refitting\"); exit 1 when the rule set states others\n"
-        "  -h, --help       this help\n\n"
-        "exit status: 0 every row within the band and the split as the rule says, 1 a\n"
-        "row outside the band or in the wrong split, 2 usage, I/O, rule set or row\n"
-        "error\n",
-        DC_CALIBRATION_LIMIT);
+    fprintf(fp,
+            "usage: accel-advisor calibrate [--rules DIR] [--format markdown|json] [--bands]\n"
+            "                               [--fit] FILE\n"
+            "       accel-advisor calibrate import-mlperf SUMMARY (its options: its own -h)\n\n"
+            "Sizes every published run in FILE (a JSON array of calibration rows, as\n"
+            "tests/fixtures/calibration.json) on its accelerator at its chip count and\n"
+            "compares the estimate with what was measured. The ratio is estimated time over\n"
+            "measured time (throughputs: measured over estimated); rows must stay within\n"
+            "%.1fx either way unless they carry an `outlier` explanation. Each row is in the\n"
+            "fit or the held-out split, as the split rule of docs/calibration.md says; the\n"
+            "summary gives the median and p90 error of each, by family and regime, and how\n"
+            "many held-out rows fall within the p10-p90 band the rule set states.\n\n"
+            "  --rules DIR      use the rule set in DIR instead of the embedded default\n"
+            "  --format FORMAT  markdown (default: the tables of docs/calibration.md) or json\n"
+            "  --bands          print the `uncertainty` block of sizing.yaml that the fit\n"
+            "                   rows give (a prediction interval per regime) instead\n"
+            "  --fit            refit the serving parameters on the serving fit rows and\n"
+            "                   print them beside the rule set's (docs/calibration.md,\n"
+            "                   \"Refitting\"); exit 1 when the rule set states others\n"
+            "  -h, --help       this help\n\n"
+            "exit status: 0 every row within the band and the split as the rule says, 1 a\n"
+            "row outside the band or in the wrong split, 2 usage, I/O, rule set or row\n"
+            "error\n",
+            DC_CALIBRATION_LIMIT);
 }
 
 /* A number as people read it: 3 significant digits, thousands separated. */

@@ -165,6 +165,20 @@ static void test_encoder_decoder(void **state)
     NEAR(assumption(&r, "kv_cache_bytes_per_token"), 2.0 * 20 * 64 * 2 * 32);
     assert_false(has_warning(&r, "assumed_intermediate_size"));
     core_done(&r);
+    /* A minute of audio is two 30 s windows: attention within each, and the
+     * cache one window's frames and its half of the transcript. */
+    r = core_run(mini,
+                 "{\"task\":\"inference\",\"model\":{\"architecture\":\"encoder-decoder\","
+                 "\"parameters\":1.55e9,\"layers\":32,\"encoder_layers\":32,\"hidden_size\":1280,"
+                 "\"attention_heads\":20,\"kv_heads\":20,\"intermediate_size\":5120,"
+                 "\"tokens_per_sample\":1500},\"inference\":{\"input_tokens\":3000,"
+                 "\"output_tokens\":200,\"batch_size\":1}}");
+    NEAR(assumption(&r, "flops_per_request"),
+         2 * (enc + cross_kv) * 3000 + 4.0 * 20 * 64 * 32 * 2 * 1500 * 1500);
+    /* Per token of the request's 3,200 (frames and transcript), the cache
+     * holds one window's 1,500 frames and 100 tokens. */
+    NEAR(assumption(&r, "kv_cache_bytes_per_token"), 2.0 * 20 * 64 * 2 * 32 * (1500 + 100) / 3200);
+    core_done(&r);
 }
 
 /* Diffusion: steps x passes x one pass; a missing pass count is warned. */
