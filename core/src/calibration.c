@@ -195,8 +195,8 @@ static enum dc_status split_mismatch(const struct dc_calibration_row *r, bool he
                         r->id, r->held_out ? "held-out" : "fit", held_out ? "held-out" : "fit");
 }
 
-enum dc_status dc_calibration_check_split(const struct dc_calibration_row *rows, size_t n,
-                                          struct dc_error *err)
+enum dc_status dc_calibration_rule_split(const struct dc_calibration_row *rows, size_t n,
+                                         bool *held_out, struct dc_error *err)
 {
     if (n > DC_CALIBRATION_MAX_ROWS)
         return dc_error_set(err, DC_ELIMIT, NULL, "more than %d calibration rows",
@@ -207,28 +207,49 @@ enum dc_status dc_calibration_check_split(const struct dc_calibration_row *rows,
     size_t m = 0;
     enum dc_status rc = DC_OK;
     for (size_t i = 0; i < n && rc == DC_OK; i++) {
-        if (rows[i].variant_of == NULL) {
+        const struct dc_calibration_row *base =
+            rows[i].variant_of != NULL ? find_row(rows, n, rows[i].variant_of) : NULL;
+        if (rows[i].variant_of == NULL)
             v[m++] = (struct ordered){&rows[i], dc_fnv64_str(rows[i].run)};
-            continue;
-        }
-        const struct dc_calibration_row *base = find_row(rows, n, rows[i].variant_of);
-        if (base == NULL || base->variant_of != NULL)
+        else if (base == NULL || base->variant_of != NULL)
             rc = dc_error_set(err, DC_EINVAL, "/variant_of",
                               "row %s: variant_of \"%s\" names no row that is not itself a "
                               "variant",
                               rows[i].id, rows[i].variant_of);
-        else if (base->held_out != rows[i].held_out)
-            rc = split_mismatch(&rows[i], base->held_out, err);
     }
     qsort(v, m, sizeof(*v), by_group_then_hash);
     for (size_t i = 0, k = 0; i < m && rc == DC_OK; i++, k++) {
         if (i > 0 && (serving(v[i].row->regime) != serving(v[i - 1].row->regime) ||
                       v[i].row->family != v[i - 1].row->family))
             k = 0; /* a new group */
-        if (v[i].row->held_out != (k % 3 == 0))
-            rc = split_mismatch(v[i].row, k % 3 == 0, err);
+        held_out[v[i].row - rows] = k % 3 == 0;
     }
+    /* A row given another way takes its run's split. */
+    for (size_t i = 0; i < n && rc == DC_OK; i++)
+        if (rows[i].variant_of != NULL)
+            held_out[i] = held_out[find_row(rows, n, rows[i].variant_of) - rows];
     free(v);
+    return rc;
+}
+
+enum dc_status dc_calibration_check_split(const struct dc_calibration_row *rows, size_t n,
+                                          struct dc_error *err)
+{
+    bool *held = calloc(n + 1, sizeof(*held));
+    if (held == NULL)
+        return dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
+    enum dc_status rc = dc_calibration_rule_split(rows, n, held, err);
+    /* Rows given another way first, as their run's declared split says. */
+    for (size_t i = 0; i < n && rc == DC_OK; i++) {
+        const struct dc_calibration_row *base =
+            rows[i].variant_of != NULL ? find_row(rows, n, rows[i].variant_of) : NULL;
+        if (base != NULL && base->held_out != rows[i].held_out)
+            rc = split_mismatch(&rows[i], base->held_out, err);
+    }
+    for (size_t i = 0; i < n && rc == DC_OK; i++)
+        if (rows[i].variant_of == NULL && rows[i].held_out != held[i])
+            rc = split_mismatch(&rows[i], held[i], err);
+    free(held);
     return rc;
 }
 

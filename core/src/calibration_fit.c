@@ -23,13 +23,13 @@ struct fit_param {
     double *tied[FIT_MAX_TIED];
 };
 
-/* The serving factor (catalog mfu_factor.inference) of catalog part `id`;
- * NULL when the catalog has no such part. */
-static double *serving_factor(dc_ruleset *rs, const char *id)
+/* The serving factor of catalog part `id` (mfu_factor.inference, or with
+ * `hbm` its mfu_factor.hbm); NULL when the catalog has no such part. */
+static double *serving_factor(dc_ruleset *rs, const char *id, bool hbm)
 {
     for (size_t i = 0; i < rs->n_accs; i++)
         if (strcmp(rs->accs[i].id, id) == 0)
-            return &rs->accs[i].mfu_factor;
+            return hbm ? &rs->accs[i].hbm_factor : &rs->accs[i].mfu_factor;
     return NULL;
 }
 
@@ -37,13 +37,13 @@ static double *serving_factor(dc_ruleset *rs, const char *id)
  * that no single row sets a part's number (docs/calibration.md); the first
  * part the catalog lists carries it, the others are tied to it. False when
  * the catalog has none of them. */
-static bool stack_param(dc_ruleset *rs, const char *name, const char *const *ids,
+static bool stack_param(dc_ruleset *rs, const char *name, const char *const *ids, bool hbm,
                         struct fit_param *p)
 {
     *p = (struct fit_param){name, 0.30, 1.50, 0.01, NULL, {NULL, NULL, NULL}};
     size_t tied = 0;
     for (size_t i = 0; ids[i] != NULL; i++) {
-        double *f = serving_factor(rs, ids[i]);
+        double *f = serving_factor(rs, ids[i], hbm);
         if (f == NULL)
             continue;
         if (p->at == NULL)
@@ -81,9 +81,14 @@ static size_t fit_params(dc_ruleset *rs, struct fit_param *p)
         "tp_allreduce_us.asic", 0, 200, 1, &s->tp_allreduce_us[DC_FAMILY_ASIC], {NULL, NULL, NULL}};
     static const char *const blackwell[] = {"b200", "gb200", NULL};
     static const char *const cdna[] = {"mi300x", "mi325x", "mi355x", NULL};
-    if (stack_param(rs, "mfu_factor.inference.blackwell", blackwell, &p[n]))
+    if (stack_param(rs, "mfu_factor.inference.blackwell", blackwell, false, &p[n]))
         n++;
-    if (stack_param(rs, "mfu_factor.inference.cdna", cdna, &p[n]))
+    if (stack_param(rs, "mfu_factor.inference.cdna", cdna, false, &p[n]))
+        n++;
+    /* ROCm's decode reads the weights slower than CUDA's at a small batch
+     * (I49, I50: 8 MI300X at batch 1 are 1.4x off the bandwidth roofline
+     * CUDA's rows fit; issue 30), one factor for the stack. */
+    if (stack_param(rs, "mfu_factor.hbm.cdna", cdna, true, &p[n]))
         n++;
     return n;
 }

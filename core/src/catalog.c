@@ -195,11 +195,13 @@ static void check_scale(const struct dc__where *w, struct dc_accelerator *a)
 }
 
 /* mfu_factor: {value, source} (one factor for training and serving), or
- * {training, inference, source} when they were measured apart. */
+ * {training, inference, source} when they were measured apart; `hbm`, where
+ * given, is the serving stack's share of the memory bandwidth a decode step
+ * reads at (issue 30: ROCm's batch-1 steps, docs/calibration.md). */
 static void parse_mfu_factor(const struct dc__where *w, struct dc_accelerator *a)
 {
-    static const char *const mk[] = {"value", "training", "inference", "source", NULL};
-    a->mfu_factor = a->training_mfu_factor = 1.0;
+    static const char *const mk[] = {"value", "training", "inference", "hbm", "source", NULL};
+    a->mfu_factor = a->training_mfu_factor = a->hbm_factor = 1.0;
     const cJSON *mf = dc__get_obj(w, "mfu_factor", false);
     if (mf == NULL)
         return;
@@ -212,6 +214,8 @@ static void parse_mfu_factor(const struct dc__where *w, struct dc_accelerator *a
         a->training_mfu_factor = dc__get_num(&p, "training", true, 0.05, 2);
         a->mfu_factor = dc__get_num(&p, "inference", true, 0.05, 2);
     }
+    if (cJSON_GetObjectItemCaseSensitive(mf, "hbm") != NULL)
+        a->hbm_factor = dc__get_num(&p, "hbm", true, 0.05, 2);
     if (both && (cJSON_GetObjectItemCaseSensitive(mf, "training") != NULL ||
                  cJSON_GetObjectItemCaseSensitive(mf, "inference") != NULL))
         dc__diag(p.L, p.file, dc__line_of(&p, mf), p.id,

@@ -361,6 +361,10 @@ static void speculative(const struct dc_sizing_params *s, const struct dc_worklo
                         struct dc__derived *d)
 {
     double k = w->draft_tokens, a = w->acceptance_rate;
+    /* The draft reads the prompt too before the first token (its own cache),
+     * so the time to first token carries its prefill beside the model's. */
+    d->flops_per_request +=
+        2.0 * w->draft_parameters * w->input_tokens * (1.0 - w->prefix_cache_hit_rate);
     d->tokens_per_step = (1.0 - pow(a, k + 1)) / (1.0 - a);
     d->tokens_per_request_step = k + 1;
     d->decode_flops = (k + 1) * d->decode_flops + k * 2.0 * w->draft_parameters;
@@ -402,9 +406,15 @@ static void decoder_serving(const struct dc_sizing_params *s, const struct dc_wo
 }
 
 /* Encoder-decoder speech (Whisper, https://arxiv.org/abs/2212.04356): the
- * encoder reads the input frames once, bidirectionally; each decoder step
- * computes with the decoder's parameters and attends to its own tokens and to
- * every encoder frame (cross-attention, whose K and V are cached per frame). */
+ * encoder reads the input frames once, bidirectionally (a 30 s clip is 1,500
+ * frames); each decoder step computes with the decoder's parameters and
+ * attends to its own tokens and to every encoder frame (cross-attention). The
+ * cross-attention's K and V projections (two h x h matrices a decoder layer)
+ * run once a clip over the encoder's frames and are cached per frame, so they
+ * count with the encoder, not in each step's FLOPs or weight reads. Audio
+ * longer than the encoder's window (tokens_per_sample: 1,500 frames, 30 s)
+ * is transcribed window by window: attention stays within a window, and the
+ * decoder attends to one window's frames and its share of the output. */
 static void encoder_decoder_serving(const struct dc_sizing_params *s, const struct dc_workload *w,
                                     double bpp, struct dc__derived *d)
 {
@@ -415,13 +425,18 @@ static void encoder_decoder_serving(const struct dc_sizing_params *s, const stru
     double enc_layers = isfinite(w->encoder_layers) ? w->encoder_layers : d->layers;
     double enc = fmin(enc_layers * (4.0 * h * h + 2.0 * h * ffn), 0.9 * w->parameters);
     double dec = w->parameters - enc, frames = w->input_tokens, out = w->output_tokens;
+    double cross_kv = fmin(d->layers * 2.0 * h * h, 0.5 * dec);
     double per_pos = kv_bytes_per_position(w, d, s->infer_bytes_per_param[w->kv_precision]);
+    double window = isfinite(w->tokens_per_sample) ? fmin(w->tokens_per_sample, frames) : frames;
+    double windows = window > 0 ? ceil(frames / window) : 1.0;
+    double win_out = out / windows; /* each window's share of the transcript */
     d->generative = out > 0;
-    d->flops_per_request = 2.0 * enc * frames + pair_flops(d) * enc_layers * frames * frames;
-    d->decode_flops = 2.0 * dec + pair_flops(d) * d->layers * (frames + out / 2.0);
-    d->kv_cache_gb = per_pos * d->layers * (frames + out) / DC__GB;
-    d->kv_step_bytes = per_pos * d->layers * (frames + out / 2.0);
-    d->shared_weight_bytes = dec * bpp;
+    d->flops_per_request =
+        2.0 * (enc + cross_kv) * frames + pair_flops(d) * enc_layers * windows * window * window;
+    d->decode_flops = 2.0 * (dec - cross_kv) + pair_flops(d) * d->layers * (window + win_out / 2.0);
+    d->kv_cache_gb = per_pos * d->layers * (window + win_out) / DC__GB;
+    d->kv_step_bytes = per_pos * d->layers * (window + win_out / 2.0);
+    d->shared_weight_bytes = (dec - cross_kv) * bpp;
 }
 
 /* Whether a model without flops_per_sample can be timed at all: a CNN, a
@@ -455,12 +470,16 @@ static void derive_inference(const struct dc_sizing_params *s, const struct dc_w
         d->shared_weight_bytes = w->parameters * bpp;
     }
     if (d->kind == DC__KIND_DIFFUSION) {
-        /* Steps x passes (classifier-free guidance runs the network twice a step). */
+        /* Steps x passes: classifier-free guidance runs the network on the
+         * conditional and unconditional latents, as one batch of two (MLPerf's
+         * SDXL concatenates them, text_to_image/backend_pytorch.py in
+         * github.com/mlcommons/inference), so a step computes twice and reads
+         * its weights once. */
         double passes = isfinite(w->guidance_passes) ? w->guidance_passes : 1.0;
         d->guidance_assumed = !isfinite(w->guidance_passes);
         double steps = isfinite(w->denoising_steps) ? w->denoising_steps : 1.0;
         d->flops_per_request *= steps * passes;
-        d->shared_weight_bytes *= steps * passes;
+        d->shared_weight_bytes *= steps;
     }
     if (d->kind == DC__KIND_RECOMMENDER && w->embedding_parameters > 0) {
         /* A batch reads the dense part and only the table rows it looks up. */

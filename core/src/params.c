@@ -138,11 +138,10 @@ static void load_tp_params(const struct dc__where *t, struct dc_sizing_params *s
 static void load_inference_params(const struct dc__where *z, struct dc_sizing_params *s)
 {
     static const char *const keys[] = {
-        "bytes_per_parameter", "overhead_factor",     "context_tokens",
-        "output_tokens",       "max_batch",           "hbm_efficiency",
-        "kv_source",           "hours_per_month",     "serving_max_chips",
-        "tp_allreduce_us",     "tp_activation_bytes", "network_hop_us",
-        "network_gbps",        "gather_efficiency",   NULL};
+        "bytes_per_parameter", "overhead_factor",   "context_tokens",      "output_tokens",
+        "max_batch",           "hbm_efficiency",    "kv_source",           "hours_per_month",
+        "serving_max_chips",   "tp_allreduce_us",   "tp_activation_bytes", "network_hop_us",
+        "network_gbps",        "gather_efficiency", "diffusion_8bit_gain", NULL};
     const cJSON *inf = dc__get_obj(z, "inference", true);
     if (inf == NULL)
         return;
@@ -168,6 +167,7 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
     s->kv_source = dc__get_url(&t, "kv_source", true);
     s->hours_per_month = dc__get_num(&t, "hours_per_month", true, 1, 744);
     s->serving_max_chips = dc__get_param(&t, "serving_max_chips", 1, 1e6);
+    s->diffusion_8bit_gain = optional_param(&t, "diffusion_8bit_gain", 1, 4);
     load_tp_params(&t, s);
 }
 

@@ -103,6 +103,23 @@ static void on_prem_units(struct dc__part *p)
     p->scaled.n_node_sizes = 1;
 }
 
+/* The serving peak, TFLOP/s: the part's at the workload's precision, except
+ * that a diffusion network at 8 bits or fewer (convolutions, norms and
+ * attention beside its quantised matmuls) runs at diffusion_8bit_gain times
+ * its 16-bit rate at most (sizing.yaml, fitted on MLPerf's SDXL rows). */
+static double serving_peak(const struct dc_sizing_params *s, const struct dc_accelerator *a,
+                           const struct dc_workload *w, const struct dc__derived *d)
+{
+    double peak = dc__listed_peak(a, w->precision);
+    if (d->kind != DC__KIND_DIFFUSION || d->precision_bits > 8 ||
+        !isfinite(s->diffusion_8bit_gain.value))
+        return peak;
+    double half = dc__listed_peak(a, DC_PREC_BF16);
+    if (!isfinite(half))
+        half = dc__listed_peak(a, DC_PREC_FP16);
+    return isfinite(half) ? fmin(peak, half * s->diffusion_8bit_gain.value) : peak;
+}
+
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
                    const struct dc__derived *d, const struct dc_accelerator *a,
                    struct dc__perturb k)
@@ -151,9 +168,9 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
      * bounded by max_accelerators, or by the fleet a provider rents. */
     double fleet = isfinite(w->max_accelerators) ? w->max_accelerators : s->serving_max_chips.value;
     p->fleet_cap = fleet >= (double)UINT_MAX ? UINT_MAX : (unsigned)fleet;
-    p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value;
-    p->flops = dc__listed_peak(a, w->precision) * 1e12 * s->mfu_inference[a->family] *
-               a->mfu_factor * moe_factor(s, d);
+    p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value * a->hbm_factor;
+    p->flops = serving_peak(s, a, w, d) * 1e12 * s->mfu_inference[a->family] * a->mfu_factor *
+               moe_factor(s, d);
     dc__tp_init(p);
     dc__sync_init(p);
     dc__embed_init(p);
@@ -373,11 +390,14 @@ static void decode_tensor_parallel(const struct dc__part *p, unsigned chips, uns
     double cmp_s = batch * d->decode_flops / fl;
     r->step_s = max_known(mem_s, cmp_s) + sync_s;
     r->compute_bound = cmp_s > mem_s;
-    /* The prompt's tokens meet the other chips the same way, in one pass. */
+    /* The prompt's tokens meet the other chips the same way, in one pass
+     * (a speculative draft's layers too, as it prefills its own cache). */
+    double prompt = p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate);
     r->prefill_s =
         max_known(d->active_weights_gb * DC__GB / tp_bw, d->flops_per_request / (tp * p->flops)) +
-        dc__tp_sync_s(p, tp, stages, p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate),
-                      d->layers, d->hidden);
+        dc__tp_sync_s(p, tp, stages, prompt, d->layers, d->hidden);
+    if (d->draft_steps > 0)
+        r->prefill_s += dc__tp_sync_s(p, tp, stages, prompt, d->draft_layers, d->draft_hidden);
     r->request_s = r->prefill_s + d->decode_steps * r->step_s;
     /* The replica's time per batch: every request's prompt (the stages
      * work on as many prompts at once), then the steps. */

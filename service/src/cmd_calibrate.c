@@ -17,7 +17,8 @@ static void help(FILE *fp)
 {
     fprintf(fp,
             "usage: accel-advisor calibrate [--rules DIR] [--format markdown|json] [--bands]\n"
-            "                               [--fit] FILE\n\n"
+            "                               [--fit] FILE\n"
+            "       accel-advisor calibrate import-mlperf SUMMARY (its options: its own -h)\n\n"
             "Sizes every published run in FILE (a JSON array of calibration rows, as\n"
             "tests/fixtures/calibration.json) on its accelerator at its chip count and\n"
             "compares the estimate with what was measured. The ratio is estimated time over\n"
@@ -333,6 +334,195 @@ static int run_rows(const dc_ruleset *rs, const cJSON *rows, enum calibrate_outp
     return status;
 }
 
+/* ---- calibrate import-mlperf ------------------------------------------------------ */
+
+/* An MLPerf summary_results.json is about 2 MB a round. */
+#define IMPORT_MAX_BYTES (64u << 20)
+
+static void import_help(FILE *fp)
+{
+    fprintf(fp,
+            "usage: accel-advisor calibrate import-mlperf [--rules DIR] [--prefix ID]\n"
+            "                                             [--into FILE] SUMMARY\n\n"
+            "Turns an MLPerf Inference results summary (summary_results.json of a results\n"
+            "repository, e.g. github.com/mlcommons/inference_results_v5.1) into calibration\n"
+            "rows: the Offline results of SDXL, Whisper and Llama 2 70B on catalog parts, each\n"
+            "with its workload, measure, source and evidence. Prints the new rows as a JSON\n"
+            "array to append to the calibration file; a result missing a field is named on\n"
+            "stderr by its JSON Pointer and left out (docs/calibration.md, \"Importing MLPerf\n"
+            "results\").\n\n"
+            "  --rules DIR    use the rule set in DIR instead of the embedded default\n"
+            "  --prefix ID    row ids ID1, ID2, ... (capital letters; default M)\n"
+            "  --into FILE    the calibration file the rows join: each new row takes the\n"
+            "                 split the rule gives it there, and the rows of FILE whose\n"
+            "                 split the new rows change are named on stderr\n"
+            "  -h, --help     this help\n\n"
+            "exit status: 0 every result read, 1 some results malformed (the others\n"
+            "printed), 2 usage, I/O, rule set or summary error\n");
+}
+
+/* Evaluates every row of `rows` into all[*i...]; false with err set at the first bad one. */
+static bool eval_into(const dc_ruleset *rs, const cJSON *rows, struct dc_calibration_row *all,
+                      size_t *i, struct dc_error *err)
+{
+    const cJSON *row = NULL;
+    cJSON_ArrayForEach(row, rows)
+    {
+        if (dc_calibration_eval(rs, row, &all[(*i)++], err) != DC_OK)
+            return false;
+    }
+    return true;
+}
+
+/* Each new row's split as the rule gives it among `into`'s rows and the new
+ * ones; the rows of `into` that change sides are named on stderr. */
+static int place_rows(const dc_ruleset *rs, const cJSON *into, cJSON *rows)
+{
+    size_t n_into = (size_t)cJSON_GetArraySize(into);
+    size_t n = n_into + (size_t)cJSON_GetArraySize(rows);
+    struct dc_calibration_row *all = calloc(n + 1, sizeof(*all));
+    bool *held = calloc(n + 1, sizeof(*held));
+    struct dc_error err;
+    dc_error_clear(&err);
+    size_t i = 0;
+    bool ok = all != NULL && held != NULL;
+    if (!ok)
+        dc_error_set(&err, DC_ENOMEM, NULL, "out of memory");
+    ok = ok && eval_into(rs, into, all, &i, &err) && eval_into(rs, rows, all, &i, &err) &&
+         dc_calibration_rule_split(all, n, held, &err) == DC_OK;
+    if (!ok)
+        fprintf(stderr, "calibrate: %s%s%s\n", err.where, err.where[0] != '\0' ? ": " : "",
+                err.msg);
+    for (size_t k = 0; ok && k < n_into; k++)
+        if (all[k].held_out != held[k])
+            fprintf(stderr, "calibrate: row %s moves to the %s split\n", all[k].id,
+                    held[k] ? "held-out" : "fit");
+    i = n_into;
+    cJSON *r = NULL;
+    cJSON_ArrayForEach(r, rows)
+    {
+        if (ok)
+            cJSON_ReplaceItemInObjectCaseSensitive(
+                r, "split", cJSON_CreateString(held[i++] ? "held-out" : "fit"));
+    }
+    free(all);
+    free(held);
+    return ok ? 0 : 2;
+}
+
+/* The rows as the calibration file writes them: two spaces an indent. */
+static int print_rows(const cJSON *rows)
+{
+    char *text = cJSON_Print(rows);
+    if (text == NULL)
+        return 2;
+    for (const char *p = text; *p != '\0'; p++) {
+        if (*p == '\t')
+            fputs("  ", stdout);
+        else
+            fputc(*p, stdout);
+    }
+    fputc('\n', stdout);
+    cJSON_free(text);
+    return 0;
+}
+
+/* Reads FILE (at most `max` bytes) as JSON: NULL with the reason on stderr. */
+static cJSON *read_json(const char *path, size_t max)
+{
+    char *text = NULL;
+    size_t len = 0;
+    struct dc_error err;
+    if (svc_read_input(path, max, &text, &len, &err) != DC_OK) {
+        fprintf(stderr, "calibrate: %s\n", err.msg);
+        return NULL;
+    }
+    cJSON *j = cJSON_ParseWithLength(text, len);
+    free(text);
+    if (j == NULL)
+        fprintf(stderr, "calibrate: %s: not JSON\n", path);
+    return j;
+}
+
+static int import_run(const dc_ruleset *rs, const char *summary_path, const char *into_path,
+                      const char *prefix)
+{
+    cJSON *summary = read_json(summary_path, IMPORT_MAX_BYTES);
+    cJSON *into = into_path != NULL ? read_json(into_path, SVC_MAX_INPUT_BYTES) : NULL;
+    cJSON *rows = cJSON_CreateArray(), *problems = cJSON_CreateArray();
+    struct dc_mlperf_counts c = {0, 0, 0};
+    struct dc_error err;
+    dc_error_clear(&err);
+    int status = 2;
+    if (summary == NULL || (into_path != NULL && !cJSON_IsArray(into)) || rows == NULL ||
+        problems == NULL) {
+        if (into_path != NULL && into != NULL && !cJSON_IsArray(into))
+            fprintf(stderr, "calibrate: %s: not a JSON array of calibration rows\n", into_path);
+    } else if (dc_calibration_import_mlperf(rs, summary, prefix, rows, problems, &c, &err) !=
+               DC_OK) {
+        fprintf(stderr, "calibrate: %s%s: %s\n", summary_path, err.where, err.msg);
+    } else if ((status = into != NULL ? place_rows(rs, into, rows) : 0) == 0) {
+        const cJSON *p = NULL;
+        cJSON_ArrayForEach(p, problems)
+        {
+            fprintf(stderr, "calibrate: %s: %s\n", summary_path, p->valuestring);
+        }
+        fprintf(stderr, "calibrate: %zu rows imported, %zu results skipped, %zu malformed\n",
+                c.imported, c.skipped, c.malformed);
+        status = print_rows(rows) != 0 ? 2 : (c.malformed > 0 ? 1 : 0);
+    }
+    cJSON_Delete(summary);
+    cJSON_Delete(into);
+    cJSON_Delete(rows);
+    cJSON_Delete(problems);
+    return status;
+}
+
+static const struct option import_options[] = {{"rules", required_argument, NULL, 'r'},
+                                               {"prefix", required_argument, NULL, 'p'},
+                                               {"into", required_argument, NULL, 'i'},
+                                               {"help", no_argument, NULL, 'h'},
+                                               {NULL, 0, NULL, 0}};
+
+static int cmd_import_mlperf(int argc, char **argv)
+{
+    const char *rules = NULL, *into = NULL, *prefix = "M";
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", import_options, NULL)) != -1) {
+        if (c == 'r')
+            rules = optarg;
+        else if (c == 'p')
+            prefix = optarg;
+        else if (c == 'i')
+            into = optarg;
+        else {
+            import_help(c == 'h' ? stdout : stderr);
+            return c == 'h' ? 0 : 2;
+        }
+    }
+    if (optind != argc - 1) {
+        import_help(stderr);
+        return 2;
+    }
+    dc_ruleset *rs = NULL;
+    struct dc_diags diags;
+    dc_diags_init(&diags);
+    int status = 2;
+    if (svc_ruleset_load(rules, &rs, &diags) != DC_OK) {
+        fprintf(stderr, "calibrate: the rule set %s does not load:\n",
+                rules != NULL ? rules : "(embedded)");
+        svc_print_diags(stderr, &diags);
+    } else {
+        status = import_run(rs, argv[optind], into, prefix);
+    }
+    if (fflush(stdout) != 0)
+        status = 2;
+    dc_ruleset_release(rs);
+    dc_diags_cleanup(&diags);
+    return status;
+}
+
 const struct option cmd_calibrate_options[] = {
     {"rules", required_argument, NULL, 'r'}, {"format", required_argument, NULL, 'f'},
     {"bands", no_argument, NULL, 'b'},       {"fit", no_argument, NULL, 'F'},
@@ -344,6 +534,8 @@ int cmd_calibrate(int argc, char **argv)
     enum calibrate_output out = OUT_MARKDOWN;
     bool bands = false, fit = false;
     int c;
+    if (argc > 1 && strcmp(argv[1], "import-mlperf") == 0)
+        return cmd_import_mlperf(argc - 1, argv + 1);
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", cmd_calibrate_options, NULL)) != -1) {
         switch (c) {

@@ -74,6 +74,13 @@ DC_API DC_NODISCARD enum dc_status dc_calibration_eval(const dc_ruleset *rs, con
 DC_API DC_NODISCARD enum dc_status dc_calibration_check_split(const struct dc_calibration_row *rows,
                                                               size_t n, struct dc_error *err);
 
+/* The split the rule puts each of `n` evaluated rows in: held_out[i] (room
+ * for n) true for held out. Errors as dc_calibration_check_split, less the
+ * rows' own `split` fields, which it does not read. */
+DC_API DC_NODISCARD enum dc_status dc_calibration_rule_split(const struct dc_calibration_row *rows,
+                                                             size_t n, bool *held_out,
+                                                             struct dc_error *err);
+
 /* Errors of a set of rows: error = max(ratio, 1/ratio); median and p90
  * interpolated between ranks. n 0: both NAN. */
 struct dc_calibration_stats {
@@ -106,7 +113,7 @@ DC_API bool dc_calibration_band(const struct dc_calibration_row *rows, size_t n,
 
 /* Parameters dc_calibration_fit sets, and the most sweeps of coordinate
  * descent it runs (it stops at the first that moves nothing). */
-#define DC_CALIBRATION_FIT_PARAMS 8
+#define DC_CALIBRATION_FIT_PARAMS 9
 #define DC_CALIBRATION_FIT_SWEEPS 20
 
 /* One fitted parameter: its name as docs/calibration.md gives it
@@ -121,7 +128,7 @@ struct dc_fit_value {
 /* Refit the serving parameters of `rs` (HBM efficiency, the serving MFU of
  * each family, the tensor-parallel all-reduce latency of GPUs and ASICs, the
  * serving factor of the Blackwell and of the CDNA parts, each shared by its
- * stack) on
+ * stack, and the CDNA parts' decode bandwidth share) on
  * the serving fit rows of `rows` (a JSON array of calibration rows; held-out
  * rows and rows given another way are never read): the Huber loss of the log
  * ratios (quadratic within DC_CALIBRATION_LIMIT, linear past it) minimised one
@@ -138,5 +145,33 @@ DC_API DC_NODISCARD enum dc_status dc_calibration_fit(dc_ruleset *rs, const cJSO
                                                       struct dc_fit_value *out, size_t max,
                                                       size_t *n_out, double *loss_out,
                                                       struct dc_error *err);
+
+/* ---- importing MLPerf results (core/src/calibration_mlperf.c) --------------------- */
+
+/* Most results one summary may hold. */
+#define DC_MLPERF_MAX_RESULTS 100000
+
+struct dc_mlperf_counts {
+    size_t imported;  /* rows appended */
+    size_t skipped;   /* results with no workload here: not Offline, another benchmark,
+                         a part the catalog does not list */
+    size_t malformed; /* results reported in `problems` */
+};
+
+/* Turn an MLPerf Inference summary_results.json (`summary`, a JSON array of
+ * results) into calibration rows appended to `rows` (a JSON array), ids
+ * `prefix`1, `prefix`2, ... (1 to 16 capital letters), each in split "fit"
+ * until dc_calibration_rule_split places it. Offline results of SDXL, Whisper
+ * and Llama 2 70B on catalog parts become rows; the others are counted as
+ * skipped. A result missing a field or holding one of the wrong type is not
+ * imported: a line naming it by JSON Pointer ("/12/Performance_Result:
+ * missing or not a positive number") is appended to `problems` (a JSON array
+ * of strings) and the rest are still read. Errors: DC_EINVAL for a summary
+ * that is not an array or a bad argument, DC_ELIMIT past
+ * DC_MLPERF_MAX_RESULTS. */
+DC_API DC_NODISCARD enum dc_status
+dc_calibration_import_mlperf(const dc_ruleset *rs, const cJSON *summary, const char *prefix,
+                             cJSON *rows, cJSON *problems, struct dc_mlperf_counts *counts,
+                             struct dc_error *err);
 
 #endif /* DC_CALIBRATION_H */

@@ -225,6 +225,10 @@ struct dc_accelerator {
      * training (the same unless the catalog measured them apart). */
     double mfu_factor;
     double training_mfu_factor;
+    /* Share of the memory bandwidth sizing.yaml's hbm_efficiency gives that
+     * this part's serving stack reads weights at in a decode step (1 unless
+     * the catalog cites a measurement: mfu_factor.hbm). */
+    double hbm_factor;
     const char *mfu_factor_source;
     double power_watts;
     unsigned providers; /* bit (1u << enum dc_provider) */
@@ -326,6 +330,9 @@ struct dc_sizing_params {
     const char *kv_source;
     double hours_per_month;
     struct dc_param serving_max_chips; /* all replicas together, without max_accelerators */
+    /* A diffusion network's speed at 8 bits or fewer over its 16-bit speed
+     * (NAN: the part's listed low-precision peak). */
+    struct dc_param diffusion_8bit_gain;
     /* Tensor-parallel synchronisation (core/src/serve_tp.c): the fixed latency
      * of one all-reduce by family's link, microseconds (NAN: sizing.yaml gives
      * none, and no synchronisation is counted), with its source; the bytes of

@@ -144,8 +144,9 @@ static void test_sliding_window_cache(void **state)
     core_done(&r);
 }
 
-/* Speech: the encoder reads the frames once; the decoder caches K and V of its
- * own tokens and of every frame (cross-attention). */
+/* Speech: the encoder reads the frames once, and the decoder's cross-attention
+ * K and V projections (2 x h^2 a layer) run once over them too; the decoder
+ * caches K and V of its own tokens and of every frame (cross-attention). */
 static void test_encoder_decoder(void **state)
 {
     (void)state;
@@ -157,11 +158,26 @@ static void test_encoder_decoder(void **state)
         "\"tokens_per_sample\":1500},\"inference\":{\"output_tokens\":100,\"batch_size\":1}}");
     const struct dc_sizing *z = gpu(&r);
     double enc = 32 * (4.0 * 1280 * 1280 + 2.0 * 1280 * 5120);
-    double flops = 2 * enc * 1500 + 4.0 * 20 * 64 * 32 * 1500 * 1500;
+    double cross_kv = 32 * 2.0 * 1280 * 1280;
+    double flops = 2 * (enc + cross_kv) * 1500 + 4.0 * 20 * 64 * 32 * 1500 * 1500;
     NEAR(assumption(&r, "flops_per_request"), flops);
     NEAR(z->prefill_ms, flops / 494.5e12 * 1000);
     NEAR(assumption(&r, "kv_cache_bytes_per_token"), 2.0 * 20 * 64 * 2 * 32);
     assert_false(has_warning(&r, "assumed_intermediate_size"));
+    core_done(&r);
+    /* A minute of audio is two 30 s windows: attention within each, and the
+     * cache one window's frames and its half of the transcript. */
+    r = core_run(mini,
+                 "{\"task\":\"inference\",\"model\":{\"architecture\":\"encoder-decoder\","
+                 "\"parameters\":1.55e9,\"layers\":32,\"encoder_layers\":32,\"hidden_size\":1280,"
+                 "\"attention_heads\":20,\"kv_heads\":20,\"intermediate_size\":5120,"
+                 "\"tokens_per_sample\":1500},\"inference\":{\"input_tokens\":3000,"
+                 "\"output_tokens\":200,\"batch_size\":1}}");
+    NEAR(assumption(&r, "flops_per_request"),
+         2 * (enc + cross_kv) * 3000 + 4.0 * 20 * 64 * 32 * 2 * 1500 * 1500);
+    /* Per token of the request's 3,200 (frames and transcript), the cache
+     * holds one window's 1,500 frames and 100 tokens. */
+    NEAR(assumption(&r, "kv_cache_bytes_per_token"), 2.0 * 20 * 64 * 2 * 32 * (1500 + 100) / 3200);
     core_done(&r);
 }
 
@@ -176,6 +192,15 @@ static void test_diffusion(void **state)
     NEAR(assumption(&r, "flops_per_request"), 30 * 6e12);
     assert_true(has_warning(&r, "assumed_guidance_passes"));
     NEAR(assumption(&r, "guidance_passes"), 1);
+    core_done(&r);
+    /* Guidance doubles the batch a step, not the weights it reads: a pass
+     * too small to bind on compute leaves the step at 30 reads of the weights. */
+    r = core_run(mini, "{\"task\":\"inference\",\"model\":{\"architecture\":\"diffusion\","
+                       "\"parameters\":3.5e9,\"flops_per_sample\":1e6,"
+                       "\"denoising_steps\":30,\"guidance_passes\":2},"
+                       "\"inference\":{\"batch_size\":1}}");
+    NEAR(assumption(&r, "flops_per_request"), 60 * 1e6);
+    NEAR(gpu(&r)->decode_ms, 30 * 3.5e9 * 2 / 1675e9 * 1000);
     core_done(&r);
 }
 

@@ -480,6 +480,12 @@ static void test_issue17_errors(void **state)
                         "    source: https://example.com/gpu-a\n"
                         "    mfu_factor: {training: 0.7, source: https://example.com/f}\n",
                         "catalog.yaml:7: gpu-a: missing required field \"inference\"");
+    /* The serving stack's decode bandwidth share (issue 30) is a factor like the others. */
+    expect_catalog_edit("    source: https://example.com/gpu-a\n",
+                        "    source: https://example.com/gpu-a\n"
+                        "    mfu_factor: {training: 0.7, inference: 0.6, hbm: 0, "
+                        "source: https://example.com/f}\n",
+                        "catalog.yaml:7: gpu-a: \"hbm\" must be between 0.05 and 2");
     /* A rule on the sized configuration cannot be a gate. */
     expect_rules_diag(
         "rules:\n  - id: sized-gate\n    description: D.\n"

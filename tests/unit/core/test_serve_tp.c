@@ -77,7 +77,7 @@ static void test_allreduce_by_degree_and_bytes(void **state)
     /* The bytes grow with the tokens of the pass, the latency does not. */
     NEAR(dc__tp_sync_s(&s.p, 8, 1, 400, 80, 8192) - dc__tp_sync_s(&s.p, 8, 1, 1, 80, 8192),
          160 * 2 * 7.0 / 8 * 399 * bytes1 / link);
-    /* At batch 1 an 80-layer step meets the other GPUs for about 4 ms, whatever
+    /* At batch 1 an 80-layer step meets the other GPUs for about 3 ms, whatever
      * the degree: 8 H200 still step under 8 ms (decision-table case
      * 70b-8ms-per-token-on-8-h200). */
     struct dc__replica r;
@@ -127,6 +127,73 @@ static void test_draft_steps_synchronise(void **state)
     double model = dc__tp_sync_s(&s.p, 8, 1, 5, 80, 8192);
     double draft = dc__tp_sync_s(&s.p, 8, 1, 1, 16, 2048);
     NEAR(dc__decode_sync_s(&s.p, 8, 1, 1), model + 4 * draft);
+}
+
+/* ROCm on CDNA reads the weights at its own share of the bandwidth CUDA's
+ * decode reaches (catalog mfu_factor.hbm, fitted on AMD's and OCI's batch-1
+ * rows): a batch-1 step is its weights over that bandwidth plus the same
+ * synchronisation a GPU's all-reduces take anywhere; NVIDIA parts state none. */
+static void test_rocm_decode_bandwidth(void **state)
+{
+    (void)state;
+    const struct dc_accelerator *mi = dc_ruleset_find_accelerator(rs, "mi300x");
+    const struct dc_accelerator *h = dc_ruleset_find_accelerator(rs, "h100");
+    assert_true(mi->hbm_factor > 0.3 && mi->hbm_factor < 1.0);
+    assert_true(h->hbm_factor == 1.0);
+    struct sized s;
+    size_on(rs, LLAMA70_FP8, "mi300x", &s);
+    NEAR(s.p.bandwidth,
+         mi->memory_bandwidth_gbps * 1e9 * rs->sizing.hbm_efficiency.value * mi->hbm_factor);
+    struct dc__replica r;
+    dc__replica_at(&s.p, 8, 1, &r);
+    assert_false(r.compute_bound);
+    double weights = dc__step_weight_bytes(&s.d, 1);
+    NEAR(r.step_s, weights / (8 * s.p.bandwidth) + s.d.kv_step_bytes / (8 * s.p.bandwidth) +
+                       dc__decode_sync_s(&s.p, 8, 1, 1));
+}
+
+/* The time to first token under speculative decoding carries the draft's
+ * prefill: its FLOPs over the prompt and its layers' all-reduces. */
+static void test_draft_prefill_in_time_to_first_token(void **state)
+{
+    (void)state;
+    struct sized plain, spec;
+    size_on(rs, LLAMA70_FP8, "h200", &plain);
+    size_on(rs,
+            "{\"task\":\"inference\",\"precision\":\"fp8\",\"model\":{\"name\":\"llama-3.1-70b\"},"
+            "\"inference\":{\"batch_size\":1,\"input_tokens\":1000,\"output_tokens\":500,"
+            "\"speculative\":{\"draft_model\":\"llama-3.2-1b\",\"draft_tokens\":4,"
+            "\"acceptance_rate\":0.8}}}",
+            "h200", &spec);
+    NEAR(spec.d.flops_per_request - plain.d.flops_per_request,
+         2.0 * spec.w.draft_parameters * 1000);
+    struct dc__replica a, b;
+    dc__replica_at(&plain.p, 8, 1, &a);
+    dc__replica_at(&spec.p, 8, 1, &b);
+    /* A 1,000-token prompt of a 70B model is compute-bound on 8 H200. */
+    assert_true(plain.d.flops_per_request / (8 * plain.p.flops) >
+                plain.d.active_weights_gb * DC__GB / (8 * plain.p.bandwidth));
+    NEAR(b.prefill_s - a.prefill_s, 2.0 * spec.w.draft_parameters * 1000 / (8 * spec.p.flops) +
+                                        dc__tp_sync_s(&spec.p, 8, 1, 1000, 16, 2048));
+}
+
+/* A diffusion U-Net at 8 bits runs at diffusion_8bit_gain times its 16-bit
+ * rate at most; a transformer at 8 bits takes the part's listed FP8 peak. */
+static void test_diffusion_8bit_rate(void **state)
+{
+    (void)state;
+    const struct dc_accelerator *h = dc_ruleset_find_accelerator(rs, "h100");
+    double gain = rs->sizing.diffusion_8bit_gain.value;
+    assert_true(gain > 1 && gain < 2);
+    double rate = rs->sizing.mfu_inference[DC_FAMILY_GPU] * h->mfu_factor * 1e12;
+    struct sized s;
+    size_on(rs,
+            "{\"task\":\"inference\",\"precision\":\"fp8\",\"model\":{\"name\":\"sdxl\","
+            "\"denoising_steps\":20,\"guidance_passes\":2},\"inference\":{\"batch_size\":1}}",
+            "h100", &s);
+    NEAR(s.p.flops, fmin(h->peak_tflops[DC_PREC_FP8], h->peak_tflops[DC_PREC_BF16] * gain) * rate);
+    size_on(rs, LLAMA70_FP8, "h100", &s);
+    NEAR(s.p.flops, h->peak_tflops[DC_PREC_FP8] * rate);
 }
 
 /* A rule set that states no all-reduce latency counts no synchronisation. */
@@ -250,6 +317,9 @@ int main(void)
         cmocka_unit_test(test_expert_parallel_exchange),
         cmocka_unit_test(test_embedding_batch),
         cmocka_unit_test(test_embedding_training),
+        cmocka_unit_test(test_rocm_decode_bandwidth),
+        cmocka_unit_test(test_draft_prefill_in_time_to_first_token),
+        cmocka_unit_test(test_diffusion_8bit_rate),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
