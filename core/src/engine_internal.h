@@ -29,6 +29,9 @@ enum dc_period dc__cost_period(const struct dc_workload *w);
 /* The time target in words: "the deadline of 30 days", "the default 1 day
  * (no deadline given)", or an offline job's "the job's deadline of 10 h". */
 void dc__target_words(const struct dc_result *res, char *buf, size_t len);
+/* The candidate the objective alone would pick (the lowest objective value,
+ * before soft points), or NULL (targets.c; the pick note and the why). */
+const struct dc_candidate *dc__objective_best(const struct dc_result *res);
 
 /* Append the result's warnings (docs/scoring.md, section 9). `all` holds every
  * candidate, excluded or not, in catalog order. */

@@ -129,7 +129,7 @@ const char *dc_target_text(const struct dc_result *res, const struct dc_candidat
 
 /* The candidate the objective alone would pick (the lowest objective value,
  * before soft points), or NULL. */
-static const struct dc_candidate *objective_best(const struct dc_result *res)
+const struct dc_candidate *dc__objective_best(const struct dc_result *res)
 {
     const struct dc_candidate *best = NULL;
     for (size_t i = 0; i < res->n_recommendations; i++) {
@@ -144,7 +144,7 @@ static const struct dc_candidate *objective_best(const struct dc_result *res)
 const char *dc_pick_note(const struct dc_result *res, char *buf, size_t len)
 {
     const struct dc_candidate *top = res->n_recommendations > 0 ? &res->recommendations[0] : NULL;
-    const struct dc_candidate *best = objective_best(res);
+    const struct dc_candidate *best = dc__objective_best(res);
     /* Without a pick (nothing meets the targets, or no estimate) the
      * answer's status says why instead (dc_answer_text). */
     if (buf == NULL || len == 0 || top == NULL || best == NULL || best == top ||

@@ -57,19 +57,6 @@ static void figure(const struct dc_result *res, const struct dc_candidate *c, ch
         buf[0] = '\0';
 }
 
-/* The candidate the objective alone would pick (lowest objective value). */
-static const struct dc_candidate *objective_best(const struct dc_result *res)
-{
-    const struct dc_candidate *best = NULL;
-    for (size_t i = 0; i < res->n_recommendations; i++) {
-        const struct dc_candidate *c = &res->recommendations[i];
-        double v = c->selection.objective_value;
-        if (isfinite(v) && (best == NULL || v < best->selection.objective_value))
-            best = c;
-    }
-    return best;
-}
-
 /* What decided between the pick and a part better on the objective alone,
  * or the fleet, as a clause after a semicolon ("" when the objective and the
  * target decided alone); returns the word that narrows "the cheapest option"
@@ -77,7 +64,7 @@ static const struct dc_candidate *objective_best(const struct dc_result *res)
 static const char *decider(const struct dc_result *res, char *buf, size_t len)
 {
     const struct dc_candidate *top = &res->recommendations[0];
-    const struct dc_candidate *best = objective_best(res);
+    const struct dc_candidate *best = dc__objective_best(res);
     static const char *const better_words[] = {"cheaper", "faster", "better on cost and time"};
     const char *better = better_words[res->workload.objective];
     buf[0] = '\0';

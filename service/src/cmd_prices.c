@@ -116,17 +116,26 @@ static void help(FILE *fp)
             "(show), 2 usage or I/O error\n");
 }
 
-static int coverage(const char *dir)
+/* The rule set of `dir` (the embedded one when NULL), or NULL with its
+ * problems printed on stderr. */
+static dc_ruleset *load_rules(const char *dir)
 {
     dc_ruleset *rs = NULL;
     struct dc_diags diags;
     dc_diags_init(&diags);
     if (svc_ruleset_load(dir, &rs, &diags) != DC_OK) {
         svc_print_diags(stderr, &diags);
-        dc_diags_cleanup(&diags);
-        return 1;
+        rs = NULL;
     }
     dc_diags_cleanup(&diags);
+    return rs;
+}
+
+static int coverage(const char *dir)
+{
+    dc_ruleset *rs = load_rules(dir);
+    if (rs == NULL)
+        return 1;
     svc_prices_coverage(stdout, rs, time(NULL));
     dc_ruleset_release(rs);
     return 0;
@@ -137,15 +146,9 @@ const char *const cmd_prices_subcommands[] = {"show", "import", "merge", NULL};
 /* prices show [PART[:COUNT]] with the rule set of `dir`. */
 static int show(const char *dir, const char *filter, const struct svc_output_opts *o)
 {
-    dc_ruleset *rs = NULL;
-    struct dc_diags diags;
-    dc_diags_init(&diags);
-    if (svc_ruleset_load(dir, &rs, &diags) != DC_OK) {
-        svc_print_diags(stderr, &diags);
-        dc_diags_cleanup(&diags);
+    dc_ruleset *rs = load_rules(dir);
+    if (rs == NULL)
         return 2;
-    }
-    dc_diags_cleanup(&diags);
     int status = svc_prices_show(rs, filter, o);
     dc_ruleset_release(rs);
     return status;
