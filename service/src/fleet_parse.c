@@ -382,6 +382,7 @@ struct answer {
     char *result_type;
     bool has_data, has_result, result_array;
     bool twice;      /* a member the fleet reads given twice */
+    unsigned seen;   /* SEEN_* of the root's and data's members met, of any type */
     bool shape_bad;  /* an element is not {metric, value} (kept reading) */
     bool too_many;   /* past max_series: the walk stopped */
     size_t elements; /* of data.result */
@@ -530,14 +531,26 @@ static bool read_result(struct rd *r, struct answer *a, unsigned depth)
     return rd_eat(r, ']') || rd_fail(r, "',' or ']' was expected");
 }
 
+/* The members of the root and of data the fleet reads. A member given twice
+ * is refused whatever the type of either copy: JSON readers disagree on which
+ * copy wins (cJSON takes the first, this walk would take the one it can use). */
+enum { SEEN_STATUS = 1, SEEN_ERROR_TYPE = 2, SEEN_ERROR = 4, SEEN_DATA = 8, SEEN_RESULT_TYPE = 16 };
+
+static void note_member(struct answer *a, unsigned bit)
+{
+    a->twice = a->twice || (a->seen & bit) != 0;
+    a->seen |= bit;
+}
+
 static bool data_member(struct rd *r, const char *name, unsigned depth, void *ctx, bool *read)
 {
     struct answer *a = ctx;
     rd_ws(r);
     char c = r->i < r->len ? r->s[r->i] : '\0';
+    if (strcmp(name, "resultType") == 0)
+        note_member(a, SEEN_RESULT_TYPE);
     if (strcmp(name, "resultType") == 0 && c == '"') {
         *read = true;
-        a->twice = a->twice || a->result_type != NULL;
         return rd_string(r, &a->result_type);
     }
     if (strcmp(name, "result") == 0) {
@@ -559,13 +572,17 @@ static bool root_member(struct rd *r, const char *name, unsigned depth, void *ct
                   : strcmp(name, "errorType") == 0 ? &a->error_type
                   : strcmp(name, "error") == 0     ? &a->error
                                                    : NULL;
+    if (text != NULL)
+        note_member(a, text == &a->status       ? SEEN_STATUS
+                       : text == &a->error_type ? SEEN_ERROR_TYPE
+                                                : SEEN_ERROR);
+    if (strcmp(name, "data") == 0)
+        note_member(a, SEEN_DATA);
     if (text != NULL && c == '"') {
         *read = true;
-        a->twice = a->twice || *text != NULL;
         return rd_string(r, text);
     }
     if (strcmp(name, "data") == 0 && c == '{') {
-        a->twice = a->twice || a->has_data;
         a->has_data = *read = true;
         return rd_object(r, depth + 1, a, data_member);
     }

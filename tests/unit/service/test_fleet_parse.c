@@ -172,6 +172,17 @@ static void test_hostile_shapes(void **state)
     refused("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[],"
             "\"result\":[]}}",
             SVC_FLEET_E_MALFORMED, "a member given twice");
+    /* ...whatever the type of the first copy: a reader that takes the first
+     * (cJSON) would see a string where this walk would read the object. */
+    refused("{\"status\":\"success\",\"data\":\"success\",\"data\":{\"resultType\":\"vector\","
+            "\"result\":[]}}",
+            SVC_FLEET_E_MALFORMED, "a member given twice");
+    refused("{\"status\":1,\"status\":\"success\",\"data\":{\"resultType\":\"vector\","
+            "\"result\":[]}}",
+            SVC_FLEET_E_MALFORMED, "a member given twice");
+    refused("{\"status\":\"success\",\"data\":{\"resultType\":null,\"resultType\":\"vector\","
+            "\"result\":[]}}",
+            SVC_FLEET_E_MALFORMED, "a member given twice");
     refused(OK_HEAD "{\"metric\":{},\"value\":[1,\"1\"],\"value\":[1,\"0\"]}" OK_TAIL,
             SVC_FLEET_E_MALFORMED, "not {metric");
     refused(OK_HEAD "{\"metric\":{},\"metric\":{},\"value\":[1,\"1\"]}" OK_TAIL,
