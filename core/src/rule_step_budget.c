@@ -1,4 +1,4 @@
-/* core/src/budget.c -- what each rule of a set can spend of a request's
+/* core/src/rule_step_budget.c -- what each rule of a set can spend of a request's
  * rule-evaluation budget (DC_RECOMMEND_MAX_RULE_STEPS), for `check`.
  *
  * A condition's cost depends on the data it reads, and the only unbounded-ish

@@ -320,7 +320,7 @@ struct dc_sizing {
     /* training: machines (instances, TPU slices) the shape buys; 0 otherwise */
     unsigned machines;
     /* training: the run's fixed costs beside its compute hours
-     * (core/src/overheads.c); every field NAN where not applicable or not
+     * (core/src/sizing/overheads.c); every field NAN where not applicable or not
      * estimated. checkpoint_hours and eval_hours are NAN: the goodput factor
      * already counts them in `hours`. */
     struct dc_overheads {
@@ -332,7 +332,7 @@ struct dc_sizing {
         double cost_usd;         /* hours x the configuration's hourly cost */
     } overheads;
     /* training in the cloud: whether its machines can be had at once on the
-     * asked basis (prices.yaml `capacity:`, core/src/buying.c); known false
+     * asked basis (prices.yaml `capacity:`, core/src/sizing/buying.c); known false
      * where the file states no limit for the offer's provider and basis. */
     struct dc_capacity_need {
         bool known;
@@ -386,7 +386,7 @@ struct dc_candidate {
     /* The share of the workload's hard targets (deadline, latency, rate,
      * budget) this configuration meets, 0..1: the least of target / estimate
      * over them (1 when it meets every one, or none is set); NAN when an
-     * estimate it needs is unknown (core/src/shortfall.c). */
+     * estimate it needs is unknown (core/src/select/shortfall.c). */
     double target_met;
     int rule_score;      /* 0..100: base + soft points, for information */
     int objective_score; /* 0..100: the objective against the top pick's */
@@ -543,7 +543,7 @@ DC_API const char *dc_reason_text(const struct dc_result *res, const struct dc_c
                                   const struct dc_reason *r, char *buf, size_t len);
 
 /* The targets a workload sets, and whether a candidate meets each: what a
- * buyer compares before the price (core/src/targets.c). */
+ * buyer compares before the price (core/src/select/targets.c). */
 enum dc_target_kind {
     DC_TARGET_DEADLINE, /* training.deadline_hours, or an offline job's deadline */
     DC_TARGET_RUN_TIME, /* training without a deadline: the rule set's default run length */
@@ -586,7 +586,7 @@ DC_API const char *dc_pick_note(const struct dc_result *res, char *buf, size_t l
 /* Under DC_ANSWER_OK, one plain sentence of why the pick is the pick: the
  * objective's reason (cheapest, fastest, best value) and the deciding
  * constraint (the time or rate target, the budget, a cheaper part's missed
- * target or gate, the fleet), with no rule ids (core/src/why.c); NULL
+ * target or gate, the fleet), with no rule ids (core/src/reasons/why.c); NULL
  * otherwise (the status message says why there is no pick). Writes at most
  * len bytes to buf; DC_WHY_TEXT_MAX holds every text. */
 #define DC_WHY_TEXT_MAX 1024

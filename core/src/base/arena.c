@@ -1,4 +1,4 @@
-/* core/src/arena.c -- the core's one bump allocator (arena.h). Owned by core/. */
+/* core/src/base/arena.c -- the core's one bump allocator (arena.h). Owned by core/. */
 #include "arena.h"
 
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* core/src/common.c -- status names and the error-detail helper. */
+/* core/src/base/common.c -- status names and the error-detail helper. */
 #include "dc/common.h"
 
 #include <stdarg.h>

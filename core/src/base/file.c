@@ -1,4 +1,4 @@
-/* core/src/file.c -- the bounded regular-file reader (dc/file.h). Owned by core/. */
+/* core/src/base/file.c -- the bounded regular-file reader (dc/file.h). Owned by core/. */
 #include "dc/file.h"
 
 #include <errno.h>

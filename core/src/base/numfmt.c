@@ -1,4 +1,4 @@
-/* core/src/numfmt.c -- the one formatting of numbers (dc/numfmt.h).
+/* core/src/base/numfmt.c -- the one formatting of numbers (dc/numfmt.h).
  *
  * web/format.js mirrors this file step for step, and both must give the same
  * text for every case of tests/fixtures/numfmt.json. So every step is an IEEE

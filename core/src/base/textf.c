@@ -1,4 +1,4 @@
-/* core/src/textf.c -- snprintf for "%s"-only formats (textf.h).
+/* core/src/base/textf.c -- snprintf for "%s"-only formats (textf.h).
  *
  * The pieces are short (a word, a formatted number), so they are copied byte
  * by byte in one pass that also measures them, rather than measured with

@@ -1,5 +1,5 @@
-/* core/src/textf.h -- the reason texts' one formatter: snprintf for formats
- * whose only conversion is %s (owned by core; used by explain.c, targets.c,
+/* core/src/base/textf.h -- the reason texts' one formatter: snprintf for formats
+ * whose only conversion is %s (owned by core; used by reasons.c, targets.c,
  * price_note.c and defaults.c).
  *
  * Every text of a recommendation body is assembled from words and numbers

@@ -1,4 +1,4 @@
-/* core/src/yaml.c -- libyaml event stream -> cJSON tree with line marks.
+/* core/src/base/yaml.c -- libyaml event stream -> cJSON tree with line marks.
  *
  * The event API (not the document API) is used so that nesting depth and node
  * counts are enforced while parsing, before anything large is built, and so

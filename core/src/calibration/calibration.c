@@ -1,4 +1,4 @@
-/* core/src/calibration.c -- see dc/calibration.h. */
+/* core/src/calibration/calibration.c -- see dc/calibration.h. */
 #include "dc/calibration.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* core/src/calibration_fit.c -- the fitter of the serving parameters
+/* core/src/calibration/calibration_fit.c -- the fitter of the serving parameters
  * (dc_calibration_fit, dc/calibration.h): what `accel-advisor calibrate --fit`
  * runs, so that adding a calibration row and refitting is one command and the
  * shipped rules/sizing.yaml is its output (docs/calibration.md, "Refitting").

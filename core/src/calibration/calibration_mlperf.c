@@ -1,4 +1,4 @@
-/* core/src/calibration_mlperf.c -- MLPerf Inference result summaries into
+/* core/src/calibration/calibration_mlperf.c -- MLPerf Inference result summaries into
  * calibration rows (dc_calibration_import_mlperf, dc/calibration.h): what
  * `accel-advisor calibrate import-mlperf` runs, so that a new round's results
  * become rows of tests/fixtures/calibration.json by one command

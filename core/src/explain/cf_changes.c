@@ -1,4 +1,4 @@
-/* core/src/cf_changes.c -- categorical changes: every other value of each
+/* core/src/explain/cf_changes.c -- categorical changes: every other value of each
  * field a user controls, tried one field at a time (the sweep), and the edits
  * that lift one excluded part's filter. Each run is read for every target at
  * once: a run whose top pick is a target's is that target's change. */

@@ -1,4 +1,4 @@
-/* core/src/cf_eval.c -- one re-run of the decision core for an explanation:
+/* core/src/explain/cf_eval.c -- one re-run of the decision core for an explanation:
  * the workload edited, the evaluation and wall-clock budgets kept, the top
  * pick read off the result. */
 #include <string.h>

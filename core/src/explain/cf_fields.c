@@ -1,4 +1,4 @@
-/* core/src/cf_fields.c -- the workload fields a user controls, in the order in
+/* core/src/explain/cf_fields.c -- the workload fields a user controls, in the order in
  * which a change to them is smaller (docs/explanations.md), and the round
  * numbers a threshold is reported as. */
 #include <math.h>

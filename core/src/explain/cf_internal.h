@@ -1,4 +1,4 @@
-/* core/src/cf_internal.h -- what the parts of an explanation (dc/explain.h)
+/* core/src/explain/cf_internal.h -- what the parts of an explanation (dc/explain.h)
  * share: the evaluation budget and the re-runs of the core (cf_eval.c), the
  * fields a user controls (cf_fields.c), the search for changes
  * (cf_changes.c, cf_threshold.c) and robustness (cf_robust.c). Not part of the

@@ -1,4 +1,4 @@
-/* core/src/cf_robust.c -- how firmly the top pick holds: its margin over the
+/* core/src/explain/cf_robust.c -- how firmly the top pick holds: its margin over the
  * runner-up, and whether it survives price and MFU moved by +/-30%.
  *
  * One run settles each check: the corner of the band where every move works

@@ -1,4 +1,4 @@
-/* core/src/cf_text.c -- an explanation's changes and perturbations in words,
+/* core/src/explain/cf_text.c -- an explanation's changes and perturbations in words,
  * for the `summary` of the contract and the CLI's table. */
 #include <math.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* core/src/cf_threshold.c -- numeric thresholds (budget_usd, deadline_hours,
+/* core/src/explain/cf_threshold.c -- numeric thresholds (budget_usd, deadline_hours,
  * max_accelerators) found by bisection.
  *
  * A search starts from a value where the target is the top pick and the

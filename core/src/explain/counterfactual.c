@@ -1,4 +1,4 @@
-/* core/src/counterfactual.c -- dc_explain: which accelerators to explain, in
+/* core/src/explain/counterfactual.c -- dc_explain: which accelerators to explain, in
  * what order the searches spend the evaluation budget, and the explanation's
  * life cycle. The searches themselves are cf_changes.c, cf_threshold.c and
  * cf_robust.c; the method is docs/explanations.md. */

@@ -1,8 +1,8 @@
-/* core/src/logic_compile.c -- JSONLogic compilation: a cJSON rule into an
+/* core/src/logic/logic_compile.c -- JSONLogic compilation: a cJSON rule into an
  * immutable program of nodes (dc_logic_compile), with the operator table,
  * arity checks, depth and node limits, constants built once, precompiled var
  * paths and the list of paths a rule reads (dc_logic_foreach_var). Owned by
- * the JSONLogic module; the program's shape is in core/src/logic_impl.h. */
+ * the JSONLogic module; the program's shape is in core/src/logic/logic_impl.h. */
 #include "logic_impl.h"
 
 #include <stdarg.h>

@@ -1,7 +1,7 @@
-/* core/src/logic_eval.c -- JSONLogic evaluation: data access (var, missing),
+/* core/src/logic/logic_eval.c -- JSONLogic evaluation: data access (var, missing),
  * every operator, and the entry points that run a compiled program
  * (dc_logic_eval*). Owned by the JSONLogic module; the representation, the
- * memory rules and the work bounds are in core/src/logic_impl.h. */
+ * memory rules and the work bounds are in core/src/logic/logic_impl.h. */
 #include "logic_impl.h"
 
 #include <stdalign.h>

@@ -1,8 +1,8 @@
-/* core/src/logic_impl.h -- the pieces the three parts of the JSONLogic module
+/* core/src/logic/logic_impl.h -- the pieces the three parts of the JSONLogic module
  * share: the value representation, the compiled program, the evaluation
  * context, and the helpers one part defines for another. Owned by the
- * JSONLogic module (core/src/logic_*.c); nothing else includes it (tests and
- * the benchmark see core/src/logic_internal.h, callers dc/logic.h).
+ * JSONLogic module (core/src/logic/logic_*.c); nothing else includes it (tests and
+ * the benchmark see core/src/logic/logic_internal.h, callers dc/logic.h).
  *
  * The module is three files with one job each:
  *  - logic_value.c: values and what JavaScript does with them (memory,

@@ -1,4 +1,4 @@
-/* core/src/logic_internal.h -- what tests and the benchmark may see of the
+/* core/src/logic/logic_internal.h -- what tests and the benchmark may see of the
  * JSONLogic evaluator beyond dc/logic.h. Not API: nothing outside core/src,
  * tests/ and bench/ includes this file. */
 #ifndef DC_LOGIC_INTERNAL_H

@@ -1,8 +1,8 @@
-/* core/src/logic_value.c -- JSONLogic values and what JavaScript does with
+/* core/src/logic/logic_value.c -- JSONLogic values and what JavaScript does with
  * them: the module's memory, strings measured in UTF-16 code units, numbers
  * parsed and formatted as JavaScript does, string building, equality and
  * order, and results turned into cJSON. Owned by the JSONLogic module; the
- * representation and the overview are in core/src/logic_impl.h.
+ * representation and the overview are in core/src/logic/logic_impl.h.
  *
  * Numbers are formatted and parsed with snprintf/strtod, which assumes the
  * "C" LC_NUMERIC locale (the service never changes it). */

@@ -1,4 +1,4 @@
-/* core/src/defaults.c -- no silent default: every default that moves a
+/* core/src/reasons/defaults.c -- no silent default: every default that moves a
  * number of the result is listed in `assumptions` and warned about, naming
  * the field to give (docs/scoring.md, sections 1 and 9). Owned by the
  * model-registry work (issue 16); report.c calls it with the other warnings. */

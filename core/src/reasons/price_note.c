@@ -1,4 +1,4 @@
-/* core/src/price_note.c -- the one line that says a pick rests on an uncertain
+/* core/src/reasons/price_note.c -- the one line that says a pick rests on an uncertain
  * price (docs/scoring.md, section 9, "Price confidence in the decision").
  *
  * A price its source marks low confidence, or one older than

@@ -1,4 +1,4 @@
-/* core/src/explain.c -- the text of reasons that carry numbers (sizing, cost,
+/* core/src/reasons/reasons.c -- the text of reasons that carry numbers (sizing, cost,
  * time, exclusions by constraint). They are rendered on demand, so building a
  * result never pays for formatting it. Every number is the result's own (a
  * sizing or price field, the workload, an assumption, the catalog) written

@@ -1,4 +1,4 @@
-/* core/src/report.c -- what a result says about itself: the warnings a reader
+/* core/src/reasons/report.c -- what a result says about itself: the warnings a reader
  * must not miss and the sizing assumptions behind its numbers, each with its
  * source (docs/scoring.md, sections 5 and 8). */
 #include <math.h>
@@ -419,7 +419,7 @@ static void training_assumptions(const struct dc_sizing_params *s, struct dc_res
     add_optional(res, isfinite(d->expert_width), "moe_expert_width", &s->moe_expert_width,
                  "elements");
     add_optional(res, !w->global_batch_defaulted, "sequence_split", &s->sequence_split, "ratio");
-    /* The data-parallel all-reduce (core/src/sync.c): its three numbers. */
+    /* The data-parallel all-reduce (core/src/sizing/sync.c): its three numbers. */
     add_optional(res, isfinite(s->sync_overlap.value), "gradient_bytes", &s->gradient_bytes,
                  "bytes");
     add_optional(res, isfinite(s->gradient_bytes.value), "sync_overlap", &s->sync_overlap, "ratio");

@@ -1,4 +1,4 @@
-/* core/src/result.c -- see result.h. */
+/* core/src/reasons/result.c -- see result.h. */
 #include "result.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* core/src/why.c -- the result's `why`: one plain sentence saying why the
+/* core/src/reasons/why.c -- the result's `why`: one plain sentence saying why the
  * pick is the pick, what a buyer reads first on the page's pick card and in
  * the CLI's header: the objective's reason (cheapest, fastest, the balance)
  * and the constraint that decided it (the time or rate target, the budget,

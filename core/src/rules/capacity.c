@@ -1,4 +1,4 @@
-/* core/src/capacity.c -- prices.yaml's `capacity:` list: how many machines
+/* core/src/rules/capacity.c -- prices.yaml's `capacity:` list: how many machines
  * (instances, TPU slices) one buyer can have at once from a provider on a
  * basis, for one part or for every part the provider rents, each with the
  * public page of the limit or the basis of a stated assumption; and the query

@@ -1,4 +1,4 @@
-/* core/src/catalog.c -- catalog.yaml: every accelerator, its numbers and their
+/* core/src/rules/catalog.c -- catalog.yaml: every accelerator, its numbers and their
  * sources, its purchasable shapes and cluster (format: docs/rules-format.md). */
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* core/src/load.c -- see load.h. */
+/* core/src/rules/load.c -- see load.h. */
 #include "load.h"
 
 #include <math.h>

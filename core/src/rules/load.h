@@ -1,4 +1,4 @@
-/* core/src/load.h -- what every loader of a rule-set file shares: the
+/* core/src/rules/load.h -- what every loader of a rule-set file shares: the
  * diagnostics it reports (`file:line: id: message`) and checked access to the
  * fields of a parsed YAML mapping. Used by the loaders (capacity.c, catalog.c,
  * models.c, params.c, prices.c, ruleset.c) and implemented in load.c. Not
@@ -63,7 +63,7 @@ struct dc_param dc__get_param(const struct dc__where *w, const char *key, double
 /* key: a date "YYYY-MM" or "YYYY-MM-DD" (quoted), no later than today; NULL
  * (reported) otherwise. */
 const char *dc__get_date(const struct dc__where *w, const char *key);
-/* prices.yaml's `capacity:` list (core/src/capacity.c), after its offers. */
+/* prices.yaml's `capacity:` list (core/src/rules/capacity.c), after its offers. */
 void dc__load_capacity(dc_ruleset *rs, const struct dc__where *w, const cJSON *list);
 /* The catalog index of accelerator `id`. */
 bool dc__find_acc(const dc_ruleset *rs, const char *id, size_t *out);
@@ -75,7 +75,7 @@ void dc__load_sizing(struct dc__loader *L, dc_ruleset *rs, const char *file, con
                      const cJSON *root);
 void dc__load_prices(struct dc__loader *L, dc_ruleset *rs, const char *file, const dc_yaml_doc *doc,
                      const cJSON *root);
-/* models.yaml, the model registry (core/src/models.c); after sizing.yaml, whose
+/* models.yaml, the model registry (core/src/rules/models.c); after sizing.yaml, whose
  * parameters the workload parser that checks each entry reads. */
 void dc__load_models(struct dc__loader *L, dc_ruleset *rs, const char *file, const dc_yaml_doc *doc,
                      const cJSON *root);

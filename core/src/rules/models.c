@@ -1,4 +1,4 @@
-/* core/src/models.c -- the model registry (rules/models.yaml): load and check
+/* core/src/rules/models.c -- the model registry (rules/models.yaml): load and check
  * it, find an entry by name or alias, suggest close names, and recount an
  * entry's parameters from its architecture. Owned by the model-registry work
  * (issue 16); format in docs/rules-format.md, use in docs/scoring.md.

@@ -1,4 +1,4 @@
-/* core/src/params.c -- sizing.yaml: the sizing and scoring parameters, each
+/* core/src/rules/params.c -- sizing.yaml: the sizing and scoring parameters, each
  * number with its source (format: docs/rules-format.md; method:
  * docs/scoring.md, section 5). */
 #include <math.h>

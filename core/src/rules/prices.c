@@ -1,4 +1,4 @@
-/* core/src/prices.c -- prices.yaml: each provider's public offers of a catalog
+/* core/src/rules/prices.c -- prices.yaml: each provider's public offers of a catalog
  * part, one per instance (machine) type with its accelerators, vCPUs and
  * memory, priced per instance-hour on each basis it publishes (on demand,
  * spot, 1- and 3-year commitments), dated and sourced; TPUs priced per chip
@@ -35,7 +35,7 @@ static void parse_basis(const struct dc__where *w, const cJSON *o, unsigned acce
 }
 
 /* Whether some shape of `a` is a machine of exactly `n` accelerators: an
- * offer rents only its own size (core/src/cost.c), so an instance no shape
+ * offer rents only its own size (core/src/sizing/cost.c), so an instance no shape
  * uses could never price anything (n = 0: priced per chip, which only named
  * TPU slices are). */
 static bool size_usable(const struct dc_accelerator *a, unsigned n)

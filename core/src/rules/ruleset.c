@@ -1,4 +1,4 @@
-/* core/src/ruleset.c -- load, check and compile a rule set (docs/rules-format.md).
+/* core/src/rules/ruleset.c -- load, check and compile a rule set (docs/rules-format.md).
  *
  * Loading never stops at the first problem: rule authors get every mistake of
  * a change in one run, each as `file:line: id: what is wrong`. Only a rule set

@@ -1,4 +1,4 @@
-/* core/src/ruleset_internal.h -- the compiled rule set, shared by the loader
+/* core/src/rules/ruleset_internal.h -- the compiled rule set, shared by the loader
  * (ruleset.c) and the engine (engine.c). Not part of the public API. */
 #ifndef DC_RULESET_INTERNAL_H
 #define DC_RULESET_INTERNAL_H
@@ -55,7 +55,7 @@ struct dc_ruleset {
     struct dc__rule *rules;
     size_t n_rules;
     struct dc_sizing_params sizing;
-    /* models.yaml (core/src/models.c); none when the set has no such file. */
+    /* models.yaml (core/src/rules/models.c); none when the set has no such file. */
     struct dc_model_info *models;
     size_t n_models;
     cJSON *model_trees; /* owns every entry's model, details, sources and notes */
@@ -63,7 +63,7 @@ struct dc_ruleset {
 
 /* The score impact of `rule` on catalog entry `idx` of family `fam`: its
  * family's impact and its own; *reaches tells whether either names it (an
- * impact of 0 still reaches it). core/src/ruleset.c. */
+ * impact of 0 still reaches it). core/src/rules/ruleset.c. */
 int dc__rule_impact(const struct dc__rule *rule, size_t idx, enum dc_family fam, bool *reaches);
 
 #endif

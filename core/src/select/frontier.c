@@ -1,4 +1,4 @@
-/* core/src/frontier.c -- the cost-time frontier of a result: of every
+/* core/src/select/frontier.c -- the cost-time frontier of a result: of every
  * feasible, priced configuration of every part (each chip count and serving
  * layout sized), those no other beats on both cost and time, so a person sees
  * what more money buys (docs/scoring.md, section 9). */

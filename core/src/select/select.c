@@ -1,4 +1,4 @@
-/* core/src/select.c -- the order of the candidates left, best first, and the
+/* core/src/select/select.c -- the order of the candidates left, best first, and the
  * score each one shows (docs/scoring.md, sections 7 and 8).
  *
  * A candidate comes before another when it meets every target and the other

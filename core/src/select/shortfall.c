@@ -1,4 +1,4 @@
-/* core/src/shortfall.c -- the answer when nothing fits (docs/scoring.md,
+/* core/src/select/shortfall.c -- the answer when nothing fits (docs/scoring.md,
  * section 10). After the ranking, each candidate gets the share of the
  * workload's hard targets it meets (target_met) and the result a status. When
  * no configuration meets a hard target (a deadline, a latency, a request rate,

@@ -1,4 +1,4 @@
-/* core/src/sized_rules.c -- rules whose condition reads the configuration a
+/* core/src/select/sized_rules.c -- rules whose condition reads the configuration a
  * candidate is sized in (`sized.*` facts: a replica's memory and chips, the
  * replicas, the batch), which the workload alone cannot tell: "v5e serves
  * from one host of 8 chips" holds for the replica sizing builds, not for

@@ -1,8 +1,8 @@
-/* core/src/targets.c -- what a buyer compares before the price: the targets a
+/* core/src/select/targets.c -- what a buyer compares before the price: the targets a
  * workload sets (a deadline or the default run length, a latency, a request
  * rate, a budget) and whether a candidate meets each, in words, and why the
  * pick is not the best on the objective alone when it is not (dc/engine.h). A
- * missed target reads like the reason that ranks a candidate down (explain.c
+ * missed target reads like the reason that ranks a candidate down (reasons.c
  * renders it); a met one says by how much. The contract carries them as each
  * candidate's `targets` and the result's `pick_note`, which the CLI table and
  * the playground page show. */
@@ -111,7 +111,7 @@ const char *dc_target_text(const struct dc_result *res, const struct dc_candidat
         met_text(res, c, t->kind, buf, len);
         return buf;
     }
-    /* A budget without a cost to check says why (explain.c); the other
+    /* A budget without a cost to check says why (reasons.c); the other
      * targets need the estimate that is missing. */
     if (t->state == DC_TARGET_UNKNOWN && t->kind != DC_TARGET_BUDGET) {
         if (z->estimate_withheld != NULL)

@@ -1,4 +1,4 @@
-/* core/src/buying.c -- whether a training configuration's machines can be
+/* core/src/sizing/buying.c -- whether a training configuration's machines can be
  * had at once (issue 27, item 3): the limit prices.yaml's `capacity:` states
  * for the offer's provider on the asked basis (dc_capacity_limit), and, past
  * it, the basis that sells that many: a reservation (capacity blocks,

@@ -1,4 +1,4 @@
-/* core/src/configs.c -- the configurations a part can be bought in for one
+/* core/src/sizing/configs.c -- the configurations a part can be bought in for one
  * workload, each sized and priced, and the one the workload's objective keeps
  * (docs/scoring.md, section 5).
  *
@@ -220,7 +220,7 @@ static unsigned efficiency_limit(const struct dc__part *p, unsigned cap)
 }
 
 /* The most chips in [lo, hi] whose modelled scale efficiency, sequence
- * splitting and the gradient all-reduce included (core/src/sync.c), stays at
+ * splitting and the gradient all-reduce included (core/src/sizing/sync.c), stays at
  * or above the floor: efficiency never rises with chips at a fixed batch, so
  * the count is bisected. efficiency_limit's closed form bounds it from above. */
 static unsigned modelled_limit(const struct dc__part *p, unsigned lo, unsigned hi)

@@ -1,4 +1,4 @@
-/* core/src/cost.c -- what a sized candidate costs (docs/scoring.md, section 6).
+/* core/src/sizing/cost.c -- what a sized candidate costs (docs/scoring.md, section 6).
  *
  * In the cloud a configuration costs what the cheapest public offer from an
  * allowed provider charges, on the price basis the workload asks for

@@ -1,4 +1,4 @@
-/* core/src/derive.c -- what a workload needs before any accelerator is
+/* core/src/sizing/derive.c -- what a workload needs before any accelerator is
  * considered, by kind of model: its shape, FLOPs (attention included),
  * training state and activations, KV cache (grouped-query, latent, windowed),
  * the weights a step reads (experts, drafts) and whether the estimate is
@@ -7,7 +7,7 @@
  *
  * The formulas are documented for users in docs/scoring.md (section 2, each
  * with its source); the per-accelerator sizing that reads them is
- * core/src/sizing.c. */
+ * core/src/sizing/sizing.c. */
 #include <math.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* core/src/embed.c -- a recommender's embedding tables in a step
+/* core/src/sizing/embed.c -- a recommender's embedding tables in a step
  * (docs/scoring.md, section 2, "Recommender"): the rows a batch looks up,
  * gathered at random from memory at gather_efficiency of its peak bandwidth,
  * and, with the tables sharded across the chips (model-parallel tables, as
@@ -8,7 +8,7 @@
  * timed as any other model's; the tables' phase comes before and after it
  * in a step (the interaction needs the pooled rows), so the times add.
  * Owned by the recommender and serving physics (issue 30); called from
- * core/src/sizing.c. */
+ * core/src/sizing/sizing.c. */
 #include <math.h>
 
 #include "ruleset_internal.h"

@@ -1,4 +1,4 @@
-/* core/src/fit_options.c -- what would make a job that fits nowhere fit
+/* core/src/sizing/fit_options.c -- what would make a job that fits nowhere fit
  * (issue 29): the changes a team can make, each verified by sizing the
  * changed workload again at the chip limit, never a guess such as "a lower
  * precision" (a 13B full fine-tune on one chip fits in no precision, but it

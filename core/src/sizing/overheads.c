@@ -1,4 +1,4 @@
-/* core/src/overheads.c -- a training run's fixed costs beside its compute
+/* core/src/sizing/overheads.c -- a training run's fixed costs beside its compute
  * hours (docs/scoring.md, section 6): a start-up every run pays on every
  * machine (provisioning, the container image, the weights loaded at
  * sizing.yaml's load_gb_per_s, the framework's start), and a cloud offer's

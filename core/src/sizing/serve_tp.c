@@ -1,10 +1,10 @@
-/* core/src/serve_tp.c -- what a serving replica's chips spend meeting each
+/* core/src/sizing/serve_tp.c -- what a serving replica's chips spend meeting each
  * other: the all-reduces of tensor parallelism within the fast domain
  * (NVLink/NVSwitch or Infinity Fabric on GPUs, ICI on a TPU slice,
  * NeuronLink or RoCE on ASICs), the hops between pipeline stages on
  * different machines (the data-center network), and the all-to-alls of an
  * expert-parallel mixture of experts and of sharded embedding tables (the
- * latter for training too, core/src/embed.c). Owned by the serving physics
+ * latter for training too, core/src/sizing/embed.c). Owned by the serving physics
  * work (issue 30); the replica that calls it is sizing.c.
  *
  * Method for users: docs/scoring.md, section 5 ("Serving"); parameters:

@@ -1,4 +1,4 @@
-/* core/src/shapes.c -- what can be bought of a part (machines of GPUs or
+/* core/src/sizing/shapes.c -- what can be bought of a part (machines of GPUs or
  * CPUs, TPU slices) and how fast it computes: peaks by precision and MFU by
  * scale (docs/scoring.md, section 5). Every constant comes from the catalog
  * or sizing.yaml, each with a source. */
@@ -103,7 +103,7 @@ const char *dc_shape_format(const struct dc_accelerator *a, const struct dc_shap
                             size_t len)
 {
     /* Every candidate's sizing and frontier point names its shape: joined
-     * without printf (core/src/textf.h says why). */
+     * without printf (core/src/base/textf.h says why). */
     const char *name = a->short_name != NULL ? a->short_name : a->id;
 #ifdef AA_PRINTF_REFERENCE /* tests/unit/api/extra.cmake */
     if (s->slice != NULL && s->units == 1)

@@ -1,4 +1,4 @@
-/* core/src/sizing.c -- one configuration of one part, sized: training memory
+/* core/src/sizing/sizing.c -- one configuration of one part, sized: training memory
  * and run time on a shape, serving replicas with their batch, latency and
  * rate (what a workload needs before that is derive.c; which configurations
  * are tried is configs.c).
@@ -298,8 +298,8 @@ static double split_factor(const struct dc__part *p, unsigned chips)
 /* Training MFU on `chips` chips, relative to the bf16 peak, before the
  * architecture's and the part's factors: the family's at its scale, less
  * what splitting sequences costs, what the gradient all-reduce adds to a
- * step (core/src/sync.c) and, for a recommender, what gathering its table
- * rows and exchanging them take (core/src/embed.c). */
+ * step (core/src/sizing/sync.c) and, for a recommender, what gathering its table
+ * rows and exchanging them take (core/src/sizing/embed.c). */
 static double train_mfu(const struct dc__part *p, unsigned chips)
 {
     double mfu = dc__training_mfu(p->rs, p->a, chips) * split_factor(p, chips);
@@ -463,7 +463,7 @@ void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, st
         double mem_s = dc__step_weight_bytes(d, batch) / tp_bw;
         double cmp_s = batch * d->flops_per_request / fl;
         /* A recommender's rows are gathered and exchanged before its dense
-         * part can run (core/src/embed.c). */
+         * part can run (core/src/sizing/embed.c). */
         r->step_s = max_known(mem_s, cmp_s) + dc__embed_batch_s(p, chips, batch);
         r->compute_bound = cmp_s > mem_s;
         r->prefill_s = 0;

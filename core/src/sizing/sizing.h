@@ -1,4 +1,4 @@
-/* core/src/sizing.h -- the physics model behind every number a result prints:
+/* core/src/sizing/sizing.h -- the physics model behind every number a result prints:
  * shapes that can be bought and the rates of a part (shapes.c), one
  * configuration of a part sized (sizing.c: training time, serving replicas,
  * latency and rate), and the configurations a part is offered in, of which the
@@ -15,7 +15,7 @@
 #define DC__GB               1e9
 #define DC__SECONDS_PER_HOUR 3600.0
 
-/* Workload-level quantities (no accelerator yet): core/src/derive.c. */
+/* Workload-level quantities (no accelerator yet): core/src/sizing/derive.c. */
 void dc__derive(const dc_ruleset *rs, const struct dc_workload *w, struct dc__derived *d);
 
 /* A robustness probe on one accelerator (struct dc_recommend_opts): factors
@@ -227,7 +227,7 @@ void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigne
  * caller takes serving-latency for one request's step at batch 1). */
 enum dc_regime dc__regime_of(const struct dc_workload *w, const struct dc__derived *d);
 /* Set z->uncertainty: the p10-p90 band of each of its figures from the
- * calibration of its regime (core/src/uncertainty.c). */
+ * calibration of its regime (core/src/sizing/uncertainty.c). */
 void dc__uncertainty(const struct dc__part *p, struct dc_sizing *z);
 
 /* Parse `workload`, derive what it needs and size it on catalog entry `id` at
@@ -245,7 +245,7 @@ void dc__size_pinned(const dc_ruleset *rs, const struct dc_workload *w, const st
 
 /* Price the sized configuration: cost_basis, offer, usd_per_chip_hour (times
  * `price_scale`, a robustness probe's factor, 1 otherwise), cost_usd,
- * cost_per_hour_usd, energy_usd and within_budget (core/src/cost.c). */
+ * cost_per_hour_usd, energy_usd and within_budget (core/src/sizing/cost.c). */
 void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc_accelerator *a,
               double price_scale, struct dc_sizing *z);
 

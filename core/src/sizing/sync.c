@@ -1,4 +1,4 @@
-/* core/src/sync.c -- data-parallel gradient synchronisation in training
+/* core/src/sizing/sync.c -- data-parallel gradient synchronisation in training
  * (docs/scoring.md, section 5): each step all-reduces the gradients of what
  * is trained (every parameter, or a LoRA/QLoRA run's adapters only) across
  * the data-parallel replicas, as a ring over the slowest link it crosses: the
@@ -7,7 +7,7 @@
  * of a domain (one ring channel per network link). The backward pass
  * hides the all-reduce up to sizing.yaml's sync_overlap share of a step's
  * compute; the rest of it adds to the step. Owned by issue 27's sizing
- * terms; called from core/src/sizing.c. */
+ * terms; called from core/src/sizing/sizing.c. */
 #include <limits.h>
 #include <math.h>
 
@@ -16,7 +16,7 @@
 /* Gradients the run all-reduces, bytes: the policy's parameters (the ones a
  * full, DPO or RL step updates), or the adapters of LoRA and QLoRA. A
  * recommender's tables are sharded, not replicated (their rows' gradients
- * go back in the all-to-all, core/src/embed.c): only its dense part is. */
+ * go back in the all-to-all, core/src/sizing/embed.c): only its dense part is. */
 static double gradient_bytes(const struct dc__part *p)
 {
     const struct dc_sizing_params *s = p->s;

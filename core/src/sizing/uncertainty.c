@@ -1,4 +1,4 @@
-/* core/src/uncertainty.c -- the p10-p90 band of every figure a configuration
+/* core/src/sizing/uncertainty.c -- the p10-p90 band of every figure a configuration
  * prints: its regime (what kind of work the figure measures) and the spread of
  * the calibration's published runs of that regime around the model (sizing.yaml
  * `uncertainty`, derived by `accel-advisor calibrate --bands`; method in

@@ -1,5 +1,5 @@
-/* core/src/model_object.h -- the Workload `model` object: its fields and
- * their checks (core/src/model_object.c). Used by the workload parser
+/* core/src/workload/model_object.h -- the Workload `model` object: its fields and
+ * their checks (core/src/workload/model_object.c). Used by the workload parser
  * (workload.c) and the model registry (models.c). Not part of the public
  * API. */
 #ifndef DC_MODEL_OBJECT_H
@@ -22,7 +22,7 @@ extern const char *const dc__model_keys[];
 enum dc_status dc__model_parse(const cJSON *m, struct dc_workload *w, struct dc_error *err);
 
 /* Check a Workload `model` object as a request's would be (a registry entry,
- * core/src/models.c). Errors: DC_EINVAL with err->where its pointer. */
+ * core/src/rules/models.c). Errors: DC_EINVAL with err->where its pointer. */
 enum dc_status dc__model_check(const dc_ruleset *rs, const cJSON *model, struct dc_error *err);
 
 #endif

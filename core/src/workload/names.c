@@ -1,4 +1,4 @@
-/* core/src/names.c -- the vocabulary shared by rules, catalog and workloads. */
+/* core/src/workload/names.c -- the vocabulary shared by rules, catalog and workloads. */
 #include <string.h>
 
 #include "dc/ruleset.h"

@@ -1,4 +1,4 @@
-/* core/src/workload.c -- a workload JSON object to struct dc_workload, with
+/* core/src/workload/workload.c -- a workload JSON object to struct dc_workload, with
  * every default applied, and back to the JSON document rule conditions read.
  *
  * The HTTP layer validates bodies against openapi.yaml first; this code still

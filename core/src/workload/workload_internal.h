@@ -1,4 +1,4 @@
-/* core/src/workload_internal.h -- what the engine computes about a workload
+/* core/src/workload/workload_internal.h -- what the engine computes about a workload
  * before any accelerator is considered (derive.c fills it; rule conditions read
  * part of it under `derived`) and the workload parser's tables and helpers.
  * Included through engine_internal.h and sizing.h, and by workload.c and
@@ -20,7 +20,7 @@ enum dc__kind {
 };
 
 /* Workload-level quantities, before any accelerator is considered
- * (core/src/derive.c fills them; core/src/sizing.c reads them per
+ * (core/src/sizing/derive.c fills them; core/src/sizing/sizing.c reads them per
  * accelerator). Memory in GB (1e9 bytes), compute in FLOPs, traffic in bytes. */
 struct dc__derived {
     enum dc__kind kind;
@@ -36,7 +36,7 @@ struct dc__derived {
     bool kv_heads_assumed;   /* model.kv_heads absent: every head is a KV head */
     double dense_parameters; /* active minus embedding parameters: what a token computes with */
     /* Defaults that move a number (each an assumption and a warning, report
-     * side: core/src/defaults.c). */
+     * side: core/src/reasons/defaults.c). */
     bool flops_rough;      /* compute guessed as 2 x parameters per sample */
     bool guidance_assumed; /* diffusion: one network pass per step */
     bool ffn_assumed;      /* encoder-decoder: FFN width taken as 4 x hidden */
@@ -95,7 +95,7 @@ double dc__served_weight_bytes(const struct dc_sizing_params *s, const struct dc
 
 /* Bytes of weights one step reads at `batch` concurrent requests: a decode
  * step of a generative model, a whole batch otherwise (a recommender's
- * table rows are gathered apart, core/src/embed.c). */
+ * table rows are gathered apart, core/src/sizing/embed.c). */
 double dc__step_weight_bytes(const struct dc__derived *d, double batch);
 
 /* Build the condition document (defaults applied + `derived`). Strings are
@@ -119,7 +119,7 @@ const char *const *dc__workload_values(const char *pointer);
 const char *const *dc__workload_keys(const char *pointer);
 
 /* The quantization formats, in enum dc_quantization order and NULL-terminated,
- * and one of them by its enum (core/src/names.c). */
+ * and one of them by its enum (core/src/workload/names.c). */
 extern const char *const dc__quantization_names[];
 const char *dc__quantization_name(enum dc_quantization q);
 
