@@ -10,7 +10,7 @@
 
 #include <time.h>
 #include "arena.h"
-#include "dc/engine.h"
+#include "dc/result.h"
 #include "dc/numfmt.h"
 #include "result.h"
 #include "sizing.h"

@@ -8,6 +8,7 @@
  * the most it spent is reported. */
 #include <stdio.h>
 
+#include "dc/engine.h"
 #include "engine_internal.h"
 #include "ruleset_internal.h"
 #include "sizing.h"

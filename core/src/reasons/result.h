@@ -3,10 +3,10 @@
  * Beneath the phases that fill them: the engine (engine.c), the report of
  * warnings and assumptions (report.c) and the defaults (defaults.c); included
  * through engine_internal.h. Not part of the public API. */
-#ifndef DC_RESULT_H
-#define DC_RESULT_H
+#ifndef DC_RESULT_BUILD_H
+#define DC_RESULT_BUILD_H
 
-#include "dc/engine.h"
+#include "dc/result.h"
 
 /* Pseudo-rule ids for reasons that come from the workload's constraints, the
  * catalog and sizing rather than from a rule file. Their messages are rendered

@@ -1,7 +1,7 @@
 /* core/src/select/targets.c -- what a buyer compares before the price: the targets a
  * workload sets (a deadline or the default run length, a latency, a request
  * rate, a budget) and whether a candidate meets each, in words, and why the
- * pick is not the best on the objective alone when it is not (dc/engine.h). A
+ * pick is not the best on the objective alone when it is not (dc/result.h). A
  * missed target reads like the reason that ranks a candidate down (reasons.c
  * renders it); a met one says by how much. The contract carries them as each
  * candidate's `targets` and the result's `pick_note`, which the CLI table and

@@ -9,7 +9,7 @@
 #ifndef DC_SIZING_H
 #define DC_SIZING_H
 
-#include "dc/engine.h"
+#include "dc/result.h"
 #include "workload_internal.h"
 
 #define DC__GB               1e9

@@ -15,7 +15,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "dc/engine.h"
+#include "dc/workload.h"
 
 static inline enum dc_status bad(struct dc_error *err, const char *section, const char *key,
                                  const char *fmt, ...) DC_PRINTF(4, 5);

@@ -7,7 +7,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "dc/engine.h"
+#include "dc/workload.h"
 
 /* The fields of a Workload `model` object, NULL-terminated: first the
  * DC__MODEL_REQUEST_KEYS that only a request gives (a registry entry has its

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dc/engine.h"
+#include "dc/workload.h"
 #include "dc/models.h"
 #include "dc/utf8.h"
 #include "dc/numfmt.h"
@@ -728,7 +728,7 @@ const char *const *dc__workload_keys(const char *pointer)
     return find_list(objects, sizeof(objects) / sizeof(objects[0]), pointer);
 }
 
-/* The tables are in enum order (dc/engine.h) and end with NULL. */
+/* The tables are in enum order (dc/workload.h) and end with NULL. */
 const char *dc_task_name(enum dc_task t)
 {
     return (unsigned)t <= DC_TASK_INFERENCE ? tasks[t] : "unknown";

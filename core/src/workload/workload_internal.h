@@ -6,7 +6,7 @@
 #ifndef DC_WORKLOAD_INTERNAL_H
 #define DC_WORKLOAD_INTERNAL_H
 
-#include "dc/engine.h"
+#include "dc/workload.h"
 
 /* What kind of model it is, for its physics (docs/scoring.md, section 2). */
 enum dc__kind {

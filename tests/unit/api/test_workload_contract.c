@@ -21,7 +21,7 @@
 #include "api/openapi.h"
 #include "cf_internal.h"
 #include "dc/embedded.h"
-#include "dc/engine.h"
+#include "dc/workload.h"
 #include "dc/ruleset.h"
 #include "workload_internal.h"
 

@@ -16,7 +16,7 @@
 
 #include "candidates.h"
 #include "core_run.h"
-#include "dc/engine.h"
+#include "dc/result.h"
 #include "mini_rules.h"
 
 static dc_ruleset *mini;
