@@ -9,7 +9,7 @@
  * usage: bench_logic [ITERATIONS]   (default 200000 per condition and repetition)
  * Build by hand: see bench/README.md, or
  *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Icore/include bench/logic_bench.c \
- *      core/src/logic_*.c core/src/common.c -lcjson -lm -o bench_logic */
+ *      core/src/logic/logic_*.c core/src/base/common.c -lcjson -lm -o bench_logic */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -185,7 +185,7 @@ def logic_seeds():
         put("jsonlogic-%03d-%s" % (i, op), compact(rule) + "\n" + compact(data))
         i += 1
     # The default rules' conditions, over the facts document the engine builds
-    # (core/src/workload.c dc__facts_build) for the contract's example workload.
+    # (core/src/workload/workload.c dc__facts_build) for the contract's example workload.
     with open(os.path.join(ROOT, "openapi.yaml")) as f:
         api = yaml.safe_load(f)
     wl = api["components"]["examples"]["Recommendation"]["value"]["workload"]

@@ -10,7 +10,7 @@ foreach(h IN LISTS AA_FUZZ_HARNESSES)
     set(exe replay_${h})
     add_executable(${exe} ${AA_FUZZ_DIR}/${h}.c ${AA_FUZZ_DIR}/fuzz_common.c
                           ${AA_FUZZ_DIR}/replay_main.c)
-    target_include_directories(${exe} PRIVATE ${AA_FUZZ_DIR} ${CMAKE_SOURCE_DIR}/core/src
+    target_include_directories(${exe} PRIVATE ${AA_FUZZ_DIR} ${AA_CORE_INCLUDE_DIRS}
                                               ${CMAKE_SOURCE_DIR}/probe/src)
     target_link_libraries(${exe} PRIVATE aa_api aa_core aa_probe aa_embedded Threads::Threads)
     aa_target_warnings(${exe})

@@ -1,6 +1,6 @@
 /* web/format.js -- numbers as people read them, for the playground page: the
  * same formatting as the reason texts and the CLI table, step for step the
- * JavaScript of core/src/numfmt.c (read that file's header for the rules).
+ * JavaScript of core/src/base/numfmt.c (read that file's header for the rules).
  * Both are held to the cases of tests/fixtures/numfmt.json
  * (tests/js/format.test.mjs runs this file on them in node).
  *

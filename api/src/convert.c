@@ -412,7 +412,7 @@ static void write_uncertainty(struct api_jw *w, const struct dc_uncertainty *u)
 }
 
 /* The period every cost_usd of a result covers (the candidates' sizing and the
- * frontier), as the core prices it (core/src/explain.c, dc__cost_period): a training
+ * frontier), as the core prices it (core/src/reasons/reasons.c, dc__cost_period): a training
  * run, a batch inference job (job_requests), or a month of serving. */
 static const char *cost_unit_name(const struct dc_result *res)
 {
@@ -468,7 +468,7 @@ static void write_sizing(struct api_jw *w, const struct dc_result *res,
 }
 
 /* A training run's machines, whether they can be had at once
- * (core/src/buying.c) and its fixed costs (core/src/overheads.c): null where
+ * (core/src/sizing/buying.c) and its fixed costs (core/src/sizing/overheads.c): null where
  * they do not apply (serving), no limit is stated, or nothing was estimated. */
 static void write_buying(struct api_jw *w, const struct dc_sizing *z)
 {

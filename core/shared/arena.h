@@ -1,5 +1,5 @@
 /* core/shared/arena.h -- the core's one bump allocator, and the allocation
- * counter tests use to fail a chosen allocation. Owned by core/ (core/src/arena.c);
+ * counter tests use to fail a chosen allocation. Owned by core/ (core/src/base/arena.c);
  * used by the engine (a result freed in one call, built with a handful of
  * mallocs) and by JSONLogic (a program's nodes, and an evaluation's strings
  * and arrays, whose first bytes are on the caller's stack), and by api/'s JSON

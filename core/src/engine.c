@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dc/engine.h"
 #include "engine_internal.h"
 #include "ruleset_internal.h"
 #include "sizing.h"

@@ -1,7 +1,7 @@
 /* core/src/engine_internal.h -- what the phases of a recommendation share:
  * engine.c (rules, candidates, scoring) and the files of its phases (select.c,
- * frontier.c, shortfall.c, targets.c, sized_rules.c, fit_options.c, budget.c,
- * cost.c, report.c, defaults.c, price_note.c, explain.c for reason text), and
+ * frontier.c, shortfall.c, targets.c, sized_rules.c, fit_options.c, rule_step_budget.c,
+ * cost.c, report.c, defaults.c, price_note.c, reasons.c for reason text), and
  * the explanations that re-run it (counterfactual.c, cf_changes.c,
  * cf_text.c, cf_threshold.c). It brings in result.h (warnings, assumptions,
  * reason ids), sizing.h and workload_internal.h. Not part of the public API. */
@@ -10,7 +10,7 @@
 
 #include <time.h>
 #include "arena.h"
-#include "dc/engine.h"
+#include "dc/result.h"
 #include "dc/numfmt.h"
 #include "result.h"
 #include "sizing.h"
@@ -19,7 +19,7 @@
 /* What caps a serving fleet, naming where it is set: max_accelerators, else
  * the rule author's serving_max_chips ("max_accelerators (64 chips)", "the
  * serving fleet limit of 4,096 chips (serving_max_chips in
- * rules/sizing.yaml)"); written into buf (explain.c). */
+ * rules/sizing.yaml)"); written into buf (reasons.c). */
 const char *dc__fleet_limit_words(const struct dc_sizing_params *s, const struct dc_workload *w,
                                   char *buf, size_t len);
 /* A price basis in words: "on-demand", "spot", "1-year committed" (cost.c). */
@@ -132,13 +132,13 @@ double dc__price_age_days(const char *as_of, time_t now);
 /* For a job that fits nowhere within its chip limit: the changes that make it
  * fit, each verified by sizing the changed workload again (LoRA or QLoRA for
  * a full fine-tune on `smallest`'s part, a part the allow-list left out), as
- * "; "-separated clauses in buf; NULL when none (core/src/fit_options.c). */
+ * "; "-separated clauses in buf; NULL when none (core/src/sizing/fit_options.c). */
 const char *dc__fit_options(const dc_ruleset *rs, const struct dc_result *res,
                             const struct dc_candidate *smallest, const struct dc_candidate *all,
                             size_t n_all, char *buf, size_t len);
 
 /* The defaults that moved a number, each an assumption and a warning naming
- * the field to give (core/src/defaults.c). */
+ * the field to give (core/src/reasons/defaults.c). */
 enum dc_status dc__report_defaults(const dc_ruleset *rs, struct dc_result *res,
                                    const struct dc__derived *d);
 

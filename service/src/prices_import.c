@@ -207,7 +207,7 @@ static const char *row_problem(const struct svc_import_offer *row, char *buf, si
     if (row->instance_type[0] == '\0' || row->region[0] == '\0')
         return "no instance type or region";
     for (size_t b = 0; b < DC_PRICING_COUNT; b++) {
-        /* The loader's bounds on a price (core/src/prices.c). */
+        /* The loader's bounds on a price (core/src/rules/prices.c). */
         if (!isnan(row->price[b]) && !(row->price[b] >= 0.0001 && row->price[b] <= 1e6)) {
             snprintf(buf, len, "%s price %g outside 0.0001-1000000 USD an hour",
                      dc_pricing_name((enum dc_pricing)b), row->price[b]);

@@ -32,7 +32,7 @@
 #include "api/problem.h"
 #include "build_info.h"
 #include "dc/embedded.h"
-#include "dc/engine.h"
+#include "dc/workload.h"
 #include "dc/yaml.h"
 #include "framing.h"
 #include "etag.h"

@@ -1,6 +1,6 @@
 // tests/js/format.test.mjs -- web/format.js, the page's number formatter, on
 // every golden case of tests/fixtures/numfmt.json: the same table that
-// tests/unit/core/test_numfmt.c holds core/src/numfmt.c to, so the page, the
+// tests/unit/core/test_numfmt.c holds core/src/base/numfmt.c to, so the page, the
 // CLI table and the reason texts write every number alike. Plain node, no
 // packages: node format.test.mjs SOURCE_DIR
 import { readFileSync } from 'node:fs';

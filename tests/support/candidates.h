@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "dc/engine.h"
+#include "dc/result.h"
 
 /* The candidate `id` of `res`, recommended or excluded (a view into res), or
  * NULL when the catalog has no such part. */

@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "dc/engine.h"
+#include "dc/result.h"
 #include "dc/explain.h"
 #include "dc/ruleset.h"
 

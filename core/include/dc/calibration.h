@@ -109,7 +109,7 @@ DC_API void dc_calibration_stats(const struct dc_calibration_row *rows, size_t n
 DC_API bool dc_calibration_band(const struct dc_calibration_row *rows, size_t n, enum dc_regime r,
                                 struct dc_band_params *out);
 
-/* ---- refitting (core/src/calibration_fit.c) -------------------------------------- */
+/* ---- refitting (core/src/calibration/calibration_fit.c) -------------------------------------- */
 
 /* Parameters dc_calibration_fit sets, and the most sweeps of coordinate
  * descent it runs (it stops at the first that moves nothing). */
@@ -146,7 +146,8 @@ DC_API DC_NODISCARD enum dc_status dc_calibration_fit(dc_ruleset *rs, const cJSO
                                                       size_t *n_out, double *loss_out,
                                                       struct dc_error *err);
 
-/* ---- importing MLPerf results (core/src/calibration_mlperf.c) --------------------- */
+/* ---- importing MLPerf results (core/src/calibration/calibration_mlperf.c) ---------------------
+ */
 
 /* Most results one summary may hold. */
 #define DC_MLPERF_MAX_RESULTS 100000

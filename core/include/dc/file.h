@@ -2,7 +2,7 @@
  * every file the product reads on its own (rule files; the service's keys,
  * configuration and contract): a FIFO without a writer, /dev/zero or a
  * directory is refused at once, without blocking or reading, and a file is
- * never read past its limit. Owned by core/ (core/src/file.c). */
+ * never read past its limit. Owned by core/ (core/src/base/file.c). */
 #ifndef DC_FILE_H
 #define DC_FILE_H
 

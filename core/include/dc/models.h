@@ -3,7 +3,7 @@
  * field with the public source it was read from.
  *
  * A workload names an entry with `model.name`; every model field it does not
- * give is read from the entry (core/src/workload.c). The registry is part of
+ * give is read from the entry (core/src/workload/workload.c). The registry is part of
  * the rule set: replaced with it, versioned in its SHA-256, and a view valid
  * while the caller holds a reference to the rule set. */
 #ifndef DC_MODELS_H

@@ -301,14 +301,14 @@ struct dc_sizing_params {
     /* A decoder of hidden size h trains at h / (h + this) of its family's
      * MFU; value NAN when sizing.yaml gives none. */
     struct dc_param matmul_width;
-    /* Data-parallel gradient synchronisation (core/src/sync.c): bytes per
+    /* Data-parallel gradient synchronisation (core/src/sizing/sync.c): bytes per
      * trained parameter all-reduced each step, the share of a step's compute
      * the all-reduce hides behind, and each chip's network where the catalog
      * gives none; values NAN when sizing.yaml gives none (then no term). */
     struct dc_param gradient_bytes;
     struct dc_param sync_overlap;
     struct dc_param network_gbit_per_chip;
-    /* A training run's fixed costs (core/src/overheads.c): start-up hours per
+    /* A training run's fixed costs (core/src/sizing/overheads.c): start-up hours per
      * run, weights loaded at load_gb_per_s, and cloud billing's granularity
      * and minimum in hours; values NAN when sizing.yaml gives none (no term). */
     struct dc_param startup_hours;
@@ -323,7 +323,7 @@ struct dc_sizing_params {
     struct dc_param output_tokens;  /* default generated tokens per request */
     struct dc_param max_batch;      /* most concurrent requests per replica */
     struct dc_param hbm_efficiency; /* achieved share of peak HBM bandwidth */
-    /* Embedding rows gathered at random (core/src/embed.c): the share of
+    /* Embedding rows gathered at random (core/src/sizing/embed.c): the share of
      * peak memory bandwidth they reach; value NAN when sizing.yaml gives none
      * (then the rows a recommender looks up are not timed). */
     struct dc_param gather_efficiency;
@@ -333,7 +333,7 @@ struct dc_sizing_params {
     /* A diffusion network's speed at 8 bits or fewer over its 16-bit speed
      * (NAN: the part's listed low-precision peak). */
     struct dc_param diffusion_8bit_gain;
-    /* Tensor-parallel synchronisation (core/src/serve_tp.c): the fixed latency
+    /* Tensor-parallel synchronisation (core/src/sizing/serve_tp.c): the fixed latency
      * of one all-reduce by family's link, microseconds (NAN: sizing.yaml gives
      * none, and no synchronisation is counted), with its source; the bytes of
      * one activation element exchanged; and the network between machines
@@ -471,7 +471,7 @@ DC_API struct dc_band_params dc_sizing_band(const struct dc_sizing_params *s, en
  * `providers` (bit set of enum dc_provider; 0 = any), whatever machine size it
  * rents, the first in file order on a tie; NULL when none is priced on that
  * basis. What a configuration costs depends on its machine size: the engine
- * prices it with the offers that rent that size (core/src/cost.c). */
+ * prices it with the offers that rent that size (core/src/sizing/cost.c). */
 DC_API const struct dc_offer *dc_cheapest_offer(const struct dc_accelerator *a,
                                                 enum dc_pricing basis, unsigned providers);
 

@@ -6,7 +6,7 @@
  * (static inline), so probe/, which links nothing of core, uses it too.
  *
  * JSONLogic measures strings in UTF-16 code units as JavaScript does; that
- * measure is part of its value semantics and stays in core/src/logic_value.c. */
+ * measure is part of its value semantics and stays in core/src/logic/logic_value.c. */
 #ifndef DC_UTF8_H
 #define DC_UTF8_H
 

@@ -7,14 +7,14 @@
 # the same code. body_identical.sh compares the two dumps of the decision table.
 add_executable(body_dump_fast ${CMAKE_CURRENT_SOURCE_DIR}/unit/api/body_dump.c)
 add_executable(body_dump_reference ${CMAKE_CURRENT_SOURCE_DIR}/unit/api/body_dump.c
-    ${CMAKE_SOURCE_DIR}/core/src/numfmt.c
-    ${CMAKE_SOURCE_DIR}/core/src/shapes.c ${CMAKE_SOURCE_DIR}/core/src/explain.c
-    ${CMAKE_SOURCE_DIR}/core/src/targets.c ${CMAKE_SOURCE_DIR}/core/src/price_note.c
+    ${CMAKE_SOURCE_DIR}/core/src/base/numfmt.c
+    ${CMAKE_SOURCE_DIR}/core/src/sizing/shapes.c ${CMAKE_SOURCE_DIR}/core/src/reasons/reasons.c
+    ${CMAKE_SOURCE_DIR}/core/src/select/targets.c ${CMAKE_SOURCE_DIR}/core/src/reasons/price_note.c
     ${CMAKE_SOURCE_DIR}/api/src/jsonw.c ${CMAKE_SOURCE_DIR}/api/src/convert.c)
 target_compile_definitions(body_dump_reference PRIVATE AA_PRINTF_REFERENCE)
 foreach(t body_dump_fast body_dump_reference)
     target_link_libraries(${t} PRIVATE aa_api aa_core aa_embedded Threads::Threads)
-    target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/core/src
+    target_include_directories(${t} PRIVATE ${AA_CORE_INCLUDE_DIRS}
                                ${CMAKE_SOURCE_DIR}/core/shared ${CMAKE_SOURCE_DIR}/api/src)
     aa_target_warnings(${t})
 endforeach()

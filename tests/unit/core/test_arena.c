@@ -1,4 +1,4 @@
-/* tests/unit/core/test_arena.c -- core/src/arena.c: the one bump allocator
+/* tests/unit/core/test_arena.c -- core/src/base/arena.c: the one bump allocator
  * (the engine's results, JSONLogic programs and evaluations, compiled JSON
  * schemas): the caller's first block, chunk growth, the byte limit, every
  * failure the allocation counter can inject (arena chunks, dc__alloc,

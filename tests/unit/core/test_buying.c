@@ -1,6 +1,6 @@
 /* tests/unit/core/test_buying.c -- what a buyer gets over sweeps of training
  * workloads against the default rule set (issue 27): the data-parallel
- * gradient all-reduce (core/src/sync.c).
+ * gradient all-reduce (core/src/sizing/sync.c).
  *   - at a fixed global batch, scale efficiency never rises with more chips
  *     (1B-405B, full and LoRA, GPUs across machines and TPU slices);
  *   - a step is never shown shorter than the all-reduce it cannot hide, so a
@@ -173,7 +173,7 @@ static void test_worked_example(void **state)
     cJSON_Delete(j);
 }
 
-/* What can be had at once (core/src/buying.c, prices.yaml `capacity:`): AWS
+/* What can be had at once (core/src/sizing/buying.c, prices.yaml `capacity:`): AWS
  * on demand up to the stated 16 machines; past it a reservation (Capacity
  * Blocks, up to 256 instances); past that nothing sells it at once. */
 static void test_capacity(void **state)

@@ -1,4 +1,4 @@
-/* tests/unit/core/test_calibration.c -- core/src/calibration.c against
+/* tests/unit/core/test_calibration.c -- core/src/calibration/calibration.c against
  * tests/fixtures/calibration.json: every published run within 1.5x of the
  * model or explained as an outlier, held-out rows included; enough rows of
  * each kind; the split as its rule says; the bands sizing.yaml states are

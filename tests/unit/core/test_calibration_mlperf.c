@@ -1,4 +1,4 @@
-/* tests/unit/core/test_calibration_mlperf.c -- core/src/calibration_mlperf.c:
+/* tests/unit/core/test_calibration_mlperf.c -- core/src/calibration/calibration_mlperf.c:
  * MLPerf Inference summaries into calibration rows. The fixture
  * tests/fixtures/mlperf/summary_v5.1_excerpt.json is seven results copied from
  * github.com/mlcommons/inference_results_v5.1's summary_results.json: SDXL

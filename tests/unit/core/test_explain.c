@@ -1,4 +1,4 @@
-/* tests/unit/core/test_explain.c -- core/src/counterfactual.c and cf_*.c on the
+/* tests/unit/core/test_explain.c -- core/src/explain/counterfactual.c and cf_*.c on the
  * hand-checkable rule set of tests/support/mini_rules.h (gpu-a priced, tpu-b
  * not; fp64 excludes TPUs): each kind of threshold, categorical changes,
  * robustness, the evaluation and time budgets, the workload editor, the

@@ -1,5 +1,5 @@
 /* tests/unit/core/test_explain_table.c -- counterfactual explanations
- * (core/src/counterfactual.c and cf_*.c) over the whole decision table
+ * (core/src/explain/counterfactual.c and cf_*.c) over the whole decision table
  * (tests/fixtures/cases.json, the workloads test_cases.c checks): every change
  * returned, applied to the workload by this test's own code, gives the top
  * pick it claims; every threshold's other side (`not_at`) does not, and lies

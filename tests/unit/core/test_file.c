@@ -1,4 +1,4 @@
-/* tests/unit/core/test_file.c -- core/src/file.c: the bounded regular-file
+/* tests/unit/core/test_file.c -- core/src/base/file.c: the bounded regular-file
  * reader: contents NUL-terminated, the limit to the byte, and every refusal
  * (missing, a directory, a FIFO without a writer, too large, bad arguments). */
 #include <errno.h>

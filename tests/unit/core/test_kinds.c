@@ -1,6 +1,6 @@
 /* tests/unit/core/test_kinds.c -- the physics of each kind of model and
- * workload (core/src/derive.c), its fields' checks (core/src/workload.c) and
- * the defaults said out loud (core/src/defaults.c). Numbers are worked by hand
+ * workload (core/src/sizing/derive.c), its fields' checks (core/src/workload/workload.c) and
+ * the defaults said out loud (core/src/reasons/defaults.c). Numbers are worked by hand
  * from tests/support/mini_rules.h: gpu-a 80 GB (72 usable), 3,350 GB/s at 50%
  * (1,675 GB/s), bf16 989 TFLOPS at 50% for serving (494.5), $4.90/chip-hour. */
 #include <math.h>
@@ -206,7 +206,7 @@ static void test_diffusion(void **state)
 
 /* A recommender reads its dense weights once a batch; the rows it looks up
  * are timed only by a rule set that states gather_efficiency (the mini set
- * does not; core/src/embed.c and test_serve_tp.c time them). */
+ * does not; core/src/sizing/embed.c and test_serve_tp.c time them). */
 static void test_recommender_lookups(void **state)
 {
     (void)state;

@@ -1,4 +1,4 @@
-/* tests/unit/core/test_logic.c -- the JSONLogic evaluator (core/src/logic.c):
+/* tests/unit/core/test_logic.c -- the JSONLogic evaluator (core/src/logic/):
  * every operator, JavaScript coercions, every error path, limits,
  * dc_logic_foreach_var, zero allocations on the common path, and two threads
  * evaluating one compiled rule.

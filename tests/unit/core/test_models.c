@@ -1,4 +1,4 @@
-/* tests/unit/core/test_models.c -- core/src/models.c, the model registry: the
+/* tests/unit/core/test_models.c -- core/src/rules/models.c, the model registry: the
  * shipped rules/models.yaml against its sources' figures (the parameters its
  * architecture implies within 2%, every field with a public source, every model
  * sized in the decision table), lookup by name and alias, close names, every

@@ -1,5 +1,5 @@
 /* tests/unit/core/test_price_note.c -- price confidence in the decision
- * (core/src/price_note.c, issue 29): the one line that says the pick rests on
+ * (core/src/reasons/price_note.c, issue 29): the one line that says the pick rests on
  * an uncertain price while a part priced with confidence is within the
  * robustness margin.
  *

@@ -1,4 +1,4 @@
-/* tests/unit/core/test_prices.c -- core/src/cost.c's offers by machine size:
+/* tests/unit/core/test_prices.c -- core/src/sizing/cost.c's offers by machine size:
  * which offer prices a shape (dc__offer_for_shape, through dc__cost), the
  * machine sizes that can be rented (dc__rentable_node_sizes), who rents a
  * shape (dc__providers_renting) and the reason when nobody does; why a part

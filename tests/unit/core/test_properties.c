@@ -498,7 +498,7 @@ static double time_of(const struct dc_workload *w, const struct dc_sizing *z)
 {
     if (w->task == DC_TASK_INFERENCE)
         return z->request_ms;
-    /* The objective's time: the run and its start-up (core/src/overheads.c). */
+    /* The objective's time: the run and its start-up (core/src/sizing/overheads.c). */
     double start = isfinite(z->overheads.startup_hours) ? z->overheads.startup_hours : 0;
     return fmax(z->hours + start, dc_ruleset_sizing(rules)->min_run_hours.value);
 }
@@ -515,7 +515,7 @@ static bool beats(const struct dc_workload *w, const struct dc_sizing *x, const 
 }
 
 /* Some feasible priced configuration of x's part, its pick or another, beats
- * y's pick: the engine then keeps y below x (core/src/select.c, dominates()),
+ * y's pick: the engine then keeps y below x (core/src/select/select.c, dominates()),
  * whatever their objective values. */
 static bool part_beats(const struct dc_result *r, const struct dc_candidate *x,
                        const struct dc_candidate *y)

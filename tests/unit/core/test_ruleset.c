@@ -1,4 +1,4 @@
-/* tests/unit/core/test_ruleset.c -- core/src/ruleset.c: loading, every check the
+/* tests/unit/core/test_ruleset.c -- core/src/rules/ruleset.c: loading, every check the
  * loader makes (down to file and line), the digest, and the default rule set. */
 #include <math.h>
 #include <setjmp.h>

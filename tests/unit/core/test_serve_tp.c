@@ -1,10 +1,10 @@
-/* tests/unit/core/test_serve_tp.c -- core/src/serve_tp.c: a serving replica's
+/* tests/unit/core/test_serve_tp.c -- core/src/sizing/serve_tp.c: a serving replica's
  * synchronisation from the bytes, the degree and the link (two all-reduces a
  * layer at the family's fixed latency plus the ring's traffic over the
  * catalog's link), the hops between pipeline stages, a speculative draft's own
  * steps, and none at all for a rule set that states no latency; the
  * all-to-alls of an expert-parallel mixture of experts and of sharded
- * embedding tables (core/src/embed.c), inside a machine and across machines. */
+ * embedding tables (core/src/sizing/embed.c), inside a machine and across machines. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* tests/unit/core/test_shortfall.c -- core/src/shortfall.c: the result's
+/* tests/unit/core/test_shortfall.c -- core/src/select/shortfall.c: the result's
  * status, each candidate's target_met, the ranking when nothing meets the
  * targets, what would meet them, and the answer in words, against
  * tests/support/mini_rules.h (gpu-a priced at $4.90/chip-hour on machines of
@@ -16,7 +16,7 @@
 
 #include "candidates.h"
 #include "core_run.h"
-#include "dc/engine.h"
+#include "dc/result.h"
 #include "mini_rules.h"
 
 static dc_ruleset *mini;

@@ -1,4 +1,4 @@
-/* tests/unit/core/test_sizing.c -- core/src/sizing.c: memory by method, compute,
+/* tests/unit/core/test_sizing.c -- core/src/sizing/sizing.c: memory by method, compute,
  * chips in purchasable shapes, MFU by scale, deadlines and objectives, serving
  * replicas, batches and latency, the new workload fields and their checks.
  * Every expected number is worked by hand from tests/support/mini_rules.h:
@@ -96,7 +96,7 @@ static const char *reason_text(const struct run *r, const struct dc_candidate *c
     assert_true(fabs((double)(a) - (double)(b)) <= 1e-6 * fmax(1.0, fabs((double)(b))))
 
 /* Forward attention FLOPs one token of a causal sequence of n adds, over the
- * layers (core/src/derive.c): 4 x hidden a query-key pair and layer, (n + 1) / 2
+ * layers (core/src/sizing/derive.c): 4 x hidden a query-key pair and layer, (n + 1) / 2
  * pairs a token on average. Training runs it forward and back (x 3), LoRA x 2. */
 #define ATTN(layers, hidden, n) (4.0 * (hidden) * (layers) * ((n) + 1) / 2)
 /* The 7B job's FLOPs: 6ND and the attention of its 4,096-token sequences. */

@@ -1,4 +1,4 @@
-/* tests/unit/core/test_targets.c -- core/src/targets.c: the targets a workload
+/* tests/unit/core/test_targets.c -- core/src/select/targets.c: the targets a workload
  * sets, whether each candidate meets them, and the words that say so, against
  * tests/support/mini_rules.h (gpu-a priced at $4.90/chip-hour, tpu-b with no
  * price, a default training run of 720 h). */
@@ -15,7 +15,7 @@
 
 #include "candidates.h"
 #include "core_run.h"
-#include "dc/engine.h"
+#include "dc/result.h"
 #include "mini_rules.h"
 
 static dc_ruleset *mini;

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "dc/engine.h"
+#include "dc/workload.h"
 #include "workload_internal.h"
 
 static void test_names(void **state)

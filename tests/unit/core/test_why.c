@@ -1,4 +1,4 @@
-/* tests/unit/core/test_why.c -- core/src/why.c: the result's one sentence of
+/* tests/unit/core/test_why.c -- core/src/reasons/why.c: the result's one sentence of
  * why the pick is the pick, against the shipped rules: the part and its chips,
  * the objective's reason, the target it meets, its cost or time, what decided
  * it over a part better on the objective alone; never a rule id; none without

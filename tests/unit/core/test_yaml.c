@@ -1,4 +1,4 @@
-/* tests/unit/core/test_yaml.c -- core/src/yaml.c: scalars, structure, lines and
+/* tests/unit/core/test_yaml.c -- core/src/base/yaml.c: scalars, structure, lines and
  * every rejected construct. */
 #include <setjmp.h>
 #include <stdarg.h>

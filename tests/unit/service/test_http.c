@@ -13,7 +13,7 @@
 
 #include "api/convert.h"
 #include "dc/embedded.h"
-#include "dc/engine.h"
+#include "dc/workload.h"
 #include "http.h"
 
 static void test_routes(void **state)

@@ -1,6 +1,6 @@
 /* tests/unit/service/test_output.c -- service/src/output.c and yaml_out.c: the
  * CLI's formats. YAML output is loaded back with the project's own YAML loader
- * (core/src/yaml.c) and must give the very document written; pretty JSON is
+ * (core/src/base/yaml.c) and must give the very document written; pretty JSON is
  * indented by two spaces and parses back to the same document. */
 #include <setjmp.h>
 #include <stdarg.h>

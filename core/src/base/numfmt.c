@@ -1,0 +1,372 @@
+/* core/src/base/numfmt.c -- the one formatting of numbers (dc/numfmt.h).
+ *
+ * web/format.js mirrors this file step for step, and both must give the same
+ * text for every case of tests/fixtures/numfmt.json. So every step is an IEEE
+ * operation that C and JavaScript perform alike: powers of ten are built by
+ * repeated multiplication (never pow() or log10(), whose last bit may differ
+ * between libraries), a scale is applied by one multiplication or division,
+ * and printing ("%.*f", toFixed) only ever meets a value already rounded to
+ * the digits printed. */
+#include "dc/numfmt.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* 10^i for i >= 0, exactly up to 10^22 and the same rounding beyond. */
+static double p10(int i)
+{
+    /* Up to 10^22 every product is exact, so the table holds the same doubles
+     * the multiplications give, without the loop (dc_round_sig calls this for
+     * every number of a body). */
+    static const double exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (i >= 0 && i < (int)(sizeof(exact) / sizeof(exact[0])))
+        return exact[i];
+    double r = 1;
+    for (int k = 0; k < i; k++)
+        r *= 10;
+    return r;
+}
+
+/* floor(log10(a)) for a finite a > 0, by comparison with powers of ten. */
+static int exponent10(double a)
+{
+    int k = 0;
+    /* Between 1 and 10^22 the comparisons start one power below the answer:
+     * a in [2^(b-1), 2^b) has floor(log10 a) of floor((b-1) log10 2) or one
+     * more, and the loop below settles which, exactly as from 0. */
+    if (a >= 1 && a < 1e22) {
+        uint64_t bits;
+        memcpy(&bits, &a, sizeof(bits));
+        int b = (int)((bits >> 52) & 0x7ff) - 1022; /* a normal: the exponent frexp gives */
+        k = (int)((b - 1) * 0.30102999566398120);
+        while (k > 0 && a < p10(k))
+            k--;
+    }
+    if (a >= 1) {
+        while (k < 308 && a >= p10(k + 1))
+            k++;
+        return k;
+    }
+    while (k < 330 && a * p10(k) < 1)
+        k++;
+    return -k;
+}
+
+double dc_round_sig(double v, int digits)
+{
+    if (!isfinite(v) || v == 0 || digits < 1)
+        return v;
+    double a = fabs(v);
+    int s = digits - 1 - exponent10(a);
+    double r;
+    if (s >= 0) {
+        double p = p10(s);
+        if (!isfinite(p) || !isfinite(a * p))
+            return v;
+        r = round(a * p) / p;
+    } else {
+        double p = p10(-s);
+        r = round(a / p) * p;
+    }
+    return v < 0 ? -r : r;
+}
+
+/* `a`, tiny and above, and the digits of "%.*f" for it: every caller hands
+ * put_fixed a value already rounded to the places it prints, so a * 10^decimals
+ * lies next to a whole number; below 2^49 the product's own rounding error is
+ * at most 1/16, so a whole number m within 1/4 of it is what "%.*f" rounds the
+ * exact value to, and its digits are written without printf (which the reason
+ * texts of every body call thousands of times). Returns their length, or 0 for
+ * anything else, which then takes snprintf. */
+static size_t fixed_digits(double a, int decimals, char *digits, size_t cap)
+{
+#ifdef AA_PRINTF_REFERENCE /* tests/unit/api/extra.cmake: printf alone */
+    (void)a, (void)decimals, (void)digits, (void)cap;
+    return 0;
+#endif
+    double x = a * p10(decimals);
+    if (!(x >= 0) || x >= 562949953421312.0 /* 2^49 */)
+        return 0;
+    double m = (x + 4503599627370496.0) - 4503599627370496.0; /* nearest whole: x < 2^49 */
+    if (fabs(x - m) >= 0.25)
+        return 0;
+    char rev[24];
+    size_t n = 0;
+    uint64_t v = (uint64_t)m;
+    do {
+        rev[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    while (n <= (size_t)decimals)
+        rev[n++] = '0';
+    if (n + 2 > cap)
+        return 0;
+    size_t k = 0;
+    while (n > 0) {
+        if (n == (size_t)decimals)
+            digits[k++] = '.';
+        digits[k++] = rev[--n];
+    }
+    digits[k] = '\0';
+    return k;
+}
+
+/* `a` (>= 0) with `decimals` places, trailing zeros past `keep` places and a
+ * bare point dropped, the integer part grouped by thousands when `group`. */
+static void put_fixed(double a, int decimals, int keep, bool group, char *out, size_t len)
+{
+    char digits[400];
+    if (decimals > 20)
+        decimals = 20;
+    size_t total = fixed_digits(a, decimals, digits, sizeof(digits));
+    char *dot = NULL;
+    if (total > 0) {
+        dot = decimals > 0 ? digits + total - decimals - 1 : NULL;
+    } else {
+        snprintf(digits, sizeof(digits), "%.*f", decimals, a);
+        dot = strchr(digits, '.');
+        total = strlen(digits);
+    }
+    if (dot != NULL) {
+        char *end = digits + total;
+        while (end > dot + 1 + keep && end[-1] == '0')
+            *--end = '\0';
+        if (end == dot + 1)
+            *dot = '\0';
+    }
+    size_t int_len = dot != NULL ? (size_t)(dot - digits) : total;
+    size_t k = 0;
+    for (size_t i = 0; digits[i] != '\0' && k + 1 < len; i++) {
+        if (group && i > 0 && i < int_len && (int_len - i) % 3 == 0 && k + 2 < len)
+            out[k++] = ',';
+        out[k++] = digits[i];
+    }
+    if (len > 0)
+        out[k < len ? k : len - 1] = '\0';
+}
+
+/* a, b and c one after another into out, as snprintf(out, len, "%s%s%s")
+ * writes them (truncated, NUL-terminated), without printf. */
+static void concat3(char *out, size_t len, const char *a, const char *b, const char *c)
+{
+#ifdef AA_PRINTF_REFERENCE
+    /* Truncation is the behaviour being reproduced; the result is used so
+     * that -Wformat-truncation (Release) knows it is intended. */
+    if (out != NULL && len > 0 && snprintf(out, len, "%s%s%s", a, b, c) < 0)
+        out[0] = '\0';
+    return;
+#endif
+    if (out == NULL || len == 0)
+        return;
+    const char *parts[3] = {a, b, c};
+    size_t k = 0;
+    for (size_t i = 0; i < 3; i++) {
+        for (const char *s = parts[i]; *s != '\0' && k + 1 < len; s++)
+            out[k++] = *s;
+    }
+    out[k] = '\0';
+}
+
+/* A rounded value `r` (> 0) to 3 significant digits, trailing zeros dropped. */
+static void put_sig3(double r, bool group, char *out, size_t len)
+{
+    int d = 2 - exponent10(r);
+    put_fixed(r, d < 0 ? 0 : d, 0, group, out, len);
+}
+
+/* Writes sign + body into buf, or "unknown" for a value that is not finite. */
+static const char *finish(const char *sign, const char *body, const char *suffix, char *buf,
+                          size_t len)
+{
+    concat3(buf, len, sign, body, suffix);
+    return buf;
+}
+
+static const char *unknown(char *buf, size_t len)
+{
+    return finish("", "unknown", "", buf, len);
+}
+
+/* The short-scale suffix for r >= 1000 and the mantissa it leaves. */
+static const char *short_scale(double r, double *mantissa)
+{
+    static const char *const names[] = {"k", "M", "B", "T"};
+    int i = 0;
+    while (i < 3 && r >= p10(3 * (i + 2)))
+        i++;
+    *mantissa = r / p10(3 * (i + 1));
+    return names[i];
+}
+
+/* A value past a thousand with its suffix: "92.4k", "1.37M", "1,000T". */
+static void put_scaled(double r, char *out, size_t len)
+{
+    double m = 0;
+    const char *suffix = short_scale(r, &m);
+    char body[48];
+    put_sig3(dc_round_sig(m, 3), true, body, sizeof(body));
+    concat3(out, len, body, suffix, "");
+}
+
+const char *dc_fmt_money(double usd, enum dc_period per, char *buf, size_t len)
+{
+    static const char *const suffix[] = {"", "/h", "/chip-hour", "/month", "/run", "/job"};
+    if (!isfinite(usd))
+        return unknown(buf, len);
+    double r = dc_round_sig(fabs(usd), DC_JSON_SIGNIFICANT);
+    char body[64];
+    double cents = round(r * 100) / 100, whole = round(r);
+    if (r == 0) {
+        concat3(body, sizeof(body), "0", "", "");
+    } else if (r < 1) {
+        double t = dc_round_sig(r, 3);
+        int d = 2 - exponent10(t);
+        put_fixed(t, d < 2 ? 2 : d, 2, false, body, sizeof(body));
+    } else if (cents < 100) {
+        put_fixed(cents, 2, 2, false, body, sizeof(body));
+    } else if (whole < 1000) {
+        put_fixed(whole, 0, 0, false, body, sizeof(body));
+    } else {
+        put_scaled(dc_round_sig(r, 3), body, sizeof(body));
+    }
+    unsigned p = (unsigned)per < sizeof(suffix) / sizeof(suffix[0]) ? (unsigned)per : 0;
+    char money[72];
+    concat3(money, sizeof(money), "$", body, "");
+    return finish(usd < 0 && r > 0 ? "-" : "", money, suffix[p], buf, len);
+}
+
+/* A duration of `secs` (>= 0) in the largest unit it is at least one of. */
+static const char *duration_seconds(double secs, char *buf, size_t len)
+{
+    static const struct {
+        double seconds;
+        const char *one, *many;
+    } units[] = {{0.001, "ms", "ms"}, {1, "s", "s"},          {60, "min", "min"},
+                 {3600, "h", "h"},    {86400, "day", "days"}, {31536000, "year", "years"}};
+    const size_t n = sizeof(units) / sizeof(units[0]);
+    size_t u = 0;
+    while (u + 1 < n && secs >= units[u + 1].seconds)
+        u++;
+    double v = dc_round_sig(secs / units[u].seconds, 3);
+    /* 59.99 s rounds to 60 s: say 1 min instead. */
+    if (u + 1 < n && v * units[u].seconds >= units[u + 1].seconds) {
+        u++;
+        v = dc_round_sig(secs / units[u].seconds, 3);
+    }
+    char body[64];
+    if (v == 0)
+        concat3(body, sizeof(body), "0", "", "");
+    else
+        put_sig3(v, true, body, sizeof(body));
+    char unit[16];
+    concat3(unit, sizeof(unit), " ", v == 1 ? units[u].one : units[u].many, "");
+    return finish("", body, unit, buf, len);
+}
+
+/* A duration given in `unit_seconds` units, rounded in that unit first (the
+ * JSON carries hours and milliseconds to 4 significant digits). */
+static const char *duration_in(double v, double unit_seconds, char *buf, size_t len)
+{
+    if (!isfinite(v))
+        return unknown(buf, len);
+    if (v < 0) {
+        char body[64];
+        duration_in(-v, unit_seconds, body, sizeof(body));
+        return finish("-", body, "", buf, len);
+    }
+    return duration_seconds(dc_round_sig(v, DC_JSON_SIGNIFICANT) * unit_seconds, buf, len);
+}
+
+const char *dc_fmt_duration(double seconds, char *buf, size_t len)
+{
+    return duration_in(seconds, 1, buf, len);
+}
+
+const char *dc_fmt_hours(double hours, char *buf, size_t len)
+{
+    return duration_in(hours, 3600, buf, len);
+}
+
+const char *dc_fmt_ms(double ms, char *buf, size_t len)
+{
+    return duration_in(ms, 0.001, buf, len);
+}
+
+const char *dc_fmt_count(double n, char *buf, size_t len)
+{
+    if (!isfinite(n))
+        return unknown(buf, len);
+    double a = round(fabs(n));
+    if (a >= 1e21)
+        return dc_fmt_quantity(n, buf, len);
+    char body[64];
+    put_fixed(a, 0, 0, true, body, sizeof(body));
+    return finish(n < 0 && a > 0 ? "-" : "", body, "", buf, len);
+}
+
+/* The number formatters' common start: sign, and |v| rounded to the JSON's
+ * digits and then to the 3 shown. */
+static double shown(double v)
+{
+    return dc_round_sig(dc_round_sig(fabs(v), DC_JSON_SIGNIFICANT), 3);
+}
+
+const char *dc_fmt_quantity(double v, char *buf, size_t len)
+{
+    if (!isfinite(v))
+        return unknown(buf, len);
+    double r = shown(v);
+    char body[64];
+    if (r == 0)
+        concat3(body, sizeof(body), "0", "", "");
+    else if (r < 1000)
+        put_sig3(r, true, body, sizeof(body));
+    else
+        put_scaled(r, body, sizeof(body));
+    return finish(v < 0 && r > 0 ? "-" : "", body, "", buf, len);
+}
+
+const char *dc_fmt_number(double v, char *buf, size_t len)
+{
+    if (!isfinite(v))
+        return unknown(buf, len);
+    double r = shown(v);
+    char body[64];
+    if (r == 0)
+        concat3(body, sizeof(body), "0", "", "");
+    else
+        put_sig3(r, true, body, sizeof(body));
+    return finish(v < 0 && r > 0 ? "-" : "", body, "", buf, len);
+}
+
+const char *dc_fmt_percent(double ratio, char *buf, size_t len)
+{
+    if (!isfinite(ratio))
+        return unknown(buf, len);
+    char body[64];
+    dc_fmt_number(dc_round_sig(ratio, DC_JSON_SIGNIFICANT) * 100, body, sizeof(body));
+    return finish("", body, "%", buf, len);
+}
+
+const char *dc_fmt_flop(double flop, char *buf, size_t len)
+{
+    static const char *const prefix[] = {"", "k", "M", "G", "T", "P", "E", "Z", "Y"};
+    if (!isfinite(flop))
+        return unknown(buf, len);
+    double r = shown(flop);
+    int i = 0;
+    while (i < 8 && r >= p10(3 * (i + 1)))
+        i++;
+    char body[64], unit[16];
+    if (r == 0)
+        concat3(body, sizeof(body), "0", "", "");
+    else
+        put_sig3(dc_round_sig(r / p10(3 * i), 3), true, body, sizeof(body));
+    concat3(unit, sizeof(unit), " ", prefix[i], "FLOP");
+    return finish(flop < 0 && r > 0 ? "-" : "", body, unit, buf, len);
+}

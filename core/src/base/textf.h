@@ -1,0 +1,33 @@
+/* core/src/base/textf.h -- the reason texts' one formatter: snprintf for formats
+ * whose only conversion is %s (owned by core; used by reasons.c, targets.c,
+ * price_note.c and defaults.c).
+ *
+ * Every text of a recommendation body is assembled from words and numbers
+ * already formatted (dc/numfmt.h); glibc's snprintf parses the format and
+ * consults the locale per call, and the texts of one body make thousands of
+ * calls, which cost more than deciding the answer. dc__textf joins the same
+ * pieces with memcpy. */
+#ifndef DC_TEXTF_H
+#define DC_TEXTF_H
+
+#include <stddef.h>
+
+/* As snprintf(buf, len, fmt, ...) for a format holding only "%s" (each a
+ * const char *; NULL prints "(null)" as glibc does) and "%%": writes at most len - 1
+ * bytes and a NUL (nothing when len is 0) and returns the length the whole
+ * text has, truncated or not. Any other conversion is copied as it stands. */
+int dc__textf(char *buf, size_t len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* AA_PRINTF_REFERENCE: the build the byte-identity test compares against
+ * (tests/unit/api/extra.cmake) formats with the printf family, as every text
+ * was formatted before the fast primitives. */
+#ifdef AA_PRINTF_REFERENCE
+#include <stdio.h>
+#define dc__textf snprintf
+#endif
+
+#endif /* DC_TEXTF_H */

@@ -1,0 +1,117 @@
+/* core/src/select/sized_rules.c -- rules whose condition reads the configuration a
+ * candidate is sized in (`sized.*` facts: a replica's memory and chips, the
+ * replicas, the batch), which the workload alone cannot tell: "v5e serves
+ * from one host of 8 chips" holds for the replica sizing builds, not for
+ * the model at batch 1 (docs/rules-format.md, "Facts of the sized
+ * configuration"). An exclusion is a constraint each configuration must meet;
+ * a score impact counts on the configuration picked. */
+#include <math.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "ruleset_internal.h"
+
+/* Whether the rule's effect reaches candidate `idx` of family `fam`, by a
+ * score impact or (*excludes) by an exclusion. */
+static bool touches(const struct dc__rule *rule, size_t idx, enum dc_family fam, bool *excludes)
+{
+    bool hit;
+    (void)dc__rule_impact(rule, idx, fam, &hit);
+    *excludes = (rule->exclude_families & (1u << fam)) != 0;
+    for (size_t k = 0; k < rule->n_exclude_accs; k++)
+        *excludes |= rule->exclude_accs[k] == idx;
+    return hit || *excludes;
+}
+
+bool dc__sized_rules_touch(const dc_ruleset *rs, size_t idx)
+{
+    for (size_t i = 0; i < rs->n_rules; i++) {
+        bool excl;
+        if (rs->rules[i].sized && touches(&rs->rules[i], idx, rs->accs[idx].family, &excl))
+            return true;
+    }
+    return false;
+}
+
+enum dc_status dc__sized_facts_add(const dc_ruleset *rs, cJSON *facts)
+{
+    bool any = false;
+    for (size_t i = 0; i < rs->n_rules && !any; i++)
+        any = rs->rules[i].sized;
+    if (!any)
+        return DC_OK;
+    static const char *const keys[] = {"memory_gb", "chips", "chips_per_replica", "replicas",
+                                       "batch_per_replica"};
+    cJSON *sized = cJSON_AddObjectToObject(facts, "sized");
+    for (size_t k = 0; sized != NULL && k < sizeof(keys) / sizeof(keys[0]); k++)
+        if (cJSON_AddNumberToObject(sized, keys[k], 0) == NULL)
+            return DC_ENOMEM;
+    return sized != NULL ? DC_OK : DC_ENOMEM;
+}
+
+/* The configuration's figures into the facts' `sized` object. */
+static void set_sized(cJSON *facts, const struct dc_sizing *z)
+{
+    cJSON *s = cJSON_GetObjectItemCaseSensitive(facts, "sized");
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "memory_gb"), z->memory_need_gb);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "chips"), z->chips);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "chips_per_replica"),
+                         z->chips_per_replica);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "replicas"), z->replicas);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "batch_per_replica"),
+                         z->batch_per_replica);
+}
+
+/* Whether the rule's condition holds on the sized facts, within the request's
+ * steps; an error (or spent budget) counts as not holding, and e->failed and
+ * e->rc keep the first such rule and status. */
+static bool holds(struct dc__sized_eval *e, const struct dc__rule *rule)
+{
+    bool hit = false;
+    uint64_t spent = 0;
+    struct dc_error err;
+    enum dc_status rc =
+        dc_logic_eval_truthy_within(rule->cond, e->facts, *e->steps_left, &spent, &hit, &err);
+    *e->steps_left -= spent < *e->steps_left ? spent : *e->steps_left;
+    if (rc != DC_OK) {
+        if (e->failed == NULL)
+            e->failed = rule;
+        if (e->rc == DC_OK)
+            e->rc = rc;
+        return false;
+    }
+    return hit;
+}
+
+const struct dc__rule *dc__sized_exclusion(struct dc__sized_eval *e, size_t idx,
+                                           const struct dc_sizing *z)
+{
+    if (cJSON_GetObjectItemCaseSensitive(e->facts, "sized") == NULL)
+        return NULL;
+    set_sized(e->facts, z);
+    for (size_t i = 0; i < e->rs->n_rules; i++) {
+        const struct dc__rule *rule = &e->rs->rules[i];
+        bool excl = false;
+        if (rule->sized && touches(rule, idx, e->rs->accs[idx].family, &excl) && excl &&
+            holds(e, rule))
+            return rule;
+    }
+    return NULL;
+}
+
+size_t dc__sized_hits(struct dc__sized_eval *e, size_t idx, const struct dc_sizing *z,
+                      const struct dc__rule **out, size_t max)
+{
+    if (cJSON_GetObjectItemCaseSensitive(e->facts, "sized") == NULL)
+        return 0;
+    set_sized(e->facts, z);
+    size_t n = 0;
+    for (size_t i = 0; i < e->rs->n_rules && n < max; i++) {
+        const struct dc__rule *rule = &e->rs->rules[i];
+        bool excl = false;
+        if (rule->sized && touches(rule, idx, e->rs->accs[idx].family, &excl) && !excl &&
+            holds(e, rule))
+            out[n++] = rule;
+    }
+    return n;
+}

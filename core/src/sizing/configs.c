@@ -1,0 +1,513 @@
+/* core/src/sizing/configs.c -- the configurations a part can be bought in for one
+ * workload, each sized and priced, and the one the workload's objective keeps
+ * (docs/scoring.md, section 5).
+ *
+ * Training tries chip counts from the fewest that hold the job up to what
+ * the cluster, max_accelerators, the global batch and the scaling-efficiency
+ * floor allow: every machine size and slice in that range, a doubling ladder,
+ * and the exact counts that first meet the deadline (or default target) and
+ * min_run_hours. Serving tries replica sizes from the fewest chips that hold
+ * the weights, and for each the largest batch the latency target allows and a
+ * few smaller ones, with the replicas the request rate needs. Every search is
+ * bounded by a named limit, whatever the workload asks. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ruleset_internal.h"
+#include "sizing.h"
+
+/* Counts one training part may try: its machine sizes or slices in range
+ * (at most DC_ACC_MAX_SLICES), a doubling ladder over 32-bit counts, and the
+ * five exact counts (memory, target, limit, minimum run, fast domain). */
+#define TRAIN_MAX_CONFIGS (DC_ACC_MAX_SLICES + 33 + 5)
+/* Serving: replica sizes tried past the first that holds one request, and
+ * batches per size (the latency-bound one, a quarter, a sixteenth, one). */
+#define SERVE_SIZES_PAST_FIT 4
+#define SERVE_BATCHES        4
+#define SERVE_MAX_CONFIGS    (SERVE_SIZES_PAST_FIT * SERVE_BATCHES)
+#define TIE                  DC__TIE
+
+double dc__config_spend(const struct dc_sizing_params *s, const struct dc_workload *w,
+                        const struct dc_sizing *z)
+{
+    if (isfinite(z->cost_usd))
+        return fmax(z->cost_usd, s->negligible_cost_usd);
+    /* Chips a team owns cost the same idle or busy: on premises without a
+     * list price, and with the count it owns (max_accelerators), time
+     * decides. */
+    if (w->deployment == DC_DEPLOY_ON_PREM && isfinite(w->max_accelerators))
+        return NAN;
+    return w->task == DC_TASK_INFERENCE ? (double)z->chips : z->chips * z->hours;
+}
+
+double dc__config_time(const struct dc_sizing_params *s, const struct dc_workload *w,
+                       const struct dc_sizing *z)
+{
+    /* An offline job (inference.job) is timed by the hours it runs. */
+    if (w->task == DC_TASK_INFERENCE && !(w->job_requests > 0))
+        return z->request_ms;
+    /* Runs shorter than min_run_hours count as that long: minutes apart are no
+     * reason to buy more chips. A run's start-up is part of its time. */
+    double start = isfinite(z->overheads.startup_hours) ? z->overheads.startup_hours : 0;
+    return isfinite(z->hours) ? fmax(z->hours + start, s->min_run_hours.value) : NAN;
+}
+
+int dc__cmp_value(double x, double y)
+{
+    bool kx = isfinite(x), ky = isfinite(y);
+    if (kx != ky)
+        return kx ? -1 : 1;
+    if (!kx || fabs(x - y) <= TIE * fmax(fabs(x), fabs(y)))
+        return 0;
+    return x < y ? -1 : 1;
+}
+
+int dc__cmp_machines(const struct dc_sizing *x, const struct dc_sizing *y)
+{
+    if (x->machines != y->machines)
+        return x->machines < y->machines ? -1 : 1;
+    return x->chips < y->chips ? -1 : x->chips > y->chips ? 1 : 0;
+}
+
+/* The training time target: the deadline, or the default run length. */
+static double target_hours(const struct dc__part *p)
+{
+    const struct dc_workload *w = p->w;
+    if (isfinite(w->deadline_hours))
+        return w->deadline_hours;
+    return w->task == DC_TASK_FINE_TUNING ? p->s->target_hours_fine_tuning.value
+                                          : p->s->target_hours_training.value;
+}
+
+bool dc__meets_targets(const struct dc__part *p, const struct dc_sizing *z)
+{
+    if (p->w->task == DC_TASK_INFERENCE)
+        return z->meets_latency && z->meets_rate;
+    return isfinite(z->hours) && z->hours + dc__startup_hours(p) <= target_hours(p) * (1 + TIE);
+}
+
+/* Of two configurations that both miss a target, the one nearer to it. */
+static int cmp_near(const struct dc__part *p, const struct dc_sizing *x, const struct dc_sizing *y)
+{
+    if (p->w->task != DC_TASK_INFERENCE)
+        return dc__cmp_value(x->hours, y->hours);
+    if (x->meets_latency != y->meets_latency)
+        return x->meets_latency ? -1 : 1;
+    int c = dc__cmp_value(-x->throughput_rps, -y->throughput_rps);
+    return c != 0 ? c : dc__cmp_value(x->decode_ms, y->decode_ms);
+}
+
+/* The objective's order of two configurations of one part (docs/scoring.md,
+ * section 5): within budget and portable first, then meeting every target,
+ * then priced, then the objective, then fewer chips. */
+static int cmp_config(const struct dc__part *p, const struct dc_sizing *x, bool px,
+                      const struct dc_sizing *y, bool py)
+{
+    bool okx = x->within_budget && px, oky = y->within_budget && py;
+    if (okx != oky)
+        return okx ? -1 : 1;
+    bool mx = dc__meets_targets(p, x), my = dc__meets_targets(p, y);
+    if (mx != my)
+        return mx ? -1 : 1;
+    if (!mx) {
+        int c = cmp_near(p, x, y);
+        if (c != 0)
+            return c;
+    }
+    bool cx = isfinite(x->cost_usd), cy = isfinite(y->cost_usd);
+    if (cx != cy)
+        return cx ? -1 : 1;
+    double sx = dc__config_spend(p->s, p->w, x), sy = dc__config_spend(p->s, p->w, y);
+    double tx = dc__config_time(p->s, p->w, x), ty = dc__config_time(p->s, p->w, y);
+    int c = 0;
+    switch (p->w->objective) {
+    case DC_OBJECTIVE_TIME:
+        c = dc__cmp_value(tx, ty);
+        c = c != 0 ? c : dc__cmp_value(sx, sy);
+        break;
+    case DC_OBJECTIVE_COST:
+    case DC_OBJECTIVE_BALANCED:
+        /* Balanced starts from the cheapest; the engine then takes the fastest
+         * configuration whose extra cost the time it saves is worth
+         * (dc__balance). A tie of cost, the negligible floor's included, is no
+         * reason to buy more: it goes to fewer machines (issue 27), then to
+         * the faster. Chips a team owns (no known spend) are timed. */
+        c = dc__cmp_value(sx, sy);
+        if (c == 0 && isfinite(sx) && isfinite(sy))
+            c = x->machines < y->machines ? -1 : x->machines > y->machines ? 1 : 0;
+        c = c != 0 ? c : dc__cmp_value(tx, ty);
+        break;
+    }
+    if (c != 0)
+        return c;
+    return x->chips < y->chips ? -1 : x->chips > y->chips ? 1 : 0;
+}
+
+/* ---- the frontier --------------------------------------------------------------- */
+
+/* Whether (spend, time, chips) x sorts after y: by cost, time, then chips. */
+static bool after(double xs, double xt, unsigned xc, double ys, double yt, unsigned yc)
+{
+    int c = dc__cmp_value(xs, ys);
+    if (c == 0)
+        c = dc__cmp_value(xt, yt);
+    return c > 0 || (c == 0 && xc > yc);
+}
+
+/* Append the configurations of `v` (feasible and priced: ok[i]) that no
+ * other of them beats on both cost and time: sorted by cost, each that is
+ * faster than every cheaper one. */
+static enum dc_status keep_frontier(const struct dc__part *p, size_t idx, const struct dc_sizing *v,
+                                    const bool *ok, size_t n, struct dc__points *pts)
+{
+    struct {
+        double spend, time;
+        unsigned chips;
+        size_t i;
+    } k[TRAIN_MAX_CONFIGS > SERVE_MAX_CONFIGS ? TRAIN_MAX_CONFIGS : SERVE_MAX_CONFIGS], t;
+    size_t m = 0;
+    for (size_t i = 0; pts != NULL && i < n; i++) {
+        if (!ok[i])
+            continue;
+        t.spend = dc__config_spend(p->s, p->w, &v[i]);
+        t.time = dc__config_time(p->s, p->w, &v[i]);
+        t.chips = v[i].chips;
+        t.i = i;
+        size_t j = m++; /* insertion by cost, then time, then fewer chips */
+        for (; j > 0 &&
+               after(k[j - 1].spend, k[j - 1].time, k[j - 1].chips, t.spend, t.time, t.chips);
+             j--)
+            k[j] = k[j - 1];
+        k[j] = t;
+    }
+    double best = INFINITY;
+    for (size_t j = 0; j < m; j++) {
+        if (!(dc__cmp_value(k[j].time, best) < 0))
+            continue;
+        best = k[j].time;
+        if (pts->n == pts->cap) {
+            size_t cap = pts->cap == 0 ? 64 : pts->cap * 2;
+            struct dc__point *grown = realloc(pts->v, cap * sizeof(*grown));
+            if (grown == NULL)
+                return DC_ENOMEM;
+            pts->v = grown;
+            pts->cap = cap;
+        }
+        pts->v[pts->n++] = (struct dc__point){idx, v[k[j].i]};
+    }
+    return DC_OK;
+}
+
+/* ---- training --------------------------------------------------------------------- */
+
+/* The most chips worth buying: a global batch of B sequences keeps at most
+ * B x chips_per_sequence chips busy, and past the efficiency floor extra
+ * chips mostly wait on the network (docs/scoring.md, section 5). */
+static unsigned efficiency_limit(const struct dc__part *p, unsigned cap)
+{
+    const struct dc_sizing_params *s = p->s;
+    const struct dc_accelerator *a = p->a;
+    double domain = a->domain > 0 ? a->domain : 1;
+    double cross = s->mfu_cross_domain[a->family];
+    double decay = s->mfu_decay[a->family];
+    double floor = s->efficiency_floor.value;
+    double by_efficiency = domain;
+    if (cross >= floor)
+        by_efficiency = decay > 0 ? domain * exp2((1.0 - floor / cross) / decay) : INFINITY;
+    return (unsigned)fmax(1.0, fmin((double)cap, by_efficiency));
+}
+
+/* The most chips in [lo, hi] whose modelled scale efficiency, sequence
+ * splitting and the gradient all-reduce included (core/src/sizing/sync.c), stays at
+ * or above the floor: efficiency never rises with chips at a fixed batch, so
+ * the count is bisected. efficiency_limit's closed form bounds it from above. */
+static unsigned modelled_limit(const struct dc__part *p, unsigned lo, unsigned hi)
+{
+    double floor = p->s->efficiency_floor.value;
+    if (!isfinite(p->peak) || hi <= lo || dc__train_efficiency(p, hi) >= floor)
+        return hi;
+    unsigned a = lo, b = hi;
+    while (a < b) {
+        unsigned mid = a + (b - a + 1) / 2;
+        if (dc__train_efficiency(p, mid) >= floor)
+            a = mid;
+        else
+            b = mid - 1;
+    }
+    return a;
+}
+
+static unsigned batch_limit(const struct dc__part *p)
+{
+    double per = p->s->chips_per_sequence.value;
+    return (unsigned)fmax(1.0, fmin((double)p->cap, p->w->global_batch_size * per));
+}
+
+/* The fewest chips in [lo, hi] whose purchasable shape finishes within
+ * `hours`; 0 when even `hi` does not. Hours fall as shapes grow (the MFU
+ * model loses less than a shape step adds), so the count is bisected. */
+static unsigned fewest_within(const struct dc__part *p, unsigned lo, unsigned hi, double hours)
+{
+    struct dc_shape s;
+    dc__shape_at_most(p->a, hi, &s);
+    if (dc__shape_chips(&s) < lo || !(dc__train_hours(p, dc__shape_chips(&s)) <= hours))
+        return 0;
+    unsigned a = lo, b = dc__shape_chips(&s);
+    while (a < b) {
+        unsigned mid = a + (b - a) / 2;
+        if (dc_shape_at_least(p->a, mid, UINT_MAX, &s) &&
+            dc__train_hours(p, dc__shape_chips(&s)) <= hours)
+            b = mid;
+        else
+            a = mid + 1;
+    }
+    (void)dc_shape_at_least(p->a, b, UINT_MAX, &s);
+    return dc__shape_chips(&s);
+}
+
+struct train_counts {
+    unsigned v[TRAIN_MAX_CONFIGS];
+    size_t n;
+    unsigned lo, hi, target; /* target: the fewest meeting the time target, 0 none */
+    bool hi_by_efficiency;   /* hi is the efficiency floor's, not a cap's */
+};
+
+static void add_count(struct train_counts *t, unsigned chips)
+{
+    if (chips == 0 || chips < t->lo || chips > t->hi || t->n == TRAIN_MAX_CONFIGS)
+        return;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i] == chips)
+            return;
+    t->v[t->n++] = chips;
+}
+
+/* The counts worth sizing on a part whose smallest shape holding the job has
+ * `lo` chips. */
+static void training_counts(const struct dc__part *p, unsigned lo, struct train_counts *t)
+{
+    const struct dc_accelerator *a = p->a;
+    unsigned batch = batch_limit(p);
+    unsigned eff = modelled_limit(p, lo, efficiency_limit(p, batch));
+    t->n = 0;
+    t->lo = lo;
+    t->hi = eff > lo ? eff : lo;
+    t->hi_by_efficiency = eff < batch;
+    t->target = 0;
+    if (isfinite(p->peak)) {
+        /* A deadline is a requirement: past the efficiency floor if it takes
+         * that, up to the batch bound; the default target is not. */
+        unsigned reach = isfinite(p->w->deadline_hours) && batch > t->hi ? batch : t->hi;
+        t->target = fewest_within(p, lo, reach, target_hours(p) - dc__startup_hours(p));
+        if (t->target > t->hi) {
+            t->hi = t->target;
+            t->hi_by_efficiency = false;
+        }
+    }
+    struct dc_shape s;
+    dc__shape_at_most(a, t->hi, &s);
+    t->hi = dc__shape_chips(&s) > lo ? dc__shape_chips(&s) : lo;
+    add_count(t, lo);
+    add_count(t, t->target);
+    add_count(t, t->hi);
+    if (isfinite(p->peak))
+        add_count(t, fewest_within(p, lo, t->hi, p->s->min_run_hours.value));
+    /* The whole fast domain (72 GPUs of a GB200 NVL72 rack): past it each
+     * chip costs more per run, so it is often the fastest of equal cost. */
+    if (a->domain > 0) {
+        dc__shape_at_most(a, a->domain, &s);
+        add_count(t, dc__shape_chips(&s));
+    }
+    size_t n_sizes = a->n_slices > 0 ? a->n_slices : a->n_node_sizes;
+    for (size_t i = 0; i < n_sizes; i++)
+        add_count(t, a->n_slices > 0 ? a->slices[i].chips : a->node_sizes[i]);
+    for (unsigned long long c = (unsigned long long)lo * 2; c <= t->hi; c *= 2)
+        if (dc_shape_at_least(a, (unsigned)c, t->hi, &s))
+            add_count(t, dc__shape_chips(&s));
+}
+
+static enum dc_chips_basis training_basis(const struct dc__part *p, const struct train_counts *t,
+                                          const struct dc_sizing *z)
+{
+    if (z->estimate_withheld != NULL || z->chips == t->lo)
+        return DC_BASIS_MEMORY;
+    if (!dc__meets_targets(p, z))
+        return DC_BASIS_LIMIT;
+    if (p->w->objective == DC_OBJECTIVE_TIME)
+        return z->chips == t->hi && !t->hi_by_efficiency &&
+                       dc__config_time(p->s, p->w, z) > p->s->min_run_hours.value
+                   ? DC_BASIS_LIMIT
+                   : DC_BASIS_FASTEST;
+    if (z->chips == t->target)
+        return isfinite(p->w->deadline_hours) ? DC_BASIS_DEADLINE : DC_BASIS_TARGET;
+    return DC_BASIS_CHEAPEST;
+}
+
+static bool configure_training(const struct dc__part *p, size_t idx,
+                               const struct dc__config_filter *filter, struct dc__points *pts,
+                               struct dc_sizing *pick, enum dc_status *rc)
+{
+    struct dc_shape lo;
+    bool fits = dc__train_min_shape(p, p->cap, &lo);
+    dc__sizing_init(p, pick);
+    pick->chips_for_memory = dc__shape_chips(&lo);
+    pick->memory_need_gb = p->d->state_gb + p->d->activations_gb;
+    pick->shape = lo;
+    pick->chips = pick->chips_per_replica = dc__shape_chips(&lo);
+    if (!fits)
+        return false;
+    struct train_counts t;
+    training_counts(p, dc__shape_chips(&lo), &t);
+    struct dc_sizing v[TRAIN_MAX_CONFIGS];
+    bool ok[TRAIN_MAX_CONFIGS], port[TRAIN_MAX_CONFIGS];
+    size_t best = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        struct dc_shape s;
+        if (!dc_shape_at_least(p->a, t.v[i], UINT_MAX, &s))
+            s = (struct dc_shape){1, t.v[i], NULL};
+        dc__sizing_init(p, &v[i]);
+        v[i].fits = true;
+        v[i].chips_for_memory = t.lo;
+        dc__train_at(p, &s, dc__shape_chips(&s), &v[i]);
+        port[i] = filter == NULL || filter->ok(filter->ctx, p, &v[i]);
+        ok[i] =
+            port[i] && v[i].within_budget && dc__meets_targets(p, &v[i]) && isfinite(v[i].cost_usd);
+        if (i > 0 && cmp_config(p, &v[i], port[i], &v[best], port[best]) < 0)
+            best = i;
+    }
+    *pick = v[best];
+    pick->basis = training_basis(p, &t, pick);
+    *rc = keep_frontier(p, idx, v, ok, t.n, pts);
+    return true;
+}
+
+/* ---- serving ------------------------------------------------------------------------ */
+
+/* The batches worth trying on `chips` chips: the workload's own, or the
+ * largest that meets the latency target and a few smaller ones (lower
+ * latency, more replicas). Returns how many. */
+static size_t batch_options(const struct dc__part *p, unsigned chips, unsigned cap, unsigned *out)
+{
+    if (isfinite(p->w->batch_size)) {
+        out[0] = (unsigned)p->w->batch_size;
+        return out[0] <= cap ? 1 : 0;
+    }
+    unsigned b = dc__serve_latency_batch(p, chips, cap);
+    size_t n = 0;
+    for (unsigned div = 1; n < SERVE_BATCHES; div *= 4) {
+        unsigned x = n + 1 == SERVE_BATCHES ? 1 : b / div;
+        if (x >= 1 && (n == 0 || out[n - 1] != x))
+            out[n++] = x;
+        if (x <= 1)
+            break;
+    }
+    return n;
+}
+
+/* Size `n` replicas of `chips` at `batch` for the rate, capped by the fleet. */
+static bool serve_config(const struct dc__part *p, unsigned chips, unsigned batch,
+                         struct dc_sizing *z)
+{
+    struct dc__replica r;
+    dc__replica_at(p, chips, batch, &r);
+    unsigned n = dc__replicas_for(p, &r);
+    if ((unsigned long long)n * chips > p->fleet_cap)
+        n = p->fleet_cap / chips;
+    struct dc_shape buy;
+    if (n == 0 || !dc__serve_buy(p->a, chips, n, &buy))
+        return false;
+    dc__sizing_init(p, z);
+    z->fits = true;
+    dc__serve_at(p, &r, n, &buy, z);
+    return true;
+}
+
+/* Why a serving pick has its layout: capped below the rate, replicas for the
+ * rate, the fewest chips that hold the model, or the objective's choice of a
+ * larger replica (tensor parallel for latency or a larger batch). */
+static enum dc_chips_basis serving_basis(const struct dc__part *p, const struct dc_sizing *z,
+                                         unsigned first_fit)
+{
+    if (z->estimate_withheld != NULL)
+        return DC_BASIS_MEMORY;
+    if (!z->meets_rate)
+        return DC_BASIS_LIMIT;
+    if (z->replicas > 1)
+        return DC_BASIS_RATE;
+    if (z->chips_per_replica <= first_fit)
+        return DC_BASIS_MEMORY;
+    return p->w->objective == DC_OBJECTIVE_TIME ? DC_BASIS_FASTEST : DC_BASIS_CHEAPEST;
+}
+
+static bool configure_serving(const struct dc__part *p, size_t idx,
+                              const struct dc__config_filter *filter, struct dc__points *pts,
+                              struct dc_sizing *pick, enum dc_status *rc)
+{
+    struct dc_sizing v[SERVE_MAX_CONFIGS];
+    bool ok[SERVE_MAX_CONFIGS], port[SERVE_MAX_CONFIGS];
+    size_t n = 0, best = 0, sizes = 0;
+    unsigned first_fit = 0;
+    /* Sizes below the one that holds the first batch are skipped in one jump;
+     * past it memory only grows, so the loop ends after a few sizes (the
+     * bound on passes guards against rounding). */
+    unsigned start = dc__replica_holding(p, isfinite(p->w->batch_size) ? p->w->batch_size : 1.0);
+    unsigned passes = 0;
+    for (unsigned t = start;
+         t != 0 && t <= p->cap && sizes < SERVE_SIZES_PAST_FIT && passes < 4 * SERVE_SIZES_PAST_FIT;
+         t = dc__next_replica_size(p->a, t), passes++) {
+        unsigned batches[SERVE_BATCHES];
+        unsigned cap = dc__serve_batch_cap(p, t);
+        size_t nb = cap > 0 ? batch_options(p, t, cap, batches) : 0;
+        if (nb == 0)
+            continue;
+        sizes++;
+        first_fit = first_fit == 0 ? t : first_fit;
+        for (size_t b = 0; b < nb; b++) {
+            if (!serve_config(p, t, batches[b], &v[n]))
+                continue;
+            v[n].chips_for_memory = first_fit;
+            port[n] = filter == NULL || filter->ok(filter->ctx, p, &v[n]);
+            ok[n] = port[n] && v[n].within_budget && dc__meets_targets(p, &v[n]) &&
+                    isfinite(v[n].cost_usd);
+            if (n > 0 && cmp_config(p, &v[n], port[n], &v[best], port[best]) < 0)
+                best = n;
+            n++;
+        }
+    }
+    if (n == 0) {
+        dc__sizing_init(p, pick);
+        double batch = isfinite(p->w->batch_size) ? p->w->batch_size : 1.0;
+        pick->memory_need_gb =
+            p->d->weights_gb * p->s->infer_overhead.value + p->d->kv_cache_gb * batch;
+        unsigned t = dc__replica_holding(p, 1.0);
+        t = t != 0 && dc__serve_batch_cap(p, t) > 0 ? t : 0;
+        pick->chips_for_memory = t;
+        pick->chips = pick->chips_per_replica = t;
+        if (t > 0)
+            (void)dc_shape_at_least(p->a, t, UINT_MAX, &pick->shape);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i].basis = serving_basis(p, &v[i], first_fit);
+    *pick = v[best];
+    *rc = keep_frontier(p, idx, v, ok, n, pts);
+    return true;
+}
+
+const char *dc_chips_basis_name(enum dc_chips_basis b)
+{
+    static const char *const names[] = {"memory", "deadline", "target",   "fastest", "rate",
+                                        "limit",  "pinned",   "cheapest", "balanced"};
+    return b <= DC_BASIS_BALANCED ? names[b] : "memory";
+}
+
+bool dc__configure(const struct dc__part *p, size_t idx, const struct dc__config_filter *filter,
+                   struct dc__points *pts, struct dc_sizing *pick, enum dc_status *rc)
+{
+    *rc = DC_OK;
+    if (p->w->task == DC_TASK_INFERENCE)
+        return configure_serving(p, idx, filter, pts, pick, rc);
+    return configure_training(p, idx, filter, pts, pick, rc);
+}

@@ -1,0 +1,742 @@
+/* core/src/sizing/sizing.c -- one configuration of one part, sized: training memory
+ * and run time on a shape, serving replicas with their batch, latency and
+ * rate (what a workload needs before that is derive.c; which configurations
+ * are tried is configs.c).
+ *
+ * The model is documented for users in docs/scoring.md (section 5) and checked
+ * against published runs in docs/calibration.md; keep the three in step. Every
+ * constant it uses comes from sizing.yaml or the catalog, each with a source. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ruleset_internal.h"
+#include "sizing.h"
+
+/* The larger of two times, unknown when either is (fmax would drop a NAN and
+ * time a CPU with no listed bandwidth on its FLOPs alone). */
+static double max_known(double a, double b)
+{
+    return isnan(a) || isnan(b) ? NAN : fmax(a, b);
+}
+
+/* ceil(v) as a chip count, saturating; 0 for v <= 0 or NAN. */
+static unsigned ceil_count(double v)
+{
+    if (!(v > 0))
+        return 0;
+    if (v >= (double)UINT_MAX)
+        return UINT_MAX;
+    return (unsigned)ceil(v - 1e-9);
+}
+
+static double arch_mfu_factor(const struct dc_sizing_params *s, const char *arch)
+{
+    for (size_t i = 0; i < s->n_arch_mfu; i++) {
+        if (strcmp(s->arch_mfu[i].architecture, arch) == 0)
+            return s->arch_mfu[i].factor.value;
+    }
+    return 1.0;
+}
+
+/* A mixture of experts runs its experts as grouped matmuls as narrow as each
+ * expert's feed-forward layer (DeepSeek-V3: 2,048): the narrower, the further
+ * below a dense layer's rate (sizing.yaml, moe_expert_width). */
+static double moe_factor(const struct dc_sizing_params *s, const struct dc__derived *d)
+{
+    double c = s->moe_expert_width.value;
+    if (!isfinite(d->expert_width) || !isfinite(c))
+        return 1.0;
+    return d->expert_width / (d->expert_width + c);
+}
+
+/* A narrow model's matmuls (hidden 2,048 against 16,384) keep a chip's
+ * matrix units less busy, and its attention, norms and communication take a
+ * larger share of a step: it trains at h / (h + this) of the family's MFU
+ * (sizing.yaml, matmul_width). */
+static double width_factor(const struct dc_sizing_params *s, const struct dc__derived *d)
+{
+    double c = s->matmul_width.value;
+    if (!isfinite(c) || d->kind != DC__KIND_DECODER)
+        return 1.0;
+    return d->hidden / (d->hidden + c);
+}
+
+/* Keep the catalog's machine sizes that are rented (`sizes`, ascending, n of
+ * them): configurations are built only from machines that can be bought. A
+ * part none of whose catalog sizes is rented keeps them all (each is then
+ * unpriced, and says why). */
+static void rentable_sizes(struct dc_accelerator *a, const unsigned *sizes, unsigned n)
+{
+    unsigned kept[DC_ACC_MAX_NODE_SIZES];
+    unsigned largest = 0;
+    size_t m = 0;
+    for (size_t i = 0; i < a->n_node_sizes; i++) {
+        if (a->node_sizes[i] > largest)
+            largest = a->node_sizes[i];
+        for (unsigned j = 0; j < n; j++)
+            if (a->node_sizes[i] == sizes[j])
+                kept[m++] = a->node_sizes[i];
+    }
+    if (m == 0)
+        return;
+    memcpy(a->node_sizes, kept, m * sizeof(kept[0]));
+    a->n_node_sizes = m;
+    /* NVLink joins the GPUs of one machine only: rented by smaller machines,
+     * the fast domain is one of them. A domain wider than the catalog's
+     * largest machine spans machines (a GB200 NVL72 rack joins eighteen
+     * 4-GPU trays): renting the machines keeps it. */
+    if (a->domain <= largest && a->domain > kept[m - 1])
+        a->domain = kept[m - 1];
+}
+
+/* On premises a part is bought in the unit it is sold in (catalog
+ * shapes.on_prem_unit): whole NVL72 racks, whole HGX machines. */
+static void on_prem_units(struct dc__part *p)
+{
+    if (p->a != &p->scaled) {
+        p->scaled = *p->a;
+        p->a = &p->scaled;
+    }
+    p->scaled.node_sizes[0] = p->scaled.on_prem_unit;
+    p->scaled.n_node_sizes = 1;
+}
+
+/* The serving peak, TFLOP/s: the part's at the workload's precision, except
+ * that a diffusion network at 8 bits or fewer (convolutions, norms and
+ * attention beside its quantised matmuls) runs at diffusion_8bit_gain times
+ * its 16-bit rate at most (sizing.yaml, fitted on MLPerf's SDXL rows). */
+static double serving_peak(const struct dc_sizing_params *s, const struct dc_accelerator *a,
+                           const struct dc_workload *w, const struct dc__derived *d)
+{
+    double peak = dc__listed_peak(a, w->precision);
+    if (d->kind != DC__KIND_DIFFUSION || d->precision_bits > 8 ||
+        !isfinite(s->diffusion_8bit_gain.value))
+        return peak;
+    double half = dc__listed_peak(a, DC_PREC_BF16);
+    if (!isfinite(half))
+        half = dc__listed_peak(a, DC_PREC_FP16);
+    return isfinite(half) ? fmin(peak, half * s->diffusion_8bit_gain.value) : peak;
+}
+
+void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
+                   const struct dc__derived *d, const struct dc_accelerator *a,
+                   struct dc__perturb k)
+{
+    const struct dc_sizing_params *s = &rs->sizing;
+    memset(p, 0, sizeof(*p));
+    p->rs = rs;
+    p->s = s;
+    p->w = w;
+    p->d = d;
+    p->a = a;
+    /* A copy of the part stands in for it when a robustness probe scales its
+     * MFU (every rate below reads the part's measured factor), or when the
+     * cloud rents it in fewer machine sizes than the catalog lists. */
+    unsigned sizes[DC_ACC_MAX_NODE_SIZES];
+    unsigned n =
+        w->deployment == DC_DEPLOY_CLOUD
+            ? dc__rentable_node_sizes(a, w->pricing, w->providers, sizes, DC_ACC_MAX_NODE_SIZES)
+            : 0;
+    if (k.mfu != 1.0 || n > 0) {
+        p->scaled = *a;
+        p->scaled.mfu_factor *= k.mfu;
+        p->scaled.training_mfu_factor *= k.mfu;
+        p->a = &p->scaled;
+    }
+    if (n > 0)
+        rentable_sizes(&p->scaled, sizes, n);
+    if (w->deployment == DC_DEPLOY_ON_PREM && a->on_prem_unit > 0 && a->n_slices == 0)
+        on_prem_units(p);
+    /* precision tf32: fp32 matmuls at the part's TF32 rate where it has one
+     * (issue 29; plain fp32 is IEEE FP32). */
+    if (w->tf32 && a->peak_tf32_tflops > 0) {
+        if (p->a != &p->scaled) {
+            p->scaled = *a;
+            p->a = &p->scaled;
+        }
+        p->scaled.peak_tflops[DC_PREC_FP32] = a->peak_tf32_tflops;
+    }
+    a = p->a;
+    p->price_scale = k.price;
+    p->cap = dc__chip_cap(w, a);
+    p->peak = dc__compute_peak(rs, a, w->precision);
+    p->factor = arch_mfu_factor(s, w->architecture) * a->training_mfu_factor * moe_factor(s, d) *
+                width_factor(s, d) * s->goodput.value;
+    /* Serving replicas are independent machines: all of them together are
+     * bounded by max_accelerators, or by the fleet a provider rents. */
+    double fleet = isfinite(w->max_accelerators) ? w->max_accelerators : s->serving_max_chips.value;
+    p->fleet_cap = fleet >= (double)UINT_MAX ? UINT_MAX : (unsigned)fleet;
+    p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value * a->hbm_factor;
+    p->flops = serving_peak(s, a, w, d) * 1e12 * s->mfu_inference[a->family] * a->mfu_factor *
+               moe_factor(s, d);
+    dc__tp_init(p);
+    dc__sync_init(p);
+    dc__embed_init(p);
+}
+
+void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
+{
+    memset(z, 0, sizeof(*z));
+    z->memory_per_chip_gb = p->a->memory_gb * p->s->memory_usable_fraction.value;
+    z->peak_tflops = dc__listed_peak(p->a, p->w->precision);
+    z->mfu = NAN;
+    z->scale_efficiency = 1.0;
+    z->hours = NAN;
+    z->cost_usd = NAN;
+    z->cost_per_hour_usd = NAN;
+    z->usd_per_chip_hour = NAN;
+    z->energy_usd = NAN;
+    z->prefill_ms = NAN;
+    z->decode_ms = NAN;
+    z->request_ms = NAN;
+    z->throughput_rps = NAN;
+    z->tokens_per_second = NAN;
+    z->meets_deadline = true;
+    z->meets_latency = true;
+    z->meets_rate = true;
+    z->within_budget = true;
+    z->replicas = 1;
+    z->machines = 0;
+    z->overheads = (struct dc_overheads){NAN, NAN, NAN, NAN, NAN, NAN};
+    z->capacity = (struct dc_capacity_need){.lead_time_days = NAN};
+    struct dc_band none = {NAN, NAN};
+    z->uncertainty = (struct dc_uncertainty){.hours = none,
+                                             .cost_usd = none,
+                                             .throughput_rps = none,
+                                             .tokens_per_second = none,
+                                             .decode_ms = none,
+                                             .request_ms = none};
+}
+
+/* An estimate off by more than 3x is not shown (derive.c names the field
+ * that would fix it): the chips that hold the job stay, their time, speed
+ * and cost go, and as for an unknown price a cost not estimated does not
+ * pass a budget. */
+static void withhold(const struct dc__part *p, struct dc_sizing *z)
+{
+    if (p->d->withheld == NULL)
+        return;
+    z->estimate_withheld = p->d->withheld;
+    z->hours = z->cost_usd = z->cost_per_hour_usd = z->energy_usd = NAN;
+    z->mfu = z->prefill_ms = z->decode_ms = z->request_ms = NAN;
+    z->throughput_rps = z->tokens_per_second = NAN;
+    z->meets_deadline = z->meets_latency = z->meets_rate = true;
+    z->within_budget = !isfinite(p->w->budget_usd);
+}
+
+/* ---- training --------------------------------------------------------------------- */
+
+/* Memory on each of `chips` chips: the state is sharded across all of them
+ * (ZeRO-3/FSDP, F4.6); activations split across the tensor-parallel group,
+ * which stays within one fast domain. */
+static double training_gb_per_chip(const struct dc__derived *d, const struct dc_accelerator *a,
+                                   unsigned chips)
+{
+    unsigned tp = a->domain > 0 && a->domain < chips ? a->domain : chips;
+    return d->state_gb / chips + d->activations_gb / tp;
+}
+
+/* Passes of memory_shape's search, at most: it ends within a few (see there);
+ * the bound guards against rounding. Past it no shape is said to hold the job. */
+#define TRAIN_MAX_SHAPE_PASSES 64
+
+/* The smallest purchasable shape within `cap` whose chips hold the job. Each
+ * pass jumps to the count the state needs beside the activations of the
+ * tensor-parallel group it reached, which stops growing at the fast domain,
+ * so the loop ends within a few passes. */
+static bool memory_shape(const struct dc__derived *d, const struct dc_accelerator *a, double usable,
+                         unsigned cap, struct dc_shape *out)
+{
+    unsigned max_tp = a->domain > 0 ? a->domain : 1;
+    if (d->activations_gb / max_tp >= usable)
+        return false;
+    unsigned need = ceil_count(d->state_gb / usable);
+    for (unsigned pass = 0; pass < TRAIN_MAX_SHAPE_PASSES; pass++) {
+        if (!dc_shape_at_least(a, need, cap, out))
+            return false;
+        unsigned chips = dc__shape_chips(out);
+        if (training_gb_per_chip(d, a, chips) <= usable)
+            return true;
+        unsigned tp = chips < max_tp ? chips : max_tp;
+        unsigned next = ceil_count(d->state_gb / (usable - d->activations_gb / tp));
+        if (chips == UINT_MAX)
+            return false;
+        need = next > chips ? next : chips + 1;
+    }
+    return false;
+}
+
+bool dc__train_min_shape(const struct dc__part *p, unsigned cap, struct dc_shape *out)
+{
+    double usable = p->a->memory_gb * p->s->memory_usable_fraction.value;
+    if (memory_shape(p->d, p->a, usable, cap, out))
+        return true;
+    if (!memory_shape(p->d, p->a, usable, UINT_MAX, out))
+        *out = (struct dc_shape){0, dc__unit_chips(p->a), NULL}; /* no count holds it */
+    return false;
+}
+
+/* A global batch of B sequences on more than B chips splits each sequence
+ * over g = chips / B of them (tensor, context or pipeline parallel): each chip's
+ * share of a layer's matmuls shrinks with g while the activations it exchanges
+ * do not, so the exchange costs (g - 1) / hidden of the compute, in units the
+ * sizing.yaml's sequence_split sets (Narayanan et al. 2021, section 3.2:
+ * tensor-parallel communication over computation grows as g / h,
+ * https://arxiv.org/abs/2104.04473). 1 with a sequence or more per chip, and
+ * when the workload gives no batch: teams size it to the cluster then. */
+static double split_factor(const struct dc__part *p, unsigned chips)
+{
+    double beta = p->s->sequence_split.value;
+    double g = (double)chips / p->w->global_batch_size;
+    if (!isfinite(beta) || !(g > 1.0) || p->w->global_batch_defaulted)
+        return 1.0;
+    return 1.0 / (1.0 + beta * (g - 1.0) / p->d->hidden);
+}
+
+/* Training MFU on `chips` chips, relative to the bf16 peak, before the
+ * architecture's and the part's factors: the family's at its scale, less
+ * what splitting sequences costs, what the gradient all-reduce adds to a
+ * step (core/src/sizing/sync.c) and, for a recommender, what gathering its table
+ * rows and exchanging them take (core/src/sizing/embed.c). */
+static double train_mfu(const struct dc__part *p, unsigned chips)
+{
+    double mfu = dc__training_mfu(p->rs, p->a, chips) * split_factor(p, chips);
+    mfu *= dc__sync_factor(p, chips, mfu);
+    return mfu * dc__embed_train_factor(p, chips, mfu);
+}
+
+double dc__train_efficiency(const struct dc__part *p, unsigned chips)
+{
+    return train_mfu(p, chips) / p->s->mfu_training[p->a->family];
+}
+
+double dc__train_hours(const struct dc__part *p, unsigned chips)
+{
+    double mfu = train_mfu(p, chips);
+    return p->d->training_flops / ((double)chips * p->peak * mfu * p->factor) /
+           DC__SECONDS_PER_HOUR;
+}
+
+void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsigned chips,
+                  struct dc_sizing *z)
+{
+    const struct dc_workload *w = p->w;
+    const struct dc_sizing_params *s = p->s;
+    z->memory_need_gb = p->d->state_gb + p->d->activations_gb;
+    z->shape = *shape;
+    z->chips = chips;
+    z->chips_per_replica = chips;
+    z->replicas = 1;
+    if (isfinite(p->peak)) {
+        double mfu = train_mfu(p, chips);
+        z->scale_efficiency = mfu / s->mfu_training[p->a->family];
+        z->hours = dc__train_hours(p, chips);
+        /* The steady-state MFU frameworks report: before goodput, at the listed peak. */
+        if (isfinite(z->peak_tflops))
+            z->mfu = p->peak * mfu * p->factor / s->goodput.value / (z->peak_tflops * 1e12);
+    }
+    z->meets_deadline = !isfinite(w->deadline_hours) || z->hours <= w->deadline_hours * (1 + 1e-9);
+    unsigned per = shape->per_unit > 0 ? shape->per_unit : 1;
+    z->machines = (chips + per - 1) / per;
+    dc__cost(p->rs, w, p->a, p->price_scale, z);
+    dc__capacity_need(p, z);
+    withhold(p, z);
+    dc__overheads(p, z);
+    dc__uncertainty(p, z);
+}
+
+/* ---- serving ------------------------------------------------------------------------ */
+
+/* The chips of a replica that work on one token together: all of a TPU slice
+ * (its ICI joins every chip); for machines, a tensor-parallel group within the
+ * fast domain. A replica larger than the domain is pipeline stages: they hold
+ * more (weights, KV caches) and keep more requests in flight, but a token
+ * still passes the stages one after another, so its weights are read no
+ * faster than one domain reads them (docs/scoring.md, section 5). */
+static unsigned tensor_parallel(const struct dc_accelerator *a, unsigned chips)
+{
+    unsigned domain = a->domain > 0 ? a->domain : 1;
+    return a->n_slices > 0 || chips <= domain ? chips : domain;
+}
+
+/* A decode step and the prompts of a batch on a replica laid out tensor
+ * parallel: a step reads every weight a token of the batch touches (a
+ * mixture of experts reads more experts as the batch grows) and each
+ * request's KV cache, which averages the prompt plus half the output (F2.6,
+ * F4.5); derive.c says how much of each, by kind of model. The stages read
+ * their shares of the KV caches side by side. */
+static void decode_tensor_parallel(const struct dc__part *p, unsigned chips, unsigned batch,
+                                   struct dc__replica *r)
+{
+    const struct dc__derived *d = p->d;
+    unsigned tp = tensor_parallel(p->a, chips);
+    double stages = (double)chips / tp;
+    double bw = chips * p->bandwidth, fl = chips * p->flops, tp_bw = tp * p->bandwidth;
+    double weights = dc__step_weight_bytes(d, batch);
+    /* A mixture of experts spreads its routed experts over every chip of the
+     * replica: they are read side by side at the whole replica's bandwidth,
+     * where the shared part is read by one tensor-parallel group after
+     * another. */
+    double experts = d->expert_weight_bytes > 0 ? weights - d->shared_weight_bytes : 0;
+    double kv = batch * d->kv_step_bytes;
+    /* Tensor-parallel chips meet twice a layer (all-reduces), pipeline
+     * stages once a boundary (serve_tp.c): at batch 1 that, not the
+     * weights, can take most of a step. The exchange waits for the step's
+     * matmuls and they for it, so it adds to whichever bounds the step. */
+    double sync_s = dc__decode_sync_s(p, tp, stages, batch);
+    double mem_s = (weights - experts) / tp_bw + (experts + kv) / bw;
+    double cmp_s = batch * d->decode_flops / fl;
+    r->step_s = max_known(mem_s, cmp_s) + sync_s;
+    r->compute_bound = cmp_s > mem_s;
+    /* The prompt's tokens meet the other chips the same way, in one pass
+     * (a speculative draft's layers too, as it prefills its own cache). */
+    double prompt = p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate);
+    r->prefill_s =
+        max_known(d->active_weights_gb * DC__GB / tp_bw, d->flops_per_request / (tp * p->flops)) +
+        dc__tp_sync_s(p, tp, stages, prompt, d->layers, d->hidden);
+    if (d->draft_steps > 0)
+        r->prefill_s += dc__tp_sync_s(p, tp, stages, prompt, d->draft_layers, d->draft_hidden);
+    r->request_s = r->prefill_s + d->decode_steps * r->step_s;
+    /* The replica's time per batch: every request's prompt (the stages
+     * work on as many prompts at once), then the steps. */
+    r->rps = batch / (batch * r->prefill_s / stages + d->decode_steps * r->step_s);
+}
+
+/* The same on a replica laid out expert parallel with its attention data
+ * parallel (DeepSeek-V3's serving, https://arxiv.org/abs/2412.19437,
+ * section 3.4; TensorRT-LLM's "DEP"): every chip holds the shared part
+ * (attention, dense layers, shared experts) and runs its own share of the
+ * batch through it, the routed experts are spread over the chips and see
+ * the whole batch's tokens, and each MoE layer sends every token to its
+ * experts' chips and back (two all-to-alls, serve_tp.c). */
+static void decode_expert_parallel(const struct dc__part *p, unsigned chips, unsigned batch,
+                                   struct dc__replica *r)
+{
+    const struct dc__derived *d = p->d;
+    double bw = chips * p->bandwidth, fl = chips * p->flops;
+    double experts = dc__step_weight_bytes(d, batch) - d->shared_weight_bytes;
+    double kv = batch * d->kv_step_bytes;
+    double mem_s = d->shared_weight_bytes / p->bandwidth + (experts + kv) / bw;
+    double cmp_s = batch * d->decode_flops / fl;
+    r->step_s =
+        max_known(mem_s, cmp_s) + dc__ep_sync_s(p, chips, batch * d->tokens_per_request_step);
+    r->compute_bound = cmp_s > mem_s;
+    /* A prompt is prefilled on one chip's attention, its tokens sent to the
+     * experts like a step's; the chips prefill their own prompts side by side. */
+    r->prefill_s =
+        max_known(d->active_weights_gb * DC__GB / p->bandwidth, d->flops_per_request / p->flops) +
+        dc__ep_sync_s(p, chips, p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate));
+    r->request_s = r->prefill_s + d->decode_steps * r->step_s;
+    r->rps = batch / (batch * r->prefill_s / chips + d->decode_steps * r->step_s);
+}
+
+/* Whether a replica of `chips` may lay a mixture of experts out expert
+ * parallel: more than one chip, and experts whose share a batch touches is
+ * known. */
+static bool expert_parallel(const struct dc__part *p, unsigned chips)
+{
+    return chips > 1 && p->d->expert_weight_bytes > 0 && isfinite(p->d->expert_share);
+}
+
+void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, struct dc__replica *r)
+{
+    const struct dc__derived *d = p->d;
+    unsigned tp = tensor_parallel(p->a, chips);
+    double fl = chips * p->flops, tp_bw = tp * p->bandwidth;
+    r->chips = chips;
+    r->batch = batch;
+    if (d->generative) {
+        decode_tensor_parallel(p, chips, batch, r);
+        /* An engine serves a mixture of experts in whichever layout does
+         * better: the shorter step under a latency target, else the more
+         * requests a second. */
+        struct dc__replica ep = *r;
+        if (expert_parallel(p, chips)) {
+            decode_expert_parallel(p, chips, batch, &ep);
+            bool better = isfinite(p->w->latency_ms_p99) ? ep.step_s < r->step_s : ep.rps > r->rps;
+            if (better)
+                *r = ep;
+        }
+    } else {
+        double mem_s = dc__step_weight_bytes(d, batch) / tp_bw;
+        double cmp_s = batch * d->flops_per_request / fl;
+        /* A recommender's rows are gathered and exchanged before its dense
+         * part can run (core/src/sizing/embed.c). */
+        r->step_s = max_known(mem_s, cmp_s) + dc__embed_batch_s(p, chips, batch);
+        r->compute_bound = cmp_s > mem_s;
+        r->prefill_s = 0;
+        r->request_s = r->step_s;
+        r->rps = batch / r->step_s;
+    }
+}
+
+double dc__replica_token_s(const struct dc__part *p, const struct dc__replica *r)
+{
+    double tokens = p->d->generative && p->d->tokens_per_step > 0 ? p->d->tokens_per_step : 1.0;
+    return r->step_s / tokens;
+}
+
+bool dc__replica_latency_ok(const struct dc__part *p, const struct dc__replica *r)
+{
+    return !isfinite(p->w->latency_ms_p99) ||
+           dc__replica_token_s(p, r) * 1000.0 <= p->w->latency_ms_p99;
+}
+
+unsigned dc__serve_batch_cap(const struct dc__part *p, unsigned chips)
+{
+    double room = chips * p->a->memory_gb * p->s->memory_usable_fraction.value -
+                  p->d->weights_gb * p->s->infer_overhead.value;
+    /* max_batch is a scheduler's default, not memory: a workload that asks
+     * for a larger batch is held to what memory allows. */
+    double most = isfinite(p->w->batch_size) ? fmax(p->w->batch_size, p->s->max_batch.value)
+                                             : p->s->max_batch.value;
+    if (room <= 0)
+        return 0;
+    if (p->d->kv_cache_gb <= 0)
+        return (unsigned)most;
+    double n = floor(room / p->d->kv_cache_gb);
+    return n >= 1 ? (unsigned)fmin(n, most) : 0;
+}
+
+unsigned dc__serve_latency_batch(const struct dc__part *p, unsigned chips, unsigned cap)
+{
+    struct dc__replica r;
+    dc__replica_at(p, chips, 1, &r);
+    if (!dc__replica_latency_ok(p, &r))
+        return 1;
+    unsigned lo = 1, hi = cap; /* lo meets the target; steps grow with the batch */
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo + 1) / 2;
+        dc__replica_at(p, chips, mid, &r);
+        if (dc__replica_latency_ok(p, &r))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+unsigned dc__replicas_for(const struct dc__part *p, const struct dc__replica *r)
+{
+    unsigned n = ceil_count(p->w->requests_per_second / r->rps);
+    return n > 0 ? n : 1;
+}
+
+unsigned dc__next_replica_size(const struct dc_accelerator *a, unsigned prev)
+{
+    if (a->n_slices > 0) {
+        for (size_t i = 0; i < a->n_slices; i++) {
+            if (a->slices[i].chips > prev)
+                return a->slices[i].chips;
+        }
+        return 0;
+    }
+    unsigned unit = dc__unit_chips(a);
+    if (prev == 0)
+        return 1;
+    if (prev < unit)
+        return prev * 2 < unit ? prev * 2 : unit;
+    return prev > UINT_MAX - unit ? 0 : prev + unit;
+}
+
+/* A jump, never a walk, so that a model larger than any cluster costs nothing
+ * to refuse (issue 22: counting up one machine at a time to the wrap of the
+ * count took 7 s of CPU for a 130-byte request). */
+static unsigned replica_size_from(const struct dc_accelerator *a, unsigned chips)
+{
+    unsigned unit = dc__unit_chips(a);
+    if (a->n_slices == 0 && chips > unit) {
+        unsigned long long up = ((unsigned long long)chips + unit - 1) / unit * unit;
+        return up > UINT_MAX ? 0 : (unsigned)up;
+    }
+    /* Within one machine (doublings) or over the slices: a few steps. */
+    unsigned t = dc__next_replica_size(a, 0);
+    while (t != 0 && t < chips)
+        t = dc__next_replica_size(a, t);
+    return t;
+}
+
+unsigned dc__replica_holding(const struct dc__part *p, double batch)
+{
+    const struct dc_sizing_params *s = p->s;
+    double usable = p->a->memory_gb * s->memory_usable_fraction.value;
+    double need = p->d->weights_gb * s->infer_overhead.value + p->d->kv_cache_gb * batch;
+    if (!(usable > 0) || !(need / usable < (double)UINT_MAX))
+        return 0;
+    unsigned least = (unsigned)ceil(need / usable - 1e-9);
+    return replica_size_from(p->a, least > 0 ? least : 1);
+}
+
+bool dc__serve_buy(const struct dc_accelerator *a, unsigned replica_chips, unsigned n,
+                   struct dc_shape *out)
+{
+    if (a->n_slices > 0) {
+        for (size_t i = 0; i < a->n_slices; i++) {
+            if (a->slices[i].chips == replica_chips) {
+                *out = (struct dc_shape){n, replica_chips, a->slices[i].name};
+                return true;
+            }
+        }
+        return false;
+    }
+    /* The smallest machine a whole number of replicas fills; a replica larger
+     * than the largest machine takes whole machines of it. */
+    unsigned unit = dc__unit_chips(a);
+    if (replica_chips > unit) {
+        if (replica_chips % unit != 0)
+            return false;
+        unsigned long long machines = (unsigned long long)n * (replica_chips / unit);
+        if (machines > UINT_MAX)
+            return false;
+        *out = (struct dc_shape){(unsigned)machines, unit, NULL};
+        return true;
+    }
+    size_t k = a->n_node_sizes;
+    for (size_t i = 0; i < a->n_node_sizes; i++) {
+        if (a->node_sizes[i] >= replica_chips && a->node_sizes[i] % replica_chips == 0) {
+            k = i;
+            break;
+        }
+    }
+    unsigned per = k < a->n_node_sizes ? a->node_sizes[k] : (a->n_node_sizes == 0 ? 1 : 0);
+    if (per == 0 || per % replica_chips != 0)
+        return false;
+    unsigned fit = per / replica_chips;
+    *out = (struct dc_shape){(n + fit - 1) / fit, per, NULL};
+    return true;
+}
+
+void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigned n,
+                  const struct dc_shape *buy, struct dc_sizing *z)
+{
+    const struct dc_workload *w = p->w;
+    const struct dc__derived *d = p->d;
+    z->chips_per_replica = r->chips;
+    z->shape = *buy;
+    z->batch_per_replica = r->batch;
+    z->memory_need_gb = d->weights_gb * p->s->infer_overhead.value + d->kv_cache_gb * r->batch;
+    z->replicas = n;
+    z->chips = dc__shape_chips(buy);
+    /* A rate that cannot be estimated cannot be shown to meet the workload's:
+     * unknown stays unknown, and does not pass. */
+    z->meets_rate = false;
+    z->meets_latency = !isfinite(w->latency_ms_p99);
+    if (isfinite(p->bandwidth) && isfinite(p->flops)) {
+        z->mfu = p->s->mfu_inference[p->a->family] * p->a->mfu_factor;
+        if (r->rps > 0 && isfinite(r->rps)) {
+            z->decode_ms = dc__replica_token_s(p, r) * 1000.0;
+            z->prefill_ms = d->generative ? r->prefill_s * 1000.0 : NAN;
+            z->request_ms = r->request_s * 1000.0;
+            z->compute_bound = r->compute_bound;
+            z->throughput_rps = r->rps * n;
+            z->tokens_per_second = d->generative ? z->throughput_rps * w->output_tokens : NAN;
+            z->meets_rate = z->throughput_rps >= w->requests_per_second * (1 - 1e-9);
+            z->meets_latency = dc__replica_latency_ok(p, r);
+            /* An offline job runs for as long as its requests take, priced per job. */
+            if (w->job_requests > 0) {
+                z->hours = w->job_requests / z->throughput_rps / DC__SECONDS_PER_HOUR;
+                z->meets_deadline = z->hours <= w->job_deadline_hours * (1 + 1e-9);
+            }
+        }
+    }
+    dc__cost(p->rs, w, p->a, p->price_scale, z);
+    withhold(p, z);
+    dc__uncertainty(p, z);
+}
+
+/* ---- a published run's count (calibration) ---------------------------------------- */
+
+/* Replica sizes a pinned count looks at, at most (past the first that holds
+ * one request the sizes grow by whole machines or slices, so a published
+ * run's count is reached within a few dozen). */
+#define PINNED_MAX_SIZES 64
+
+/* Whether replica `r` (`copies` of it) lays out a published run better than
+ * `best` (`best_copies`): a run timed one request at a time (batch 1, or a
+ * latency target) as its benchmark would, by the shortest step that meets
+ * the target; a run at load by the most requests per second on the chips. */
+static bool pinned_better(const struct dc__part *p, const struct dc__replica *r, unsigned copies,
+                          const struct dc__replica *best, unsigned best_copies)
+{
+    if (best->chips == 0)
+        return true;
+    bool ok = dc__replica_latency_ok(p, r), best_ok = dc__replica_latency_ok(p, best);
+    if (ok != best_ok)
+        return ok;
+    bool one_at_a_time =
+        isfinite(p->w->latency_ms_p99) || (isfinite(p->w->batch_size) && p->w->batch_size <= 1);
+    if (one_at_a_time)
+        return r->step_s < best->step_s;
+    return r->rps * copies > best->rps * best_copies;
+}
+
+/* The replica layout on exactly `pinned` chips, as many copies as the chips
+ * hold, of the replica size pinned_better prefers: each size from the first
+ * that holds one request up to the run's count, at the batch the workload
+ * gives, else the largest the latency target and memory allow. */
+static void serve_pinned(const struct dc__part *p, unsigned pinned, struct dc_sizing *z)
+{
+    unsigned passes = 0, best_copies = 0;
+    struct dc__replica best = {0};
+    for (unsigned t = dc__replica_holding(p, 1.0);
+         t != 0 && t <= pinned && passes < PINNED_MAX_SIZES;
+         t = dc__next_replica_size(p->a, t), passes++) {
+        unsigned cap = dc__serve_batch_cap(p, t);
+        unsigned batch = isfinite(p->w->batch_size) ? (unsigned)p->w->batch_size
+                         : cap > 0                  ? dc__serve_latency_batch(p, t, cap)
+                                                    : 0;
+        if (cap == 0 || batch > cap)
+            continue;
+        struct dc__replica r;
+        dc__replica_at(p, t, batch, &r);
+        if (pinned_better(p, &r, pinned / t, &best, best_copies)) {
+            best = r;
+            best_copies = pinned / t;
+        }
+    }
+    if (best.chips == 0)
+        return;
+    struct dc_shape buy = {1, pinned, NULL};
+    (void)dc_shape_at_least(p->a, pinned, pinned, &buy);
+    z->fits = true;
+    z->chips_for_memory = dc__replica_holding(p, 1.0);
+    z->basis = DC_BASIS_PINNED;
+    dc__serve_at(p, &best, best_copies, &buy, z);
+    z->chips = pinned;
+}
+
+enum dc_status dc__size_workload_at(const dc_ruleset *rs, const cJSON *workload, const char *id,
+                                    unsigned pinned, struct dc_workload *w, struct dc__derived *d,
+                                    struct dc_sizing *z, struct dc_error *err)
+{
+    const struct dc_accelerator *a = dc_ruleset_find_accelerator(rs, id);
+    if (a == NULL)
+        return dc_error_set(err, DC_ENOTFOUND, NULL, "no accelerator \"%s\" in the catalog", id);
+    enum dc_status rc = dc_workload_parse(rs, workload, w, err);
+    if (rc != DC_OK)
+        return rc;
+    dc__derive(rs, w, d);
+    dc__size_pinned(rs, w, d, a, pinned, z);
+    return DC_OK;
+}
+
+void dc__size_pinned(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__derived *d,
+                     const struct dc_accelerator *a, unsigned pinned, struct dc_sizing *z)
+{
+    struct dc__part p;
+    dc__part_init(&p, rs, w, d, a, DC__UNPERTURBED);
+    dc__sizing_init(&p, z);
+    if (w->task == DC_TASK_INFERENCE) {
+        serve_pinned(&p, pinned, z);
+        return;
+    }
+    struct dc_shape mem, shape;
+    z->fits = dc__train_min_shape(&p, UINT_MAX, &mem);
+    z->chips_for_memory = dc__shape_chips(&mem);
+    if (!dc_shape_at_least(a, pinned, pinned, &shape))
+        shape = (struct dc_shape){1, pinned, NULL};
+    dc__train_at(&p, &shape, pinned, z);
+    z->basis = DC_BASIS_PINNED;
+}

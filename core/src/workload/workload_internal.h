@@ -1,0 +1,126 @@
+/* core/src/workload/workload_internal.h -- what the engine computes about a workload
+ * before any accelerator is considered (derive.c fills it; rule conditions read
+ * part of it under `derived`) and the workload parser's tables and helpers.
+ * Included through engine_internal.h and sizing.h, and by workload.c and
+ * names.c (which holds the quantization names). Not part of the public API. */
+#ifndef DC_WORKLOAD_INTERNAL_H
+#define DC_WORKLOAD_INTERNAL_H
+
+#include "dc/workload.h"
+
+/* What kind of model it is, for its physics (docs/scoring.md, section 2). */
+enum dc__kind {
+    DC__KIND_DECODER,         /* transformer, moe: prefill, then one token per step */
+    DC__KIND_ENCODER,         /* encoder: one forward pass over the input, no decode */
+    DC__KIND_ENCODER_DECODER, /* speech: encoder frames once, then decoder steps */
+    DC__KIND_DIFFUSION,       /* steps x passes x FLOPs per pass */
+    DC__KIND_VISION,          /* cnn, vit: FLOPs per sample */
+    DC__KIND_RECOMMENDER,     /* sparse tables (memory, lookups) + dense FLOPs */
+    DC__KIND_OTHER            /* rnn, mlp, gnn, other */
+};
+
+/* Workload-level quantities, before any accelerator is considered
+ * (core/src/sizing/derive.c fills them; core/src/sizing/sizing.c reads them per
+ * accelerator). Memory in GB (1e9 bytes), compute in FLOPs, traffic in bytes. */
+struct dc__derived {
+    enum dc__kind kind;
+    double precision_bits;
+    /* The transformer shape the memory model uses: given, or estimated from the
+     * dense parameters (shape_estimated). */
+    double layers;
+    double hidden;
+    double heads;
+    double head_dim;
+    double kv_heads;
+    bool shape_estimated;
+    bool kv_heads_assumed;   /* model.kv_heads absent: every head is a KV head */
+    double dense_parameters; /* active minus embedding parameters: what a token computes with */
+    /* Defaults that move a number (each an assumption and a warning, report
+     * side: core/src/reasons/defaults.c). */
+    bool flops_rough;      /* compute guessed as 2 x parameters per sample */
+    bool guidance_assumed; /* diffusion: one network pass per step */
+    bool ffn_assumed;      /* encoder-decoder: FFN width taken as 4 x hidden */
+    bool lookups_assumed;  /* recommender: no lookups counted */
+    /* The model field whose absence leaves time and cost off by more than 3x:
+     * sizing then withholds them ("model.flops_per_sample"); NULL. */
+    const char *withheld;
+    /* training */
+    double training_flops; /* model FLOPs of the whole run; 0 for inference */
+    double training_bytes; /* recommender: embedding rows read and updated; 0 */
+    double samples;        /* training: samples (sequences) the run processes */
+    double state_gb;       /* weights, gradients and optimizer state of the whole job */
+    double activations_gb; /* one micro-batch's activations, before tensor-parallel split */
+    double h100_days;      /* NAN when the catalog has no h100 */
+    /* A mixture of experts: one routed expert's feed-forward width (its
+     * grouped matmuls run below dense ones); NAN for a dense model. */
+    double expert_width;
+    /* inference */
+    double weights_gb;         /* every weight held: all parameters (and a draft) as stored */
+    double active_weights_gb;  /* what one token reads: active parameters as stored */
+    bool generative;           /* decodes output tokens one step at a time (KV cache) */
+    double kv_bytes_per_token; /* one request's cache at full context / its tokens */
+    double kv_cache_gb;        /* one request's cache at full context */
+    double kv_step_bytes;      /* the cache a decode step reads for one request, on average */
+    double flops_per_request;  /* prefill (generative, incl. attention, less the cached
+                                  prefix) or the whole request otherwise */
+    double decode_flops;       /* one request's FLOPs in one decode step */
+    double tokens_per_step;    /* tokens a decode step yields (speculative: > 1) */
+    double decode_steps;       /* decode steps per request */
+    /* Weights a step reads (dc__step_weight_bytes): the part read at any batch,
+     * and the routed experts of which a batch touches a share. */
+    double shared_weight_bytes;
+    double expert_weight_bytes;     /* 0 for a dense model */
+    double expert_share;            /* experts_per_token / experts; NAN: unknown */
+    double expert_active_bytes;     /* experts one token reads (unknown share) */
+    double tokens_per_request_step; /* tokens one request puts through a step */
+    double lookup_bytes;            /* recommender: table rows one request reads */
+    /* Recommender: values one sample's pooled rows hold (tables x
+     * embedding_dim; each looked-up row without embedding_tables), what
+     * sharded tables exchange; 0 when the lookups are not given. */
+    double pooled_values;
+    /* Speculative decoding: the draft's shape (its registry entry's, else the
+     * shape rule's) and its own steps per target step; 0 steps without one. */
+    double draft_layers;
+    double draft_hidden;
+    double draft_steps;
+    double memory_gb; /* training: state + activations; inference: one request */
+};
+
+/* Every weight a served (or trained) model holds, a draft's included, as
+ * stored: quantized, else at the workload precision. */
+double dc__weights_gb(const struct dc_sizing_params *s, const struct dc_workload *w);
+
+/* Bytes one served weight takes: its quantized format's, else the precision's. */
+double dc__served_weight_bytes(const struct dc_sizing_params *s, const struct dc_workload *w);
+
+/* Bytes of weights one step reads at `batch` concurrent requests: a decode
+ * step of a generative model, a whole batch otherwise (a recommender's
+ * table rows are gathered apart, core/src/sizing/embed.c). */
+double dc__step_weight_bytes(const struct dc__derived *d, double batch);
+
+/* Build the condition document (defaults applied + `derived`). Strings are
+ * references into `w` and static tables, so `w` must outlive *out. */
+enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w,
+                               const struct dc__derived *d, cJSON **out);
+
+/* The values an enumerated workload field takes (NULL-terminated; the
+ * contract's values, though not always in its order: precision lists tf32
+ * last; for /training/method only the methods a change may propose,
+ * docs/explanations.md), by the field's JSON Pointer ("/framework"); NULL for
+ * a field that is not one of those. */
+const char *const *dc__workload_values(const char *pointer);
+
+/* The fields an object of a workload may have, NULL-terminated, by the
+ * object's JSON Pointer ("" for the workload itself, "/model", "/training",
+ * "/training/rl", "/inference", "/inference/speculative", "/inference/job",
+ * "/constraints", "/team"); NULL for any other. The very tables the parser
+ * checks keys against (tests/unit/api/test_workload_contract.c holds them to
+ * the contract). */
+const char *const *dc__workload_keys(const char *pointer);
+
+/* The quantization formats, in enum dc_quantization order and NULL-terminated,
+ * and one of them by its enum (core/src/workload/names.c). */
+extern const char *const dc__quantization_names[];
+const char *dc__quantization_name(enum dc_quantization q);
+
+#endif
