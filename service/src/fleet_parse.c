@@ -380,12 +380,12 @@ struct answer {
     size_t cap;
     char *status, *error_type, *error;
     char *result_type;
-    bool has_data, has_result, result_array;
-    bool twice;      /* a member the fleet reads given twice */
-    unsigned seen;   /* SEEN_* of the root's and data's members met, of any type */
-    bool shape_bad;  /* an element is not {metric, value} (kept reading) */
-    bool too_many;   /* past max_series: the walk stopped */
-    size_t elements; /* of data.result */
+    bool has_data, result_array; /* data an object; data.result an array */
+    bool twice;                  /* a member the fleet reads given twice */
+    unsigned seen;               /* SEEN_* of the root's and data's members met, of any type */
+    bool shape_bad;              /* an element is not {metric, value} (kept reading) */
+    bool too_many;               /* past max_series: the walk stopped */
+    size_t elements;             /* of data.result */
     struct svc_fleet_series cur;
     bool has_metric, has_value, has_histogram, keep;
 };
@@ -534,12 +534,38 @@ static bool read_result(struct rd *r, struct answer *a, unsigned depth)
 /* The members of the root and of data the fleet reads. A member given twice
  * is refused whatever the type of either copy: JSON readers disagree on which
  * copy wins (cJSON takes the first, this walk would take the one it can use). */
-enum { SEEN_STATUS = 1, SEEN_ERROR_TYPE = 2, SEEN_ERROR = 4, SEEN_DATA = 8, SEEN_RESULT_TYPE = 16 };
+enum {
+    SEEN_STATUS = 1,
+    SEEN_ERROR_TYPE = 2,
+    SEEN_ERROR = 4,
+    SEEN_DATA = 8,
+    SEEN_RESULT_TYPE = 16,
+    SEEN_RESULT = 32
+};
 
-static void note_member(struct answer *a, unsigned bit)
+struct member {
+    const char *name;
+    unsigned bit;
+};
+static const struct member root_members[] = {{"status", SEEN_STATUS},
+                                             {"errorType", SEEN_ERROR_TYPE},
+                                             {"error", SEEN_ERROR},
+                                             {"data", SEEN_DATA}};
+static const struct member data_members[] = {{"resultType", SEEN_RESULT_TYPE},
+                                             {"result", SEEN_RESULT}};
+
+/* Notes member `name` of one level (its table of n members) as met; returns its
+ * SEEN_* bit (0: not one the fleet reads there). */
+static unsigned note_member(struct answer *a, const struct member *level, size_t n,
+                            const char *name)
 {
-    a->twice = a->twice || (a->seen & bit) != 0;
-    a->seen |= bit;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(name, level[i].name) == 0) {
+            a->twice = a->twice || (a->seen & level[i].bit) != 0;
+            a->seen |= level[i].bit;
+            return level[i].bit;
+        }
+    return 0;
 }
 
 static bool data_member(struct rd *r, const char *name, unsigned depth, void *ctx, bool *read)
@@ -547,15 +573,13 @@ static bool data_member(struct rd *r, const char *name, unsigned depth, void *ct
     struct answer *a = ctx;
     rd_ws(r);
     char c = r->i < r->len ? r->s[r->i] : '\0';
-    if (strcmp(name, "resultType") == 0)
-        note_member(a, SEEN_RESULT_TYPE);
-    if (strcmp(name, "resultType") == 0 && c == '"') {
+    unsigned bit =
+        note_member(a, data_members, sizeof(data_members) / sizeof(data_members[0]), name);
+    if (bit == SEEN_RESULT_TYPE && c == '"') {
         *read = true;
         return rd_string(r, &a->result_type);
     }
-    if (strcmp(name, "result") == 0) {
-        a->twice = a->twice || a->has_result;
-        a->has_result = true;
+    if (bit == SEEN_RESULT) {
         a->result_array = c == '[';
         *read = c == '[';
         return c != '[' || read_result(r, a, depth + 1);
@@ -568,21 +592,17 @@ static bool root_member(struct rd *r, const char *name, unsigned depth, void *ct
     struct answer *a = ctx;
     rd_ws(r);
     char c = r->i < r->len ? r->s[r->i] : '\0';
-    char **text = strcmp(name, "status") == 0      ? &a->status
-                  : strcmp(name, "errorType") == 0 ? &a->error_type
-                  : strcmp(name, "error") == 0     ? &a->error
-                                                   : NULL;
-    if (text != NULL)
-        note_member(a, text == &a->status       ? SEEN_STATUS
-                       : text == &a->error_type ? SEEN_ERROR_TYPE
-                                                : SEEN_ERROR);
-    if (strcmp(name, "data") == 0)
-        note_member(a, SEEN_DATA);
+    unsigned bit =
+        note_member(a, root_members, sizeof(root_members) / sizeof(root_members[0]), name);
+    char **text = bit == SEEN_STATUS       ? &a->status
+                  : bit == SEEN_ERROR_TYPE ? &a->error_type
+                  : bit == SEEN_ERROR      ? &a->error
+                                           : NULL;
     if (text != NULL && c == '"') {
         *read = true;
         return rd_string(r, text);
     }
-    if (strcmp(name, "data") == 0 && c == '{') {
+    if (bit == SEEN_DATA && c == '{') {
         a->has_data = *read = true;
         return rd_object(r, depth + 1, a, data_member);
     }
@@ -613,7 +633,7 @@ static enum svc_fleet_error verdict(const struct answer *a, char *why, size_t wh
         return fail(SVC_FLEET_E_QUERY, why, whylen, "Prometheus: %.40s: %.*s",
                     a->error_type != NULL ? a->error_type : "error", SVC_FLEET_ERROR_TEXT_MAX,
                     a->error != NULL ? a->error : "(no message)");
-    if (strcmp(status, "success") != 0 || !a->has_data || !a->has_result || !a->result_array)
+    if (strcmp(status, "success") != 0 || !a->has_data || !a->result_array)
         return fail(SVC_FLEET_E_MALFORMED, why, whylen, "not a Prometheus answer: no data.result");
     if (a->result_type == NULL || strcmp(a->result_type, "vector") != 0)
         return fail(SVC_FLEET_E_MALFORMED, why, whylen, "result type %.32s, not vector",

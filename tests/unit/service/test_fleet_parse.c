@@ -313,6 +313,14 @@ static void test_lenient_where_it_may(void **state)
     assert_string_equal(v.series[0].label[SVC_FL_DEVICE], "caf\xc3\xa9");
     assert_true(v.series[0].value == 0.25);
     svc_fleet_vector_free(&v);
+    /* A member counts as given twice at its own level only: a root "result"
+     * or "resultType" beside data's is another member, and read past. */
+    assert_int_equal(parse("{\"status\":\"success\",\"result\":1,\"resultType\":2,"
+                           "\"data\":{\"resultType\":\"vector\",\"result\":[]}}",
+                           10, &v, why, sizeof(why)),
+                     SVC_FLEET_OK);
+    assert_int_equal(v.n, 0);
+    svc_fleet_vector_free(&v);
     /* The body needs no NUL of its own: only `len` bytes are read. */
     char exact[sizeof(OK_HEAD OK_TAIL) - 1];
     memcpy(exact, OK_HEAD OK_TAIL, sizeof(exact));
