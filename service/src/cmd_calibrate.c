@@ -341,24 +341,23 @@ static int run_rows(const dc_ruleset *rs, const cJSON *rows, enum calibrate_outp
 
 static void import_help(FILE *fp)
 {
-    fprintf(fp,
-            "usage: accel-advisor calibrate import-mlperf [--rules DIR] [--prefix ID]\n"
-            "                                             [--into FILE] SUMMARY\n\n"
-            "Turns an MLPerf Inference results summary (summary_results.json of a results\n"
-            "repository, e.g. github.com/mlcommons/inference_results_v5.1) into calibration\n"
-            "rows: the Offline results of SDXL, Whisper and Llama 2 70B on catalog parts, each\n"
-            "with its workload, measure, source and evidence. Prints the new rows as a JSON\n"
-            "array to append to the calibration file; a result missing a field is named on\n"
-            "stderr by its JSON Pointer and left out (docs/calibration.md, \"Importing MLPerf\n"
-            "results\").\n\n"
-            "  --rules DIR    use the rule set in DIR instead of the embedded default\n"
-            "  --prefix ID    row ids ID1, ID2, ... (capital letters; default M)\n"
-            "  --into FILE    the calibration file the rows join: each new row takes the\n"
-            "                 split the rule gives it there, and the rows of FILE whose\n"
-            "                 split the new rows change are named on stderr\n"
-            "  -h, --help     this help\n\n"
-            "exit status: 0 every result read, 1 some results malformed (the others\n"
-            "printed), 2 usage, I/O, rule set or summary error\n");
+    fprintf(fp, "usage: accel-advisor calibrate import-mlperf [--rules DIR] [--prefix ID]\n"
+                "                                             [--into FILE] SUMMARY\n\n"
+                "Turns an MLPerf Inference results summary (summary_results.json of a results\n"
+                "repository, e.g. github.com/mlcommons/inference_results_v5.1) into calibration\n"
+                "rows: the Offline results of SDXL, Whisper, Llama 2 70B and DLRMv2 on catalog\n"
+                "parts, each with its workload, measure, source and evidence. Prints the new rows\n"
+                "as a JSON array to append to the calibration file; a result missing a field, or\n"
+                "whose Performance_Units are not the benchmark's, is named on stderr by its JSON\n"
+                "Pointer and left out (docs/calibration.md, \"Importing MLPerf results\").\n\n"
+                "  --rules DIR    use the rule set in DIR instead of the embedded default\n"
+                "  --prefix ID    row ids ID1, ID2, ... (capital letters; default M)\n"
+                "  --into FILE    the calibration file the rows join: each new row takes the\n"
+                "                 split the rule gives it there, and the rows of FILE whose\n"
+                "                 split the new rows change are named on stderr\n"
+                "  -h, --help     this help\n\n"
+                "exit status: 0 every result read, 1 some results malformed (the others\n"
+                "printed), 2 usage, I/O, rule set or summary error\n");
 }
 
 /* Evaluates every row of `rows` into all[*i...]; false with err set at the first bad one. */

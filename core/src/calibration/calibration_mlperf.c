@@ -41,6 +41,8 @@ struct benchmark {
     const char *model;
     const char *title;
     const char *measure;
+    const char *units; /* the summary's Performance_Units an Offline result must carry */
+    double per_sample; /* the measure's units in one of the result's (DLRM: pairs a sample) */
     const char *workload;
     const char *note;
 };
@@ -52,27 +54,46 @@ struct benchmark {
  * a clip (tokens/s over samples/s, the same in every v5.1 mlperf_log_summary.txt);
  * the summary's Performance_Result is the log's tokens/s. Llama 2 70B: the
  * 218-token mean prompt of MLPerf's OpenOrca calibration subset (docs/calibration.md,
- * row I14's note); the output length is the result's own TOKENS_PER_SAMPLE. */
+ * row I14's note); the output length is the result's own TOKENS_PER_SAMPLE.
+ * DLRMv2: one MLPerf sample is a query of user-item pairs, their number drawn
+ * uniformly from the 20 quantiles of recommendation/dlrm_v2/pytorch/tools/
+ * dist_quantile.txt in github.com/mlcommons/inference (100, 100, 200 twelve
+ * times, 300, 300, 400, 500, 600, 700: a mean of 270), and the model's request is
+ * one pair (the registry's dlrm-dcnv2 counts its FLOPs and lookups a pair), so
+ * a result's samples/s is 270 times as many requests/s. */
+#define DLRM_PAIRS_PER_SAMPLE 270.0
+#define DLRM_WORKLOAD                                                                              \
+    "{\"task\":\"inference\",\"model\":{\"name\":\"dlrm-dcnv2\"},\"inference\":"                   \
+    "{\"requests_per_second\":10000000}}"
+#define DLRM_NOTE                                                                                  \
+    "One MLPerf DLRMv2 sample is a query of user-item pairs drawn uniformly from the 20 "          \
+    "quantiles of recommendation/dlrm_v2/pytorch/tools/dist_quantile.txt in "                      \
+    "github.com/mlcommons/inference (a mean of 270), and the model's request is one pair: "        \
+    "the measure is Performance_Result x 270."
 static const struct benchmark benchmarks[] = {
-    {"stable-diffusion-xl", "SDXL", "requests_per_second",
+    {"stable-diffusion-xl", "SDXL", "requests_per_second", "Samples/s", 1,
      "{\"task\":\"inference\",\"model\":{\"name\":\"sdxl\",\"architecture\":\"diffusion\","
      "\"parameters\":3.5e9,\"flops_per_sample\":5.979e12,\"denoising_steps\":20,"
      "\"guidance_passes\":2},\"inference\":{\"requests_per_second\":1000000}}",
      "20 Euler steps with guidance 8 (the U-Net on the conditional and unconditional latents "
      "as one batch of two) at 1024 x 1024 (https://github.com/mlcommons/inference/blob/master/"
      "text_to_image/backend_pytorch.py); precision: the U-Net's weight_data_types."},
-    {"whisper", "Whisper large-v3", "tokens_per_second",
+    {"whisper", "Whisper large-v3", "tokens_per_second", "Samples/s", 1,
      "{\"task\":\"inference\",\"model\":{\"name\":\"whisper-large-v3\"},\"inference\":"
      "{\"requests_per_second\":1000000,\"input_tokens\":1500,\"output_tokens\":63}}",
      "Clips of up to 30 s (1,500 encoder frames), 63.46 output tokens a clip (tokens/s over "
      "samples/s in the v5.1 logs); Performance_Result is the log's tokens/s, though the "
      "summary labels it Samples/s."},
-    {"llama2-70b-99", "Llama 2 70B", "tokens_per_second", NULL,
+    {"llama2-70b-99", "Llama 2 70B", "tokens_per_second", "Tokens/s", 1, NULL,
      "Input length assumed 218 tokens (MLPerf's OpenOrca calibration subset; docs/calibration.md, "
      "row I14); output length the result's own TOKENS_PER_SAMPLE."},
-    {"llama2-70b-99.9", "Llama 2 70B (99.9%)", "tokens_per_second", NULL,
+    {"llama2-70b-99.9", "Llama 2 70B (99.9%)", "tokens_per_second", "Tokens/s", 1, NULL,
      "Input length assumed 218 tokens (MLPerf's OpenOrca calibration subset; docs/calibration.md, "
      "row I14); output length the result's own TOKENS_PER_SAMPLE."},
+    {"dlrm-v2-99", "DLRMv2", "requests_per_second", "Samples/s", DLRM_PAIRS_PER_SAMPLE,
+     DLRM_WORKLOAD, DLRM_NOTE},
+    {"dlrm-v2-99.9", "DLRMv2 (99.9%)", "requests_per_second", "Samples/s", DLRM_PAIRS_PER_SAMPLE,
+     DLRM_WORKLOAD, DLRM_NOTE},
 };
 
 static const struct benchmark *find_benchmark(const char *model)
@@ -158,6 +179,7 @@ static double tokens_per_sample(const cJSON *entry)
 /* The fields of one summary entry this importer reads. */
 struct result {
     const char *model, *scenario, *accelerator, *location, *submitter, *platform, *version;
+    const char *units; /* Performance_Units, or NULL when absent */
     double chips, performance;
     const cJSON *types;
 };
@@ -214,6 +236,8 @@ static bool read_result(const cJSON *e, size_t i, struct result *r, cJSON *probl
                strspn(r->version + 1, "0123456789.") != strlen(r->version + 1)))
         ok = problem(problems, i, "version", "not a round such as \"v5.1\"");
     r->types = cJSON_GetObjectItemCaseSensitive(e, "weight_data_types");
+    const cJSON *units = cJSON_GetObjectItemCaseSensitive(e, "Performance_Units");
+    r->units = cJSON_IsString(units) ? units->valuestring : NULL;
     return ok;
 }
 
@@ -245,10 +269,13 @@ static cJSON *row_of(const struct result *r, const struct benchmark *b, const ch
              b->title, r->chips, part, r->submitter, r->platform, precision);
     snprintf(source, sizeof(source), "https://github.com/mlcommons/inference_results_%s",
              r->version);
-    snprintf(evidence, sizeof(evidence),
-             "summary_results.json (imported by accel-advisor calibrate import-mlperf): Location "
-             "'%s', Accelerator '%s', %.0f chips, Performance_Result %.6g",
-             r->location, r->accelerator, r->chips, r->performance);
+    int n = snprintf(evidence, sizeof(evidence),
+                     "summary_results.json (imported by accel-advisor calibrate import-mlperf): "
+                     "Location '%s', Accelerator '%s', %.0f chips, Performance_Result %.6g %s",
+                     r->location, r->accelerator, r->chips, r->performance, r->units);
+    if (b->per_sample != 1 && n > 0 && (size_t)n < sizeof(evidence))
+        snprintf(evidence + n, sizeof(evidence) - (size_t)n, " (x %.0f = %.6g)", b->per_sample,
+                 r->performance * b->per_sample);
     cJSON *row = cJSON_CreateObject();
     cJSON *measured = cJSON_CreateObject();
     if (row == NULL || measured == NULL) {
@@ -263,7 +290,7 @@ static cJSON *row_of(const struct result *r, const struct benchmark *b, const ch
     cJSON_AddNumberToObject(row, "chips", r->chips);
     cJSON_AddStringToObject(row, "split", "fit");
     cJSON_AddItemToObject(row, "workload", workload);
-    cJSON_AddNumberToObject(measured, b->measure, r->performance);
+    cJSON_AddNumberToObject(measured, b->measure, r->performance * b->per_sample);
     cJSON_AddItemToObject(row, "measured", measured);
     cJSON_AddStringToObject(row, "source", source);
     cJSON_AddStringToObject(row, "evidence", evidence);
@@ -279,7 +306,7 @@ static cJSON *row_of(const struct result *r, const struct benchmark *b, const ch
 static void import_one(const dc_ruleset *rs, const cJSON *e, size_t i, const char *prefix,
                        cJSON *rows, cJSON *problems, struct dc_mlperf_counts *c)
 {
-    struct result r;
+    struct result r = {0};
     if (!read_result(e, i, &r, problems)) {
         c->malformed++;
         return;
@@ -288,6 +315,16 @@ static void import_one(const dc_ruleset *rs, const cJSON *e, size_t i, const cha
     const char *part = part_of(rs, r.accelerator);
     if (strcmp(r.scenario, "Offline") != 0 || b == NULL || part == NULL || r.chips < 1) {
         c->skipped++;
+        return;
+    }
+    /* The measure is read from the result's units: one this importer does not
+     * expect (a renamed metric, a Server result filed as Offline) is reported. */
+    if (r.units == NULL || strcmp(r.units, b->units) != 0) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "missing or not \"%s\", the units this importer reads %s in",
+                 b->units, b->model);
+        problem(problems, i, "Performance_Units", msg);
+        c->malformed++;
         return;
     }
     const char *precision = precision_of(r.types), *why = "not stated";

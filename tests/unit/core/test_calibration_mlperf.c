@@ -34,14 +34,19 @@ static int teardown(void **state)
     return test_default_rules_teardown(state);
 }
 
-static cJSON *excerpt(void)
+static cJSON *excerpt_of(const char *path)
 {
-    char *text = test_read_file(AA_FIXTURES_DIR "/mlperf/summary_v5.1_excerpt.json", 1u << 20);
+    char *text = test_read_file(path, 1u << 20);
     assert_non_null(text);
     cJSON *j = cJSON_Parse(text);
     free(text);
     assert_true(cJSON_IsArray(j));
     return j;
+}
+
+static cJSON *excerpt(void)
+{
+    return excerpt_of(AA_FIXTURES_DIR "/mlperf/summary_v5.1_excerpt.json");
 }
 
 static const cJSON *field(const cJSON *o, const char *path)
@@ -145,6 +150,45 @@ static void test_import_errors(void **state)
     cJSON_Delete(problems);
 }
 
+/* DLRMv2: tests/fixtures/mlperf/summary_v5.1_dlrm_excerpt.json holds Quanta's
+ * 8 x H200-SXM dlrm-v2-99 Offline and Server results and ASUSTeK's 8 x H200-NVL
+ * Offline one, copied from github.com/mlcommons/inference_results_v5.1's
+ * summary_results.json, and the Offline one again with its Performance_Units
+ * altered to "Queries/s". A sample becomes 270 requests (user-item pairs); the
+ * Server result and the part the catalog does not list are skipped; the
+ * altered units are named by their JSON Pointer. */
+static void test_import_dlrm(void **state)
+{
+    (void)state;
+    cJSON *summary = excerpt_of(AA_FIXTURES_DIR "/mlperf/summary_v5.1_dlrm_excerpt.json");
+    cJSON *rows = cJSON_CreateArray(), *problems = cJSON_CreateArray();
+    struct dc_mlperf_counts c;
+    struct dc_error err;
+    dc_error_clear(&err);
+    assert_int_equal(dc_calibration_import_mlperf(rs, summary, "R", rows, problems, &c, &err),
+                     DC_OK);
+    assert_int_equal(c.imported, 1);
+    assert_int_equal(c.skipped, 2);
+    assert_int_equal(c.malformed, 1);
+    assert_string_equal(cJSON_GetArrayItem(problems, 0)->valuestring,
+                        "/3/Performance_Units: missing or not \"Samples/s\", the units this "
+                        "importer reads dlrm-v2-99 in");
+    const cJSON *dlrm = cJSON_GetArrayItem(rows, 0);
+    assert_string_equal(field(dlrm, "id")->valuestring, "R1");
+    assert_string_equal(field(dlrm, "accelerator")->valuestring, "h200");
+    assert_int_equal(field(dlrm, "chips")->valueint, 8);
+    assert_string_equal(field(dlrm, "workload/model/name")->valuestring, "dlrm-dcnv2");
+    assert_string_equal(field(dlrm, "workload/precision")->valuestring, "int8");
+    assert_true(field(dlrm, "measured/requests_per_second")->valuedouble == 647861.0 * 270);
+    assert_non_null(strstr(field(dlrm, "evidence")->valuestring, "647861 Samples/s (x 270"));
+    struct dc_calibration_row r;
+    assert_int_equal(dc_calibration_eval(rs, dlrm, &r, &err), DC_OK);
+    assert_true(isfinite(r.ratio) && r.ratio > 0.5 && r.ratio < 2.0);
+    cJSON_Delete(summary);
+    cJSON_Delete(rows);
+    cJSON_Delete(problems);
+}
+
 /* The rule's split for rows given another way follows their run. */
 static void test_rule_split_follows_runs(void **state)
 {
@@ -175,6 +219,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_import_excerpt),
         cmocka_unit_test(test_import_errors),
+        cmocka_unit_test(test_import_dlrm),
         cmocka_unit_test(test_rule_split_follows_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
