@@ -322,6 +322,10 @@ struct dc_sizing_params {
     struct dc_param context_tokens; /* default KV length per request */
     struct dc_param output_tokens;  /* default generated tokens per request */
     struct dc_param max_batch;      /* most concurrent requests per replica */
+    /* Most concurrent requests one attention data-parallel rank of an
+     * expert-parallel replica batches (core/src/sizing/sizing.c); value NAN
+     * when sizing.yaml gives none (then max_batch a rank). */
+    struct dc_param attention_dp_batch;
     struct dc_param hbm_efficiency; /* achieved share of peak HBM bandwidth */
     /* Embedding rows gathered at random (core/src/sizing/embed.c): the share of
      * peak memory bandwidth they reach; value NAN when sizing.yaml gives none

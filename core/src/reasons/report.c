@@ -460,6 +460,8 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
     add(res, "kv_cache_gb_per_request", d->kv_cache_gb, "GB", s->kv_source);
     add(res, "flops_per_request", d->flops_per_request, "flop", "https://arxiv.org/abs/2001.08361");
     add_param(res, "max_batch", &s->max_batch, "requests");
+    add_optional(res, isfinite(d->expert_share), "attention_dp_batch", &s->attention_dp_batch,
+                 "requests");
     add_param(res, "hbm_efficiency", &s->hbm_efficiency, "ratio");
     add_optional(res, d->pooled_values > 0, "gather_efficiency", &s->gather_efficiency, "ratio");
     if (d->generative) {

@@ -100,6 +100,22 @@ static double pair_flops(const struct dc__derived *d)
     return 4.0 * d->heads * d->head_dim;
 }
 
+/* FLOPs per cached position and layer of one decode step's attention. MLA
+ * decodes with its up-projections absorbed into the query and the output
+ * (DeepSeek-V2, https://arxiv.org/abs/2405.04434, section 2.1.2): every
+ * head scores the whole kv_latent_dim latent (576 in DeepSeek-V3) and sums
+ * the latent as its values, 2 x 2 FLOPs a head and latent dimension; the
+ * values skip the 64 rotary dimensions, about 6% this counts over. It is
+ * why MLA decode is compute-bound where grouped-query decode reads memory
+ * (FlashMLA, https://github.com/deepseek-ai/FlashMLA). Otherwise
+ * pair_flops. */
+static double decode_pair_flops(const struct dc_workload *w, const struct dc__derived *d)
+{
+    if (strcmp(w->attention, "mla") == 0 && isfinite(w->kv_latent_dim))
+        return 4.0 * d->heads * w->kv_latent_dim;
+    return pair_flops(d);
+}
+
 /* Forward FLOPs of a bidirectional encoder (a ViT's included) over n tokens:
  * 2 x dense parameters a token, plus attention over all n x n pairs in every
  * layer. */
@@ -368,6 +384,7 @@ static void speculative(const struct dc_sizing_params *s, const struct dc_worklo
     d->tokens_per_step = (1.0 - pow(a, k + 1)) / (1.0 - a);
     d->tokens_per_request_step = k + 1;
     d->decode_flops = (k + 1) * d->decode_flops + k * 2.0 * w->draft_parameters;
+    d->decode_attn_flops *= k + 1;
     double draft_bytes = w->draft_parameters * bpp;
     d->shared_weight_bytes += k * draft_bytes;
     /* The draft's own cache: from its registry shape, else the shape rule. */
@@ -399,7 +416,8 @@ static void decoder_serving(const struct dc_sizing_params *s, const struct dc_wo
     d->kv_step_bytes = per_pos * cached_positions(&a, avg);
     d->flops_per_request = (2.0 * d->dense_parameters * in + pair_flops(d) * prompt_pairs(&a, in)) *
                            (1.0 - w->prefix_cache_hit_rate);
-    d->decode_flops = 2.0 * d->dense_parameters + pair_flops(d) * cached_positions(&a, avg);
+    d->decode_attn_flops = decode_pair_flops(w, d) * cached_positions(&a, avg);
+    d->decode_flops = 2.0 * d->dense_parameters + d->decode_attn_flops;
     decode_weights(w, bpp, d);
     if (w->draft_tokens > 0)
         speculative(s, w, bpp, d);

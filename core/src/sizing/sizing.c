@@ -120,6 +120,23 @@ static double serving_peak(const struct dc_sizing_params *s, const struct dc_acc
     return isfinite(half) ? fmin(peak, half * s->diffusion_8bit_gain.value) : peak;
 }
 
+/* The rate of a decode step's attention over the KV cache, FLOP/s per chip:
+ * its kernels multiply in 16 bits whatever the weights' format (FlashMLA,
+ * https://github.com/deepseek-ai/FlashMLA, and FlashAttention's decode run
+ * BF16), at the serving MFU; the expert-width factor is the routed
+ * experts' matmuls', not attention's. */
+static double attention_rate(const struct dc_sizing_params *s, const struct dc_accelerator *a,
+                             const struct dc_workload *w, const struct dc__derived *d)
+{
+    double peak = serving_peak(s, a, w, d);
+    double half = dc__listed_peak(a, DC_PREC_BF16);
+    if (!isfinite(half))
+        half = dc__listed_peak(a, DC_PREC_FP16);
+    if (isfinite(half))
+        peak = fmin(peak, half);
+    return peak * 1e12 * s->mfu_inference[a->family] * a->mfu_factor;
+}
+
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
                    const struct dc__derived *d, const struct dc_accelerator *a,
                    struct dc__perturb k)
@@ -171,6 +188,7 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value * a->hbm_factor;
     p->flops = serving_peak(s, a, w, d) * 1e12 * s->mfu_inference[a->family] * a->mfu_factor *
                moe_factor(s, d);
+    p->attn_flops = attention_rate(s, a, w, d);
     dc__tp_init(p);
     dc__sync_init(p);
     dc__embed_init(p);
@@ -361,6 +379,17 @@ static unsigned tensor_parallel(const struct dc_accelerator *a, unsigned chips)
     return a->n_slices > 0 || chips <= domain ? chips : domain;
 }
 
+/* Compute of one decode step of `batch` requests spread over `chips` chips:
+ * the weights' matmuls at the serving rate, attention over the cache at
+ * attention_rate's. */
+static double decode_compute_s(const struct dc__part *p, double batch, unsigned chips)
+{
+    const struct dc__derived *d = p->d;
+    double attn = d->decode_attn_flops;
+    double s = (d->decode_flops - attn) / p->flops + (attn > 0 ? attn / p->attn_flops : 0);
+    return batch * s / chips;
+}
+
 /* A decode step and the prompts of a batch on a replica laid out tensor
  * parallel: a step reads every weight a token of the batch touches (a
  * mixture of experts reads more experts as the batch grows) and each
@@ -373,7 +402,7 @@ static void decode_tensor_parallel(const struct dc__part *p, unsigned chips, uns
     const struct dc__derived *d = p->d;
     unsigned tp = tensor_parallel(p->a, chips);
     double stages = (double)chips / tp;
-    double bw = chips * p->bandwidth, fl = chips * p->flops, tp_bw = tp * p->bandwidth;
+    double bw = chips * p->bandwidth, tp_bw = tp * p->bandwidth;
     double weights = dc__step_weight_bytes(d, batch);
     /* A mixture of experts spreads its routed experts over every chip of the
      * replica: they are read side by side at the whole replica's bandwidth,
@@ -387,9 +416,10 @@ static void decode_tensor_parallel(const struct dc__part *p, unsigned chips, uns
      * matmuls and they for it, so it adds to whichever bounds the step. */
     double sync_s = dc__decode_sync_s(p, tp, stages, batch);
     double mem_s = (weights - experts) / tp_bw + (experts + kv) / bw;
-    double cmp_s = batch * d->decode_flops / fl;
+    double cmp_s = decode_compute_s(p, batch, chips);
     r->step_s = max_known(mem_s, cmp_s) + sync_s;
     r->compute_bound = cmp_s > mem_s;
+    r->expert_parallel = false;
     /* The prompt's tokens meet the other chips the same way, in one pass
      * (a speculative draft's layers too, as it prefills its own cache). */
     double prompt = p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate);
@@ -415,14 +445,15 @@ static void decode_expert_parallel(const struct dc__part *p, unsigned chips, uns
                                    struct dc__replica *r)
 {
     const struct dc__derived *d = p->d;
-    double bw = chips * p->bandwidth, fl = chips * p->flops;
+    double bw = chips * p->bandwidth;
     double experts = dc__step_weight_bytes(d, batch) - d->shared_weight_bytes;
     double kv = batch * d->kv_step_bytes;
     double mem_s = d->shared_weight_bytes / p->bandwidth + (experts + kv) / bw;
-    double cmp_s = batch * d->decode_flops / fl;
+    double cmp_s = decode_compute_s(p, batch, chips);
     r->step_s =
         max_known(mem_s, cmp_s) + dc__ep_sync_s(p, chips, batch * d->tokens_per_request_step);
     r->compute_bound = cmp_s > mem_s;
+    r->expert_parallel = true;
     /* A prompt is prefilled on one chip's attention, its tokens sent to the
      * experts like a step's; the chips prefill their own prompts side by side. */
     r->prefill_s =
@@ -440,6 +471,56 @@ static bool expert_parallel(const struct dc__part *p, unsigned chips)
     return chips > 1 && p->d->expert_weight_bytes > 0 && isfinite(p->d->expert_share);
 }
 
+/* Most requests a replica batches in `room` GB left for KV caches, its
+ * schedulers allowing `most` (a scheduler's default, not memory: a workload
+ * that asks for a larger batch is held to what memory allows). */
+static unsigned batch_in(const struct dc__part *p, double room, double most)
+{
+    if (isfinite(p->w->batch_size))
+        most = fmax(p->w->batch_size, most);
+    if (room <= 0)
+        return 0;
+    if (p->d->kv_cache_gb <= 0)
+        return (unsigned)fmin(most, (double)UINT_MAX);
+    double n = floor(room / p->d->kv_cache_gb);
+    return n >= 1 ? (unsigned)fmin(n, most) : 0;
+}
+
+/* Memory of `chips` chips left for KV caches once they hold the weights:
+ * once a replica, or laid out expert parallel with every chip holding its
+ * own copy of the shared part (decode_expert_parallel). */
+static double kv_room_gb(const struct dc__part *p, unsigned chips, bool expert_parallel)
+{
+    double held = p->d->weights_gb;
+    if (expert_parallel)
+        held += (chips - 1.0) * p->d->shared_weight_bytes / DC__GB;
+    return chips * p->a->memory_gb * p->s->memory_usable_fraction.value -
+           held * p->s->infer_overhead.value;
+}
+
+/* The batch cap of the tensor-parallel layout: one scheduler, max_batch. */
+static unsigned tp_batch_cap(const struct dc__part *p, unsigned chips)
+{
+    return batch_in(p, kv_room_gb(p, chips, false), p->s->max_batch.value);
+}
+
+/* The batch cap of the expert-parallel layout: every chip's attention is a
+ * data-parallel rank with its own KV cache and its own requests
+ * (TensorRT-LLM's attention DP,
+ * https://docs.nvidia.com/dynamo/additional-resources/tensor-rt-llm-details/dp-rank-routing),
+ * so the replica batches attention_dp_batch a chip (sizing.yaml; max_batch
+ * where it gives none), within the memory the replicated shared part
+ * leaves; 0 without the layout. */
+static unsigned ep_batch_cap(const struct dc__part *p, unsigned chips)
+{
+    if (!expert_parallel(p, chips))
+        return 0;
+    double rank = p->s->attention_dp_batch.value;
+    if (!isfinite(rank))
+        rank = p->s->max_batch.value;
+    return batch_in(p, kv_room_gb(p, chips, true), rank * chips);
+}
+
 void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, struct dc__replica *r)
 {
     const struct dc__derived *d = p->d;
@@ -448,14 +529,26 @@ void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, st
     r->chips = chips;
     r->batch = batch;
     if (d->generative) {
-        decode_tensor_parallel(p, chips, batch, r);
         /* An engine serves a mixture of experts in whichever layout does
-         * better: the shorter step under a latency target, else the more
-         * requests a second. */
-        struct dc__replica ep = *r;
-        if (expert_parallel(p, chips)) {
+         * better, each at the batch its schedulers and memory allow (the
+         * tensor-parallel one may hold fewer): under a latency target the
+         * shorter step, or the one that holds the whole batch and meets the
+         * target; else the more requests a second. */
+        unsigned ep_cap = ep_batch_cap(p, chips), tp_batch = batch;
+        if (ep_cap > 0) {
+            unsigned c = tp_batch_cap(p, chips);
+            tp_batch = c > 0 && c < batch ? c : batch;
+        }
+        r->batch = tp_batch;
+        decode_tensor_parallel(p, chips, tp_batch, r);
+        if (ep_cap > 0 && batch <= ep_cap) {
+            struct dc__replica ep = *r;
+            ep.batch = batch;
             decode_expert_parallel(p, chips, batch, &ep);
-            bool better = isfinite(p->w->latency_ms_p99) ? ep.step_s < r->step_s : ep.rps > r->rps;
+            bool better = ep.rps > r->rps;
+            if (isfinite(p->w->latency_ms_p99))
+                better =
+                    ep.step_s < r->step_s || (tp_batch < batch && dc__replica_latency_ok(p, &ep));
             if (better)
                 *r = ep;
         }
@@ -466,6 +559,7 @@ void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, st
          * part can run (core/src/sizing/embed.c). */
         r->step_s = max_known(mem_s, cmp_s) + dc__embed_batch_s(p, chips, batch);
         r->compute_bound = cmp_s > mem_s;
+        r->expert_parallel = false;
         r->prefill_s = 0;
         r->request_s = r->step_s;
         r->rps = batch / r->step_s;
@@ -486,18 +580,8 @@ bool dc__replica_latency_ok(const struct dc__part *p, const struct dc__replica *
 
 unsigned dc__serve_batch_cap(const struct dc__part *p, unsigned chips)
 {
-    double room = chips * p->a->memory_gb * p->s->memory_usable_fraction.value -
-                  p->d->weights_gb * p->s->infer_overhead.value;
-    /* max_batch is a scheduler's default, not memory: a workload that asks
-     * for a larger batch is held to what memory allows. */
-    double most = isfinite(p->w->batch_size) ? fmax(p->w->batch_size, p->s->max_batch.value)
-                                             : p->s->max_batch.value;
-    if (room <= 0)
-        return 0;
-    if (p->d->kv_cache_gb <= 0)
-        return (unsigned)most;
-    double n = floor(room / p->d->kv_cache_gb);
-    return n >= 1 ? (unsigned)fmin(n, most) : 0;
+    unsigned tp = tp_batch_cap(p, chips), ep = ep_batch_cap(p, chips);
+    return tp > ep ? tp : ep;
 }
 
 unsigned dc__serve_latency_batch(const struct dc__part *p, unsigned chips, unsigned cap)
@@ -617,6 +701,9 @@ void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigne
     z->shape = *buy;
     z->batch_per_replica = r->batch;
     z->memory_need_gb = d->weights_gb * p->s->infer_overhead.value + d->kv_cache_gb * r->batch;
+    if (r->expert_parallel) /* each chip's copy of the shared part */
+        z->memory_need_gb +=
+            (r->chips - 1.0) * d->shared_weight_bytes / DC__GB * p->s->infer_overhead.value;
     z->replicas = n;
     z->chips = dc__shape_chips(buy);
     /* A rate that cannot be estimated cannot be shown to meet the workload's:

@@ -76,6 +76,7 @@ struct dc__part {
     unsigned fleet_cap; /* most chips of all replicas together */
     double bandwidth;   /* bytes/s per chip achieved */
     double flops;       /* FLOP/s per chip achieved */
+    double attn_flops;  /* the same for attention over the KV cache (16-bit) */
     /* the links a replica's chips meet over (serve_tp.c) */
     double allreduce_s; /* fixed latency of one all-reduce; 0 when none is counted */
     double link_bps;    /* bytes/s one chip sends over the fast link; NAN unknown */
@@ -187,6 +188,7 @@ struct dc__replica {
     double request_s; /* what one request waits: prefill + output tokens x step */
     double rps;       /* requests per second the replica completes */
     bool compute_bound;
+    bool expert_parallel; /* laid out expert parallel, attention data parallel */
 };
 
 /* The first replica size after `prev` chips (0: the first): a tensor-parallel

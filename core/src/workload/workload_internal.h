@@ -64,6 +64,7 @@ struct dc__derived {
     double flops_per_request;  /* prefill (generative, incl. attention, less the cached
                                   prefix) or the whole request otherwise */
     double decode_flops;       /* one request's FLOPs in one decode step */
+    double decode_attn_flops;  /* the part of them attending to the cache (16-bit) */
     double tokens_per_step;    /* tokens a decode step yields (speculative: > 1) */
     double decode_steps;       /* decode steps per request */
     /* Weights a step reads (dc__step_weight_bytes): the part read at any batch,

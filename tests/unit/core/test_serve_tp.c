@@ -258,6 +258,74 @@ static void test_expert_parallel_exchange(void **state)
     NEAR(dc__ep_sync_s(&s.p, 4, 0), 0);
 }
 
+#define DEEPSEEK_R1_FP8                                                                            \
+    "{\"task\":\"inference\",\"precision\":\"fp8\",\"model\":{\"name\":\"deepseek-r1\"},"          \
+    "\"inference\":{\"input_tokens\":1000,\"output_tokens\":1000,"                                 \
+    "\"kv_cache_precision\":\"fp8\"}}"
+
+/* A decode step's attention: MLA scores and sums the 576-wide latent in every
+ * head with its projections absorbed (4 x heads x latent FLOPs a cached
+ * position and layer, DeepSeek-R1: 128 heads, 61 layers), grouped-query
+ * attention 4 x heads x head_dim; at the prompt plus half the output. */
+static void test_decode_attention_flops(void **state)
+{
+    (void)state;
+    struct sized s;
+    size_on(rs, DEEPSEEK_R1_FP8, "h200", &s);
+    NEAR(s.d.decode_attn_flops, 4.0 * 128 * 576 * 61 * 1500);
+    NEAR(s.d.decode_flops, 2.0 * s.d.dense_parameters + s.d.decode_attn_flops);
+    size_on(rs, LLAMA70_FP8, "h100", &s);
+    NEAR(s.d.decode_attn_flops, 4.0 * s.d.heads * s.d.head_dim * s.d.layers * 1250);
+}
+
+/* Attention over the cache runs at the part's 16-bit rate whatever the
+ * weights' format; the weights' matmuls at the precision's. */
+static void test_attention_rate_16_bit(void **state)
+{
+    (void)state;
+    const struct dc_accelerator *b = dc_ruleset_find_accelerator(rs, "b200");
+    double rate = rs->sizing.mfu_inference[DC_FAMILY_GPU] * b->mfu_factor * 1e12;
+    struct sized s;
+    size_on(rs,
+            "{\"task\":\"inference\",\"precision\":\"fp4\",\"model\":{\"name\":\"llama-3.3-70b\"},"
+            "\"inference\":{\"input_tokens\":1000,\"output_tokens\":1000}}",
+            "b200", &s);
+    NEAR(s.p.attn_flops, b->peak_tflops[DC_PREC_BF16] * rate);
+    NEAR(s.p.flops, b->peak_tflops[DC_PREC_FP4] * rate);
+    assert_true(s.p.attn_flops < s.p.flops);
+}
+
+/* Laid out expert parallel, every chip is an attention rank batching
+ * attention_dp_batch requests, within the memory each chip's copy of the
+ * shared part leaves; the tensor-parallel layout keeps max_batch, and a
+ * dense model has no other. */
+static void test_attention_dp_batch(void **state)
+{
+    (void)state;
+    struct sized s;
+    size_on(rs, DEEPSEEK_R1_FP8, "h200", &s);
+    double rank = rs->sizing.attention_dp_batch.value, most = rs->sizing.max_batch.value;
+    assert_true(rank > 1 && rank * 8 > most);
+    double usable = 8 * 141 * rs->sizing.memory_usable_fraction.value;
+    double held =
+        (s.d.weights_gb + 7 * s.d.shared_weight_bytes / 1e9) * rs->sizing.infer_overhead.value;
+    double room = floor((usable - held) / s.d.kv_cache_gb);
+    assert_true(room > rank * 8); /* MLA's cache leaves room for every rank's batch */
+    assert_int_equal(dc__serve_batch_cap(&s.p, 8), (unsigned)(rank * 8));
+    struct dc__replica r;
+    dc__replica_at(&s.p, 8, (unsigned)(rank * 8), &r);
+    assert_true(r.expert_parallel);
+    assert_int_equal(r.batch, (unsigned)(rank * 8));
+    /* At a batch one scheduler holds, the tensor-parallel layout can serve it. */
+    dc__replica_at(&s.p, 8, 16, &r);
+    assert_int_equal(r.batch, 16);
+    /* A dense model: max_batch, whatever the chips. */
+    size_on(rs, LLAMA70_FP8, "h200", &s);
+    assert_true(dc__serve_batch_cap(&s.p, 8) <= (unsigned)most);
+    dc__replica_at(&s.p, 8, 64, &r);
+    assert_false(r.expert_parallel);
+}
+
 /* A recommender's serving batch: each chip gathers the rows of its tables at
  * gather_efficiency of peak bandwidth, then the pooled rows are exchanged
  * (26 tables of 128 values for DLRM-DCNv2). */
@@ -315,6 +383,9 @@ int main(void)
         cmocka_unit_test(test_no_parameters_no_sync),
         cmocka_unit_test(test_alltoall_inside_and_across),
         cmocka_unit_test(test_expert_parallel_exchange),
+        cmocka_unit_test(test_decode_attention_flops),
+        cmocka_unit_test(test_attention_rate_16_bit),
+        cmocka_unit_test(test_attention_dp_batch),
         cmocka_unit_test(test_embedding_batch),
         cmocka_unit_test(test_embedding_training),
         cmocka_unit_test(test_rocm_decode_bandwidth),
