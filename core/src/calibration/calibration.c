@@ -154,11 +154,6 @@ enum dc_status dc_calibration_eval(const dc_ruleset *rs, const cJSON *row,
 
 /* ---- the split ---------------------------------------------------------------------- */
 
-static bool serving(enum dc_regime r)
-{
-    return dc_regime_pool(r) == DC_REGIME_SERVING;
-}
-
 struct ordered {
     const struct dc_calibration_row *row;
     uint64_t hash;
@@ -167,9 +162,8 @@ struct ordered {
 static int by_group_then_hash(const void *a, const void *b)
 {
     const struct ordered *x = a, *y = b;
-    bool sx = serving(x->row->regime), sy = serving(y->row->regime);
-    if (sx != sy)
-        return sx ? 1 : -1;
+    if (x->row->regime != y->row->regime)
+        return x->row->regime < y->row->regime ? -1 : 1;
     if (x->row->family != y->row->family)
         return x->row->family < y->row->family ? -1 : 1;
     if (x->hash != y->hash)
@@ -219,7 +213,7 @@ enum dc_status dc_calibration_rule_split(const struct dc_calibration_row *rows, 
     }
     qsort(v, m, sizeof(*v), by_group_then_hash);
     for (size_t i = 0, k = 0; i < m && rc == DC_OK; i++, k++) {
-        if (i > 0 && (serving(v[i].row->regime) != serving(v[i - 1].row->regime) ||
+        if (i > 0 && (v[i].row->regime != v[i - 1].row->regime ||
                       v[i].row->family != v[i - 1].row->family))
             k = 0; /* a new group */
         held_out[v[i].row - rows] = k % 3 == 0;
