@@ -3,7 +3,7 @@
  * frontier.c, shortfall.c, targets.c, sized_rules.c, fit_options.c, rule_step_budget.c,
  * cost.c, report.c, defaults.c, price_note.c, reasons.c for reason text), and
  * the explanations that re-run it (counterfactual.c, cf_changes.c,
- * cf_text.c, cf_threshold.c). It brings in result.h (warnings, assumptions,
+ * cf_text.c, cf_threshold.c). It brings in result_build.h (warnings, assumptions,
  * reason ids), sizing.h and workload_internal.h. Not part of the public API. */
 #ifndef DC_ENGINE_INTERNAL_H
 #define DC_ENGINE_INTERNAL_H
@@ -12,7 +12,7 @@
 #include "arena.h"
 #include "dc/result.h"
 #include "dc/numfmt.h"
-#include "result.h"
+#include "result_build.h"
 #include "sizing.h"
 #include "workload_internal.h"
 

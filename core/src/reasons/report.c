@@ -368,7 +368,7 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
 
 /* ---- assumptions ------------------------------------------------------------------ */
 
-/* dc__add_assumption (result.c), by the short name the lists below read with. */
+/* dc__add_assumption (result_build.c), by the short name the lists below read with. */
 static void add(struct dc_result *res, const char *name, double value, const char *unit,
                 const char *source)
 {

@@ -1,5 +1,5 @@
-/* core/src/reasons/result.h -- building a result's lists: its warnings and
- * assumptions (core/src/reasons/result.c), and the pseudo-rule ids its reasons carry.
+/* core/src/reasons/result_build.h -- building a result's lists: its warnings and
+ * assumptions (core/src/reasons/result_build.c), and the pseudo-rule ids its reasons carry.
  * Beneath the phases that fill them: the engine (engine.c), the report of
  * warnings and assumptions (report.c) and the defaults (defaults.c); included
  * through engine_internal.h. Not part of the public API. */
