@@ -6,10 +6,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "arena.h"
 #include "dc/numfmt.h"
-#include "engine_internal.h"
+#include "reasons.h"
 #include "ruleset_internal.h"
 #include "sizing.h"
+#include "reason_ids.h"
+#include "result_build.h"
 
 /* Age in days of a catalog price dated "YYYY-MM" or "YYYY-MM-DD" (a month-only
  * date counts from the first of that month), at `now`; NAN when unparseable. */
