@@ -440,6 +440,17 @@ static void test_counterfactual_fields_agree(void **state)
             break;
         }
     }
+    /* And the other way: a value the contract lists but no explanation ever
+     * proposes is a promise the server does not keep (/constraints/portable
+     * stood there after cf_fields.c stopped proposing it). */
+    const cJSON *v = NULL;
+    cJSON_ArrayForEach(v, named)
+    {
+        if (cf__field(v->valuestring) == NULL)
+            fail_msg("the contract's Change.field lists %s, which cf_fields.c never proposes",
+                     v->valuestring);
+    }
+    assert_int_equal(cJSON_GetArraySize(named), n);
 }
 
 /* ---- the vocabularies ---------------------------------------------------------------- */
