@@ -1,8 +1,9 @@
 /* core/src/reasons/reasons.h -- the words of a result that other rooms use: a
  * fleet limit, a cost period and a time target in words (reasons.c), the
- * candidate the objective alone would pick (why.c), and the report of
+ * candidate the objective alone would pick (why.c), the report of
  * warnings, assumptions and defaults the engine appends (report.c,
- * defaults.c). Included by engine.c, select/ (targets.c, shortfall.c: the words of
+ * defaults.c) and the age of a dated price (report.c, read by
+ * price_note.c). Included by engine.c, select/ (targets.c, shortfall.c: the words of
  * a target and a cost period) and the room's own files; this room calls
  * nothing of select/ or engine.c. Not part of the public API. */
 #ifndef DC_REASONS_H
