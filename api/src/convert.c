@@ -17,6 +17,7 @@
 #include "api/jsonw.h"
 #include "dc/numfmt.h"
 #include "explain_render.h"
+#include "dc/explain.h"
 
 /* Expected body sizes, so the buffer rarely grows. */
 #define RESULT_HINT  24576

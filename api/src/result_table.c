@@ -14,6 +14,7 @@
 #include "api/convert.h"
 #include "api/text_table.h"
 #include "dc/numfmt.h"
+#include "dc/result.h"
 
 #define CELL API_GRID_CELL
 

@@ -113,12 +113,6 @@ extern const char api__sch_unicode_version[];
 /* Category of `cp`; API_SCH_GC_CN above U+10FFFF. Thread-safe. */
 enum api__sch_gc api__sch_unicode_category(uint32_t cp);
 
-/* ---- UTF-8 (schema_json.c; decoding is dc/utf8.h) ----------------------- */
-
-/* Code points in the NUL-terminated string `s`, decoded leniently
- * (dc_utf8_decode_lenient: each malformed byte counts as one). */
-size_t api__sch_utf8_length(const char *s);
-
 /* ---- JSON values (schema_json.c) ---------------------------------------- */
 
 /* JSON Schema equality: numbers by value (1 == 1.0), objects regardless of key

@@ -1,5 +1,4 @@
-/* api/src/schema_json.c -- value helpers for the JSON Schema validator: string
- * length in code points for minLength/maxLength (decoded by dc/utf8.h), JSON
+/* api/src/schema_json.c -- value helpers for the JSON Schema validator: JSON
  * equality with JSON Schema's rules (const, enum, uniqueItems), a matching
  * hash, number formatting for messages, and the growing JSON Pointers of the
  * compiler and the validator. */
@@ -12,26 +11,9 @@
 
 #include "api/json_read.h"
 #include "dc/hash.h"
-#include "dc/utf8.h"
 
 /* cJSON keeps the type in the low byte; the rest are flags (IsReference...). */
 #define SCH_TYPE(v) ((v)->type & 0xFF)
-
-size_t api__sch_utf8_length(const char *s)
-{
-    size_t n = 0;
-    size_t len = strlen(s);
-    size_t i = 0;
-    while (i < len) {
-        size_t adv = 1;
-        /* ASCII runs are the common case; skip the decoder for them. */
-        if ((unsigned char)s[i] >= 0x80)
-            (void)dc_utf8_decode_lenient(s + i, len - i, &adv);
-        i += adv;
-        n++;
-    }
-    return n;
-}
 
 static bool object_equal(const cJSON *a, const cJSON *b, unsigned depth_left)
 {

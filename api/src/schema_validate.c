@@ -339,7 +339,7 @@ bool api__sch_check_string(struct api__sch_ctx *c, const struct api__sch_node *n
     bool ok = true;
     const char *s = v->valuestring != NULL ? v->valuestring : "";
     if ((n->has & (SCH_HAS_MINLEN | SCH_HAS_MAXLEN)) != 0) {
-        size_t len = api__sch_utf8_length(s);
+        size_t len = dc_utf8_count(s);
         if ((n->has & SCH_HAS_MINLEN) != 0 && len < n->min_length) {
             ok = false;
             if (!fail(c, "minLength", "must be at least %zu character%s long", n->min_length,

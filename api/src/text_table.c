@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dc/utf8.h"
+
 void api_grid_col(struct api_grid *g, const char *head, bool right, unsigned drop)
 {
     if (g->ncols == API_GRID_MAX_COLS)
@@ -43,13 +45,10 @@ void api_grid_cellf(char *cell, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Characters, not bytes: every byte that is not a UTF-8 continuation. */
+/* Characters, not bytes (dc/utf8.h, the one count of every layer). */
 size_t api_text_width(const char *s)
 {
-    size_t n = 0;
-    for (; *s != '\0'; s++)
-        n += ((unsigned char)*s & 0xC0u) != 0x80u;
-    return n;
+    return dc_utf8_count(s);
 }
 
 void api_text_pad(FILE *fp, const char *s, size_t w, bool right)

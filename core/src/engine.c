@@ -13,9 +13,14 @@
 #include <string.h>
 
 #include "dc/engine.h"
-#include "engine_internal.h"
+#include "arena.h"
+#include "dc/numfmt.h"
+#include "reasons.h"
+#include "select.h"
 #include "ruleset_internal.h"
 #include "sizing.h"
+#include "reason_ids.h"
+#include "result_build.h"
 
 /* Reasons a candidate can carry besides its rules: memory, time or serving,
  * cost, a missed target, availability. */

@@ -9,7 +9,6 @@
 #include <stdio.h>
 
 #include "dc/engine.h"
-#include "engine_internal.h"
 #include "ruleset_internal.h"
 #include "sizing.h"
 

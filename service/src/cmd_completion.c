@@ -1,5 +1,7 @@
 /* service/src/cmd_completion.c -- `accel-advisor completion bash`: a bash
- * completion script made from the commands' own option tables (commands.h) and
+ * completion script made from the table of commands it is given (the one in
+ * command_table.c, which runs it: so this file reads no table of its own and
+ * nothing here calls back up), their own option tables (commands.h) and
  * the serve and agent settings (config.h), so it offers exactly the flags the binary
  * takes: commands, flags, the -o formats of each command, the words a setting
  * accepts, directories for DIR values and files for FILE values and
@@ -138,7 +140,7 @@ static void flags(FILE *fp, const struct svc_command *cmd)
         fputs(" -o", fp);
 }
 
-static void print_bash(FILE *fp)
+static void print_bash(FILE *fp, const struct svc_command *cmds, size_t n)
 {
     static const char *const args[] = {[SVC_ARGS_NONE] = "none",
                                        [SVC_ARGS_DOCUMENT] = "document",
@@ -156,8 +158,8 @@ static void print_bash(FILE *fp)
           "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
           "        COMPREPLY=($(compgen -W '",
           fp);
-    for (size_t i = 0; i < svc_command_count; i++)
-        fprintf(fp, "%s ", svc_commands[i].name);
+    for (size_t i = 0; i < n; i++)
+        fprintf(fp, "%s ", cmds[i].name);
     fputs("help --help --version' -- \"$cur\"))\n"
           "        return 0\n"
           "    fi\n"
@@ -170,19 +172,19 @@ static void print_bash(FILE *fp)
           "    fi\n"
           "    case \"$cmd $prev\" in\n",
           fp);
-    for (size_t i = 0; i < svc_command_count; i++)
-        value_cases(fp, &svc_commands[i]);
+    for (size_t i = 0; i < n; i++)
+        value_cases(fp, &cmds[i]);
     fputs("    esac\n"
           "    case \"$cmd\" in\n",
           fp);
-    for (size_t i = 0; i < svc_command_count; i++) {
-        fprintf(fp, "    %s) opts='", svc_commands[i].name);
-        flags(fp, &svc_commands[i]);
-        fprintf(fp, "'; args=%s", args[svc_commands[i].args]);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(fp, "    %s) opts='", cmds[i].name);
+        flags(fp, &cmds[i]);
+        fprintf(fp, "'; args=%s", args[cmds[i].args]);
         /* The subcommands, when the word before is the command's name. */
-        for (const char *const *w = svc_commands[i].subcommands; w != NULL && *w != NULL; w++)
-            fprintf(fp, "%s%s", w == svc_commands[i].subcommands ? "; subs='" : " ", *w);
-        fprintf(fp, "%s ;;\n", svc_commands[i].subcommands != NULL ? "'" : "");
+        for (const char *const *w = cmds[i].subcommands; w != NULL && *w != NULL; w++)
+            fprintf(fp, "%s%s", w == cmds[i].subcommands ? "; subs='" : " ", *w);
+        fprintf(fp, "%s ;;\n", cmds[i].subcommands != NULL ? "'" : "");
     }
     fputs("    esac\n"
           "    if [[ $cur == -* ]]; then\n"
@@ -204,7 +206,7 @@ static void print_bash(FILE *fp)
           fp);
 }
 
-int cmd_completion(int argc, char **argv)
+int svc_completion_run(int argc, char **argv, const struct svc_command *cmds, size_t n)
 {
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         help(stdout);
@@ -217,6 +219,6 @@ int cmd_completion(int argc, char **argv)
         help(stderr);
         return 2;
     }
-    print_bash(stdout);
+    print_bash(stdout, cmds, n);
     return fflush(stdout) == 0 ? 0 : 2;
 }

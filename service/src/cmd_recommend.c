@@ -18,6 +18,7 @@
 #include "output.h"
 #include "rulesrc.h"
 #include "suggest.h"
+#include "dc/explain.h"
 
 const struct option cmd_recommend_options[] = {{"rules", required_argument, NULL, 'r'},
                                                {"model", required_argument, NULL, 'm'},

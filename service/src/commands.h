@@ -16,7 +16,6 @@ int cmd_version(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
-int cmd_completion(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_prices(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
@@ -74,8 +73,16 @@ struct svc_command {
     const char *const *subcommands;
 };
 
-/* Every command, in the order `accel-advisor --help` lists them (main.c). */
+/* Every command, in the order `accel-advisor --help` lists them
+ * (command_table.c). */
 extern const struct svc_command svc_commands[];
 extern const size_t svc_command_count;
+/* At most this many (command_table.c asserts it; main.c's "did you mean"
+ * lists their names in an array of this size). */
+#define SVC_COMMANDS_MAX 32
+
+/* `accel-advisor completion ARGS`: the bash completion script of the `n`
+ * commands `cmds` (cmd_completion.c); the command's exit status. */
+int svc_completion_run(int argc, char **argv, const struct svc_command *cmds, size_t n);
 
 #endif

@@ -33,7 +33,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "dc/engine.h"
+#include "dc/availability.h"
 #include "dc/ruleset.h"
 
 /* ------------------------------------------------------------------ limits */

@@ -1,6 +1,7 @@
 /* service/src/inventory.c -- catalog PCI ids for the probe, availability from
  * its snapshots. */
 #include "inventory.h"
+#include "dc/engine.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "dc/engine.h"
+#include "dc/availability.h"
 #include "dc/ruleset.h"
 #include "probe/probe.h"
 

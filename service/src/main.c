@@ -1,36 +1,10 @@
-/* service/src/main.c -- accel-advisor: one executable, several subcommands. */
+/* service/src/main.c -- accel-advisor: one executable, several subcommands
+ * (the table of them: command_table.c). */
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
-#include "output.h"
 #include "suggest.h"
-
-const struct svc_command svc_commands[] = {
-    {"recommend", cmd_recommend, "recommend accelerators for a workload (JSON or YAML file, or -)",
-     cmd_recommend_options, SVC_OUTPUT_NAMED, SVC_ARGS_DOCUMENT, NULL},
-    {"check", cmd_check, "lint a rule set and catalog directory", cmd_check_options,
-     SVC_OUTPUT_TABLES, SVC_ARGS_DIR, NULL},
-    {"logic", cmd_logic, "evaluate JSONLogic expressions (one, or --jsonl in bulk)",
-     cmd_logic_options, 0, SVC_ARGS_NONE, NULL},
-    {"version", cmd_version, "print the version, the build and the embedded rule set version",
-     cmd_version_options, SVC_OUTPUT_TABLES, SVC_ARGS_NONE, NULL},
-    {"serve", cmd_serve, "serve the HTTP API (openapi.yaml) on libmicrohttpd", NULL, 0,
-     SVC_ARGS_NONE, NULL},
-    {"agent", cmd_agent, "the node agent: serve this host's probe on /metrics for Prometheus", NULL,
-     0, SVC_ARGS_NONE, NULL},
-    {"validate", cmd_validate, "check a workload against the contract's Workload schema",
-     cmd_validate_options, 0, SVC_ARGS_DOCUMENT, NULL},
-    {"probe", cmd_probe, "list the accelerators attached to this host (sysfs, NVML, /dev)",
-     cmd_probe_options, SVC_OUTPUT_ALL, SVC_ARGS_NONE, NULL},
-    {"calibrate", cmd_calibrate, "compare the sizing model with published runs",
-     cmd_calibrate_options, 0, SVC_ARGS_DOCUMENT, NULL},
-    {"prices", cmd_prices, "show price coverage and prices, or import a public price catalog",
-     cmd_prices_options, SVC_OUTPUT_NAMED, SVC_ARGS_DOCUMENT, cmd_prices_subcommands},
-    {"completion", cmd_completion, "print a shell completion script (bash)", cmd_completion_options,
-     0, SVC_ARGS_SHELL, NULL},
-};
-const size_t svc_command_count = sizeof(svc_commands) / sizeof(svc_commands[0]);
 
 static void usage(FILE *fp)
 {
@@ -58,7 +32,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], svc_commands[i].name) == 0)
             return svc_commands[i].run(argc - 1, argv + 1);
     }
-    const char *names[sizeof(svc_commands) / sizeof(svc_commands[0])];
+    const char *names[SVC_COMMANDS_MAX];
     for (size_t i = 0; i < svc_command_count; i++)
         names[i] = svc_commands[i].name;
     const char *near = svc_suggest(argv[1], names, svc_command_count);

@@ -10,9 +10,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "dc/result.h"
-#include "dc/explain.h"
 #include "dc/ruleset.h"
+
+/* Only pointed to here: dc/result.h, dc/explain.h. */
+struct dc_result;
+struct dc_explanation;
 
 /* Catalog filter for GET /v1/accelerators; NULL members match everything. */
 struct api_catalog_filter {

@@ -58,7 +58,7 @@ DC_API void api_grid_print(const struct api_grid *g, FILE *fp, const char *inden
 /* Release the rows (the grid may then be filled again). */
 DC_API void api_grid_free(struct api_grid *g);
 
-/* Characters, not bytes: every byte that is not a UTF-8 continuation. */
+/* Characters, not bytes: dc_utf8_count (dc/utf8.h). */
 DC_API size_t api_text_width(const char *s);
 
 /* `s` padded with spaces to `w` characters, on the left when `right`. */

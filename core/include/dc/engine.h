@@ -1,8 +1,9 @@
 /* core/include/dc/engine.h -- one workload in, a ranked and explained result out:
  * the engine's entry points (dc_recommend, dc_size_at, the rule-step budget)
- * and their options. The workload is dc/workload.h and the result
- * dc/result.h, both included here, so a caller of the engine includes this
- * header alone. Scoring is documented in docs/scoring.md. */
+ * and their options. The workload is dc/workload.h, the result
+ * dc/result.h and what is free to run on dc/availability.h, all included
+ * here, so a caller of the engine includes this header alone. Scoring is documented in
+ * docs/scoring.md. */
 #ifndef DC_ENGINE_H
 #define DC_ENGINE_H
 
@@ -12,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "dc/availability.h"
 #include "dc/common.h"
 #include "dc/result.h"
 #include "dc/ruleset.h"
@@ -24,26 +26,6 @@
  * warns about a rule that can spend a quarter of it alone. */
 #define DC_RECOMMEND_MAX_RULE_STEPS 250000
 #define DC_RULE_STEPS_WARN          (DC_RECOMMEND_MAX_RULE_STEPS / 4)
-
-/* Free devices on one node told apart by dc_availability.nodes_by_free; a node
- * with more counts as this many (no catalog machine holds more than 8). */
-#define DC_AVAILABILITY_NODE_MAX 16
-
-/* Live availability of one catalog accelerator: on this host (the probe), or
- * across a fleet of nodes (Prometheus; docs/operations.md, "Fleet"). */
-struct dc_availability {
-    const char *accelerator_id; /* catalog id */
-    unsigned attached;          /* devices of this model attached here, or seen in the fleet */
-    unsigned free;              /* of which idle now (no process, low utilisation) */
-    double memory_free_gb;      /* summed over free devices; NAN when unknown */
-    /* Node by node: nodes_by_free[k] nodes hold exactly k free devices of this
-     * model (0 included: nodes where none is free). All zero: one node holding
-     * `attached` and `free` (a host probe). */
-    unsigned nodes_by_free[DC_AVAILABILITY_NODE_MAX + 1];
-    /* Devices on nodes where every device of this model is free: what slices
-     * larger than one node's free devices can take (whole hosts). */
-    unsigned whole_node_free;
-};
 
 struct dc_recommend_opts {
     const struct dc_availability *availability; /* may be NULL */

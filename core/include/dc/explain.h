@@ -35,8 +35,8 @@
 #define DC_EXPLAIN_MAX_TARGETS 8
 /* Changes kept per accelerator, the smallest first. */
 #define DC_EXPLAIN_MAX_CHANGES 3
-/* Robustness: prices and MFU moved by this share either way. */
-#define DC_EXPLAIN_PERTURBATION 0.3
+/* Robustness: prices and MFU moved by DC_EXPLAIN_PERTURBATION either way
+ * (dc/result.h, which the price note shares it with). */
 /* A numeric threshold is within this share of the true boundary. */
 #define DC_EXPLAIN_THRESHOLD_TOLERANCE 0.01
 

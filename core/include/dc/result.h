@@ -371,6 +371,12 @@ DC_API const char *dc_why(const struct dc_result *res, char *buf, size_t len);
 #define DC_ANSWER_TEXT_MAX 1024
 DC_API const char *dc_answer_text(const struct dc_result *res, char *buf, size_t len);
 
+/* How far a price (or an MFU) may be off: the robustness check of an
+ * explanation moves each by this share either way (dc/explain.h), and the
+ * price note below holds an uncertain price to the same share. Here, beneath
+ * both, so that the result's own note needs nothing of the explanations. */
+#define DC_EXPLAIN_PERTURBATION 0.3
+
 /* When the top pick's cost rests on a price marked low confidence or older
  * than price_stale_after_days, and a part priced with confidence would cost
  * at most DC_EXPLAIN_PERTURBATION (30%) more with nothing else keeping it

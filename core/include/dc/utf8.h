@@ -1,8 +1,9 @@
 /* core/include/dc/utf8.h -- UTF-8, once for every layer: the strict check of
  * RFC 3629 (https://www.rfc-editor.org/rfc/rfc3629#section-4) that request
  * bodies, logs, YAML output, the fleet reader and the probe's snapshot use; the
- * lenient decoder the JSON Schema validator counts and matches characters with;
- * and the character count of a workload's name. Owned by core/. Header-only
+ * lenient decoder the JSON Schema validator matches characters with; and the
+ * one character count (dc_utf8_count) of a workload's name, the schema's
+ * minLength and maxLength and the CLI's table columns. Owned by core/. Header-only
  * (static inline), so probe/, which links nothing of core, uses it too.
  *
  * JSONLogic measures strings in UTF-16 code units as JavaScript does; that
@@ -12,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Length of the sequence that byte `b` starts under RFC 3629 (1 for ASCII, 2
  * to 4), or 0 when no valid sequence starts with it (a continuation byte,
@@ -109,14 +111,28 @@ static inline uint32_t dc_utf8_decode_lenient(const char *s, size_t len, size_t 
     return cp;
 }
 
-/* Characters of a NUL-terminated string, counted as the bytes that are not
- * continuation bytes: the code points of valid UTF-8, and never more than the
- * bytes of anything else. */
+/* Characters of a NUL-terminated string: the code points of valid UTF-8, and
+ * for anything else what dc_utf8_decode_lenient reads, each byte that starts
+ * no well-formed sequence one character (the U+FFFD a terminal shows for
+ * it), so never more than the bytes. Every string it counts in the product
+ * was checked as UTF-8 where it came in (api/src/json_read.c for JSON
+ * bodies and files, libyaml's reader for YAML), so the choice for malformed
+ * bytes only keeps the counters of all layers one: a workload's name
+ * (core/src/workload/workload.c), the schema's minLength and maxLength
+ * (api/src/schema_validate.c) and a table's column (api_text_width). */
 static inline size_t dc_utf8_count(const char *s)
 {
     size_t n = 0;
-    for (; *s != '\0'; s++)
-        n += ((unsigned char)*s & 0xC0u) != 0x80u;
+    size_t len = strlen(s);
+    size_t i = 0;
+    while (i < len) {
+        size_t adv = 1;
+        /* ASCII runs are the common case; skip the decoder for them. */
+        if ((unsigned char)s[i] >= 0x80)
+            (void)dc_utf8_decode_lenient(s + i, len - i, &adv);
+        i += adv;
+        n++;
+    }
     return n;
 }
 

@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "cf_internal.h"
-#include "engine_internal.h"
+#include "reason_ids.h"
+#include "sizing.h"
 
 bool cf__wins(const struct dc_target *t, const struct cf_outcome *o)
 {

@@ -63,9 +63,6 @@ bool cf__field_applies(const struct cf_ctx *c, const struct cf_field *f)
     case CF_FINE_TUNING:
         return w->task == DC_TASK_FINE_TUNING;
     }
-    /* Portability needs providers to be portable across. */
-    if (strcmp(f->pointer, "/constraints/portable") == 0)
-        return w->providers != 0;
     /* An fp64 workload (a simulation) cannot drop its precision. */
     return strcmp(f->pointer, "/precision") != 0 || w->precision != DC_PREC_FP64;
 }

@@ -8,7 +8,7 @@
 
 #include "cf_internal.h"
 #include "dc/numfmt.h"
-#include "engine_internal.h"
+#include "sizing.h"
 
 /* Appends to a fixed buffer, truncating (never overflowing). */
 struct text {

@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "cf_internal.h"
-#include "engine_internal.h"
+#include "reason_ids.h"
+#include "sizing.h"
 
 /* How far past a predicted boundary a first probe may land: half the
  * tolerance, so that the probe's neighbour on the other side (one bracket

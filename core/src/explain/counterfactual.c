@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cf_internal.h"
-#include "engine_internal.h"
+#include "reason_ids.h"
 #include "sizing.h"
 
 /* ---- which accelerators -------------------------------------------------------------- */

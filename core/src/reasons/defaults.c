@@ -5,10 +5,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "arena.h"
 #include "dc/models.h"
 #include "dc/numfmt.h"
-#include "engine_internal.h"
+#include "reasons.h"
 #include "ruleset_internal.h"
+#include "result_build.h"
 
 #define CONVENTION "convention"
 

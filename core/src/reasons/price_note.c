@@ -15,9 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "dc/explain.h"
 #include "dc/numfmt.h"
-#include "engine_internal.h"
+#include "reasons.h"
 #include "ruleset_internal.h"
 #include "sizing.h"
 #include "textf.h"

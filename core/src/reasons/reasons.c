@@ -10,9 +10,11 @@
 #include <string.h>
 
 #include "dc/numfmt.h"
-#include "engine_internal.h"
+#include "reasons.h"
+#include "names.h"
 #include "sizing.h"
 #include "textf.h"
+#include "reason_ids.h"
 
 /* Room for one formatted number. */
 #define NUM 48
@@ -57,7 +59,7 @@ void dc__target_words(const struct dc_result *res, char *buf, size_t len)
                                h, sizeof(h)));
 }
 
-/* engine_internal.h: what caps a serving fleet, naming where it is set. */
+/* reasons.h: what caps a serving fleet, naming where it is set. */
 const char *dc__fleet_limit_words(const struct dc_sizing_params *s, const struct dc_workload *w,
                                   char *buf, size_t len)
 {

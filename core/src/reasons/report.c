@@ -6,10 +6,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "arena.h"
 #include "dc/numfmt.h"
-#include "engine_internal.h"
+#include "reasons.h"
 #include "ruleset_internal.h"
 #include "sizing.h"
+#include "reason_ids.h"
+#include "result_build.h"
 
 /* Age in days of a catalog price dated "YYYY-MM" or "YYYY-MM-DD" (a month-only
  * date counts from the first of that month), at `now`; NAN when unparseable. */
@@ -368,7 +371,7 @@ enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
 
 /* ---- assumptions ------------------------------------------------------------------ */
 
-/* dc__add_assumption (result.c), by the short name the lists below read with. */
+/* dc__add_assumption (result_build.c), by the short name the lists below read with. */
 static void add(struct dc_result *res, const char *name, double value, const char *unit,
                 const char *source)
 {

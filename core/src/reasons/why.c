@@ -9,9 +9,23 @@
 #include <string.h>
 
 #include "dc/numfmt.h"
-#include "engine_internal.h"
+#include "reasons.h"
 
 #define NUM 48
+
+/* The candidate the objective alone would pick (the lowest objective value,
+ * before soft points), or NULL. */
+const struct dc_candidate *dc__objective_best(const struct dc_result *res)
+{
+    const struct dc_candidate *best = NULL;
+    for (size_t i = 0; i < res->n_recommendations; i++) {
+        const struct dc_candidate *c = &res->recommendations[i];
+        double v = c->selection.objective_value;
+        if (isfinite(v) && (best == NULL || v < best->selection.objective_value))
+            best = c;
+    }
+    return best;
+}
 
 /* What the pick must do: the time target (training, an offline job) or the
  * rate and latency (serving), then the budget, as a relative clause. */

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_internal.h"
+#include "arena.h"
+#include "select.h"
 #include "ruleset_internal.h"
 #include "sizing.h"
 

@@ -15,7 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "engine_internal.h"
+#include "select.h"
 #include "ruleset_internal.h"
 #include "sizing.h"
 

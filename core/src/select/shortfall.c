@@ -14,7 +14,9 @@
 
 #include "dc/models.h"
 #include "dc/numfmt.h"
-#include "engine_internal.h"
+#include "reasons.h"
+#include "select.h"
+#include "reason_ids.h"
 
 #define NUM 48
 

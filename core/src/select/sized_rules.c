@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "engine_internal.h"
+#include "select.h"
 #include "ruleset_internal.h"
 
 /* Whether the rule's effect reaches candidate `idx` of family `fam`, by a

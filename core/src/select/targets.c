@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "dc/numfmt.h"
-#include "engine_internal.h"
+#include "reasons.h"
+#include "select.h"
 #include "textf.h"
+#include "reason_ids.h"
 
 /* Two run times this close are the same (the selection's tie). */
 #define TIE 1e-9
@@ -125,20 +127,6 @@ const char *dc_target_text(const struct dc_result *res, const struct dc_candidat
     if (text != buf)
         dc__textf(buf, len, "%s", text);
     return buf;
-}
-
-/* The candidate the objective alone would pick (the lowest objective value,
- * before soft points), or NULL. */
-const struct dc_candidate *dc__objective_best(const struct dc_result *res)
-{
-    const struct dc_candidate *best = NULL;
-    for (size_t i = 0; i < res->n_recommendations; i++) {
-        const struct dc_candidate *c = &res->recommendations[i];
-        double v = c->selection.objective_value;
-        if (isfinite(v) && (best == NULL || v < best->selection.objective_value))
-            best = c;
-    }
-    return best;
 }
 
 const char *dc_pick_note(const struct dc_result *res, char *buf, size_t len)

@@ -16,7 +16,6 @@
 #include <stdio.h>
 
 #include "dc/ruleset.h"
-#include "engine_internal.h"
 #include "ruleset_internal.h"
 #include "sizing.h"
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "dc/numfmt.h"
-#include "engine_internal.h"
 #include "sizing.h"
+#include "reason_ids.h"
 
 /* Whether `w` holds on `a` at its chip limit: sized again from scratch. */
 static bool fits_at_cap(const dc_ruleset *rs, const struct dc_workload *w,

@@ -344,4 +344,17 @@ struct dc__config_filter {
 bool dc__configure(const struct dc__part *p, size_t idx, const struct dc__config_filter *filter,
                    struct dc__points *pts, struct dc_sizing *pick, enum dc_status *rc);
 
+/* ---- words of a price, and what would make a job fit ------------------------------ */
+
+/* A price basis in words: "on-demand", "spot", "1-year committed" (cost.c). */
+const char *dc__pricing_words(enum dc_pricing p);
+
+/* For a job that fits nowhere within its chip limit: the changes that make it
+ * fit, each verified by sizing the changed workload again (LoRA or QLoRA for
+ * a full fine-tune on `smallest`'s part, a part the allow-list left out), as
+ * "; "-separated clauses in buf; NULL when none (core/src/sizing/fit_options.c). */
+const char *dc__fit_options(const dc_ruleset *rs, const struct dc_result *res,
+                            const struct dc_candidate *smallest, const struct dc_candidate *all,
+                            size_t n_all, char *buf, size_t len);
+
 #endif

@@ -15,6 +15,7 @@
 #include "dc/numfmt.h"
 #include "field_read.h"
 #include "model_object.h"
+#include "names.h"
 #include "workload_internal.h"
 
 #define NUM 48 /* a number formatted by dc/numfmt.h */

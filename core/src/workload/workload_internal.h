@@ -1,8 +1,8 @@
 /* core/src/workload/workload_internal.h -- what the engine computes about a workload
  * before any accelerator is considered (derive.c fills it; rule conditions read
  * part of it under `derived`) and the workload parser's tables and helpers.
- * Included through engine_internal.h and sizing.h, and by workload.c and
- * names.c (which holds the quantization names). Not part of the public API. */
+ * Included through sizing.h, and by workload.c. Not part of the public
+ * API. */
 #ifndef DC_WORKLOAD_INTERNAL_H
 #define DC_WORKLOAD_INTERNAL_H
 
@@ -118,10 +118,5 @@ const char *const *dc__workload_values(const char *pointer);
  * checks keys against (tests/unit/api/test_workload_contract.c holds them to
  * the contract). */
 const char *const *dc__workload_keys(const char *pointer);
-
-/* The quantization formats, in enum dc_quantization order and NULL-terminated,
- * and one of them by its enum (core/src/workload/names.c). */
-extern const char *const dc__quantization_names[];
-const char *dc__quantization_name(enum dc_quantization q);
 
 #endif

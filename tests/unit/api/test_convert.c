@@ -13,6 +13,7 @@
 
 #include "api/convert.h"
 #include "mini_rules.h"
+#include "dc/engine.h"
 
 static dc_ruleset *rs;
 

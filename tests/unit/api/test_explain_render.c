@@ -17,6 +17,7 @@
 #include "api/schema.h"
 #include "dc/embedded.h"
 #include "mini_rules.h"
+#include "dc/explain.h"
 
 static dc_ruleset *rs, *rs9; /* rs9: tpu-b priced at $9 a chip-hour */
 static api_contract *contract;

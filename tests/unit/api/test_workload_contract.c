@@ -1,12 +1,11 @@
 /* tests/unit/api/test_workload_contract.c -- one home for each fact of the
  * Workload, held as tests/unit/service/test_routes.c holds the routes: the
  * contract (openapi.yaml's Workload, as compiled into the binary), the
- * workload parser (core/src/workload/workload.c and model_object.c) and the fields an
- * explanation may change (core/src/explain/cf_fields.c) must agree on every field's
- * name, every number's bounds and whether it is an integer, and every enum's
- * values; and the contract's vocabularies (Family, Precision, Provider,
- * Pricing, Capacity's basis, Regime, Quantization) are core/src/workload/names.c's
- * tables, in order. A field, bound or value added to one side fails here
+ * workload parser (core/src/workload/workload.c and core/src/vocab/model_object.c) and the fields
+ * an explanation may change (core/src/explain/cf_fields.c) must agree on every field's name, every
+ * number's bounds and whether it is an integer, and every enum's values; and the contract's
+ * vocabularies (Family, Precision, Provider, Pricing, Capacity's basis, Regime, Quantization) are
+ * core/src/vocab/names.c's tables, in order. A field, bound or value added to one side fails here
  * until the others have it. */
 #include <math.h>
 #include <setjmp.h>
@@ -23,6 +22,7 @@
 #include "dc/embedded.h"
 #include "dc/workload.h"
 #include "dc/ruleset.h"
+#include "names.h"
 #include "workload_internal.h"
 
 static api_contract *contract;
@@ -440,6 +440,17 @@ static void test_counterfactual_fields_agree(void **state)
             break;
         }
     }
+    /* And the other way: a value the contract lists but no explanation ever
+     * proposes is a promise the server does not keep (/constraints/portable
+     * stood there after cf_fields.c stopped proposing it). */
+    const cJSON *v = NULL;
+    cJSON_ArrayForEach(v, named)
+    {
+        if (cf__field(v->valuestring) == NULL)
+            fail_msg("the contract's Change.field lists %s, which cf_fields.c never proposes",
+                     v->valuestring);
+    }
+    assert_int_equal(cJSON_GetArraySize(named), n);
 }
 
 /* ---- the vocabularies ---------------------------------------------------------------- */

@@ -97,18 +97,45 @@ static void test_count(void **state)
     assert_int_equal(dc_utf8_count(""), 0);
     assert_int_equal(dc_utf8_count("H100"), 4);
     assert_int_equal(dc_utf8_count("caf\xC3\xA9 \xF0\x9F\x98\x80"), 6);
-    /* Continuation bytes alone count nothing; other bytes count one each. */
-    assert_int_equal(dc_utf8_count("\x80\x80"), 0);
+    /* A byte that starts no well-formed sequence counts one, as the lenient
+     * decoder reads it (U+FFFD): never more than the bytes. */
     assert_int_equal(dc_utf8_count("\xFF\xFE"), 2);
+}
+
+/* Malformed bytes: the one count (dc/utf8.h) agrees with the lenient decoder
+ * step by step, so the workload's name limit, the schema's maxLength and the
+ * CLI table's columns (api_text_width) count the same characters. */
+static void test_count_malformed(void **state)
+{
+    (void)state;
+    assert_int_equal(dc_utf8_count("\x80\x80"), 2);         /* stray continuations */
+    assert_int_equal(dc_utf8_count("a\x80z"), 3);           /* one inside ASCII */
+    assert_int_equal(dc_utf8_count("\xC0\x80"), 2);         /* overlong NUL */
+    assert_int_equal(dc_utf8_count("\xE2\x82"), 2);         /* truncated at the end */
+    assert_int_equal(dc_utf8_count("\xE2\x82x"), 2 + 1);    /* truncated before ASCII */
+    assert_int_equal(dc_utf8_count("\xF4\x90\x80\x80"), 4); /* past U+10FFFF */
+    assert_int_equal(dc_utf8_count("\xED\xA0\x80"), 1);     /* a surrogate, let through */
+    assert_int_equal(dc_utf8_count("\xE2\x82\xAC\x80"), 2); /* a euro, then a stray byte */
+    /* Each agrees with walking the lenient decoder. */
+    const char *const cases[] = {"\x80\x80",        "\xC0\x80",
+                                 "\xE2\x82x",       "\xF8\x88\x80\x80\x80",
+                                 "caf\xC3\xA9\xA9", "\xF0\x9F\x98"};
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        const char *s = cases[k];
+        size_t len = strlen(s), n = 0;
+        for (size_t i = 0, adv = 1; i < len; i += adv, n++)
+            (void)dc_utf8_decode_lenient(s + i, len - i, &adv);
+        assert_int_equal(dc_utf8_count(s), n);
+        assert_true(n <= len);
+    }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_strict_valid),
-        cmocka_unit_test(test_strict_invalid),
-        cmocka_unit_test(test_lenient),
-        cmocka_unit_test(test_count),
+        cmocka_unit_test(test_strict_valid),    cmocka_unit_test(test_strict_invalid),
+        cmocka_unit_test(test_lenient),         cmocka_unit_test(test_count),
+        cmocka_unit_test(test_count_malformed),
     };
     return cmocka_run_group_tests_name("utf8", tests, NULL, NULL);
 }

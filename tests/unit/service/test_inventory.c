@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "inventory.h"
+#include "dc/engine.h"
 
 static dc_ruleset *rs;
 

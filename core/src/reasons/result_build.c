@@ -1,5 +1,5 @@
-/* core/src/reasons/result.c -- see result.h. */
-#include "result.h"
+/* core/src/reasons/result_build.c -- see result_build.h. */
+#include "result_build.h"
 
 #include <math.h>
 

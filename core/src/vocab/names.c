@@ -1,8 +1,9 @@
-/* core/src/workload/names.c -- the vocabulary shared by rules, catalog and workloads. */
+/* core/src/vocab/names.c -- the vocabulary shared by rules, catalog and workloads. */
+#include "names.h"
+
 #include <string.h>
 
 #include "dc/ruleset.h"
-#include "workload_internal.h"
 
 static const char *const family_names[DC_FAMILY_COUNT] = {"gpu", "tpu", "cpu", "asic"};
 static const char *const precision_names[DC_PREC_COUNT] = {"fp64", "fp32", "bf16", "fp16",

@@ -1,5 +1,5 @@
-/* core/src/workload/model_object.h -- the Workload `model` object: its fields and
- * their checks (core/src/workload/model_object.c). Used by the workload parser
+/* core/src/vocab/model_object.h -- the Workload `model` object: its fields and
+ * their checks (core/src/vocab/model_object.c). Used by the workload parser
  * (workload.c) and the model registry (models.c). Not part of the public
  * API. */
 #ifndef DC_MODEL_OBJECT_H

@@ -1,4 +1,4 @@
-/* core/src/workload/model_object.c -- a Workload `model` object to the model fields
+/* core/src/vocab/model_object.c -- a Workload `model` object to the model fields
  * of struct dc_workload, every field checked (type, enum, range, and the
  * fields that go together or only with one architecture). The workload
  * parser (workload.c) reads a request's model with it, after merging in the

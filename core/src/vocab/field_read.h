@@ -1,4 +1,4 @@
-/* core/src/workload/field_read.h -- checked reads of the fields of a workload's JSON
+/* core/src/vocab/field_read.h -- checked reads of the fields of a workload's JSON
  * objects, each error naming its field by JSON Pointer ("/model/layers"):
  * unknown keys, enums, numbers in range, booleans. Shared by the workload
  * parser (workload.c) and the model object's (model_object.c), which read

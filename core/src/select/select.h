@@ -1,47 +1,17 @@
-/* core/src/engine_internal.h -- what the phases of a recommendation share:
- * engine.c (rules, candidates, scoring) and the files of its phases (select.c,
- * frontier.c, shortfall.c, targets.c, sized_rules.c, fit_options.c, rule_step_budget.c,
- * cost.c, report.c, defaults.c, price_note.c, reasons.c for reason text), and
- * the explanations that re-run it (counterfactual.c, cf_changes.c,
- * cf_text.c, cf_threshold.c). It brings in result.h (warnings, assumptions,
- * reason ids), sizing.h and workload_internal.h. Not part of the public API. */
-#ifndef DC_ENGINE_INTERNAL_H
-#define DC_ENGINE_INTERNAL_H
+/* core/src/select/select.h -- choosing among the sized candidates: the ranking
+ * and the balanced band (select.c), the answer when nothing fits
+ * (shortfall.c), the frontier (frontier.c) and the rules that read the sized
+ * configuration (sized_rules.c). Included by engine.c, which calls them phase
+ * by phase, and by the room's own files. Not part of the public API. */
+#ifndef DC_SELECT_H
+#define DC_SELECT_H
 
-#include <time.h>
-#include "arena.h"
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
 #include "dc/result.h"
-#include "dc/numfmt.h"
-#include "result.h"
 #include "sizing.h"
-#include "workload_internal.h"
-
-/* What caps a serving fleet, naming where it is set: max_accelerators, else
- * the rule author's serving_max_chips ("max_accelerators (64 chips)", "the
- * serving fleet limit of 4,096 chips (serving_max_chips in
- * rules/sizing.yaml)"); written into buf (reasons.c). */
-const char *dc__fleet_limit_words(const struct dc_sizing_params *s, const struct dc_workload *w,
-                                  char *buf, size_t len);
-/* A price basis in words: "on-demand", "spot", "1-year committed" (cost.c). */
-const char *dc__pricing_words(enum dc_pricing p);
-/* What a candidate's cost is per: a month of serving, an offline job, a run. */
-enum dc_period dc__cost_period(const struct dc_workload *w);
-/* The time target in words: "the deadline of 30 days", "the default 1 day
- * (no deadline given)", or an offline job's "the job's deadline of 10 h". */
-void dc__target_words(const struct dc_result *res, char *buf, size_t len);
-/* The candidate the objective alone would pick (the lowest objective value,
- * before soft points), or NULL (targets.c; the pick note and the why). */
-const struct dc_candidate *dc__objective_best(const struct dc_result *res);
-
-/* Append the result's warnings (docs/scoring.md, section 9). `all` holds every
- * candidate, excluded or not, in catalog order. */
-enum dc_status dc__report_warnings(const dc_ruleset *rs, struct dc_result *res,
-                                   const struct dc__derived *d, const struct dc_candidate *all,
-                                   size_t n_all);
-
-/* Append the sizing parameters the result rests on, with their sources. */
-void dc__report_assumptions(const dc_ruleset *rs, struct dc_result *res,
-                            const struct dc__derived *d);
 
 /* Objective balanced (docs/scoring.md, section 7): each gate tier's anchor is
  * the cheapest configuration that meets every target; balanced walks the
@@ -124,22 +94,5 @@ const struct dc__rule *dc__sized_exclusion(struct dc__sized_eval *e, size_t idx,
  * most `max` of them into out[]; how many. */
 size_t dc__sized_hits(struct dc__sized_eval *e, size_t idx, const struct dc_sizing *z,
                       const struct dc__rule **out, size_t max);
-
-/* Age in days of a price dated "YYYY-MM" or "YYYY-MM-DD" (a month-only date
- * counts from the first of that month) at `now`; NAN when unparseable. */
-double dc__price_age_days(const char *as_of, time_t now);
-
-/* For a job that fits nowhere within its chip limit: the changes that make it
- * fit, each verified by sizing the changed workload again (LoRA or QLoRA for
- * a full fine-tune on `smallest`'s part, a part the allow-list left out), as
- * "; "-separated clauses in buf; NULL when none (core/src/sizing/fit_options.c). */
-const char *dc__fit_options(const dc_ruleset *rs, const struct dc_result *res,
-                            const struct dc_candidate *smallest, const struct dc_candidate *all,
-                            size_t n_all, char *buf, size_t len);
-
-/* The defaults that moved a number, each an assumption and a warning naming
- * the field to give (core/src/reasons/defaults.c). */
-enum dc_status dc__report_defaults(const dc_ruleset *rs, struct dc_result *res,
-                                   const struct dc__derived *d);
 
 #endif
