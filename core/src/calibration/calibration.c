@@ -154,6 +154,17 @@ enum dc_status dc_calibration_eval(const dc_ruleset *rs, const cJSON *row,
 
 /* ---- the split ---------------------------------------------------------------------- */
 
+/* The group a row's split is drawn in (docs/calibration.md, "The split"): a serving
+ * row's own regime, so that every serving kind the summary reports holds runs out;
+ * a training row's task, as when the training parameters were set (the committed
+ * fitter refits only the serving ones, so moving a training row between splits
+ * would hold out runs those parameters were tuned on). */
+static enum dc_regime split_group(enum dc_regime r)
+{
+    enum dc_regime pool = dc_regime_pool(r);
+    return pool == DC_REGIME_SERVING ? r : pool;
+}
+
 struct ordered {
     const struct dc_calibration_row *row;
     uint64_t hash;
@@ -162,8 +173,9 @@ struct ordered {
 static int by_group_then_hash(const void *a, const void *b)
 {
     const struct ordered *x = a, *y = b;
-    if (x->row->regime != y->row->regime)
-        return x->row->regime < y->row->regime ? -1 : 1;
+    enum dc_regime gx = split_group(x->row->regime), gy = split_group(y->row->regime);
+    if (gx != gy)
+        return gx < gy ? -1 : 1;
     if (x->row->family != y->row->family)
         return x->row->family < y->row->family ? -1 : 1;
     if (x->hash != y->hash)
@@ -213,7 +225,7 @@ enum dc_status dc_calibration_rule_split(const struct dc_calibration_row *rows, 
     }
     qsort(v, m, sizeof(*v), by_group_then_hash);
     for (size_t i = 0, k = 0; i < m && rc == DC_OK; i++, k++) {
-        if (i > 0 && (v[i].row->regime != v[i - 1].row->regime ||
+        if (i > 0 && (split_group(v[i].row->regime) != split_group(v[i - 1].row->regime) ||
                       v[i].row->family != v[i - 1].row->family))
             k = 0; /* a new group */
         held_out[v[i].row - rows] = k % 3 == 0;
