@@ -405,7 +405,10 @@ static bool configure_training(const struct dc__part *p, size_t idx,
 {
     struct dc_shape lo;
     bool fits = dc__train_min_shape(p, p->cap, &lo);
-    dc__sizing_init(p, pick);
+    /* Every configuration starts from the part's initial sizing: made once. */
+    struct dc_sizing fresh;
+    dc__sizing_init(p, &fresh);
+    *pick = fresh;
     pick->chips_for_memory = dc__shape_chips(&lo);
     pick->memory_need_gb = p->d->state_gb + p->d->activations_gb;
     pick->shape = lo;
@@ -421,7 +424,7 @@ static bool configure_training(const struct dc__part *p, size_t idx,
         struct dc_shape s;
         if (!dc_shape_at_least(p->a, t.v[i], UINT_MAX, &s))
             s = (struct dc_shape){1, t.v[i], NULL};
-        dc__sizing_init(p, &v[i]);
+        v[i] = fresh;
         v[i].fits = true;
         v[i].chips_for_memory = t.lo;
         dc__train_at(p, &s, dc__shape_chips(&s), &v[i]);
@@ -458,9 +461,10 @@ static size_t batch_options(const struct dc__part *p, unsigned chips, unsigned c
     return n;
 }
 
-/* Size `n` replicas of `chips` at `batch` for the rate, capped by the fleet. */
+/* Size `n` replicas of `chips` at `batch` for the rate, capped by the fleet;
+ * `fresh` is the part's initial sizing (dc__sizing_init). */
 static bool serve_config(const struct dc__part *p, unsigned chips, unsigned batch,
-                         struct dc_sizing *z)
+                         const struct dc_sizing *fresh, struct dc_sizing *z)
 {
     struct dc__replica r;
     dc__replica_at(p, chips, batch, &r);
@@ -470,7 +474,7 @@ static bool serve_config(const struct dc__part *p, unsigned chips, unsigned batc
     struct dc_shape buy;
     if (n == 0 || !dc__serve_buy(p->a, chips, n, &buy))
         return false;
-    dc__sizing_init(p, z);
+    *z = *fresh;
     z->fits = true;
     dc__serve_at(p, &r, n, &buy, z);
     return true;
@@ -501,6 +505,8 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
     struct figures f[SERVE_MAX_CONFIGS];
     size_t n = 0, best = 0, sizes = 0;
     unsigned first_fit = 0;
+    struct dc_sizing fresh;
+    dc__sizing_init(p, &fresh);
     /* Sizes below the one that holds the first batch are skipped in one jump;
      * past it memory only grows, so the loop ends after a few sizes (the
      * bound on passes guards against rounding). */
@@ -517,7 +523,7 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
         sizes++;
         first_fit = first_fit == 0 ? t : first_fit;
         for (size_t b = 0; b < nb; b++) {
-            if (!serve_config(p, t, batches[b], &v[n]))
+            if (!serve_config(p, t, batches[b], &fresh, &v[n]))
                 continue;
             v[n].chips_for_memory = first_fit;
             figures_of(p, &v[n], filter == NULL || filter->ok(filter->ctx, p, &v[n]), &f[n]);
