@@ -132,10 +132,22 @@ static void memo_points(struct point_memo *m, const dc_ruleset *rs, const struct
     m->v = pts;
     m->n = n_pts;
     m->memo = n_pts < POINT_MEMO ? n_pts : POINT_MEMO;
+    /* Each part's tier once (tier_of_point: its first candidate's). */
+    signed char by_acc[DC_RULESET_MAX_ACCELERATORS];
+    memset(by_acc, -1, sizeof(by_acc));
+    for (size_t i = n; v != NULL && i-- > 0;)
+        if (v[i].index_ < DC_RULESET_MAX_ACCELERATORS)
+            by_acc[v[i].index_] = v[i].selection.meets_targets && v[i].selection.priced
+                                      ? (signed char)tier_of(&v[i])
+                                      : -1;
     for (size_t k = 0; k < m->memo; k++) {
         m->spend[k] = dc__config_spend(&rs->sizing, w, &pts[k].z);
         m->time[k] = dc__config_time(&rs->sizing, w, &pts[k].z);
-        m->tier[k] = v != NULL ? (signed char)tier_of_point(&pts[k], v, n) : -1;
+        size_t acc = pts[k].acc;
+        m->tier[k] = v == NULL ? -1
+                     : acc < DC_RULESET_MAX_ACCELERATORS
+                         ? by_acc[acc]
+                         : (signed char)tier_of_point(&pts[k], v, n);
     }
 }
 
@@ -163,10 +175,17 @@ static double walk(const struct point_memo *m, const struct dc_candidate *v, siz
     double price = time_price(s, c0, t0), ceiling = c0 * (1.0 + s->balanced_premium);
     const struct dc_sizing *cur = anchor;
     double cur_spend = c0, cur_time = t0;
+    /* The tier's priced points, in order, listed once for every step. */
+    size_t list[POINT_MEMO], n_list = 0;
+    bool listed = m->n <= POINT_MEMO;
+    for (size_t k = 0; listed && k < m->n; k++)
+        if (in_tier(m, k, v, n, g) && isfinite(pt_spend(m, k)))
+            list[n_list++] = k;
     for (size_t steps = 0; steps < m->n; steps++) {
         const struct dc_sizing *next = NULL;
         double next_spend = NAN, next_time = NAN;
-        for (size_t k = 0; k < m->n; k++) {
+        for (size_t j = 0; j < (listed ? n_list : m->n); j++) {
+            size_t k = listed ? list[j] : j;
             const struct dc_sizing *z = &m->v[k].z;
             double sz = pt_spend(m, k), tz = pt_time(m, k);
             if (!in_tier(m, k, v, n, g) || !isfinite(sz) || dc__cmp_value(tz, cur_time) >= 0 ||
