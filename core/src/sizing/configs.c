@@ -84,11 +84,18 @@ static double target_hours(const struct dc__part *p)
                                           : p->s->target_hours_training.value;
 }
 
-bool dc__meets_targets(const struct dc__part *p, const struct dc_sizing *z)
+/* dc__meets_targets with the part's start-up hours given (`startup`,
+ * dc__startup_hours(p)), for a search that asks of many configurations. */
+static bool meets_targets_at(const struct dc__part *p, const struct dc_sizing *z, double startup)
 {
     if (p->w->task == DC_TASK_INFERENCE)
         return z->meets_latency && z->meets_rate;
-    return isfinite(z->hours) && z->hours + dc__startup_hours(p) <= target_hours(p) * (1 + TIE);
+    return isfinite(z->hours) && z->hours + startup <= target_hours(p) * (1 + TIE);
+}
+
+bool dc__meets_targets(const struct dc__part *p, const struct dc_sizing *z)
+{
+    return meets_targets_at(p, z, p->w->task == DC_TASK_INFERENCE ? 0 : dc__startup_hours(p));
 }
 
 /* Of two configurations that both miss a target, the one nearer to it. */
@@ -111,10 +118,10 @@ struct figures {
 };
 
 static void figures_of(const struct dc__part *p, const struct dc_sizing *z, bool port,
-                       struct figures *f)
+                       double startup, struct figures *f)
 {
     f->port = port;
-    f->met = dc__meets_targets(p, z);
+    f->met = meets_targets_at(p, z, startup);
     f->spend = dc__config_spend(p->s, p->w, z);
     f->time = dc__config_time(p->s, p->w, z);
 }
@@ -420,6 +427,7 @@ static bool configure_training(const struct dc__part *p, size_t idx,
     struct dc_sizing v[TRAIN_MAX_CONFIGS];
     struct figures f[TRAIN_MAX_CONFIGS];
     size_t best = 0;
+    double startup = dc__startup_hours(p);
     for (size_t i = 0; i < t.n; i++) {
         struct dc_shape s;
         if (!dc_shape_at_least(p->a, t.v[i], UINT_MAX, &s))
@@ -428,7 +436,7 @@ static bool configure_training(const struct dc__part *p, size_t idx,
         v[i].fits = true;
         v[i].chips_for_memory = t.lo;
         dc__train_at(p, &s, dc__shape_chips(&s), &v[i]);
-        figures_of(p, &v[i], filter == NULL || filter->ok(filter->ctx, p, &v[i]), &f[i]);
+        figures_of(p, &v[i], filter == NULL || filter->ok(filter->ctx, p, &v[i]), startup, &f[i]);
         if (i > 0 && cmp_config(p, &v[i], &f[i], &v[best], &f[best]) < 0)
             best = i;
     }
@@ -526,7 +534,7 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
             if (!serve_config(p, t, batches[b], &fresh, &v[n]))
                 continue;
             v[n].chips_for_memory = first_fit;
-            figures_of(p, &v[n], filter == NULL || filter->ok(filter->ctx, p, &v[n]), &f[n]);
+            figures_of(p, &v[n], filter == NULL || filter->ok(filter->ctx, p, &v[n]), 0, &f[n]);
             if (n > 0 && cmp_config(p, &v[n], &f[n], &v[best], &f[best]) < 0)
                 best = n;
             n++;
