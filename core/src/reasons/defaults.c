@@ -198,9 +198,12 @@ static enum dc_status registry_hint(const dc_ruleset *rs, struct dc_result *res,
     double best_gap = 0.10;
     for (size_t i = 0; i < dc_ruleset_model_count(rs); i++) {
         const struct dc_model_info *m = dc_ruleset_model(rs, i);
+        if (m->architecture == NULL || strcmp(m->architecture, w->architecture) != 0)
+            continue;
+        /* Looked up only for an entry of the architecture: a registry entry's
+         * model object has dozens of members. */
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(m->model, "parameters");
-        if (m->architecture == NULL || strcmp(m->architecture, w->architecture) != 0 ||
-            !cJSON_IsNumber(p) || !(p->valuedouble > 0))
+        if (!cJSON_IsNumber(p) || !(p->valuedouble > 0))
             continue;
         double gap = fabs(w->parameters - p->valuedouble) / p->valuedouble;
         if (gap <= best_gap)

@@ -86,14 +86,78 @@ bool dc__balance_worth(const struct dc_sizing_params *s, const struct dc_workloa
            step_worth(s, w, anchor, z, time_price(s, c0, t0));
 }
 
-/* Whether point k is of a candidate of gate tier g that meets every target
- * and is priced. */
-static bool in_tier(const struct dc__point *pt, const struct dc_candidate *v, size_t n, unsigned g)
+/* Points whose spend, time and tier dc__balance and dc__rank work out once
+ * (past it, each is worked out where it is read: the same figures, only
+ * slower); the frontier keeps a few points a part. */
+#define POINT_MEMO 512
+
+/* The configurations' figures the selection compares over and over, worked
+ * out once a request: each is what dc__config_spend and dc__config_time give
+ * for the same configuration, so every comparison sees the same values. */
+struct point_memo {
+    const dc_ruleset *rs;
+    const struct dc_workload *w;
+    const struct dc__point *v;
+    size_t n, memo;
+    double spend[POINT_MEMO], time[POINT_MEMO];
+    signed char tier[POINT_MEMO]; /* the point's candidate's gate tier; -1: none counts */
+};
+
+static double pt_spend(const struct point_memo *m, size_t k)
+{
+    return k < m->memo ? m->spend[k] : dc__config_spend(&m->rs->sizing, m->w, &m->v[k].z);
+}
+
+static double pt_time(const struct point_memo *m, size_t k)
+{
+    return k < m->memo ? m->time[k] : dc__config_time(&m->rs->sizing, m->w, &m->v[k].z);
+}
+
+/* The gate tier of point k's candidate when that candidate meets every target
+ * and is priced; -1 otherwise (or when no candidate is of its part). */
+static int tier_of_point(const struct dc__point *pt, const struct dc_candidate *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (v[i].index_ == pt->acc)
-            return tier_of(&v[i]) == g && v[i].selection.meets_targets && v[i].selection.priced;
-    return false;
+            return v[i].selection.meets_targets && v[i].selection.priced ? (int)tier_of(&v[i]) : -1;
+    return -1;
+}
+
+static void memo_points(struct point_memo *m, const dc_ruleset *rs, const struct dc_workload *w,
+                        const struct dc__point *pts, size_t n_pts, const struct dc_candidate *v,
+                        size_t n)
+{
+    m->rs = rs;
+    m->w = w;
+    m->v = pts;
+    m->n = n_pts;
+    m->memo = n_pts < POINT_MEMO ? n_pts : POINT_MEMO;
+    /* Each part's tier once (tier_of_point: its first candidate's). */
+    signed char by_acc[DC_RULESET_MAX_ACCELERATORS];
+    memset(by_acc, -1, sizeof(by_acc));
+    for (size_t i = n; v != NULL && i-- > 0;)
+        if (v[i].index_ < DC_RULESET_MAX_ACCELERATORS)
+            by_acc[v[i].index_] = v[i].selection.meets_targets && v[i].selection.priced
+                                      ? (signed char)tier_of(&v[i])
+                                      : -1;
+    for (size_t k = 0; k < m->memo; k++) {
+        m->spend[k] = dc__config_spend(&rs->sizing, w, &pts[k].z);
+        m->time[k] = dc__config_time(&rs->sizing, w, &pts[k].z);
+        size_t acc = pts[k].acc;
+        m->tier[k] = v == NULL ? -1
+                     : acc < DC_RULESET_MAX_ACCELERATORS
+                         ? by_acc[acc]
+                         : (signed char)tier_of_point(&pts[k], v, n);
+    }
+}
+
+/* Whether point k is of a candidate of gate tier g that meets every target
+ * and is priced. */
+static bool in_tier(const struct point_memo *m, size_t k, const struct dc_candidate *v, size_t n,
+                    unsigned g)
+{
+    int t = k < m->memo ? m->tier[k] : tier_of_point(&m->v[k], v, n);
+    return t >= 0 && (unsigned)t == g;
 }
 
 /* Walk the tier's cost-time frontier from its anchor: the next point is the
@@ -102,37 +166,65 @@ static bool in_tier(const struct dc__point *pt, const struct dc_candidate *v, si
  * at the anchor's price of time, and while the whole costs at most
  * balanced_premium more than the anchor. Returns the spend of the point
  * reached: the tier's cap. */
-static double walk(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
-                   size_t n_pts, const struct dc_candidate *v, size_t n, unsigned g,
+static double walk(const struct point_memo *m, const struct dc_candidate *v, size_t n, unsigned g,
                    const struct dc_sizing *anchor)
 {
-    const struct dc_sizing_params *s = &rs->sizing;
+    const struct dc_sizing_params *s = &m->rs->sizing;
+    const struct dc_workload *w = m->w;
     double c0 = dc__config_spend(s, w, anchor), t0 = dc__config_time(s, w, anchor);
     double price = time_price(s, c0, t0), ceiling = c0 * (1.0 + s->balanced_premium);
     const struct dc_sizing *cur = anchor;
-    for (size_t steps = 0; steps < n_pts; steps++) {
+    double cur_spend = c0, cur_time = t0;
+    /* The tier's priced points, in order, listed once for every step. */
+    size_t list[POINT_MEMO], n_list = 0;
+    bool listed = m->n <= POINT_MEMO;
+    for (size_t k = 0; listed && k < m->n; k++)
+        if (in_tier(m, k, v, n, g) && isfinite(pt_spend(m, k)))
+            list[n_list++] = k;
+    for (size_t steps = 0; steps < m->n; steps++) {
         const struct dc_sizing *next = NULL;
-        for (size_t k = 0; k < n_pts; k++) {
-            const struct dc_sizing *z = &pts[k].z;
-            double sz = dc__config_spend(s, w, z);
-            if (!isfinite(sz) ||
-                dc__cmp_value(dc__config_time(s, w, z), dc__config_time(s, w, cur)) >= 0 ||
-                dc__cmp_value(sz, dc__config_spend(s, w, cur)) < 0 || !in_tier(&pts[k], v, n, g))
+        double next_spend = NAN, next_time = NAN;
+        for (size_t j = 0; j < (listed ? n_list : m->n); j++) {
+            size_t k = listed ? list[j] : j;
+            const struct dc_sizing *z = &m->v[k].z;
+            double sz = pt_spend(m, k), tz = pt_time(m, k);
+            if (!in_tier(m, k, v, n, g) || !isfinite(sz) || dc__cmp_value(tz, cur_time) >= 0 ||
+                dc__cmp_value(sz, cur_spend) < 0)
                 continue;
-            int c = next == NULL ? -1 : dc__cmp_value(sz, dc__config_spend(s, w, next));
+            int c = next == NULL ? -1 : dc__cmp_value(sz, next_spend);
             if (c == 0)
                 c = dc__cmp_machines(z, next);
             if (c == 0)
-                c = dc__cmp_value(dc__config_time(s, w, z), dc__config_time(s, w, next));
-            if (c < 0)
+                c = dc__cmp_value(tz, next_time);
+            if (c < 0) {
                 next = z;
+                next_spend = sz;
+                next_time = tz;
+            }
         }
-        if (next == NULL || dc__config_spend(s, w, next) > ceiling * (1 + DC__TIE) ||
+        if (next == NULL || next_spend > ceiling * (1 + DC__TIE) ||
             !step_worth(s, w, cur, next, price))
             break;
         cur = next;
+        cur_spend = next_spend;
+        cur_time = next_time;
     }
-    return dc__config_spend(s, w, cur);
+    return cur_spend;
+}
+
+/* dc__balance_worth with the anchor's spend and price of time worked out
+ * (c0, price) and z's spend and time (cz, tz) given: the same test. */
+static bool worth_memo(const struct dc_sizing *anchor, double c0, double t0, double price,
+                       const struct dc_sizing *z, double cz, double tz, double cap)
+{
+    if (!(cz <= cap * (1 + DC__TIE)))
+        return false;
+    if (!isfinite(c0) || !isfinite(cz) || !isfinite(t0) || !isfinite(tz))
+        return false;
+    int k = dc__cmp_value(cz, c0);
+    if (k <= 0)
+        return k < 0 || z->machines <= anchor->machines;
+    return cz - c0 <= price * (t0 - tz) * (1 + DC__TIE);
 }
 
 void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
@@ -140,45 +232,56 @@ void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct
 {
     if (w->objective != DC_OBJECTIVE_BALANCED)
         return;
+    const struct dc_sizing_params *s = &rs->sizing;
     /* Each gate tier has its own anchor: the cheapest configuration that
      * meets every target among the candidates as many gates hold (each pick
      * is its part's cheapest so far), and its own cap, where the walk along
      * its frontier stops. Copies: candidates change below. */
+    struct point_memo m;
+    memo_points(&m, rs, w, pts, n_pts, v, n);
     struct dc_sizing anchor[BALANCE_TIERS];
-    double cap[BALANCE_TIERS];
+    double cap[BALANCE_TIERS], a_spend[BALANCE_TIERS], a_time[BALANCE_TIERS],
+        a_price[BALANCE_TIERS];
     for (unsigned g = 0; g < BALANCE_TIERS; g++) {
         const struct dc_sizing *a = anchor_of(rs, w, v, n, g);
         cap[g] = NAN;
         if (a != NULL) {
             anchor[g] = *a;
-            cap[g] = walk(rs, w, pts, n_pts, v, n, g, &anchor[g]);
+            a_spend[g] = dc__config_spend(s, w, &anchor[g]);
+            a_time[g] = dc__config_time(s, w, &anchor[g]);
+            a_price[g] = time_price(s, a_spend[g], a_time[g]);
+            cap[g] = walk(&m, v, n, g, &anchor[g]);
         }
     }
     for (size_t i = 0; i < n; i++) {
         struct dc_candidate *c = &v[i];
         unsigned g = tier_of(c);
         if (!isfinite(cap[g]) || !c->selection.meets_targets || !c->selection.priced ||
-            !dc__balance_worth(&rs->sizing, w, &anchor[g], &c->sizing, cap[g]))
+            !dc__balance_worth(s, w, &anchor[g], &c->sizing, cap[g]))
             continue;
         c->selection.in_band = true;
         /* The fastest of the part's configurations within the cap whose extra
          * cost over the anchor the time it saves is worth; of equal time the
          * cheaper, then fewer machines, then fewer chips. */
         const struct dc_sizing *best = &c->sizing;
+        double best_time = dc__config_time(s, w, best), best_spend = dc__config_spend(s, w, best);
         for (size_t k = 0; k < n_pts; k++) {
             const struct dc_sizing *z = &pts[k].z;
-            if (pts[k].acc != c->index_ ||
-                !dc__balance_worth(&rs->sizing, w, &anchor[g], z, cap[g]))
+            if (pts[k].acc != c->index_)
                 continue;
-            int t = dc__cmp_value(dc__config_time(&rs->sizing, w, z),
-                                  dc__config_time(&rs->sizing, w, best));
+            double sz = pt_spend(&m, k), tz = pt_time(&m, k);
+            if (!worth_memo(&anchor[g], a_spend[g], a_time[g], a_price[g], z, sz, tz, cap[g]))
+                continue;
+            int t = dc__cmp_value(tz, best_time);
             if (t == 0)
-                t = dc__cmp_value(dc__config_spend(&rs->sizing, w, z),
-                                  dc__config_spend(&rs->sizing, w, best));
+                t = dc__cmp_value(sz, best_spend);
             if (t == 0)
                 t = dc__cmp_machines(z, best);
-            if (t < 0)
+            if (t < 0) {
                 best = z;
+                best_time = tz;
+                best_spend = sz;
+            }
         }
         if (best != &c->sizing) {
             c->sizing = *best;
@@ -222,7 +325,9 @@ static double adjustment(const struct dc_sizing_params *s, int points)
 struct ranked {
     struct dc_candidate *c;
     enum key_kind kind;
-    double key; /* the sorting value times the adjustment */
+    double key;          /* the sorting value times the adjustment */
+    unsigned grp;        /* group(), which the ranking does not change */
+    double spend, time_; /* dc__config_spend and dc__config_time of its sizing */
 };
 
 bool dc__may_be_picked(const struct dc_selection *s, bool any_priced)
@@ -258,10 +363,9 @@ static unsigned group(const struct dc_workload *w, const struct dc_candidate *c,
            outside;
 }
 
-static int cmp_ranked(const dc_ruleset *rs, const struct dc_workload *w, bool any_priced,
-                      const struct ranked *x, const struct ranked *y)
+static int cmp_ranked(const struct dc_workload *w, const struct ranked *x, const struct ranked *y)
 {
-    unsigned gx = group(w, x->c, any_priced), gy = group(w, y->c, any_priced);
+    unsigned gx = x->grp, gy = y->grp;
     if (gx != gy)
         return gx < gy ? -1 : 1;
     int c = dc__cmp_value(x->key, y->key);
@@ -277,7 +381,7 @@ static int cmp_ranked(const dc_ruleset *rs, const struct dc_workload *w, bool an
     if (w->objective == DC_OBJECTIVE_TIME)
         c = dc__cmp_value(a->cost_usd, b->cost_usd);
     else
-        c = dc__cmp_value(dc__config_time(&rs->sizing, w, a), dc__config_time(&rs->sizing, w, b));
+        c = dc__cmp_value(x->time_, y->time_);
     if (c != 0)
         return c;
     if (a->chips != b->chips)
@@ -288,35 +392,30 @@ static int cmp_ranked(const dc_ruleset *rs, const struct dc_workload *w, bool an
     return x->c->index_ < y->c->index_ ? -1 : x->c->index_ > y->c->index_ ? 1 : 0;
 }
 
-/* Configuration x is priced and no dearer and no slower than y, and better
- * on one. */
-static bool beats(const dc_ruleset *rs, const struct dc_workload *w, const struct dc_sizing *x,
-                  const struct dc_sizing *y)
+/* Configuration x (spend xs, time xt) is priced and no dearer and no slower
+ * than y, and better on one. */
+static bool beats(const struct dc_sizing *x, double xs, double xt, const struct ranked *y)
 {
-    int c = dc__cmp_value(dc__config_spend(&rs->sizing, w, x), dc__config_spend(&rs->sizing, w, y));
-    int t = dc__cmp_value(dc__config_time(&rs->sizing, w, x), dc__config_time(&rs->sizing, w, y));
-    return isfinite(x->cost_usd) && isfinite(y->cost_usd) && c <= 0 && t <= 0 && (c < 0 || t < 0);
+    int c = dc__cmp_value(xs, y->spend);
+    int t = dc__cmp_value(xt, y->time_);
+    return isfinite(x->cost_usd) && isfinite(y->c->sizing.cost_usd) && c <= 0 && t <= 0 &&
+           (c < 0 || t < 0);
 }
-
-struct points {
-    const struct dc__point *v;
-    size_t n;
-};
 
 /* Part x has a configuration (its pick, or any feasible priced one) that
  * beats y's pick: then y may not rank above x. */
-static bool dominates(const dc_ruleset *rs, const struct dc_workload *w, const struct points *pts,
-                      const struct dc_candidate *x, const struct dc_candidate *y)
+static bool dominates(const struct point_memo *pts, const struct ranked *x, const struct ranked *y)
 {
-    if (!y->selection.priced)
+    if (!y->c->selection.priced)
         return false;
-    if (x->selection.priced && beats(rs, w, &x->sizing, &y->sizing))
+    if (x->c->selection.priced && beats(&x->c->sizing, x->spend, x->time_, y))
         return true;
     /* The feasible configurations stand for a part that meets every target. */
-    if (!x->selection.meets_targets)
+    if (!x->c->selection.meets_targets)
         return false;
     for (size_t i = 0; i < pts->n; i++)
-        if (pts->v[i].acc == x->index_ && beats(rs, w, &pts->v[i].z, &y->sizing))
+        if (pts->v[i].acc == x->c->index_ &&
+            beats(&pts->v[i].z, pt_spend(pts, i), pt_time(pts, i), y))
             return true;
     return false;
 }
@@ -324,13 +423,13 @@ static bool dominates(const dc_ruleset *rs, const struct dc_workload *w, const s
 /* Insertion sort by cmp_ranked (a catalog has at most
  * DC_RULESET_MAX_ACCELERATORS candidates), then, in order, each place takes
  * the first candidate left that no other left in its group dominates. */
-static void order(const dc_ruleset *rs, const struct dc_workload *w, const struct points *pts,
-                  bool any_priced, struct ranked *v, size_t n)
+static void order(const struct dc_workload *w, const struct point_memo *pts, struct ranked *v,
+                  size_t n)
 {
     for (size_t i = 1; i < n; i++) {
         struct ranked k = v[i];
         size_t j = i;
-        for (; j > 0 && cmp_ranked(rs, w, any_priced, &v[j - 1], &k) > 0; j--)
+        for (; j > 0 && cmp_ranked(w, &v[j - 1], &k) > 0; j--)
             v[j] = v[j - 1];
         v[j] = k;
     }
@@ -339,9 +438,7 @@ static void order(const dc_ruleset *rs, const struct dc_workload *w, const struc
         for (size_t j = i; j < n; j++) {
             bool dominated = false;
             for (size_t k = i; k < n && !dominated; k++)
-                dominated = k != j &&
-                            group(w, v[k].c, any_priced) == group(w, v[j].c, any_priced) &&
-                            dominates(rs, w, pts, v[k].c, v[j].c);
+                dominated = k != j && v[k].grp == v[j].grp && dominates(pts, &v[k], &v[j]);
             if (!dominated) {
                 take = j;
                 break;
@@ -418,7 +515,8 @@ static void breakevens(const dc_ruleset *rs, const struct dc_workload *w, const 
 void dc__rank(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
               size_t n_pts, struct dc_candidate *v, size_t n, struct dc_candidate *tmp)
 {
-    const struct points all = {pts, n_pts};
+    struct point_memo all;
+    memo_points(&all, rs, w, pts, n_pts, NULL, 0);
     struct ranked r[DC_RULESET_MAX_ACCELERATORS];
     bool any_priced = false;
     n = n < DC_RULESET_MAX_ACCELERATORS ? n : DC_RULESET_MAX_ACCELERATORS;
@@ -433,10 +531,17 @@ void dc__rank(const dc_ruleset *rs, const struct dc_workload *w, const struct dc
         c->selection.objective_value = kind == KEY_COST || by_time ? value : NAN;
         c->selection.adjustment = adjustment(&rs->sizing, c->selection.soft_points);
         c->selection.breakeven_usd_per_chip_hour = NAN;
-        r[i] = (struct ranked){c, kind, value * c->selection.adjustment};
+        r[i] = (struct ranked){c,
+                               kind,
+                               value * c->selection.adjustment,
+                               0,
+                               dc__config_spend(&rs->sizing, w, &c->sizing),
+                               dc__config_time(&rs->sizing, w, &c->sizing)};
         any_priced |= c->selection.priced;
     }
-    order(rs, w, &all, any_priced, r, n);
+    for (size_t i = 0; i < n; i++)
+        r[i].grp = group(w, r[i].c, any_priced);
+    order(w, &all, r, n);
     scores(rs, w, any_priced, r, n);
     breakevens(rs, w, r, n);
     for (size_t i = 0; i < n; i++)

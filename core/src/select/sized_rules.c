@@ -49,10 +49,21 @@ enum dc_status dc__sized_facts_add(const dc_ruleset *rs, cJSON *facts)
     return sized != NULL ? DC_OK : DC_ENOMEM;
 }
 
-/* The configuration's figures into the facts' `sized` object. */
-static void set_sized(cJSON *facts, const struct dc_sizing *z)
+/* The facts' `sized` object, NULL when no rule reads it: the member
+ * dc__sized_facts_add appended last (each configuration of a part looks it
+ * up, and the facts' members before it are a dozen); a name the facts
+ * document holds once, so the last member named so is the one. */
+static cJSON *sized_of(cJSON *facts)
 {
-    cJSON *s = cJSON_GetObjectItemCaseSensitive(facts, "sized");
+    cJSON *last = facts != NULL && facts->child != NULL ? facts->child->prev : NULL;
+    if (last != NULL && last->string != NULL && strcmp(last->string, "sized") == 0)
+        return last;
+    return cJSON_GetObjectItemCaseSensitive(facts, "sized");
+}
+
+/* The configuration's figures into the facts' `sized` object `s`. */
+static void set_sized(cJSON *s, const struct dc_sizing *z)
+{
     cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "memory_gb"), z->memory_need_gb);
     cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "chips"), z->chips);
     cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "chips_per_replica"),
@@ -86,9 +97,10 @@ static bool holds(struct dc__sized_eval *e, const struct dc__rule *rule)
 const struct dc__rule *dc__sized_exclusion(struct dc__sized_eval *e, size_t idx,
                                            const struct dc_sizing *z)
 {
-    if (cJSON_GetObjectItemCaseSensitive(e->facts, "sized") == NULL)
+    cJSON *s = sized_of(e->facts);
+    if (s == NULL)
         return NULL;
-    set_sized(e->facts, z);
+    set_sized(s, z);
     for (size_t i = 0; i < e->rs->n_rules; i++) {
         const struct dc__rule *rule = &e->rs->rules[i];
         bool excl = false;
@@ -102,9 +114,10 @@ const struct dc__rule *dc__sized_exclusion(struct dc__sized_eval *e, size_t idx,
 size_t dc__sized_hits(struct dc__sized_eval *e, size_t idx, const struct dc_sizing *z,
                       const struct dc__rule **out, size_t max)
 {
-    if (cJSON_GetObjectItemCaseSensitive(e->facts, "sized") == NULL)
+    cJSON *s = sized_of(e->facts);
+    if (s == NULL)
         return 0;
-    set_sized(e->facts, z);
+    set_sized(s, z);
     size_t n = 0;
     for (size_t i = 0; i < e->rs->n_rules && n < max; i++) {
         const struct dc__rule *rule = &e->rs->rules[i];

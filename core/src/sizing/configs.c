@@ -59,7 +59,10 @@ int dc__cmp_value(double x, double y)
     bool kx = isfinite(x), ky = isfinite(y);
     if (kx != ky)
         return kx ? -1 : 1;
-    if (!kx || fabs(x - y) <= TIE * fmax(fabs(x), fabs(y)))
+    /* Both finite here: the larger magnitude without fmax's call (fmax of two
+     * finite non-negative numbers is the larger of them). */
+    double ax = fabs(x), ay = fabs(y);
+    if (!kx || fabs(x - y) <= TIE * (ax > ay ? ax : ay))
         return 0;
     return x < y ? -1 : 1;
 }
@@ -81,11 +84,18 @@ static double target_hours(const struct dc__part *p)
                                           : p->s->target_hours_training.value;
 }
 
-bool dc__meets_targets(const struct dc__part *p, const struct dc_sizing *z)
+/* dc__meets_targets with the part's start-up hours given (`startup`,
+ * dc__startup_hours(p)), for a search that asks of many configurations. */
+static bool meets_targets_at(const struct dc__part *p, const struct dc_sizing *z, double startup)
 {
     if (p->w->task == DC_TASK_INFERENCE)
         return z->meets_latency && z->meets_rate;
-    return isfinite(z->hours) && z->hours + dc__startup_hours(p) <= target_hours(p) * (1 + TIE);
+    return isfinite(z->hours) && z->hours + startup <= target_hours(p) * (1 + TIE);
+}
+
+bool dc__meets_targets(const struct dc__part *p, const struct dc_sizing *z)
+{
+    return meets_targets_at(p, z, p->w->task == DC_TASK_INFERENCE ? 0 : dc__startup_hours(p));
 }
 
 /* Of two configurations that both miss a target, the one nearer to it. */
@@ -99,16 +109,40 @@ static int cmp_near(const struct dc__part *p, const struct dc_sizing *x, const s
     return c != 0 ? c : dc__cmp_value(x->decode_ms, y->decode_ms);
 }
 
+/* What the comparisons read of one sized configuration, worked out once:
+ * whether the filter keeps it (portable), whether it meets every target, its
+ * spend and its time (dc__config_spend, dc__config_time). */
+struct figures {
+    bool port, met;
+    double spend, time;
+};
+
+static void figures_of(const struct dc__part *p, const struct dc_sizing *z, bool port,
+                       double startup, struct figures *f)
+{
+    f->port = port;
+    f->met = meets_targets_at(p, z, startup);
+    f->spend = dc__config_spend(p->s, p->w, z);
+    f->time = dc__config_time(p->s, p->w, z);
+}
+
+/* Whether the configuration may reach the frontier: kept by the filter,
+ * within budget, meeting every target and priced. */
+static bool frontier_ok(const struct dc_sizing *z, const struct figures *f)
+{
+    return f->port && z->within_budget && f->met && isfinite(z->cost_usd);
+}
+
 /* The objective's order of two configurations of one part (docs/scoring.md,
  * section 5): within budget and portable first, then meeting every target,
  * then priced, then the objective, then fewer chips. */
-static int cmp_config(const struct dc__part *p, const struct dc_sizing *x, bool px,
-                      const struct dc_sizing *y, bool py)
+static int cmp_config(const struct dc__part *p, const struct dc_sizing *x, const struct figures *fx,
+                      const struct dc_sizing *y, const struct figures *fy)
 {
-    bool okx = x->within_budget && px, oky = y->within_budget && py;
+    bool okx = x->within_budget && fx->port, oky = y->within_budget && fy->port;
     if (okx != oky)
         return okx ? -1 : 1;
-    bool mx = dc__meets_targets(p, x), my = dc__meets_targets(p, y);
+    bool mx = fx->met, my = fy->met;
     if (mx != my)
         return mx ? -1 : 1;
     if (!mx) {
@@ -119,8 +153,8 @@ static int cmp_config(const struct dc__part *p, const struct dc_sizing *x, bool 
     bool cx = isfinite(x->cost_usd), cy = isfinite(y->cost_usd);
     if (cx != cy)
         return cx ? -1 : 1;
-    double sx = dc__config_spend(p->s, p->w, x), sy = dc__config_spend(p->s, p->w, y);
-    double tx = dc__config_time(p->s, p->w, x), ty = dc__config_time(p->s, p->w, y);
+    double sx = fx->spend, sy = fy->spend;
+    double tx = fx->time, ty = fy->time;
     int c = 0;
     switch (p->w->objective) {
     case DC_OBJECTIVE_TIME:
@@ -159,8 +193,8 @@ static bool after(double xs, double xt, unsigned xc, double ys, double yt, unsig
 /* Append the configurations of `v` (feasible and priced: ok[i]) that no
  * other of them beats on both cost and time: sorted by cost, each that is
  * faster than every cheaper one. */
-static enum dc_status keep_frontier(const struct dc__part *p, size_t idx, const struct dc_sizing *v,
-                                    const bool *ok, size_t n, struct dc__points *pts)
+static enum dc_status keep_frontier(size_t idx, const struct dc_sizing *v, const struct figures *f,
+                                    size_t n, struct dc__points *pts)
 {
     struct {
         double spend, time;
@@ -169,10 +203,10 @@ static enum dc_status keep_frontier(const struct dc__part *p, size_t idx, const 
     } k[TRAIN_MAX_CONFIGS > SERVE_MAX_CONFIGS ? TRAIN_MAX_CONFIGS : SERVE_MAX_CONFIGS], t;
     size_t m = 0;
     for (size_t i = 0; pts != NULL && i < n; i++) {
-        if (!ok[i])
+        if (!frontier_ok(&v[i], &f[i]))
             continue;
-        t.spend = dc__config_spend(p->s, p->w, &v[i]);
-        t.time = dc__config_time(p->s, p->w, &v[i]);
+        t.spend = f[i].spend;
+        t.time = f[i].time;
         t.chips = v[i].chips;
         t.i = i;
         size_t j = m++; /* insertion by cost, then time, then fewer chips */
@@ -245,20 +279,46 @@ static unsigned batch_limit(const struct dc__part *p)
     return (unsigned)fmax(1.0, fmin((double)p->cap, p->w->global_batch_size * per));
 }
 
+/* Shape sizes whose run hours one part's search keeps: the bisections below
+ * land on the same shapes again (nearby counts round up to one machine size,
+ * and the two searches of training_counts start alike). */
+#define HOURS_MEMO 48
+
+struct hours_memo {
+    size_t n;
+    unsigned chips[HOURS_MEMO];
+    double hours[HOURS_MEMO];
+};
+
+/* dc__train_hours(p, chips), worked out once per count of one part. */
+static double memo_hours(const struct dc__part *p, struct hours_memo *m, unsigned chips)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->chips[i] == chips)
+            return m->hours[i];
+    double h = dc__train_hours(p, chips);
+    if (m->n < HOURS_MEMO) {
+        m->chips[m->n] = chips;
+        m->hours[m->n++] = h;
+    }
+    return h;
+}
+
 /* The fewest chips in [lo, hi] whose purchasable shape finishes within
  * `hours`; 0 when even `hi` does not. Hours fall as shapes grow (the MFU
  * model loses less than a shape step adds), so the count is bisected. */
-static unsigned fewest_within(const struct dc__part *p, unsigned lo, unsigned hi, double hours)
+static unsigned fewest_within(const struct dc__part *p, struct hours_memo *m, unsigned lo,
+                              unsigned hi, double hours)
 {
     struct dc_shape s;
     dc__shape_at_most(p->a, hi, &s);
-    if (dc__shape_chips(&s) < lo || !(dc__train_hours(p, dc__shape_chips(&s)) <= hours))
+    if (dc__shape_chips(&s) < lo || !(memo_hours(p, m, dc__shape_chips(&s)) <= hours))
         return 0;
     unsigned a = lo, b = dc__shape_chips(&s);
     while (a < b) {
         unsigned mid = a + (b - a) / 2;
         if (dc_shape_at_least(p->a, mid, UINT_MAX, &s) &&
-            dc__train_hours(p, dc__shape_chips(&s)) <= hours)
+            memo_hours(p, m, dc__shape_chips(&s)) <= hours)
             b = mid;
         else
             a = mid + 1;
@@ -291,6 +351,7 @@ static void training_counts(const struct dc__part *p, unsigned lo, struct train_
     const struct dc_accelerator *a = p->a;
     unsigned batch = batch_limit(p);
     unsigned eff = modelled_limit(p, lo, efficiency_limit(p, batch));
+    struct hours_memo memo = {0};
     t->n = 0;
     t->lo = lo;
     t->hi = eff > lo ? eff : lo;
@@ -300,7 +361,7 @@ static void training_counts(const struct dc__part *p, unsigned lo, struct train_
         /* A deadline is a requirement: past the efficiency floor if it takes
          * that, up to the batch bound; the default target is not. */
         unsigned reach = isfinite(p->w->deadline_hours) && batch > t->hi ? batch : t->hi;
-        t->target = fewest_within(p, lo, reach, target_hours(p) - dc__startup_hours(p));
+        t->target = fewest_within(p, &memo, lo, reach, target_hours(p) - dc__startup_hours(p));
         if (t->target > t->hi) {
             t->hi = t->target;
             t->hi_by_efficiency = false;
@@ -313,7 +374,7 @@ static void training_counts(const struct dc__part *p, unsigned lo, struct train_
     add_count(t, t->target);
     add_count(t, t->hi);
     if (isfinite(p->peak))
-        add_count(t, fewest_within(p, lo, t->hi, p->s->min_run_hours.value));
+        add_count(t, fewest_within(p, &memo, lo, t->hi, p->s->min_run_hours.value));
     /* The whole fast domain (72 GPUs of a GB200 NVL72 rack): past it each
      * chip costs more per run, so it is often the fastest of equal cost. */
     if (a->domain > 0) {
@@ -351,7 +412,10 @@ static bool configure_training(const struct dc__part *p, size_t idx,
 {
     struct dc_shape lo;
     bool fits = dc__train_min_shape(p, p->cap, &lo);
-    dc__sizing_init(p, pick);
+    /* Every configuration starts from the part's initial sizing: made once. */
+    struct dc_sizing fresh;
+    dc__sizing_init(p, &fresh);
+    *pick = fresh;
     pick->chips_for_memory = dc__shape_chips(&lo);
     pick->memory_need_gb = p->d->state_gb + p->d->activations_gb;
     pick->shape = lo;
@@ -361,25 +425,24 @@ static bool configure_training(const struct dc__part *p, size_t idx,
     struct train_counts t;
     training_counts(p, dc__shape_chips(&lo), &t);
     struct dc_sizing v[TRAIN_MAX_CONFIGS];
-    bool ok[TRAIN_MAX_CONFIGS], port[TRAIN_MAX_CONFIGS];
+    struct figures f[TRAIN_MAX_CONFIGS];
     size_t best = 0;
+    double startup = dc__startup_hours(p);
     for (size_t i = 0; i < t.n; i++) {
         struct dc_shape s;
         if (!dc_shape_at_least(p->a, t.v[i], UINT_MAX, &s))
             s = (struct dc_shape){1, t.v[i], NULL};
-        dc__sizing_init(p, &v[i]);
+        v[i] = fresh;
         v[i].fits = true;
         v[i].chips_for_memory = t.lo;
         dc__train_at(p, &s, dc__shape_chips(&s), &v[i]);
-        port[i] = filter == NULL || filter->ok(filter->ctx, p, &v[i]);
-        ok[i] =
-            port[i] && v[i].within_budget && dc__meets_targets(p, &v[i]) && isfinite(v[i].cost_usd);
-        if (i > 0 && cmp_config(p, &v[i], port[i], &v[best], port[best]) < 0)
+        figures_of(p, &v[i], filter == NULL || filter->ok(filter->ctx, p, &v[i]), startup, &f[i]);
+        if (i > 0 && cmp_config(p, &v[i], &f[i], &v[best], &f[best]) < 0)
             best = i;
     }
     *pick = v[best];
     pick->basis = training_basis(p, &t, pick);
-    *rc = keep_frontier(p, idx, v, ok, t.n, pts);
+    *rc = keep_frontier(idx, v, f, t.n, pts);
     return true;
 }
 
@@ -406,9 +469,10 @@ static size_t batch_options(const struct dc__part *p, unsigned chips, unsigned c
     return n;
 }
 
-/* Size `n` replicas of `chips` at `batch` for the rate, capped by the fleet. */
+/* Size `n` replicas of `chips` at `batch` for the rate, capped by the fleet;
+ * `fresh` is the part's initial sizing (dc__sizing_init). */
 static bool serve_config(const struct dc__part *p, unsigned chips, unsigned batch,
-                         struct dc_sizing *z)
+                         const struct dc_sizing *fresh, struct dc_sizing *z)
 {
     struct dc__replica r;
     dc__replica_at(p, chips, batch, &r);
@@ -418,7 +482,7 @@ static bool serve_config(const struct dc__part *p, unsigned chips, unsigned batc
     struct dc_shape buy;
     if (n == 0 || !dc__serve_buy(p->a, chips, n, &buy))
         return false;
-    dc__sizing_init(p, z);
+    *z = *fresh;
     z->fits = true;
     dc__serve_at(p, &r, n, &buy, z);
     return true;
@@ -446,9 +510,11 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
                               struct dc_sizing *pick, enum dc_status *rc)
 {
     struct dc_sizing v[SERVE_MAX_CONFIGS];
-    bool ok[SERVE_MAX_CONFIGS], port[SERVE_MAX_CONFIGS];
+    struct figures f[SERVE_MAX_CONFIGS];
     size_t n = 0, best = 0, sizes = 0;
     unsigned first_fit = 0;
+    struct dc_sizing fresh;
+    dc__sizing_init(p, &fresh);
     /* Sizes below the one that holds the first batch are skipped in one jump;
      * past it memory only grows, so the loop ends after a few sizes (the
      * bound on passes guards against rounding). */
@@ -465,13 +531,11 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
         sizes++;
         first_fit = first_fit == 0 ? t : first_fit;
         for (size_t b = 0; b < nb; b++) {
-            if (!serve_config(p, t, batches[b], &v[n]))
+            if (!serve_config(p, t, batches[b], &fresh, &v[n]))
                 continue;
             v[n].chips_for_memory = first_fit;
-            port[n] = filter == NULL || filter->ok(filter->ctx, p, &v[n]);
-            ok[n] = port[n] && v[n].within_budget && dc__meets_targets(p, &v[n]) &&
-                    isfinite(v[n].cost_usd);
-            if (n > 0 && cmp_config(p, &v[n], port[n], &v[best], port[best]) < 0)
+            figures_of(p, &v[n], filter == NULL || filter->ok(filter->ctx, p, &v[n]), 0, &f[n]);
+            if (n > 0 && cmp_config(p, &v[n], &f[n], &v[best], &f[best]) < 0)
                 best = n;
             n++;
         }
@@ -492,7 +556,7 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
     for (size_t i = 0; i < n; i++)
         v[i].basis = serving_basis(p, &v[i], first_fit);
     *pick = v[best];
-    *rc = keep_frontier(p, idx, v, ok, n, pts);
+    *rc = keep_frontier(idx, v, f, n, pts);
     return true;
 }
 

@@ -330,11 +330,16 @@ double dc__train_efficiency(const struct dc__part *p, unsigned chips)
     return train_mfu(p, chips) / p->s->mfu_training[p->a->family];
 }
 
-double dc__train_hours(const struct dc__part *p, unsigned chips)
+/* The run's hours on `chips` chips at their training MFU `mfu` (train_mfu). */
+static double hours_at(const struct dc__part *p, unsigned chips, double mfu)
 {
-    double mfu = train_mfu(p, chips);
     return p->d->training_flops / ((double)chips * p->peak * mfu * p->factor) /
            DC__SECONDS_PER_HOUR;
+}
+
+double dc__train_hours(const struct dc__part *p, unsigned chips)
+{
+    return hours_at(p, chips, train_mfu(p, chips));
 }
 
 void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsigned chips,
@@ -350,7 +355,7 @@ void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsign
     if (isfinite(p->peak)) {
         double mfu = train_mfu(p, chips);
         z->scale_efficiency = mfu / s->mfu_training[p->a->family];
-        z->hours = dc__train_hours(p, chips);
+        z->hours = hours_at(p, chips, mfu);
         /* The steady-state MFU frameworks report: before goodput, at the listed peak. */
         if (isfinite(z->peak_tflops))
             z->mfu = p->peak * mfu * p->factor / s->goodput.value / (z->peak_tflops * 1e12);
