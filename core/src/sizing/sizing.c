@@ -402,7 +402,7 @@ static double decode_compute_s(const struct dc__part *p, double batch, unsigned 
  * F4.5); derive.c says how much of each, by kind of model. The stages read
  * their shares of the KV caches side by side. */
 static void decode_tensor_parallel(const struct dc__part *p, unsigned chips, unsigned batch,
-                                   struct dc__replica *r)
+                                   bool prompts, struct dc__replica *r)
 {
     const struct dc__derived *d = p->d;
     unsigned tp = tensor_parallel(p->a, chips);
@@ -425,6 +425,10 @@ static void decode_tensor_parallel(const struct dc__part *p, unsigned chips, uns
     r->step_s = max_known(mem_s, cmp_s) + sync_s;
     r->compute_bound = cmp_s > mem_s;
     r->expert_parallel = false;
+    if (!prompts) {
+        r->prefill_s = r->request_s = r->rps = NAN;
+        return;
+    }
     /* The prompt's tokens meet the other chips the same way, in one pass
      * (a speculative draft's layers too, as it prefills its own cache). */
     double prompt = p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate);
@@ -447,7 +451,7 @@ static void decode_tensor_parallel(const struct dc__part *p, unsigned chips, uns
  * the whole batch's tokens, and each MoE layer sends every token to its
  * experts' chips and back (two all-to-alls, serve_tp.c). */
 static void decode_expert_parallel(const struct dc__part *p, unsigned chips, unsigned batch,
-                                   struct dc__replica *r)
+                                   bool prompts, struct dc__replica *r)
 {
     const struct dc__derived *d = p->d;
     double bw = chips * p->bandwidth;
@@ -459,6 +463,10 @@ static void decode_expert_parallel(const struct dc__part *p, unsigned chips, uns
         max_known(mem_s, cmp_s) + dc__ep_sync_s(p, chips, batch * d->tokens_per_request_step);
     r->compute_bound = cmp_s > mem_s;
     r->expert_parallel = true;
+    if (!prompts) {
+        r->prefill_s = r->request_s = r->rps = NAN;
+        return;
+    }
     /* A prompt is prefilled on one chip's attention, its tokens sent to the
      * experts like a step's; the chips prefill their own prompts side by side. */
     r->prefill_s =
@@ -526,7 +534,12 @@ static unsigned ep_batch_cap(const struct dc__part *p, unsigned chips)
     return batch_in(p, kv_room_gb(p, chips, true), rank * chips);
 }
 
-void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, struct dc__replica *r)
+/* dc__replica_at; without `prompts` only the step (step_s, compute_bound,
+ * the layout) is worked out, the prompts' prefill and what follows from it
+ * (request_s, rps) left unset: all a latency test reads under a latency
+ * target (dc__replica_latency_ok), which decides the layout there. */
+static void replica_at(const struct dc__part *p, unsigned chips, unsigned batch, bool prompts,
+                       struct dc__replica *r)
 {
     const struct dc__derived *d = p->d;
     unsigned tp = tensor_parallel(p->a, chips);
@@ -545,11 +558,11 @@ void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, st
             tp_batch = c > 0 && c < batch ? c : batch;
         }
         r->batch = tp_batch;
-        decode_tensor_parallel(p, chips, tp_batch, r);
+        decode_tensor_parallel(p, chips, tp_batch, prompts, r);
         if (ep_cap > 0 && batch <= ep_cap) {
             struct dc__replica ep = *r;
             ep.batch = batch;
-            decode_expert_parallel(p, chips, batch, &ep);
+            decode_expert_parallel(p, chips, batch, prompts, &ep);
             bool better = ep.rps > r->rps;
             if (isfinite(p->w->latency_ms_p99))
                 better =
@@ -569,6 +582,11 @@ void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, st
         r->request_s = r->step_s;
         r->rps = batch / r->step_s;
     }
+}
+
+void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, struct dc__replica *r)
+{
+    replica_at(p, chips, batch, true, r);
 }
 
 double dc__replica_token_s(const struct dc__part *p, const struct dc__replica *r)
@@ -591,14 +609,20 @@ unsigned dc__serve_batch_cap(const struct dc__part *p, unsigned chips)
 
 unsigned dc__serve_latency_batch(const struct dc__part *p, unsigned chips, unsigned cap)
 {
+    /* Without a latency target every batch meets it: the cap (the search
+     * below would probe its way up to it). */
+    if (!isfinite(p->w->latency_ms_p99))
+        return cap > 0 ? cap : 1;
+    /* Under one the test reads the step alone, so the probes leave the
+     * prompts' prefill out. */
     struct dc__replica r;
-    dc__replica_at(p, chips, 1, &r);
+    replica_at(p, chips, 1, false, &r);
     if (!dc__replica_latency_ok(p, &r))
         return 1;
     unsigned lo = 1, hi = cap; /* lo meets the target; steps grow with the batch */
     while (lo < hi) {
         unsigned mid = lo + (hi - lo + 1) / 2;
-        dc__replica_at(p, chips, mid, &r);
+        replica_at(p, chips, mid, false, &r);
         if (dc__replica_latency_ok(p, &r))
             lo = mid;
         else
