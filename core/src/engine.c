@@ -42,7 +42,12 @@ struct rec {
     struct dc_candidate *all; /* every catalog entry, in catalog order */
     struct dc__points pts;    /* feasible priced configurations, for the frontier */
     uint64_t steps_left;      /* of the request's rule-evaluation budget */
-    bool sized_warned;        /* a sized rule's failure has been warned about */
+    /* Training within no chip limit and not fleet_only: each sized part's
+     * pick with the budget lifted, kept by its first sizing (lifted_ok), which
+     * size_unlimited then need not size again; NULL otherwise. */
+    struct dc_sizing *lifted;
+    bool *lifted_ok;
+    bool sized_warned; /* a sized rule's failure has been warned about */
 };
 
 static double clamp(double v, double lo, double hi)
@@ -460,11 +465,13 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
     /* fleet_has_free passed, so a fleet_only part has an availability entry. */
     struct config_check check = {dc__sized_rules_touch(rs, i) ? &e : NULL, i,
                                  w->fleet_only ? availability_of(r, i) : NULL};
-    struct dc__config_filter filter = {config_ok, &check};
+    struct dc__config_filter filter = {config_ok, &check, r->lifted ? &r->lifted[i] : NULL};
     enum dc_status rc = DC_OK;
     c->sizing.fits = dc__configure(&p, i, &filter, &r->pts, &c->sizing, &rc);
     if (rc != DC_OK)
         return rc;
+    if (r->lifted != NULL)
+        r->lifted_ok[i] = true;
     c->selection.meets_targets = c->sizing.fits && dc__meets_targets(&p, &c->sizing);
     c->selection.priced = isfinite(c->sizing.cost_usd);
     const struct dc__rule *sized_excl =
@@ -486,6 +493,11 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
 static bool size_unlimited(void *ctx, size_t i, struct dc_sizing *out)
 {
     struct rec *r = ctx;
+    if (r->lifted != NULL && r->lifted_ok[i]) { /* only the budget to lift */
+        if (r->all[i].sizing.fits)
+            *out = r->lifted[i];
+        return r->all[i].sizing.fits;
+    }
     struct dc_workload w = r->res->workload;
     w.max_accelerators = NAN;
     w.budget_usd = NAN;
@@ -494,7 +506,7 @@ static bool size_unlimited(void *ctx, size_t i, struct dc_sizing *out)
     p.fleet_cap = UINT_MAX;
     struct dc__sized_eval e = {r->rs, r->facts, &r->steps_left, NULL, DC_OK};
     struct config_check check = {dc__sized_rules_touch(r->rs, i) ? &e : NULL, i, NULL};
-    struct dc__config_filter filter = {config_ok, &check};
+    struct dc__config_filter filter = {config_ok, &check, NULL};
     enum dc_status rc = DC_OK;
     return dc__configure(&p, i, &filter, NULL, out, &rc) && rc == DC_OK;
 }
@@ -504,6 +516,13 @@ static enum dc_status build_candidates(struct rec *r)
     r->all = calloc(r->rs->n_accs + 1, sizeof(*r->all));
     if (r->all == NULL)
         return DC_ENOMEM;
+    const struct dc_workload *w = &r->res->workload;
+    if (w->task != DC_TASK_INFERENCE && !isfinite(w->max_accelerators) && !w->fleet_only) {
+        r->lifted = malloc((r->rs->n_accs + 1) * sizeof(*r->lifted));
+        r->lifted_ok = calloc(r->rs->n_accs + 1, sizeof(*r->lifted_ok));
+        if (r->lifted == NULL || r->lifted_ok == NULL)
+            return DC_ENOMEM;
+    }
     for (size_t i = 0; i < r->rs->n_accs; i++) {
         enum dc_status rc = build_candidate(r, i);
         if (rc != DC_OK)
@@ -860,6 +879,8 @@ enum dc_status dc_recommend(const dc_ruleset *rs, const cJSON *workload,
     }
     free(r.hits);
     free(r.all);
+    free(r.lifted);
+    free(r.lifted_ok);
     free(r.pts.v);
     cJSON_Delete(r.facts);
     dc__arena_free(r.ar);

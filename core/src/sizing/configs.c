@@ -134,12 +134,13 @@ static bool frontier_ok(const struct dc_sizing *z, const struct figures *f)
 }
 
 /* The objective's order of two configurations of one part (docs/scoring.md,
- * section 5): within budget and portable first, then meeting every target,
- * then priced, then the objective, then fewer chips. */
-static int cmp_config(const struct dc__part *p, const struct dc_sizing *x, const struct figures *fx,
-                      const struct dc_sizing *y, const struct figures *fy)
+ * section 5): within budget (bx, by) and portable first, then meeting every
+ * target, then priced, then the objective, then fewer chips. */
+static int cmp_config_within(const struct dc__part *p, const struct dc_sizing *x,
+                             const struct figures *fx, bool bx, const struct dc_sizing *y,
+                             const struct figures *fy, bool by)
 {
-    bool okx = x->within_budget && fx->port, oky = y->within_budget && fy->port;
+    bool okx = bx && fx->port, oky = by && fy->port;
     if (okx != oky)
         return okx ? -1 : 1;
     bool mx = fx->met, my = fy->met;
@@ -177,6 +178,13 @@ static int cmp_config(const struct dc__part *p, const struct dc_sizing *x, const
     if (c != 0)
         return c;
     return x->chips < y->chips ? -1 : x->chips > y->chips ? 1 : 0;
+}
+
+/* The objective's order, each within budget as sized. */
+static int cmp_config(const struct dc__part *p, const struct dc_sizing *x, const struct figures *fx,
+                      const struct dc_sizing *y, const struct figures *fy)
+{
+    return cmp_config_within(p, x, fx, x->within_budget, y, fy, y->within_budget);
 }
 
 /* ---- the frontier --------------------------------------------------------------- */
@@ -426,7 +434,8 @@ static bool configure_training(const struct dc__part *p, size_t idx,
     training_counts(p, dc__shape_chips(&lo), &t);
     struct dc_sizing v[TRAIN_MAX_CONFIGS];
     struct figures f[TRAIN_MAX_CONFIGS];
-    size_t best = 0;
+    size_t best = 0, lifted = 0;
+    struct dc_sizing *keep_lifted = filter != NULL ? filter->budget_lifted : NULL;
     double startup = dc__startup_hours(p);
     for (size_t i = 0; i < t.n; i++) {
         struct dc_shape s;
@@ -439,6 +448,16 @@ static bool configure_training(const struct dc__part *p, size_t idx,
         figures_of(p, &v[i], filter == NULL || filter->ok(filter->ctx, p, &v[i]), startup, &f[i]);
         if (i > 0 && cmp_config(p, &v[i], &f[i], &v[best], &f[best]) < 0)
             best = i;
+        /* The budget lifted: every configuration within it, all else the same
+         * (the budget is read nowhere else in a training configuration). */
+        if (keep_lifted != NULL && i > 0 &&
+            cmp_config_within(p, &v[i], &f[i], true, &v[lifted], &f[lifted], true) < 0)
+            lifted = i;
+    }
+    if (keep_lifted != NULL) {
+        *keep_lifted = v[lifted];
+        keep_lifted->within_budget = true;
+        keep_lifted->basis = training_basis(p, &t, keep_lifted);
     }
     *pick = v[best];
     pick->basis = training_basis(p, &t, pick);

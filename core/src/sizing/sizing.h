@@ -332,6 +332,11 @@ struct dc__points {
 struct dc__config_filter {
     bool (*ok)(void *ctx, const struct dc__part *p, const struct dc_sizing *z);
     void *ctx;
+    /* Not NULL: a training part also keeps here the pick it would make with
+     * the budget lifted (every configuration within budget), from the same
+     * configurations and filter verdicts; what an answer where nothing fits
+     * reads when only the budget is lifted (select/shortfall.c). */
+    struct dc_sizing *budget_lifted;
 };
 
 /* Enumerate the configurations of part `p` (catalog index `idx`), size and
