@@ -480,6 +480,18 @@ static bool compute_version(dc_ruleset *rs)
     return true;
 }
 
+/* rs->sized_rules: the rules that read sized.* facts, listed once. */
+static bool index_sized_rules(dc_ruleset *rs)
+{
+    rs->sized_rules = calloc(rs->n_rules + 1, sizeof(*rs->sized_rules));
+    if (rs->sized_rules == NULL)
+        return false;
+    for (size_t i = 0; i < rs->n_rules; i++)
+        if (rs->rules[i].sized)
+            rs->sized_rules[rs->n_sized_rules++] = i;
+    return true;
+}
+
 /* ---- lifecycle ----------------------------------------------------------------- */
 
 static void ruleset_destroy(dc_ruleset *rs)
@@ -493,6 +505,7 @@ static void ruleset_destroy(dc_ruleset *rs)
         free(rs->rules[i].rank_below_accs);
     }
     free(rs->rules);
+    free(rs->sized_rules);
     free(rs->accs);
     free(rs->pci_pool);
     free(rs->offers);
@@ -630,7 +643,7 @@ static enum dc_status load_files(const struct dc_source_file *files, size_t n, c
             rc = DC_EVALIDATE;
         goto out;
     }
-    if (!compute_version(rs))
+    if (!index_sized_rules(rs) || !compute_version(rs))
         goto oom;
     *out = rs;
     rs = NULL;

@@ -54,6 +54,11 @@ struct dc_ruleset {
     size_t n_accs;
     struct dc__rule *rules;
     size_t n_rules;
+    /* The indices of the rules that read sized.* facts (dc__rule.sized), in
+     * rule order: a couple among dozens, which every sized configuration
+     * asks after. */
+    size_t *sized_rules;
+    size_t n_sized_rules;
     struct dc_sizing_params sizing;
     /* models.yaml (core/src/rules/models.c); none when the set has no such file. */
     struct dc_model_info *models;

@@ -25,9 +25,9 @@ static bool touches(const struct dc__rule *rule, size_t idx, enum dc_family fam,
 
 bool dc__sized_rules_touch(const dc_ruleset *rs, size_t idx)
 {
-    for (size_t i = 0; i < rs->n_rules; i++) {
+    for (size_t i = 0; i < rs->n_sized_rules; i++) {
         bool excl;
-        if (rs->rules[i].sized && touches(&rs->rules[i], idx, rs->accs[idx].family, &excl))
+        if (touches(&rs->rules[rs->sized_rules[i]], idx, rs->accs[idx].family, &excl))
             return true;
     }
     return false;
@@ -35,10 +35,7 @@ bool dc__sized_rules_touch(const dc_ruleset *rs, size_t idx)
 
 enum dc_status dc__sized_facts_add(const dc_ruleset *rs, cJSON *facts)
 {
-    bool any = false;
-    for (size_t i = 0; i < rs->n_rules && !any; i++)
-        any = rs->rules[i].sized;
-    if (!any)
+    if (rs->n_sized_rules == 0)
         return DC_OK;
     static const char *const keys[] = {"memory_gb", "chips", "chips_per_replica", "replicas",
                                        "batch_per_replica"};
@@ -101,11 +98,10 @@ const struct dc__rule *dc__sized_exclusion(struct dc__sized_eval *e, size_t idx,
     if (s == NULL)
         return NULL;
     set_sized(s, z);
-    for (size_t i = 0; i < e->rs->n_rules; i++) {
-        const struct dc__rule *rule = &e->rs->rules[i];
+    for (size_t i = 0; i < e->rs->n_sized_rules; i++) {
+        const struct dc__rule *rule = &e->rs->rules[e->rs->sized_rules[i]];
         bool excl = false;
-        if (rule->sized && touches(rule, idx, e->rs->accs[idx].family, &excl) && excl &&
-            holds(e, rule))
+        if (touches(rule, idx, e->rs->accs[idx].family, &excl) && excl && holds(e, rule))
             return rule;
     }
     return NULL;
@@ -119,11 +115,10 @@ size_t dc__sized_hits(struct dc__sized_eval *e, size_t idx, const struct dc_sizi
         return 0;
     set_sized(s, z);
     size_t n = 0;
-    for (size_t i = 0; i < e->rs->n_rules && n < max; i++) {
-        const struct dc__rule *rule = &e->rs->rules[i];
+    for (size_t i = 0; i < e->rs->n_sized_rules && n < max; i++) {
+        const struct dc__rule *rule = &e->rs->rules[e->rs->sized_rules[i]];
         bool excl = false;
-        if (rule->sized && touches(rule, idx, e->rs->accs[idx].family, &excl) && !excl &&
-            holds(e, rule))
+        if (touches(rule, idx, e->rs->accs[idx].family, &excl) && !excl && holds(e, rule))
             out[n++] = rule;
     }
     return n;
