@@ -201,8 +201,8 @@ static bool after(double xs, double xt, unsigned xc, double ys, double yt, unsig
 /* Append the configurations of `v` (feasible and priced: ok[i]) that no
  * other of them beats on both cost and time: sorted by cost, each that is
  * faster than every cheaper one. */
-static enum dc_status keep_frontier(size_t idx, const struct dc_sizing *v, const struct figures *f,
-                                    size_t n, struct dc__points *pts)
+static enum dc_status keep_frontier(const struct dc__part *p, size_t idx, const struct dc_sizing *v,
+                                    const struct figures *f, size_t n, struct dc__points *pts)
 {
     struct {
         double spend, time;
@@ -237,7 +237,8 @@ static enum dc_status keep_frontier(size_t idx, const struct dc_sizing *v, const
             pts->v = grown;
             pts->cap = cap;
         }
-        pts->v[pts->n++] = (struct dc__point){idx, v[k[j].i]};
+        pts->v[pts->n] = (struct dc__point){idx, v[k[j].i]};
+        dc__sizing_finish(p, &pts->v[pts->n++].z);
     }
     return DC_OK;
 }
@@ -458,10 +459,12 @@ static bool configure_training(const struct dc__part *p, size_t idx,
         *keep_lifted = v[lifted];
         keep_lifted->within_budget = true;
         keep_lifted->basis = training_basis(p, &t, keep_lifted);
+        dc__sizing_finish(p, keep_lifted);
     }
     *pick = v[best];
     pick->basis = training_basis(p, &t, pick);
-    *rc = keep_frontier(idx, v, f, t.n, pts);
+    dc__sizing_finish(p, pick);
+    *rc = keep_frontier(p, idx, v, f, t.n, pts);
     return true;
 }
 
@@ -575,7 +578,8 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
     for (size_t i = 0; i < n; i++)
         v[i].basis = serving_basis(p, &v[i], first_fit);
     *pick = v[best];
-    *rc = keep_frontier(idx, v, f, n, pts);
+    dc__sizing_finish(p, pick);
+    *rc = keep_frontier(p, idx, v, f, n, pts);
     return true;
 }
 

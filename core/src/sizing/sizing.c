@@ -364,9 +364,16 @@ void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsign
     unsigned per = shape->per_unit > 0 ? shape->per_unit : 1;
     z->machines = (chips + per - 1) / per;
     dc__cost(p->rs, w, p->a, p->price_scale, z);
-    dc__capacity_need(p, z);
     withhold(p, z);
     dc__overheads(p, z);
+}
+
+void dc__sizing_finish(const struct dc__part *p, struct dc_sizing *z)
+{
+    /* The capacity need reads the offer and instances dc__cost set, which
+     * neither withhold nor the overheads change. */
+    if (p->w->task != DC_TASK_INFERENCE)
+        dc__capacity_need(p, z);
     dc__uncertainty(p, z);
 }
 
@@ -759,7 +766,6 @@ void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigne
     }
     dc__cost(p->rs, w, p->a, p->price_scale, z);
     withhold(p, z);
-    dc__uncertainty(p, z);
 }
 
 /* ---- a published run's count (calibration) ---------------------------------------- */
@@ -820,6 +826,7 @@ static void serve_pinned(const struct dc__part *p, unsigned pinned, struct dc_si
     z->chips_for_memory = dc__replica_holding(p, 1.0);
     z->basis = DC_BASIS_PINNED;
     dc__serve_at(p, &best, best_copies, &buy, z);
+    dc__sizing_finish(p, z);
     z->chips = pinned;
 }
 
@@ -854,5 +861,6 @@ void dc__size_pinned(const dc_ruleset *rs, const struct dc_workload *w, const st
     if (!dc_shape_at_least(a, pinned, pinned, &shape))
         shape = (struct dc_shape){1, pinned, NULL};
     dc__train_at(&p, &shape, pinned, z);
+    dc__sizing_finish(&p, z);
     z->basis = DC_BASIS_PINNED;
 }

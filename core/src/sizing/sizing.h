@@ -175,7 +175,7 @@ double dc__train_efficiency(const struct dc__part *p, unsigned chips);
 /* Training hours on `chips` chips; NAN when the part lists no rate. */
 double dc__train_hours(const struct dc__part *p, unsigned chips);
 /* Size and price the run on `shape` (`chips` of it: a pinned count may not be
- * a whole shape). */
+ * a whole shape); dc__sizing_finish completes it. */
 void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsigned chips,
                   struct dc_sizing *z);
 
@@ -220,9 +220,14 @@ unsigned dc__replicas_for(const struct dc__part *p, const struct dc__replica *r)
  * TPU replica is its own slice. False when no shape holds one replica. */
 bool dc__serve_buy(const struct dc_accelerator *a, unsigned replica_chips, unsigned n,
                    struct dc_shape *out);
-/* Size and price `n` replicas of `r` bought as `buy`. */
+/* Size and price `n` replicas of `r` bought as `buy`; dc__sizing_finish
+ * completes it. */
 void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigned n,
                   const struct dc_shape *buy, struct dc_sizing *z);
+/* What no comparison of configurations reads, so worked out only for those
+ * an answer keeps (the pick, the frontier's): a training configuration's
+ * capacity need (buying.c) and the uncertainty bands (uncertainty.c). */
+void dc__sizing_finish(const struct dc__part *p, struct dc_sizing *z);
 
 /* The regime of the workload's figures (docs/calibration.md): training
  * dense, MoE, fine-tuning or other; serving dense, MoE or other at load (the
