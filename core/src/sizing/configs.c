@@ -262,19 +262,49 @@ static unsigned efficiency_limit(const struct dc__part *p, unsigned cap)
     return (unsigned)fmax(1.0, fmin((double)cap, by_efficiency));
 }
 
+/* The training MFU (dc__train_mfu) of the counts one part's search asks
+ * of, each worked out once: the bisections below land on the same counts
+ * again (nearby counts round up to one machine size, and the two searches
+ * of training_counts start alike), and the counts sized then are among
+ * them. Open addressing on the count (never 0); when full, worked out where
+ * asked. */
+#define MFU_MEMO 256
+
+struct mfu_memo {
+    size_t n;
+    unsigned chips[MFU_MEMO]; /* 0: free */
+    double mfu[MFU_MEMO];
+};
+
+static double memo_mfu(const struct dc__part *p, struct mfu_memo *m, unsigned chips)
+{
+    size_t k = (chips * 2654435761u) >> 24 & (MFU_MEMO - 1);
+    for (; m->chips[k] != 0; k = (k + 1) & (MFU_MEMO - 1))
+        if (m->chips[k] == chips)
+            return m->mfu[k];
+    double mfu = dc__train_mfu(p, chips);
+    if (m->n < MFU_MEMO / 2) { /* half full at most: probes stay short */
+        m->chips[k] = chips;
+        m->mfu[k] = mfu;
+        m->n++;
+    }
+    return mfu;
+}
+
 /* The most chips in [lo, hi] whose modelled scale efficiency, sequence
  * splitting and the gradient all-reduce included (core/src/sizing/sync.c), stays at
  * or above the floor: efficiency never rises with chips at a fixed batch, so
  * the count is bisected. efficiency_limit's closed form bounds it from above. */
-static unsigned modelled_limit(const struct dc__part *p, unsigned lo, unsigned hi)
+static unsigned modelled_limit(const struct dc__part *p, struct mfu_memo *m, unsigned lo,
+                               unsigned hi)
 {
-    double floor = p->s->efficiency_floor.value;
-    if (!isfinite(p->peak) || hi <= lo || dc__train_efficiency(p, hi) >= floor)
+    double floor = p->s->efficiency_floor.value, family = p->s->mfu_training[p->a->family];
+    if (!isfinite(p->peak) || hi <= lo || memo_mfu(p, m, hi) / family >= floor)
         return hi;
     unsigned a = lo, b = hi;
     while (a < b) {
         unsigned mid = a + (b - a + 1) / 2;
-        if (dc__train_efficiency(p, mid) >= floor)
+        if (memo_mfu(p, m, mid) / family >= floor)
             a = mid;
         else
             b = mid - 1;
@@ -288,35 +318,16 @@ static unsigned batch_limit(const struct dc__part *p)
     return (unsigned)fmax(1.0, fmin((double)p->cap, p->w->global_batch_size * per));
 }
 
-/* Shape sizes whose run hours one part's search keeps: the bisections below
- * land on the same shapes again (nearby counts round up to one machine size,
- * and the two searches of training_counts start alike). */
-#define HOURS_MEMO 48
-
-struct hours_memo {
-    size_t n;
-    unsigned chips[HOURS_MEMO];
-    double hours[HOURS_MEMO];
-};
-
-/* dc__train_hours(p, chips), worked out once per count of one part. */
-static double memo_hours(const struct dc__part *p, struct hours_memo *m, unsigned chips)
+/* Run hours on `chips` chips (the training MFU kept in m). */
+static double memo_hours(const struct dc__part *p, struct mfu_memo *m, unsigned chips)
 {
-    for (size_t i = 0; i < m->n; i++)
-        if (m->chips[i] == chips)
-            return m->hours[i];
-    double h = dc__train_hours(p, chips);
-    if (m->n < HOURS_MEMO) {
-        m->chips[m->n] = chips;
-        m->hours[m->n++] = h;
-    }
-    return h;
+    return dc__train_hours_at(p, chips, memo_mfu(p, m, chips));
 }
 
 /* The fewest chips in [lo, hi] whose purchasable shape finishes within
  * `hours`; 0 when even `hi` does not. Hours fall as shapes grow (the MFU
  * model loses less than a shape step adds), so the count is bisected. */
-static unsigned fewest_within(const struct dc__part *p, struct hours_memo *m, unsigned lo,
+static unsigned fewest_within(const struct dc__part *p, struct mfu_memo *m, unsigned lo,
                               unsigned hi, double hours)
 {
     struct dc_shape s;
@@ -355,12 +366,12 @@ static void add_count(struct train_counts *t, unsigned chips)
 
 /* The counts worth sizing on a part whose smallest shape holding the job has
  * `lo` chips. */
-static void training_counts(const struct dc__part *p, unsigned lo, struct train_counts *t)
+static void training_counts(const struct dc__part *p, struct mfu_memo *memo, unsigned lo,
+                            struct train_counts *t)
 {
     const struct dc_accelerator *a = p->a;
     unsigned batch = batch_limit(p);
-    unsigned eff = modelled_limit(p, lo, efficiency_limit(p, batch));
-    struct hours_memo memo = {0};
+    unsigned eff = modelled_limit(p, memo, lo, efficiency_limit(p, batch));
     t->n = 0;
     t->lo = lo;
     t->hi = eff > lo ? eff : lo;
@@ -370,7 +381,7 @@ static void training_counts(const struct dc__part *p, unsigned lo, struct train_
         /* A deadline is a requirement: past the efficiency floor if it takes
          * that, up to the batch bound; the default target is not. */
         unsigned reach = isfinite(p->w->deadline_hours) && batch > t->hi ? batch : t->hi;
-        t->target = fewest_within(p, &memo, lo, reach, target_hours(p) - dc__startup_hours(p));
+        t->target = fewest_within(p, memo, lo, reach, target_hours(p) - dc__startup_hours(p));
         if (t->target > t->hi) {
             t->hi = t->target;
             t->hi_by_efficiency = false;
@@ -383,7 +394,7 @@ static void training_counts(const struct dc__part *p, unsigned lo, struct train_
     add_count(t, t->target);
     add_count(t, t->hi);
     if (isfinite(p->peak))
-        add_count(t, fewest_within(p, &memo, lo, t->hi, p->s->min_run_hours.value));
+        add_count(t, fewest_within(p, memo, lo, t->hi, p->s->min_run_hours.value));
     /* The whole fast domain (72 GPUs of a GB200 NVL72 rack): past it each
      * chip costs more per run, so it is often the fastest of equal cost. */
     if (a->domain > 0) {
@@ -432,7 +443,10 @@ static bool configure_training(const struct dc__part *p, size_t idx,
     if (!fits)
         return false;
     struct train_counts t;
-    training_counts(p, dc__shape_chips(&lo), &t);
+    struct mfu_memo memo;
+    memo.n = 0;
+    memset(memo.chips, 0, sizeof(memo.chips));
+    training_counts(p, &memo, dc__shape_chips(&lo), &t);
     struct dc_sizing v[TRAIN_MAX_CONFIGS];
     struct figures f[TRAIN_MAX_CONFIGS];
     size_t best = 0, lifted = 0;
@@ -445,7 +459,8 @@ static bool configure_training(const struct dc__part *p, size_t idx,
         v[i] = fresh;
         v[i].fits = true;
         v[i].chips_for_memory = t.lo;
-        dc__train_at(p, &s, dc__shape_chips(&s), &v[i]);
+        unsigned chips = dc__shape_chips(&s);
+        dc__train_at(p, &s, chips, isfinite(p->peak) ? memo_mfu(p, &memo, chips) : NAN, &v[i]);
         figures_of(p, &v[i], filter == NULL || filter->ok(filter->ctx, p, &v[i]), startup, &f[i]);
         if (i > 0 && cmp_config(p, &v[i], &f[i], &v[best], &f[best]) < 0)
             best = i;

@@ -318,32 +318,21 @@ static double split_factor(const struct dc__part *p, unsigned chips)
  * what splitting sequences costs, what the gradient all-reduce adds to a
  * step (core/src/sizing/sync.c) and, for a recommender, what gathering its table
  * rows and exchanging them take (core/src/sizing/embed.c). */
-static double train_mfu(const struct dc__part *p, unsigned chips)
+double dc__train_mfu(const struct dc__part *p, unsigned chips)
 {
     double mfu = dc__training_mfu(p->rs, p->a, chips) * split_factor(p, chips);
     mfu *= dc__sync_factor(p, chips, mfu);
     return mfu * dc__embed_train_factor(p, chips, mfu);
 }
 
-double dc__train_efficiency(const struct dc__part *p, unsigned chips)
-{
-    return train_mfu(p, chips) / p->s->mfu_training[p->a->family];
-}
-
-/* The run's hours on `chips` chips at their training MFU `mfu` (train_mfu). */
-static double hours_at(const struct dc__part *p, unsigned chips, double mfu)
+double dc__train_hours_at(const struct dc__part *p, unsigned chips, double mfu)
 {
     return p->d->training_flops / ((double)chips * p->peak * mfu * p->factor) /
            DC__SECONDS_PER_HOUR;
 }
 
-double dc__train_hours(const struct dc__part *p, unsigned chips)
-{
-    return hours_at(p, chips, train_mfu(p, chips));
-}
-
 void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsigned chips,
-                  struct dc_sizing *z)
+                  double mfu, struct dc_sizing *z)
 {
     const struct dc_workload *w = p->w;
     const struct dc_sizing_params *s = p->s;
@@ -353,9 +342,8 @@ void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsign
     z->chips_per_replica = chips;
     z->replicas = 1;
     if (isfinite(p->peak)) {
-        double mfu = train_mfu(p, chips);
         z->scale_efficiency = mfu / s->mfu_training[p->a->family];
-        z->hours = hours_at(p, chips, mfu);
+        z->hours = dc__train_hours_at(p, chips, mfu);
         /* The steady-state MFU frameworks report: before goodput, at the listed peak. */
         if (isfinite(z->peak_tflops))
             z->mfu = p->peak * mfu * p->factor / s->goodput.value / (z->peak_tflops * 1e12);
@@ -860,7 +848,7 @@ void dc__size_pinned(const dc_ruleset *rs, const struct dc_workload *w, const st
     z->chips_for_memory = dc__shape_chips(&mem);
     if (!dc_shape_at_least(a, pinned, pinned, &shape))
         shape = (struct dc_shape){1, pinned, NULL};
-    dc__train_at(&p, &shape, pinned, z);
+    dc__train_at(&p, &shape, pinned, isfinite(p.peak) ? dc__train_mfu(&p, pinned) : NAN, z);
     dc__sizing_finish(&p, z);
     z->basis = DC_BASIS_PINNED;
 }

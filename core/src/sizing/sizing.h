@@ -169,15 +169,20 @@ void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z);
  * holds the job (false when none does; then *out is the smallest at any
  * size, or 0 chips when not even a fast domain holds one micro-batch). */
 bool dc__train_min_shape(const struct dc__part *p, unsigned cap, struct dc_shape *out);
-/* Scale efficiency on `chips` chips: the MFU there, sequence splitting and
- * the gradient all-reduce included, over the MFU within one fast domain. */
-double dc__train_efficiency(const struct dc__part *p, unsigned chips);
-/* Training hours on `chips` chips; NAN when the part lists no rate. */
-double dc__train_hours(const struct dc__part *p, unsigned chips);
+/* Training MFU on `chips` chips, relative to the bf16 peak, before the
+ * architecture's and the part's factors: sequence splitting, the gradient
+ * all-reduce and a recommender's table exchange included. Over the family's
+ * MFU (mfu_training) it is the scale efficiency. A search that asks of the
+ * same counts again keeps it (configs.c). */
+double dc__train_mfu(const struct dc__part *p, unsigned chips);
+/* Training hours on `chips` chips at training MFU `mfu` (dc__train_mfu);
+ * NAN when the part lists no rate. */
+double dc__train_hours_at(const struct dc__part *p, unsigned chips, double mfu);
 /* Size and price the run on `shape` (`chips` of it: a pinned count may not be
- * a whole shape); dc__sizing_finish completes it. */
+ * a whole shape), `mfu` being dc__train_mfu(p, chips) (read only when the
+ * part lists a rate); dc__sizing_finish completes it. */
 void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsigned chips,
-                  struct dc_sizing *z);
+                  double mfu, struct dc_sizing *z);
 
 /* Serving: one replica of `chips` chips serving `batch` concurrent requests. */
 struct dc__replica {
