@@ -52,13 +52,23 @@ bool dc_shape_at_least(const struct dc_accelerator *a, unsigned need, unsigned c
     size_t n = a->n_slices > 0 ? a->n_slices : (a->n_node_sizes > 0 ? a->n_node_sizes : 1);
     if (need == 0)
         need = 1;
-    for (size_t i = 0; i < n; i++) {
-        unsigned chips =
-            a->n_slices > 0 ? a->slices[i].chips : (a->n_node_sizes > 0 ? a->node_sizes[i] : 1);
-        if (chips >= need) {
-            set_shape(a, 1, i, out);
-            return chips <= cap;
-        }
+    /* The first size that holds `need`, in the catalog's order: slices, or
+     * machine sizes, or one chip (each kind scanned in a loop of its own:
+     * the searches ask this of every count they probe). */
+    size_t i = 0;
+    unsigned chips = 1;
+    if (a->n_slices > 0) {
+        while (i < n && (chips = a->slices[i].chips) < need)
+            i++;
+    } else if (a->n_node_sizes > 0) {
+        while (i < n && (chips = a->node_sizes[i]) < need)
+            i++;
+    } else if (chips < need) {
+        i = n;
+    }
+    if (i < n) {
+        set_shape(a, 1, i, out);
+        return chips <= cap;
     }
     unsigned long long unit = dc__unit_chips(a);
     unsigned long long units = (need + unit - 1) / unit;
