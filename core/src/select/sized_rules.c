@@ -33,14 +33,19 @@ bool dc__sized_rules_touch(const dc_ruleset *rs, size_t idx)
     return false;
 }
 
+/* The `sized` facts, in the order dc__sized_facts_add writes them and
+ * set_sized reads them. */
+static const char *const sized_keys[] = {"memory_gb", "chips", "chips_per_replica", "replicas",
+                                         "batch_per_replica"};
+#define N_SIZED_KEYS (sizeof(sized_keys) / sizeof(sized_keys[0]))
+
 enum dc_status dc__sized_facts_add(const dc_ruleset *rs, cJSON *facts)
 {
     if (rs->n_sized_rules == 0)
         return DC_OK;
-    static const char *const keys[] = {"memory_gb", "chips", "chips_per_replica", "replicas",
-                                       "batch_per_replica"};
+    const char *const *keys = sized_keys;
     cJSON *sized = cJSON_AddObjectToObject(facts, "sized");
-    for (size_t k = 0; sized != NULL && k < sizeof(keys) / sizeof(keys[0]); k++)
+    for (size_t k = 0; sized != NULL && k < N_SIZED_KEYS; k++)
         if (cJSON_AddNumberToObject(sized, keys[k], 0) == NULL)
             return DC_ENOMEM;
     return sized != NULL ? DC_OK : DC_ENOMEM;
@@ -58,16 +63,20 @@ static cJSON *sized_of(cJSON *facts)
     return cJSON_GetObjectItemCaseSensitive(facts, "sized");
 }
 
-/* The configuration's figures into the facts' `sized` object `s`. */
+/* The configuration's figures into the facts' `sized` object `s`: its
+ * members are read in the order they were added (each configuration sets
+ * them), each looked up by name only where that order does not hold. */
 static void set_sized(cJSON *s, const struct dc_sizing *z)
 {
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "memory_gb"), z->memory_need_gb);
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "chips"), z->chips);
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "chips_per_replica"),
-                         z->chips_per_replica);
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "replicas"), z->replicas);
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "batch_per_replica"),
-                         z->batch_per_replica);
+    const double v[N_SIZED_KEYS] = {z->memory_need_gb, z->chips, z->chips_per_replica, z->replicas,
+                                    z->batch_per_replica};
+    cJSON *m = s->child;
+    for (size_t k = 0; k < N_SIZED_KEYS; k++) {
+        if (m == NULL || m->string == NULL || strcmp(m->string, sized_keys[k]) != 0)
+            m = cJSON_GetObjectItemCaseSensitive(s, sized_keys[k]);
+        cJSON_SetNumberValue(m, v[k]);
+        m = m != NULL ? m->next : NULL;
+    }
 }
 
 /* Whether the rule's condition holds on the sized facts, within the request's
