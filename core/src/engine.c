@@ -490,7 +490,7 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
 /* dc__size_unlimited_fn: candidate `i` configured as build_candidate does,
  * with max_accelerators and the budget lifted and the serving fleet uncapped:
  * what would meet the targets when nothing does (shortfall.c). */
-static bool size_unlimited(void *ctx, size_t i, struct dc_sizing *out)
+static bool size_unlimited(void *ctx, size_t i, double below, struct dc_sizing *out)
 {
     struct rec *r = ctx;
     if (r->lifted != NULL && r->lifted_ok[i]) { /* only the budget to lift */
@@ -504,6 +504,8 @@ static bool size_unlimited(void *ctx, size_t i, struct dc_sizing *out)
     struct dc__part p;
     dc__part_init(&p, r->rs, &w, &r->d, &r->rs->accs[i], perturbation(r->opts, i));
     p.fleet_cap = UINT_MAX;
+    if (w.task != DC_TASK_INFERENCE && dc__train_cost_floor(&p) > below)
+        return false;
     struct dc__sized_eval e = {r->rs, r->facts, &r->steps_left, NULL, DC_OK};
     struct config_check check = {dc__sized_rules_touch(r->rs, i) ? &e : NULL, i, NULL};
     struct dc__config_filter filter = {config_ok, &check, NULL};

@@ -47,8 +47,9 @@ void dc__rank(const dc_ruleset *rs, const struct dc_workload *w, const struct dc
 
 /* Candidate `idx` sized with no chip limit and no budget (the serving fleet
  * uncapped) by the engine's own configurations and filters: false when no
- * configuration holds the job even then. */
-typedef bool (*dc__size_unlimited_fn)(void *ctx, size_t idx, struct dc_sizing *out);
+ * configuration holds the job even then, or (left unsized) when no training
+ * run of it can cost less than `below` (dc__train_cost_floor; INFINITY: any). */
+typedef bool (*dc__size_unlimited_fn)(void *ctx, size_t idx, double below, struct dc_sizing *out);
 
 /* After the ranking: each recommendation's target_met and the result's
  * status; when nothing meets a hard target, the recommendations re-ranked by

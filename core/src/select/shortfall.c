@@ -146,7 +146,16 @@ static void would_meet(struct dc_result *res, const struct dc_candidate *all, si
     struct dc_sizing best = {0}, z;
     for (size_t i = 0; i < n_all; i++) {
         const struct dc_candidate *c = &all[i];
-        if (!limit_excluded(c) || !size_unlimited(ctx, c->index_, &z) || !z.fits ||
+        /* better_relaxed reads the gates first, then a price, then the cost:
+         * a part held by more gates than the best so far cannot beat it,
+         * nor, at as many, one that cannot cost less than a priced best. */
+        if (best_c != NULL && c->selection.gates > best_c->selection.gates)
+            continue;
+        double below = best_c != NULL && c->selection.gates == best_c->selection.gates &&
+                               isfinite(best.cost_usd)
+                           ? best.cost_usd
+                           : INFINITY;
+        if (!limit_excluded(c) || !size_unlimited(ctx, c->index_, below, &z) || !z.fits ||
             !(target_met(&lifted, &z) >= 1.0))
             continue;
         if (best_c == NULL || better_relaxed(c, &z, best_c, &best)) {

@@ -201,6 +201,26 @@ static double on_prem_per_chip_hour(const dc_ruleset *rs, const struct dc_accele
     return energy + a->list_price_usd / hours;
 }
 
+double dc__train_cost_floor(const struct dc__part *p)
+{
+    const struct dc_workload *w = p->w;
+    double rate = INFINITY;
+    if (w->deployment != DC_DEPLOY_ON_PREM) {
+        const struct dc_offer *o = dc_cheapest_offer(p->a, w->pricing, w->providers);
+        if (o != NULL)
+            rate = o->price[w->pricing].usd_per_chip_hour;
+    }
+    if (w->deployment != DC_DEPLOY_CLOUD && p->a->on_prem) {
+        double r = on_prem_per_chip_hour(p->rs, p->a, energy_per_chip_hour(p->rs, p->a));
+        rate = r < rate ? r : rate;
+    }
+    double chip_hours = p->d->training_flops /
+                        (p->peak * p->s->mfu_training[p->a->family] * p->factor) /
+                        DC__SECONDS_PER_HOUR;
+    /* A billion times the rounding of chips x hours x rate below it. */
+    return chip_hours * rate * p->price_scale * (1 - 1e-9);
+}
+
 void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc_accelerator *a,
               double price_scale, struct dc_sizing *z)
 {

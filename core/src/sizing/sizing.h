@@ -261,6 +261,15 @@ void dc__size_pinned(const dc_ruleset *rs, const struct dc_workload *w, const st
 void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc_accelerator *a,
               double price_scale, struct dc_sizing *z);
 
+/* The least any training run of part `p` can cost, a little under it: its
+ * compute at the family's MFU (dc__train_mfu never exceeds it: the scale,
+ * the sequence split, the all-reduce and a recommender's tables each only
+ * lower it, so chips x hours never falls below this), at the lowest rate
+ * dc__cost may price it at (the cheapest allowed offer, or the on-premises
+ * rate), the overheads adding to it; INFINITY when nothing prices it, NAN
+ * when unknown (cost.c). What an answer where nothing fits skips a part by. */
+double dc__train_cost_floor(const struct dc__part *p);
+
 /* The offer that prices shape `s` of `a` on `basis` from one of `providers`
  * (bit set; 0 = any): the cheapest per chip-hour among those renting instances
  * of exactly s->per_unit accelerators, or, for a TPU slice, the per-chip
