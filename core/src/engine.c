@@ -47,6 +47,13 @@ struct rec {
      * size_unlimited then need not size again; NULL otherwise. */
     struct dc_sizing *lifted;
     bool *lifted_ok;
+    /* The parts as size_unlimited sizes them, each set up once when an answer
+     * where nothing fits first asks of it (unlimited_ready), and the workload
+     * they read; NULL until then (or, out of memory, set up where asked). */
+    struct dc_workload unlimited_w;
+    bool unlimited_w_set;
+    struct dc__part *unlimited;
+    bool *unlimited_ready;
     bool sized_warned; /* a sized rule's failure has been warned about */
 };
 
@@ -487,30 +494,74 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
     return sized_failure(r, &e);
 }
 
+/* Part `i` as size_unlimited sizes it: max_accelerators and the budget
+ * lifted, the serving fleet uncapped; set up once each (in `spare`, every
+ * time, when the parts could not be kept). */
+static const struct dc__part *unlimited_part(struct rec *r, size_t i, struct dc__part *spare)
+{
+    if (!r->unlimited_w_set) {
+        r->unlimited_w_set = true;
+        r->unlimited_w = r->res->workload;
+        r->unlimited_w.max_accelerators = NAN;
+        r->unlimited_w.budget_usd = NAN;
+        r->unlimited = malloc((r->rs->n_accs + 1) * sizeof(*r->unlimited));
+        r->unlimited_ready = calloc(r->rs->n_accs + 1, sizeof(*r->unlimited_ready));
+        if (r->unlimited == NULL || r->unlimited_ready == NULL) {
+            free(r->unlimited);
+            free(r->unlimited_ready);
+            r->unlimited = NULL;
+            r->unlimited_ready = NULL;
+        }
+    }
+    bool kept = r->unlimited != NULL;
+    if (kept && r->unlimited_ready[i])
+        return &r->unlimited[i];
+    struct dc__part *p = kept ? &r->unlimited[i] : spare;
+    dc__part_init(p, r->rs, &r->unlimited_w, &r->d, &r->rs->accs[i], perturbation(r->opts, i));
+    p->fleet_cap = UINT_MAX;
+    if (kept)
+        r->unlimited_ready[i] = true;
+    return p;
+}
+
+/* Whether candidate `i`'s pick with the budget lifted was kept by its first
+ * sizing (training within no chip limit). */
+static bool lifted_kept(const struct rec *r, size_t i)
+{
+    return r->lifted != NULL && r->lifted_ok[i];
+}
+
+/* dc__cost_floor_fn: the least part `i` can cost sized by size_unlimited, for
+ * training; NAN for serving, and where the first sizing kept the answer. */
+static double unlimited_floor(void *ctx, size_t i)
+{
+    struct rec *r = ctx;
+    if (r->res->workload.task == DC_TASK_INFERENCE || lifted_kept(r, i))
+        return NAN;
+    struct dc__part spare;
+    return dc__train_cost_floor(unlimited_part(r, i, &spare));
+}
+
 /* dc__size_unlimited_fn: candidate `i` configured as build_candidate does,
  * with max_accelerators and the budget lifted and the serving fleet uncapped:
  * what would meet the targets when nothing does (shortfall.c). */
 static bool size_unlimited(void *ctx, size_t i, double below, struct dc_sizing *out)
 {
     struct rec *r = ctx;
-    if (r->lifted != NULL && r->lifted_ok[i]) { /* only the budget to lift */
+    if (lifted_kept(r, i)) { /* only the budget to lift */
         if (r->all[i].sizing.fits)
             *out = r->lifted[i];
         return r->all[i].sizing.fits;
     }
-    struct dc_workload w = r->res->workload;
-    w.max_accelerators = NAN;
-    w.budget_usd = NAN;
-    struct dc__part p;
-    dc__part_init(&p, r->rs, &w, &r->d, &r->rs->accs[i], perturbation(r->opts, i));
-    p.fleet_cap = UINT_MAX;
-    if (w.task != DC_TASK_INFERENCE && dc__train_cost_floor(&p) > below)
+    struct dc__part spare;
+    const struct dc__part *p = unlimited_part(r, i, &spare);
+    if (p->w->task != DC_TASK_INFERENCE && dc__train_cost_floor(p) > below)
         return false;
     struct dc__sized_eval e = {r->rs, r->facts, &r->steps_left, NULL, DC_OK};
     struct config_check check = {dc__sized_rules_touch(r->rs, i) ? &e : NULL, i, NULL};
     struct dc__config_filter filter = {config_ok, &check, NULL};
     enum dc_status rc = DC_OK;
-    return dc__configure(&p, i, &filter, NULL, out, &rc) && rc == DC_OK;
+    return dc__configure(p, i, &filter, NULL, out, &rc) && rc == DC_OK;
 }
 
 static enum dc_status build_candidates(struct rec *r)
@@ -773,7 +824,7 @@ static enum dc_status rank(struct rec *r)
                 res->n_recommendations);
     dc__rank(r->rs, &res->workload, r->pts.v, r->pts.n, res->recommendations,
              res->n_recommendations, tmp);
-    dc__shortfall(r->rs, res, r->all, n, size_unlimited, r);
+    dc__shortfall(r->rs, res, r->all, n, size_unlimited, unlimited_floor, r);
     return DC_OK;
 }
 
@@ -883,6 +934,8 @@ enum dc_status dc_recommend(const dc_ruleset *rs, const cJSON *workload,
     free(r.all);
     free(r.lifted);
     free(r.lifted_ok);
+    free(r.unlimited);
+    free(r.unlimited_ready);
     free(r.pts.v);
     cJSON_Delete(r.facts);
     dc__arena_free(r.ar);

@@ -50,6 +50,9 @@ void dc__rank(const dc_ruleset *rs, const struct dc_workload *w, const struct dc
  * configuration holds the job even then, or (left unsized) when no training
  * run of it can cost less than `below` (dc__train_cost_floor; INFINITY: any). */
 typedef bool (*dc__size_unlimited_fn)(void *ctx, size_t idx, double below, struct dc_sizing *out);
+/* The least candidate `idx` can cost sized so (a training part's
+ * dc__train_cost_floor); NAN when not known or not needed. */
+typedef double (*dc__cost_floor_fn)(void *ctx, size_t idx);
 
 /* After the ranking: each recommendation's target_met and the result's
  * status; when nothing meets a hard target, the recommendations re-ranked by
@@ -58,7 +61,8 @@ typedef bool (*dc__size_unlimited_fn)(void *ctx, size_t idx, double below, struc
  * that would give one (shortfall.c). `all` holds every candidate, excluded or
  * not, in catalog order. */
 void dc__shortfall(const dc_ruleset *rs, struct dc_result *res, const struct dc_candidate *all,
-                   size_t n_all, dc__size_unlimited_fn size_unlimited, void *ctx);
+                   size_t n_all, dc__size_unlimited_fn size_unlimited, dc__cost_floor_fn cost_floor,
+                   void *ctx);
 
 /* The result's cost-time frontier from the feasible priced configurations of
  * every part (`pts`, n of them), the top pick's marked (frontier.c). */

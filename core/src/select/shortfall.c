@@ -132,19 +132,46 @@ static bool limit_excluded(const struct dc_candidate *c)
     return by == NULL || strcmp(by, DC__R_MEMORY) == 0 || strcmp(by, DC__R_BUDGET) == 0;
 }
 
+/* The order would_meet sizes the candidates in: the least each can cost
+ * first (NAN, not known, before any), then catalog order, so that the best
+ * is found early and dearer parts are left unsized. Returns how many are in
+ * `order` (n_all, or 0 past the catalog's limit: catalog order). */
+static size_t sizing_order(const struct dc_candidate *all, size_t n_all,
+                           dc__cost_floor_fn cost_floor, void *ctx, size_t *order, double *floor)
+{
+    if (n_all > DC_RULESET_MAX_ACCELERATORS)
+        return 0;
+    for (size_t i = 0; i < n_all; i++) {
+        double f = limit_excluded(&all[i]) ? cost_floor(ctx, all[i].index_) : NAN;
+        floor[i] = isnan(f) ? -INFINITY : f;
+        size_t j = i; /* insertion, stable: equal floors keep catalog order */
+        for (; j > 0 && floor[order[j - 1]] > floor[i]; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    return n_all;
+}
+
 /* would_meet when nothing meets the targets: the cheapest configuration
  * meeting every hard target with the chip limit and the budget lifted, and
- * the shortest run within the limits as asked. */
+ * the shortest run within the limits as asked. Of candidates better_relaxed
+ * ranks alike, the first in catalog order, whatever order they are sized in. */
 static void would_meet(struct dc_result *res, const struct dc_candidate *all, size_t n_all,
-                       dc__size_unlimited_fn size_unlimited, void *ctx)
+                       dc__size_unlimited_fn size_unlimited, dc__cost_floor_fn cost_floor,
+                       void *ctx)
 {
     struct dc_would_meet *m = &res->would_meet;
     struct dc_workload lifted = res->workload;
     lifted.budget_usd = NAN;
     lifted.max_accelerators = NAN;
+    size_t order[DC_RULESET_MAX_ACCELERATORS];
+    double floor[DC_RULESET_MAX_ACCELERATORS];
+    size_t n_order = sizing_order(all, n_all, cost_floor, ctx, order, floor);
     const struct dc_candidate *best_c = NULL;
+    size_t best_i = 0;
     struct dc_sizing best = {0}, z;
-    for (size_t i = 0; i < n_all; i++) {
+    for (size_t k = 0; k < n_all; k++) {
+        size_t i = n_order > 0 ? order[k] : k;
         const struct dc_candidate *c = &all[i];
         /* better_relaxed reads the gates first, then a price, then the cost:
          * a part held by more gates than the best so far cannot beat it,
@@ -158,8 +185,10 @@ static void would_meet(struct dc_result *res, const struct dc_candidate *all, si
         if (!limit_excluded(c) || !size_unlimited(ctx, c->index_, below, &z) || !z.fits ||
             !(target_met(&lifted, &z) >= 1.0))
             continue;
-        if (best_c == NULL || better_relaxed(c, &z, best_c, &best)) {
+        if (best_c == NULL || better_relaxed(c, &z, best_c, &best) ||
+            (i < best_i && !better_relaxed(best_c, &best, c, &z))) {
             best_c = c;
+            best_i = i;
             best = z;
         }
     }
@@ -197,7 +226,8 @@ static void withheld_fields(const dc_ruleset *rs, struct dc_result *res, const c
 }
 
 void dc__shortfall(const dc_ruleset *rs, struct dc_result *res, const struct dc_candidate *all,
-                   size_t n_all, dc__size_unlimited_fn size_unlimited, void *ctx)
+                   size_t n_all, dc__size_unlimited_fn size_unlimited, dc__cost_floor_fn cost_floor,
+                   void *ctx)
 {
     res->status = DC_ANSWER_OK;
     res->would_meet = (struct dc_would_meet){NULL, NAN, NAN, NAN, {NULL}, 0};
@@ -227,7 +257,7 @@ void dc__shortfall(const dc_ruleset *rs, struct dc_result *res, const struct dc_
         return;
     res->status = DC_ANSWER_NO_FIT;
     rank_by_share(res->recommendations, res->n_recommendations, any_priced);
-    would_meet(res, all, n_all, size_unlimited, ctx);
+    would_meet(res, all, n_all, size_unlimited, cost_floor, ctx);
 }
 
 /* ---- the answer in words ------------------------------------------------------------ */
