@@ -9,6 +9,8 @@
  * the digits printed. */
 #include "dc/numfmt.h"
 
+#include "digits.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -76,46 +78,6 @@ double dc_round_sig(double v, int digits)
     return v < 0 ? -r : r;
 }
 
-/* `a`, tiny and above, and the digits of "%.*f" for it: every caller hands
- * put_fixed a value already rounded to the places it prints, so a * 10^decimals
- * lies next to a whole number; below 2^49 the product's own rounding error is
- * at most 1/16, so a whole number m within 1/4 of it is what "%.*f" rounds the
- * exact value to, and its digits are written without printf (which the reason
- * texts of every body call thousands of times). Returns their length, or 0 for
- * anything else, which then takes snprintf. */
-static size_t fixed_digits(double a, int decimals, char *digits, size_t cap)
-{
-#ifdef AA_PRINTF_REFERENCE /* tests/unit/api/extra.cmake: printf alone */
-    (void)a, (void)decimals, (void)digits, (void)cap;
-    return 0;
-#endif
-    double x = a * p10(decimals);
-    if (!(x >= 0) || x >= 562949953421312.0 /* 2^49 */)
-        return 0;
-    double m = (x + 4503599627370496.0) - 4503599627370496.0; /* nearest whole: x < 2^49 */
-    if (fabs(x - m) >= 0.25)
-        return 0;
-    char rev[24];
-    size_t n = 0;
-    uint64_t v = (uint64_t)m;
-    do {
-        rev[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    while (n <= (size_t)decimals)
-        rev[n++] = '0';
-    if (n + 2 > cap)
-        return 0;
-    size_t k = 0;
-    while (n > 0) {
-        if (n == (size_t)decimals)
-            digits[k++] = '.';
-        digits[k++] = rev[--n];
-    }
-    digits[k] = '\0';
-    return k;
-}
-
 /* `a` (>= 0) with `decimals` places, trailing zeros past `keep` places and a
  * bare point dropped, the integer part grouped by thousands when `group`. */
 static void put_fixed(double a, int decimals, int keep, bool group, char *out, size_t len)
@@ -123,15 +85,9 @@ static void put_fixed(double a, int decimals, int keep, bool group, char *out, s
     char digits[400];
     if (decimals > 20)
         decimals = 20;
-    size_t total = fixed_digits(a, decimals, digits, sizeof(digits));
-    char *dot = NULL;
-    if (total > 0) {
-        dot = decimals > 0 ? digits + total - decimals - 1 : NULL;
-    } else {
-        snprintf(digits, sizeof(digits), "%.*f", decimals, a);
-        dot = strchr(digits, '.');
-        total = strlen(digits);
-    }
+    /* "%.*f" of a finite value has exactly `decimals` digits after the point. */
+    size_t total = dc__fixed_text(a, decimals, digits, sizeof(digits));
+    char *dot = decimals > 0 ? digits + total - decimals - 1 : NULL;
     if (dot != NULL) {
         char *end = digits + total;
         while (end > dot + 1 + keep && end[-1] == '0')
@@ -154,13 +110,6 @@ static void put_fixed(double a, int decimals, int keep, bool group, char *out, s
  * writes them (truncated, NUL-terminated), without printf. */
 static void concat3(char *out, size_t len, const char *a, const char *b, const char *c)
 {
-#ifdef AA_PRINTF_REFERENCE
-    /* Truncation is the behaviour being reproduced; the result is used so
-     * that -Wformat-truncation (Release) knows it is intended. */
-    if (out != NULL && len > 0 && snprintf(out, len, "%s%s%s", a, b, c) < 0)
-        out[0] = '\0';
-    return;
-#endif
     if (out == NULL || len == 0)
         return;
     const char *parts[3] = {a, b, c};
