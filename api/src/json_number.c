@@ -199,6 +199,39 @@ static size_t fixed15(double d, char *buf)
     return put_scaled_digits(d < 0, mi, k, buf);
 }
 
+/* "%1.15g" of d for 1e-3 <= |d| < 1e15 when |d| is the double nearest to a
+ * decimal M / 10^s of at most six significant digits (the body's display
+ * figures are rounded to four, dc/numfmt.h): 0 otherwise, and fixed15 tries.
+ *
+ * s is taken from the first guess of the exponent (floor(log10 |d|) or one
+ * less), so M = |d| * 10^s, rounded, is whole for such a decimal. When the
+ * one correctly rounded division M / 10^s gives back |d| exactly, |d| is the
+ * double nearest M / 10^s: it lies within half an ulp (2^-53 of it) of that
+ * decimal, well inside half a unit of the 15th digit, so "%1.15g" prints
+ * M / 10^s's digits (fixed notation, the exponent being at least -3), and
+ * strtod reads them back as |d| itself. */
+static size_t short_decimal(double d, char *buf)
+{
+    double a = fabs(d);
+    int t = (binary_exponent(a) - 1) * 1233;
+    int e = t >= 0 ? t >> 12 : -((-t + 4095) >> 12);
+    int k = 5 - e;
+    if (k < 0 || k > 19)
+        return 0;
+    double x = a * pow10[k];
+    if (!(x < 1e7))
+        return 0;
+    double m = round_whole(x);
+    if (m == 0 || m / pow10[k] != a)
+        return 0;
+    uint64_t mi = (uint64_t)m;
+    while (k > 0 && mi % 10u == 0) {
+        mi /= 10u;
+        k--;
+    }
+    return put_scaled_digits(d < 0, mi, k, buf);
+}
+
 /* As snprintf(buf, cap, "%s", text) for a text of n bytes. */
 static size_t copy_text(char *buf, size_t cap, const char *text, size_t n)
 {
@@ -227,6 +260,11 @@ size_t api_json_number(double d, char *buf, size_t cap)
         put_digits(v, nd, buf + n);
         buf[n + nd] = '\0';
         return n + nd;
+    }
+    if (a >= 1e-3 && a < 1e15 && cap >= API_JSON_NUMBER_BUF) {
+        size_t n = short_decimal(d, buf);
+        if (n > 0)
+            return n;
     }
     if (a >= 1e-4 && a < 1e15 && cap >= API_JSON_NUMBER_BUF) {
         size_t n = fixed15(d, buf);

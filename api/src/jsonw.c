@@ -79,7 +79,7 @@ static bool block8_needs_escape(uint64_t v)
  * a byte to escape). o has room for n bytes. A last partial block is checked
  * and copied as the block that ends at n, overlapping bytes this call
  * already copied as they are. */
-static size_t copy_plain(const unsigned char *s, size_t n, char *o)
+static inline size_t copy_plain(const unsigned char *s, size_t n, char *o)
 {
     size_t k = 0;
 #if defined(__SSE2__)
@@ -272,6 +272,47 @@ void api_jw_string_len(struct api_jw *w, const char *s, size_t n)
     sep(w);
     put_string_n(w, s, n);
     w->comma = true;
+}
+
+char *api_jw_text_begin(struct api_jw *w, size_t max)
+{
+    sep(w);
+    if (max > API_JW_MAX_BYTES || !reserve(w, max + 2))
+        return NULL;
+    return w->p + w->len + 1; /* after the opening quote */
+}
+
+void api_jw_text_end(struct api_jw *w, const char *text, size_t n)
+{
+    w->comma = true;
+    if (w->failed)
+        return;
+    char *at = w->p + w->len + 1;
+    if (text == at) {
+        /* Checked in place (copy_plain stores each plain block back where
+         * it was read): a text with nothing to escape is already there. */
+        size_t k = copy_plain((const unsigned char *)at, n, at);
+        while (k < n && !needs_escape((unsigned char)at[k]))
+            k++;
+        if (k == n) {
+            at[-1] = '"';
+            at[n] = '"';
+            w->len += n + 2;
+            return;
+        }
+        /* Something to escape: from a copy, since the escaped text needs
+         * more room than the buffer may have where it lies. */
+        char *copy = malloc(n > 0 ? n : 1);
+        if (copy == NULL) {
+            w->failed = true;
+            return;
+        }
+        memcpy(copy, at, n);
+        put_string_n(w, copy, n);
+        free(copy);
+        return;
+    }
+    put_string_n(w, text, n);
 }
 
 void api_jw_string_or_null(struct api_jw *w, const char *s)

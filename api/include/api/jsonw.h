@@ -75,6 +75,15 @@ static inline void api_jw_key_inline(struct api_jw *w, const char *text, size_t 
 DC_API void api_jw_string(struct api_jw *w, const char *s); /* NULL: "" as cJSON does */
 /* A string of `n` bytes whose length the caller knows (no strlen). */
 DC_API void api_jw_string_len(struct api_jw *w, const char *s, size_t n);
+/* A string value whose text is written straight into the document, not
+ * built elsewhere and copied: api_jw_text_begin gives where up to `max`
+ * bytes of it and a NUL may be written (NULL once the document failed), and
+ * api_jw_text_end makes `text`, n bytes, the value: written there (checked,
+ * and escaped only when something needs it) or anywhere else (copied, as
+ * api_jw_string_len does, for a writer that answered with a string of its
+ * own). Nothing else is written to `w` between the two calls. */
+DC_API char *api_jw_text_begin(struct api_jw *w, size_t max);
+DC_API void api_jw_text_end(struct api_jw *w, const char *text, size_t n);
 DC_API void api_jw_string_or_null(struct api_jw *w, const char *s); /* NULL: null */
 DC_API void api_jw_number(struct api_jw *w, double d);              /* not finite: null */
 DC_API void api_jw_bool(struct api_jw *w, bool b);

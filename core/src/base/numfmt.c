@@ -37,26 +37,59 @@ static double p10(int i)
 /* floor(log10(a)) for a finite a > 0, by comparison with powers of ten. */
 static int exponent10(double a)
 {
+    static const double exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof(bits));
+    int b = (int)((bits >> 52) & 0x7ff) - 1022; /* for a normal a: the exponent frexp gives */
     int k = 0;
-    /* Between 1 and 10^22 the comparisons start one power below the answer:
-     * a in [2^(b-1), 2^b) has floor(log10 a) of floor((b-1) log10 2) or one
-     * more, and the loop below settles which, exactly as from 0. */
-    if (a >= 1 && a < 1e22) {
-        uint64_t bits;
-        memcpy(&bits, &a, sizeof(bits));
-        int b = (int)((bits >> 52) & 0x7ff) - 1022; /* a normal: the exponent frexp gives */
+    /* Between 1 and 10^21 the comparisons start near the answer: a in
+     * [2^(b-1), 2^b) has floor(log10 a) of floor((b-1) log10 2) or one more,
+     * and the steps below settle which, exactly as counting from 0 does (the
+     * same comparisons with the same powers, p10's table). */
+    if (a >= 1 && a < 1e21) {
         k = (int)((b - 1) * 0.30102999566398120);
-        while (k > 0 && a < p10(k))
+        while (k > 0 && a < exact[k])
             k--;
+        while (a >= exact[k + 1])
+            k++;
+        return k;
     }
     if (a >= 1) {
         while (k < 308 && a >= p10(k + 1))
             k++;
         return k;
     }
+    /* Below 1 the answer is the least k >= 0 with a * 10^k >= 1, and that
+     * product only grows with k: from near the answer (a in [2^(b-1), 2^b)
+     * needs about -b log10 2 of them), a step back while the k before also
+     * reaches 1, then forward, settles on the same k as counting from 0. */
+    if (a >= 1e-21) {
+        k = (int)(-b * 0.30102999566398120);
+        while (k > 0 && a * exact[k - 1] >= 1)
+            k--;
+        while (a * exact[k] < 1)
+            k++;
+        return -k;
+    }
     while (k < 330 && a * p10(k) < 1)
         k++;
     return -k;
+}
+
+/* round(x) for x >= 0 (halves away from zero), without the library call
+ * (every number of a body's texts is rounded here at least twice): adding
+ * and taking away 2^52 rounds to the nearest whole number, halves to even,
+ * and a half left below is then carried up, as round() does. From 2^52 on
+ * every double is whole. */
+static double round_up_half(double x)
+{
+    const double two52 = 4503599627370496.0;
+    if (!(x < two52))
+        return x;
+    double r = (x + two52) - two52;
+    return x - r == 0.5 ? r + 1 : r;
 }
 
 double dc_round_sig(double v, int digits)
@@ -70,10 +103,10 @@ double dc_round_sig(double v, int digits)
         double p = p10(s);
         if (!isfinite(p) || !isfinite(a * p))
             return v;
-        r = round(a * p) / p;
+        r = round_up_half(a * p) / p;
     } else {
         double p = p10(-s);
-        r = round(a / p) * p;
+        r = round_up_half(a / p) * p;
     }
     return v < 0 ? -r : r;
 }
@@ -96,6 +129,13 @@ static void put_fixed(double a, int decimals, int keep, bool group, char *out, s
             *dot = '\0';
     }
     size_t int_len = dot != NULL ? (size_t)(dot - digits) : total;
+    if (!group || int_len <= 3) { /* no comma: the text as it is */
+        size_t n = strlen(digits);
+        if (n < len) {
+            memcpy(out, digits, n + 1);
+            return;
+        }
+    }
     size_t k = 0;
     for (size_t i = 0; digits[i] != '\0' && k + 1 < len; i++) {
         if (group && i > 0 && i < int_len && (int_len - i) % 3 == 0 && k + 2 < len)
@@ -112,13 +152,15 @@ static void concat3(char *out, size_t len, const char *a, const char *b, const c
 {
     if (out == NULL || len == 0)
         return;
+    /* Byte by byte: the pieces are a few bytes, often none, where calls to
+     * strlen and memcpy cost more than the copying. */
     const char *parts[3] = {a, b, c};
-    size_t k = 0;
+    char *o = out, *stop = out + len - 1;
     for (size_t i = 0; i < 3; i++) {
-        for (const char *s = parts[i]; *s != '\0' && k + 1 < len; s++)
-            out[k++] = *s;
+        for (const char *s = parts[i]; *s != '\0' && o < stop; s++)
+            *o++ = *s;
     }
-    out[k] = '\0';
+    *o = '\0';
 }
 
 /* A rounded value `r` (> 0) to 3 significant digits, trailing zeros dropped. */
@@ -169,7 +211,7 @@ const char *dc_fmt_money(double usd, enum dc_period per, char *buf, size_t len)
         return unknown(buf, len);
     double r = dc_round_sig(fabs(usd), DC_JSON_SIGNIFICANT);
     char body[64];
-    double cents = round(r * 100) / 100, whole = round(r);
+    double cents = round_up_half(r * 100) / 100, whole = round_up_half(r);
     if (r == 0) {
         concat3(body, sizeof(body), "0", "", "");
     } else if (r < 1) {
@@ -250,7 +292,7 @@ const char *dc_fmt_count(double n, char *buf, size_t len)
 {
     if (!isfinite(n))
         return unknown(buf, len);
-    double a = round(fabs(n));
+    double a = round_up_half(fabs(n));
     if (a >= 1e21)
         return dc_fmt_quantity(n, buf, len);
     char body[64];
