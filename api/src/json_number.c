@@ -40,6 +40,15 @@ static const uint64_t pow10u[] = {1ull,
 static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,
                                1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19};
 
+/* 10^k (0 <= k <= 22), each exact. */
+static double pow10_22(int k)
+{
+    static const double p[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                               1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    return p[k];
+}
+
 /* The digits 00 to 99, two a pair: the digits of a number are written two at
  * a time, from its end. */
 static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233"
@@ -232,6 +241,57 @@ static size_t short_decimal(double d, char *buf)
     return put_scaled_digits(d < 0, mi, k, buf);
 }
 
+/* "%1.15g" of d for 1e-20 <= |d| < 1e-4, in its exponent form ("9.87e-05"),
+ * when |d| is the double nearest to a decimal of at most six significant
+ * digits, as short_decimal finds it: 0 otherwise. */
+static size_t short_exponent(double d, char *buf)
+{
+    double a = fabs(d);
+    int t = (binary_exponent(a) - 1) * 1233;
+    int e = -((-t + 4095) >> 12); /* a < 1: t < 0 */
+    int k = 5 - e;
+    if (k < 0 || k > 25)
+        return 0;
+    /* 10^k as one exact double up to 10^22, else two exact factors (the
+     * product a * 10^(k-19) * 10^19 is then rounded twice, so only the
+     * division below, one exact division by the exact 10^k, decides). */
+    double x = k <= 19 ? a * pow10[k] : a * pow10[k - 19] * pow10[19];
+    if (!(x < 1e7))
+        return 0;
+    double m = round_whole(x);
+    double p = k <= 22 ? pow10_22(k) : 0;
+    if (m == 0 || p == 0 || m / p != a)
+        return 0;
+    uint64_t mi = (uint64_t)m;
+    while (mi % 10u == 0) {
+        mi /= 10u;
+        k--;
+    }
+    size_t nd = digit_count(mi), n = 0;
+    int x10 = (int)nd - 1 - k; /* the decimal exponent, below -4 */
+    if (x10 >= -4)
+        return 0;
+    if (d < 0)
+        buf[n++] = '-';
+    put_digits(mi, nd, buf + n + 1);
+    buf[n] = buf[n + 1];
+    if (nd > 1) {
+        buf[n + 1] = '.';
+        n += nd + 1;
+    } else {
+        n += 1;
+    }
+    buf[n++] = 'e';
+    buf[n++] = '-';
+    unsigned ex = (unsigned)-x10;
+    if (ex >= 100)
+        buf[n++] = (char)('0' + ex / 100);
+    buf[n++] = (char)('0' + ex / 10 % 10);
+    buf[n++] = (char)('0' + ex % 10);
+    buf[n] = '\0';
+    return n;
+}
+
 /* As snprintf(buf, cap, "%s", text) for a text of n bytes. */
 static size_t copy_text(char *buf, size_t cap, const char *text, size_t n)
 {
@@ -263,6 +323,11 @@ size_t api_json_number(double d, char *buf, size_t cap)
     }
     if (a >= 1e-3 && a < 1e15 && cap >= API_JSON_NUMBER_BUF) {
         size_t n = short_decimal(d, buf);
+        if (n > 0)
+            return n;
+    }
+    if (a >= 1e-20 && a < 1e-4 && cap >= API_JSON_NUMBER_BUF) {
+        size_t n = short_exponent(d, buf);
         if (n > 0)
             return n;
     }
