@@ -11,10 +11,23 @@
  * rounded to the places it prints, and below 2^49 the product's own rounding
  * error is at most 1/16, so a whole number m within 1/4 of it is what "%.*f"
  * rounds the exact value to. Returns the length, or 0 for anything else. */
-/* The digits 00 to 99, two a pair. */
-static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233"
-                            "34353637383940414243444546474849505152535455565758596061626364656667"
-                            "6869707172737475767778798081828384858687888990919293949596979899";
+/* 10^i as whole numbers: m < 2^49 has at most 15 digits. */
+static const uint64_t p10u[] = {1ull,
+                                10ull,
+                                100ull,
+                                1000ull,
+                                10000ull,
+                                100000ull,
+                                1000000ull,
+                                10000000ull,
+                                100000000ull,
+                                1000000000ull,
+                                10000000000ull,
+                                100000000000ull,
+                                1000000000000ull,
+                                10000000000000ull,
+                                100000000000000ull,
+                                1000000000000000ull};
 
 static size_t fast_fixed(double a, int decimals, char *out, size_t cap)
 {
@@ -28,39 +41,25 @@ static size_t fast_fixed(double a, int decimals, char *out, size_t cap)
     double m = (x + 4503599627370496.0) - 4503599627370496.0; /* nearest whole: x < 2^49 */
     if (fabs(x - m) >= 0.25)
         return 0;
-    /* The digits of m, at least decimals + 1 of them (zeros in front), two
-     * at a time from the end; then the point before the last `decimals`. */
+    /* The digits of m, at least decimals + 1 of them (zeros in front),
+     * written from the end with the point before the last `decimals`. */
     uint64_t v = (uint64_t)m;
     size_t nd = 1, dec = (size_t)decimals;
-    for (uint64_t t = v; t >= 10; t /= 10)
+    while (nd < 16 && v >= p10u[nd])
         nd++;
     if (nd < dec + 1)
         nd = dec + 1;
     size_t total = nd + (dec > 0);
     if (total + 1 > cap)
         return 0;
-    char digits[24];
-    char *o = digits + nd;
-    while (v >= 100) {
-        uint64_t r = v % 100;
-        v /= 100;
-        o -= 2;
-        memcpy(o, pairs + 2 * r, 2);
+    char *o = out + total;
+    *o = '\0';
+    for (size_t i = 0; i < nd; i++) {
+        if (i == dec && dec > 0)
+            *--o = '.';
+        *--o = (char)('0' + v % 10);
+        v /= 10;
     }
-    if (v >= 10) {
-        o -= 2;
-        memcpy(o, pairs + 2 * v, 2);
-    } else {
-        *--o = (char)('0' + v);
-    }
-    while (o > digits)
-        *--o = '0';
-    memcpy(out, digits, nd - dec);
-    if (dec > 0) {
-        out[nd - dec] = '.';
-        memcpy(out + nd - dec + 1, digits + nd - dec, dec);
-    }
-    out[total] = '\0';
     return total;
 }
 

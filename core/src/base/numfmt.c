@@ -121,16 +121,16 @@ static void put_fixed(double a, int decimals, int keep, bool group, char *out, s
     /* "%.*f" of a finite value has exactly `decimals` digits after the point. */
     size_t total = dc__fixed_text(a, decimals, digits, sizeof(digits));
     char *dot = decimals > 0 ? digits + total - decimals - 1 : NULL;
+    char *end = digits + total;
     if (dot != NULL) {
-        char *end = digits + total;
         while (end > dot + 1 + keep && end[-1] == '0')
             *--end = '\0';
         if (end == dot + 1)
-            *dot = '\0';
+            *--end = '\0';
     }
     size_t int_len = dot != NULL ? (size_t)(dot - digits) : total;
     if (!group || int_len <= 3) { /* no comma: the text as it is */
-        size_t n = strlen(digits);
+        size_t n = (size_t)(end - digits);
         if (n < len) {
             memcpy(out, digits, n + 1);
             return;
