@@ -277,7 +277,11 @@ void api_jw_string_len(struct api_jw *w, const char *s, size_t n)
 char *api_jw_text_begin(struct api_jw *w, size_t max)
 {
     sep(w);
-    if (max > API_JW_MAX_BYTES || !reserve(w, max + 2))
+    if (max > API_JW_MAX_BYTES) {
+        w->failed = true; /* the key before it would be left without a value */
+        return NULL;
+    }
+    if (!reserve(w, max + 2))
         return NULL;
     return w->p + w->len + 1; /* after the opening quote */
 }

@@ -33,20 +33,78 @@ static void same_as_cjson(const cJSON *item)
     free(got);
 }
 
+/* Besides cJSON's own cases, the short forms of api/src/json_number.c (at
+ * most six significant digits, in fixed and exponent notation) and 40,000
+ * random values, half of them rounded as convert.c's display numbers are. */
 static void test_json_numbers(void **state)
 {
     (void)state;
-    static const double values[] = {
-        0, -0.0, 1, -1, 42, 2147483647, 2147483648.0, -2147483648.0, -2147483649.0, 1e9, 7e10, 1e15,
-        1e16, 1e21, 1e300, 0.5, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 126.9, 15790, 21.63, 11.77, 33.13,
-        0.0001, 0.00012345, 0.00009999, 1e-5, 1e-300, 123456789012345.6, 999999999999999.9,
-        99999999999999.99, 3.14159265358979, 2.718281828459045, 1234.5678, -0.5, -126.9, 4.916, 0.9,
-        1.2, 1e-4, 5e-05, 6.02214076e23, 1.7976931348623157e308, 4.9e-324, 0.30000000000000004,
-        100.25, 9007199254740993.0, 123.456e-2, 0.015625,
-        /* the short forms of json_number.c: up to
-         * six digits, fixed and exponent */
-        0.001, 0.00123456, 123.456, -98765.4, 9.87e-05, -4.875e-05, 1.135e-06, 2.5e-10, 1.23456e-12,
-        9.99999e-05, 1e-17, 3e-18, 1e-20, 1.0000001e-05};
+    static const double values[] = {0,
+                                    -0.0,
+                                    1,
+                                    -1,
+                                    42,
+                                    2147483647,
+                                    2147483648.0,
+                                    -2147483648.0,
+                                    -2147483649.0,
+                                    1e9,
+                                    7e10,
+                                    1e15,
+                                    1e16,
+                                    1e21,
+                                    1e300,
+                                    0.5,
+                                    0.1,
+                                    0.2,
+                                    0.3,
+                                    1.0 / 3,
+                                    2.0 / 3,
+                                    126.9,
+                                    15790,
+                                    21.63,
+                                    11.77,
+                                    33.13,
+                                    0.0001,
+                                    0.00012345,
+                                    0.00009999,
+                                    1e-5,
+                                    1e-300,
+                                    123456789012345.6,
+                                    999999999999999.9,
+                                    99999999999999.99,
+                                    3.14159265358979,
+                                    2.718281828459045,
+                                    1234.5678,
+                                    -0.5,
+                                    -126.9,
+                                    4.916,
+                                    0.9,
+                                    1.2,
+                                    1e-4,
+                                    5e-05,
+                                    6.02214076e23,
+                                    1.7976931348623157e308,
+                                    4.9e-324,
+                                    0.30000000000000004,
+                                    100.25,
+                                    9007199254740993.0,
+                                    123.456e-2,
+                                    0.015625,
+                                    0.001,
+                                    0.00123456,
+                                    123.456,
+                                    -98765.4,
+                                    9.87e-05,
+                                    -4.875e-05,
+                                    1.135e-06,
+                                    2.5e-10,
+                                    1.23456e-12,
+                                    9.99999e-05,
+                                    1e-17,
+                                    3e-18,
+                                    1e-20,
+                                    1.0000001e-05};
     cJSON *arr = cJSON_CreateArray();
     for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
         cJSON_AddItemToArray(arr, cJSON_CreateNumber(values[i]));
@@ -221,6 +279,49 @@ static void test_writer(void **state)
     assert_null(api_rules_render(NULL, NULL));
 }
 
+/* A string written in place (api_jw_text_begin/end): as it is when it needs
+ * no escaping, escaped when it does, copied when the text came from
+ * elsewhere, and nothing at all once the document has failed. */
+static void test_text_in_place(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {"",
+                                        "short",
+                                        "exactly 16 bytes",
+                                        "a longer text, past two blocks",
+                                        "a \"quoted\" word",
+                                        "tab\tand\nnew line in a long text"};
+    struct api_jw w;
+    api_jw_init(&w, 1); /* a small buffer, which begin has to grow */
+    api_jw_array(&w);
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        char *at = api_jw_text_begin(&w, 64);
+        assert_non_null(at);
+        size_t n = strlen(texts[i]);
+        memcpy(at, texts[i], n + 1);
+        api_jw_text_end(&w, at, n);
+    }
+    assert_non_null(api_jw_text_begin(&w, 64));
+    api_jw_text_end(&w, "from elsewhere \\", 16);
+    api_jw_array_end(&w);
+    size_t len = 0;
+    char *text = api_jw_finish(&w, &len);
+    assert_string_equal(text, "[\"\",\"short\",\"exactly 16 bytes\",\"a longer text, past two "
+                              "blocks\",\"a \\\"quoted\\\" word\",\"tab\\tand\\nnew line in a long "
+                              "text\",\"from elsewhere \\\\\"]");
+    assert_int_equal(len, strlen(text));
+    free(text);
+
+    /* Room past the document's limit fails it, rather than leaving a key
+     * without its value. */
+    api_jw_init(&w, 0);
+    api_jw_object(&w);
+    api_jw_key(&w, "k");
+    assert_null(api_jw_text_begin(&w, (size_t)API_JW_MAX_BYTES + 1));
+    api_jw_object_end(&w);
+    assert_null(api_jw_finish(&w, NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_json_random_strings),
         cmocka_unit_test(test_json_real_bodies),
         cmocka_unit_test(test_writer),
+        cmocka_unit_test(test_text_in_place),
     };
     return cmocka_run_group_tests_name("api.jsonw", tests, NULL, NULL);
 }
