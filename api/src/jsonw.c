@@ -115,17 +115,14 @@ static inline size_t copy_plain(const unsigned char *s, size_t n, char *o)
     return k;
 }
 
-/* The string s of n bytes, quoted and escaped as cJSON escapes it. Room for
- * the worst case (every byte a \u escape) is reserved once; runs of plain
- * bytes are copied whole. */
-static void put_string_n(struct api_jw *w, const char *s, size_t n)
+/* The rest of a string from s (its first `done` bytes already at o, plain),
+ * escaping as cJSON escapes: ", \\, the five short controls, other bytes
+ * below 0x20 as \\u00xx. Returns the end of what it wrote. */
+static char *put_escaped(const char *s, size_t n, size_t done, char *o)
 {
     static const char hex[] = "0123456789abcdef";
-    if (n > (SIZE_MAX - 2) / 6 || !reserve(w, n * 6 + 2))
-        return;
-    char *o = w->p + w->len;
-    *o++ = '"';
-    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    const unsigned char *p = (const unsigned char *)s + done, *end = (const unsigned char *)s + n;
+    o += done;
     while (p < end) {
         size_t k = copy_plain(p, (size_t)(end - p), o);
         p += k;
@@ -167,6 +164,30 @@ static void put_string_n(struct api_jw *w, const char *s, size_t n)
             break;
         }
     }
+    return o;
+}
+
+/* The string s of n bytes, quoted and escaped. Room for the worst case
+ * (every byte a \\u escape) is reserved once. A string with nothing to
+ * escape, nearly every one a body holds, is copied here, short ones byte by
+ * byte and longer ones a block at a time; the first byte that needs escaping
+ * hands the rest to put_escaped. */
+static void put_string_n(struct api_jw *w, const char *s, size_t n)
+{
+    if (n > (SIZE_MAX - 2) / 6 || !reserve(w, n * 6 + 2))
+        return;
+    char *o = w->p + w->len;
+    *o++ = '"';
+    size_t k = 0;
+    if (n < 8) {
+        while (k < n && !needs_escape((unsigned char)s[k])) {
+            o[k] = s[k];
+            k++;
+        }
+    } else {
+        k = copy_plain((const unsigned char *)s, n, o);
+    }
+    o = k == n ? o + n : put_escaped(s, n, k, o);
     *o++ = '"';
     w->len = (size_t)(o - w->p);
 }
