@@ -170,6 +170,12 @@ static void put_sig3(double r, bool group, char *out, size_t len)
     put_fixed(r, d < 0 ? 0 : d, 0, group, out, len);
 }
 
+/* Room past which a number below 10^15 with no sign is written straight
+ * into the caller's buffer: its text (at most 19 digits and commas, or "0."
+ * and 20 decimals) fits whole either way, so nothing is cut differently
+ * from the copy through a 64-byte body that a longer text takes. */
+#define DIRECT_ROOM 32
+
 /* Writes sign + body into buf, or "unknown" for a value that is not finite. */
 static const char *finish(const char *sign, const char *body, const char *suffix, char *buf,
                           size_t len)
@@ -254,9 +260,8 @@ static const char *duration_seconds(double secs, char *buf, size_t len)
         concat3(body, sizeof(body), "0", "", "");
     else
         put_sig3(v, true, body, sizeof(body));
-    char unit[16];
-    concat3(unit, sizeof(unit), " ", v == 1 ? units[u].one : units[u].many, "");
-    return finish("", body, unit, buf, len);
+    concat3(buf, len, body, " ", v == 1 ? units[u].one : units[u].many);
+    return buf;
 }
 
 /* A duration given in `unit_seconds` units, rounded in that unit first (the
@@ -295,6 +300,10 @@ const char *dc_fmt_count(double n, char *buf, size_t len)
     double a = round_up_half(fabs(n));
     if (a >= 1e21)
         return dc_fmt_quantity(n, buf, len);
+    if (!(n < 0 && a > 0) && a < 1e15 && len >= DIRECT_ROOM) {
+        put_fixed(a, 0, 0, true, buf, len);
+        return buf;
+    }
     char body[64];
     put_fixed(a, 0, 0, true, body, sizeof(body));
     return finish(n < 0 && a > 0 ? "-" : "", body, "", buf, len);
@@ -327,6 +336,10 @@ const char *dc_fmt_number(double v, char *buf, size_t len)
     if (!isfinite(v))
         return unknown(buf, len);
     double r = shown(v);
+    if (r > 0 && !(v < 0) && r < 1e15 && len >= DIRECT_ROOM) {
+        put_sig3(r, true, buf, len);
+        return buf;
+    }
     char body[64];
     if (r == 0)
         concat3(body, sizeof(body), "0", "", "");
