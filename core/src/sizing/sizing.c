@@ -63,6 +63,21 @@ static double width_factor(const struct dc_sizing_params *s, const struct dc__de
     return d->hidden / (d->hidden + c);
 }
 
+/* A speech model's serving compute is its encoder's pass over 1,500 frames
+ * at Whisper's hidden 1,280, narrower than any decoder the serving MFU was
+ * fitted on (4,096 to 16,384): its matmuls run at the same h / (h +
+ * matmul_width) as a narrow model trains (MLPerf Inference v5.1's Whisper
+ * results on L4, L40S, H200, B200 and GB200 put the encoder at 0.5-0.6 of
+ * the decoders' prefill rate; docs/calibration.md, "What is not in the
+ * table"). Decoders keep the serving MFU their own rows set. */
+static double serving_width_factor(const struct dc_sizing_params *s, const struct dc__derived *d)
+{
+    double c = s->matmul_width.value;
+    if (!isfinite(c) || d->kind != DC__KIND_ENCODER_DECODER)
+        return 1.0;
+    return d->hidden / (d->hidden + c);
+}
+
 /* Keep the catalog's machine sizes that are rented (`sizes`, ascending, n of
  * them): configurations are built only from machines that can be bought. A
  * part none of whose catalog sizes is rented keeps them all (each is then
@@ -187,7 +202,7 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     p->fleet_cap = fleet >= (double)UINT_MAX ? UINT_MAX : (unsigned)fleet;
     p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value * a->hbm_factor;
     p->flops = serving_peak(s, a, w, d) * 1e12 * s->mfu_inference[a->family] * a->mfu_factor *
-               moe_factor(s, d);
+               moe_factor(s, d) * serving_width_factor(s, d);
     p->attn_flops = attention_rate(s, a, w, d);
     dc__tp_init(p);
     dc__sync_init(p);
