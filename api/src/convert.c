@@ -234,6 +234,7 @@ static void write_model_shape(struct api_jw *w, const struct dc_workload *wl)
     key_optional(w, "tokens_per_sample", wl->tokens_per_sample);
     key_optional(w, "denoising_steps", wl->denoising_steps);
     key_optional(w, "guidance_passes", wl->guidance_passes);
+    key_optional(w, "vae_flops_per_sample", wl->vae_flops_per_sample);
     key_optional(w, "embedding_dim", wl->embedding_dim);
     key_optional(w, "lookups_per_sample", wl->lookups_per_sample);
 }

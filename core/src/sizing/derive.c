@@ -498,6 +498,12 @@ static void derive_inference(const struct dc_sizing_params *s, const struct dc_w
         double steps = isfinite(w->denoising_steps) ? w->denoising_steps : 1.0;
         d->flops_per_request *= steps * passes;
         d->shared_weight_bytes *= steps;
+        /* The latents are decoded into pixels once, after the last step (the
+         * VAE decoder: SDXL's 10.47 TFLOPs at 1024 x 1024, rules/models.yaml),
+         * at the network's rate; its weights (under 0.1B parameters) are not
+         * counted. */
+        if (isfinite(w->vae_flops_per_sample))
+            d->flops_per_request += w->vae_flops_per_sample;
     }
     if (d->kind == DC__KIND_RECOMMENDER && w->embedding_parameters > 0) {
         /* A batch reads the dense part and only the table rows it looks up. */

@@ -824,6 +824,7 @@ static void put_model(struct builder *b, const struct dc_workload *w, cJSON *roo
     put(b, m, "tokens_per_sample", num_or_null(w->tokens_per_sample));
     put(b, m, "denoising_steps", num_or_null(w->denoising_steps));
     put(b, m, "guidance_passes", num_or_null(w->guidance_passes));
+    put(b, m, "vae_flops_per_sample", num_or_null(w->vae_flops_per_sample));
     put(b, m, "embedding_dim", num_or_null(w->embedding_dim));
     put(b, m, "lookups_per_sample", num_or_null(w->lookups_per_sample));
     put(b, m, "embedding_tables", num_or_null(w->embedding_tables));
