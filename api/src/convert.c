@@ -277,6 +277,7 @@ static void write_rl(struct api_jw *w, const struct dc_workload *wl)
 static void write_serving_modes(struct api_jw *w, const struct dc_workload *wl)
 {
     key_number(w, "prefix_cache_hit_rate", wl->prefix_cache_hit_rate);
+    key_bool(w, "audio_decoded", wl->audio_decoded);
     if (wl->draft_tokens > 0) {
         API_JW_KEY(w, "speculative");
         api_jw_object(w);

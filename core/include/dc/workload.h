@@ -136,6 +136,7 @@ struct dc_workload {
     double draft_tokens;
     double acceptance_rate;
     double prefix_cache_hit_rate; /* share of prompt tokens found cached; 0 default */
+    bool audio_decoded;           /* speech: audio arrives as 16 kHz samples */
     /* inference.job: an offline batch of job_requests requests to finish
      * within job_deadline_hours, priced per job (0 requests: not a job). */
     double job_requests;

@@ -455,6 +455,10 @@ static void encoder_decoder_serving(const struct dc_sizing_params *s, const stru
     d->kv_cache_gb = per_pos * d->layers * (window + win_out) / DC__GB;
     d->kv_step_bytes = per_pos * d->layers * (window + win_out / 2.0);
     d->shared_weight_bytes = (dec - cross_kv) * bpp;
+    /* Whisper's encoder sees 50 frames a second of audio: 100 log-mel frames
+     * (10 ms hop) halved by its stride-2 convolution, 1,500 a 30 s window
+     * (Radford et al. 2022, section 2.2). */
+    d->audio_seconds = frames / 50.0;
 }
 
 /* Whether a model without flops_per_sample can be timed at all: a CNN, a

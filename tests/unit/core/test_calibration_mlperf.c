@@ -103,6 +103,8 @@ static void test_import_excerpt(void **state)
     assert_null(cJSON_GetObjectItemCaseSensitive(field(whisper, "measured"), "tokens_per_second"));
     assert_true(fabs(field(whisper, "measured/requests_per_second")->valuedouble - 22.0145) < 1e-3);
     assert_int_equal(field(whisper, "workload/inference/output_tokens")->valueint, 76);
+    /* MLPerf's harness loads 16 kHz samples before the timed run. */
+    assert_true(cJSON_IsTrue(field(whisper, "workload/inference/audio_decoded")));
     assert_string_equal(field(whisper, "workload/precision")->valuestring, "fp16");
     assert_int_equal(field(whisper, "workload/inference/input_tokens")->valueint, 1500);
     /* Llama 2 70B's output length is the result's own TOKENS_PER_SAMPLE (301.1). */
