@@ -249,6 +249,7 @@ static void write_model_shape(struct api_jw *w, const struct dc_workload *wl)
     key_optional(w, "tokens_per_sample", wl->tokens_per_sample);
     key_optional(w, "denoising_steps", wl->denoising_steps);
     key_optional(w, "guidance_passes", wl->guidance_passes);
+    key_optional(w, "vae_flops_per_sample", wl->vae_flops_per_sample);
     key_optional(w, "embedding_dim", wl->embedding_dim);
     key_optional(w, "lookups_per_sample", wl->lookups_per_sample);
 }
@@ -291,6 +292,7 @@ static void write_rl(struct api_jw *w, const struct dc_workload *wl)
 static void write_serving_modes(struct api_jw *w, const struct dc_workload *wl)
 {
     key_number(w, "prefix_cache_hit_rate", wl->prefix_cache_hit_rate);
+    key_bool(w, "audio_decoded", wl->audio_decoded);
     if (wl->draft_tokens > 0) {
         API_JW_KEY(w, "speculative");
         api_jw_object(w);

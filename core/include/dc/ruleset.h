@@ -337,6 +337,9 @@ struct dc_sizing_params {
     /* A diffusion network's speed at 8 bits or fewer over its 16-bit speed
      * (NAN: the part's listed low-precision peak). */
     struct dc_param diffusion_8bit_gain;
+    /* Seconds of audio one host vCPU decodes a second to a speech model's
+     * input (value NAN: not bound; core/src/sizing/sizing.c). */
+    struct dc_param audio_decode_s_per_vcpu;
     /* Tensor-parallel synchronisation (core/src/sizing/serve_tp.c): the fixed latency
      * of one all-reduce by family's link, microseconds (NAN: sizing.yaml gives
      * none, and no synchronisation is counted), with its source; the bytes of

@@ -479,6 +479,11 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
     }
     add_optional(res, isfinite(d->expert_width), "moe_expert_width", &s->moe_expert_width,
                  "elements");
+    /* A speech model's encoder runs at its width's share of the serving MFU. */
+    add_optional(res, d->kind == DC__KIND_ENCODER_DECODER, "matmul_width", &s->matmul_width,
+                 "elements");
+    add_optional(res, d->audio_seconds > 0 && !w->audio_decoded, "audio_decode_s_per_vcpu",
+                 &s->audio_decode_s_per_vcpu, "s/s");
     if (!isfinite(w->max_accelerators))
         add_param(res, "serving_max_chips", &s->serving_max_chips, "chips");
     static const char *const names[DC_FAMILY_COUNT] = {"mfu_inference_gpu", "mfu_inference_tpu",

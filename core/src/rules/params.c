@@ -153,6 +153,7 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
                                        "gather_efficiency",
                                        "diffusion_8bit_gain",
                                        "attention_dp_batch",
+                                       "audio_decode_s_per_vcpu",
                                        NULL};
     const cJSON *inf = dc__get_obj(z, "inference", true);
     if (inf == NULL)
@@ -181,6 +182,7 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
     s->hours_per_month = dc__get_num(&t, "hours_per_month", true, 1, 744);
     s->serving_max_chips = dc__get_param(&t, "serving_max_chips", 1, 1e6);
     s->diffusion_8bit_gain = optional_param(&t, "diffusion_8bit_gain", 1, 4);
+    s->audio_decode_s_per_vcpu = optional_param(&t, "audio_decode_s_per_vcpu", 1, 1e6);
     load_tp_params(&t, s);
 }
 

@@ -196,6 +196,42 @@ static void test_diffusion_8bit_rate(void **state)
     NEAR(s.p.flops, h->peak_tflops[DC_PREC_FP8] * rate);
 }
 
+/* Speech from compressed audio: a replica serves no more clips a second than
+ * the host's vCPUs decode (the most per accelerator any offer rents, at
+ * audio_decode_s_per_vcpu); audio that arrives decoded is not bound, and the
+ * encoder's matmuls run at h / (h + matmul_width) of the serving rate. */
+static void test_speech_host_decode_bound(void **state)
+{
+    (void)state;
+    const struct dc_accelerator *h = dc_ruleset_find_accelerator(rs, "h100");
+    double vcpus = 0;
+    for (size_t i = 0; i < h->n_offers; i++)
+        if (h->offers[i].accelerators > 0 && isfinite(h->offers[i].vcpus))
+            vcpus = fmax(vcpus, h->offers[i].vcpus / h->offers[i].accelerators);
+    assert_true(vcpus >= 8 && vcpus <= 64);
+    double per_chip = vcpus * rs->sizing.audio_decode_s_per_vcpu.value / 30.0;
+    struct sized s;
+    size_on(rs,
+            "{\"task\":\"inference\",\"model\":{\"name\":\"whisper-large-v3-turbo\"},"
+            "\"inference\":{\"input_tokens\":1500,\"output_tokens\":76}}",
+            "h100", &s);
+    NEAR(s.d.audio_seconds, 30);
+    NEAR(s.p.host_audio_s, vcpus * rs->sizing.audio_decode_s_per_vcpu.value);
+    double c = rs->sizing.matmul_width.value;
+    NEAR(s.p.flops, h->peak_tflops[DC_PREC_BF16] * 1e12 * rs->sizing.mfu_inference[DC_FAMILY_GPU] *
+                        h->mfu_factor * 1280 / (1280 + c));
+    struct dc__replica r;
+    dc__replica_at(&s.p, 1, 400, &r);
+    NEAR(r.rps, per_chip); /* the turbo decoder is fast: the host binds */
+    size_on(rs,
+            "{\"task\":\"inference\",\"model\":{\"name\":\"whisper-large-v3-turbo\"},"
+            "\"inference\":{\"input_tokens\":1500,\"output_tokens\":76,\"audio_decoded\":true}}",
+            "h100", &s);
+    assert_true(isinf(s.p.host_audio_s));
+    dc__replica_at(&s.p, 1, 400, &r);
+    assert_true(r.rps > per_chip);
+}
+
 /* A rule set that states no all-reduce latency counts no synchronisation. */
 static void test_no_parameters_no_sync(void **state)
 {
@@ -391,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_rocm_decode_bandwidth),
         cmocka_unit_test(test_draft_prefill_in_time_to_first_token),
         cmocka_unit_test(test_diffusion_8bit_rate),
+        cmocka_unit_test(test_speech_host_decode_bound),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
