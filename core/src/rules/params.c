@@ -137,23 +137,13 @@ static void load_tp_params(const struct dc__where *t, struct dc_sizing_params *s
 
 static void load_inference_params(const struct dc__where *z, struct dc_sizing_params *s)
 {
-    static const char *const keys[] = {"bytes_per_parameter",
-                                       "overhead_factor",
-                                       "context_tokens",
-                                       "output_tokens",
-                                       "max_batch",
-                                       "hbm_efficiency",
-                                       "kv_source",
-                                       "hours_per_month",
-                                       "serving_max_chips",
-                                       "tp_allreduce_us",
-                                       "tp_activation_bytes",
-                                       "network_hop_us",
-                                       "network_gbps",
-                                       "gather_efficiency",
-                                       "diffusion_8bit_gain",
-                                       "attention_dp_batch",
-                                       NULL};
+    static const char *const keys[] = {
+        "bytes_per_parameter", "overhead_factor",     "context_tokens",
+        "output_tokens",       "max_batch",           "hbm_efficiency",
+        "kv_source",           "hours_per_month",     "serving_max_chips",
+        "tp_allreduce_us",     "tp_activation_bytes", "network_hop_us",
+        "network_gbps",        "gather_efficiency",   "diffusion_8bit_gain",
+        "attention_dp_batch",  "moe_expert_width",    NULL};
     const cJSON *inf = dc__get_obj(z, "inference", true);
     if (inf == NULL)
         return;
@@ -175,6 +165,7 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
     s->output_tokens = dc__get_param(&t, "output_tokens", 0, 1e7);
     s->max_batch = dc__get_param(&t, "max_batch", 1, 1e5);
     s->attention_dp_batch = optional_param(&t, "attention_dp_batch", 1, 1e5);
+    s->serve_moe_expert_width = optional_param(&t, "moe_expert_width", 1, 1e6);
     s->hbm_efficiency = dc__get_param(&t, "hbm_efficiency", 0.05, 1);
     s->gather_efficiency = optional_param(&t, "gather_efficiency", 0.01, 4);
     s->kv_source = dc__get_url(&t, "kv_source", true);
