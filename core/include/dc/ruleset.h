@@ -326,6 +326,11 @@ struct dc_sizing_params {
      * expert-parallel replica batches (core/src/sizing/sizing.c); value NAN
      * when sizing.yaml gives none (then max_batch a rank). */
     struct dc_param attention_dp_batch;
+    /* The expert width of a mixture of experts' serving matmuls: decode and
+     * prefill matmuls run at w / (w + this) of the serving MFU
+     * (core/src/sizing/sizing.c); value NAN when sizing.yaml gives none (then
+     * training's moe_expert_width). */
+    struct dc_param serve_moe_expert_width;
     struct dc_param hbm_efficiency; /* achieved share of peak HBM bandwidth */
     /* Embedding rows gathered at random (core/src/sizing/embed.c): the share of
      * peak memory bandwidth they reach; value NAN when sizing.yaml gives none

@@ -154,6 +154,7 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
                                        "diffusion_8bit_gain",
                                        "attention_dp_batch",
                                        "audio_decode_s_per_vcpu",
+                                       "moe_expert_width",
                                        NULL};
     const cJSON *inf = dc__get_obj(z, "inference", true);
     if (inf == NULL)
@@ -176,6 +177,7 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
     s->output_tokens = dc__get_param(&t, "output_tokens", 0, 1e7);
     s->max_batch = dc__get_param(&t, "max_batch", 1, 1e5);
     s->attention_dp_batch = optional_param(&t, "attention_dp_batch", 1, 1e5);
+    s->serve_moe_expert_width = optional_param(&t, "moe_expert_width", 1, 1e6);
     s->hbm_efficiency = dc__get_param(&t, "hbm_efficiency", 0.05, 1);
     s->gather_efficiency = optional_param(&t, "gather_efficiency", 0.01, 4);
     s->kv_source = dc__get_url(&t, "kv_source", true);

@@ -51,6 +51,19 @@ static double moe_factor(const struct dc_sizing_params *s, const struct dc__deri
     return d->expert_width / (d->expert_width + c);
 }
 
+/* The same for serving: decode and prefill steps give each routed expert the
+ * tokens of one step that pick it (tens to hundreds, against training's
+ * thousands a micro-batch), so its grouped matmuls run further below a dense
+ * layer's rate than in training: at w / (w + sizing.inference's
+ * moe_expert_width), training's width where the rules give none. */
+static double serve_moe_factor(const struct dc_sizing_params *s, const struct dc__derived *d)
+{
+    double c = s->serve_moe_expert_width.value;
+    if (!isfinite(d->expert_width) || !isfinite(c))
+        return moe_factor(s, d);
+    return d->expert_width / (d->expert_width + c);
+}
+
 /* A narrow model's matmuls (hidden 2,048 against 16,384) keep a chip's
  * matrix units less busy, and its attention, norms and communication take a
  * larger share of a step: it trains at h / (h + this) of the family's MFU
@@ -224,7 +237,7 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     p->fleet_cap = fleet >= (double)UINT_MAX ? UINT_MAX : (unsigned)fleet;
     p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value * a->hbm_factor;
     p->flops = serving_peak(s, a, w, d) * 1e12 * s->mfu_inference[a->family] * a->mfu_factor *
-               moe_factor(s, d) * serving_width_factor(s, d);
+               serve_moe_factor(s, d) * serving_width_factor(s, d);
     p->attn_flops = attention_rate(s, a, w, d);
     p->host_audio_s = host_audio_s(s, w, d, a);
     dc__tp_init(p);

@@ -331,7 +331,7 @@ static void test_attention_rate_16_bit(void **state)
     assert_true(s.p.attn_flops < s.p.flops);
 }
 
-/* Laid out expert parallel, every chip is an attention rank batching
+/* Laid out expert parallel, every chip is an attention rank batching up to
  * attention_dp_batch requests, within the memory each chip's copy of the
  * shared part leaves; the tensor-parallel layout keeps max_batch, and a
  * dense model has no other. */
@@ -346,12 +346,16 @@ static void test_attention_dp_batch(void **state)
     double held =
         (s.d.weights_gb + 7 * s.d.shared_weight_bytes / 1e9) * rs->sizing.infer_overhead.value;
     double room = floor((usable - held) / s.d.kv_cache_gb);
-    assert_true(room > rank * 8); /* MLA's cache leaves room for every rank's batch */
-    assert_int_equal(dc__serve_batch_cap(&s.p, 8), (unsigned)(rank * 8));
+    assert_true(room > most); /* MLA's cache leaves room past one scheduler's batch */
+    unsigned cap = (unsigned)fmin(room, rank * 8);
+    assert_int_equal(dc__serve_batch_cap(&s.p, 8), cap);
     struct dc__replica r;
-    dc__replica_at(&s.p, 8, (unsigned)(rank * 8), &r);
+    dc__replica_at(&s.p, 8, cap, &r);
     assert_true(r.expert_parallel);
-    assert_int_equal(r.batch, (unsigned)(rank * 8));
+    assert_int_equal(r.batch, cap);
+    /* One request past the cap: no expert-parallel layout. */
+    dc__replica_at(&s.p, 8, cap + 1, &r);
+    assert_false(r.expert_parallel);
     /* At a batch one scheduler holds, the tensor-parallel layout can serve it. */
     dc__replica_at(&s.p, 8, 16, &r);
     assert_int_equal(r.batch, 16);
@@ -360,6 +364,25 @@ static void test_attention_dp_batch(void **state)
     assert_true(dc__serve_batch_cap(&s.p, 8) <= (unsigned)most);
     dc__replica_at(&s.p, 8, 64, &r);
     assert_false(r.expert_parallel);
+}
+
+/* A mixture of experts serves its matmuls at w / (w + the serving expert
+ * width) of the serving rate (DeepSeek-R1: 2,048-wide experts), lower than
+ * training's factor; a dense model at the serving rate. */
+static void test_serving_expert_width(void **state)
+{
+    (void)state;
+    const struct dc_accelerator *h = dc_ruleset_find_accelerator(rs, "h200");
+    double rate = rs->sizing.mfu_inference[DC_FAMILY_GPU] * h->mfu_factor * 1e12;
+    double c = rs->sizing.serve_moe_expert_width.value, t = rs->sizing.moe_expert_width.value;
+    assert_true(c > t);
+    struct sized s;
+    size_on(rs, DEEPSEEK_R1_FP8, "h200", &s);
+    double w = s.d.expert_width; /* inferred from the parameters: about 2,048 */
+    assert_true(w > 1900 && w < 2200);
+    NEAR(s.p.flops, h->peak_tflops[DC_PREC_FP8] * rate * w / (w + c));
+    size_on(rs, LLAMA70_FP8, "h200", &s);
+    NEAR(s.p.flops, h->peak_tflops[DC_PREC_FP8] * rate);
 }
 
 /* A recommender's serving batch: each chip gathers the rows of its tables at
@@ -422,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_decode_attention_flops),
         cmocka_unit_test(test_attention_rate_16_bit),
         cmocka_unit_test(test_attention_dp_batch),
+        cmocka_unit_test(test_serving_expert_width),
         cmocka_unit_test(test_embedding_batch),
         cmocka_unit_test(test_embedding_training),
         cmocka_unit_test(test_rocm_decode_bandwidth),
