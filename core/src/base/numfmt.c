@@ -34,8 +34,9 @@ static double p10(int i)
     return r;
 }
 
-/* floor(log10(a)) for a finite a > 0, by comparison with powers of ten. */
-static int exponent10(double a)
+/* floor(log10(a)) for a finite a > 0, by comparison with powers of ten
+ * (inlined: dc_round_sig asks for every number a body rounds). */
+static inline __attribute__((always_inline)) int exponent10(double a)
 {
     static const double exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -92,23 +93,45 @@ static double round_up_half(double x)
     return x - r == 0.5 ? r + 1 : r;
 }
 
+/* dc_round_sig of v (|v| = a) with the scale 10^s, s >= 0. */
+static double round_sig_scaled(double v, double a, int s)
+{
+    double p = p10(s);
+    if (!isfinite(p) || !isfinite(a * p))
+        return v;
+    double r = round_up_half(a * p) / p;
+    return v < 0 ? -r : r;
+}
+
 double dc_round_sig(double v, int digits)
 {
+    static const double exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    double a = fabs(v);
+    /* The numbers a body holds (a body rounds some 800 of them): the steps
+     * below with their checks settled by the range, where the scale is one
+     * of p10's exact powers and a * 10^s < 10^digits stays finite. */
+    if (a >= 1e-21 && a < 1e21 && digits >= 1 && digits <= 17) {
+        int s = digits - 1 - exponent10(a);
+        double r;
+        if (s < 0)
+            r = round_up_half(a / exact[-s]) * exact[-s];
+        else if (s <= 22)
+            r = round_up_half(a * exact[s]) / exact[s];
+        else
+            return round_sig_scaled(v, a, s);
+        return v < 0 ? -r : r;
+    }
     if (!isfinite(v) || v == 0 || digits < 1)
         return v;
-    double a = fabs(v);
     int s = digits - 1 - exponent10(a);
-    double r;
-    if (s >= 0) {
-        double p = p10(s);
-        if (!isfinite(p) || !isfinite(a * p))
-            return v;
-        r = round_up_half(a * p) / p;
-    } else {
+    if (s < 0) {
         double p = p10(-s);
-        r = round_up_half(a / p) * p;
+        double r = round_up_half(a / p) * p;
+        return v < 0 ? -r : r;
     }
-    return v < 0 ? -r : r;
+    return round_sig_scaled(v, a, s);
 }
 
 /* a, b and c one after another into out, as snprintf(out, len, "%s%s%s")
