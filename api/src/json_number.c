@@ -55,13 +55,14 @@ static const char pairs[] = "000102030405060708091011121314151617181920212223242
                             "34353637383940414243444546474849505152535455565758596061626364656667"
                             "6869707172737475767778798081828384858687888990919293949596979899";
 
-/* How many decimal digits v has. */
+/* How many decimal digits v has (1 for 0): from its bit length, t =
+ * floor(bits * log10 2) (1233 / 4096 is close enough below 2^64) is the
+ * count or one more, and one comparison settles which. */
 static size_t digit_count(uint64_t v)
 {
-    size_t n = 1;
-    while (n < 20 && v >= pow10u[n])
-        n++;
-    return n;
+    int bits = 64 - __builtin_clzll(v | 1);
+    size_t t = (size_t)((bits * 1233) >> 12);
+    return t + 1 - ((v | 1) < pow10u[t]);
 }
 
 /* The n decimal digits of v (n = digit_count(v)) at out. */

@@ -34,8 +34,9 @@ static double p10(int i)
     return r;
 }
 
-/* floor(log10(a)) for a finite a > 0, by comparison with powers of ten. */
-static int exponent10(double a)
+/* floor(log10(a)) for a finite a > 0, by comparison with powers of ten
+ * (inlined: dc_round_sig asks for every number a body rounds). */
+static inline __attribute__((always_inline)) int exponent10(double a)
 {
     static const double exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -92,58 +93,45 @@ static double round_up_half(double x)
     return x - r == 0.5 ? r + 1 : r;
 }
 
-double dc_round_sig(double v, int digits)
+/* dc_round_sig of v (|v| = a) with the scale 10^s, s >= 0. */
+static double round_sig_scaled(double v, double a, int s)
 {
-    if (!isfinite(v) || v == 0 || digits < 1)
+    double p = p10(s);
+    if (!isfinite(p) || !isfinite(a * p))
         return v;
-    double a = fabs(v);
-    int s = digits - 1 - exponent10(a);
-    double r;
-    if (s >= 0) {
-        double p = p10(s);
-        if (!isfinite(p) || !isfinite(a * p))
-            return v;
-        r = round_up_half(a * p) / p;
-    } else {
-        double p = p10(-s);
-        r = round_up_half(a / p) * p;
-    }
+    double r = round_up_half(a * p) / p;
     return v < 0 ? -r : r;
 }
 
-/* `a` (>= 0) with `decimals` places, trailing zeros past `keep` places and a
- * bare point dropped, the integer part grouped by thousands when `group`. */
-static void put_fixed(double a, int decimals, int keep, bool group, char *out, size_t len)
+double dc_round_sig(double v, int digits)
 {
-    char digits[400];
-    if (decimals > 20)
-        decimals = 20;
-    /* "%.*f" of a finite value has exactly `decimals` digits after the point. */
-    size_t total = dc__fixed_text(a, decimals, digits, sizeof(digits));
-    char *dot = decimals > 0 ? digits + total - decimals - 1 : NULL;
-    char *end = digits + total;
-    if (dot != NULL) {
-        while (end > dot + 1 + keep && end[-1] == '0')
-            *--end = '\0';
-        if (end == dot + 1)
-            *--end = '\0';
+    static const double exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    double a = fabs(v);
+    /* The numbers a body holds (a body rounds some 800 of them): the steps
+     * below with their checks settled by the range, where the scale is one
+     * of p10's exact powers and a * 10^s < 10^digits stays finite. */
+    if (a >= 1e-21 && a < 1e21 && digits >= 1 && digits <= 17) {
+        int s = digits - 1 - exponent10(a);
+        double r;
+        if (s < 0)
+            r = round_up_half(a / exact[-s]) * exact[-s];
+        else if (s <= 22)
+            r = round_up_half(a * exact[s]) / exact[s];
+        else
+            return round_sig_scaled(v, a, s);
+        return v < 0 ? -r : r;
     }
-    size_t int_len = dot != NULL ? (size_t)(dot - digits) : total;
-    if (!group || int_len <= 3) { /* no comma: the text as it is */
-        size_t n = (size_t)(end - digits);
-        if (n < len) {
-            memcpy(out, digits, n + 1);
-            return;
-        }
+    if (!isfinite(v) || v == 0 || digits < 1)
+        return v;
+    int s = digits - 1 - exponent10(a);
+    if (s < 0) {
+        double p = p10(-s);
+        double r = round_up_half(a / p) * p;
+        return v < 0 ? -r : r;
     }
-    size_t k = 0;
-    for (size_t i = 0; digits[i] != '\0' && k + 1 < len; i++) {
-        if (group && i > 0 && i < int_len && (int_len - i) % 3 == 0 && k + 2 < len)
-            out[k++] = ',';
-        out[k++] = digits[i];
-    }
-    if (len > 0)
-        out[k < len ? k : len - 1] = '\0';
+    return round_sig_scaled(v, a, s);
 }
 
 /* a, b and c one after another into out, as snprintf(out, len, "%s%s%s")
@@ -167,7 +155,7 @@ static void concat3(char *out, size_t len, const char *a, const char *b, const c
 static void put_sig3(double r, bool group, char *out, size_t len)
 {
     int d = 2 - exponent10(r);
-    put_fixed(r, d < 0 ? 0 : d, 0, group, out, len);
+    dc__fixed_put(r, d < 0 ? 0 : d, 0, group, out, len);
 }
 
 /* Room past which a number below 10^15 with no sign is written straight
@@ -223,11 +211,11 @@ const char *dc_fmt_money(double usd, enum dc_period per, char *buf, size_t len)
     } else if (r < 1) {
         double t = dc_round_sig(r, 3);
         int d = 2 - exponent10(t);
-        put_fixed(t, d < 2 ? 2 : d, 2, false, body, sizeof(body));
+        dc__fixed_put(t, d < 2 ? 2 : d, 2, false, body, sizeof(body));
     } else if (cents < 100) {
-        put_fixed(cents, 2, 2, false, body, sizeof(body));
+        dc__fixed_put(cents, 2, 2, false, body, sizeof(body));
     } else if (whole < 1000) {
-        put_fixed(whole, 0, 0, false, body, sizeof(body));
+        dc__fixed_put(whole, 0, 0, false, body, sizeof(body));
     } else {
         put_scaled(dc_round_sig(r, 3), body, sizeof(body));
     }
@@ -301,11 +289,11 @@ const char *dc_fmt_count(double n, char *buf, size_t len)
     if (a >= 1e21)
         return dc_fmt_quantity(n, buf, len);
     if (!(n < 0 && a > 0) && a < 1e15 && len >= DIRECT_ROOM) {
-        put_fixed(a, 0, 0, true, buf, len);
+        dc__fixed_put(a, 0, 0, true, buf, len);
         return buf;
     }
     char body[64];
-    put_fixed(a, 0, 0, true, body, sizeof(body));
+    dc__fixed_put(a, 0, 0, true, body, sizeof(body));
     return finish(n < 0 && a > 0 ? "-" : "", body, "", buf, len);
 }
 

@@ -9,6 +9,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -30,12 +31,33 @@ size_t api_json_number(double d, char *buf, size_t cap)
     return r > 0 ? (size_t)r : 0;
 }
 
-size_t dc__fixed_text(double a, int decimals, char *out, size_t cap)
+/* numfmt.c's fixed text as it was written before dc__fixed_put's own
+ * digits: "%.*f", its trailing zeros past `keep` places and a bare point
+ * dropped, then grouped by thousands. */
+void dc__fixed_put(double a, int decimals, int keep, bool group, char *out, size_t len)
 {
-    int r = snprintf(out, cap, "%.*f", decimals, a);
-    if (r < 0)
-        return 0;
-    return (size_t)r < cap ? (size_t)r : cap - 1;
+    char digits[400];
+    if (decimals > 20)
+        decimals = 20;
+    int r = snprintf(digits, sizeof(digits), "%.*f", decimals, a);
+    size_t total = r < 0 ? 0 : (size_t)r < sizeof(digits) ? (size_t)r : sizeof(digits) - 1;
+    char *dot = decimals > 0 ? digits + total - decimals - 1 : NULL;
+    char *end = digits + total;
+    if (dot != NULL) {
+        while (end > dot + 1 + keep && end[-1] == '0')
+            *--end = '\0';
+        if (end == dot + 1)
+            *--end = '\0';
+    }
+    size_t int_len = dot != NULL ? (size_t)(dot - digits) : total;
+    size_t k = 0;
+    for (size_t i = 0; digits[i] != '\0' && k + 1 < len; i++) {
+        if (group && i > 0 && i < int_len && (int_len - i) % 3 == 0 && k + 2 < len)
+            out[k++] = ',';
+        out[k++] = digits[i];
+    }
+    if (len > 0)
+        out[k < len ? k : len - 1] = '\0';
 }
 
 size_t dc__uint_text(unsigned v, char out[static 11])
