@@ -2,10 +2,24 @@
 # Installs the Debian 12 packages accel-advisor needs, only those missing.
 #   scripts/deps.sh build   -- to build and run the service
 #   scripts/deps.sh test    -- also what the test suite needs
+#   scripts/deps.sh bench   -- also what bench/http/run.sh needs (wrk, nginx-light)
 set -euo pipefail
 # libcurl: the service's fleet client (--fleet-prometheus) and the integration tests.
 want=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev libyaml-dev libssl-dev
     libcurl4-openssl-dev)
+case "${1:-build}" in
+build | test) ;;
+bench)
+    # bench/http/run.sh: wrk loads the server, nginx (the light build is enough)
+    # serves the same bytes as a static file for the ceiling, curl checks both
+    # answer, taskset (util-linux) pins wrk and the servers to their CPUs.
+    want+=(wrk nginx-light curl util-linux)
+    ;;
+*)
+    echo "usage: scripts/deps.sh [build|test|bench]" >&2
+    exit 2
+    ;;
+esac
 if [ "${1:-build}" = test ]; then
     # cmocka: unit tests; prometheus: promtool check metrics, and the server the fleet
     # test (tests/integration/test_fleet.c) scrapes the node agents with; gcovr:

@@ -23,6 +23,8 @@
 #define RESULT_HINT  24576
 #define CATALOG_HINT 16384
 #define RULES_HINT   65536
+/* Room for a target's message (dc_target_text). */
+#define TARGET_TEXT_MAX 512
 
 /* The length of the last result body of each view written, by any thread:
  * the next one starts with room for it and a sixteenth more, so the buffer is allocated
@@ -34,6 +36,19 @@ static size_t result_hint(bool summary)
     size_t last = atomic_load_explicit(&last_result_len[summary], memory_order_relaxed);
     size_t hint = last + last / 16;
     return hint > RESULT_HINT && hint < API_JW_MAX_BYTES ? hint : RESULT_HINT;
+}
+
+/* A reason's or a target's message, its text formatted straight into the
+ * body (api_jw_text_begin): built once, never copied from a buffer. */
+static void write_reason_message(struct api_jw *w, const struct dc_result *res,
+                                 const struct dc_candidate *c, const struct dc_reason *r)
+{
+    API_JW_KEY(w, "message");
+    char *at = api_jw_text_begin(w, DC_REASON_TEXT_MAX);
+    if (at == NULL)
+        return;
+    const char *text = dc_reason_text(res, c, r, at, DC_REASON_TEXT_MAX);
+    api_jw_text_end(w, text, strlen(text));
 }
 
 /* Display fields (costs, hours) keep the 4 significant digits every text is
@@ -234,6 +249,7 @@ static void write_model_shape(struct api_jw *w, const struct dc_workload *wl)
     key_optional(w, "tokens_per_sample", wl->tokens_per_sample);
     key_optional(w, "denoising_steps", wl->denoising_steps);
     key_optional(w, "guidance_passes", wl->guidance_passes);
+    key_optional(w, "vae_flops_per_sample", wl->vae_flops_per_sample);
     key_optional(w, "embedding_dim", wl->embedding_dim);
     key_optional(w, "lookups_per_sample", wl->lookups_per_sample);
 }
@@ -276,6 +292,7 @@ static void write_rl(struct api_jw *w, const struct dc_workload *wl)
 static void write_serving_modes(struct api_jw *w, const struct dc_workload *wl)
 {
     key_number(w, "prefix_cache_hit_rate", wl->prefix_cache_hit_rate);
+    key_bool(w, "audio_decoded", wl->audio_decoded);
     if (wl->draft_tokens > 0) {
         API_JW_KEY(w, "speculative");
         api_jw_object(w);
@@ -377,10 +394,10 @@ static void write_workload(struct api_jw *w, const dc_ruleset *rs, const struct 
     api_jw_object_end(w);
 }
 
-/* A figure's band: {"p10": x, "p90": y}, or null when it has none. */
-static void write_band(struct api_jw *w, const char *key, const struct dc_band *b)
+/* A figure's band: {"p10": x, "p90": y}, or null when it has none (the
+ * member's key written by the caller, a literal: write_band). */
+static void write_band_value(struct api_jw *w, const struct dc_band *b)
 {
-    api_jw_key(w, key);
     if (!isfinite(b->p10) || !isfinite(b->p90)) {
         api_jw_null(w);
         return;
@@ -390,6 +407,8 @@ static void write_band(struct api_jw *w, const char *key, const struct dc_band *
     key_number(w, "p90", round4(b->p90));
     api_jw_object_end(w);
 }
+
+#define write_band(w, k, b) (API_JW_KEY(w, k), write_band_value((w), (b)))
 
 /* The p10-p90 band of each figure, and the calibration regime behind it
  * (docs/calibration.md, "Stated uncertainty"). */
@@ -531,14 +550,18 @@ static void write_targets(struct api_jw *w, const struct dc_result *res,
 {
     struct dc_target_status t[DC_MAX_TARGETS];
     size_t n = dc_candidate_targets(res, c, t);
-    char buf[512];
     API_JW_KEY(w, "targets");
     api_jw_array(w);
     for (size_t i = 0; i < n; i++) {
         api_jw_object(w);
         key_string(w, "target", dc_target_name(t[i].kind));
         key_string(w, "state", dc_target_state_name(t[i].state));
-        key_string(w, "message", dc_target_text(res, c, &t[i], buf, sizeof(buf)));
+        API_JW_KEY(w, "message");
+        char *at = api_jw_text_begin(w, TARGET_TEXT_MAX);
+        if (at != NULL) {
+            const char *text = dc_target_text(res, c, &t[i], at, TARGET_TEXT_MAX);
+            api_jw_text_end(w, text, strlen(text));
+        }
         api_jw_object_end(w);
     }
     api_jw_array_end(w);
@@ -568,7 +591,6 @@ static void write_availability(struct api_jw *w, const struct dc_candidate_avail
 static void write_candidate(struct api_jw *w, const struct dc_result *res,
                             const struct dc_candidate *c)
 {
-    char buf[DC_REASON_TEXT_MAX];
     const struct dc_accelerator *a = c->acc;
     api_jw_object(w);
     key_string(w, "accelerator", a->id);
@@ -594,7 +616,7 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
         api_jw_object(w);
         key_string(w, "rule_id", r->rule_id);
         key_number(w, "impact", r->impact);
-        key_string(w, "message", dc_reason_text(res, c, r, buf, sizeof(buf)));
+        write_reason_message(w, res, c, r);
         key_string(w, "source", r->source != NULL ? r->source : "");
         key_string_or_null(w, "fact", r->fact);
         key_string_or_null(w, "counted_with", r->counted_with);
@@ -691,7 +713,6 @@ static void write_notes(struct api_jw *w, const struct dc_result *res)
 
 static void write_excluded(struct api_jw *w, const struct dc_result *res)
 {
-    char buf[DC_REASON_TEXT_MAX];
     API_JW_KEY(w, "excluded");
     api_jw_array(w);
     for (size_t i = 0; i < res->n_excluded; i++) {
@@ -701,7 +722,7 @@ static void write_excluded(struct api_jw *w, const struct dc_result *res)
         key_string(w, "name", c->acc->name);
         key_string(w, "family", dc_family_name(c->acc->family));
         key_string(w, "rule_id", c->excluded_by->rule_id);
-        key_string(w, "message", dc_reason_text(res, c, c->excluded_by, buf, sizeof(buf)));
+        write_reason_message(w, res, c, c->excluded_by);
         key_string(w, "source", c->excluded_by->source != NULL ? c->excluded_by->source : "");
         api_jw_object_end(w);
     }

@@ -46,6 +46,8 @@ PORT_A=${PORT_A:-18480}
 PORT_N=${PORT_N:-18481}
 
 "$root/scripts/deps.sh" bench
+# Debian installs nginx in /usr/sbin, which is not on a user's PATH.
+export PATH="$PATH:/usr/sbin:/sbin"
 for tool in wrk nginx curl; do
     command -v "$tool" >/dev/null || { echo "bench/http: $tool is not installed" >&2; exit 2; }
 done

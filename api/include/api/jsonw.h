@@ -58,11 +58,7 @@ DC_API void api_jw_key_text(struct api_jw *w, const char *text, size_t len);
 /* A key that is a string literal with nothing to escape: its text is made
  * at compile time, so no key is measured or scanned per body, and while the
  * buffer has room it is copied inline (a body has two thousand keys). */
-#ifndef AA_PRINTF_REFERENCE
 #define API_JW_KEY(w, k) api_jw_key_inline((w), "\"" k "\":", sizeof(k) + 2)
-#else /* the byte-identity test's reference (tests/unit/api/extra.cmake) */
-#define API_JW_KEY(w, k) api_jw_key((w), "" k "")
-#endif
 
 static inline void api_jw_key_inline(struct api_jw *w, const char *text, size_t len)
 {
@@ -76,7 +72,18 @@ static inline void api_jw_key_inline(struct api_jw *w, const char *text, size_t 
     }
     api_jw_key_text(w, text, len);
 }
-DC_API void api_jw_string(struct api_jw *w, const char *s);         /* NULL: "" as cJSON does */
+DC_API void api_jw_string(struct api_jw *w, const char *s); /* NULL: "" as cJSON does */
+/* A string of `n` bytes whose length the caller knows (no strlen). */
+DC_API void api_jw_string_len(struct api_jw *w, const char *s, size_t n);
+/* A string value whose text is written straight into the document, not
+ * built elsewhere and copied: api_jw_text_begin gives where up to `max`
+ * bytes of it and a NUL may be written (NULL once the document failed), and
+ * api_jw_text_end makes `text`, n bytes, the value: written there (checked,
+ * and escaped only when something needs it) or anywhere else (copied, as
+ * api_jw_string_len does, for a writer that answered with a string of its
+ * own). Nothing else is written to `w` between the two calls. */
+DC_API char *api_jw_text_begin(struct api_jw *w, size_t max);
+DC_API void api_jw_text_end(struct api_jw *w, const char *text, size_t n);
 DC_API void api_jw_string_or_null(struct api_jw *w, const char *s); /* NULL: null */
 DC_API void api_jw_number(struct api_jw *w, double d);              /* not finite: null */
 DC_API void api_jw_bool(struct api_jw *w, bool b);
@@ -89,7 +96,9 @@ DC_API void api_jw_raw(struct api_jw *w, const char *text, size_t len);
 DC_API void api_jw_value(struct api_jw *w, const cJSON *item);
 
 /* Format one number as cJSON does into buf (at least API_JSON_NUMBER_BUF
- * bytes); returns its length. */
+ * bytes), NUL-terminated; returns its length (api/src/json_number.c, a file
+ * of its own so that the byte-identity test links cJSON's printf path in its
+ * place: tests/unit/api/reference_fmt.c). */
 DC_API size_t api_json_number(double d, char *buf, size_t cap);
 
 /* Render `item` (borrowed) on one line, as cJSON_PrintUnformatted does. Returns

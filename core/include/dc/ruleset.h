@@ -326,6 +326,11 @@ struct dc_sizing_params {
      * expert-parallel replica batches (core/src/sizing/sizing.c); value NAN
      * when sizing.yaml gives none (then max_batch a rank). */
     struct dc_param attention_dp_batch;
+    /* The expert width of a mixture of experts' serving matmuls: decode and
+     * prefill matmuls run at w / (w + this) of the serving MFU
+     * (core/src/sizing/sizing.c); value NAN when sizing.yaml gives none (then
+     * training's moe_expert_width). */
+    struct dc_param serve_moe_expert_width;
     struct dc_param hbm_efficiency; /* achieved share of peak HBM bandwidth */
     /* Embedding rows gathered at random (core/src/sizing/embed.c): the share of
      * peak memory bandwidth they reach; value NAN when sizing.yaml gives none
@@ -337,6 +342,9 @@ struct dc_sizing_params {
     /* A diffusion network's speed at 8 bits or fewer over its 16-bit speed
      * (NAN: the part's listed low-precision peak). */
     struct dc_param diffusion_8bit_gain;
+    /* Seconds of audio one host vCPU decodes a second to a speech model's
+     * input (value NAN: not bound; core/src/sizing/sizing.c). */
+    struct dc_param audio_decode_s_per_vcpu;
     /* Tensor-parallel synchronisation (core/src/sizing/serve_tp.c): the fixed latency
      * of one all-reduce by family's link, microseconds (NAN: sizing.yaml gives
      * none, and no synchronisation is counted), with its source; the bytes of

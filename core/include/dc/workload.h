@@ -91,13 +91,14 @@ struct dc_workload {
     double kv_latent_dim;        /* MLA: cached elements per token and layer */
     double experts;              /* routed experts per MoE layer */
     double experts_per_token;
-    double encoder_layers;     /* encoder-decoder: the encoder's layers */
-    double tokens_per_sample;  /* positions one sample is (encoder frames, patches) */
-    double denoising_steps;    /* diffusion: steps per image or clip */
-    double guidance_passes;    /* diffusion: network passes per step (CFG: 2) */
-    double embedding_dim;      /* recommender: width of a table row */
-    double lookups_per_sample; /* recommender: rows one sample reads */
-    double embedding_tables;   /* recommender: tables a sample's rows pool into */
+    double encoder_layers;       /* encoder-decoder: the encoder's layers */
+    double tokens_per_sample;    /* positions one sample is (encoder frames, patches) */
+    double denoising_steps;      /* diffusion: steps per image or clip */
+    double guidance_passes;      /* diffusion: network passes per step (CFG: 2) */
+    double vae_flops_per_sample; /* diffusion: decoding one sample's latents, once */
+    double embedding_dim;        /* recommender: width of a table row */
+    double lookups_per_sample;   /* recommender: rows one sample reads */
+    double embedding_tables;     /* recommender: tables a sample's rows pool into */
     enum dc_precision precision;
     enum dc_quantization quantization;
     enum dc_method method;
@@ -135,6 +136,7 @@ struct dc_workload {
     double draft_tokens;
     double acceptance_rate;
     double prefix_cache_hit_rate; /* share of prompt tokens found cached; 0 default */
+    bool audio_decoded;           /* speech: audio arrives as 16 kHz samples */
     /* inference.job: an offline batch of job_requests requests to finish
      * within job_deadline_hours, priced per job (0 requests: not a job). */
     double job_requests;

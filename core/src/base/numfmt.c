@@ -9,6 +9,8 @@
  * the digits printed. */
 #include "dc/numfmt.h"
 
+#include "digits.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,152 +34,135 @@ static double p10(int i)
     return r;
 }
 
-/* floor(log10(a)) for a finite a > 0, by comparison with powers of ten. */
-static int exponent10(double a)
+/* floor(log10(a)) for a finite a > 0, by comparison with powers of ten
+ * (inlined: dc_round_sig asks for every number a body rounds). */
+static inline __attribute__((always_inline)) int exponent10(double a)
 {
+    static const double exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof(bits));
+    int b = (int)((bits >> 52) & 0x7ff) - 1022; /* for a normal a: the exponent frexp gives */
     int k = 0;
-    /* Between 1 and 10^22 the comparisons start one power below the answer:
-     * a in [2^(b-1), 2^b) has floor(log10 a) of floor((b-1) log10 2) or one
-     * more, and the loop below settles which, exactly as from 0. */
-    if (a >= 1 && a < 1e22) {
-        uint64_t bits;
-        memcpy(&bits, &a, sizeof(bits));
-        int b = (int)((bits >> 52) & 0x7ff) - 1022; /* a normal: the exponent frexp gives */
+    /* Between 1 and 10^21 the comparisons start near the answer: a in
+     * [2^(b-1), 2^b) has floor(log10 a) of floor((b-1) log10 2) or one more,
+     * and the steps below settle which, exactly as counting from 0 does (the
+     * same comparisons with the same powers, p10's table). */
+    if (a >= 1 && a < 1e21) {
         k = (int)((b - 1) * 0.30102999566398120);
-        while (k > 0 && a < p10(k))
+        while (k > 0 && a < exact[k])
             k--;
+        while (a >= exact[k + 1])
+            k++;
+        return k;
     }
     if (a >= 1) {
         while (k < 308 && a >= p10(k + 1))
             k++;
         return k;
     }
+    /* Below 1 the answer is the least k >= 0 with a * 10^k >= 1, and that
+     * product only grows with k: from near the answer (a in [2^(b-1), 2^b)
+     * needs about -b log10 2 of them), a step back while the k before also
+     * reaches 1, then forward, settles on the same k as counting from 0. */
+    if (a >= 1e-21) {
+        k = (int)(-b * 0.30102999566398120);
+        while (k > 0 && a * exact[k - 1] >= 1)
+            k--;
+        while (a * exact[k] < 1)
+            k++;
+        return -k;
+    }
     while (k < 330 && a * p10(k) < 1)
         k++;
     return -k;
 }
 
-double dc_round_sig(double v, int digits)
+/* round(x) for x >= 0 (halves away from zero), without the library call
+ * (every number of a body's texts is rounded here at least twice): adding
+ * and taking away 2^52 rounds to the nearest whole number, halves to even,
+ * and a half left below is then carried up, as round() does. From 2^52 on
+ * every double is whole. */
+static double round_up_half(double x)
 {
-    if (!isfinite(v) || v == 0 || digits < 1)
+    const double two52 = 4503599627370496.0;
+    if (!(x < two52))
+        return x;
+    double r = (x + two52) - two52;
+    return x - r == 0.5 ? r + 1 : r;
+}
+
+/* dc_round_sig of v (|v| = a) with the scale 10^s, s >= 0. */
+static double round_sig_scaled(double v, double a, int s)
+{
+    double p = p10(s);
+    if (!isfinite(p) || !isfinite(a * p))
         return v;
-    double a = fabs(v);
-    int s = digits - 1 - exponent10(a);
-    double r;
-    if (s >= 0) {
-        double p = p10(s);
-        if (!isfinite(p) || !isfinite(a * p))
-            return v;
-        r = round(a * p) / p;
-    } else {
-        double p = p10(-s);
-        r = round(a / p) * p;
-    }
+    double r = round_up_half(a * p) / p;
     return v < 0 ? -r : r;
 }
 
-/* `a`, tiny and above, and the digits of "%.*f" for it: every caller hands
- * put_fixed a value already rounded to the places it prints, so a * 10^decimals
- * lies next to a whole number; below 2^49 the product's own rounding error is
- * at most 1/16, so a whole number m within 1/4 of it is what "%.*f" rounds the
- * exact value to, and its digits are written without printf (which the reason
- * texts of every body call thousands of times). Returns their length, or 0 for
- * anything else, which then takes snprintf. */
-static size_t fixed_digits(double a, int decimals, char *digits, size_t cap)
+double dc_round_sig(double v, int digits)
 {
-#ifdef AA_PRINTF_REFERENCE /* tests/unit/api/extra.cmake: printf alone */
-    (void)a, (void)decimals, (void)digits, (void)cap;
-    return 0;
-#endif
-    double x = a * p10(decimals);
-    if (!(x >= 0) || x >= 562949953421312.0 /* 2^49 */)
-        return 0;
-    double m = (x + 4503599627370496.0) - 4503599627370496.0; /* nearest whole: x < 2^49 */
-    if (fabs(x - m) >= 0.25)
-        return 0;
-    char rev[24];
-    size_t n = 0;
-    uint64_t v = (uint64_t)m;
-    do {
-        rev[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    while (n <= (size_t)decimals)
-        rev[n++] = '0';
-    if (n + 2 > cap)
-        return 0;
-    size_t k = 0;
-    while (n > 0) {
-        if (n == (size_t)decimals)
-            digits[k++] = '.';
-        digits[k++] = rev[--n];
+    static const double exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    double a = fabs(v);
+    /* The numbers a body holds (a body rounds some 800 of them): the steps
+     * below with their checks settled by the range, where the scale is one
+     * of p10's exact powers and a * 10^s < 10^digits stays finite. */
+    if (a >= 1e-21 && a < 1e21 && digits >= 1 && digits <= 17) {
+        int s = digits - 1 - exponent10(a);
+        double r;
+        if (s < 0)
+            r = round_up_half(a / exact[-s]) * exact[-s];
+        else if (s <= 22)
+            r = round_up_half(a * exact[s]) / exact[s];
+        else
+            return round_sig_scaled(v, a, s);
+        return v < 0 ? -r : r;
     }
-    digits[k] = '\0';
-    return k;
-}
-
-/* `a` (>= 0) with `decimals` places, trailing zeros past `keep` places and a
- * bare point dropped, the integer part grouped by thousands when `group`. */
-static void put_fixed(double a, int decimals, int keep, bool group, char *out, size_t len)
-{
-    char digits[400];
-    if (decimals > 20)
-        decimals = 20;
-    size_t total = fixed_digits(a, decimals, digits, sizeof(digits));
-    char *dot = NULL;
-    if (total > 0) {
-        dot = decimals > 0 ? digits + total - decimals - 1 : NULL;
-    } else {
-        snprintf(digits, sizeof(digits), "%.*f", decimals, a);
-        dot = strchr(digits, '.');
-        total = strlen(digits);
+    if (!isfinite(v) || v == 0 || digits < 1)
+        return v;
+    int s = digits - 1 - exponent10(a);
+    if (s < 0) {
+        double p = p10(-s);
+        double r = round_up_half(a / p) * p;
+        return v < 0 ? -r : r;
     }
-    if (dot != NULL) {
-        char *end = digits + total;
-        while (end > dot + 1 + keep && end[-1] == '0')
-            *--end = '\0';
-        if (end == dot + 1)
-            *dot = '\0';
-    }
-    size_t int_len = dot != NULL ? (size_t)(dot - digits) : total;
-    size_t k = 0;
-    for (size_t i = 0; digits[i] != '\0' && k + 1 < len; i++) {
-        if (group && i > 0 && i < int_len && (int_len - i) % 3 == 0 && k + 2 < len)
-            out[k++] = ',';
-        out[k++] = digits[i];
-    }
-    if (len > 0)
-        out[k < len ? k : len - 1] = '\0';
+    return round_sig_scaled(v, a, s);
 }
 
 /* a, b and c one after another into out, as snprintf(out, len, "%s%s%s")
  * writes them (truncated, NUL-terminated), without printf. */
 static void concat3(char *out, size_t len, const char *a, const char *b, const char *c)
 {
-#ifdef AA_PRINTF_REFERENCE
-    /* Truncation is the behaviour being reproduced; the result is used so
-     * that -Wformat-truncation (Release) knows it is intended. */
-    if (out != NULL && len > 0 && snprintf(out, len, "%s%s%s", a, b, c) < 0)
-        out[0] = '\0';
-    return;
-#endif
     if (out == NULL || len == 0)
         return;
+    /* Byte by byte: the pieces are a few bytes, often none, where calls to
+     * strlen and memcpy cost more than the copying. */
     const char *parts[3] = {a, b, c};
-    size_t k = 0;
+    char *o = out, *stop = out + len - 1;
     for (size_t i = 0; i < 3; i++) {
-        for (const char *s = parts[i]; *s != '\0' && k + 1 < len; s++)
-            out[k++] = *s;
+        for (const char *s = parts[i]; *s != '\0' && o < stop; s++)
+            *o++ = *s;
     }
-    out[k] = '\0';
+    *o = '\0';
 }
 
 /* A rounded value `r` (> 0) to 3 significant digits, trailing zeros dropped. */
 static void put_sig3(double r, bool group, char *out, size_t len)
 {
     int d = 2 - exponent10(r);
-    put_fixed(r, d < 0 ? 0 : d, 0, group, out, len);
+    dc__fixed_put(r, d < 0 ? 0 : d, 0, group, out, len);
 }
+
+/* Room past which a number below 10^15 with no sign is written straight
+ * into the caller's buffer: its text (at most 19 digits and commas, or "0."
+ * and 20 decimals) fits whole either way, so nothing is cut differently
+ * from the copy through a 64-byte body that a longer text takes. */
+#define DIRECT_ROOM 32
 
 /* Writes sign + body into buf, or "unknown" for a value that is not finite. */
 static const char *finish(const char *sign, const char *body, const char *suffix, char *buf,
@@ -220,17 +205,17 @@ const char *dc_fmt_money(double usd, enum dc_period per, char *buf, size_t len)
         return unknown(buf, len);
     double r = dc_round_sig(fabs(usd), DC_JSON_SIGNIFICANT);
     char body[64];
-    double cents = round(r * 100) / 100, whole = round(r);
+    double cents = round_up_half(r * 100) / 100, whole = round_up_half(r);
     if (r == 0) {
         concat3(body, sizeof(body), "0", "", "");
     } else if (r < 1) {
         double t = dc_round_sig(r, 3);
         int d = 2 - exponent10(t);
-        put_fixed(t, d < 2 ? 2 : d, 2, false, body, sizeof(body));
+        dc__fixed_put(t, d < 2 ? 2 : d, 2, false, body, sizeof(body));
     } else if (cents < 100) {
-        put_fixed(cents, 2, 2, false, body, sizeof(body));
+        dc__fixed_put(cents, 2, 2, false, body, sizeof(body));
     } else if (whole < 1000) {
-        put_fixed(whole, 0, 0, false, body, sizeof(body));
+        dc__fixed_put(whole, 0, 0, false, body, sizeof(body));
     } else {
         put_scaled(dc_round_sig(r, 3), body, sizeof(body));
     }
@@ -263,9 +248,8 @@ static const char *duration_seconds(double secs, char *buf, size_t len)
         concat3(body, sizeof(body), "0", "", "");
     else
         put_sig3(v, true, body, sizeof(body));
-    char unit[16];
-    concat3(unit, sizeof(unit), " ", v == 1 ? units[u].one : units[u].many, "");
-    return finish("", body, unit, buf, len);
+    concat3(buf, len, body, " ", v == 1 ? units[u].one : units[u].many);
+    return buf;
 }
 
 /* A duration given in `unit_seconds` units, rounded in that unit first (the
@@ -301,11 +285,15 @@ const char *dc_fmt_count(double n, char *buf, size_t len)
 {
     if (!isfinite(n))
         return unknown(buf, len);
-    double a = round(fabs(n));
+    double a = round_up_half(fabs(n));
     if (a >= 1e21)
         return dc_fmt_quantity(n, buf, len);
+    if (!(n < 0 && a > 0) && a < 1e15 && len >= DIRECT_ROOM) {
+        dc__fixed_put(a, 0, 0, true, buf, len);
+        return buf;
+    }
     char body[64];
-    put_fixed(a, 0, 0, true, body, sizeof(body));
+    dc__fixed_put(a, 0, 0, true, body, sizeof(body));
     return finish(n < 0 && a > 0 ? "-" : "", body, "", buf, len);
 }
 
@@ -336,6 +324,10 @@ const char *dc_fmt_number(double v, char *buf, size_t len)
     if (!isfinite(v))
         return unknown(buf, len);
     double r = shown(v);
+    if (r > 0 && !(v < 0) && r < 1e15 && len >= DIRECT_ROOM) {
+        put_sig3(r, true, buf, len);
+        return buf;
+    }
     char body[64];
     if (r == 0)
         concat3(body, sizeof(body), "0", "", "");

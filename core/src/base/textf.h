@@ -6,7 +6,8 @@
  * already formatted (dc/numfmt.h); glibc's snprintf parses the format and
  * consults the locale per call, and the texts of one body make thousands of
  * calls, which cost more than deciding the answer. dc__textf joins the same
- * pieces with memcpy. */
+ * pieces with memcpy (textf.c, a file of its own so that the byte-identity
+ * test links vsnprintf in its place: tests/unit/api/reference_fmt.c). */
 #ifndef DC_TEXTF_H
 #define DC_TEXTF_H
 
@@ -21,13 +22,5 @@ int dc__textf(char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-
-/* AA_PRINTF_REFERENCE: the build the byte-identity test compares against
- * (tests/unit/api/extra.cmake) formats with the printf family, as every text
- * was formatted before the fast primitives. */
-#ifdef AA_PRINTF_REFERENCE
-#include <stdio.h>
-#define dc__textf snprintf
-#endif
 
 #endif /* DC_TEXTF_H */

@@ -81,7 +81,11 @@ static const char *basis_text(const struct dc_result *res, const struct dc_sizin
     const struct dc_workload *w = &res->workload;
     const struct dc_sizing_params *s = dc_ruleset_sizing(res->ruleset);
     char target[128], n1[NUM], n2[NUM];
-    dc__target_words(res, target, sizeof(target));
+    /* The target's words only where a sentence says them (most bases do not). */
+    bool says_target = z->basis == DC_BASIS_DEADLINE || z->basis == DC_BASIS_TARGET ||
+                       (z->basis == DC_BASIS_CHEAPEST && w->task != DC_TASK_INFERENCE);
+    if (says_target)
+        dc__target_words(res, target, sizeof(target));
     switch (z->basis) {
     case DC_BASIS_MEMORY:
         dc__textf(buf, len, "the fewest that hold it; no other count does better on the objective");

@@ -477,8 +477,17 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
         add_optional(res, true, "network_hop_us", &s->network_hop_us, "us");
         add_optional(res, true, "network_gbps", &s->network_gbps, "GB/s");
     }
-    add_optional(res, isfinite(d->expert_width), "moe_expert_width", &s->moe_expert_width,
+    if (isfinite(s->serve_moe_expert_width.value))
+        add_optional(res, isfinite(d->expert_width), "moe_expert_width_serving",
+                     &s->serve_moe_expert_width, "elements");
+    else
+        add_optional(res, isfinite(d->expert_width), "moe_expert_width", &s->moe_expert_width,
+                     "elements");
+    /* A speech model's encoder runs at its width's share of the serving MFU. */
+    add_optional(res, d->kind == DC__KIND_ENCODER_DECODER, "matmul_width", &s->matmul_width,
                  "elements");
+    add_optional(res, d->audio_seconds > 0 && !w->audio_decoded, "audio_decode_s_per_vcpu",
+                 &s->audio_decode_s_per_vcpu, "s/s");
     if (!isfinite(w->max_accelerators))
         add_param(res, "serving_max_chips", &s->serving_max_chips, "chips");
     static const char *const names[DC_FAMILY_COUNT] = {"mfu_inference_gpu", "mfu_inference_tpu",

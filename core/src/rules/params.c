@@ -153,6 +153,8 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
                                        "gather_efficiency",
                                        "diffusion_8bit_gain",
                                        "attention_dp_batch",
+                                       "audio_decode_s_per_vcpu",
+                                       "moe_expert_width",
                                        NULL};
     const cJSON *inf = dc__get_obj(z, "inference", true);
     if (inf == NULL)
@@ -175,12 +177,14 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
     s->output_tokens = dc__get_param(&t, "output_tokens", 0, 1e7);
     s->max_batch = dc__get_param(&t, "max_batch", 1, 1e5);
     s->attention_dp_batch = optional_param(&t, "attention_dp_batch", 1, 1e5);
+    s->serve_moe_expert_width = optional_param(&t, "moe_expert_width", 1, 1e6);
     s->hbm_efficiency = dc__get_param(&t, "hbm_efficiency", 0.05, 1);
     s->gather_efficiency = optional_param(&t, "gather_efficiency", 0.01, 4);
     s->kv_source = dc__get_url(&t, "kv_source", true);
     s->hours_per_month = dc__get_num(&t, "hours_per_month", true, 1, 744);
     s->serving_max_chips = dc__get_param(&t, "serving_max_chips", 1, 1e6);
     s->diffusion_8bit_gain = optional_param(&t, "diffusion_8bit_gain", 1, 4);
+    s->audio_decode_s_per_vcpu = optional_param(&t, "audio_decode_s_per_vcpu", 1, 1e6);
     load_tp_params(&t, s);
 }
 

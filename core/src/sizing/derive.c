@@ -455,6 +455,10 @@ static void encoder_decoder_serving(const struct dc_sizing_params *s, const stru
     d->kv_cache_gb = per_pos * d->layers * (window + win_out) / DC__GB;
     d->kv_step_bytes = per_pos * d->layers * (window + win_out / 2.0);
     d->shared_weight_bytes = (dec - cross_kv) * bpp;
+    /* Whisper's encoder sees 50 frames a second of audio: 100 log-mel frames
+     * (10 ms hop) halved by its stride-2 convolution, 1,500 a 30 s window
+     * (Radford et al. 2022, section 2.2). */
+    d->audio_seconds = frames / 50.0;
 }
 
 /* Whether a model without flops_per_sample can be timed at all: a CNN, a
@@ -498,6 +502,12 @@ static void derive_inference(const struct dc_sizing_params *s, const struct dc_w
         double steps = isfinite(w->denoising_steps) ? w->denoising_steps : 1.0;
         d->flops_per_request *= steps * passes;
         d->shared_weight_bytes *= steps;
+        /* The latents are decoded into pixels once, after the last step (the
+         * VAE decoder: SDXL's 10.47 TFLOPs at 1024 x 1024, rules/models.yaml),
+         * at the network's rate; its weights (under 0.1B parameters) are not
+         * counted. */
+        if (isfinite(w->vae_flops_per_sample))
+            d->flops_per_request += w->vae_flops_per_sample;
     }
     if (d->kind == DC__KIND_RECOMMENDER && w->embedding_parameters > 0) {
         /* A batch reads the dense part and only the table rows it looks up. */

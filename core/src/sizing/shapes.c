@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "digits.h"
 #include "ruleset_internal.h"
 #include "sizing.h"
 #include "textf.h"
@@ -95,38 +96,15 @@ void dc__shape_at_most(const struct dc_accelerator *a, unsigned limit, struct dc
     }
 }
 
-/* The decimal digits of v into out (room for 11 bytes). */
-static void uint_text(unsigned v, char out[static 11])
-{
-    char rev[10];
-    size_t n = 0;
-    do {
-        rev[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    for (size_t i = 0; i < n; i++)
-        out[i] = rev[n - 1 - i];
-    out[n] = '\0';
-}
-
 const char *dc_shape_format(const struct dc_accelerator *a, const struct dc_shape *s, char *buf,
                             size_t len)
 {
     /* Every candidate's sizing and frontier point names its shape: joined
      * without printf (core/src/base/textf.h says why). */
     const char *name = a->short_name != NULL ? a->short_name : a->id;
-#ifdef AA_PRINTF_REFERENCE /* tests/unit/api/extra.cmake */
-    if (s->slice != NULL && s->units == 1)
-        snprintf(buf, len, "%s", s->slice);
-    else if (s->slice != NULL)
-        snprintf(buf, len, "%u x %s", s->units, s->slice);
-    else
-        snprintf(buf, len, "%u x %u %s", s->units, s->per_unit, name);
-    return buf;
-#endif
     char units[16], per_unit[16];
-    uint_text(s->units, units);
-    uint_text(s->per_unit, per_unit);
+    dc__uint_text(s->units, units);
+    dc__uint_text(s->per_unit, per_unit);
     if (s->slice != NULL && s->units == 1)
         dc__textf(buf, len, "%s", s->slice);
     else if (s->slice != NULL)

@@ -51,6 +51,19 @@ static double moe_factor(const struct dc_sizing_params *s, const struct dc__deri
     return d->expert_width / (d->expert_width + c);
 }
 
+/* The same for serving: decode and prefill steps give each routed expert the
+ * tokens of one step that pick it (tens to hundreds, against training's
+ * thousands a micro-batch), so its grouped matmuls run further below a dense
+ * layer's rate than in training: at w / (w + sizing.inference's
+ * moe_expert_width), training's width where the rules give none. */
+static double serve_moe_factor(const struct dc_sizing_params *s, const struct dc__derived *d)
+{
+    double c = s->serve_moe_expert_width.value;
+    if (!isfinite(d->expert_width) || !isfinite(c))
+        return moe_factor(s, d);
+    return d->expert_width / (d->expert_width + c);
+}
+
 /* A narrow model's matmuls (hidden 2,048 against 16,384) keep a chip's
  * matrix units less busy, and its attention, norms and communication take a
  * larger share of a step: it trains at h / (h + this) of the family's MFU
@@ -59,6 +72,21 @@ static double width_factor(const struct dc_sizing_params *s, const struct dc__de
 {
     double c = s->matmul_width.value;
     if (!isfinite(c) || d->kind != DC__KIND_DECODER)
+        return 1.0;
+    return d->hidden / (d->hidden + c);
+}
+
+/* A speech model's serving compute is its encoder's pass over 1,500 frames
+ * at Whisper's hidden 1,280, narrower than any decoder the serving MFU was
+ * fitted on (4,096 to 16,384): its matmuls run at the same h / (h +
+ * matmul_width) as a narrow model trains (MLPerf Inference v5.1's Whisper
+ * results on L4, L40S, H200, B200 and GB200 put the encoder at 0.5-0.6 of
+ * the decoders' prefill rate; docs/calibration.md, "What is not in the
+ * table"). Decoders keep the serving MFU their own rows set. */
+static double serving_width_factor(const struct dc_sizing_params *s, const struct dc__derived *d)
+{
+    double c = s->matmul_width.value;
+    if (!isfinite(c) || d->kind != DC__KIND_ENCODER_DECODER)
         return 1.0;
     return d->hidden / (d->hidden + c);
 }
@@ -137,6 +165,28 @@ static double attention_rate(const struct dc_sizing_params *s, const struct dc_a
     return peak * 1e12 * s->mfu_inference[a->family] * a->mfu_factor;
 }
 
+/* Seconds of audio a second the host decodes for one of a part's chips: its
+ * vCPUs per accelerator, the most any offer of prices.yaml rents with it
+ * (a host decodes the compressed audio, resamples it to 16 kHz and takes its
+ * log-mel spectrogram before the encoder runs), at audio_decode_s_per_vcpu.
+ * INFINITY for audio that arrives decoded, for a model that is not speech,
+ * and for a part no offer states the vCPUs of (on premises: the operator's
+ * host). */
+static double host_audio_s(const struct dc_sizing_params *s, const struct dc_workload *w,
+                           const struct dc__derived *d, const struct dc_accelerator *a)
+{
+    double rate = s->audio_decode_s_per_vcpu.value;
+    if (d->audio_seconds <= 0 || w->audio_decoded || !isfinite(rate))
+        return INFINITY;
+    double vcpus = 0;
+    for (size_t i = 0; i < a->n_offers; i++) {
+        const struct dc_offer *o = &a->offers[i];
+        if (o->accelerators > 0 && isfinite(o->vcpus))
+            vcpus = fmax(vcpus, o->vcpus / o->accelerators);
+    }
+    return vcpus > 0 ? vcpus * rate : INFINITY;
+}
+
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
                    const struct dc__derived *d, const struct dc_accelerator *a,
                    struct dc__perturb k)
@@ -187,8 +237,9 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     p->fleet_cap = fleet >= (double)UINT_MAX ? UINT_MAX : (unsigned)fleet;
     p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value * a->hbm_factor;
     p->flops = serving_peak(s, a, w, d) * 1e12 * s->mfu_inference[a->family] * a->mfu_factor *
-               moe_factor(s, d);
+               serve_moe_factor(s, d) * serving_width_factor(s, d);
     p->attn_flops = attention_rate(s, a, w, d);
+    p->host_audio_s = host_audio_s(s, w, d, a);
     dc__tp_init(p);
     dc__sync_init(p);
     dc__embed_init(p);
@@ -565,6 +616,9 @@ static void replica_at(const struct dc__part *p, unsigned chips, unsigned batch,
             if (better)
                 *r = ep;
         }
+        /* Speech: no more clips a second than the host decodes. */
+        if (isfinite(p->host_audio_s))
+            r->rps = fmin(r->rps, chips * p->host_audio_s / d->audio_seconds);
     } else {
         double mem_s = dc__step_weight_bytes(d, batch) / tp_bw;
         double cmp_s = batch * d->flops_per_request / fl;

@@ -90,6 +90,9 @@ struct dc__part {
     double network_bps;   /* bytes/s each chip sends between domains */
     /* a recommender's tables (embed.c) */
     double gather_bps; /* bytes/s of table rows one chip gathers; 0: not timed */
+    /* speech: seconds of audio the host's vCPUs decode a second for one chip;
+     * INFINITY when the audio arrives decoded or the host is not known */
+    double host_audio_s;
 };
 
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,

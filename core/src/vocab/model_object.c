@@ -49,6 +49,7 @@ const char *const dc__model_keys[] = {"name",
                                       "tokens_per_sample",
                                       "denoising_steps",
                                       "guidance_passes",
+                                      "vae_flops_per_sample",
                                       "embedding_dim",
                                       "lookups_per_sample",
                                       "embedding_tables",
@@ -185,6 +186,9 @@ static enum dc_status parse_model_kind(const cJSON *m, struct dc_workload *w, st
     TRY(get_num(m, "model", "guidance_passes", 1, false, 4, true, NAN, &w->guidance_passes, err));
     TRY(only_for(m, w, "denoising_steps", arch_is(w, "diffusion"), "diffusion", err));
     TRY(only_for(m, w, "guidance_passes", arch_is(w, "diffusion"), "diffusion", err));
+    TRY(get_num(m, "model", "vae_flops_per_sample", 0, true, 1e18, false, NAN,
+                &w->vae_flops_per_sample, err));
+    TRY(only_for(m, w, "vae_flops_per_sample", arch_is(w, "diffusion"), "diffusion", err));
     TRY(get_dim(m, "embedding_dim", 1e6, &w->embedding_dim, err));
     TRY(get_num(m, "model", "lookups_per_sample", 0, true, 1e7, false, NAN, &w->lookups_per_sample,
                 err));

@@ -67,6 +67,7 @@ static const char *const inference_keys[] = {"requests_per_second",
                                              "kv_cache_precision",
                                              "speculative",
                                              "prefix_cache_hit_rate",
+                                             "audio_decoded",
                                              "job",
                                              NULL};
 static const char *const speculative_keys[] = {"draft_model", "draft_parameters", "draft_tokens",
@@ -461,6 +462,7 @@ static enum dc_status parse_inference(const dc_ruleset *rs, const cJSON *inf, st
                    "prefix caching reuses a decoder's prompt cache (transformer or moe), not "
                    "architecture %s's",
                    w->architecture);
+    TRY(get_bool(inf, "inference", "audio_decoded", &w->audio_decoded, err));
     TRY(get_num(inf, "inference", "batch_size", 1, false, 1e5, true, NAN, &w->batch_size, err));
     /* Quantised weights keep a 16-bit cache unless told otherwise (vLLM's
      * "auto" cache type follows the model's activation type). */
@@ -824,6 +826,7 @@ static void put_model(struct builder *b, const struct dc_workload *w, cJSON *roo
     put(b, m, "tokens_per_sample", num_or_null(w->tokens_per_sample));
     put(b, m, "denoising_steps", num_or_null(w->denoising_steps));
     put(b, m, "guidance_passes", num_or_null(w->guidance_passes));
+    put(b, m, "vae_flops_per_sample", num_or_null(w->vae_flops_per_sample));
     put(b, m, "embedding_dim", num_or_null(w->embedding_dim));
     put(b, m, "lookups_per_sample", num_or_null(w->lookups_per_sample));
     put(b, m, "embedding_tables", num_or_null(w->embedding_tables));
@@ -882,6 +885,7 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
     put(&b, i, "kv_cache_precision", str(dc_precision_name(w->kv_precision)));
     put(&b, i, "batch_size", num_or_null(w->batch_size));
     put(&b, i, "prefix_cache_hit_rate", cJSON_CreateNumber(w->prefix_cache_hit_rate));
+    put(&b, i, "audio_decoded", cJSON_CreateBool(w->audio_decoded));
     put(&b, i, "speculative", cJSON_CreateBool(w->draft_tokens > 0));
     put(&b, i, "job", cJSON_CreateBool(w->job_requests > 0));
     cJSON *c = obj(&b, root, "constraints");

@@ -75,6 +75,7 @@ struct dc__derived {
     double expert_active_bytes;     /* experts one token reads (unknown share) */
     double tokens_per_request_step; /* tokens one request puts through a step */
     double lookup_bytes;            /* recommender: table rows one request reads */
+    double audio_seconds;           /* speech: seconds of audio a request is; 0 else */
     /* Recommender: values one sample's pooled rows hold (tables x
      * embedding_dim; each looked-up row without embedding_tables), what
      * sharded tables exchange; 0 when the lookups are not given. */

@@ -3,7 +3,7 @@
  * body_identical.sh): for each workload of CASES_JSON, its name, then on one
  * line each the full body, the full body of the first two candidates without
  * the frontier, and the summary body with the frontier. Built twice: with the
- * fast writer (the product) and with AA_PRINTF_REFERENCE, which formats every
+ * fast writer (the product) and with reference_fmt.c, which formats every
  * number and text with the printf family as the writer did before it (the
  * reference). The same program, rules and workloads, so any byte that
  * differs is the writer's.

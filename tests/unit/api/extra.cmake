@@ -1,17 +1,15 @@
 # The byte-identity test of the fast body writer (issue 33): body_dump built
-# twice, once against the product's libraries and once with the sources that
-# hold the fast primitives compiled with AA_PRINTF_REFERENCE (every number and
-# text formatted with the printf family, as before). The reference's own copies
-# of those objects come first on its link line, so the archives' are never
-# pulled in; everything else (the rules, the decision, the writer's order) is
-# the same code. body_identical.sh compares the two dumps of the decision table.
+# twice from the same source, once against the product's libraries alone and
+# once with tests/unit/api/reference_fmt.c ahead of them, whose printf-family
+# definitions of the digit and text primitives (api_json_number,
+# dc__fixed_put, dc__uint_text, dc__textf) take the place of the product's:
+# their files hold nothing else, so the archives' copies are never pulled in,
+# and everything else (the rules, the decision, the texts, the writer's order)
+# is the same code. body_identical.sh compares the two dumps of the decision
+# table.
 add_executable(body_dump_fast ${CMAKE_CURRENT_SOURCE_DIR}/unit/api/body_dump.c)
 add_executable(body_dump_reference ${CMAKE_CURRENT_SOURCE_DIR}/unit/api/body_dump.c
-    ${CMAKE_SOURCE_DIR}/core/src/base/numfmt.c
-    ${CMAKE_SOURCE_DIR}/core/src/sizing/shapes.c ${CMAKE_SOURCE_DIR}/core/src/reasons/reasons.c
-    ${CMAKE_SOURCE_DIR}/core/src/select/targets.c ${CMAKE_SOURCE_DIR}/core/src/reasons/price_note.c
-    ${CMAKE_SOURCE_DIR}/api/src/jsonw.c ${CMAKE_SOURCE_DIR}/api/src/convert.c)
-target_compile_definitions(body_dump_reference PRIVATE AA_PRINTF_REFERENCE)
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/api/reference_fmt.c)
 foreach(t body_dump_fast body_dump_reference)
     target_link_libraries(${t} PRIVATE aa_api aa_core aa_embedded Threads::Threads)
     target_include_directories(${t} PRIVATE ${AA_CORE_INCLUDE_DIRS}

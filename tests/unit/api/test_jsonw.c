@@ -33,6 +33,9 @@ static void same_as_cjson(const cJSON *item)
     free(got);
 }
 
+/* Besides cJSON's own cases, the short forms of api/src/json_number.c (at
+ * most six significant digits, in fixed and exponent notation) and 40,000
+ * random values, half of them rounded as convert.c's display numbers are. */
 static void test_json_numbers(void **state)
 {
     (void)state;
@@ -87,7 +90,21 @@ static void test_json_numbers(void **state)
                                     100.25,
                                     9007199254740993.0,
                                     123.456e-2,
-                                    0.015625};
+                                    0.015625,
+                                    0.001,
+                                    0.00123456,
+                                    123.456,
+                                    -98765.4,
+                                    9.87e-05,
+                                    -4.875e-05,
+                                    1.135e-06,
+                                    2.5e-10,
+                                    1.23456e-12,
+                                    9.99999e-05,
+                                    1e-17,
+                                    3e-18,
+                                    1e-20,
+                                    1.0000001e-05};
     cJSON *arr = cJSON_CreateArray();
     for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
         cJSON_AddItemToArray(arr, cJSON_CreateNumber(values[i]));
@@ -262,6 +279,49 @@ static void test_writer(void **state)
     assert_null(api_rules_render(NULL, NULL));
 }
 
+/* A string written in place (api_jw_text_begin/end): as it is when it needs
+ * no escaping, escaped when it does, copied when the text came from
+ * elsewhere, and nothing at all once the document has failed. */
+static void test_text_in_place(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {"",
+                                        "short",
+                                        "exactly 16 bytes",
+                                        "a longer text, past two blocks",
+                                        "a \"quoted\" word",
+                                        "tab\tand\nnew line in a long text"};
+    struct api_jw w;
+    api_jw_init(&w, 1); /* a small buffer, which begin has to grow */
+    api_jw_array(&w);
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        char *at = api_jw_text_begin(&w, 64);
+        assert_non_null(at);
+        size_t n = strlen(texts[i]);
+        memcpy(at, texts[i], n + 1);
+        api_jw_text_end(&w, at, n);
+    }
+    assert_non_null(api_jw_text_begin(&w, 64));
+    api_jw_text_end(&w, "from elsewhere \\", 16);
+    api_jw_array_end(&w);
+    size_t len = 0;
+    char *text = api_jw_finish(&w, &len);
+    assert_string_equal(text, "[\"\",\"short\",\"exactly 16 bytes\",\"a longer text, past two "
+                              "blocks\",\"a \\\"quoted\\\" word\",\"tab\\tand\\nnew line in a long "
+                              "text\",\"from elsewhere \\\\\"]");
+    assert_int_equal(len, strlen(text));
+    free(text);
+
+    /* Room past the document's limit fails it, rather than leaving a key
+     * without its value. */
+    api_jw_init(&w, 0);
+    api_jw_object(&w);
+    api_jw_key(&w, "k");
+    assert_null(api_jw_text_begin(&w, (size_t)API_JW_MAX_BYTES + 1));
+    api_jw_object_end(&w);
+    assert_null(api_jw_finish(&w, NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_json_random_strings),
         cmocka_unit_test(test_json_real_bodies),
         cmocka_unit_test(test_writer),
+        cmocka_unit_test(test_text_in_place),
     };
     return cmocka_run_group_tests_name("api.jsonw", tests, NULL, NULL);
 }

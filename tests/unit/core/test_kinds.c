@@ -202,6 +202,13 @@ static void test_diffusion(void **state)
     NEAR(assumption(&r, "flops_per_request"), 60 * 1e6);
     NEAR(gpu(&r)->decode_ms, 30 * 3.5e9 * 2 / 1675e9 * 1000);
     core_done(&r);
+    /* The VAE decodes the latents once an image, after the last step. */
+    r = core_run(mini, "{\"task\":\"inference\",\"model\":{\"architecture\":\"diffusion\","
+                       "\"parameters\":3.5e9,\"flops_per_sample\":6e12,\"denoising_steps\":20,"
+                       "\"guidance_passes\":2,\"vae_flops_per_sample\":1.047e13},"
+                       "\"inference\":{\"batch_size\":1}}");
+    NEAR(assumption(&r, "flops_per_request"), 40 * 6e12 + 1.047e13);
+    core_done(&r);
 }
 
 /* A recommender reads its dense weights once a batch; the rows it looks up
@@ -581,6 +588,12 @@ static void test_field_errors(void **state)
         {"{\"task\":\"inference\",\"model\":{\"architecture\":\"diffusion\",\"parameters\":1e9,"
          "\"guidance_passes\":5}}",
          "/model/guidance_passes", "out of range"},
+        {"{\"task\":\"inference\",\"model\":{\"architecture\":\"cnn\",\"parameters\":1e9,"
+         "\"vae_flops_per_sample\":1e12}}",
+         "/model/vae_flops_per_sample", "applies to diffusion"},
+        {"{\"task\":\"inference\",\"model\":{\"architecture\":\"diffusion\",\"parameters\":1e9,"
+         "\"vae_flops_per_sample\":0}}",
+         "/model/vae_flops_per_sample", "out of range"},
         {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"tokens_per_sample\":4}}",
          "/model/tokens_per_sample", "applies to encoder-decoder and vit"},
         {"{\"task\":\"inference\",\"model\":{\"architecture\":\"recommender\",\"parameters\":1e9,"

@@ -2,10 +2,12 @@
  * golden case of tests/fixtures/numfmt.json (the same cases web/format.js is
  * held to), and the properties the texts rely on: a number formats alike
  * before and after the JSON's rounding to 4 significant digits, rounding is
- * idempotent, and nothing the formatters write has an exponent. */
+ * idempotent, and nothing the formatters write has an exponent; and the
+ * fixed text under them (digits.h) against printf's "%.*f" on many values. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "dc/numfmt.h"
+#include "digits.h"
 #include "read_file.h"
 
 static enum dc_period period_of(const char *name)
@@ -163,6 +166,129 @@ static void short_buffers(void **state)
     assert_ptr_equal(dc_fmt_number(1, NULL, 0), NULL);
 }
 
+/* dc__fixed_put as it was built on printf: "%.*f", trailing zeros past
+ * `keep` places and a bare point dropped, grouped by thousands, cut to len. */
+static void fixed_put_printf(double a, int decimals, int keep, bool group, char *out, size_t len)
+{
+    char digits[400];
+    int r = snprintf(digits, sizeof(digits), "%.*f", decimals > 20 ? 20 : decimals, a);
+    size_t total = (size_t)r;
+    if (decimals > 20)
+        decimals = 20;
+    char *dot = decimals > 0 ? digits + total - decimals - 1 : NULL;
+    char *end = digits + total;
+    if (dot != NULL) {
+        while (end > dot + 1 + keep && end[-1] == '0')
+            *--end = '\0';
+        if (end == dot + 1)
+            *--end = '\0';
+    }
+    size_t int_len = dot != NULL ? (size_t)(dot - digits) : total, k = 0;
+    for (size_t i = 0; digits[i] != '\0' && k + 1 < len; i++) {
+        if (group && i > 0 && i < int_len && (int_len - i) % 3 == 0 && k + 2 < len)
+            out[k++] = ',';
+        out[k++] = digits[i];
+    }
+    out[k < len ? k : len - 1] = '\0';
+}
+
+/* One value through dc__fixed_put and the printf version, every place count
+ * from 0 to 21, keep 0 to 2, grouped or not, and buffers of 1 to 40 bytes
+ * (`all_lengths`) or of 31 and 40 (either side of the room for any text the
+ * fast digits write). */
+static int fixed_put_each(double a, bool all_lengths)
+{
+    int bad = 0;
+    for (int d = 0; d <= 21; d++) {
+        for (int keep = 0; keep <= 2; keep++) {
+            for (int g = 0; g < 2; g++) {
+                for (size_t len = all_lengths ? 1 : 31; len <= 40; len += !all_lengths ? 9
+                                                                          : len < 8    ? 1
+                                                                                       : 8) {
+                    char got[64], want[64];
+                    memset(got, 'x', sizeof(got));
+                    dc__fixed_put(a, d, keep, g, got, len);
+                    fixed_put_printf(a, d, keep, g, want, len);
+                    if (strcmp(got, want) != 0 && bad++ < 5)
+                        print_message("fixed_put(%.17g, %d, %d, %d, %zu): \"%s\", printf \"%s\"\n",
+                                      a, d, keep, g, len, got, want);
+                }
+            }
+        }
+    }
+    return bad;
+}
+
+static int fixed_put_differs(double a)
+{
+    return fixed_put_each(a, true);
+}
+
+static void fixed_text_matches_printf(void **state)
+{
+    (void)state;
+    static const double edges[] = {0,
+                                   0.5,
+                                   1.5,
+                                   2.5,
+                                   0.125,
+                                   0.0625,
+                                   1e-4,
+                                   0.00009999,
+                                   0.00010001,
+                                   0.001,
+                                   0.01,
+                                   0.1,
+                                   0.3,
+                                   0.7,
+                                   1,
+                                   9.995,
+                                   99.5,
+                                   999.5,
+                                   1000,
+                                   1234567,
+                                   1e15,
+                                   1e21,
+                                   562949953421311.75, /* 2^49 - 1/4 */
+                                   562949953421312.0,  /* 2^49 */
+                                   4503599627370496.0, /* 2^52 */
+                                   9007199254740992.0, /* 2^53 */
+                                   9007199254740993.0,
+                                   4.9406564584124654e-324, /* the least subnormal */
+                                   2.2250738585072009e-308, /* the greatest subnormal */
+                                   1.7976931348623157e308};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+        bad += fixed_put_differs(edges[i]);
+    for (int k = 0; k <= 22; k++) { /* powers of ten and the halves beside them */
+        double p = 1;
+        for (int j = 0; j < k; j++)
+            p *= 10;
+        bad += fixed_put_differs(p) + fixed_put_differs(1 / p) + fixed_put_differs(0.5 / p) +
+               fixed_put_differs(p + 0.5) + fixed_put_differs(5 / p);
+    }
+    /* Random values: display figures (3 or 4 significant digits, as numfmt
+     * rounds them), halves of the last place, and raw doubles of every size. */
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 3000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double unit = (double)(x >> 11) / 9007199254740992.0; /* [0, 1) */
+        int e = (int)(x % 40) - 20;
+        double scale = pow(10, e);
+        bad += fixed_put_each(dc_round_sig(unit * scale, 3 + (int)(x % 2)), false);
+        bad += fixed_put_each((floor(unit * 1000) + 0.5) / 1000, false);
+        double raw;
+        uint64_t bits = x;
+        memcpy(&raw, &bits, sizeof(raw));
+        if (isfinite(raw) && i % 8 == 0) /* up to 309 digits each: a few */
+            bad += fixed_put_each(fabs(raw), false);
+        bad += fixed_put_each(unit * scale, false);
+    }
+    assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +296,7 @@ int main(void)
         cmocka_unit_test(text_agrees_with_json_rounding),
         cmocka_unit_test(rounding),
         cmocka_unit_test(short_buffers),
+        cmocka_unit_test(fixed_text_matches_printf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -196,6 +196,42 @@ static void test_diffusion_8bit_rate(void **state)
     NEAR(s.p.flops, h->peak_tflops[DC_PREC_FP8] * rate);
 }
 
+/* Speech from compressed audio: a replica serves no more clips a second than
+ * the host's vCPUs decode (the most per accelerator any offer rents, at
+ * audio_decode_s_per_vcpu); audio that arrives decoded is not bound, and the
+ * encoder's matmuls run at h / (h + matmul_width) of the serving rate. */
+static void test_speech_host_decode_bound(void **state)
+{
+    (void)state;
+    const struct dc_accelerator *h = dc_ruleset_find_accelerator(rs, "h100");
+    double vcpus = 0;
+    for (size_t i = 0; i < h->n_offers; i++)
+        if (h->offers[i].accelerators > 0 && isfinite(h->offers[i].vcpus))
+            vcpus = fmax(vcpus, h->offers[i].vcpus / h->offers[i].accelerators);
+    assert_true(vcpus >= 8 && vcpus <= 64);
+    double per_chip = vcpus * rs->sizing.audio_decode_s_per_vcpu.value / 30.0;
+    struct sized s;
+    size_on(rs,
+            "{\"task\":\"inference\",\"model\":{\"name\":\"whisper-large-v3-turbo\"},"
+            "\"inference\":{\"input_tokens\":1500,\"output_tokens\":76}}",
+            "h100", &s);
+    NEAR(s.d.audio_seconds, 30);
+    NEAR(s.p.host_audio_s, vcpus * rs->sizing.audio_decode_s_per_vcpu.value);
+    double c = rs->sizing.matmul_width.value;
+    NEAR(s.p.flops, h->peak_tflops[DC_PREC_BF16] * 1e12 * rs->sizing.mfu_inference[DC_FAMILY_GPU] *
+                        h->mfu_factor * 1280 / (1280 + c));
+    struct dc__replica r;
+    dc__replica_at(&s.p, 1, 400, &r);
+    NEAR(r.rps, per_chip); /* the turbo decoder is fast: the host binds */
+    size_on(rs,
+            "{\"task\":\"inference\",\"model\":{\"name\":\"whisper-large-v3-turbo\"},"
+            "\"inference\":{\"input_tokens\":1500,\"output_tokens\":76,\"audio_decoded\":true}}",
+            "h100", &s);
+    assert_true(isinf(s.p.host_audio_s));
+    dc__replica_at(&s.p, 1, 400, &r);
+    assert_true(r.rps > per_chip);
+}
+
 /* A rule set that states no all-reduce latency counts no synchronisation. */
 static void test_no_parameters_no_sync(void **state)
 {
@@ -295,7 +331,7 @@ static void test_attention_rate_16_bit(void **state)
     assert_true(s.p.attn_flops < s.p.flops);
 }
 
-/* Laid out expert parallel, every chip is an attention rank batching
+/* Laid out expert parallel, every chip is an attention rank batching up to
  * attention_dp_batch requests, within the memory each chip's copy of the
  * shared part leaves; the tensor-parallel layout keeps max_batch, and a
  * dense model has no other. */
@@ -310,12 +346,16 @@ static void test_attention_dp_batch(void **state)
     double held =
         (s.d.weights_gb + 7 * s.d.shared_weight_bytes / 1e9) * rs->sizing.infer_overhead.value;
     double room = floor((usable - held) / s.d.kv_cache_gb);
-    assert_true(room > rank * 8); /* MLA's cache leaves room for every rank's batch */
-    assert_int_equal(dc__serve_batch_cap(&s.p, 8), (unsigned)(rank * 8));
+    assert_true(room > most); /* MLA's cache leaves room past one scheduler's batch */
+    unsigned cap = (unsigned)fmin(room, rank * 8);
+    assert_int_equal(dc__serve_batch_cap(&s.p, 8), cap);
     struct dc__replica r;
-    dc__replica_at(&s.p, 8, (unsigned)(rank * 8), &r);
+    dc__replica_at(&s.p, 8, cap, &r);
     assert_true(r.expert_parallel);
-    assert_int_equal(r.batch, (unsigned)(rank * 8));
+    assert_int_equal(r.batch, cap);
+    /* One request past the cap: no expert-parallel layout. */
+    dc__replica_at(&s.p, 8, cap + 1, &r);
+    assert_false(r.expert_parallel);
     /* At a batch one scheduler holds, the tensor-parallel layout can serve it. */
     dc__replica_at(&s.p, 8, 16, &r);
     assert_int_equal(r.batch, 16);
@@ -324,6 +364,25 @@ static void test_attention_dp_batch(void **state)
     assert_true(dc__serve_batch_cap(&s.p, 8) <= (unsigned)most);
     dc__replica_at(&s.p, 8, 64, &r);
     assert_false(r.expert_parallel);
+}
+
+/* A mixture of experts serves its matmuls at w / (w + the serving expert
+ * width) of the serving rate (DeepSeek-R1: 2,048-wide experts), lower than
+ * training's factor; a dense model at the serving rate. */
+static void test_serving_expert_width(void **state)
+{
+    (void)state;
+    const struct dc_accelerator *h = dc_ruleset_find_accelerator(rs, "h200");
+    double rate = rs->sizing.mfu_inference[DC_FAMILY_GPU] * h->mfu_factor * 1e12;
+    double c = rs->sizing.serve_moe_expert_width.value, t = rs->sizing.moe_expert_width.value;
+    assert_true(c > t);
+    struct sized s;
+    size_on(rs, DEEPSEEK_R1_FP8, "h200", &s);
+    double w = s.d.expert_width; /* inferred from the parameters: about 2,048 */
+    assert_true(w > 1900 && w < 2200);
+    NEAR(s.p.flops, h->peak_tflops[DC_PREC_FP8] * rate * w / (w + c));
+    size_on(rs, LLAMA70_FP8, "h200", &s);
+    NEAR(s.p.flops, h->peak_tflops[DC_PREC_FP8] * rate);
 }
 
 /* A recommender's serving batch: each chip gathers the rows of its tables at
@@ -386,11 +445,13 @@ int main(void)
         cmocka_unit_test(test_decode_attention_flops),
         cmocka_unit_test(test_attention_rate_16_bit),
         cmocka_unit_test(test_attention_dp_batch),
+        cmocka_unit_test(test_serving_expert_width),
         cmocka_unit_test(test_embedding_batch),
         cmocka_unit_test(test_embedding_training),
         cmocka_unit_test(test_rocm_decode_bandwidth),
         cmocka_unit_test(test_draft_prefill_in_time_to_first_token),
         cmocka_unit_test(test_diffusion_8bit_rate),
+        cmocka_unit_test(test_speech_host_decode_bound),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,346 @@
+/* api/src/json_number.c -- one JSON number as cJSON 1.7 prints it
+ * (api_json_number, api/jsonw.h): NaN and infinities as null; otherwise
+ * "%1.15g", or "%1.17g" when that does not read back close enough.
+ *
+ * The numbers a body holds (counts, and figures rounded to 4 significant
+ * digits) take a path without snprintf or strtod; anything this file cannot
+ * settle exactly takes cJSON's own path. It is a file of its own so that the
+ * byte-identity test (tests/unit/api/extra.cmake) can link its printf
+ * reference in its place. */
+#include "api/jsonw.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const uint64_t pow10u[] = {1ull,
+                                  10ull,
+                                  100ull,
+                                  1000ull,
+                                  10000ull,
+                                  100000ull,
+                                  1000000ull,
+                                  10000000ull,
+                                  100000000ull,
+                                  1000000000ull,
+                                  10000000000ull,
+                                  100000000000ull,
+                                  1000000000000ull,
+                                  10000000000000ull,
+                                  100000000000000ull,
+                                  1000000000000000ull,
+                                  10000000000000000ull,
+                                  100000000000000000ull,
+                                  1000000000000000000ull,
+                                  10000000000000000000ull};
+
+static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,
+                               1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19};
+
+/* 10^k (0 <= k <= 22), each exact. */
+static double pow10_22(int k)
+{
+    static const double p[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                               1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    return p[k];
+}
+
+/* The digits 00 to 99, two a pair: the digits of a number are written two at
+ * a time, from its end. */
+static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233"
+                            "34353637383940414243444546474849505152535455565758596061626364656667"
+                            "6869707172737475767778798081828384858687888990919293949596979899";
+
+/* How many decimal digits v has (1 for 0): from its bit length, t =
+ * floor(bits * log10 2) (1233 / 4096 is close enough below 2^64) is the
+ * count or one more, and one comparison settles which. */
+static size_t digit_count(uint64_t v)
+{
+    int bits = 64 - __builtin_clzll(v | 1);
+    size_t t = (size_t)((bits * 1233) >> 12);
+    return t + 1 - ((v | 1) < pow10u[t]);
+}
+
+/* The n decimal digits of v (n = digit_count(v)) at out. */
+static void put_digits(uint64_t v, size_t n, char *out)
+{
+    char *o = out + n;
+    while (v >= 100) {
+        uint64_t r = v % 100;
+        v /= 100;
+        o -= 2;
+        memcpy(o, pairs + 2 * r, 2);
+    }
+    if (v >= 10) {
+        o -= 2;
+        memcpy(o, pairs + 2 * v, 2);
+    } else {
+        *--o = (char)('0' + v);
+    }
+}
+
+/* cJSON 1.7's approximate equality used to accept "%1.15g". */
+static bool close_enough(double a, double b)
+{
+    double max = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+    return fabs(a - b) <= max * DBL_EPSILON;
+}
+
+/* `m` / 10^k (m > 0, trailing zeros already dropped) in fixed notation, NUL
+ * terminated; returns its length. */
+static size_t put_scaled_digits(bool negative, uint64_t m, int k, char *buf)
+{
+    size_t nd = digit_count(m), n = 0, dec = (size_t)k;
+    if (negative)
+        buf[n++] = '-';
+    if (dec == 0) {
+        put_digits(m, nd, buf + n);
+        n += nd;
+    } else if (nd > dec) {
+        /* The digits one place on, then the integer part moved back over
+         * the gap to leave it for the point. */
+        put_digits(m, nd, buf + n + 1);
+        for (size_t i = 0; i < nd - dec; i++)
+            buf[n + i] = buf[n + 1 + i];
+        buf[n + nd - dec] = '.';
+        n += nd + 1;
+    } else {
+        buf[n++] = '0';
+        buf[n++] = '.';
+        for (size_t z = nd; z < dec; z++)
+            buf[n++] = '0';
+        put_digits(m, nd, buf + n);
+        n += nd;
+    }
+    buf[n] = '\0';
+    return n;
+}
+
+/* The binary exponent b of a finite a > 0 (a in [2^(b-1), 2^b)), read from
+ * its bits: frexp is a library call, and every number of a body asks. */
+static int binary_exponent(double a)
+{
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof(bits));
+    int biased = (int)((bits >> 52) & 0x7ff);
+    if (biased == 0) { /* subnormal */
+        int b = 0;
+        (void)frexp(a, &b);
+        return b;
+    }
+    return biased - 1022;
+}
+
+/* x (0 <= x < 2^52) rounded to the nearest whole number, ties to even, as
+ * nearbyint does in the default rounding mode: adding and taking away 2^52
+ * leaves no fraction to keep (no library call). */
+static double round_whole(double x)
+{
+    const double two52 = 4503599627370496.0;
+    return (x + two52) - two52;
+}
+
+/* "%1.15g" of d for 1e-4 <= |d| < 1e15 (fixed notation), when it reads back
+ * close enough for cJSON to keep it, without printf; 0 when this cannot be
+ * decided here (the caller then prints with snprintf).
+ *
+ * With e = floor(log10 |d|), the 15 significant digits are |d| * 10^(14 - e)
+ * rounded to a whole number m. The product is below 2^50, so its own rounding
+ * error is at most 1/16: unless it lies within 1/8 of a half, m is what printf
+ * rounds the exact value to. m / 10^(14 - e) is one correctly rounded
+ * division of exact doubles, so it is what strtod reads back from the text. */
+static size_t fixed15(double d, char *buf)
+{
+    double a = fabs(d);
+    /* a lies in [2^(b-1), 2^b), so floor(log10 a) is floor((b-1) log10 2) or
+     * one more; the range of x below settles which. */
+    int b = binary_exponent(a);
+    int t = (b - 1) * 1233; /* floor((b - 1) log10 2) = floor(t / 4096) for |b| < 600 */
+    int e = t >= 0 ? t >> 12 : -((-t + 4095) >> 12);
+    if (e < -4)
+        e = -4;
+    if (e > 14)
+        e = 14;
+    double x = a * pow10[14 - e];
+    if (x < 1e14 && e > -4) {
+        e--;
+        x = a * pow10[14 - e];
+    } else if (x >= 1e15 && e < 14) {
+        e++;
+        x = a * pow10[14 - e];
+    }
+    if (x < 1e14 || x >= 1e15)
+        return 0;
+    double m = round_whole(x);
+    if (fabs(fabs(x - m) - 0.5) < 0.125)
+        return 0;
+    int k = 14 - e;
+    if (!close_enough(m / pow10[k], a))
+        return 0;
+    uint64_t mi = (uint64_t)m;
+    if (mi == 1000000000000000ull) { /* rounded up into the next decade */
+        if (k == 0)
+            return 0;
+        mi = 100000000000000ull;
+        k--;
+    }
+    /* Trailing zeros off, eight, four, two and one at a time (constant
+     * divisors: the compiler multiplies instead of dividing). */
+    while (k >= 8 && mi % 100000000u == 0) {
+        mi /= 100000000u;
+        k -= 8;
+    }
+    while (k >= 4 && mi % 10000u == 0) {
+        mi /= 10000u;
+        k -= 4;
+    }
+    while (k >= 2 && mi % 100u == 0) {
+        mi /= 100u;
+        k -= 2;
+    }
+    while (k >= 1 && mi % 10u == 0) {
+        mi /= 10u;
+        k -= 1;
+    }
+    return put_scaled_digits(d < 0, mi, k, buf);
+}
+
+/* "%1.15g" of d for 1e-3 <= |d| < 1e15 when |d| is the double nearest to a
+ * decimal M / 10^s of at most six significant digits (the body's display
+ * figures are rounded to four, dc/numfmt.h): 0 otherwise, and fixed15 tries.
+ *
+ * s is taken from the first guess of the exponent (floor(log10 |d|) or one
+ * less), so M = |d| * 10^s, rounded, is whole for such a decimal. When the
+ * one correctly rounded division M / 10^s gives back |d| exactly, |d| is the
+ * double nearest M / 10^s: it lies within half an ulp (2^-53 of it) of that
+ * decimal, well inside half a unit of the 15th digit, so "%1.15g" prints
+ * M / 10^s's digits (fixed notation, the exponent being at least -3), and
+ * strtod reads them back as |d| itself. */
+static size_t short_decimal(double d, char *buf)
+{
+    double a = fabs(d);
+    int t = (binary_exponent(a) - 1) * 1233;
+    int e = t >= 0 ? t >> 12 : -((-t + 4095) >> 12);
+    int k = 5 - e;
+    if (k < 0 || k > 19)
+        return 0;
+    double x = a * pow10[k];
+    if (!(x < 1e7))
+        return 0;
+    double m = round_whole(x);
+    if (m == 0 || m / pow10[k] != a)
+        return 0;
+    uint64_t mi = (uint64_t)m;
+    while (k > 0 && mi % 10u == 0) {
+        mi /= 10u;
+        k--;
+    }
+    return put_scaled_digits(d < 0, mi, k, buf);
+}
+
+/* "%1.15g" of d for 1e-20 <= |d| < 1e-4, in its exponent form ("9.87e-05"),
+ * when |d| is the double nearest to a decimal of at most six significant
+ * digits, as short_decimal finds it: 0 otherwise. */
+static size_t short_exponent(double d, char *buf)
+{
+    double a = fabs(d);
+    int t = (binary_exponent(a) - 1) * 1233;
+    int e = -((-t + 4095) >> 12); /* a < 1: t < 0 */
+    int k = 5 - e;
+    if (k < 0 || k > 25)
+        return 0;
+    /* 10^k as one exact double up to 10^22, else two exact factors (the
+     * product a * 10^(k-19) * 10^19 is then rounded twice, so only the
+     * division below, one exact division by the exact 10^k, decides). */
+    double x = k <= 19 ? a * pow10[k] : a * pow10[k - 19] * pow10[19];
+    if (!(x < 1e7))
+        return 0;
+    double m = round_whole(x);
+    double p = k <= 22 ? pow10_22(k) : 0;
+    if (m == 0 || p == 0 || m / p != a)
+        return 0;
+    uint64_t mi = (uint64_t)m;
+    while (mi % 10u == 0) {
+        mi /= 10u;
+        k--;
+    }
+    size_t nd = digit_count(mi), n = 0;
+    int x10 = (int)nd - 1 - k; /* the decimal exponent, below -4 */
+    if (x10 >= -4)
+        return 0;
+    if (d < 0)
+        buf[n++] = '-';
+    put_digits(mi, nd, buf + n + 1);
+    buf[n] = buf[n + 1];
+    if (nd > 1) {
+        buf[n + 1] = '.';
+        n += nd + 1;
+    } else {
+        n += 1;
+    }
+    buf[n++] = 'e';
+    buf[n++] = '-';
+    unsigned ex = (unsigned)-x10;
+    if (ex >= 100)
+        buf[n++] = (char)('0' + ex / 100);
+    buf[n++] = (char)('0' + ex / 10 % 10);
+    buf[n++] = (char)('0' + ex % 10);
+    buf[n] = '\0';
+    return n;
+}
+
+/* As snprintf(buf, cap, "%s", text) for a text of n bytes. */
+static size_t copy_text(char *buf, size_t cap, const char *text, size_t n)
+{
+    if (cap > 0) {
+        size_t k = n < cap ? n : cap - 1;
+        memcpy(buf, text, k);
+        buf[k] = '\0';
+    }
+    return n;
+}
+
+size_t api_json_number(double d, char *buf, size_t cap)
+{
+    if (isnan(d) || isinf(d))
+        return copy_text(buf, cap, "null", 4);
+    /* "%1.15g" keeps the sign of zero. */
+    if (d == 0)
+        return signbit(d) ? copy_text(buf, cap, "-0", 2) : copy_text(buf, cap, "0", 1);
+    double a = fabs(d);
+    /* Integers below 10^15: "%1.15g" prints their digits. */
+    if (a < 1e15 && (double)(uint64_t)a == a && cap > 17) {
+        uint64_t v = (uint64_t)a;
+        size_t n = 0, nd = digit_count(v);
+        if (d < 0)
+            buf[n++] = '-';
+        put_digits(v, nd, buf + n);
+        buf[n + nd] = '\0';
+        return n + nd;
+    }
+    if (a >= 1e-3 && a < 1e15 && cap >= API_JSON_NUMBER_BUF) {
+        size_t n = short_decimal(d, buf);
+        if (n > 0)
+            return n;
+    }
+    if (a >= 1e-20 && a < 1e-4 && cap >= API_JSON_NUMBER_BUF) {
+        size_t n = short_exponent(d, buf);
+        if (n > 0)
+            return n;
+    }
+    if (a >= 1e-4 && a < 1e15 && cap >= API_JSON_NUMBER_BUF) {
+        size_t n = fixed15(d, buf);
+        if (n > 0)
+            return n;
+    }
+    /* cJSON 1.7.15's own path. */
+    int n = snprintf(buf, cap, "%1.15g", d);
+    double back = strtod(buf, NULL);
+    if (!close_enough(back, d))
+        n = snprintf(buf, cap, "%1.17g", d);
+    return n > 0 ? (size_t)n : 0;
+}
