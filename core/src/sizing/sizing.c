@@ -134,11 +134,22 @@ static void on_prem_units(struct dc__part *p)
 /* The serving peak, TFLOP/s: the part's at the workload's precision, except
  * that a diffusion network at 8 bits or fewer (convolutions, norms and
  * attention beside its quantised matmuls) runs at diffusion_8bit_gain times
- * its 16-bit rate at most (sizing.yaml, fitted on MLPerf's SDXL rows). */
+ * its 16-bit rate at most (sizing.yaml, fitted on MLPerf's SDXL rows), and
+ * that MXFP4 weights on a part whose catalog lists no FP4 rate (H100,
+ * H200, L40S, A100, MI300X) are widened to 16 bits inside the kernel and
+ * multiplied at the 16-bit rate, whatever `precision` asks: TensorRT-LLM's
+ * MoE support matrix for gpt-oss gives bf16 activations on Hopper (MXFP8 on
+ * Blackwell, which has FP4 math),
+ * https://github.com/NVIDIA/TensorRT-LLM/blob/main/examples/models/core/gpt_oss/README.md */
 static double serving_peak(const struct dc_sizing_params *s, const struct dc_accelerator *a,
                            const struct dc_workload *w, const struct dc__derived *d)
 {
     double peak = dc__listed_peak(a, w->precision);
+    if (w->quantization == DC_QUANT_MXFP4 && !isfinite(dc__listed_peak(a, DC_PREC_FP4))) {
+        double half = dc__listed_peak(a, DC_PREC_BF16);
+        if (isfinite(half))
+            peak = fmin(peak, half);
+    }
     if (d->kind != DC__KIND_DIFFUSION || d->precision_bits > 8 ||
         !isfinite(s->diffusion_8bit_gain.value))
         return peak;

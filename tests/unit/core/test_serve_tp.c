@@ -331,6 +331,33 @@ static void test_attention_rate_16_bit(void **state)
     assert_true(s.p.attn_flops < s.p.flops);
 }
 
+/* MXFP4 weights on a part with no FP4 math are widened in the kernel and
+ * multiplied at the 16-bit rate (TensorRT-LLM's gpt-oss on Hopper: bf16
+ * activations), whatever the precision asks; on a part with FP4 math the
+ * precision's rate holds, and without the quantization so does FP8 on H100. */
+static void test_mxfp4_without_fp4_math(void **state)
+{
+    (void)state;
+    const struct dc_accelerator *h = dc_ruleset_find_accelerator(rs, "h100");
+    const struct dc_accelerator *b = dc_ruleset_find_accelerator(rs, "b200");
+    assert_false(h->peak_tflops[DC_PREC_FP4] > 0);
+    assert_true(b->peak_tflops[DC_PREC_FP4] > 0);
+    const char *mx = "{\"task\":\"inference\",\"precision\":\"fp8\",\"quantization\":\"mxfp4\","
+                     "\"model\":{\"name\":\"gpt-oss-20b\"},"
+                     "\"inference\":{\"input_tokens\":1000,\"output_tokens\":1000}}";
+    const char *fp8 = "{\"task\":\"inference\",\"precision\":\"fp8\","
+                      "\"model\":{\"name\":\"gpt-oss-20b\"},"
+                      "\"inference\":{\"input_tokens\":1000,\"output_tokens\":1000}}";
+    struct sized s, t;
+    size_on(rs, mx, "h100", &s);
+    size_on(rs, fp8, "h100", &t);
+    NEAR(s.p.flops / t.p.flops, h->peak_tflops[DC_PREC_BF16] / h->peak_tflops[DC_PREC_FP8]);
+    NEAR(s.p.attn_flops, t.p.attn_flops); /* attention was 16-bit already */
+    size_on(rs, mx, "b200", &s);
+    size_on(rs, fp8, "b200", &t);
+    NEAR(s.p.flops, t.p.flops);
+}
+
 /* Laid out expert parallel, every chip is an attention rank batching up to
  * attention_dp_batch requests, within the memory each chip's copy of the
  * shared part leaves; the tensor-parallel layout keeps max_batch, and a
@@ -444,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_expert_parallel_exchange),
         cmocka_unit_test(test_decode_attention_flops),
         cmocka_unit_test(test_attention_rate_16_bit),
+        cmocka_unit_test(test_mxfp4_without_fp4_math),
         cmocka_unit_test(test_attention_dp_batch),
         cmocka_unit_test(test_serving_expert_width),
         cmocka_unit_test(test_embedding_batch),
