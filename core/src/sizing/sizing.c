@@ -441,15 +441,23 @@ static unsigned tensor_parallel(const struct dc_accelerator *a, unsigned chips)
     return a->n_slices > 0 || chips <= domain ? chips : domain;
 }
 
-/* Compute of one decode step of `batch` requests spread over `chips` chips:
- * the weights' matmuls at the serving rate, attention over the cache at
- * attention_rate's. */
-static double decode_compute_s(const struct dc__part *p, double batch, unsigned chips)
+/* One decode step's time on `chips` chips, before the chips meet: a
+ * step runs its kernels one after another, each bound by its own
+ * roofline (LLM-Viewer's layer-by-layer analysis, Yuan et al. 2024,
+ * https://arxiv.org/abs/2402.16363): the weights' matmuls by the weights
+ * they read (`weights_s`) or their FLOPs at the serving rate, attention by
+ * the KV cache it reads (`kv_s`) or its FLOPs at attention_rate's. The
+ * attention's cache reads do not hide the matmuls' compute, nor the other
+ * way round. */
+static double decode_kernels_s(const struct dc__part *p, double batch, unsigned chips,
+                               double weights_s, double kv_s, bool *compute_bound)
 {
     const struct dc__derived *d = p->d;
     double attn = d->decode_attn_flops;
-    double s = (d->decode_flops - attn) / p->flops + (attn > 0 ? attn / p->attn_flops : 0);
-    return batch * s / chips;
+    double mm_s = batch * (d->decode_flops - attn) / p->flops / chips;
+    double at_s = attn > 0 ? batch * attn / p->attn_flops / chips : 0;
+    *compute_bound = mm_s + at_s > weights_s + kv_s;
+    return max_known(weights_s, mm_s) + max_known(kv_s, at_s);
 }
 
 /* A decode step and the prompts of a batch on a replica laid out tensor
@@ -477,10 +485,8 @@ static void decode_tensor_parallel(const struct dc__part *p, unsigned chips, uns
      * weights, can take most of a step. The exchange waits for the step's
      * matmuls and they for it, so it adds to whichever bounds the step. */
     double sync_s = dc__decode_sync_s(p, tp, stages, batch);
-    double mem_s = (weights - experts) / tp_bw + (experts + kv) / bw;
-    double cmp_s = decode_compute_s(p, batch, chips);
-    r->step_s = max_known(mem_s, cmp_s) + sync_s;
-    r->compute_bound = cmp_s > mem_s;
+    double w_s = (weights - experts) / tp_bw + experts / bw;
+    r->step_s = decode_kernels_s(p, batch, chips, w_s, kv / bw, &r->compute_bound) + sync_s;
     r->expert_parallel = false;
     if (!prompts) {
         r->prefill_s = r->request_s = r->rps = NAN;
@@ -514,11 +520,9 @@ static void decode_expert_parallel(const struct dc__part *p, unsigned chips, uns
     double bw = chips * p->bandwidth;
     double experts = dc__step_weight_bytes(d, batch) - d->shared_weight_bytes;
     double kv = batch * d->kv_step_bytes;
-    double mem_s = d->shared_weight_bytes / p->bandwidth + (experts + kv) / bw;
-    double cmp_s = decode_compute_s(p, batch, chips);
-    r->step_s =
-        max_known(mem_s, cmp_s) + dc__ep_sync_s(p, chips, batch * d->tokens_per_request_step);
-    r->compute_bound = cmp_s > mem_s;
+    double w_s = d->shared_weight_bytes / p->bandwidth + experts / bw;
+    r->step_s = decode_kernels_s(p, batch, chips, w_s, kv / bw, &r->compute_bound) +
+                dc__ep_sync_s(p, chips, batch * d->tokens_per_request_step);
     r->expert_parallel = true;
     if (!prompts) {
         r->prefill_s = r->request_s = r->rps = NAN;

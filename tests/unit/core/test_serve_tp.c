@@ -358,6 +358,41 @@ static void test_mxfp4_without_fp4_math(void **state)
     NEAR(s.p.flops, t.p.flops);
 }
 
+/* A decode step's kernels run one after another, each at its own roofline:
+ * the weights' matmuls bound by the weights read or their FLOPs, attention by
+ * the KV cache read or its FLOPs; so a step whose matmuls are compute-bound
+ * still waits for attention's cache reads. */
+static void test_decode_kernels_roofline(void **state)
+{
+    (void)state;
+    struct sized s;
+    size_on(rs,
+            "{\"task\":\"inference\",\"precision\":\"fp8\",\"model\":{\"name\":\"llama-3.1-8b\"},"
+            "\"inference\":{\"input_tokens\":4000,\"output_tokens\":1000,"
+            "\"kv_cache_precision\":\"fp8\"}}",
+            "h100", &s);
+    const struct dc__derived *d = &s.d;
+    double bw = s.p.bandwidth, attn = d->decode_attn_flops;
+    for (unsigned batch = 1; batch <= 256; batch *= 4) {
+        struct dc__replica r;
+        dc__replica_at(&s.p, 1, batch, &r);
+        double w = dc__step_weight_bytes(d, batch) / bw, kv = batch * d->kv_step_bytes / bw;
+        double mm = batch * (d->decode_flops - attn) / s.p.flops,
+               at = batch * attn / s.p.attn_flops;
+        NEAR(r.step_s, fmax(w, mm) + fmax(kv, at));
+        assert_true(r.step_s >= fmax(w + kv, mm + at) - 1e-15);
+        assert_true(r.compute_bound == (mm + at > w + kv));
+    }
+    /* At 256 requests of 4,500 cached positions the matmuls are compute-bound
+     * while attention still waits on the cache: the two add up. */
+    struct dc__replica r;
+    dc__replica_at(&s.p, 1, 256, &r);
+    double mm = 256 * (d->decode_flops - attn) / s.p.flops;
+    double kv = 256 * d->kv_step_bytes / bw;
+    assert_true(mm > dc__step_weight_bytes(d, 256) / bw && kv > 256 * attn / s.p.attn_flops);
+    NEAR(r.step_s, mm + kv);
+}
+
 /* Laid out expert parallel, every chip is an attention rank batching up to
  * attention_dp_batch requests, within the memory each chip's copy of the
  * shared part leaves; the tensor-parallel layout keeps max_batch, and a
@@ -472,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_decode_attention_flops),
         cmocka_unit_test(test_attention_rate_16_bit),
         cmocka_unit_test(test_mxfp4_without_fp4_math),
+        cmocka_unit_test(test_decode_kernels_roofline),
         cmocka_unit_test(test_attention_dp_batch),
         cmocka_unit_test(test_serving_expert_width),
         cmocka_unit_test(test_embedding_batch),
