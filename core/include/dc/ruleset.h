@@ -308,6 +308,10 @@ struct dc_sizing_params {
     struct dc_param gradient_bytes;
     struct dc_param sync_overlap;
     struct dc_param network_gbit_per_chip;
+    /* A sharded table's all-to-all (core/src/sizing/embed.c): the latency each
+     * peer on another machine adds, microseconds (NAN: sizing.yaml gives
+     * none, and the all-to-all's single hop stands for all of them). */
+    struct dc_param alltoall_peer_us;
     /* A training run's fixed costs (core/src/sizing/overheads.c): start-up hours per
      * run, weights loaded at load_gb_per_s, and cloud billing's granularity
      * and minimum in hours; values NAN when sizing.yaml gives none (no term). */

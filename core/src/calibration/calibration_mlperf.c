@@ -284,9 +284,14 @@ static cJSON *row_of(const struct result *r, const struct benchmark *b, const ch
                      "summary_results.json (imported by accel-advisor calibrate import-mlperf): "
                      "Location '%s', Accelerator '%s', %.0f chips, Performance_Result %.6g %s",
                      r->location, r->accelerator, r->chips, r->performance, r->units);
-    if (b->per_sample != 1 && n > 0 && (size_t)n < sizeof(evidence))
+    /* A multiple is whole (DLRM's 270 pairs a sample); a share (Whisper's
+     * words to clips) reads as the division it is. */
+    if (b->per_sample > 1 && n > 0 && (size_t)n < sizeof(evidence))
         snprintf(evidence + n, sizeof(evidence) - (size_t)n, " (x %.0f = %.6g)", b->per_sample,
                  r->performance * b->per_sample);
+    else if (b->per_sample < 1 && b->per_sample > 0 && n > 0 && (size_t)n < sizeof(evidence))
+        snprintf(evidence + n, sizeof(evidence) - (size_t)n, " (/ %.5g = %.6g)",
+                 1.0 / b->per_sample, r->performance * b->per_sample);
     cJSON *row = cJSON_CreateObject();
     cJSON *measured = cJSON_CreateObject();
     if (row == NULL || measured == NULL) {

@@ -428,6 +428,9 @@ static void training_assumptions(const struct dc_sizing_params *s, struct dc_res
     add_optional(res, isfinite(s->gradient_bytes.value), "sync_overlap", &s->sync_overlap, "ratio");
     add_optional(res, isfinite(s->gradient_bytes.value), "network_gbit_per_chip",
                  &s->network_gbit_per_chip, "Gbit/s");
+    /* A recommender's tables (core/src/sizing/embed.c): rows gathered and exchanged. */
+    add_optional(res, d->pooled_values > 0, "gather_efficiency", &s->gather_efficiency, "ratio");
+    add_optional(res, d->pooled_values > 0, "alltoall_peer_us", &s->alltoall_peer_us, "us");
     if (!isfinite(w->deadline_hours))
         add_param(res,
                   w->task == DC_TASK_FINE_TUNING ? "target_hours_fine_tuning"
@@ -467,6 +470,7 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
                  "requests");
     add_param(res, "hbm_efficiency", &s->hbm_efficiency, "ratio");
     add_optional(res, d->pooled_values > 0, "gather_efficiency", &s->gather_efficiency, "ratio");
+    add_optional(res, d->pooled_values > 0, "alltoall_peer_us", &s->alltoall_peer_us, "us");
     if (d->generative) {
         static const char *const names[DC_FAMILY_COUNT] = {
             "tp_allreduce_us_gpu", "tp_allreduce_us_tpu", "tp_allreduce_us_cpu",

@@ -67,6 +67,7 @@ static void load_training_params(const struct dc__where *z, struct dc_sizing_par
                                        "gradient_bytes",
                                        "sync_overlap",
                                        "network_gbit_per_chip",
+                                       "alltoall_peer_us",
                                        "startup_hours",
                                        "load_gb_per_s",
                                        "billing_granularity_hours",
@@ -105,6 +106,9 @@ static void load_training_params(const struct dc__where *z, struct dc_sizing_par
     s->gradient_bytes = optional_param(&t, "gradient_bytes", 0.5, 8);
     s->sync_overlap = optional_param(&t, "sync_overlap", 0, 1);
     s->network_gbit_per_chip = optional_param(&t, "network_gbit_per_chip", 0.1, 1e5);
+    /* Optional: a set without it counts one latency an all-to-all whatever its
+     * peers (core/src/sizing/embed.c). */
+    s->alltoall_peer_us = optional_param(&t, "alltoall_peer_us", 0, 1e4);
     /* Optional: a set without them counts no fixed costs of a run. */
     s->startup_hours = optional_param(&t, "startup_hours", 0, 100);
     s->load_gb_per_s = optional_param(&t, "load_gb_per_s", 0.001, 1e4);

@@ -90,6 +90,7 @@ struct dc__part {
     double network_bps;   /* bytes/s each chip sends between domains */
     /* a recommender's tables (embed.c) */
     double gather_bps; /* bytes/s of table rows one chip gathers; 0: not timed */
+    double peer_s;     /* latency each peer on another machine adds to an all-to-all */
     /* speech: seconds of audio the host's vCPUs decode a second for one chip;
      * INFINITY when the audio arrives decoded or the host is not known */
     double host_audio_s;

@@ -103,6 +103,8 @@ static void test_import_excerpt(void **state)
     assert_null(cJSON_GetObjectItemCaseSensitive(field(whisper, "measured"), "tokens_per_second"));
     assert_true(fabs(field(whisper, "measured/requests_per_second")->valuedouble - 22.0145) < 1e-3);
     assert_int_equal(field(whisper, "workload/inference/output_tokens")->valueint, 76);
+    assert_non_null(
+        strstr(field(whisper, "evidence")->valuestring, "1397.01 Samples/s (/ 63.459 = 22.0144)"));
     /* MLPerf's harness loads 16 kHz samples before the timed run. */
     assert_true(cJSON_IsTrue(field(whisper, "workload/inference/audio_decoded")));
     assert_string_equal(field(whisper, "workload/precision")->valuestring, "fp16");

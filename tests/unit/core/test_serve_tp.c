@@ -501,6 +501,41 @@ static void test_embedding_training(void **state)
     NEAR(n.p.gather_bps, 0);
 }
 
+/* Across machines each message of the tables' all-to-all to a chip on
+ * another machine adds alltoall_peer_us, whatever its bytes: a serving
+ * batch on two HGX machines (16 chips) pays 8 such peers once; a training
+ * step on 16 machines (128 chips) pays 120 twice (rows out, gradients
+ * back), and inside one machine nothing changes. */
+static void test_embedding_peers_across_machines(void **state)
+{
+    (void)state;
+    struct sized s;
+    size_on(rs, DLRM_SERVE, "h100", &s);
+    double peer = rs->sizing.alltoall_peer_us.value * 1e-6;
+    assert_true(peer > 0);
+    NEAR(s.p.peer_s, peer);
+    double g = rs->sizing.gather_efficiency.value;
+    double peak = dc_ruleset_find_accelerator(rs, "h100")->memory_bandwidth_gbps * 1e9;
+    double row = 214 * 128 * 1.0, act = rs->sizing.tp_activation_bytes.value;
+    NEAR(dc__embed_batch_s(&s.p, 16, 256),
+         256 * row / (16 * peak * g) + dc__alltoall_s(&s.p, 16, 256.0 / 16 * 26 * 128 * act) +
+             8 * peer);
+
+    struct sized t;
+    size_on(rs, DLRM_TRAIN, "h100", &t);
+    double f8 = dc__embed_train_factor(&t.p, 8, 0.5), with = dc__embed_train_factor(&t.p, 128, 0.5);
+    t.p.peer_s = 0;
+    NEAR(dc__embed_train_factor(&t.p, 8, 0.5), f8);
+    double without = dc__embed_train_factor(&t.p, 128, 0.5);
+    assert_true(with < without);
+    /* The factor is compute / (compute + gather + exchange): the peers add
+     * steps x 2 x 120 x alltoall_peer_us (over goodput) to its denominator. */
+    double compute = t.d.training_flops / (128.0 * t.p.peak * 0.5 * t.p.factor);
+    double steps = t.d.samples / 55296.0;
+    double extra = steps * 2.0 * 120.0 * peer / rs->sizing.goodput.value;
+    NEAR(1.0 / with - 1.0 / without, extra / compute);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -519,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_serving_expert_width),
         cmocka_unit_test(test_embedding_batch),
         cmocka_unit_test(test_embedding_training),
+        cmocka_unit_test(test_embedding_peers_across_machines),
         cmocka_unit_test(test_rocm_decode_bandwidth),
         cmocka_unit_test(test_draft_prefill_in_time_to_first_token),
         cmocka_unit_test(test_diffusion_8bit_rate),
