@@ -175,6 +175,18 @@ static struct dc_reason mk_reason(const char *id, int impact, const char *msg, c
     return (struct dc_reason){.rule_id = id, .impact = impact, .message = msg, .source = source};
 }
 
+/* An array of `n` elements of `size` bytes in the arena, not zeroed: for the
+ * arrays every element of which is written whole before it is read (a
+ * candidate's reasons, the ranked copies), so zeroing tens of kilobytes a
+ * request buys nothing. NULL on out of memory or overflow. */
+static void *arena_array(struct dc__arena *ar, size_t n, size_t size)
+{
+    void *p = NULL;
+    if (size != 0 && n > SIZE_MAX / size)
+        return NULL;
+    return dc__arena_take(ar, n * size, &p) == DC_OK ? p : NULL;
+}
+
 static struct dc_reason *new_reason(struct dc__arena *ar, const char *id, const char *msg,
                                     const char *source)
 {
@@ -452,8 +464,8 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
     struct dc_candidate *c = &r->all[i];
     c->acc = &rs->accs[i];
     c->index_ = i;
-    c->reasons = dc__arena_alloc(r->ar, (r->n_hits + DC__MAX_SIZED_HITS + MAX_SIZING_REASONS) *
-                                            sizeof(*c->reasons));
+    c->reasons = arena_array(r->ar, r->n_hits + DC__MAX_SIZED_HITS + MAX_SIZING_REASONS,
+                             sizeof(*c->reasons));
     if (c->reasons == NULL)
         return DC_ENOMEM;
     const struct dc__rule *excl_rule = NULL;
@@ -807,9 +819,9 @@ static enum dc_status rank(struct rec *r)
     }
     if (!apply_gates(r))
         return DC_ENOMEM;
-    res->recommendations = dc__arena_alloc(r->ar, (n_rec + 1) * sizeof(*res->recommendations));
-    res->excluded = dc__arena_alloc(r->ar, (n - n_rec + 1) * sizeof(*res->excluded));
-    struct dc_candidate *tmp = dc__arena_alloc(r->ar, (n_rec + 1) * sizeof(*tmp));
+    res->recommendations = arena_array(r->ar, n_rec + 1, sizeof(*res->recommendations));
+    res->excluded = arena_array(r->ar, n - n_rec + 1, sizeof(*res->excluded));
+    struct dc_candidate *tmp = arena_array(r->ar, n_rec + 1, sizeof(*tmp));
     if (res->recommendations == NULL || res->excluded == NULL || tmp == NULL)
         return DC_ENOMEM;
     for (size_t i = 0; i < n; i++) {
