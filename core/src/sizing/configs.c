@@ -54,19 +54,6 @@ double dc__config_time(const struct dc_sizing_params *s, const struct dc_workloa
     return isfinite(z->hours) ? fmax(z->hours + start, s->min_run_hours.value) : NAN;
 }
 
-int dc__cmp_value(double x, double y)
-{
-    bool kx = isfinite(x), ky = isfinite(y);
-    if (kx != ky)
-        return kx ? -1 : 1;
-    /* Both finite here: the larger magnitude without fmax's call (fmax of two
-     * finite non-negative numbers is the larger of them). */
-    double ax = fabs(x), ay = fabs(y);
-    if (!kx || fabs(x - y) <= TIE * (ax > ay ? ax : ay))
-        return 0;
-    return x < y ? -1 : 1;
-}
-
 int dc__cmp_machines(const struct dc_sizing *x, const struct dc_sizing *y)
 {
     if (x->machines != y->machines)
