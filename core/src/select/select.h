@@ -88,8 +88,9 @@ struct dc__sized_eval {
     enum dc_status rc;
 };
 
-/* Add the `sized` object to a request's facts when a rule reads it. */
-enum dc_status dc__sized_facts_add(const dc_ruleset *rs, cJSON *facts);
+/* Add the `sized` object to a request's facts when a rule reads it, its
+ * nodes in `ar` as the facts' (NULL: cJSON's; dc__facts_build). */
+enum dc_status dc__sized_facts_add(const dc_ruleset *rs, struct dc__arena *ar, cJSON *facts);
 /* Whether a sized rule's effect reaches catalog entry `idx`. */
 bool dc__sized_rules_touch(const dc_ruleset *rs, size_t idx);
 /* The first sized rule excluding candidate `idx` that holds on `z`; NULL. */
