@@ -537,6 +537,16 @@ static const struct dc__part *unlimited_part(struct rec *r, size_t i, struct dc_
     return p;
 }
 
+/* dc__finish_fn: a frontier point of candidate `i` that a balanced pick
+ * takes, finished with the part build_candidate configured it with. */
+static void finish_point(void *ctx, size_t i, struct dc_sizing *z)
+{
+    struct rec *r = ctx;
+    struct dc__part p;
+    dc__part_init(&p, r->rs, &r->res->workload, &r->d, &r->rs->accs[i], perturbation(r->opts, i));
+    dc__sizing_finish(&p, z);
+}
+
 /* Whether candidate `i`'s pick with the budget lifted was kept by its first
  * sizing (training within no chip limit). */
 static bool lifted_kept(const struct rec *r, size_t i)
@@ -834,7 +844,7 @@ static enum dc_status rank(struct rec *r)
             res->recommendations[res->n_recommendations++] = *c;
     }
     dc__balance(r->rs, &res->workload, r->pts.v, r->pts.n, res->recommendations,
-                res->n_recommendations);
+                res->n_recommendations, finish_point, r);
     dc__rank(r->rs, &res->workload, r->pts.v, r->pts.n, res->recommendations,
              res->n_recommendations, tmp);
     dc__shortfall(r->rs, res, r->all, n, size_unlimited, unlimited_floor, r);

@@ -188,8 +188,8 @@ static bool after(double xs, double xt, unsigned xc, double ys, double yt, unsig
 /* Append the configurations of `v` (feasible and priced: ok[i]) that no
  * other of them beats on both cost and time: sorted by cost, each that is
  * faster than every cheaper one. */
-static enum dc_status keep_frontier(const struct dc__part *p, size_t idx, const struct dc_sizing *v,
-                                    const struct figures *f, size_t n, struct dc__points *pts)
+static enum dc_status keep_frontier(size_t idx, const struct dc_sizing *v, const struct figures *f,
+                                    size_t n, struct dc__points *pts)
 {
     struct {
         double spend, time;
@@ -226,8 +226,7 @@ static enum dc_status keep_frontier(const struct dc__part *p, size_t idx, const 
             pts->v = grown;
             pts->cap = cap;
         }
-        pts->v[pts->n] = (struct dc__point){idx, v[k[j].i]};
-        dc__sizing_finish(p, &pts->v[pts->n++].z);
+        pts->v[pts->n++] = (struct dc__point){idx, v[k[j].i]}; /* not finished: dc__point */
     }
     return DC_OK;
 }
@@ -468,7 +467,7 @@ static bool configure_training(const struct dc__part *p, size_t idx,
     *pick = v[best];
     pick->basis = training_basis(p, &t, pick);
     dc__sizing_finish(p, pick);
-    *rc = keep_frontier(p, idx, v, f, t.n, pts);
+    *rc = keep_frontier(idx, v, f, t.n, pts);
     return true;
 }
 
@@ -583,7 +582,7 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
         v[i].basis = serving_basis(p, &v[i], first_fit);
     *pick = v[best];
     dc__sizing_finish(p, pick);
-    *rc = keep_frontier(p, idx, v, f, n, pts);
+    *rc = keep_frontier(idx, v, f, n, pts);
     return true;
 }
 

@@ -350,7 +350,10 @@ int dc__cmp_machines(const struct dc_sizing *x, const struct dc_sizing *y);
  * training; the latency target and the rate in serving. */
 bool dc__meets_targets(const struct dc__part *p, const struct dc_sizing *z);
 
-/* One configuration for the frontier (struct dc_frontier_point, less the part). */
+/* One configuration for the frontier (struct dc_frontier_point, less the part).
+ * Its capacity need and uncertainty bands are not worked out
+ * (dc__sizing_finish): neither the frontier nor a comparison reads them, and
+ * the one point a balanced pick takes is finished then (dc__balance). */
 struct dc__point {
     size_t acc; /* catalog index */
     struct dc_sizing z;
