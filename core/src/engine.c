@@ -33,7 +33,8 @@ struct rec {
     struct dc_result *res;
     struct dc__arena *ar;
     struct dc__derived d;
-    cJSON *facts;
+    cJSON *facts;                 /* its nodes in facts_ar */
+    struct dc__arena facts_ar;    /* its first block on dc_recommend's stack */
     const struct dc__rule **hits; /* rules whose condition held */
     size_t n_hits;
     int fam_score[DC_FAMILY_COUNT];
@@ -173,6 +174,18 @@ static bool allowed(const struct dc_workload *w, size_t idx)
 static struct dc_reason mk_reason(const char *id, int impact, const char *msg, const char *source)
 {
     return (struct dc_reason){.rule_id = id, .impact = impact, .message = msg, .source = source};
+}
+
+/* An array of `n` elements of `size` bytes in the arena, not zeroed: for the
+ * arrays every element of which is written whole before it is read (a
+ * candidate's reasons, the ranked copies), so zeroing tens of kilobytes a
+ * request buys nothing. NULL on out of memory or overflow. */
+static void *arena_array(struct dc__arena *ar, size_t n, size_t size)
+{
+    void *p = NULL;
+    if (size != 0 && n > SIZE_MAX / size)
+        return NULL;
+    return dc__arena_take(ar, n * size, &p) == DC_OK ? p : NULL;
 }
 
 static struct dc_reason *new_reason(struct dc__arena *ar, const char *id, const char *msg,
@@ -452,8 +465,8 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
     struct dc_candidate *c = &r->all[i];
     c->acc = &rs->accs[i];
     c->index_ = i;
-    c->reasons = dc__arena_alloc(r->ar, (r->n_hits + DC__MAX_SIZED_HITS + MAX_SIZING_REASONS) *
-                                            sizeof(*c->reasons));
+    c->reasons = arena_array(r->ar, r->n_hits + DC__MAX_SIZED_HITS + MAX_SIZING_REASONS,
+                             sizeof(*c->reasons));
     if (c->reasons == NULL)
         return DC_ENOMEM;
     const struct dc__rule *excl_rule = NULL;
@@ -522,6 +535,16 @@ static const struct dc__part *unlimited_part(struct rec *r, size_t i, struct dc_
     if (kept)
         r->unlimited_ready[i] = true;
     return p;
+}
+
+/* dc__finish_fn: a frontier point of candidate `i` that a balanced pick
+ * takes, finished with the part build_candidate configured it with. */
+static void finish_point(void *ctx, size_t i, struct dc_sizing *z)
+{
+    struct rec *r = ctx;
+    struct dc__part p;
+    dc__part_init(&p, r->rs, &r->res->workload, &r->d, &r->rs->accs[i], perturbation(r->opts, i));
+    dc__sizing_finish(&p, z);
 }
 
 /* Whether candidate `i`'s pick with the budget lifted was kept by its first
@@ -807,9 +830,9 @@ static enum dc_status rank(struct rec *r)
     }
     if (!apply_gates(r))
         return DC_ENOMEM;
-    res->recommendations = dc__arena_alloc(r->ar, (n_rec + 1) * sizeof(*res->recommendations));
-    res->excluded = dc__arena_alloc(r->ar, (n - n_rec + 1) * sizeof(*res->excluded));
-    struct dc_candidate *tmp = dc__arena_alloc(r->ar, (n_rec + 1) * sizeof(*tmp));
+    res->recommendations = arena_array(r->ar, n_rec + 1, sizeof(*res->recommendations));
+    res->excluded = arena_array(r->ar, n - n_rec + 1, sizeof(*res->excluded));
+    struct dc_candidate *tmp = arena_array(r->ar, n_rec + 1, sizeof(*tmp));
     if (res->recommendations == NULL || res->excluded == NULL || tmp == NULL)
         return DC_ENOMEM;
     for (size_t i = 0; i < n; i++) {
@@ -821,7 +844,7 @@ static enum dc_status rank(struct rec *r)
             res->recommendations[res->n_recommendations++] = *c;
     }
     dc__balance(r->rs, &res->workload, r->pts.v, r->pts.n, res->recommendations,
-                res->n_recommendations);
+                res->n_recommendations, finish_point, r);
     dc__rank(r->rs, &res->workload, r->pts.v, r->pts.n, res->recommendations,
              res->n_recommendations, tmp);
     dc__shortfall(r->rs, res, r->all, n, size_unlimited, unlimited_floor, r);
@@ -896,8 +919,8 @@ static enum dc_status begin(struct rec *r, const cJSON *workload, struct dc_erro
     res->assumptions = dc__arena_alloc(r->ar, DC__MAX_ASSUMPTIONS * sizeof(*res->assumptions));
     if (res->warnings == NULL || res->assumptions == NULL)
         return DC_ENOMEM;
-    rc = dc__facts_build(r->rs, &res->workload, &r->d, &r->facts);
-    return rc == DC_OK ? dc__sized_facts_add(r->rs, r->facts) : rc;
+    rc = dc__facts_build(r->rs, &res->workload, &r->d, &r->facts_ar, &r->facts);
+    return rc == DC_OK ? dc__sized_facts_add(r->rs, &r->facts_ar, r->facts) : rc;
 }
 
 enum dc_status dc_recommend(const dc_ruleset *rs, const cJSON *workload,
@@ -909,6 +932,11 @@ enum dc_status dc_recommend(const dc_ruleset *rs, const cJSON *workload,
         return dc_error_set(err, DC_EINVAL, NULL, "dc_recommend: NULL argument");
     *out = NULL;
     struct rec r = {.rs = rs, .opts = opts != NULL ? opts : &no_opts};
+    /* The facts document's nodes: 12 KB, room for 192 (bench_core's
+     * workloads take 92; each allowed accelerator and provider adds one),
+     * so that building it takes no malloc and freeing it no free. */
+    double facts_buf[1536];
+    dc__arena_init(&r.facts_ar, facts_buf, sizeof(facts_buf), SIZE_MAX, NULL);
     enum dc_status rc = begin(&r, workload, err);
     if (rc == DC_OK)
         rc = evaluate_rules(&r);
@@ -937,7 +965,7 @@ enum dc_status dc_recommend(const dc_ruleset *rs, const cJSON *workload,
     free(r.unlimited);
     free(r.unlimited_ready);
     free(r.pts.v);
-    cJSON_Delete(r.facts);
+    dc__arena_release(&r.facts_ar);
     dc__arena_free(r.ar);
     return rc;
 }

@@ -46,7 +46,7 @@ static enum dc_status measure(const dc_ruleset *rs, const cJSON *json, uint64_t 
     if (rc != DC_OK)
         return rc;
     dc__derive(rs, &w, &d);
-    rc = dc__facts_build(rs, &w, &d, &facts);
+    rc = dc__facts_build(rs, &w, &d, NULL, &facts);
     for (size_t i = 0; rc == DC_OK && i < rs->n_rules; i++) {
         bool hit = false;
         uint64_t spent = 0;

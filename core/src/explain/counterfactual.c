@@ -107,7 +107,7 @@ static enum dc_status current_document(struct cf_ctx *c)
 {
     struct dc__derived d;
     dc__derive(c->rs, &c->base->workload, &d);
-    return dc__facts_build(c->rs, &c->base->workload, &d, &c->current);
+    return dc__facts_build(c->rs, &c->base->workload, &d, NULL, &c->current);
 }
 
 static enum dc_status explain_changes(struct cf_ctx *c, struct dc_explanation *e)

@@ -198,14 +198,12 @@ static enum dc_status registry_hint(const dc_ruleset *rs, struct dc_result *res,
     double best_gap = 0.10;
     for (size_t i = 0; i < dc_ruleset_model_count(rs); i++) {
         const struct dc_model_info *m = dc_ruleset_model(rs, i);
-        if (m->architecture == NULL || strcmp(m->architecture, w->architecture) != 0)
+        /* Read at load: a registry entry's model object has dozens of members. */
+        double params = rs->model_parameters[i];
+        if (!(params > 0) || m->architecture == NULL ||
+            strcmp(m->architecture, w->architecture) != 0)
             continue;
-        /* Looked up only for an entry of the architecture: a registry entry's
-         * model object has dozens of members. */
-        const cJSON *p = cJSON_GetObjectItemCaseSensitive(m->model, "parameters");
-        if (!cJSON_IsNumber(p) || !(p->valuedouble > 0))
-            continue;
-        double gap = fabs(w->parameters - p->valuedouble) / p->valuedouble;
+        double gap = fabs(w->parameters - params) / params;
         if (gap <= best_gap)
             best = m, best_gap = gap;
     }

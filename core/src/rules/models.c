@@ -487,8 +487,9 @@ void dc__load_models(struct dc__loader *L, dc_ruleset *rs, const char *file, con
         return;
     }
     rs->models = calloc(n + 1, sizeof(*rs->models));
+    rs->model_parameters = calloc(n + 1, sizeof(*rs->model_parameters));
     rs->model_trees = cJSON_CreateArray();
-    if (rs->models == NULL || rs->model_trees == NULL) {
+    if (rs->models == NULL || rs->model_parameters == NULL || rs->model_trees == NULL) {
         L->oom = true;
         return;
     }
@@ -499,13 +500,19 @@ void dc__load_models(struct dc__loader *L, dc_ruleset *rs, const char *file, con
         if (L->oom)
             return;
     }
+    for (size_t i = 0; i < rs->n_models; i++) {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(rs->models[i].model, "parameters");
+        rs->model_parameters[i] = cJSON_IsNumber(p) && p->valuedouble > 0 ? p->valuedouble : NAN;
+    }
 }
 
 void dc__models_free(dc_ruleset *rs)
 {
     free(rs->models);
+    free(rs->model_parameters);
     cJSON_Delete(rs->model_trees);
     rs->models = NULL;
+    rs->model_parameters = NULL;
     rs->model_trees = NULL;
     rs->n_models = 0;
 }

@@ -63,6 +63,10 @@ struct dc_ruleset {
     /* models.yaml (core/src/rules/models.c); none when the set has no such file. */
     struct dc_model_info *models;
     size_t n_models;
+    /* Each entry's model.parameters, read once at load (NAN: none, or not
+     * above 0): every recommendation of a model given by its size compares
+     * it with the registry's (reasons/defaults.c). */
+    double *model_parameters;
     cJSON *model_trees; /* owns every entry's model, details, sources and notes */
 };
 

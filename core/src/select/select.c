@@ -228,7 +228,7 @@ static bool worth_memo(const struct dc_sizing *anchor, double c0, double t0, dou
 }
 
 void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
-                 size_t n_pts, struct dc_candidate *v, size_t n)
+                 size_t n_pts, struct dc_candidate *v, size_t n, dc__finish_fn finish, void *ctx)
 {
     if (w->objective != DC_OBJECTIVE_BALANCED)
         return;
@@ -285,6 +285,7 @@ void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct
         }
         if (best != &c->sizing) {
             c->sizing = *best;
+            finish(ctx, c->index_, &c->sizing); /* as its part's pick was */
             c->sizing.basis = DC_BASIS_BALANCED;
         }
     }

@@ -25,11 +25,15 @@
 bool dc__balance_worth(const struct dc_sizing_params *s, const struct dc_workload *w,
                        const struct dc_sizing *anchor, const struct dc_sizing *z, double cap);
 
+/* Completes a point's sizing (dc__sizing_finish) with the part of catalog
+ * entry `acc` as it was configured. */
+typedef void (*dc__finish_fn)(void *ctx, size_t acc, struct dc_sizing *z);
+
 /* Objective balanced: each candidate that meets every target and whose
  * configuration is worth it takes the fastest of its part's configurations
- * that are, and is marked in_band (select.c). */
+ * that are, finished by `finish`, and is marked in_band (select.c). */
 void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
-                 size_t n_pts, struct dc_candidate *v, size_t n);
+                 size_t n_pts, struct dc_candidate *v, size_t n, dc__finish_fn finish, void *ctx);
 
 /* Whether a candidate may be the pick when it meets every target: not a
  * part a gate holds (the team's stack, a part not suited) while its price is
@@ -88,8 +92,9 @@ struct dc__sized_eval {
     enum dc_status rc;
 };
 
-/* Add the `sized` object to a request's facts when a rule reads it. */
-enum dc_status dc__sized_facts_add(const dc_ruleset *rs, cJSON *facts);
+/* Add the `sized` object to a request's facts when a rule reads it, its
+ * nodes in `ar` as the facts' (NULL: cJSON's; dc__facts_build). */
+enum dc_status dc__sized_facts_add(const dc_ruleset *rs, struct dc__arena *ar, cJSON *facts);
 /* Whether a sized rule's effect reaches catalog entry `idx`. */
 bool dc__sized_rules_touch(const dc_ruleset *rs, size_t idx);
 /* The first sized rule excluding candidate `idx` that holds on `z`; NULL. */

@@ -39,16 +39,25 @@ static const char *const sized_keys[] = {"memory_gb", "chips", "chips_per_replic
                                          "batch_per_replica"};
 #define N_SIZED_KEYS (sizeof(sized_keys) / sizeof(sized_keys[0]))
 
-enum dc_status dc__sized_facts_add(const dc_ruleset *rs, cJSON *facts)
+enum dc_status dc__sized_facts_add(const dc_ruleset *rs, struct dc__arena *ar, cJSON *facts)
 {
     if (rs->n_sized_rules == 0)
         return DC_OK;
-    const char *const *keys = sized_keys;
-    cJSON *sized = cJSON_AddObjectToObject(facts, "sized");
-    for (size_t k = 0; sized != NULL && k < N_SIZED_KEYS; k++)
-        if (cJSON_AddNumberToObject(sized, keys[k], 0) == NULL)
+    cJSON *sized = dc__facts_item(ar, cJSON_Object, 0, NULL);
+    if (sized == NULL || !cJSON_AddItemToObjectCS(facts, "sized", sized)) {
+        if (ar == NULL)
+            cJSON_Delete(sized);
+        return DC_ENOMEM;
+    }
+    for (size_t k = 0; k < N_SIZED_KEYS; k++) {
+        cJSON *m = dc__facts_item(ar, cJSON_Number, 0, NULL);
+        if (m == NULL || !cJSON_AddItemToObjectCS(sized, sized_keys[k], m)) {
+            if (ar == NULL)
+                cJSON_Delete(m);
             return DC_ENOMEM;
-    return sized != NULL ? DC_OK : DC_ENOMEM;
+        }
+    }
+    return DC_OK;
 }
 
 /* The facts' `sized` object, NULL when no rule reads it: the member

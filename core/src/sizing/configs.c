@@ -54,19 +54,6 @@ double dc__config_time(const struct dc_sizing_params *s, const struct dc_workloa
     return isfinite(z->hours) ? fmax(z->hours + start, s->min_run_hours.value) : NAN;
 }
 
-int dc__cmp_value(double x, double y)
-{
-    bool kx = isfinite(x), ky = isfinite(y);
-    if (kx != ky)
-        return kx ? -1 : 1;
-    /* Both finite here: the larger magnitude without fmax's call (fmax of two
-     * finite non-negative numbers is the larger of them). */
-    double ax = fabs(x), ay = fabs(y);
-    if (!kx || fabs(x - y) <= TIE * (ax > ay ? ax : ay))
-        return 0;
-    return x < y ? -1 : 1;
-}
-
 int dc__cmp_machines(const struct dc_sizing *x, const struct dc_sizing *y)
 {
     if (x->machines != y->machines)
@@ -201,8 +188,8 @@ static bool after(double xs, double xt, unsigned xc, double ys, double yt, unsig
 /* Append the configurations of `v` (feasible and priced: ok[i]) that no
  * other of them beats on both cost and time: sorted by cost, each that is
  * faster than every cheaper one. */
-static enum dc_status keep_frontier(const struct dc__part *p, size_t idx, const struct dc_sizing *v,
-                                    const struct figures *f, size_t n, struct dc__points *pts)
+static enum dc_status keep_frontier(size_t idx, const struct dc_sizing *v, const struct figures *f,
+                                    size_t n, struct dc__points *pts)
 {
     struct {
         double spend, time;
@@ -230,15 +217,16 @@ static enum dc_status keep_frontier(const struct dc__part *p, size_t idx, const 
             continue;
         best = k[j].time;
         if (pts->n == pts->cap) {
-            size_t cap = pts->cap == 0 ? 64 : pts->cap * 2;
+            /* 128 first: bench_core's training workload keeps 83 points,
+             * and a realloc that moves them copies ~430 bytes a point. */
+            size_t cap = pts->cap == 0 ? 128 : pts->cap * 2;
             struct dc__point *grown = realloc(pts->v, cap * sizeof(*grown));
             if (grown == NULL)
                 return DC_ENOMEM;
             pts->v = grown;
             pts->cap = cap;
         }
-        pts->v[pts->n] = (struct dc__point){idx, v[k[j].i]};
-        dc__sizing_finish(p, &pts->v[pts->n++].z);
+        pts->v[pts->n++] = (struct dc__point){idx, v[k[j].i]}; /* not finished: dc__point */
     }
     return DC_OK;
 }
@@ -479,7 +467,7 @@ static bool configure_training(const struct dc__part *p, size_t idx,
     *pick = v[best];
     pick->basis = training_basis(p, &t, pick);
     dc__sizing_finish(p, pick);
-    *rc = keep_frontier(p, idx, v, f, t.n, pts);
+    *rc = keep_frontier(idx, v, f, t.n, pts);
     return true;
 }
 
@@ -594,7 +582,7 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
         v[i].basis = serving_basis(p, &v[i], first_fit);
     *pick = v[best];
     dc__sizing_finish(p, pick);
-    *rc = keep_frontier(p, idx, v, f, n, pts);
+    *rc = keep_frontier(idx, v, f, n, pts);
     return true;
 }
 

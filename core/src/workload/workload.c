@@ -5,11 +5,14 @@
  * checks every field it reads (type, enum, range) because the core is also
  * called from the CLI and from tests, and must never trust its caller. The
  * `model` object is read by model_object.c, which the model registry shares. */
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "dc/workload.h"
+#include "arena.h"
 #include "dc/models.h"
 #include "dc/utf8.h"
 #include "dc/numfmt.h"
@@ -747,22 +750,85 @@ const char *dc_objective_name(enum dc_objective o)
     return (unsigned)o <= DC_OBJECTIVE_BALANCED ? objectives[o] : "unknown";
 }
 
-static cJSON *num_or_null(double d)
+/* A node as cJSON_Create* makes it, in `ar`: zeroed, its type set, a
+ * number's valueint saturated as cJSON_CreateNumber sets it. */
+static cJSON *arena_item(struct dc__arena *ar, int type, double number, const char *string)
 {
-    return isfinite(d) ? cJSON_CreateNumber(d) : cJSON_CreateNull();
+    cJSON *n = dc__arena_alloc(ar, sizeof(*n));
+    if (n == NULL)
+        return NULL;
+    n->type = type;
+    if (type == cJSON_Number) {
+        n->valuedouble = number;
+        n->valueint = number >= INT_MAX           ? INT_MAX
+                      : number <= (double)INT_MIN ? INT_MIN
+                                                  : (int)number;
+    } else if (type == cJSON_String) {
+        n->type |= cJSON_IsReference;
+        n->valuestring = (char *)(uintptr_t)string;
+    }
+    return n;
+}
+
+cJSON *dc__facts_item(struct dc__arena *ar, int type, double number, const char *string)
+{
+    if (ar != NULL)
+        return arena_item(ar, type, number, string);
+    switch (type) {
+    case cJSON_Number:
+        return cJSON_CreateNumber(number);
+    case cJSON_String:
+        return cJSON_CreateStringReference(string);
+    case cJSON_Object:
+        return cJSON_CreateObject();
+    case cJSON_Array:
+        return cJSON_CreateArray();
+    case cJSON_True:
+    case cJSON_False:
+        return cJSON_CreateBool(type == cJSON_True);
+    default:
+        return cJSON_CreateNull();
+    }
 }
 
 /* cJSON_Add* return NULL on OOM; one flag collects them so the builder reads
- * as the shape it builds. */
+ * as the shape it builds. Nodes come from `ar`, or from cJSON when NULL. */
 struct builder {
     bool oom;
+    struct dc__arena *ar;
 };
+
+static cJSON *num(struct builder *b, double d)
+{
+    return dc__facts_item(b->ar, cJSON_Number, d, NULL);
+}
+
+static cJSON *num_or_null(struct builder *b, double d)
+{
+    return dc__facts_item(b->ar, isfinite(d) ? cJSON_Number : cJSON_NULL, d, NULL);
+}
+
+static cJSON *boolean(struct builder *b, bool v)
+{
+    return dc__facts_item(b->ar, v ? cJSON_True : cJSON_False, 0, NULL);
+}
+
+static cJSON *null_item(struct builder *b)
+{
+    return dc__facts_item(b->ar, cJSON_NULL, 0, NULL);
+}
+
+static cJSON *array(struct builder *b)
+{
+    return dc__facts_item(b->ar, cJSON_Array, 0, NULL);
+}
 
 static cJSON *obj(struct builder *b, cJSON *parent, const char *key)
 {
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = dc__facts_item(b->ar, cJSON_Object, 0, NULL);
     if (o == NULL || !cJSON_AddItemToObjectCS(parent, key, o)) {
-        cJSON_Delete(o);
+        if (b->ar == NULL)
+            cJSON_Delete(o);
         b->oom = true;
         return parent; /* keep building into something valid; the result is discarded */
     }
@@ -772,22 +838,23 @@ static cJSON *obj(struct builder *b, cJSON *parent, const char *key)
 static void put(struct builder *b, cJSON *parent, const char *key, cJSON *v)
 {
     if (v == NULL || !cJSON_AddItemToObjectCS(parent, key, v)) {
-        cJSON_Delete(v);
+        if (b->ar == NULL)
+            cJSON_Delete(v);
         b->oom = true;
     }
 }
 
-static cJSON *str(const char *s)
+static cJSON *str(struct builder *b, const char *s)
 {
-    return cJSON_CreateStringReference(s);
+    return dc__facts_item(b->ar, cJSON_String, 0, s);
 }
 
 static void put_allowed(struct builder *b, const dc_ruleset *rs, const struct dc_workload *w,
                         cJSON *parent)
 {
-    cJSON *ids = cJSON_CreateArray();
+    cJSON *ids = array(b);
     for (size_t i = 0; ids != NULL && i < w->n_allowed; i++) {
-        cJSON *s = str(dc_ruleset_accelerator(rs, w->allowed[i])->id);
+        cJSON *s = str(b, dc_ruleset_accelerator(rs, w->allowed[i])->id);
         if (s == NULL)
             b->oom = true;
         else
@@ -799,120 +866,121 @@ static void put_allowed(struct builder *b, const dc_ruleset *rs, const struct dc
 static void put_model(struct builder *b, const struct dc_workload *w, cJSON *root)
 {
     cJSON *m = obj(b, root, "model");
-    put(b, m, "architecture", str(w->architecture));
-    put(b, m, "parameters", cJSON_CreateNumber(w->parameters));
-    put(b, m, "active_parameters", cJSON_CreateNumber(w->active_parameters));
-    put(b, m, "embedding_parameters", cJSON_CreateNumber(w->embedding_parameters));
-    put(b, m, "flops_per_sample", num_or_null(w->flops_per_sample));
-    put(b, m, "custom_ops", cJSON_CreateBool(w->custom_ops));
-    put(b, m, "dynamic_shapes", cJSON_CreateBool(w->dynamic_shapes));
-    put(b, m, "sparse_embeddings", cJSON_CreateBool(w->sparse_embeddings));
-    put(b, m, "compute_pattern", str(w->compute_pattern));
-    put(b, m, "layers", num_or_null(w->layers));
-    put(b, m, "hidden_size", num_or_null(w->hidden_size));
-    put(b, m, "attention_heads", num_or_null(w->attention_heads));
-    put(b, m, "kv_heads", num_or_null(w->kv_heads));
-    put(b, m, "name", w->model_name != NULL ? str(w->model_name) : cJSON_CreateNull());
-    put(b, m, "head_dim", num_or_null(w->head_dim));
-    put(b, m, "intermediate_size", num_or_null(w->intermediate_size));
-    put(b, m, "context_length", num_or_null(w->context_length));
-    put(b, m, "attention", str(w->attention));
-    put(b, m, "sliding_window", num_or_null(w->sliding_window));
-    put(b, m, "full_attention_every", num_or_null(w->full_attention_every));
-    put(b, m, "kv_latent_dim", num_or_null(w->kv_latent_dim));
-    put(b, m, "experts", num_or_null(w->experts));
-    put(b, m, "experts_per_token", num_or_null(w->experts_per_token));
-    put(b, m, "encoder_layers", num_or_null(w->encoder_layers));
-    put(b, m, "tokens_per_sample", num_or_null(w->tokens_per_sample));
-    put(b, m, "denoising_steps", num_or_null(w->denoising_steps));
-    put(b, m, "guidance_passes", num_or_null(w->guidance_passes));
-    put(b, m, "vae_flops_per_sample", num_or_null(w->vae_flops_per_sample));
-    put(b, m, "embedding_dim", num_or_null(w->embedding_dim));
-    put(b, m, "lookups_per_sample", num_or_null(w->lookups_per_sample));
-    put(b, m, "embedding_tables", num_or_null(w->embedding_tables));
+    put(b, m, "architecture", str(b, w->architecture));
+    put(b, m, "parameters", num(b, w->parameters));
+    put(b, m, "active_parameters", num(b, w->active_parameters));
+    put(b, m, "embedding_parameters", num(b, w->embedding_parameters));
+    put(b, m, "flops_per_sample", num_or_null(b, w->flops_per_sample));
+    put(b, m, "custom_ops", boolean(b, w->custom_ops));
+    put(b, m, "dynamic_shapes", boolean(b, w->dynamic_shapes));
+    put(b, m, "sparse_embeddings", boolean(b, w->sparse_embeddings));
+    put(b, m, "compute_pattern", str(b, w->compute_pattern));
+    put(b, m, "layers", num_or_null(b, w->layers));
+    put(b, m, "hidden_size", num_or_null(b, w->hidden_size));
+    put(b, m, "attention_heads", num_or_null(b, w->attention_heads));
+    put(b, m, "kv_heads", num_or_null(b, w->kv_heads));
+    put(b, m, "name", w->model_name != NULL ? str(b, w->model_name) : null_item(b));
+    put(b, m, "head_dim", num_or_null(b, w->head_dim));
+    put(b, m, "intermediate_size", num_or_null(b, w->intermediate_size));
+    put(b, m, "context_length", num_or_null(b, w->context_length));
+    put(b, m, "attention", str(b, w->attention));
+    put(b, m, "sliding_window", num_or_null(b, w->sliding_window));
+    put(b, m, "full_attention_every", num_or_null(b, w->full_attention_every));
+    put(b, m, "kv_latent_dim", num_or_null(b, w->kv_latent_dim));
+    put(b, m, "experts", num_or_null(b, w->experts));
+    put(b, m, "experts_per_token", num_or_null(b, w->experts_per_token));
+    put(b, m, "encoder_layers", num_or_null(b, w->encoder_layers));
+    put(b, m, "tokens_per_sample", num_or_null(b, w->tokens_per_sample));
+    put(b, m, "denoising_steps", num_or_null(b, w->denoising_steps));
+    put(b, m, "guidance_passes", num_or_null(b, w->guidance_passes));
+    put(b, m, "vae_flops_per_sample", num_or_null(b, w->vae_flops_per_sample));
+    put(b, m, "embedding_dim", num_or_null(b, w->embedding_dim));
+    put(b, m, "lookups_per_sample", num_or_null(b, w->lookups_per_sample));
+    put(b, m, "embedding_tables", num_or_null(b, w->embedding_tables));
 }
 
 static void put_derived(struct builder *b, const struct dc__derived *d, cJSON *root)
 {
     cJSON *dv = obj(b, root, "derived");
-    put(b, dv, "training_flops", cJSON_CreateNumber(d->training_flops));
-    put(b, dv, "h100_days", num_or_null(d->h100_days));
-    put(b, dv, "memory_gb", cJSON_CreateNumber(d->memory_gb));
-    put(b, dv, "state_gb", cJSON_CreateNumber(d->state_gb));
-    put(b, dv, "activations_gb", cJSON_CreateNumber(d->activations_gb));
-    put(b, dv, "weights_gb", cJSON_CreateNumber(d->weights_gb));
-    put(b, dv, "active_weights_gb", cJSON_CreateNumber(d->active_weights_gb));
-    put(b, dv, "kv_cache_gb", cJSON_CreateNumber(d->kv_cache_gb));
-    put(b, dv, "dense_parameters", cJSON_CreateNumber(d->dense_parameters));
-    put(b, dv, "generative", cJSON_CreateBool(d->generative));
-    put(b, dv, "precision_bits", cJSON_CreateNumber(d->precision_bits));
+    put(b, dv, "training_flops", num(b, d->training_flops));
+    put(b, dv, "h100_days", num_or_null(b, d->h100_days));
+    put(b, dv, "memory_gb", num(b, d->memory_gb));
+    put(b, dv, "state_gb", num(b, d->state_gb));
+    put(b, dv, "activations_gb", num(b, d->activations_gb));
+    put(b, dv, "weights_gb", num(b, d->weights_gb));
+    put(b, dv, "active_weights_gb", num(b, d->active_weights_gb));
+    put(b, dv, "kv_cache_gb", num(b, d->kv_cache_gb));
+    put(b, dv, "dense_parameters", num(b, d->dense_parameters));
+    put(b, dv, "generative", boolean(b, d->generative));
+    put(b, dv, "precision_bits", num(b, d->precision_bits));
     static const char *const kinds[] = {
         "decoder", "encoder", "encoder-decoder", "diffusion", "vision", "recommender", "other"};
-    put(b, dv, "kind", str(kinds[d->kind]));
-    put(b, dv, "estimate_withheld", cJSON_CreateBool(d->withheld != NULL));
+    put(b, dv, "kind", str(b, kinds[d->kind]));
+    put(b, dv, "estimate_withheld", boolean(b, d->withheld != NULL));
 }
 
 enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w,
-                               const struct dc__derived *d, cJSON **out)
+                               const struct dc__derived *d, struct dc__arena *ar, cJSON **out)
 {
-    struct builder b = {false};
+    struct builder bb = {false, ar}, *b = &bb;
     *out = NULL;
-    cJSON *root = cJSON_CreateObject();
+    cJSON *root = dc__facts_item(ar, cJSON_Object, 0, NULL);
     if (root == NULL)
         return DC_ENOMEM;
-    put(&b, root, "task", str(tasks[w->task]));
-    put(&b, root, "framework", str(w->framework));
-    put(&b, root, "stage", str(w->stage));
-    put(&b, root, "precision", str(dc_workload_precision(w)));
-    put(&b, root, "quantization", str(dc__quantization_names[w->quantization]));
-    put(&b, root, "objective", str(objectives[w->objective]));
-    put(&b, root, "prefer_available", cJSON_CreateBool(w->prefer_available));
-    put_model(&b, w, root);
-    cJSON *t = obj(&b, root, "training");
-    put(&b, t, "tokens", cJSON_CreateNumber(w->tokens));
-    put(&b, t, "samples", num_or_null(w->samples));
-    put(&b, t, "sequence_length", cJSON_CreateNumber(w->sequence_length));
-    put(&b, t, "method", str(methods[w->method]));
-    put(&b, t, "global_batch_size", cJSON_CreateNumber(w->global_batch_size));
-    put(&b, t, "deadline_hours", num_or_null(w->deadline_hours));
-    put(&b, t, "input_bound", cJSON_CreateBool(w->input_bound));
-    cJSON *i = obj(&b, root, "inference");
-    put(&b, i, "requests_per_second", cJSON_CreateNumber(w->requests_per_second));
-    put(&b, i, "latency_ms_p99", num_or_null(w->latency_ms_p99));
-    put(&b, i, "context_tokens", cJSON_CreateNumber(w->context_tokens));
-    put(&b, i, "input_tokens", cJSON_CreateNumber(w->input_tokens));
-    put(&b, i, "output_tokens", cJSON_CreateNumber(w->output_tokens));
-    put(&b, i, "kv_cache_precision", str(dc_precision_name(w->kv_precision)));
-    put(&b, i, "batch_size", num_or_null(w->batch_size));
-    put(&b, i, "prefix_cache_hit_rate", cJSON_CreateNumber(w->prefix_cache_hit_rate));
-    put(&b, i, "audio_decoded", cJSON_CreateBool(w->audio_decoded));
-    put(&b, i, "speculative", cJSON_CreateBool(w->draft_tokens > 0));
-    put(&b, i, "job", cJSON_CreateBool(w->job_requests > 0));
-    cJSON *c = obj(&b, root, "constraints");
-    put(&b, c, "deployment", str(deployments[w->deployment]));
-    cJSON *prov = cJSON_CreateArray();
+    put(b, root, "task", str(b, tasks[w->task]));
+    put(b, root, "framework", str(b, w->framework));
+    put(b, root, "stage", str(b, w->stage));
+    put(b, root, "precision", str(b, dc_workload_precision(w)));
+    put(b, root, "quantization", str(b, dc__quantization_names[w->quantization]));
+    put(b, root, "objective", str(b, objectives[w->objective]));
+    put(b, root, "prefer_available", boolean(b, w->prefer_available));
+    put_model(b, w, root);
+    cJSON *t = obj(b, root, "training");
+    put(b, t, "tokens", num(b, w->tokens));
+    put(b, t, "samples", num_or_null(b, w->samples));
+    put(b, t, "sequence_length", num(b, w->sequence_length));
+    put(b, t, "method", str(b, methods[w->method]));
+    put(b, t, "global_batch_size", num(b, w->global_batch_size));
+    put(b, t, "deadline_hours", num_or_null(b, w->deadline_hours));
+    put(b, t, "input_bound", boolean(b, w->input_bound));
+    cJSON *i = obj(b, root, "inference");
+    put(b, i, "requests_per_second", num(b, w->requests_per_second));
+    put(b, i, "latency_ms_p99", num_or_null(b, w->latency_ms_p99));
+    put(b, i, "context_tokens", num(b, w->context_tokens));
+    put(b, i, "input_tokens", num(b, w->input_tokens));
+    put(b, i, "output_tokens", num(b, w->output_tokens));
+    put(b, i, "kv_cache_precision", str(b, dc_precision_name(w->kv_precision)));
+    put(b, i, "batch_size", num_or_null(b, w->batch_size));
+    put(b, i, "prefix_cache_hit_rate", num(b, w->prefix_cache_hit_rate));
+    put(b, i, "audio_decoded", boolean(b, w->audio_decoded));
+    put(b, i, "speculative", boolean(b, w->draft_tokens > 0));
+    put(b, i, "job", boolean(b, w->job_requests > 0));
+    cJSON *c = obj(b, root, "constraints");
+    put(b, c, "deployment", str(b, deployments[w->deployment]));
+    cJSON *prov = array(b);
     for (unsigned p = 0; prov != NULL && p < DC_PROVIDER_COUNT; p++) {
         if (w->providers & (1u << p)) {
-            cJSON *s = str(dc_provider_name((enum dc_provider)p));
+            cJSON *s = str(b, dc_provider_name((enum dc_provider)p));
             if (s == NULL)
-                b.oom = true;
+                b->oom = true;
             else
                 cJSON_AddItemToArray(prov, s);
         }
     }
-    put(&b, c, "providers", prov);
-    put(&b, c, "budget_usd", num_or_null(w->budget_usd));
-    put(&b, c, "max_accelerators", num_or_null(w->max_accelerators));
-    put_allowed(&b, rs, w, c);
-    put(&b, c, "pricing", str(pricings[w->pricing]));
-    put(&b, c, "portable", cJSON_CreateBool(w->portable));
-    put(&b, c, "fleet_only", cJSON_CreateBool(w->fleet_only));
-    cJSON *team = obj(&b, root, "team");
-    put(&b, team, "cuda_experience", str(w->cuda_experience));
-    put(&b, team, "xla_experience", str(w->xla_experience));
-    put_derived(&b, d, root);
-    if (b.oom) {
-        cJSON_Delete(root);
+    put(b, c, "providers", prov);
+    put(b, c, "budget_usd", num_or_null(b, w->budget_usd));
+    put(b, c, "max_accelerators", num_or_null(b, w->max_accelerators));
+    put_allowed(b, rs, w, c);
+    put(b, c, "pricing", str(b, pricings[w->pricing]));
+    put(b, c, "portable", boolean(b, w->portable));
+    put(b, c, "fleet_only", boolean(b, w->fleet_only));
+    cJSON *team = obj(b, root, "team");
+    put(b, team, "cuda_experience", str(b, w->cuda_experience));
+    put(b, team, "xla_experience", str(b, w->xla_experience));
+    put_derived(b, d, root);
+    if (b->oom) {
+        if (ar == NULL)
+            cJSON_Delete(root);
         return DC_ENOMEM;
     }
     *out = root;

@@ -100,10 +100,21 @@ double dc__served_weight_bytes(const struct dc_sizing_params *s, const struct dc
  * table rows are gathered apart, core/src/sizing/embed.c). */
 double dc__step_weight_bytes(const struct dc__derived *d, double batch);
 
+struct dc__arena;
+
 /* Build the condition document (defaults applied + `derived`). Strings are
- * references into `w` and static tables, so `w` must outlive *out. */
+ * references into `w` and static tables, so `w` must outlive *out. With `ar`
+ * NULL the document is cJSON's (cJSON_Delete it; a caller may edit it with
+ * cJSON's functions); otherwise its nodes live in `ar` and go with it (no
+ * cJSON_Delete, and no cJSON function that frees or replaces a node): a
+ * recommendation's document costs no malloc then. */
 enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w,
-                               const struct dc__derived *d, cJSON **out);
+                               const struct dc__derived *d, struct dc__arena *ar, cJSON **out);
+/* One node of a facts document, as dc__facts_build makes them (`ar` as
+ * there): cJSON_Number (`number`), cJSON_String (a reference to `string`),
+ * cJSON_Object, cJSON_Array, cJSON_True, cJSON_False or cJSON_NULL; NULL on
+ * out of memory. */
+cJSON *dc__facts_item(struct dc__arena *ar, int type, double number, const char *string);
 
 /* The values an enumerated workload field takes (NULL-terminated; the
  * contract's values, though not always in its order: precision lists tf32
