@@ -358,6 +358,15 @@ void api_jw_number(struct api_jw *w, double d)
     w->comma = true;
 }
 
+void api_jw_number_sig(struct api_jw *w, double d, int digits)
+{
+    sep(w);
+    if (!reserve(w, API_JSON_NUMBER_BUF))
+        return;
+    w->len += api_json_number_sig(d, digits, w->p + w->len, API_JSON_NUMBER_BUF);
+    w->comma = true;
+}
+
 void api_jw_bool(struct api_jw *w, bool b)
 {
     sep(w);

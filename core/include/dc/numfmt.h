@@ -33,6 +33,13 @@ enum dc_period {
  * that are 0, not finite or too small to scale are returned as they are. */
 double dc_round_sig(double v, int digits);
 
+/* dc_round_sig, with the whole number it rounded to and its scale for a
+ * value of 1e-21 <= |v| < 1e21 rounded to 1 to 17 digits: the result is
+ * *mantissa / 10^*scale (times 10^-*scale when the scale is negative), the
+ * sign of v aside, so a writer can print those digits without finding them
+ * again (api/src/json_number.c). *mantissa is 0 for every other value. */
+double dc_round_sig_parts(double v, int digits, double *mantissa, int *scale);
+
 /* Dollars: under $1 three significant digits ($0.512), under $100 cents
  * ($6.88), under $1,000 whole dollars ($114), then 3 significant digits with
  * k, M, B or T ($92.4k), followed by the period's suffix. */
