@@ -1,25 +1,34 @@
 /* core/src/base/textf.c -- snprintf for "%s"-only formats (textf.h).
  *
- * Each piece, a run of the format or an argument, is measured (strchr,
- * strlen) and copied whole with memcpy: a body's texts pass a few hundred
- * bytes through each call, which a byte-at-a-time loop, checking the room
- * and the end at every byte, paid for several times over. It is a file of
- * its own so that the byte-identity test (tests/unit/api/extra.cmake) can
- * link snprintf in its place. */
+ * The pieces, runs of the format and the arguments, are a few bytes to a
+ * few dozen each (a body's texts join some 1,600 of them): each is copied
+ * byte by byte in the one pass that finds its end, where measuring it first
+ * (strchr, strlen) and then copying it (memcpy) took three library calls a
+ * piece, and most of these texts' time. It is a file of its own so that the
+ * byte-identity test (tests/unit/api/extra.cmake) can link snprintf in its
+ * place. */
 #include "textf.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <string.h>
 
-/* Appends the n bytes of s at buf[k], as far as len - 1 bytes of buf reach;
- * returns k + n, the length the whole text has so far. */
-static size_t append(char *buf, size_t len, size_t k, const char *s, size_t n)
+/* Appends the piece that starts at s and ends at its NUL or, for a run of
+ * the format (`fmt`), at its first '%': copied to buf[*k] on while room is
+ * left before buf[len - 1], only counted past it. Adds the piece's whole
+ * length to *k; returns where the piece ends. */
+static inline const char *append(char *buf, size_t len, size_t *k, const char *s, bool fmt)
 {
-    if (k + 1 < len) {
-        size_t room = len - 1 - k;
-        memcpy(buf + k, s, n < room ? n : room);
+    const char *p = s;
+    if (*k + 1 < len) {
+        char *o = buf + *k, *stop = buf + len - 1;
+        while (o < stop && *p != '\0' && !(fmt && *p == '%'))
+            *o++ = *p++;
     }
-    return k + n;
+    while (*p != '\0' && !(fmt && *p == '%'))
+        p++;
+    *k += (size_t)(p - s);
+    return p;
 }
 
 int dc__textf(char *buf, size_t len, const char *fmt, ...)
@@ -29,22 +38,19 @@ int dc__textf(char *buf, size_t len, const char *fmt, ...)
     size_t k = 0;
     const char *p = fmt;
     for (;;) {
-        const char *pct = strchr(p, '%');
-        k = append(buf, len, k, p, pct != NULL ? (size_t)(pct - p) : strlen(p));
-        if (pct == NULL)
+        p = append(buf, len, &k, p, true);
+        if (*p == '\0')
             break;
-        if (pct[1] == 's') {
+        if (p[1] == 's') {
             const char *s = va_arg(ap, const char *);
             if (s == NULL) /* what glibc prints for it, so no text differs */
                 s = "(null)";
-            k = append(buf, len, k, s, strlen(s));
-            p = pct + 2;
-        } else if (pct[1] == '%') {
-            k = append(buf, len, k, "%", 1);
-            p = pct + 2;
+            append(buf, len, &k, s, false);
+            p += 2;
         } else {
-            k = append(buf, len, k, "%", 1);
-            p = pct + 1;
+            /* "%%" is one '%'; any other '%' is copied as it stands. */
+            append(buf, len, &k, "%", false);
+            p += p[1] == '%' ? 2 : 1;
         }
     }
     va_end(ap);
