@@ -359,26 +359,42 @@ size_t api_json_number(double d, char *buf, size_t cap)
 }
 
 /* api_json_number(dc_round_sig(d, digits)), the digits taken from the
- * rounding itself: the rounded value r is m / 10^s, m a whole number of at
- * most `digits` digits (below 2^53) and 10^s exact (0 <= s <= 19), so r is
- * the double nearest that decimal, "%1.15g" prints its digits (fixed
- * notation from 1e-4 on) and strtod reads them back as r: short_decimal's
- * argument, without finding m again. Anything else (a whole r, s < 0, takes
- * the integer path) is formatted as any number is. */
+ * rounding itself (dc_round_sig_digits) without the rounded value: that
+ * value r is m / 10^s, m a whole number of at most `digits` digits (below
+ * 2^53) and 10^s exact (0 <= s <= 19), so r is the double nearest that
+ * decimal, "%1.15g" prints its digits (fixed notation from 1e-4 on) and
+ * strtod reads them back as r: short_decimal's argument. With s < 0, r = m *
+ * 10^-s is a whole number (m * 5^-s below 2^53) whose digits the integer
+ * path prints below 10^15: m's, then -s zeros. Anything else is rounded
+ * and formatted as any number is. */
 size_t api_json_number_sig(double d, int digits, char *buf, size_t cap)
 {
     double m = 0;
     int s = 0;
-    double r = dc_round_sig_parts(d, digits, &m, &s);
-    if (m > 0 && m < 1e15 && digits <= 15 && s >= 0 && s <= 19 && cap >= API_JSON_NUMBER_BUF) {
+    if (digits <= 15 && cap >= API_JSON_NUMBER_BUF && dc_round_sig_digits(d, digits, &m, &s) &&
+        s <= 19) {
         uint64_t mi = (uint64_t)m;
-        while (s > 0 && mi % 10u == 0) {
-            mi /= 10u;
-            s--;
+        size_t n = 0;
+        if (s < 0) {
+            size_t nd = digit_count(mi), zeros = (size_t)-s;
+            if (nd + zeros <= 15) {
+                if (d < 0)
+                    buf[n++] = '-';
+                put_digits(mi, nd, buf + n);
+                memset(buf + n + nd, '0', zeros);
+                n += nd + zeros;
+                buf[n] = '\0';
+                return n;
+            }
+        } else {
+            while (s > 0 && mi % 10u == 0) {
+                mi /= 10u;
+                s--;
+            }
+            /* From 1e-4 on "%1.15g" is in fixed notation: m >= 10^(s - 4). */
+            if (s < 4 || mi >= pow10u[s - 4])
+                return put_scaled_digits(d < 0, mi, s, buf);
         }
-        /* From 1e-4 on "%1.15g" is in fixed notation: m >= 10^(s - 4). */
-        if (s < 4 || mi >= pow10u[s - 4])
-            return put_scaled_digits(r < 0, mi, s, buf);
     }
-    return api_json_number(r, buf, cap);
+    return api_json_number(dc_round_sig(d, digits), buf, cap);
 }

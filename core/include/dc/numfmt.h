@@ -14,6 +14,7 @@
 #ifndef DC_NUMFMT_H
 #define DC_NUMFMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* What a sum of money is per (its suffix). */
@@ -33,12 +34,13 @@ enum dc_period {
  * that are 0, not finite or too small to scale are returned as they are. */
 double dc_round_sig(double v, int digits);
 
-/* dc_round_sig, with the whole number it rounded to and its scale for a
- * value of 1e-21 <= |v| < 1e21 rounded to 1 to 17 digits: the result is
- * *mantissa / 10^*scale (times 10^-*scale when the scale is negative), the
- * sign of v aside, so a writer can print those digits without finding them
- * again (api/src/json_number.c). *mantissa is 0 for every other value. */
-double dc_round_sig_parts(double v, int digits, double *mantissa, int *scale);
+/* The digits dc_round_sig(v, digits) rounds v to, for 1e-21 <= |v| < 1e21
+ * and 1 to 17 digits: the whole number *mantissa and the scale *scale such
+ * that the result is (the sign of v aside) *mantissa / 10^*scale, or
+ * *mantissa * 10^-*scale when the scale is negative, so a writer can print
+ * those digits without finding them again (api/src/json_number.c). False,
+ * setting nothing, for any other value. */
+bool dc_round_sig_digits(double v, int digits, double *mantissa, int *scale);
 
 /* Dollars: under $1 three significant digits ($0.512), under $100 cents
  * ($6.88), under $1,000 whole dollars ($114), then 3 significant digits with
