@@ -42,7 +42,9 @@ static inline bool reserve(struct api_jw *w, size_t n)
     return grow(w, n);
 }
 
-static void put(struct api_jw *w, const char *s, size_t n)
+/* Inlined: most callers pass a literal, whose copy the compiler then
+ * writes as a few moves instead of a call to memcpy. */
+static inline void put(struct api_jw *w, const char *s, size_t n)
 {
     if (!reserve(w, n))
         return;
@@ -414,7 +416,10 @@ void api_jw_number_sig(struct api_jw *w, double d, int digits)
 void api_jw_bool(struct api_jw *w, bool b)
 {
     sep(w);
-    put(w, b ? "true" : "false", b ? 4 : 5);
+    if (b)
+        put(w, "true", 4);
+    else
+        put(w, "false", 5);
     w->comma = true;
 }
 
