@@ -39,7 +39,8 @@ double dc_round_sig(double v, int digits);
  * that the result is (the sign of v aside) *mantissa / 10^*scale, or
  * *mantissa * 10^-*scale when the scale is negative, so a writer can print
  * those digits without finding them again (api/src/json_number.c). False,
- * setting nothing, for any other value. */
+ * setting nothing, for any other value and where the scale would pass 22
+ * (dc_round_sig then takes its slower path). */
 bool dc_round_sig_digits(double v, int digits, double *mantissa, int *scale);
 
 /* Dollars: under $1 three significant digits ($0.512), under $100 cents
