@@ -53,11 +53,9 @@ static void write_reason_message(struct api_jw *w, const struct dc_result *res,
 
 /* Display fields (costs, hours) keep the 4 significant digits every text is
  * formatted from (dc/numfmt.h), so bodies show no 17-digit noise and the text
- * beside a number always agrees with it. */
-static double round4(double v)
-{
-    return dc_round_sig(v, DC_JSON_SIGNIFICANT);
-}
+ * beside a number always agrees with it: rounded and printed in one step
+ * (api_jw_number_sig). */
+#define key_round4(w, k, d) (API_JW_KEY(w, k), api_jw_number_sig((w), (d), DC_JSON_SIGNIFICANT))
 
 /* A member whose key is a string literal (API_JW_KEY: its text is made at
  * compile time) and its value. */
@@ -403,8 +401,8 @@ static void write_band_value(struct api_jw *w, const struct dc_band *b)
         return;
     }
     api_jw_object(w);
-    key_number(w, "p10", round4(b->p10));
-    key_number(w, "p90", round4(b->p90));
+    key_round4(w, "p10", b->p10);
+    key_round4(w, "p90", b->p90);
     api_jw_object_end(w);
 }
 
@@ -450,29 +448,29 @@ static void write_sizing(struct api_jw *w, const struct dc_result *res,
     api_jw_object(w);
     key_string(w, "basis", dc_chips_basis_name(z->basis));
     key_string(w, "shape", dc_shape_format(c->acc, &z->shape, shape, sizeof(shape)));
-    key_number(w, "memory_need_gb", round4(z->memory_need_gb));
-    key_number(w, "memory_per_chip_gb", round4(z->memory_per_chip_gb));
+    key_round4(w, "memory_need_gb", z->memory_need_gb);
+    key_round4(w, "memory_per_chip_gb", z->memory_per_chip_gb);
     key_number(w, "chips_for_memory", z->chips_for_memory);
     key_number(w, "chips", z->chips);
     key_number(w, "replicas", z->replicas);
     key_number(w, "chips_per_replica", z->chips_per_replica);
     key_bool(w, "fits", z->fits);
     key_number(w, "peak_tflops", z->peak_tflops);
-    key_number(w, "mfu", round4(z->mfu));
-    key_number(w, "scale_efficiency", round4(z->scale_efficiency));
-    key_number(w, "hours", round4(z->hours));
-    key_number(w, "cost_usd", round4(z->cost_usd));
+    key_round4(w, "mfu", z->mfu);
+    key_round4(w, "scale_efficiency", z->scale_efficiency);
+    key_round4(w, "hours", z->hours);
+    key_round4(w, "cost_usd", z->cost_usd);
     key_string(w, "cost_unit", cost_unit_name(res));
-    key_number(w, "cost_per_hour_usd", round4(z->cost_per_hour_usd));
+    key_round4(w, "cost_per_hour_usd", z->cost_per_hour_usd);
     static const char *const cost_basis[] = {"unknown", "cloud", "on_prem"};
     key_string(w, "cost_basis", cost_basis[z->cost_basis]);
-    key_number(w, "energy_usd", round4(z->energy_usd));
+    key_round4(w, "energy_usd", z->energy_usd);
     key_number(w, "batch_per_replica", z->batch_per_replica);
-    key_number(w, "prefill_ms", round4(z->prefill_ms));
-    key_number(w, "decode_ms", round4(z->decode_ms));
-    key_number(w, "request_ms", round4(z->request_ms));
-    key_number(w, "throughput_rps", round4(z->throughput_rps));
-    key_number(w, "tokens_per_second", round4(z->tokens_per_second));
+    key_round4(w, "prefill_ms", z->prefill_ms);
+    key_round4(w, "decode_ms", z->decode_ms);
+    key_round4(w, "request_ms", z->request_ms);
+    key_round4(w, "throughput_rps", z->throughput_rps);
+    key_round4(w, "tokens_per_second", z->tokens_per_second);
     API_JW_KEY(w, "bound");
     api_jw_string_or_null(w, !isfinite(z->decode_ms) ? NULL
                              : z->compute_bound      ? "compute"
@@ -518,12 +516,12 @@ static void write_buying(struct api_jw *w, const struct dc_sizing *z)
         return;
     }
     api_jw_object(w);
-    key_number(w, "startup_hours", round4(o->startup_hours));
-    key_number(w, "checkpoint_hours", round4(o->checkpoint_hours));
-    key_number(w, "eval_hours", round4(o->eval_hours));
-    key_number(w, "billing_hours", round4(o->billing_hours));
-    key_number(w, "hours", round4(o->hours));
-    key_number(w, "cost_usd", round4(o->cost_usd));
+    key_round4(w, "startup_hours", o->startup_hours);
+    key_round4(w, "checkpoint_hours", o->checkpoint_hours);
+    key_round4(w, "eval_hours", o->eval_hours);
+    key_round4(w, "billing_hours", o->billing_hours);
+    key_round4(w, "hours", o->hours);
+    key_round4(w, "cost_usd", o->cost_usd);
     api_jw_object_end(w);
 }
 
@@ -537,10 +535,10 @@ static void write_selection(struct api_jw *w, const struct dc_candidate *c)
     key_bool(w, "priced", s->priced);
     key_number(w, "gates", s->gates);
     key_bool(w, "in_band", s->in_band);
-    key_number(w, "objective_value", round4(s->objective_value));
+    key_round4(w, "objective_value", s->objective_value);
     key_number(w, "soft_points", s->soft_points);
-    key_number(w, "adjustment", round4(s->adjustment));
-    key_number(w, "breakeven_usd_per_chip_hour", round4(s->breakeven_usd_per_chip_hour));
+    key_round4(w, "adjustment", s->adjustment);
+    key_round4(w, "breakeven_usd_per_chip_hour", s->breakeven_usd_per_chip_hour);
     api_jw_object_end(w);
 }
 
@@ -577,12 +575,12 @@ static void write_availability(struct api_jw *w, const struct dc_candidate_avail
     api_jw_object(w);
     key_number(w, "attached", v->attached);
     key_number(w, "free", v->free);
-    key_number(w, "memory_free_gb", round4(v->memory_free_gb));
+    key_round4(w, "memory_free_gb", v->memory_free_gb);
     key_number(w, "nodes", v->nodes);
     key_number(w, "free_nodes", v->free_nodes);
     key_bool(w, "configuration_free", v->configuration_free);
     key_string(w, "source", v->fleet ? "prometheus" : "probe");
-    key_number(w, "age_seconds", round4(v->age_seconds));
+    key_round4(w, "age_seconds", v->age_seconds);
     key_bool(w, "stale", v->stale);
     key_bool(w, "warming", v->warming);
     api_jw_object_end(w);
@@ -600,7 +598,7 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
     key_number(w, "score", c->score);
     key_number(w, "rule_score", c->rule_score);
     key_number(w, "objective_score", c->objective_score);
-    key_number(w, "target_met", round4(c->target_met));
+    key_round4(w, "target_met", c->target_met);
     write_selection(w, c);
     write_targets(w, res, c);
     write_sizing(w, res, c);
@@ -647,9 +645,9 @@ static void write_frontier(struct api_jw *w, const struct dc_result *res)
         key_number(w, "replicas", f->replicas);
         key_number(w, "chips_per_replica", f->chips_per_replica);
         key_number(w, "batch_per_replica", f->batch_per_replica);
-        key_number(w, "cost_usd", round4(f->cost_usd));
-        key_number(w, "cost_per_hour_usd", round4(f->cost_per_hour_usd));
-        key_number(w, "time", round4(f->time));
+        key_round4(w, "cost_usd", f->cost_usd);
+        key_round4(w, "cost_per_hour_usd", f->cost_per_hour_usd);
+        key_round4(w, "time", f->time);
         key_bool(w, "pick", f->pick);
         api_jw_object_end(w);
     }
@@ -673,8 +671,8 @@ static void write_status(struct api_jw *w, const struct dc_result *res)
     api_jw_object(w);
     key_string_or_null(w, "accelerator", m->acc != NULL ? m->acc->id : NULL);
     key_number(w, "chips", m->chips);
-    key_number(w, "hours", round4(m->hours));
-    key_number(w, "budget_usd", round4(m->budget_usd));
+    key_round4(w, "hours", m->hours);
+    key_round4(w, "budget_usd", m->budget_usd);
     API_JW_KEY(w, "fields");
     api_jw_array(w);
     for (size_t i = 0; i < m->n_fields; i++)
@@ -772,7 +770,7 @@ static void write_candidate_summary(struct api_jw *w, const struct dc_result *re
     key_string(w, "family", dc_family_name(c->acc->family));
     key_string(w, "vendor", c->acc->vendor);
     key_number(w, "score", c->score);
-    key_number(w, "target_met", round4(c->target_met));
+    key_round4(w, "target_met", c->target_met);
     write_targets(w, res, c);
     API_JW_KEY(w, "sizing");
     api_jw_object(w);
@@ -780,12 +778,12 @@ static void write_candidate_summary(struct api_jw *w, const struct dc_result *re
     key_number(w, "chips", z->chips);
     key_number(w, "replicas", z->replicas);
     key_bool(w, "fits", z->fits);
-    key_number(w, "hours", round4(z->hours));
-    key_number(w, "cost_usd", round4(z->cost_usd));
+    key_round4(w, "hours", z->hours);
+    key_round4(w, "cost_usd", z->cost_usd);
     key_string(w, "cost_unit", cost_unit_name(res));
-    key_number(w, "cost_per_hour_usd", round4(z->cost_per_hour_usd));
-    key_number(w, "request_ms", round4(z->request_ms));
-    key_number(w, "throughput_rps", round4(z->throughput_rps));
+    key_round4(w, "cost_per_hour_usd", z->cost_per_hour_usd);
+    key_round4(w, "request_ms", z->request_ms);
+    key_round4(w, "throughput_rps", z->throughput_rps);
     api_jw_object_end(w);
     key_string_or_null(w, "capped_by", c->capped_by != NULL ? c->capped_by->rule_id : NULL);
     API_JW_KEY(w, "availability");

@@ -9,6 +9,8 @@
  * reference in its place. */
 #include "api/jsonw.h"
 
+#include "dc/numfmt.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -144,74 +146,85 @@ static double round_whole(double x)
     return (x + two52) - two52;
 }
 
-/* "%1.15g" of d for 1e-4 <= |d| < 1e15 (fixed notation), when it reads back
- * close enough for cJSON to keep it, without printf; 0 when this cannot be
- * decided here (the caller then prints with snprintf).
- *
- * With e = floor(log10 |d|), the 15 significant digits are |d| * 10^(14 - e)
- * rounded to a whole number m. The product is below 2^50, so its own rounding
- * error is at most 1/16: unless it lies within 1/8 of a half, m is what printf
- * rounds the exact value to. m / 10^(14 - e) is one correctly rounded
- * division of exact doubles, so it is what strtod reads back from the text. */
-static size_t fixed15(double d, char *buf)
+/* Exact 128-bit integers: a double's 53-bit significand times a power of
+ * ten up to 10^20 stays below 2^120. */
+__extension__ typedef unsigned __int128 u128;
+
+/* The `p` significant digits (15 or 17) printf gives a finite 1e-4 <= a <
+ * 1e15, exactly: a = f * 2^-sh, and the digits are a * 10^k = f * 10^k /
+ * 2^sh, rounded half to even as glibc rounds a tie, with k = p - 1 - e and e
+ * = floor(log10 a), found from the binary exponent and corrected by the
+ * quotient's own size. Sets *digits (p digits) and *e; false when the
+ * rounding carries past 10^p at e = 14 (printf then prints an exponent). */
+static bool exact_digits(double a, int p, uint64_t *digits, int *e)
 {
-    double a = fabs(d);
-    /* a lies in [2^(b-1), 2^b), so floor(log10 a) is floor((b-1) log10 2) or
-     * one more; the range of x below settles which. */
-    int b = binary_exponent(a);
-    int t = (b - 1) * 1233; /* floor((b - 1) log10 2) = floor(t / 4096) for |b| < 600 */
-    int e = t >= 0 ? t >> 12 : -((-t + 4095) >> 12);
-    if (e < -4)
-        e = -4;
-    if (e > 14)
-        e = 14;
-    double x = a * pow10[14 - e];
-    if (x < 1e14 && e > -4) {
-        e--;
-        x = a * pow10[14 - e];
-    } else if (x >= 1e15 && e < 14) {
-        e++;
-        x = a * pow10[14 - e];
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof(bits));
+    uint64_t f = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    int sh = 1075 - (int)((bits >> 52) & 0x7ff); /* a = f / 2^sh; 3 <= sh <= 66 here */
+    int t = (52 - sh) * 1233;                    /* floor(log10 2^(52 - sh)) * 4096, near */
+    int ex = t >= 0 ? t >> 12 : -((-t + 4095) >> 12);
+    for (int tries = 0; tries < 3; tries++) {
+        int k = p - 1 - ex;
+        if (k < 0 || k > 20)
+            return false;
+        u128 x = (u128)f * pow10u[k < 19 ? k : 19] * (k == 20 ? 10u : 1u);
+        uint64_t q = (uint64_t)(x >> sh);
+        if (q >= pow10u[p]) {
+            ex++;
+            continue;
+        }
+        if (q < pow10u[p - 1]) {
+            ex--;
+            continue;
+        }
+        u128 rem = x & (((u128)1 << sh) - 1), half = (u128)1 << (sh - 1);
+        q += rem > half || (rem == half && (q & 1));
+        if (q == pow10u[p]) { /* rounded up into the next decade */
+            q = pow10u[p - 1];
+            ex++;
+        }
+        *digits = q;
+        *e = ex;
+        return ex < 15;
     }
-    if (x < 1e14 || x >= 1e15)
-        return 0;
-    double m = round_whole(x);
-    if (fabs(fabs(x - m) - 0.5) < 0.125)
-        return 0;
-    int k = 14 - e;
-    if (!close_enough(m / pow10[k], a))
-        return 0;
-    uint64_t mi = (uint64_t)m;
-    if (mi == 1000000000000000ull) { /* rounded up into the next decade */
-        if (k == 0)
-            return 0;
-        mi = 100000000000000ull;
+    return false;
+}
+
+/* `p` digits (e the decimal exponent of the first) in "%g"'s fixed
+ * notation, trailing zeros dropped; returns the length. */
+static size_t put_g_fixed(bool negative, uint64_t digits, int p, int e, char *buf)
+{
+    int k = p - 1 - e;
+    while (k > 0 && digits % 10u == 0) {
+        digits /= 10u;
         k--;
     }
-    /* Trailing zeros off, eight, four, two and one at a time (constant
-     * divisors: the compiler multiplies instead of dividing). */
-    while (k >= 8 && mi % 100000000u == 0) {
-        mi /= 100000000u;
-        k -= 8;
-    }
-    while (k >= 4 && mi % 10000u == 0) {
-        mi /= 10000u;
-        k -= 4;
-    }
-    while (k >= 2 && mi % 100u == 0) {
-        mi /= 100u;
-        k -= 2;
-    }
-    while (k >= 1 && mi % 10u == 0) {
-        mi /= 10u;
-        k -= 1;
-    }
-    return put_scaled_digits(d < 0, mi, k, buf);
+    return put_scaled_digits(negative, digits, k, buf);
+}
+
+/* "%1.15g" of d for 1e-4 <= |d| < 1e15 (fixed notation), or "%1.17g" when
+ * that does not read back close enough for cJSON, without printf: the
+ * digits are exact (exact_digits), and the 15 read back as strtod reads
+ * them, one correctly rounded division of two exact doubles (the digits
+ * below 2^53, 10^(14 - e) at most 10^18). 0 when printf must decide. */
+static size_t exact_g(double d, char *buf)
+{
+    double a = fabs(d);
+    uint64_t m15 = 0, m17 = 0;
+    int e15 = 0, e17 = 0;
+    if (!exact_digits(a, 15, &m15, &e15))
+        return 0;
+    if (close_enough((double)m15 / pow10[14 - e15], a))
+        return put_g_fixed(d < 0, m15, 15, e15, buf);
+    if (!exact_digits(a, 17, &m17, &e17))
+        return 0;
+    return put_g_fixed(d < 0, m17, 17, e17, buf);
 }
 
 /* "%1.15g" of d for 1e-3 <= |d| < 1e15 when |d| is the double nearest to a
  * decimal M / 10^s of at most six significant digits (the body's display
- * figures are rounded to four, dc/numfmt.h): 0 otherwise, and fixed15 tries.
+ * figures are rounded to four, dc/numfmt.h): 0 otherwise, and exact_g tries.
  *
  * s is taken from the first guess of the exponent (floor(log10 |d|) or one
  * less), so M = |d| * 10^s, rounded, is whole for such a decimal. When the
@@ -333,7 +346,7 @@ size_t api_json_number(double d, char *buf, size_t cap)
             return n;
     }
     if (a >= 1e-4 && a < 1e15 && cap >= API_JSON_NUMBER_BUF) {
-        size_t n = fixed15(d, buf);
+        size_t n = exact_g(d, buf);
         if (n > 0)
             return n;
     }
@@ -343,4 +356,45 @@ size_t api_json_number(double d, char *buf, size_t cap)
     if (!close_enough(back, d))
         n = snprintf(buf, cap, "%1.17g", d);
     return n > 0 ? (size_t)n : 0;
+}
+
+/* api_json_number(dc_round_sig(d, digits)), the digits taken from the
+ * rounding itself (dc_round_sig_digits) without the rounded value: that
+ * value r is m / 10^s, m a whole number of at most `digits` digits (below
+ * 2^53) and 10^s exact (0 <= s <= 19), so r is the double nearest that
+ * decimal, "%1.15g" prints its digits (fixed notation from 1e-4 on) and
+ * strtod reads them back as r: short_decimal's argument. With s < 0, r = m *
+ * 10^-s is a whole number (m * 5^-s below 2^53) whose digits the integer
+ * path prints below 10^15: m's, then -s zeros. Anything else is rounded
+ * and formatted as any number is. */
+size_t api_json_number_sig(double d, int digits, char *buf, size_t cap)
+{
+    double m = 0;
+    int s = 0;
+    if (digits <= 15 && cap >= API_JSON_NUMBER_BUF && dc_round_sig_digits(d, digits, &m, &s) &&
+        s <= 19) {
+        uint64_t mi = (uint64_t)m;
+        size_t n = 0;
+        if (s < 0) {
+            size_t nd = digit_count(mi), zeros = (size_t)-s;
+            if (nd + zeros <= 15) {
+                if (d < 0)
+                    buf[n++] = '-';
+                put_digits(mi, nd, buf + n);
+                memset(buf + n + nd, '0', zeros);
+                n += nd + zeros;
+                buf[n] = '\0';
+                return n;
+            }
+        } else {
+            while (s > 0 && mi % 10u == 0) {
+                mi /= 10u;
+                s--;
+            }
+            /* From 1e-4 on "%1.15g" is in fixed notation: m >= 10^(s - 4). */
+            if (s < 4 || mi >= pow10u[s - 4])
+                return put_scaled_digits(d < 0, mi, s, buf);
+        }
+    }
+    return api_json_number(dc_round_sig(d, digits), buf, cap);
 }

@@ -42,7 +42,9 @@ static inline bool reserve(struct api_jw *w, size_t n)
     return grow(w, n);
 }
 
-static void put(struct api_jw *w, const char *s, size_t n)
+/* Inlined: most callers pass a literal, whose copy the compiler then
+ * writes as a few moves instead of a call to memcpy. */
+static inline void put(struct api_jw *w, const char *s, size_t n)
 {
     if (!reserve(w, n))
         return;
@@ -73,6 +75,18 @@ static bool block8_needs_escape(uint64_t v)
     return (((v - ones * 0x20) | (q - ones) | (b - ones)) & ~v & highs) != 0;
 }
 
+#if defined(__SSE2__)
+/* Whether any of the sixteen bytes of v needs escaping. */
+static inline bool block16_needs_escape(__m128i v)
+{
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1f);
+    __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                               _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+    return _mm_movemask_epi8(bad) != 0;
+}
+#endif
+
 /* Copies the bytes of s[0, n) to o while none needs escaping, a block at a
  * time (sixteen with SSE2, which every x86-64 has, else eight); returns how
  * many it copied (all n, or fewer: the rest starts within a block that holds
@@ -83,17 +97,21 @@ static inline size_t copy_plain(const unsigned char *s, size_t n, char *o)
 {
     size_t k = 0;
 #if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
-    const __m128i ctl = _mm_set1_epi8(0x1f);
-    while (n - k >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + k));
-        __m128i bad =
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                         _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
-        if (_mm_movemask_epi8(bad) != 0)
-            return k;
-        _mm_storeu_si128((__m128i *)(void *)(o + k), v);
-        k += 16;
+    if (n >= 16) {
+        while (n - k >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + k));
+            if (block16_needs_escape(v))
+                return k;
+            _mm_storeu_si128((__m128i *)(void *)(o + k), v);
+            k += 16;
+        }
+        if (k < n) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+            if (block16_needs_escape(v))
+                return k;
+            _mm_storeu_si128((__m128i *)(void *)(o + n - 16), v);
+        }
+        return n;
     }
 #endif
     while (n - k >= 8) {
@@ -113,6 +131,30 @@ static inline size_t copy_plain(const unsigned char *s, size_t n, char *o)
         k = n;
     }
     return k;
+}
+
+/* Copies a string of 4 to 15 bytes to o when none needs escaping (two
+ * overlapping words, checked together); false, copying nothing, otherwise. */
+static inline bool copy_short(const unsigned char *s, size_t n, char *o)
+{
+    uint64_t a, b;
+    if (n >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        if (block8_needs_escape(a) || block8_needs_escape(b))
+            return false;
+        memcpy(o, &a, 8);
+        memcpy(o + n - 8, &b, 8);
+        return true;
+    }
+    uint32_t lo, hi;
+    memcpy(&lo, s, 4);
+    memcpy(&hi, s + n - 4, 4);
+    if (block8_needs_escape((uint64_t)lo | (uint64_t)hi << 32))
+        return false;
+    memcpy(o, &lo, 4);
+    memcpy(o + n - 4, &hi, 4);
+    return true;
 }
 
 /* The rest of a string from s (its first `done` bytes already at o, plain),
@@ -169,23 +211,27 @@ static char *put_escaped(const char *s, size_t n, size_t done, char *o)
 
 /* The string s of n bytes, quoted and escaped. Room for the worst case
  * (every byte a \\u escape) is reserved once. A string with nothing to
- * escape, nearly every one a body holds, is copied here, short ones byte by
- * byte and longer ones a block at a time; the first byte that needs escaping
- * hands the rest to put_escaped. */
+ * escape, nearly every one a body holds, is copied here: under 4 bytes byte
+ * by byte, under 16 as two overlapping words, longer ones a block at a
+ * time; one that needs escaping goes to put_escaped from where the plain
+ * copy stopped. */
 static void put_string_n(struct api_jw *w, const char *s, size_t n)
 {
     if (n > (SIZE_MAX - 2) / 6 || !reserve(w, n * 6 + 2))
         return;
     char *o = w->p + w->len;
+    const unsigned char *u = (const unsigned char *)s;
     *o++ = '"';
     size_t k = 0;
-    if (n < 8) {
-        while (k < n && !needs_escape((unsigned char)s[k])) {
+    if (n >= 16) {
+        k = copy_plain(u, n, o);
+    } else if (n >= 4) {
+        k = copy_short(u, n, o) ? n : 0;
+    } else {
+        while (k < n && !needs_escape(u[k])) {
             o[k] = s[k];
             k++;
         }
-    } else {
-        k = copy_plain((const unsigned char *)s, n, o);
     }
     o = k == n ? o + n : put_escaped(s, n, k, o);
     *o++ = '"';
@@ -358,10 +404,22 @@ void api_jw_number(struct api_jw *w, double d)
     w->comma = true;
 }
 
+void api_jw_number_sig(struct api_jw *w, double d, int digits)
+{
+    sep(w);
+    if (!reserve(w, API_JSON_NUMBER_BUF))
+        return;
+    w->len += api_json_number_sig(d, digits, w->p + w->len, API_JSON_NUMBER_BUF);
+    w->comma = true;
+}
+
 void api_jw_bool(struct api_jw *w, bool b)
 {
     sep(w);
-    put(w, b ? "true" : "false", b ? 4 : 5);
+    if (b)
+        put(w, "true", 4);
+    else
+        put(w, "false", 5);
     w->comma = true;
 }
 

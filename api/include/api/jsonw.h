@@ -86,6 +86,8 @@ DC_API char *api_jw_text_begin(struct api_jw *w, size_t max);
 DC_API void api_jw_text_end(struct api_jw *w, const char *text, size_t n);
 DC_API void api_jw_string_or_null(struct api_jw *w, const char *s); /* NULL: null */
 DC_API void api_jw_number(struct api_jw *w, double d);              /* not finite: null */
+/* api_jw_number of dc_round_sig(d, digits) (api_json_number_sig). */
+DC_API void api_jw_number_sig(struct api_jw *w, double d, int digits);
 DC_API void api_jw_bool(struct api_jw *w, bool b);
 DC_API void api_jw_null(struct api_jw *w);
 /* `len` bytes of JSON text written as one value, verbatim (the caller vouches
@@ -100,6 +102,10 @@ DC_API void api_jw_value(struct api_jw *w, const cJSON *item);
  * of its own so that the byte-identity test links cJSON's printf path in its
  * place: tests/unit/api/reference_fmt.c). */
 DC_API size_t api_json_number(double d, char *buf, size_t cap);
+/* api_json_number of dc_round_sig(d, digits) (dc/numfmt.h), the body's
+ * display figures, without finding the rounded value's digits twice (in
+ * json_number.c, which the byte-identity reference replaces too). */
+DC_API size_t api_json_number_sig(double d, int digits, char *buf, size_t cap);
 
 /* Render `item` (borrowed) on one line, as cJSON_PrintUnformatted does. Returns
  * owned text (free()) of *len bytes, or NULL when out of memory or `item` is

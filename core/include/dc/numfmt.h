@@ -14,6 +14,7 @@
 #ifndef DC_NUMFMT_H
 #define DC_NUMFMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* What a sum of money is per (its suffix). */
@@ -32,6 +33,15 @@ enum dc_period {
 /* `v` rounded to `digits` significant digits (half away from zero); values
  * that are 0, not finite or too small to scale are returned as they are. */
 double dc_round_sig(double v, int digits);
+
+/* The digits dc_round_sig(v, digits) rounds v to, for 1e-21 <= |v| < 1e21
+ * and 1 to 17 digits: the whole number *mantissa and the scale *scale such
+ * that the result is (the sign of v aside) *mantissa / 10^*scale, or
+ * *mantissa * 10^-*scale when the scale is negative, so a writer can print
+ * those digits without finding them again (api/src/json_number.c). False,
+ * setting nothing, for any other value and where the scale would pass 22
+ * (dc_round_sig then takes its slower path). */
+bool dc_round_sig_digits(double v, int digits, double *mantissa, int *scale);
 
 /* Dollars: under $1 three significant digits ($0.512), under $100 cents
  * ($6.88), under $1,000 whole dollars ($114), then 3 significant digits with

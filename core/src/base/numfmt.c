@@ -103,35 +103,52 @@ static double round_sig_scaled(double v, double a, int s)
     return v < 0 ? -r : r;
 }
 
-double dc_round_sig(double v, int digits)
+/* The steps of dc_round_sig that the numbers a body holds take (a body
+ * rounds some 800 of them), for a = |v| in [1e-21, 1e21) and 1 to 17
+ * digits, where the scale s is one of the exact powers 10^0 to 10^22 and a *
+ * 10^s < 10^digits stays finite: the whole number *m that a rounds to and
+ * *s. False for anything else. */
+static inline __attribute__((always_inline)) bool sig_digits(double a, int digits, double *m,
+                                                             int *s)
 {
     static const double exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    double a = fabs(v);
-    /* The numbers a body holds (a body rounds some 800 of them): the steps
-     * below with their checks settled by the range, where the scale is one
-     * of p10's exact powers and a * 10^s < 10^digits stays finite. */
-    if (a >= 1e-21 && a < 1e21 && digits >= 1 && digits <= 17) {
-        int s = digits - 1 - exponent10(a);
-        double r;
-        if (s < 0)
-            r = round_up_half(a / exact[-s]) * exact[-s];
-        else if (s <= 22)
-            r = round_up_half(a * exact[s]) / exact[s];
-        else
-            return round_sig_scaled(v, a, s);
+    if (!(a >= 1e-21 && a < 1e21 && digits >= 1 && digits <= 17))
+        return false;
+    int sc = digits - 1 - exponent10(a);
+    if (sc < 0)
+        *m = round_up_half(a / exact[-sc]);
+    else if (sc <= 22)
+        *m = round_up_half(a * exact[sc]);
+    else
+        return false;
+    *s = sc;
+    return true;
+}
+
+double dc_round_sig(double v, int digits)
+{
+    double a = fabs(v), m = 0;
+    int s = 0;
+    if (sig_digits(a, digits, &m, &s)) {
+        double r = s < 0 ? m * p10(-s) : m / p10(s);
         return v < 0 ? -r : r;
     }
     if (!isfinite(v) || v == 0 || digits < 1)
         return v;
-    int s = digits - 1 - exponent10(a);
+    s = digits - 1 - exponent10(a);
     if (s < 0) {
         double p = p10(-s);
         double r = round_up_half(a / p) * p;
         return v < 0 ? -r : r;
     }
     return round_sig_scaled(v, a, s);
+}
+
+bool dc_round_sig_digits(double v, int digits, double *mantissa, int *scale)
+{
+    return sig_digits(fabs(v), digits, mantissa, scale);
 }
 
 /* a, b and c one after another into out, as snprintf(out, len, "%s%s%s")

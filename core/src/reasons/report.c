@@ -2,6 +2,7 @@
  * must not miss and the sizing assumptions behind its numbers, each with its
  * source (docs/scoring.md, sections 5 and 8). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -14,13 +15,35 @@
 #include "reason_ids.h"
 #include "result_build.h"
 
+static bool digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* sscanf(s, "%4d-%2d-%2d", y, m, d) for a date of the catalog's shape
+ * ("2026-08" or "2026-08-15"), read directly: a body's price notes read
+ * several, and sscanf was most of their cost. Any other text goes to sscanf
+ * itself, so every text is read as before. */
+static int scan_date(const char *s, int *y, int *m, int *d)
+{
+    if (!(digit(s[0]) && digit(s[1]) && digit(s[2]) && digit(s[3]) && s[4] == '-' && digit(s[5]) &&
+          digit(s[6])) ||
+        (s[7] == '-' && !(digit(s[8]) && digit(s[9]))))
+        return sscanf(s, "%4d-%2d-%2d", y, m, d);
+    *y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+    *m = (s[5] - '0') * 10 + (s[6] - '0');
+    if (s[7] != '-')
+        return 2; /* "%2d" took two digits; the '-' after them does not match */
+    *d = (s[8] - '0') * 10 + (s[9] - '0');
+    return 3;
+}
+
 /* Age in days of a catalog price dated "YYYY-MM" or "YYYY-MM-DD" (a month-only
  * date counts from the first of that month), at `now`; NAN when unparseable. */
 double dc__price_age_days(const char *as_of, time_t now)
 {
     int y = 0, m = 0, d = 1;
-    if (as_of == NULL || sscanf(as_of, "%4d-%2d-%2d", &y, &m, &d) < 2 || m < 1 || m > 12 || d < 1 ||
-        d > 31)
+    if (as_of == NULL || scan_date(as_of, &y, &m, &d) < 2 || m < 1 || m > 12 || d < 1 || d > 31)
         return NAN;
     /* Days from civil date (Howard Hinnant's algorithm), to avoid timegm(). */
     int yy = y - (m <= 2);

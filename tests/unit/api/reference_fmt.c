@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "api/jsonw.h"
+#include "dc/numfmt.h"
 #include "digits.h"
 #include "textf.h"
 
@@ -29,6 +30,12 @@ size_t api_json_number(double d, char *buf, size_t cap)
     if (!(fabs(back - d) <= max * DBL_EPSILON))
         r = snprintf(buf, cap, "%1.17g", d);
     return r > 0 ? (size_t)r : 0;
+}
+
+/* A display figure: rounded by the product's dc_round_sig, printed as above. */
+size_t api_json_number_sig(double d, int digits, char *buf, size_t cap)
+{
+    return api_json_number(dc_round_sig(d, digits), buf, cap);
 }
 
 /* numfmt.c's fixed text as it was written before dc__fixed_put's own

@@ -17,6 +17,7 @@
 #include "api/jsonw.h"
 #include "dc/embedded.h"
 #include "dc/engine.h"
+#include "dc/numfmt.h"
 
 /* api_json_print must equal cJSON_PrintUnformatted byte for byte. */
 static void same_as_cjson(const cJSON *item)
@@ -120,6 +121,36 @@ static void test_json_numbers(void **state)
     cJSON_AddItemToArray(arr, cJSON_CreateNumber(INFINITY));
     same_as_cjson(arr);
     cJSON_Delete(arr);
+}
+
+/* api_json_number_sig prints what api_json_number prints of the value
+ * dc_round_sig gives (the display figures' path, which takes the digits
+ * from the rounding), on edges of its fast path and 60,000 random values. */
+static void sig_same(double v, int digits)
+{
+    char want[API_JSON_NUMBER_BUF], got[API_JSON_NUMBER_BUF];
+    size_t nw = api_json_number(dc_round_sig(v, digits), want, sizeof(want));
+    size_t ng = api_json_number_sig(v, digits, got, sizeof(got));
+    if (nw != ng || strcmp(want, got) != 0)
+        fail_msg("%.17g to %d digits: want %s, got %s", v, digits, want, got);
+}
+
+static void test_json_number_sig(void **state)
+{
+    (void)state;
+    static const double values[] = {0,      -0.0,   NAN,     INFINITY,  -INFINITY, 9999.5,
+                                    9999.4, 99995,  0.99995, 1e-3,      9.9995e-4, 1e-4,
+                                    1.2e-4, 1e-21,  1e21,    9.9995e14, 1e15,      123456789,
+                                    0.55,   -41.27, 1e-300,  1e300,     126.94999, 0.000115};
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        for (int d = 1; d <= 17; d++)
+            sig_same(values[i], d);
+    }
+    srand(777);
+    for (int i = 0; i < 60000; i++) {
+        double v = ((double)rand() / RAND_MAX - 0.3) * pow(10, rand() % 40 - 20);
+        sig_same(v, 1 + rand() % 8);
+    }
 }
 
 static void test_json_strings_and_shapes(void **state)
@@ -325,11 +356,9 @@ static void test_text_in_place(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json_numbers),
-        cmocka_unit_test(test_json_strings_and_shapes),
-        cmocka_unit_test(test_json_random_strings),
-        cmocka_unit_test(test_json_real_bodies),
-        cmocka_unit_test(test_writer),
+        cmocka_unit_test(test_json_numbers),        cmocka_unit_test(test_json_strings_and_shapes),
+        cmocka_unit_test(test_json_random_strings), cmocka_unit_test(test_json_number_sig),
+        cmocka_unit_test(test_json_real_bodies),    cmocka_unit_test(test_writer),
         cmocka_unit_test(test_text_in_place),
     };
     return cmocka_run_group_tests_name("api.jsonw", tests, NULL, NULL);

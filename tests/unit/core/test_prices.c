@@ -29,6 +29,7 @@
 #include "dc/embedded.h"
 #include "dc/engine.h"
 #include "mini_rules.h"
+#include "reasons.h"
 #include "sizing.h"
 
 #define OFFER(prov, type, n, prices)                                                               \
@@ -580,6 +581,33 @@ static void test_longest_reason_quoted_whole(void **state)
     dc_ruleset_release(st);
 }
 
+/* A price's age from its as_of date: the catalog's two shapes read
+ * directly, every other text as sscanf("%4d-%2d-%2d") reads it. */
+static void test_price_age_days(void **state)
+{
+    (void)state;
+    const time_t now = 1767225600; /* 2026-01-01T00:00:00Z */
+    assert_true(fabs(dc__price_age_days("2026-01-01", now)) < 1e-9);
+    assert_true(fabs(dc__price_age_days("2026-01", now)) < 1e-9);
+    assert_true(fabs(dc__price_age_days("2025-12-31", now) - 1) < 1e-9);
+    assert_true(fabs(dc__price_age_days("2025-12", now) - 31) < 1e-9);
+    assert_true(fabs(dc__price_age_days("2024-02-29", now) - 672) < 1e-9);
+    /* "%2d" stops after two digits; a text after them is not read. */
+    assert_true(fabs(dc__price_age_days("2025-12-31T10:00", now) - 1) < 1e-9);
+    assert_true(fabs(dc__price_age_days("2025-121", now) - 31) < 1e-9);
+    /* Other shapes as sscanf reads them. */
+    assert_true(fabs(dc__price_age_days("2025-12-3", now) - 29) < 1e-9);
+    assert_true(fabs(dc__price_age_days(" 2025-12", now) - 31) < 1e-9);
+    assert_true(fabs(dc__price_age_days("2025-12-", now) - 31) < 1e-9);
+    assert_true(isnan(dc__price_age_days("2025-13", now)));
+    assert_true(isnan(dc__price_age_days("2025-00-10", now)));
+    assert_true(isnan(dc__price_age_days("2025-12-32", now)));
+    assert_true(isnan(dc__price_age_days("20251-12", now)));
+    assert_true(isnan(dc__price_age_days("2025", now)));
+    assert_true(isnan(dc__price_age_days("", now)));
+    assert_true(isnan(dc__price_age_days(NULL, now)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -595,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_shipped_capacity_covers_every_priced_basis),
         cmocka_unit_test(test_unpriced_reasons),
         cmocka_unit_test(test_longest_reason_quoted_whole),
+        cmocka_unit_test(test_price_age_days),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
