@@ -21,6 +21,12 @@
 #include "log.h"
 #include "server.h"
 
+#ifdef __GLIBC__
+/* glibc's malloc tuning for the server (cmd_serve below says why). */
+#define SERVE_MMAP_THRESHOLD (128 * 1024) /* blocks this large are mmapped */
+#define SERVE_TRIM_THRESHOLD (512 * 1024) /* free top of a heap arena kept */
+#endif
+
 void svc_signals_block(sigset_t *set)
 {
     sigemptyset(set);
@@ -92,7 +98,15 @@ int cmd_serve(int argc, char **argv)
      * memory crept up by MiBs (bench/soak: +2.5 MiB over 900,000 requests with
      * the cache on); pinned, it stays flat. Buffers of 128 KiB or more are then
      * mmapped and returned on free. */
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    mallopt(M_MMAP_THRESHOLD, SERVE_MMAP_THRESHOLD);
+    /* Pinning the mmap threshold also pins the trim threshold at glibc's default
+     * 128 KiB, which one request's working memory (the decision's arena, the
+     * parsed body, the response) tops just over: every request freed its
+     * arena's top back to the kernel (one madvise) and faulted the same pages in
+     * again, zeroed, in the next (bench/README.md, "The server's own cost per
+     * request"). A few requests' worth of free top is kept instead; blocks of
+     * 128 KiB or more are still mmapped and returned on free. */
+    mallopt(M_TRIM_THRESHOLD, SERVE_TRIM_THRESHOLD);
 #endif
 
     svc_config_log(&cfg);

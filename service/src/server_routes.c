@@ -438,16 +438,15 @@ static enum MHD_Result handle_recommend(svc_server *s, struct MHD_Connection *c,
     cJSON *root = parse_body(s, c, r, &res);
     if (root == NULL)
         return res;
-    /* The check `accel-advisor validate` runs too (workload_check.h). */
-    enum svc_workload_verdict v =
-        svc_workload_check(api_contract_workload_schema(s->contract), r->rs, root,
-                           API_VALIDATION_MAX_ERRORS, &vr, &err);
+    /* The check `accel-advisor validate` runs too (workload_check.h): its
+     * schema here, its reading of the workload as dc_recommend's first step,
+     * refused there with the same 400 (recommend_one). */
+    enum svc_workload_verdict v = svc_workload_check_schema(
+        api_contract_workload_schema(s->contract), root, API_VALIDATION_MAX_ERRORS, &vr, &err);
     if (v == SVC_WORKLOAD_ERROR) {
         res = respond_internal(s, c, r, "validate", err.msg);
     } else if (v == SVC_WORKLOAD_SCHEMA) {
         res = respond_problem_json(s, c, r, validation_problem(r, &vr, "", "Workload"), NULL);
-    } else if (v == SVC_WORKLOAD_INVALID) {
-        res = respond_problem_json(s, c, r, core_problem(r, &err, ""), NULL);
     } else {
         cJSON *problem = NULL;
         char *body = NULL;
@@ -483,14 +482,14 @@ static enum dc_status batch_item(svc_server *s, struct req *r, const cJSON *w, i
     dc_error_clear(&err);
     snprintf(prefix, sizeof(prefix), "/workloads/%d", index);
     enum dc_status rc = DC_OK;
-    enum svc_workload_verdict v = svc_workload_check(
-        api_contract_workload_schema(s->contract), r->rs, w, API_VALIDATION_MAX_ERRORS, &vr, &err);
+    /* As handle_recommend: the schema here, the core's reading in recommend_one. */
+    enum svc_workload_verdict v = svc_workload_check_schema(
+        api_contract_workload_schema(s->contract), w, API_VALIDATION_MAX_ERRORS, &vr, &err);
     if (v == SVC_WORKLOAD_ERROR) {
         snprintf(why, whylen, "validate: %s", err.msg);
         rc = err.code != DC_OK ? err.code : DC_ENOMEM;
-    } else if (v == SVC_WORKLOAD_SCHEMA || v == SVC_WORKLOAD_INVALID) {
-        problem = v == SVC_WORKLOAD_SCHEMA ? validation_problem(r, &vr, prefix, "Workload")
-                                           : core_problem(r, &err, prefix);
+    } else if (v == SVC_WORKLOAD_SCHEMA) {
+        problem = validation_problem(r, &vr, prefix, "Workload");
         rc = problem != NULL ? DC_EINVAL : DC_ENOMEM;
     } else {
         unsigned family = 0;

@@ -9,7 +9,9 @@
  * document, the core's reading of the workload with the rule set in force
  * (dc_workload_parse: the rules between fields that a schema cannot state,
  * such as model.active_parameters at most model.parameters, a model name the
- * registry knows, a quantization with its precision). */
+ * registry knows, a quantization with its precision). The server runs the
+ * first stage here and the second as the first step of dc_recommend, which
+ * refuses with the same error (server_routes.c, recommend_one). */
 #ifndef SVC_WORKLOAD_CHECK_H
 #define SVC_WORKLOAD_CHECK_H
 
@@ -31,5 +33,13 @@ enum svc_workload_verdict {
 enum svc_workload_verdict svc_workload_check(const api_schema *schema, const dc_ruleset *rs,
                                              const cJSON *doc, size_t max_errors,
                                              struct api_schema_result *vr, struct dc_error *err);
+
+/* The first stage alone: SVC_WORKLOAD_VALID, _SCHEMA or _ERROR, as above. For
+ * a caller that reads the workload with dc_recommend next, which starts with
+ * the second stage's dc_workload_parse: reading it twice was 3% of the
+ * server's instructions for a request (bench/README.md). */
+enum svc_workload_verdict svc_workload_check_schema(const api_schema *schema, const cJSON *doc,
+                                                    size_t max_errors, struct api_schema_result *vr,
+                                                    struct dc_error *err);
 
 #endif /* SVC_WORKLOAD_CHECK_H */
