@@ -358,6 +358,42 @@ size_t api_json_number(double d, char *buf, size_t cap)
     return n > 0 ? (size_t)n : 0;
 }
 
+/* put_scaled_digits of m / 10^s with m's trailing zeros past the point
+ * dropped, for the four digits of m in [1000, 9999] and 0 <= s <= 7 (from
+ * 1e-4 on: fixed notation), the display figures' case (some 450 a body):
+ * the digits come as two pairs and the text is laid out in a 16-byte block
+ * copied whole (buf has API_JSON_NUMBER_BUF bytes). */
+static size_t put_four_digits(bool negative, unsigned m, int s, char *buf)
+{
+    char d[4], t[16] = {0};
+    memcpy(d, pairs + 2 * (m / 100), 2);
+    memcpy(d + 2, pairs + 2 * (m % 100), 2);
+    int keep = 4; /* digits shown: trailing zeros past the point dropped */
+    while (keep > 4 - s && d[keep - 1] == '0')
+        keep--;
+    size_t n;
+    if (s < 4) {
+        int whole = 4 - s;
+        memcpy(t, d, 4);
+        n = (size_t)whole;
+        if (keep > whole) {
+            t[whole] = '.';
+            memcpy(t + whole + 1, d + whole, 4 - (size_t)whole);
+            n = (size_t)keep + 1;
+        }
+    } else {
+        memcpy(t, "0.000", 5); /* "0." and up to 3 zeros */
+        size_t lead = 2 + (size_t)(s - 4);
+        memcpy(t + lead, d, 4);
+        n = lead + (size_t)keep;
+    }
+    size_t k = negative ? 1 : 0;
+    buf[0] = '-';
+    memcpy(buf + k, t, sizeof(t));
+    buf[k + n] = '\0';
+    return k + n;
+}
+
 /* api_json_number(dc_round_sig(d, digits)), the digits taken from the
  * rounding itself (dc_round_sig_digits) without the rounded value: that
  * value r is m / 10^s, m a whole number of at most `digits` digits (below
@@ -375,6 +411,8 @@ size_t api_json_number_sig(double d, int digits, char *buf, size_t cap)
         s <= 19) {
         uint64_t mi = (uint64_t)m;
         size_t n = 0;
+        if (mi >= 1000 && mi <= 9999 && s >= 0 && s <= 7)
+            return put_four_digits(d < 0, (unsigned)mi, s, buf);
         if (s < 0) {
             size_t nd = digit_count(mi), zeros = (size_t)-s;
             if (nd + zeros <= 15) {
