@@ -365,7 +365,7 @@ size_t api_json_number(double d, char *buf, size_t cap)
  * copied whole (buf has API_JSON_NUMBER_BUF bytes). */
 static size_t put_four_digits(bool negative, unsigned m, int s, char *buf)
 {
-    char d[4], t[16] = {0};
+    char d[8] = {0}, t[16] = {0}; /* d: four digits, room to copy them as one word */
     memcpy(d, pairs + 2 * (m / 100), 2);
     memcpy(d + 2, pairs + 2 * (m % 100), 2);
     int keep = 4; /* digits shown: trailing zeros past the point dropped */
@@ -378,7 +378,7 @@ static size_t put_four_digits(bool negative, unsigned m, int s, char *buf)
         n = (size_t)whole;
         if (keep > whole) {
             t[whole] = '.';
-            memcpy(t + whole + 1, d + whole, 4 - (size_t)whole);
+            memcpy(t + whole + 1, d + whole, 4); /* the decimals, and zeros past them */
             n = (size_t)keep + 1;
         }
     } else {

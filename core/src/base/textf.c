@@ -70,7 +70,7 @@ struct plan {
 static _Thread_local struct plan plans[PLAN_SLOTS];
 
 /* Splits fmt into *p, or marks it as one to format the slow way. */
-static void plan_make(struct plan *p, const char *fmt)
+__attribute__((noinline, cold)) static void plan_make(struct plan *p, const char *fmt)
 {
     p->fmt = fmt;
     p->n_args = NO_PLAN;
@@ -123,7 +123,8 @@ static inline void append_arg(char *buf, size_t len, size_t *k, const char *s)
 }
 
 /* dc__textf for a format with something other than "%s" in it. */
-static void textf_slow(char *buf, size_t len, size_t *k, const char *fmt, va_list ap)
+__attribute__((noinline, cold)) static void textf_slow(char *buf, size_t len, size_t *k,
+                                                       const char *fmt, va_list ap)
 {
     const char *p = fmt;
     for (;;) {
