@@ -34,14 +34,25 @@ static void same_as_cjson(const cJSON *item)
     free(got);
 }
 
-/* Besides cJSON's own cases, the short forms of api/src/json_number.c (at
- * most six significant digits, in fixed and exponent notation) and 40,000
- * random values, half of them rounded as convert.c's display numbers are. */
+/* Besides cJSON's own cases, the short forms of api/src/json_number.c (the
+ * whole numbers to 9999; at most six significant digits, in fixed and
+ * exponent notation) and 40,000 random values, half of them rounded as
+ * convert.c's display numbers are. */
 static void test_json_numbers(void **state)
 {
     (void)state;
     static const double values[] = {0,
                                     -0.0,
+                                    9,
+                                    10,
+                                    99,
+                                    100,
+                                    999,
+                                    1000,
+                                    9999,
+                                    9999.5,
+                                    10000,
+                                    0.999,
                                     1,
                                     -1,
                                     42,
