@@ -237,9 +237,7 @@ static const char *fmt_money(double usd, enum dc_period per, char *buf, size_t l
         put_scaled(dc_round_sig(r, 3), body, sizeof(body));
     }
     unsigned p = (unsigned)per < sizeof(suffix) / sizeof(suffix[0]) ? (unsigned)per : 0;
-    char money[72];
-    concat3(money, sizeof(money), "$", body, "");
-    return finish(usd < 0 && r > 0 ? "-" : "", money, suffix[p], buf, len);
+    return finish(usd < 0 && r > 0 ? "-$" : "$", body, suffix[p], buf, len);
 }
 
 /* A duration of `secs` (>= 0) in the largest unit it is at least one of. */
