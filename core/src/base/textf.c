@@ -63,6 +63,7 @@ struct plan {
     const char *fmt;
     uint16_t n_args;
     uint16_t off[PLAN_ARGS + 1], len[PLAN_ARGS + 1];
+    size_t total; /* the runs' bytes together */
 };
 
 #define NO_PLAN (PLAN_ARGS + 1)
@@ -74,6 +75,7 @@ __attribute__((noinline, cold)) static void plan_make(struct plan *p, const char
 {
     p->fmt = fmt;
     p->n_args = NO_PLAN;
+    p->total = 0;
     const char *run = fmt;
     uint16_t n = 0;
     for (;;) {
@@ -83,6 +85,7 @@ __attribute__((noinline, cold)) static void plan_make(struct plan *p, const char
             return;
         p->off[n] = (uint16_t)(run - fmt);
         p->len[n] = (uint16_t)k;
+        p->total += k;
         if (pct == NULL)
             break;
         if (pct[1] != 's' || n == PLAN_ARGS)
@@ -152,11 +155,33 @@ int dc__textf(char *buf, size_t len, const char *fmt, ...)
     if (p->n_args == NO_PLAN) {
         textf_slow(buf, len, &k, fmt, ap);
     } else {
+        /* The arguments measured first: when the whole text fits, as nearly
+         * every one does, its pieces are copied without a check each. */
+        const char *arg[PLAN_ARGS];
+        size_t n[PLAN_ARGS], total = p->total;
         for (unsigned i = 0; i < p->n_args; i++) {
-            append(buf, len, &k, fmt + p->off[i], p->len[i]);
-            append_arg(buf, len, &k, va_arg(ap, const char *));
+            const char *s = va_arg(ap, const char *);
+            arg[i] = s != NULL ? s : "(null)"; /* what glibc prints for it */
+            n[i] = strlen(arg[i]);
+            total += n[i];
         }
-        append(buf, len, &k, fmt + p->off[p->n_args], p->len[p->n_args]);
+        if (total < len) {
+            char *o = buf;
+            for (unsigned i = 0; i < p->n_args; i++) {
+                copy_bytes(o, fmt + p->off[i], p->len[i]);
+                o += p->len[i];
+                copy_bytes(o, arg[i], n[i]);
+                o += n[i];
+            }
+            copy_bytes(o, fmt + p->off[p->n_args], p->len[p->n_args]);
+            k = total;
+        } else {
+            for (unsigned i = 0; i < p->n_args; i++) {
+                append(buf, len, &k, fmt + p->off[i], p->len[i]);
+                append(buf, len, &k, arg[i], n[i]);
+            }
+            append(buf, len, &k, fmt + p->off[p->n_args], p->len[p->n_args]);
+        }
     }
     va_end(ap);
     if (len > 0)
