@@ -586,8 +586,53 @@ static void write_availability(struct api_jw *w, const struct dc_candidate_avail
     api_jw_object_end(w);
 }
 
+/* A rule's reason repeats from candidate to candidate with the same text,
+ * source and fact (a body holds some 50 of them, a dozen distinct): those
+ * members are written once and copied from the body after that. A computed
+ * reason (message NULL: sizing.*, catalog.*) is written each time. */
+#define KEPT_REASONS 32
+
+struct kept_reason {
+    const char *message, *source, *fact;
+    size_t off, len; /* the members' bytes in the body */
+};
+
+struct kept_reasons {
+    size_t n;
+    struct kept_reason k[KEPT_REASONS];
+};
+
+static const struct kept_reason *kept_reason(const struct kept_reasons *kr,
+                                             const struct dc_reason *r)
+{
+    for (size_t i = 0; i < kr->n; i++) {
+        const struct kept_reason *k = &kr->k[i];
+        if (k->message == r->message && k->source == r->source && k->fact == r->fact)
+            return k;
+    }
+    return NULL;
+}
+
+/* A reason's message, source and fact, after its impact. */
+static void write_reason_tail(struct api_jw *w, const struct dc_result *res,
+                              const struct dc_candidate *c, const struct dc_reason *r,
+                              struct kept_reasons *kr)
+{
+    const struct kept_reason *kept = r->message != NULL ? kept_reason(kr, r) : NULL;
+    if (kept != NULL) {
+        api_jw_repeat(w, kept->off, kept->len);
+        return;
+    }
+    size_t off = w->len;
+    write_reason_message(w, res, c, r);
+    key_string(w, "source", r->source != NULL ? r->source : "");
+    key_string_or_null(w, "fact", r->fact);
+    if (r->message != NULL && kr->n < KEPT_REASONS && !w->failed)
+        kr->k[kr->n++] = (struct kept_reason){r->message, r->source, r->fact, off, w->len - off};
+}
+
 static void write_candidate(struct api_jw *w, const struct dc_result *res,
-                            const struct dc_candidate *c)
+                            const struct dc_candidate *c, struct kept_reasons *kr)
 {
     const struct dc_accelerator *a = c->acc;
     api_jw_object(w);
@@ -614,9 +659,7 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
         api_jw_object(w);
         key_string(w, "rule_id", r->rule_id);
         key_number(w, "impact", r->impact);
-        write_reason_message(w, res, c, r);
-        key_string(w, "source", r->source != NULL ? r->source : "");
-        key_string_or_null(w, "fact", r->fact);
+        write_reason_tail(w, res, c, r, kr);
         key_string_or_null(w, "counted_with", r->counted_with);
         api_jw_object_end(w);
     }
@@ -809,8 +852,10 @@ static void write_full(struct api_jw *w, const struct dc_result *res,
     write_families(w, res);
     API_JW_KEY(w, "recommendations");
     api_jw_array(w);
+    struct kept_reasons kr;
+    kr.n = 0;
     for (size_t i = 0, n = shown_candidates(res, v); i < n; i++)
-        write_candidate(w, res, &res->recommendations[i]);
+        write_candidate(w, res, &res->recommendations[i], &kr);
     api_jw_array_end(w);
     write_notes(w, res);
     if (v->frontier != API_FRONTIER_OFF)

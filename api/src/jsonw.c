@@ -437,6 +437,15 @@ void api_jw_raw(struct api_jw *w, const char *text, size_t len)
     w->comma = true;
 }
 
+void api_jw_repeat(struct api_jw *w, size_t off, size_t len)
+{
+    if (w->failed || off > w->len || len > w->len - off || !reserve(w, len))
+        return;
+    memcpy(w->p + w->len, w->p + off, len); /* reserve may move p: offsets hold */
+    w->len += len;
+    w->comma = true;
+}
+
 void api_jw_value(struct api_jw *w, const cJSON *item)
 {
     if (item == NULL) {

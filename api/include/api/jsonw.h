@@ -93,6 +93,11 @@ DC_API void api_jw_null(struct api_jw *w);
 /* `len` bytes of JSON text written as one value, verbatim (the caller vouches
  * that it is one valid value, such as a body api_result_render made). */
 DC_API void api_jw_raw(struct api_jw *w, const char *text, size_t len);
+/* The `len` bytes this document already holds at offset `off` (w->len
+ * before they were written) written again, verbatim and with no separator
+ * before them: members or values the caller wrote once and now repeats,
+ * ending where a sibling may follow with a comma. */
+DC_API void api_jw_repeat(struct api_jw *w, size_t off, size_t len);
 /* A cJSON value (borrowed) written as cJSON_PrintUnformatted would print it; an
  * invalid item fails the document. */
 DC_API void api_jw_value(struct api_jw *w, const cJSON *item);

@@ -105,10 +105,12 @@ void dc__fixed_put(double a, int decimals, int keep, bool group, char *out, size
         decimals = 20;
     uint64_t m = 0;
     if (len >= SHOWN_ROOM && keep >= 0 && scaled_whole(a, decimals, &m)) {
-        char tmp[SHOWN_ROOM], *end = tmp + sizeof(tmp);
+        /* Written backwards to the middle of tmp, then copied as one block
+         * of SHOWN_ROOM bytes (out has that room): no call for a few bytes. */
+        char tmp[2 * SHOWN_ROOM], *end = tmp + SHOWN_ROOM;
         char *o = shown_digits(m, (size_t)decimals, (size_t)keep, group, end);
         size_t n = (size_t)(end - o);
-        memcpy(out, o, n);
+        memcpy(out, o, SHOWN_ROOM);
         out[n] = '\0';
         return;
     }

@@ -13,7 +13,8 @@
 /* "%.*f" of a finite a >= 0 with `decimals` places (at most 20), trailing
  * zeros past `keep` places and a bare point dropped, the integer part grouped
  * by thousands when `group`: written into out (at most len bytes, cut short
- * and NUL-terminated when longer). */
+ * and NUL-terminated when longer; the bytes of out past the NUL, up to len,
+ * may be overwritten). */
 void dc__fixed_put(double a, int decimals, int keep, bool group, char *out, size_t len);
 
 /* As sprintf(out, "%u", v): returns the length (at most 10). */

@@ -215,7 +215,7 @@ static void put_scaled(double r, char *out, size_t len)
     concat3(out, len, body, suffix, "");
 }
 
-const char *dc_fmt_money(double usd, enum dc_period per, char *buf, size_t len)
+static const char *fmt_money(double usd, enum dc_period per, char *buf, size_t len)
 {
     static const char *const suffix[] = {"", "/h", "/chip-hour", "/month", "/run", "/job"};
     if (!isfinite(usd))
@@ -237,9 +237,7 @@ const char *dc_fmt_money(double usd, enum dc_period per, char *buf, size_t len)
         put_scaled(dc_round_sig(r, 3), body, sizeof(body));
     }
     unsigned p = (unsigned)per < sizeof(suffix) / sizeof(suffix[0]) ? (unsigned)per : 0;
-    char money[72];
-    concat3(money, sizeof(money), "$", body, "");
-    return finish(usd < 0 && r > 0 ? "-" : "", money, suffix[p], buf, len);
+    return finish(usd < 0 && r > 0 ? "-$" : "$", body, suffix[p], buf, len);
 }
 
 /* A duration of `secs` (>= 0) in the largest unit it is at least one of. */
@@ -283,28 +281,30 @@ static const char *duration_in(double v, double unit_seconds, char *buf, size_t 
     return duration_seconds(dc_round_sig(v, DC_JSON_SIGNIFICANT) * unit_seconds, buf, len);
 }
 
-const char *dc_fmt_duration(double seconds, char *buf, size_t len)
+static const char *fmt_duration(double seconds, char *buf, size_t len)
 {
     return duration_in(seconds, 1, buf, len);
 }
 
-const char *dc_fmt_hours(double hours, char *buf, size_t len)
+static const char *fmt_hours(double hours, char *buf, size_t len)
 {
     return duration_in(hours, 3600, buf, len);
 }
 
-const char *dc_fmt_ms(double ms, char *buf, size_t len)
+static const char *fmt_ms(double ms, char *buf, size_t len)
 {
     return duration_in(ms, 0.001, buf, len);
 }
 
-const char *dc_fmt_count(double n, char *buf, size_t len)
+static const char *fmt_quantity(double v, char *buf, size_t len);
+
+static const char *fmt_count(double n, char *buf, size_t len)
 {
     if (!isfinite(n))
         return unknown(buf, len);
     double a = round_up_half(fabs(n));
     if (a >= 1e21)
-        return dc_fmt_quantity(n, buf, len);
+        return fmt_quantity(n, buf, len);
     if (!(n < 0 && a > 0) && a < 1e15 && len >= DIRECT_ROOM) {
         dc__fixed_put(a, 0, 0, true, buf, len);
         return buf;
@@ -321,7 +321,7 @@ static double shown(double v)
     return dc_round_sig(dc_round_sig(fabs(v), DC_JSON_SIGNIFICANT), 3);
 }
 
-const char *dc_fmt_quantity(double v, char *buf, size_t len)
+static const char *fmt_quantity(double v, char *buf, size_t len)
 {
     if (!isfinite(v))
         return unknown(buf, len);
@@ -336,7 +336,7 @@ const char *dc_fmt_quantity(double v, char *buf, size_t len)
     return finish(v < 0 && r > 0 ? "-" : "", body, "", buf, len);
 }
 
-const char *dc_fmt_number(double v, char *buf, size_t len)
+static const char *fmt_number(double v, char *buf, size_t len)
 {
     if (!isfinite(v))
         return unknown(buf, len);
@@ -353,16 +353,16 @@ const char *dc_fmt_number(double v, char *buf, size_t len)
     return finish(v < 0 && r > 0 ? "-" : "", body, "", buf, len);
 }
 
-const char *dc_fmt_percent(double ratio, char *buf, size_t len)
+static const char *fmt_percent(double ratio, char *buf, size_t len)
 {
     if (!isfinite(ratio))
         return unknown(buf, len);
     char body[64];
-    dc_fmt_number(dc_round_sig(ratio, DC_JSON_SIGNIFICANT) * 100, body, sizeof(body));
+    fmt_number(dc_round_sig(ratio, DC_JSON_SIGNIFICANT) * 100, body, sizeof(body));
     return finish("", body, "%", buf, len);
 }
 
-const char *dc_fmt_flop(double flop, char *buf, size_t len)
+static const char *fmt_flop(double flop, char *buf, size_t len)
 {
     static const char *const prefix[] = {"", "k", "M", "G", "T", "P", "E", "Z", "Y"};
     if (!isfinite(flop))
@@ -378,4 +378,133 @@ const char *dc_fmt_flop(double flop, char *buf, size_t len)
         put_sig3(dc_round_sig(r / p10(3 * i), 3), true, body, sizeof(body));
     concat3(unit, sizeof(unit), " ", prefix[i], "FLOP");
     return finish(flop < 0 && r > 0 ? "-" : "", body, unit, buf, len);
+}
+
+/* ---- the texts already made, per thread ---------------------------------
+ *
+ * A body's texts write the same figure again and again: the workload's
+ * FLOP, its deadline and its memory need in every candidate's reasons, the
+ * same MFU for every GPU. Each formatter is a function of its value alone
+ * (and money of its period), so the last texts are kept, per thread, in a
+ * small table keyed by the value's bits and the formatter; a figure met again
+ * is copied from there instead of rounded and printed again (a body's texts
+ * format some 550 figures, a third of them repeats). A text is kept, and
+ * handed out, only where it fits the caller's buffer with a byte to spare,
+ * so what was truncated or just fitted is always made afresh. */
+
+enum fmt_kind {
+    FMT_NONE, /* an empty slot */
+    FMT_DURATION,
+    FMT_HOURS,
+    FMT_MS,
+    FMT_COUNT,
+    FMT_QUANTITY,
+    FMT_NUMBER,
+    FMT_PERCENT,
+    FMT_FLOP,
+    FMT_MONEY /* + the period */
+};
+
+#define MEMO_SLOTS 64 /* a power of two */
+#define MEMO_TEXT  48 /* the longest text kept, NUL included */
+
+struct memo_slot {
+    uint64_t bits;
+    uint32_t kind;
+    uint32_t n; /* the text's length */
+    char text[MEMO_TEXT];
+};
+
+static _Thread_local struct memo_slot memo[MEMO_SLOTS];
+
+static inline struct memo_slot *memo_at(unsigned kind, double v, uint64_t *bits)
+{
+    memcpy(bits, &v, sizeof(*bits));
+    uint64_t h = (*bits + kind) * 0x9E3779B97F4A7C15ull;
+    return &memo[h >> 58];
+}
+
+/* The text of `kind` for v kept in the table, copied into buf; NULL when
+ * none is kept or it would not fit with a byte to spare. */
+static inline const char *memo_get(unsigned kind, double v, char *buf, size_t len,
+                                   struct memo_slot **slot, uint64_t *bits)
+{
+    struct memo_slot *m = memo_at(kind, v, bits);
+    *slot = m;
+    if (m->kind != kind || m->bits != *bits || (size_t)m->n + 1 >= len)
+        return NULL;
+    memcpy(buf, m->text, (size_t)m->n + 1);
+    return buf;
+}
+
+/* Keeps the text a formatter just wrote to buf, unless it filled buf (it
+ * may have been cut) or is too long for a slot. */
+static inline const char *memo_put(struct memo_slot *m, unsigned kind, uint64_t bits,
+                                   const char *buf, size_t len)
+{
+    if (buf == NULL || len == 0)
+        return buf;
+    size_t n = strlen(buf);
+    if (n + 1 < len && n < MEMO_TEXT) {
+        m->kind = kind;
+        m->bits = bits;
+        m->n = (uint32_t)n;
+        memcpy(m->text, buf, n + 1);
+    }
+    return buf;
+}
+
+#define MEMOIZED(kind, v, call)                                                                    \
+    do {                                                                                           \
+        struct memo_slot *slot_;                                                                   \
+        uint64_t bits_;                                                                            \
+        if (memo_get((kind), (v), buf, len, &slot_, &bits_) != NULL)                               \
+            return buf;                                                                            \
+        call;                                                                                      \
+        return memo_put(slot_, (kind), bits_, buf, len);                                           \
+    } while (0)
+
+const char *dc_fmt_money(double usd, enum dc_period per, char *buf, size_t len)
+{
+    MEMOIZED(FMT_MONEY + (unsigned)per, usd, fmt_money(usd, per, buf, len));
+}
+
+const char *dc_fmt_duration(double seconds, char *buf, size_t len)
+{
+    MEMOIZED(FMT_DURATION, seconds, fmt_duration(seconds, buf, len));
+}
+
+const char *dc_fmt_hours(double hours, char *buf, size_t len)
+{
+    MEMOIZED(FMT_HOURS, hours, fmt_hours(hours, buf, len));
+}
+
+const char *dc_fmt_ms(double ms, char *buf, size_t len)
+{
+    MEMOIZED(FMT_MS, ms, fmt_ms(ms, buf, len));
+}
+
+const char *dc_fmt_count(double n, char *buf, size_t len)
+{
+    MEMOIZED(FMT_COUNT, n, fmt_count(n, buf, len));
+}
+
+const char *dc_fmt_quantity(double v, char *buf, size_t len)
+{
+    MEMOIZED(FMT_QUANTITY, v, fmt_quantity(v, buf, len));
+}
+
+const char *dc_fmt_number(double v, char *buf, size_t len)
+{
+    MEMOIZED(FMT_NUMBER, v, fmt_number(v, buf, len));
+}
+
+const char *dc_fmt_percent(double ratio, char *buf, size_t len)
+{
+    MEMOIZED(FMT_PERCENT, ratio, fmt_percent(ratio, buf, len));
+}
+
+const char *dc_fmt_flop(double flop, char *buf, size_t len)
+{
+    MEMOIZED(FMT_FLOP, flop, fmt_flop(flop, buf, len));
 }

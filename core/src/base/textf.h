@@ -16,7 +16,9 @@
 /* As snprintf(buf, len, fmt, ...) for a format holding only "%s" (each a
  * const char *; NULL prints "(null)" as glibc does) and "%%": writes at most len - 1
  * bytes and a NUL (nothing when len is 0) and returns the length the whole
- * text has, truncated or not. Any other conversion is copied as it stands. */
+ * text has, truncated or not. Any other conversion is copied as it stands.
+ * fmt must be a string literal (-Wformat=2 holds every caller to that): its
+ * split into runs is kept per thread by its address (textf.c). */
 int dc__textf(char *buf, size_t len, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -5,11 +5,11 @@
  * the fleet, or what keeps a cheaper part below), with no rule ids: those
  * stay in the reasons (docs/scoring.md, section 10). */
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "dc/numfmt.h"
 #include "reasons.h"
+#include "textf.h"
 
 #define NUM 48
 
@@ -34,19 +34,19 @@ static void target_clause(const struct dc_result *res, char *buf, size_t len)
     const struct dc_workload *w = &res->workload;
     char t[160], n1[NUM], n2[NUM];
     if (w->task == DC_TASK_INFERENCE && !(w->job_requests > 0)) {
-        int k = snprintf(buf, len, "serves %s requests/s",
-                         dc_fmt_number(w->requests_per_second, n1, sizeof(n1)));
+        int k = dc__textf(buf, len, "serves %s requests/s",
+                          dc_fmt_number(w->requests_per_second, n1, sizeof(n1)));
         if (isfinite(w->latency_ms_p99) && k > 0 && (size_t)k < len)
-            snprintf(buf + k, len - (size_t)k, " within %s p99",
-                     dc_fmt_ms(w->latency_ms_p99, n2, sizeof(n2)));
+            dc__textf(buf + k, len - (size_t)k, " within %s p99",
+                      dc_fmt_ms(w->latency_ms_p99, n2, sizeof(n2)));
     } else {
         dc__target_words(res, t, sizeof(t));
-        snprintf(buf, len, "finishes within %s", t);
+        dc__textf(buf, len, "finishes within %s", t);
     }
     size_t used = strlen(buf);
     if (isfinite(w->budget_usd) && used < len)
-        snprintf(buf + used, len - used, " and fits the budget of %s",
-                 dc_fmt_money(w->budget_usd, dc__cost_period(w), n1, sizeof(n1)));
+        dc__textf(buf + used, len - used, " and fits the budget of %s",
+                  dc_fmt_money(w->budget_usd, dc__cost_period(w), n1, sizeof(n1)));
 }
 
 /* The figure the objective compares, for the pick: its cost, or its time. */
@@ -58,15 +58,16 @@ static void figure(const struct dc_result *res, const struct dc_candidate *c, ch
     bool serving = w->task == DC_TASK_INFERENCE && !(w->job_requests > 0);
     bool by_time = w->objective == DC_OBJECTIVE_TIME || !isfinite(z->cost_usd);
     if (by_time && serving && isfinite(z->request_ms))
-        snprintf(buf, len, "about %s a request", dc_fmt_ms(z->request_ms, n, sizeof(n)));
+        dc__textf(buf, len, "about %s a request", dc_fmt_ms(z->request_ms, n, sizeof(n)));
     else if (by_time && isfinite(z->hours))
-        snprintf(buf, len, "about %s", dc_fmt_hours(z->hours, n, sizeof(n)));
+        dc__textf(buf, len, "about %s", dc_fmt_hours(z->hours, n, sizeof(n)));
     else if (isfinite(z->cost_usd) && isfinite(z->hours) && !serving)
-        snprintf(buf, len, "about %s in %s",
-                 dc_fmt_money(z->cost_usd, dc__cost_period(w), n, sizeof(n)),
-                 dc_fmt_hours(z->hours, h, sizeof(h)));
+        dc__textf(buf, len, "about %s in %s",
+                  dc_fmt_money(z->cost_usd, dc__cost_period(w), n, sizeof(n)),
+                  dc_fmt_hours(z->hours, h, sizeof(h)));
     else if (isfinite(z->cost_usd))
-        snprintf(buf, len, "about %s", dc_fmt_money(z->cost_usd, dc__cost_period(w), n, sizeof(n)));
+        dc__textf(buf, len, "about %s",
+                  dc_fmt_money(z->cost_usd, dc__cost_period(w), n, sizeof(n)));
     else
         buf[0] = '\0';
 }
@@ -95,8 +96,8 @@ static const char *decider(const struct dc_result *res, char *buf, size_t len)
     }
     if (res->workload.prefer_available && top->availability.configuration_free && rival != NULL &&
         !rival->availability.configuration_free) {
-        snprintf(buf, len, "; %s is %s but not free now, and you asked to prefer what is free",
-                 rival->acc->name, better);
+        dc__textf(buf, len, "; %s is %s but not free now, and you asked to prefer what is free",
+                  rival->acc->name, better);
         return "free ";
     }
     if (best != NULL && best != top &&
@@ -104,26 +105,26 @@ static const char *decider(const struct dc_result *res, char *buf, size_t len)
         const struct dc_selection *b = &best->selection, *t = &top->selection;
         const char *name = best->acc->name;
         if (!b->meets_targets && t->meets_targets)
-            snprintf(buf, len, "; %s is %s but misses that target", name, better);
+            dc__textf(buf, len, "; %s is %s but misses that target", name, better);
         else if (b->gates > t->gates) {
-            snprintf(buf, len,
-                     "; %s is %s but suits this framework, team or stage less (the playbook's "
-                     "order)",
-                     name, better);
+            dc__textf(buf, len,
+                      "; %s is %s but suits this framework, team or stage less (the playbook's "
+                      "order)",
+                      name, better);
             return "suitable ";
         } else if (!b->in_band && t->in_band)
-            snprintf(buf, len,
-                     "; %s is %s, but costs more than the time it saves is worth (the balanced "
-                     "band)",
-                     name, better);
+            dc__textf(buf, len,
+                      "; %s is %s, but costs more than the time it saves is worth (the balanced "
+                      "band)",
+                      name, better);
         else
-            snprintf(buf, len, "; %s is %s by less than the margin the rules' facts move", name,
-                     better);
+            dc__textf(buf, len, "; %s is %s by less than the margin the rules' facts move", name,
+                      better);
         return "";
     }
     if (res->workload.prefer_available && top->availability.configuration_free)
-        snprintf(buf, len, "; its configuration is free %s now",
-                 top->availability.fleet ? "in the fleet" : "on this host");
+        dc__textf(buf, len, "; its configuration is free %s now",
+                  top->availability.fleet ? "in the fleet" : "on this host");
     return "";
 }
 
@@ -143,9 +144,9 @@ const char *dc_why(const struct dc_result *res, char *buf, size_t len)
     target_clause(res, target, sizeof(target));
     figure(res, top, fig, sizeof(fig));
     const char *narrow = decider(res, dec, sizeof(dec));
-    snprintf(buf, len, "%s (%s chip%s) is the %s %soption that %s%s%s%s.", top->acc->name,
-             dc_fmt_count(top->sizing.chips, chips, sizeof(chips)),
-             top->sizing.chips == 1 ? "" : "s", what, narrow, target, fig[0] != '\0' ? ", at " : "",
-             fig, dec);
+    dc__textf(buf, len, "%s (%s chip%s) is the %s %soption that %s%s%s%s.", top->acc->name,
+              dc_fmt_count(top->sizing.chips, chips, sizeof(chips)),
+              top->sizing.chips == 1 ? "" : "s", what, narrow, target,
+              fig[0] != '\0' ? ", at " : "", fig, dec);
     return buf;
 }

@@ -34,14 +34,25 @@ static void same_as_cjson(const cJSON *item)
     free(got);
 }
 
-/* Besides cJSON's own cases, the short forms of api/src/json_number.c (at
- * most six significant digits, in fixed and exponent notation) and 40,000
- * random values, half of them rounded as convert.c's display numbers are. */
+/* Besides cJSON's own cases, the short forms of api/src/json_number.c (the
+ * whole numbers to 9999; at most six significant digits, in fixed and
+ * exponent notation) and 40,000 random values, half of them rounded as
+ * convert.c's display numbers are. */
 static void test_json_numbers(void **state)
 {
     (void)state;
     static const double values[] = {0,
                                     -0.0,
+                                    9,
+                                    10,
+                                    99,
+                                    100,
+                                    999,
+                                    1000,
+                                    9999,
+                                    9999.5,
+                                    10000,
+                                    0.999,
                                     1,
                                     -1,
                                     42,
@@ -138,10 +149,14 @@ static void sig_same(double v, int digits)
 static void test_json_number_sig(void **state)
 {
     (void)state;
-    static const double values[] = {0,      -0.0,   NAN,     INFINITY,  -INFINITY, 9999.5,
-                                    9999.4, 99995,  0.99995, 1e-3,      9.9995e-4, 1e-4,
-                                    1.2e-4, 1e-21,  1e21,    9.9995e14, 1e15,      123456789,
-                                    0.55,   -41.27, 1e-300,  1e300,     126.94999, 0.000115};
+    static const double values[] = {0, -0.0, NAN, INFINITY, -INFINITY, 9999.5, 9999.4, 99995,
+                                    0.99995, 1e-3, 9.9995e-4, 1e-4, 1.2e-4, 1e-21, 1e21, 9.9995e14,
+                                    1e15, 123456789, 0.55, -41.27, 1e-300, 1e300, 126.94999,
+                                    0.000115,
+                                    /* the four-digit path's edges: whole, all
+                                     * decimals dropped, 1e-4 and below */
+                                    1000, 7600.4, -76.3, 0.1, 0.00012345, -0.0012345, 1234.5, 99.99,
+                                    0.09999, 1.0004e-4, 9.9994e-5};
     for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
         for (int d = 1; d <= 17; d++)
             sig_same(values[i], d);

@@ -166,6 +166,34 @@ static void short_buffers(void **state)
     assert_ptr_equal(dc_fmt_number(1, NULL, 0), NULL);
 }
 
+/* A figure formatted again (numfmt.c keeps the texts it made, per thread)
+ * gives the same text as the first time, whatever formatter, period or
+ * buffer asks for it: a kept text is no other formatter's, no other
+ * period's, and is never handed whole to a buffer too short for it. */
+static void repeated_figures(void **state)
+{
+    (void)state;
+    char big[64], small[6], exact[6];
+    for (int round = 0; round < 2; round++) {
+        assert_string_equal(dc_fmt_number(0.5, big, sizeof(big)), "0.5");
+        assert_string_equal(dc_fmt_percent(0.5, big, sizeof(big)), "50%");
+        assert_string_equal(dc_fmt_hours(0.5, big, sizeof(big)), "30 min");
+        assert_string_equal(dc_fmt_money(92412, DC_PER_HOUR, big, sizeof(big)), "$92.4k/h");
+        assert_string_equal(dc_fmt_money(92412, DC_PER_MONTH, big, sizeof(big)), "$92.4k/month");
+        assert_string_equal(dc_fmt_money(92412, DC_PER_MONTH, small, sizeof(small)), "$92.4");
+        assert_string_equal(dc_fmt_count(1234567, big, sizeof(big)), "1,234,567");
+        assert_string_equal(dc_fmt_count(1234567, small, sizeof(small)), "1,234");
+        assert_string_equal(dc_fmt_count(-0.0, big, sizeof(big)), "0");
+        assert_string_equal(dc_fmt_count(12345, exact, sizeof(exact)), "12,34");
+        assert_string_equal(dc_fmt_count(1234, exact, sizeof(exact)), "1,234");
+        assert_string_equal(dc_fmt_flop(5.25e18, big, sizeof(big)), "5.25 EFLOP");
+        assert_string_equal(dc_fmt_quantity(70e9, big, sizeof(big)), "70B");
+        assert_string_equal(dc_fmt_ms(340, big, sizeof(big)), "340 ms");
+        assert_string_equal(dc_fmt_duration(340, big, sizeof(big)), "5.67 min");
+        assert_string_equal(dc_fmt_number(NAN, big, sizeof(big)), "unknown");
+    }
+}
+
 /* dc__fixed_put as it was built on printf: "%.*f", trailing zeros past
  * `keep` places and a bare point dropped, grouped by thousands, cut to len. */
 static void fixed_put_printf(double a, int decimals, int keep, bool group, char *out, size_t len)
@@ -292,11 +320,9 @@ static void fixed_text_matches_printf(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(golden_cases),
-        cmocka_unit_test(text_agrees_with_json_rounding),
-        cmocka_unit_test(rounding),
-        cmocka_unit_test(short_buffers),
-        cmocka_unit_test(fixed_text_matches_printf),
+        cmocka_unit_test(golden_cases),     cmocka_unit_test(text_agrees_with_json_rounding),
+        cmocka_unit_test(rounding),         cmocka_unit_test(short_buffers),
+        cmocka_unit_test(repeated_figures), cmocka_unit_test(fixed_text_matches_printf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
