@@ -61,6 +61,12 @@ static size_t fit_params(dc_ruleset *rs, struct fit_param *p)
     size_t n = 0;
     p[n++] = (struct fit_param){"hbm_efficiency",  0.40, 0.95, 0.01, &s->hbm_efficiency.value,
                                 {NULL, NULL, NULL}};
+    /* A batch-1 decode's share (GEMV kernels), fitted where the rules state
+     * one (the batch-1 rows set it; sizing.c's dc__decode_hbm_scale). */
+    if (isfinite(s->hbm_efficiency_batch1.value))
+        p[n++] = (struct fit_param){
+            "hbm_efficiency_batch1", 0.30, 0.95, 0.01, &s->hbm_efficiency_batch1.value,
+            {NULL, NULL, NULL}};
     p[n++] =
         (struct fit_param){"mfu.gpu.inference", 0.10, 0.80, 0.01, &s->mfu_inference[DC_FAMILY_GPU],
                            {NULL, NULL, NULL}};
