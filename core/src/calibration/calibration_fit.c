@@ -92,8 +92,8 @@ static size_t fit_params(dc_ruleset *rs, struct fit_param *p)
     if (stack_param(rs, "mfu_factor.inference.cdna", cdna, false, &p[n]))
         n++;
     /* ROCm's decode reads the weights slower than CUDA's at a small batch
-     * (I49, I50: 8 MI300X at batch 1 are 1.4x off the bandwidth roofline
-     * CUDA's rows fit; issue 30), one factor for the stack. */
+     * (I49, I50: 8 MI300X at batch 1 are 1.5x and 1.6x off the bandwidth
+     * roofline CUDA's rows fit; issue 30), one factor for the stack. */
     if (stack_param(rs, "mfu_factor.hbm.cdna", cdna, true, &p[n]))
         n++;
     return n;
