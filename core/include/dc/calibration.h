@@ -113,7 +113,7 @@ DC_API bool dc_calibration_band(const struct dc_calibration_row *rows, size_t n,
 
 /* Parameters dc_calibration_fit sets, and the most sweeps of coordinate
  * descent it runs (it stops at the first that moves nothing). */
-#define DC_CALIBRATION_FIT_PARAMS 9
+#define DC_CALIBRATION_FIT_PARAMS 10
 #define DC_CALIBRATION_FIT_SWEEPS 20
 
 /* One fitted parameter: its name as docs/calibration.md gives it

@@ -335,7 +335,14 @@ struct dc_sizing_params {
      * (core/src/sizing/sizing.c); value NAN when sizing.yaml gives none (then
      * training's moe_expert_width). */
     struct dc_param serve_moe_expert_width;
-    struct dc_param hbm_efficiency; /* achieved share of peak HBM bandwidth */
+    /* Achieved share of peak HBM bandwidth: a large batch's decode step and
+     * every other weight read (prefill, non-generative passes). */
+    struct dc_param hbm_efficiency;
+    /* The same for a decode step of one token row (GEMV kernels); a step of
+     * B rows reaches hbm_efficiency - (hbm_efficiency - this) / B
+     * (dc__decode_hbm_scale, core/src/sizing/sizing.c); value NAN when
+     * sizing.yaml gives none (then hbm_efficiency at every batch). */
+    struct dc_param hbm_efficiency_batch1;
     /* Embedding rows gathered at random (core/src/sizing/embed.c): the share of
      * peak memory bandwidth they reach; value NAN when sizing.yaml gives none
      * (then the rows a recommender looks up are not timed). */

@@ -61,6 +61,12 @@ static size_t fit_params(dc_ruleset *rs, struct fit_param *p)
     size_t n = 0;
     p[n++] = (struct fit_param){"hbm_efficiency",  0.40, 0.95, 0.01, &s->hbm_efficiency.value,
                                 {NULL, NULL, NULL}};
+    /* A batch-1 decode's share (GEMV kernels), fitted where the rules state
+     * one (the batch-1 rows set it; sizing.c's dc__decode_hbm_scale). */
+    if (isfinite(s->hbm_efficiency_batch1.value))
+        p[n++] = (struct fit_param){
+            "hbm_efficiency_batch1", 0.30, 0.95, 0.01, &s->hbm_efficiency_batch1.value,
+            {NULL, NULL, NULL}};
     p[n++] =
         (struct fit_param){"mfu.gpu.inference", 0.10, 0.80, 0.01, &s->mfu_inference[DC_FAMILY_GPU],
                            {NULL, NULL, NULL}};
@@ -86,8 +92,8 @@ static size_t fit_params(dc_ruleset *rs, struct fit_param *p)
     if (stack_param(rs, "mfu_factor.inference.cdna", cdna, false, &p[n]))
         n++;
     /* ROCm's decode reads the weights slower than CUDA's at a small batch
-     * (I49, I50: 8 MI300X at batch 1 are 1.4x off the bandwidth roofline
-     * CUDA's rows fit; issue 30), one factor for the stack. */
+     * (I49, I50: 8 MI300X at batch 1 are 1.5x and 1.6x off the bandwidth
+     * roofline CUDA's rows fit; issue 30), one factor for the stack. */
     if (stack_param(rs, "mfu_factor.hbm.cdna", cdna, true, &p[n]))
         n++;
     return n;

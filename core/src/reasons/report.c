@@ -492,6 +492,7 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
     add_optional(res, isfinite(d->expert_share), "attention_dp_batch", &s->attention_dp_batch,
                  "requests");
     add_param(res, "hbm_efficiency", &s->hbm_efficiency, "ratio");
+    add_optional(res, d->generative, "hbm_efficiency_batch1", &s->hbm_efficiency_batch1, "ratio");
     add_optional(res, d->pooled_values > 0, "gather_efficiency", &s->gather_efficiency, "ratio");
     add_optional(res, d->pooled_values > 0, "alltoall_peer_us", &s->alltoall_peer_us, "us");
     if (d->generative) {

@@ -147,6 +147,7 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
                                        "output_tokens",
                                        "max_batch",
                                        "hbm_efficiency",
+                                       "hbm_efficiency_batch1",
                                        "kv_source",
                                        "hours_per_month",
                                        "serving_max_chips",
@@ -183,6 +184,7 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
     s->attention_dp_batch = optional_param(&t, "attention_dp_batch", 1, 1e5);
     s->serve_moe_expert_width = optional_param(&t, "moe_expert_width", 1, 1e6);
     s->hbm_efficiency = dc__get_param(&t, "hbm_efficiency", 0.05, 1);
+    s->hbm_efficiency_batch1 = optional_param(&t, "hbm_efficiency_batch1", 0.05, 1);
     s->gather_efficiency = optional_param(&t, "gather_efficiency", 0.01, 4);
     s->kv_source = dc__get_url(&t, "kv_source", true);
     s->hours_per_month = dc__get_num(&t, "hours_per_month", true, 1, 744);

@@ -246,7 +246,11 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
      * bounded by max_accelerators, or by the fleet a provider rents. */
     double fleet = isfinite(w->max_accelerators) ? w->max_accelerators : s->serving_max_chips.value;
     p->fleet_cap = fleet >= (double)UINT_MAX ? UINT_MAX : (unsigned)fleet;
-    p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value * a->hbm_factor;
+    /* A stack's hbm_factor is its small-batch shortfall: with a batch-1
+     * figure it scales that end of the decode step's efficiency alone
+     * (dc__decode_hbm_scale); without one, every weight read. */
+    double hbm = isfinite(s->hbm_efficiency_batch1.value) ? 1.0 : a->hbm_factor;
+    p->bandwidth = a->memory_bandwidth_gbps * 1e9 * s->hbm_efficiency.value * hbm;
     p->flops = serving_peak(s, a, w, d) * 1e12 * s->mfu_inference[a->family] * a->mfu_factor *
                serve_moe_factor(s, d) * serving_width_factor(s, d);
     p->attn_flops = attention_rate(s, a, w, d);
@@ -460,6 +464,26 @@ static double decode_kernels_s(const struct dc__part *p, double batch, unsigned 
     return max_known(weights_s, mm_s) + max_known(kv_s, at_s);
 }
 
+/* The share of p->bandwidth (hbm_efficiency) a decode step of `rows` token
+ * rows reaches: hbm_efficiency_batch1 x the part's hbm_factor at one row,
+ * where the weights' matmuls are GEMVs that read each weight for one token
+ * with kernel launches between them, rising as e(B) = e_large - (e_large -
+ * e_1) / B towards hbm_efficiency at the large batches whose GEMMs stream
+ * the weights (sizing.yaml states the shape as an assumption); a stack's
+ * hbm_factor is its small-batch shortfall (catalog.yaml), so it scales the
+ * batch-1 end only. 1 when sizing.yaml gives no batch-1 figure (then
+ * p->bandwidth carries hbm_factor at every batch). */
+double dc__decode_hbm_scale(const struct dc__part *p, double rows)
+{
+    double e_large = p->s->hbm_efficiency.value, e_1 = p->s->hbm_efficiency_batch1.value;
+    if (!isfinite(e_1) || !(e_large > 0))
+        return 1.0;
+    e_1 *= p->a->hbm_factor;
+    if (!(rows >= 1))
+        rows = 1;
+    return (e_large - (e_large - e_1) / rows) / e_large;
+}
+
 /* A decode step and the prompts of a batch on a replica laid out tensor
  * parallel: a step reads every weight a token of the batch touches (a
  * mixture of experts reads more experts as the batch grows) and each
@@ -485,8 +509,9 @@ static void decode_tensor_parallel(const struct dc__part *p, unsigned chips, uns
      * weights, can take most of a step. The exchange waits for the step's
      * matmuls and they for it, so it adds to whichever bounds the step. */
     double sync_s = dc__decode_sync_s(p, tp, stages, batch);
-    double w_s = (weights - experts) / tp_bw + experts / bw;
-    r->step_s = decode_kernels_s(p, batch, chips, w_s, kv / bw, &r->compute_bound) + sync_s;
+    double e = dc__decode_hbm_scale(p, batch * d->tokens_per_request_step);
+    double w_s = ((weights - experts) / tp_bw + experts / bw) / e;
+    r->step_s = decode_kernels_s(p, batch, chips, w_s, kv / (bw * e), &r->compute_bound) + sync_s;
     r->expert_parallel = false;
     if (!prompts) {
         r->prefill_s = r->request_s = r->rps = NAN;
@@ -520,8 +545,9 @@ static void decode_expert_parallel(const struct dc__part *p, unsigned chips, uns
     double bw = chips * p->bandwidth;
     double experts = dc__step_weight_bytes(d, batch) - d->shared_weight_bytes;
     double kv = batch * d->kv_step_bytes;
-    double w_s = d->shared_weight_bytes / p->bandwidth + experts / bw;
-    r->step_s = decode_kernels_s(p, batch, chips, w_s, kv / bw, &r->compute_bound) +
+    double e = dc__decode_hbm_scale(p, batch * d->tokens_per_request_step);
+    double w_s = (d->shared_weight_bytes / p->bandwidth + experts / bw) / e;
+    r->step_s = decode_kernels_s(p, batch, chips, w_s, kv / (bw * e), &r->compute_bound) +
                 dc__ep_sync_s(p, chips, batch * d->tokens_per_request_step);
     r->expert_parallel = true;
     if (!prompts) {

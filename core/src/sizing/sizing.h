@@ -103,6 +103,12 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
                    const struct dc__derived *d, const struct dc_accelerator *a,
                    struct dc__perturb k);
 
+/* The share of p->bandwidth a decode step of `rows` token rows (batch x
+ * tokens a request a step) reaches: hbm_efficiency_batch1 x the part's
+ * hbm_factor at one row, approaching hbm_efficiency as the batch grows; 1
+ * when sizing.yaml gives no batch-1 figure (sizing.c). */
+double dc__decode_hbm_scale(const struct dc__part *p, double rows);
+
 /* ---- tensor-parallel synchronisation (serve_tp.c) ---------------------------------- */
 
 /* Fill the part's link parameters from sizing.yaml and the catalog. */

@@ -300,7 +300,9 @@ static void test_fit_reproduces_shipped(void **state)
     dc_error_clear(&err);
     assert_int_equal(dc_calibration_fit(rs, fixture, v, DC_CALIBRATION_FIT_PARAMS, &n, &loss, &err),
                      DC_OK);
-    assert_int_equal(n, DC_CALIBRATION_FIT_PARAMS);
+    /* Every parameter, the batch-1 HBM efficiency where the rules state one. */
+    bool batch1 = isfinite(rs->sizing.hbm_efficiency_batch1.value);
+    assert_int_equal(n, DC_CALIBRATION_FIT_PARAMS - (batch1 ? 0 : 1));
     assert_true(isfinite(loss) && loss > 0);
     for (size_t i = 0; i < n; i++) {
         if (fabs(v[i].value - v[i].start) > 1e-9)
@@ -336,6 +338,45 @@ static void test_fit_moves_to_a_fixed_point(void **state)
     for (size_t i = 0; i < na; i++)
         assert_true(a[i].value == b[i].value && b[i].start == b[i].value);
     assert_true(la == lb);
+    dc_ruleset_release(rs);
+}
+
+/* The decode step's batch-1 HBM efficiency is fitted beside the large-batch
+ * one where the rules state it (sizing.yaml hbm_efficiency_batch1), and only
+ * there: moved off, the fit moves it back to a value on its grid. */
+static void test_fit_batch1_efficiency(void **state)
+{
+    (void)state;
+    dc_ruleset *rs = fresh_rules();
+    rs->sizing.hbm_efficiency_batch1 = (struct dc_param){NAN, NULL};
+    struct dc_fit_value v[DC_CALIBRATION_FIT_PARAMS];
+    size_t n = 0;
+    struct dc_error err;
+    dc_error_clear(&err);
+    assert_int_equal(dc_calibration_fit(rs, fixture, v, DC_CALIBRATION_FIT_PARAMS, &n, NULL, &err),
+                     DC_OK);
+    assert_int_equal(n, DC_CALIBRATION_FIT_PARAMS - 1);
+    for (size_t i = 0; i < n; i++)
+        assert_string_not_equal(v[i].name, "hbm_efficiency_batch1");
+    assert_true(isnan(rs->sizing.hbm_efficiency_batch1.value));
+    dc_ruleset_release(rs);
+
+    rs = fresh_rules();
+    rs->sizing.hbm_efficiency_batch1 = (struct dc_param){0.31, "https://example.com/gemv"};
+    assert_int_equal(dc_calibration_fit(rs, fixture, v, DC_CALIBRATION_FIT_PARAMS, &n, NULL, &err),
+                     DC_OK);
+    assert_int_equal(n, DC_CALIBRATION_FIT_PARAMS);
+    bool seen = false;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(v[i].name, "hbm_efficiency_batch1") != 0)
+            continue;
+        seen = true;
+        assert_true(v[i].start == 0.31 && v[i].value > 0.31);
+        assert_true(rs->sizing.hbm_efficiency_batch1.value == v[i].value);
+        double steps = (v[i].value - 0.30) / 0.01;
+        assert_true(fabs(steps - round(steps)) < 1e-6);
+    }
+    assert_true(seen);
     dc_ruleset_release(rs);
 }
 
@@ -382,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_bad_rows),
         cmocka_unit_test(test_fit_reproduces_shipped),
         cmocka_unit_test(test_fit_moves_to_a_fixed_point),
+        cmocka_unit_test(test_fit_batch1_efficiency),
         cmocka_unit_test(test_fit_errors),
     };
     return cmocka_run_group_tests_name("calibration", tests, setup, teardown);

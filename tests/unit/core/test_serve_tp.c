@@ -142,14 +142,65 @@ static void test_rocm_decode_bandwidth(void **state)
     assert_true(h->hbm_factor == 1.0);
     struct sized s;
     size_on(rs, LLAMA70_FP8, "mi300x", &s);
-    NEAR(s.p.bandwidth,
-         mi->memory_bandwidth_gbps * 1e9 * rs->sizing.hbm_efficiency.value * mi->hbm_factor);
+    /* With a batch-1 figure the factor is the batch-1 end's alone. */
+    double e_1 = rs->sizing.hbm_efficiency_batch1.value;
+    double at_1 =
+        isfinite(e_1) ? e_1 * mi->hbm_factor : rs->sizing.hbm_efficiency.value * mi->hbm_factor;
+    NEAR(s.p.bandwidth * dc__decode_hbm_scale(&s.p, 1), mi->memory_bandwidth_gbps * 1e9 * at_1);
     struct dc__replica r;
     dc__replica_at(&s.p, 8, 1, &r);
     assert_false(r.compute_bound);
     double weights = dc__step_weight_bytes(&s.d, 1);
-    NEAR(r.step_s, weights / (8 * s.p.bandwidth) + s.d.kv_step_bytes / (8 * s.p.bandwidth) +
+    double bw = 8 * s.p.bandwidth * dc__decode_hbm_scale(&s.p, 1);
+    NEAR(r.step_s, weights / bw + s.d.kv_step_bytes / bw + dc__decode_sync_s(&s.p, 8, 1, 1));
+}
+
+/* A decode step's memory efficiency follows its token rows (sizing.yaml's
+ * hbm_efficiency_batch1): the batch-1 figure at one row, e_large - (e_large -
+ * e_1) / B at B rows, the large-batch hbm_efficiency in the limit; a
+ * speculative step counts each request's verified tokens as rows; a rule set
+ * without the batch-1 figure reads at hbm_efficiency whatever the batch. */
+static void test_decode_hbm_follows_batch(void **state)
+{
+    (void)state;
+    struct dc_param saved = rs->sizing.hbm_efficiency_batch1;
+    double e_l = rs->sizing.hbm_efficiency.value;
+    const struct dc_accelerator *h = dc_ruleset_find_accelerator(rs, "h100");
+    struct sized s;
+    rs->sizing.hbm_efficiency_batch1 = (struct dc_param){NAN, NULL};
+    size_on(rs, LLAMA70_FP8, "h100", &s);
+    assert_true(dc__decode_hbm_scale(&s.p, 1) == 1.0 && dc__decode_hbm_scale(&s.p, 400) == 1.0);
+    NEAR(s.p.bandwidth, h->memory_bandwidth_gbps * 1e9 * e_l);
+
+    rs->sizing.hbm_efficiency_batch1 = (struct dc_param){0.5, "https://example.com/gemv"};
+    size_on(rs, LLAMA70_FP8, "h100", &s);
+    NEAR(s.p.bandwidth, h->memory_bandwidth_gbps * 1e9 * e_l);
+    NEAR(dc__decode_hbm_scale(&s.p, 1), 0.5 / e_l);
+    NEAR(dc__decode_hbm_scale(&s.p, 4), (e_l - (e_l - 0.5) / 4) / e_l);
+    NEAR(dc__decode_hbm_scale(&s.p, 0), 0.5 / e_l); /* no fewer than one row */
+    assert_true(dc__decode_hbm_scale(&s.p, 2) < dc__decode_hbm_scale(&s.p, 16));
+    assert_true(fabs(dc__decode_hbm_scale(&s.p, 1e6) - 1.0) < 1e-5);
+    /* A batch-1 step reads its weights and KV cache at 0.5 of peak. */
+    struct dc__replica r;
+    dc__replica_at(&s.p, 8, 1, &r);
+    assert_false(r.compute_bound);
+    double bytes = dc__step_weight_bytes(&s.d, 1) + s.d.kv_step_bytes;
+    NEAR(r.step_s,
+         bytes / (8 * h->memory_bandwidth_gbps * 1e9 * 0.5) + dc__decode_sync_s(&s.p, 8, 1, 1));
+    /* Speculative decoding verifies draft_tokens + 1 rows a request a step. */
+    size_on(rs,
+            "{\"task\":\"inference\",\"precision\":\"fp8\",\"model\":{\"name\":\"llama-3.1-70b\"},"
+            "\"inference\":{\"batch_size\":1,\"input_tokens\":1000,\"output_tokens\":500,"
+            "\"speculative\":{\"draft_model\":\"llama-3.2-1b\",\"draft_tokens\":4,"
+            "\"acceptance_rate\":0.8}}}",
+            "h100", &s);
+    assert_true(s.d.tokens_per_request_step == 5);
+    dc__replica_at(&s.p, 8, 1, &r);
+    assert_false(r.compute_bound);
+    bytes = dc__step_weight_bytes(&s.d, 1) + s.d.kv_step_bytes;
+    NEAR(r.step_s, bytes / (8 * s.p.bandwidth * dc__decode_hbm_scale(&s.p, 5)) +
                        dc__decode_sync_s(&s.p, 8, 1, 1));
+    rs->sizing.hbm_efficiency_batch1 = saved;
 }
 
 /* The time to first token under speculative decoding carries the draft's
@@ -376,7 +427,8 @@ static void test_decode_kernels_roofline(void **state)
     for (unsigned batch = 1; batch <= 256; batch *= 4) {
         struct dc__replica r;
         dc__replica_at(&s.p, 1, batch, &r);
-        double w = dc__step_weight_bytes(d, batch) / bw, kv = batch * d->kv_step_bytes / bw;
+        double e = bw * dc__decode_hbm_scale(&s.p, batch);
+        double w = dc__step_weight_bytes(d, batch) / e, kv = batch * d->kv_step_bytes / e;
         double mm = batch * (d->decode_flops - attn) / s.p.flops,
                at = batch * attn / s.p.attn_flops;
         NEAR(r.step_s, fmax(w, mm) + fmax(kv, at));
@@ -388,9 +440,10 @@ static void test_decode_kernels_roofline(void **state)
      * the cache: there the two add up. */
     bool mixed = false;
     for (unsigned batch = 16; batch <= 1024 && !mixed; batch += 16) {
+        double e = bw * dc__decode_hbm_scale(&s.p, batch);
         double mm = batch * (d->decode_flops - attn) / s.p.flops;
-        double kv = batch * d->kv_step_bytes / bw;
-        if (mm <= dc__step_weight_bytes(d, batch) / bw || kv <= batch * attn / s.p.attn_flops)
+        double kv = batch * d->kv_step_bytes / e;
+        if (mm <= dc__step_weight_bytes(d, batch) / e || kv <= batch * attn / s.p.attn_flops)
             continue;
         struct dc__replica r;
         dc__replica_at(&s.p, 1, batch, &r);
@@ -556,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_embedding_training),
         cmocka_unit_test(test_embedding_peers_across_machines),
         cmocka_unit_test(test_rocm_decode_bandwidth),
+        cmocka_unit_test(test_decode_hbm_follows_batch),
         cmocka_unit_test(test_draft_prefill_in_time_to_first_token),
         cmocka_unit_test(test_diffusion_8bit_rate),
         cmocka_unit_test(test_speech_host_decode_bound),
