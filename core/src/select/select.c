@@ -205,13 +205,21 @@ static double walk(const struct point_memo *m, const struct dc_candidate *v, siz
     for (size_t steps = 0; steps < m->n; steps++) {
         const struct dc_sizing *next = NULL;
         double next_spend = NAN, next_time = NAN;
+        size_t kept = 0;
         for (size_t j = 0; j < (listed ? n_list : m->n); j++) {
             size_t k = listed ? list[j] : j;
             const struct dc_sizing *z = &m->v[k].z;
             double sz = pt_spend(m, k), tz = pt_time(m, k);
-            /* A listed point is of the tier and priced. */
+            /* A listed point is of the tier and priced. One no faster than
+             * the current point is no faster than any later one (each step
+             * is faster beyond a tie, so such a point is slower outright):
+             * the list drops it, keeping its order. */
             if ((!listed && (!in_tier(m, k, v, n, g) || !isfinite(sz))) ||
-                dc__cmp_value(tz, cur_time) >= 0 || dc__cmp_value(sz, cur_spend) < 0)
+                dc__cmp_value(tz, cur_time) >= 0)
+                continue;
+            if (listed)
+                list[kept++] = k;
+            if (dc__cmp_value(sz, cur_spend) < 0)
                 continue;
             int c = next == NULL ? -1 : dc__cmp_value(sz, next_spend);
             if (c == 0)
@@ -224,6 +232,7 @@ static double walk(const struct point_memo *m, const struct dc_candidate *v, siz
                 next_time = tz;
             }
         }
+        n_list = kept;
         if (next == NULL || next_spend > ceiling * (1 + DC__TIE) ||
             !step_worth(s, w, cur, next, price))
             break;
