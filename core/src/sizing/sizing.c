@@ -254,6 +254,7 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     dc__tp_init(p);
     dc__sync_init(p);
     dc__embed_init(p);
+    dc__overheads_init(p);
 }
 
 void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)

@@ -91,12 +91,14 @@ struct dc__part {
     double sync_bytes;    /* gradient bytes each chip all-reduces a step; 0: none */
     double domain_bps;    /* bytes/s each chip sends within the fast domain */
     double network_bps;   /* bytes/s each chip sends between domains */
+    double step_flops;    /* one step's FLOPs at the workload's global batch */
     /* a recommender's tables (embed.c) */
     double gather_bps; /* bytes/s of table rows one chip gathers; 0: not timed */
     double peer_s;     /* latency each peer on another machine adds to an all-to-all */
     /* speech: seconds of audio the host's vCPUs decode a second for one chip;
      * INFINITY when the audio arrives decoded or the host is not known */
     double host_audio_s;
+    double startup_hours; /* dc__startup_hours, set by dc__overheads_init */
 };
 
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
@@ -158,6 +160,9 @@ double dc__sync_factor(const struct dc__part *p, unsigned chips, double mfu);
 /* The start-up every run pays (0 without sizing.yaml's startup_hours, and
  * for serving). */
 double dc__startup_hours(const struct dc__part *p);
+/* Work out p's start-up once (dc__part_init): every configuration sized
+ * and every target test reads it. */
+void dc__overheads_init(struct dc__part *p);
 /* Set z->overheads from the sized and priced run (every field NAN when the
  * hours are unknown or the set gives no start-up), add their cost to
  * z->cost_usd, and check the deadline and the budget with them. */
