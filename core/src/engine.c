@@ -787,6 +787,13 @@ static bool apply_gates(struct rec *r)
     return true;
 }
 
+/* A sizing reason's id: "sizing." and more (the first byte rejects most
+ * others without a call; the sort compares each pair of a candidate's). */
+static bool sizing_id(const char *id)
+{
+    return id[0] == 's' && strncmp(id, "sizing.", 7) == 0;
+}
+
 static int reason_cmp(const void *a, const void *b)
 {
     const struct dc_reason *x = a;
@@ -795,8 +802,8 @@ static int reason_cmp(const void *a, const void *b)
     if (ax != ay)
         return ay - ax;
     /* Informational sizing reasons after rule reasons of equal weight. */
-    bool sx = strncmp(x->rule_id, "sizing.", 7) == 0;
-    bool sy = strncmp(y->rule_id, "sizing.", 7) == 0;
+    bool sx = sizing_id(x->rule_id);
+    bool sy = sizing_id(y->rule_id);
     if (sx != sy)
         return sx ? 1 : -1;
     return strcmp(x->rule_id, y->rule_id);

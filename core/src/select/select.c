@@ -101,6 +101,9 @@ struct point_memo {
     size_t n, memo;
     double spend[POINT_MEMO], time[POINT_MEMO];
     signed char tier[POINT_MEMO]; /* the point's candidate's gate tier; -1: none counts */
+    /* Each part's points lie in [first, end) (end 0: none): the dominance
+     * pass reads one part's points, for every pair of candidates. */
+    size_t first[DC_RULESET_MAX_ACCELERATORS], end[DC_RULESET_MAX_ACCELERATORS];
 };
 
 static double pt_spend(const struct point_memo *m, size_t k)
@@ -140,6 +143,15 @@ static void memo_points(struct point_memo *m, const dc_ruleset *rs, const struct
             by_acc[v[i].index_] = v[i].selection.meets_targets && v[i].selection.priced
                                       ? (signed char)tier_of(&v[i])
                                       : -1;
+    memset(m->end, 0, sizeof(m->end));
+    for (size_t k = 0; k < n_pts; k++) {
+        size_t acc = pts[k].acc;
+        if (acc < DC_RULESET_MAX_ACCELERATORS) {
+            if (m->end[acc] == 0)
+                m->first[acc] = k;
+            m->end[acc] = k + 1;
+        }
+    }
     for (size_t k = 0; k < m->memo; k++) {
         m->spend[k] = dc__config_spend(&rs->sizing, w, &pts[k].z);
         m->time[k] = dc__config_time(&rs->sizing, w, &pts[k].z);
@@ -148,6 +160,15 @@ static void memo_points(struct point_memo *m, const dc_ruleset *rs, const struct
                      : acc < DC_RULESET_MAX_ACCELERATORS
                          ? by_acc[acc]
                          : (signed char)tier_of_point(&pts[k], v, n);
+    }
+}
+
+/* Narrow [*lo, *hi) to where part acc's points lie. */
+static void part_points(const struct point_memo *m, size_t acc, size_t *lo, size_t *hi)
+{
+    if (acc < DC_RULESET_MAX_ACCELERATORS) {
+        *hi = m->end[acc];
+        *lo = *hi > 0 ? m->first[acc] : 0;
     }
 }
 
@@ -184,12 +205,21 @@ static double walk(const struct point_memo *m, const struct dc_candidate *v, siz
     for (size_t steps = 0; steps < m->n; steps++) {
         const struct dc_sizing *next = NULL;
         double next_spend = NAN, next_time = NAN;
+        size_t kept = 0;
         for (size_t j = 0; j < (listed ? n_list : m->n); j++) {
             size_t k = listed ? list[j] : j;
             const struct dc_sizing *z = &m->v[k].z;
             double sz = pt_spend(m, k), tz = pt_time(m, k);
-            if (!in_tier(m, k, v, n, g) || !isfinite(sz) || dc__cmp_value(tz, cur_time) >= 0 ||
-                dc__cmp_value(sz, cur_spend) < 0)
+            /* A listed point is of the tier and priced. One no faster than
+             * the current point is no faster than any later one (each step
+             * is faster beyond a tie, so such a point is slower outright):
+             * the list drops it, keeping its order. */
+            if ((!listed && (!in_tier(m, k, v, n, g) || !isfinite(sz))) ||
+                dc__cmp_value(tz, cur_time) >= 0)
+                continue;
+            if (listed)
+                list[kept++] = k;
+            if (dc__cmp_value(sz, cur_spend) < 0)
                 continue;
             int c = next == NULL ? -1 : dc__cmp_value(sz, next_spend);
             if (c == 0)
@@ -202,6 +232,7 @@ static double walk(const struct point_memo *m, const struct dc_candidate *v, siz
                 next_time = tz;
             }
         }
+        n_list = kept;
         if (next == NULL || next_spend > ceiling * (1 + DC__TIE) ||
             !step_worth(s, w, cur, next, price))
             break;
@@ -265,7 +296,9 @@ void dc__balance(const dc_ruleset *rs, const struct dc_workload *w, const struct
          * cheaper, then fewer machines, then fewer chips. */
         const struct dc_sizing *best = &c->sizing;
         double best_time = dc__config_time(s, w, best), best_spend = dc__config_spend(s, w, best);
-        for (size_t k = 0; k < n_pts; k++) {
+        size_t lo = 0, hi = n_pts;
+        part_points(&m, c->index_, &lo, &hi);
+        for (size_t k = lo; k < hi; k++) {
             const struct dc_sizing *z = &pts[k].z;
             if (pts[k].acc != c->index_)
                 continue;
@@ -414,9 +447,10 @@ static bool dominates(const struct point_memo *pts, const struct ranked *x, cons
     /* The feasible configurations stand for a part that meets every target. */
     if (!x->c->selection.meets_targets)
         return false;
-    for (size_t i = 0; i < pts->n; i++)
-        if (pts->v[i].acc == x->c->index_ &&
-            beats(&pts->v[i].z, pt_spend(pts, i), pt_time(pts, i), y))
+    size_t acc = x->c->index_, lo = 0, hi = pts->n;
+    part_points(pts, acc, &lo, &hi);
+    for (size_t i = lo; i < hi; i++)
+        if (pts->v[i].acc == acc && beats(&pts->v[i].z, pt_spend(pts, i), pt_time(pts, i), y))
             return true;
     return false;
 }

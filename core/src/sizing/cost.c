@@ -87,7 +87,8 @@ const struct dc_offer *dc__offer_for_shape(const struct dc_accelerator *a, const
         return NULL;
     for (size_t i = 0; i < a->n_offers; i++) {
         const struct dc_offer *o = &a->offers[i];
-        if (!offer_allowed(o, basis, providers) || !rents(o, s))
+        /* The instance size first: most offers rent another size. */
+        if (!rents(o, s) || !offer_allowed(o, basis, providers))
             continue;
         double p = o->price[basis].usd_per_chip_hour;
         double q = best != NULL ? best->price[basis].usd_per_chip_hour : INFINITY;

@@ -24,17 +24,23 @@ static double billed(const struct dc_sizing_params *s, double hours)
     return isfinite(m) ? fmax(b, m) : b;
 }
 
-double dc__startup_hours(const struct dc__part *p)
+void dc__overheads_init(struct dc__part *p)
 {
     const struct dc_sizing_params *s = p->s;
     const struct dc_workload *w = p->w;
+    p->startup_hours = 0;
     if (!isfinite(s->startup_hours.value) || !(p->d->training_flops > 0))
-        return 0;
+        return;
     double weights_gb = w->parameters * s->infer_bytes_per_param[w->precision] / DC__GB;
     double load = isfinite(s->load_gb_per_s.value)
                       ? weights_gb / s->load_gb_per_s.value / DC__SECONDS_PER_HOUR
                       : 0;
-    return s->startup_hours.value + (isfinite(load) ? load : 0);
+    p->startup_hours = s->startup_hours.value + (isfinite(load) ? load : 0);
+}
+
+double dc__startup_hours(const struct dc__part *p)
+{
+    return p->startup_hours;
 }
 
 void dc__overheads(const struct dc__part *p, struct dc_sizing *z)

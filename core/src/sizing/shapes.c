@@ -47,31 +47,32 @@ static void set_shape(const struct dc_accelerator *a, unsigned units, size_t idx
     }
 }
 
+/* The size at `i` of a's ascending list (slices, machine sizes, or one chip). */
+static unsigned size_at(const struct dc_accelerator *a, size_t i)
+{
+    if (a->n_slices > 0)
+        return a->slices[i].chips;
+    return a->n_node_sizes > 0 ? a->node_sizes[i] : 1;
+}
+
 bool dc_shape_at_least(const struct dc_accelerator *a, unsigned need, unsigned cap,
                        struct dc_shape *out)
 {
     size_t n = a->n_slices > 0 ? a->n_slices : (a->n_node_sizes > 0 ? a->n_node_sizes : 1);
     if (need == 0)
         need = 1;
-    /* The first size that holds `need`, in the catalog's order: slices, or
-     * machine sizes, or one chip (each kind scanned in a loop of its own:
-     * the searches ask this of every count they probe). */
-    size_t i = 0;
-    unsigned chips = 1;
-    if (a->n_slices > 0) {
-        while (i < n && (chips = a->slices[i].chips) < need)
-            i++;
-    } else if (a->n_node_sizes > 0) {
-        while (i < n && (chips = a->node_sizes[i]) < need)
-            i++;
-    } else if (chips < need) {
-        i = n;
-    }
-    if (i < n) {
-        set_shape(a, 1, i, out);
-        return chips <= cap;
-    }
+    /* The first size that holds `need`: the catalog lists sizes ascending
+     * (rules/catalog.c refuses any other order, and a rentable subset keeps
+     * it), so none does past the largest, which the searches' larger probes
+     * are (they ask this of every count they probe). */
     unsigned long long unit = dc__unit_chips(a);
+    if (need <= unit) {
+        size_t i = 0;
+        while (size_at(a, i) < need)
+            i++;
+        set_shape(a, 1, i, out);
+        return size_at(a, i) <= cap;
+    }
     unsigned long long units = (need + unit - 1) / unit;
     if (units * unit > cap)
         return false;

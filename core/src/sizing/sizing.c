@@ -258,6 +258,7 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     dc__tp_init(p);
     dc__sync_init(p);
     dc__embed_init(p);
+    dc__overheads_init(p);
 }
 
 void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
@@ -490,13 +491,12 @@ double dc__decode_hbm_scale(const struct dc__part *p, double rows)
  * request's KV cache, which averages the prompt plus half the output (F2.6,
  * F4.5); derive.c says how much of each, by kind of model. The stages read
  * their shares of the KV caches side by side. */
-static void decode_tensor_parallel(const struct dc__part *p, unsigned chips, unsigned batch,
-                                   bool prompts, struct dc__replica *r)
+static void decode_tensor_parallel(const struct dc__part *p, const struct dc__replica_chips *c,
+                                   unsigned batch, bool prompts, struct dc__replica *r)
 {
     const struct dc__derived *d = p->d;
-    unsigned tp = tensor_parallel(p->a, chips);
-    double stages = (double)chips / tp;
-    double bw = chips * p->bandwidth, tp_bw = tp * p->bandwidth;
+    unsigned chips = c->chips, tp = c->tp;
+    double stages = c->stages, bw = c->bw, tp_bw = c->tp_bw;
     double weights = dc__step_weight_bytes(d, batch);
     /* A mixture of experts spreads its routed experts over every chip of the
      * replica: they are read side by side at the whole replica's bandwidth,
@@ -517,14 +517,7 @@ static void decode_tensor_parallel(const struct dc__part *p, unsigned chips, uns
         r->prefill_s = r->request_s = r->rps = NAN;
         return;
     }
-    /* The prompt's tokens meet the other chips the same way, in one pass
-     * (a speculative draft's layers too, as it prefills its own cache). */
-    double prompt = p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate);
-    r->prefill_s =
-        max_known(d->active_weights_gb * DC__GB / tp_bw, d->flops_per_request / (tp * p->flops)) +
-        dc__tp_sync_s(p, tp, stages, prompt, d->layers, d->hidden);
-    if (d->draft_steps > 0)
-        r->prefill_s += dc__tp_sync_s(p, tp, stages, prompt, d->draft_layers, d->draft_hidden);
+    r->prefill_s = c->tp_prefill_s;
     r->request_s = r->prefill_s + d->decode_steps * r->step_s;
     /* The replica's time per batch: every request's prompt (the stages
      * work on as many prompts at once), then the steps. */
@@ -538,11 +531,12 @@ static void decode_tensor_parallel(const struct dc__part *p, unsigned chips, uns
  * batch through it, the routed experts are spread over the chips and see
  * the whole batch's tokens, and each MoE layer sends every token to its
  * experts' chips and back (two all-to-alls, serve_tp.c). */
-static void decode_expert_parallel(const struct dc__part *p, unsigned chips, unsigned batch,
-                                   bool prompts, struct dc__replica *r)
+static void decode_expert_parallel(const struct dc__part *p, const struct dc__replica_chips *c,
+                                   unsigned batch, bool prompts, struct dc__replica *r)
 {
     const struct dc__derived *d = p->d;
-    double bw = chips * p->bandwidth;
+    unsigned chips = c->chips;
+    double bw = c->bw;
     double experts = dc__step_weight_bytes(d, batch) - d->shared_weight_bytes;
     double kv = batch * d->kv_step_bytes;
     double e = dc__decode_hbm_scale(p, batch * d->tokens_per_request_step);
@@ -554,11 +548,7 @@ static void decode_expert_parallel(const struct dc__part *p, unsigned chips, uns
         r->prefill_s = r->request_s = r->rps = NAN;
         return;
     }
-    /* A prompt is prefilled on one chip's attention, its tokens sent to the
-     * experts like a step's; the chips prefill their own prompts side by side. */
-    r->prefill_s =
-        max_known(d->active_weights_gb * DC__GB / p->bandwidth, d->flops_per_request / p->flops) +
-        dc__ep_sync_s(p, chips, p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate));
+    r->prefill_s = c->ep_prefill_s;
     r->request_s = r->prefill_s + d->decode_steps * r->step_s;
     r->rps = batch / (batch * r->prefill_s / chips + d->decode_steps * r->step_s);
 }
@@ -621,16 +611,63 @@ static unsigned ep_batch_cap(const struct dc__part *p, unsigned chips)
     return batch_in(p, kv_room_gb(p, chips, true), rank * chips);
 }
 
+/* A prompt's prefill on a tensor-parallel replica: its tokens meet the other
+ * chips the same way as a step's, in one pass (a speculative draft's layers
+ * too, as it prefills its own cache). */
+static double tp_prefill_s(const struct dc__part *p, const struct dc__replica_chips *c)
+{
+    const struct dc__derived *d = p->d;
+    unsigned tp = c->tp;
+    double prompt = p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate);
+    double s = max_known(d->active_weights_gb * DC__GB / c->tp_bw,
+                         d->flops_per_request / (tp * p->flops)) +
+               dc__tp_sync_s(p, tp, c->stages, prompt, d->layers, d->hidden);
+    if (d->draft_steps > 0)
+        s += dc__tp_sync_s(p, tp, c->stages, prompt, d->draft_layers, d->draft_hidden);
+    return s;
+}
+
+/* The same laid out expert parallel: a prompt is prefilled on one chip's
+ * attention, its tokens sent to the experts like a step's; the chips
+ * prefill their own prompts side by side. */
+static double ep_prefill_s(const struct dc__part *p, const struct dc__replica_chips *c)
+{
+    const struct dc__derived *d = p->d;
+    return max_known(d->active_weights_gb * DC__GB / p->bandwidth,
+                     d->flops_per_request / p->flops) +
+           dc__ep_sync_s(p, c->chips, p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate));
+}
+
+void dc__replica_chips_init(const struct dc__part *p, unsigned chips, bool prompts,
+                            struct dc__replica_chips *c)
+{
+    c->chips = chips;
+    c->tp = tensor_parallel(p->a, chips);
+    c->stages = (double)chips / c->tp;
+    c->bw = chips * p->bandwidth;
+    c->tp_bw = c->tp * p->bandwidth;
+    c->fl = chips * p->flops;
+    c->tp_cap = tp_batch_cap(p, chips);
+    c->ep_cap = ep_batch_cap(p, chips);
+    bool generative = p->d->generative;
+    c->tp_prefill_s = prompts && generative ? tp_prefill_s(p, c) : NAN;
+    c->ep_prefill_s = prompts && generative && c->ep_cap > 0 ? ep_prefill_s(p, c) : NAN;
+}
+
+unsigned dc__replica_chips_cap(const struct dc__replica_chips *c)
+{
+    return c->tp_cap > c->ep_cap ? c->tp_cap : c->ep_cap;
+}
+
 /* dc__replica_at; without `prompts` only the step (step_s, compute_bound,
  * the layout) is worked out, the prompts' prefill and what follows from it
  * (request_s, rps) left unset: all a latency test reads under a latency
  * target (dc__replica_latency_ok), which decides the layout there. */
-static void replica_at(const struct dc__part *p, unsigned chips, unsigned batch, bool prompts,
-                       struct dc__replica *r)
+static void replica_at(const struct dc__part *p, const struct dc__replica_chips *c, unsigned batch,
+                       bool prompts, struct dc__replica *r)
 {
     const struct dc__derived *d = p->d;
-    unsigned tp = tensor_parallel(p->a, chips);
-    double fl = chips * p->flops, tp_bw = tp * p->bandwidth;
+    unsigned chips = c->chips;
     r->chips = chips;
     r->batch = batch;
     if (d->generative) {
@@ -639,17 +676,15 @@ static void replica_at(const struct dc__part *p, unsigned chips, unsigned batch,
          * tensor-parallel one may hold fewer): under a latency target the
          * shorter step, or the one that holds the whole batch and meets the
          * target; else the more requests a second. */
-        unsigned ep_cap = ep_batch_cap(p, chips), tp_batch = batch;
-        if (ep_cap > 0) {
-            unsigned c = tp_batch_cap(p, chips);
-            tp_batch = c > 0 && c < batch ? c : batch;
-        }
+        unsigned ep_cap = c->ep_cap, tp_batch = batch;
+        if (ep_cap > 0)
+            tp_batch = c->tp_cap > 0 && c->tp_cap < batch ? c->tp_cap : batch;
         r->batch = tp_batch;
-        decode_tensor_parallel(p, chips, tp_batch, prompts, r);
+        decode_tensor_parallel(p, c, tp_batch, prompts, r);
         if (ep_cap > 0 && batch <= ep_cap) {
             struct dc__replica ep = *r;
             ep.batch = batch;
-            decode_expert_parallel(p, chips, batch, prompts, &ep);
+            decode_expert_parallel(p, c, batch, prompts, &ep);
             bool better = ep.rps > r->rps;
             if (isfinite(p->w->latency_ms_p99))
                 better =
@@ -661,8 +696,8 @@ static void replica_at(const struct dc__part *p, unsigned chips, unsigned batch,
         if (isfinite(p->host_audio_s))
             r->rps = fmin(r->rps, chips * p->host_audio_s / d->audio_seconds);
     } else {
-        double mem_s = dc__step_weight_bytes(d, batch) / tp_bw;
-        double cmp_s = batch * d->flops_per_request / fl;
+        double mem_s = dc__step_weight_bytes(d, batch) / c->tp_bw;
+        double cmp_s = batch * d->flops_per_request / c->fl;
         /* A recommender's rows are gathered and exchanged before its dense
          * part can run (core/src/sizing/embed.c). */
         r->step_s = max_known(mem_s, cmp_s) + dc__embed_batch_s(p, chips, batch);
@@ -674,9 +709,17 @@ static void replica_at(const struct dc__part *p, unsigned chips, unsigned batch,
     }
 }
 
+void dc__replica_with(const struct dc__part *p, const struct dc__replica_chips *c, unsigned batch,
+                      struct dc__replica *r)
+{
+    replica_at(p, c, batch, true, r);
+}
+
 void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch, struct dc__replica *r)
 {
-    replica_at(p, chips, batch, true, r);
+    struct dc__replica_chips c;
+    dc__replica_chips_init(p, chips, true, &c);
+    replica_at(p, &c, batch, true, r);
 }
 
 double dc__replica_token_s(const struct dc__part *p, const struct dc__replica *r)
@@ -697,7 +740,8 @@ unsigned dc__serve_batch_cap(const struct dc__part *p, unsigned chips)
     return tp > ep ? tp : ep;
 }
 
-unsigned dc__serve_latency_batch(const struct dc__part *p, unsigned chips, unsigned cap)
+unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__replica_chips *c,
+                                  unsigned cap)
 {
     /* Without a latency target every batch meets it: the cap (the search
      * below would probe its way up to it). */
@@ -706,19 +750,35 @@ unsigned dc__serve_latency_batch(const struct dc__part *p, unsigned chips, unsig
     /* Under one the test reads the step alone, so the probes leave the
      * prompts' prefill out. */
     struct dc__replica r;
-    replica_at(p, chips, 1, false, &r);
+    replica_at(p, c, 1, false, &r);
     if (!dc__replica_latency_ok(p, &r))
         return 1;
-    unsigned lo = 1, hi = cap; /* lo meets the target; steps grow with the batch */
+    /* Steps grow with the batch, so the test holds up to one batch and fails
+     * past it: where the cap meets the target it is that batch, the search
+     * below would have probed its way up to it (a loose target, or a small
+     * cap, is the common case). */
+    if (cap > 1) {
+        replica_at(p, c, cap, false, &r);
+        if (dc__replica_latency_ok(p, &r))
+            return cap;
+    }
+    unsigned lo = 1, hi = cap > 1 ? cap - 1 : cap; /* lo meets the target */
     while (lo < hi) {
         unsigned mid = lo + (hi - lo + 1) / 2;
-        replica_at(p, chips, mid, false, &r);
+        replica_at(p, c, mid, false, &r);
         if (dc__replica_latency_ok(p, &r))
             lo = mid;
         else
             hi = mid - 1;
     }
     return lo;
+}
+
+unsigned dc__serve_latency_batch(const struct dc__part *p, unsigned chips, unsigned cap)
+{
+    struct dc__replica_chips c;
+    dc__replica_chips_init(p, chips, false, &c);
+    return dc__serve_latency_within(p, &c, cap);
 }
 
 unsigned dc__replicas_for(const struct dc__part *p, const struct dc__replica *r)

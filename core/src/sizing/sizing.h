@@ -91,12 +91,14 @@ struct dc__part {
     double sync_bytes;    /* gradient bytes each chip all-reduces a step; 0: none */
     double domain_bps;    /* bytes/s each chip sends within the fast domain */
     double network_bps;   /* bytes/s each chip sends between domains */
+    double step_flops;    /* one step's FLOPs at the workload's global batch */
     /* a recommender's tables (embed.c) */
     double gather_bps; /* bytes/s of table rows one chip gathers; 0: not timed */
     double peer_s;     /* latency each peer on another machine adds to an all-to-all */
     /* speech: seconds of audio the host's vCPUs decode a second for one chip;
      * INFINITY when the audio arrives decoded or the host is not known */
     double host_audio_s;
+    double startup_hours; /* dc__startup_hours, set by dc__overheads_init */
 };
 
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
@@ -164,6 +166,9 @@ double dc__sync_factor(const struct dc__part *p, unsigned chips, double mfu);
 /* The start-up every run pays (0 without sizing.yaml's startup_hours, and
  * for serving). */
 double dc__startup_hours(const struct dc__part *p);
+/* Work out p's start-up once (dc__part_init): every configuration sized
+ * and every target test reads it. */
+void dc__overheads_init(struct dc__part *p);
 /* Set z->overheads from the sized and priced run (every field NAN when the
  * hours are unknown or the set gives no start-up), add their cost to
  * z->cost_usd, and check the deadline and the budget with them. */
@@ -209,6 +214,20 @@ struct dc__replica {
     bool expert_parallel; /* laid out expert parallel, attention data parallel */
 };
 
+/* What a replica of `chips` chips is, whatever its batch: its layouts, their
+ * batch caps and (with prompts) their prefill, worked out once for the
+ * batches a search probes on it (dc__replica_chips_init). */
+struct dc__replica_chips {
+    unsigned chips;
+    unsigned tp;          /* tensor-parallel degree (tensor_parallel) */
+    unsigned tp_cap;      /* batch cap of the tensor-parallel layout */
+    unsigned ep_cap;      /* of the expert-parallel layout, 0 without it */
+    double stages;        /* pipeline stages: chips / tp */
+    double bw, tp_bw, fl; /* the replica's and a tensor-parallel group's rates */
+    double tp_prefill_s;  /* a prompt's prefill, per layout; NAN without prompts */
+    double ep_prefill_s;
+};
+
 /* The first replica size after `prev` chips (0: the first): a tensor-parallel
  * group of 1, 2, 4 ... chips within one machine, then whole machines; a TPU
  * replica is one documented slice. 0 when there is none. */
@@ -222,6 +241,15 @@ unsigned dc__replica_holding(const struct dc__part *p, double batch);
 unsigned dc__serve_batch_cap(const struct dc__part *p, unsigned chips);
 void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch,
                     struct dc__replica *r);
+/* `c` for `chips` chips; with `prompts` the prefill too (dc__replica_with
+ * reads it, dc__serve_latency_within does not). */
+void dc__replica_chips_init(const struct dc__part *p, unsigned chips, bool prompts,
+                            struct dc__replica_chips *c);
+/* dc__serve_batch_cap of c's chips. */
+unsigned dc__replica_chips_cap(const struct dc__replica_chips *c);
+/* dc__replica_at on c's chips (initialised with prompts). */
+void dc__replica_with(const struct dc__part *p, const struct dc__replica_chips *c, unsigned batch,
+                      struct dc__replica *r);
 /* Time per output token: one decode step over the tokens a step yields
  * (more than one under speculative decoding), or one batch for a model that
  * generates no tokens; what latency_ms_p99 and decode_ms are. */
@@ -231,6 +259,9 @@ bool dc__replica_latency_ok(const struct dc__part *p, const struct dc__replica *
 /* The largest batch in [1, cap] whose step meets the latency target (1 when
  * even batch 1 misses). */
 unsigned dc__serve_latency_batch(const struct dc__part *p, unsigned chips, unsigned cap);
+/* The same on c's chips. */
+unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__replica_chips *c,
+                                  unsigned cap);
 /* Replicas `r` needs for the workload's rate (at least 1). */
 unsigned dc__replicas_for(const struct dc__part *p, const struct dc__replica *r);
 /* Machines for `n` replicas of `r`: GPUs and CPUs come as whole machines the

@@ -49,7 +49,13 @@ static double replica_chips(const struct dc__part *p)
 void dc__sync_init(struct dc__part *p)
 {
     const struct dc_sizing_params *s = p->s;
+    const struct dc_workload *w = p->w;
     p->sync_bytes = 0;
+    /* What dc__sync_factor reads for every count the searches probe, where
+     * the batch is the workload's (not grown with the replicas). */
+    p->step_flops =
+        w->tokens > 0 ? p->d->training_flops * w->global_batch_size * w->sequence_length / w->tokens
+                      : NAN;
     if (!(p->d->training_flops > 0) || !isfinite(s->gradient_bytes.value) ||
         !isfinite(s->sync_overlap.value))
         return;
@@ -94,11 +100,12 @@ double dc__sync_factor(const struct dc__part *p, unsigned chips, double mfu)
         return 1.0;
     /* One step's tokens: the global batch; without one given, a team grows
      * the batch with the replicas, micro_batch sequences each at least. */
-    double replicas = (double)chips / p->replica_chips;
-    double batch = w->global_batch_size;
-    if (w->global_batch_defaulted)
-        batch = fmax(batch, replicas * p->s->micro_batch.value);
-    double step_flops = p->d->training_flops * batch * w->sequence_length / w->tokens;
+    double step_flops = p->step_flops;
+    if (w->global_batch_defaulted) {
+        double replicas = (double)chips / p->replica_chips;
+        double batch = fmax(w->global_batch_size, replicas * p->s->micro_batch.value);
+        step_flops = p->d->training_flops * batch * w->sequence_length / w->tokens;
+    }
     double rate = (double)chips * p->peak * mfu * p->factor / p->s->goodput.value;
     double step = step_flops / rate;
     double exposed = fmax(0.0, sync - p->s->sync_overlap.value * step);

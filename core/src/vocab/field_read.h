@@ -17,6 +17,21 @@
 
 #include "dc/workload.h"
 
+/* dc__member(obj, key), its walk the same (the first
+ * member of that name; none past a member without one), with the first byte
+ * compared before strcmp: a workload is parsed by some 170 lookups a request,
+ * most of them of keys it does not give, each compared with every member. */
+static inline cJSON *dc__member(const cJSON *obj, const char *key)
+{
+    if (obj == NULL || key == NULL)
+        return NULL;
+    cJSON *c = obj->child;
+    while (c != NULL && c->string != NULL &&
+           (c->string[0] != key[0] || strcmp(key, c->string) != 0))
+        c = c->next;
+    return c != NULL && c->string != NULL ? c : NULL;
+}
+
 static inline enum dc_status bad(struct dc_error *err, const char *section, const char *key,
                                  const char *fmt, ...) DC_PRINTF(4, 5);
 
@@ -66,7 +81,7 @@ static inline enum dc_status get_enum(const cJSON *obj, const char *sec, const c
                                       const char *const *allowed, const char *dflt,
                                       const char **out, struct dc_error *err)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = dc__member(obj, key);
     *out = table_entry(allowed, dflt);
     if (v == NULL)
         return *out != NULL ? DC_OK : bad(err, sec, key, "required field \"%s\" is missing", key);
@@ -81,7 +96,7 @@ static inline enum dc_status get_num(const cJSON *obj, const char *sec, const ch
                                      bool exclusive_lo, double hi, bool integer, double dflt,
                                      double *out, struct dc_error *err)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = dc__member(obj, key);
     *out = dflt;
     if (v == NULL)
         return DC_OK;
@@ -99,7 +114,7 @@ static inline enum dc_status get_num(const cJSON *obj, const char *sec, const ch
 static inline enum dc_status get_bool(const cJSON *obj, const char *sec, const char *key, bool *out,
                                       struct dc_error *err)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = dc__member(obj, key);
     *out = false;
     if (v == NULL)
         return DC_OK;
@@ -118,7 +133,7 @@ static inline enum dc_status get_bool(const cJSON *obj, const char *sec, const c
 
 static inline bool present(const cJSON *obj, const char *key)
 {
-    return cJSON_GetObjectItemCaseSensitive(obj, key) != NULL;
+    return dc__member(obj, key) != NULL;
 }
 
 static inline bool arch_is(const struct dc_workload *w, const char *a)

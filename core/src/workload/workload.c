@@ -85,7 +85,7 @@ static const char *const team_keys[] = {"cuda_experience", "xla_experience", NUL
 static enum dc_status section(const cJSON *json, const char *name, const char *const *keys,
                               const cJSON **out, struct dc_error *err)
 {
-    *out = cJSON_GetObjectItemCaseSensitive(json, name);
+    *out = dc__member(json, name);
     if (*out == NULL)
         return DC_OK;
     if (!cJSON_IsObject(*out))
@@ -99,7 +99,7 @@ static enum dc_status subsection(const cJSON *parent, const char *path, const ch
                                  const char *const *keys, const cJSON **out, struct dc_error *err)
 {
     char sec[64];
-    *out = cJSON_GetObjectItemCaseSensitive(parent, name);
+    *out = dc__member(parent, name);
     if (*out == NULL)
         return DC_OK;
     if (!cJSON_IsObject(*out))
@@ -155,7 +155,7 @@ static enum dc_status resolve_named(const dc_ruleset *rs, const cJSON *m, struct
                                     cJSON **out, struct dc_error *err)
 {
     *out = NULL;
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "name");
+    const cJSON *name = dc__member(m, "name");
     if (name == NULL)
         return DC_OK;
     const struct dc_model_info *entry = NULL;
@@ -345,7 +345,7 @@ static enum dc_status parse_request_tokens(const struct dc_sizing_params *sz, co
 /* A number of a registry entry's model, NAN when it has none. */
 static double entry_num(const struct dc_model_info *e, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(e->model, key);
+    const cJSON *v = dc__member(e->model, key);
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
@@ -353,7 +353,7 @@ static double entry_num(const struct dc_model_info *e, const char *key)
 static enum dc_status parse_draft(const dc_ruleset *rs, const cJSON *sp, struct dc_workload *w,
                                   struct dc_error *err)
 {
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(sp, "draft_model");
+    const cJSON *name = dc__member(sp, "draft_model");
     if (name != NULL && present(sp, "draft_parameters"))
         return bad(err, "inference/speculative", "draft_parameters",
                    "give draft_model or draft_parameters, not both");
@@ -480,7 +480,7 @@ static enum dc_status parse_inference(const dc_ruleset *rs, const cJSON *inf, st
 static enum dc_status parse_allowed(const dc_ruleset *rs, const cJSON *c, struct dc_workload *w,
                                     struct dc_error *err)
 {
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(c, "accelerators");
+    const cJSON *list = dc__member(c, "accelerators");
     if (list == NULL)
         return DC_OK;
     if (!cJSON_IsArray(list))
@@ -522,7 +522,7 @@ static enum dc_status parse_constraints(const dc_ruleset *rs, const cJSON *c, st
     const char *s = NULL;
     TRY(get_enum(c, "constraints", "deployment", deployments, "cloud", &s, err));
     w->deployment = (enum dc_deployment)enum_index(deployments, s);
-    const cJSON *prov = cJSON_GetObjectItemCaseSensitive(c, "providers");
+    const cJSON *prov = dc__member(c, "providers");
     if (prov != NULL) {
         if (!cJSON_IsArray(prov))
             return bad(err, "constraints", "providers", "%s must be an array", "providers");
@@ -557,7 +557,7 @@ static enum dc_status parse_constraints(const dc_ruleset *rs, const cJSON *c, st
  * that every caller checks it alike, but the decision never looks at it. */
 static enum dc_status parse_explain(const cJSON *json, struct dc_workload *w, struct dc_error *err)
 {
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(json, "explain");
+    const cJSON *list = dc__member(json, "explain");
     if (list == NULL)
         return DC_OK;
     if (!cJSON_IsArray(list))
@@ -620,7 +620,7 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     const char *s = NULL;
     TRY(check_keys(json, NULL, top_keys, err));
 
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(json, "name");
+    const cJSON *name = dc__member(json, "name");
     if (name != NULL) {
         if (!cJSON_IsString(name) || name->valuestring[0] == '\0' ||
             dc_utf8_count(name->valuestring) > DC_WORKLOAD_NAME_MAX)
@@ -663,8 +663,7 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
      * knows CUDA is taken not to (its stack is XLA; the mirror of the GPU
      * default below), every other team to know some. An assumption, warned. */
     bool xla_stack = strcmp(w->framework, "jax") == 0 || strcmp(w->framework, "pytorch-xla") == 0;
-    w->cuda_experience_assumed =
-        sec == NULL || cJSON_GetObjectItemCaseSensitive(sec, "cuda_experience") == NULL;
+    w->cuda_experience_assumed = sec == NULL || dc__member(sec, "cuda_experience") == NULL;
     TRY(get_enum(sec, "team", "cuda_experience", experiences, xla_stack ? "none" : "some",
                  &w->cuda_experience, err));
     /* The playbook's GPU default: a PyTorch team, or a TensorFlow team on CUDA,
@@ -672,8 +671,7 @@ enum dc_status dc_workload_parse(const dc_ruleset *rs, const cJSON *json, struct
     bool cuda_stack =
         strcmp(w->framework, "pytorch") == 0 ||
         (strcmp(w->framework, "tensorflow") == 0 && strcmp(w->cuda_experience, "none") != 0);
-    w->xla_experience_assumed =
-        sec == NULL || cJSON_GetObjectItemCaseSensitive(sec, "xla_experience") == NULL;
+    w->xla_experience_assumed = sec == NULL || dc__member(sec, "xla_experience") == NULL;
     TRY(get_enum(sec, "team", "xla_experience", experiences, cuda_stack ? "none" : "some",
                  &w->xla_experience, err));
     return DC_OK;
