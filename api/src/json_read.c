@@ -458,28 +458,37 @@ static enum api_json_error dup_in_object(const cJSON *obj, const char **dup)
 }
 
 /* Walk the parsed tree (depth already bounded by the scan) for duplicate keys and
- * numbers that overflowed a double. */
-static enum api_json_error check_tree(const cJSON *node, char *path, size_t cap, size_t n,
-                                      struct dc_error *err)
+ * numbers that overflowed a double; on the first found (depth first, a node
+ * before its members), *at is its node and *dup the duplicate key (NULL for a
+ * number). No pointer is built on the way: only a body that fails needs one
+ * (path_to). */
+static enum api_json_error check_tree(const cJSON *node, const cJSON **at, const char **dup)
 {
     if (cJSON_IsNumber(node) && !isfinite(node->valuedouble)) {
-        dc_error_set(err, DC_EPARSE, path, "the number at \"%s\" is out of range", path);
+        *at = node;
         return API_JSON_MALFORMED;
     }
     if (cJSON_IsObject(node)) {
-        const char *dup = NULL;
-        enum api_json_error e = dup_in_object(node, &dup);
-        if (e == API_JSON_DUPLICATE_KEY) {
-            size_t m = n;
-            ptr_push(path, cap, &m, dup);
-            dc_error_set(err, DC_EPARSE, path, "duplicate key \"%.200s\" at \"%s\"", dup, path);
-            return e;
-        }
+        enum api_json_error e = dup_in_object(node, dup);
         if (e != API_JSON_OK) {
-            dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
+            *at = node;
             return e;
         }
     }
+    for (const cJSON *c = node->child; c != NULL; c = c->next) {
+        enum api_json_error e = check_tree(c, at, dup);
+        if (e != API_JSON_OK)
+            return e;
+    }
+    return API_JSON_OK;
+}
+
+/* The JSON Pointer of `target` under `node` into path[n..cap) (cut to fit);
+ * true when found. */
+static bool path_to(const cJSON *node, const cJSON *target, char *path, size_t cap, size_t n)
+{
+    if (node == target)
+        return true;
     size_t idx = 0;
     for (const cJSON *c = node->child; c != NULL; c = c->next, idx++) {
         size_t m = n;
@@ -490,18 +499,36 @@ static enum api_json_error check_tree(const cJSON *node, char *path, size_t cap,
             snprintf(tok, sizeof(tok), "%zu", idx);
             ptr_push(path, cap, &m, tok);
         }
-        enum api_json_error e = check_tree(c, path, cap, m, err);
+        if (path_to(c, target, path, cap, m))
+            return true;
         path[n] = '\0';
-        if (e != API_JSON_OK)
-            return e;
     }
-    return API_JSON_OK;
+    return false;
+}
+
+/* The error of check_tree's finding, with its pointer. */
+static void tree_error(const cJSON *root, enum api_json_error e, const cJSON *at, const char *dup,
+                       struct dc_error *err)
+{
+    char path[DC_ERROR_WHERE_MAX];
+    if (e == API_JSON_NOMEM) {
+        dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
+        return;
+    }
+    path[0] = '\0';
+    (void)path_to(root, at, path, sizeof(path), 0);
+    if (e != API_JSON_DUPLICATE_KEY) {
+        dc_error_set(err, DC_EPARSE, path, "the number at \"%s\" is out of range", path);
+        return;
+    }
+    size_t m = strlen(path);
+    ptr_push(path, sizeof(path), &m, dup);
+    dc_error_set(err, DC_EPARSE, path, "duplicate key \"%.200s\" at \"%s\"", dup, path);
 }
 
 enum api_json_error api_json_parse(const char *data, size_t len, unsigned max_depth, cJSON **out,
                                    struct dc_error *err)
 {
-    char path[DC_ERROR_WHERE_MAX];
     if (out == NULL)
         return API_JSON_MALFORMED;
     *out = NULL;
@@ -528,9 +555,11 @@ enum api_json_error api_json_parse(const char *data, size_t len, unsigned max_de
         dc_error_set(err, DC_ENOMEM, "", "out of memory while parsing the body");
         return API_JSON_NOMEM;
     }
-    path[0] = '\0';
-    e = check_tree(root, path, sizeof(path), 0, err);
+    const cJSON *at = NULL;
+    const char *dup = NULL;
+    e = check_tree(root, &at, &dup);
     if (e != API_JSON_OK) {
+        tree_error(root, e, at, dup, err);
         cJSON_Delete(root);
         return e;
     }

@@ -723,6 +723,9 @@ bool api__sch_check_object(struct api__sch_ctx *c, const struct api__sch_node *n
             matched = true;
             if (n->additional->is_false) {
                 ok = false;
+                /* The first pass (anyOf's branches, say) only needs the answer. */
+                if (!keep_going(c))
+                    return false;
                 api__sch_quote(m->string, SCH_QUOTE_MAX, quoted, sizeof(quoted));
                 if (!fail(c, "additionalProperties", "unknown field %s", quoted))
                     return false;
@@ -747,6 +750,8 @@ bool api__sch_check_object(struct api__sch_ctx *c, const struct api__sch_node *n
                                         : has_member(v, n->required[i].name);
         if (!present) {
             ok = false;
+            if (!keep_going(c))
+                return false;
             api__sch_quote(n->required[i].name, SCH_QUOTE_MAX, quoted, sizeof(quoted));
             if (!fail(c, "required", "required field %s is missing", quoted))
                 return false;
