@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "dc/utf8.h"
+#include "json_build.h"
 
 /* ---- JSON Pointers ----------------------------------------------------------- */
 
@@ -526,11 +527,11 @@ static void tree_error(const cJSON *root, enum api_json_error e, const cJSON *at
     dc_error_set(err, DC_EPARSE, path, "duplicate key \"%.200s\" at \"%s\"", dup, path);
 }
 
-enum api_json_error api_json_parse(const char *data, size_t len, unsigned max_depth, cJSON **out,
-                                   struct dc_error *err)
+/* The strict read of api_json_parse, its tree's nodes from `ar` (NULL: cJSON's
+ * allocator). On failure *out is NULL (a partial tree in `ar` stays there). */
+static enum api_json_error parse_tree(const char *data, size_t len, unsigned max_depth,
+                                      struct dc__arena *ar, cJSON **out, struct dc_error *err)
 {
-    if (out == NULL)
-        return API_JSON_MALFORMED;
     *out = NULL;
     if (data == NULL) {
         dc_error_set(err, DC_EINVAL, "", "no body");
@@ -546,11 +547,9 @@ enum api_json_error api_json_parse(const char *data, size_t len, unsigned max_de
         e = check_grammar(&sc, max_depth);
     if (e != API_JSON_OK)
         return e;
-    /* The scan proved one value, no NUL inside, and data[len] == '\0', so cJSON's
-     * strict mode (which wants the terminator inside the length) cannot disagree
-     * except by running out of memory. */
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(data, len + 1, &end, true);
+    /* The scan proved one value, no NUL inside, and data[len] == '\0': the
+     * build has nothing left to check and fails only out of memory. */
+    cJSON *root = api__json_build(data, len, ar);
     if (root == NULL) {
         dc_error_set(err, DC_ENOMEM, "", "out of memory while parsing the body");
         return API_JSON_NOMEM;
@@ -560,9 +559,60 @@ enum api_json_error api_json_parse(const char *data, size_t len, unsigned max_de
     e = check_tree(root, &at, &dup);
     if (e != API_JSON_OK) {
         tree_error(root, e, at, dup, err);
-        cJSON_Delete(root);
+        if (ar == NULL)
+            cJSON_Delete(root);
         return e;
     }
     *out = root;
     return API_JSON_OK;
+}
+
+enum api_json_error api_json_parse(const char *data, size_t len, unsigned max_depth, cJSON **out,
+                                   struct dc_error *err)
+{
+    if (out == NULL)
+        return API_JSON_MALFORMED;
+    return parse_tree(data, len, max_depth, NULL, out, err);
+}
+
+/* A document and the first block of its arena, in one allocation. */
+struct api_json_doc {
+    struct dc__arena ar;
+    cJSON *root;
+    _Alignas(DC__ARENA_ALIGN) unsigned char first[API_JSON_DOC_FIRST_BLOCK];
+};
+
+enum api_json_error api_json_parse_doc(const char *data, size_t len, unsigned max_depth,
+                                       api_json_doc **out, struct dc_error *err)
+{
+    if (out == NULL)
+        return API_JSON_MALFORMED;
+    *out = NULL;
+    /* Not zeroed: the arena hands out its bytes and each node is cleared. */
+    api_json_doc *d = malloc(sizeof(*d));
+    if (d == NULL) {
+        dc_error_set(err, DC_ENOMEM, "", "out of memory while parsing the body");
+        return API_JSON_NOMEM;
+    }
+    dc__arena_init(&d->ar, d->first, sizeof(d->first), SIZE_MAX, NULL);
+    enum api_json_error e = parse_tree(data, len, max_depth, &d->ar, &d->root, err);
+    if (e != API_JSON_OK) {
+        api_json_doc_free(d);
+        return e;
+    }
+    *out = d;
+    return API_JSON_OK;
+}
+
+const cJSON *api_json_doc_root(const api_json_doc *d)
+{
+    return d != NULL ? d->root : NULL;
+}
+
+void api_json_doc_free(api_json_doc *d)
+{
+    if (d == NULL)
+        return;
+    dc__arena_release(&d->ar);
+    free(d);
 }
