@@ -152,6 +152,56 @@ static char *jb_string(struct jb *b)
     return (char *)out;
 }
 
+/* Exact powers of ten as doubles: 10^0 .. 10^22 (10^22 < 2^53 * 2^22). */
+static const double jb_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+/* Most digits of a number the fast path takes: below 2^53, so exact. */
+#define JB_FAST_DIGITS 15
+/* Largest exponent the fast path reads (a larger one takes strtod). */
+#define JB_FAST_EXP 22
+
+/* The value of the number text[0..n) when its digits (at most JB_FAST_DIGITS)
+ * and its power of ten (at most JB_FAST_EXP either way) let one exact
+ * multiplication or division give it: both operands are exact doubles, so the
+ * result is the correctly rounded value, which is strtod's (Clinger's fast
+ * path). False for any other number. */
+static bool jb_fast_number(const char *text, size_t n, double *out)
+{
+    size_t i = 0;
+    bool neg = text[0] == '-';
+    i += neg;
+    uint64_t m = 0;
+    int digits = 0, scale = 0;
+    for (; i < n && text[i] >= '0' && text[i] <= '9'; i++, digits++)
+        m = m * 10 + (uint64_t)(text[i] - '0');
+    if (i < n && (text[i] < '0' || text[i] > '9') && text[i] != 'e' && text[i] != 'E') {
+        i++; /* the decimal point */
+        for (; i < n && text[i] >= '0' && text[i] <= '9'; i++, digits++, scale--)
+            m = m * 10 + (uint64_t)(text[i] - '0');
+    }
+    if (digits > JB_FAST_DIGITS)
+        return false;
+    if (i < n) {
+        i++; /* 'e' or 'E' */
+        bool eneg = text[i] == '-';
+        i += text[i] == '-' || text[i] == '+';
+        int e = 0;
+        for (; i < n; i++) {
+            if (e > JB_FAST_EXP * 2)
+                return false;
+            e = e * 10 + (text[i] - '0');
+        }
+        scale += eneg ? -e : e;
+    }
+    if (scale < -JB_FAST_EXP || scale > JB_FAST_EXP)
+        return false;
+    double v = (double)m;
+    v = scale < 0 ? v / jb_pow10[-scale] : v * jb_pow10[scale];
+    *out = neg ? -v : v;
+    return true;
+}
+
 /* The number at pos, read as cJSON reads one. */
 static void jb_number(struct jb *b, cJSON *item)
 {
@@ -164,8 +214,14 @@ static void jb_number(struct jb *b, cJSON *item)
         text[n] = c == '.' ? b->point : (char)c;
     }
     text[n] = '\0';
-    char *end = NULL;
-    double d = strtod(text, &end);
+    double d = 0;
+    if (jb_fast_number(text, n, &d)) {
+        b->pos += n;
+    } else {
+        char *end = NULL;
+        d = strtod(text, &end);
+        b->pos += (size_t)(end - text);
+    }
     item->valuedouble = d;
     if (d >= INT_MAX)
         item->valueint = INT_MAX;
@@ -174,7 +230,6 @@ static void jb_number(struct jb *b, cJSON *item)
     else
         item->valueint = (int)d;
     item->type = cJSON_Number;
-    b->pos += (size_t)(end - text);
 }
 
 static bool jb_value(struct jb *b, cJSON *item);

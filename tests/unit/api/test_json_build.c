@@ -3,6 +3,7 @@
  * what cJSON's parser makes of the same text: types, valueint, valuedouble (bit
  * for bit), strings, keys and links. Checked on edge texts and on every
  * workload of the decision table, compact and indented. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,13 +73,36 @@ static void test_edges(void **state)
 {
     (void)state;
     static const char *const texts[] = {
-        "{}", "[]", "0", "-0", "1", "-1", "true", "false", "null", "\"\"", " [ 1 , 2 ,3 ] ",
-        "2147483647", "2147483648", "-2147483648", "-2147483649", "1e308", "-1e308", "4.9e-324",
-        "1e-320", "0.1", "123456789012345678901234567890", "1.7976931348623157e308",
-        "0.0000000000000000000000000000000000000000000000000000000001234" /* 63 characters, the most */,
+        "{}",
+        "[]",
+        "0",
+        "-0",
+        "1",
+        "-1",
+        "true",
+        "false",
+        "null",
+        "\"\"",
+        " [ 1 , 2 ,3 ] ",
+        "2147483647",
+        "2147483648",
+        "-2147483648",
+        "-2147483649",
+        "1e308",
+        "-1e308",
+        "4.9e-324",
+        "1e-320",
+        "0.1",
+        "123456789012345678901234567890",
+        "1.7976931348623157e308",
+        "0.0000000000000000000000000000000000000000000000000000000001234" /* 63 characters, the most
+                                                                           */
+        ,
         "[1.5, -2.25e3, 3E+2, 4e-2, 0.5E0]",
-        "\"plain\"", "\"esc \\\" \\\\ \\/ \\b \\f \\n \\r \\t\"",
-        "\"\\u0041\\u00e9\\u20ac\\ud83d\\ude00 x\"", "\"caf\xc3\xa9 \xf0\x9f\x98\x80\"",
+        "\"plain\"",
+        "\"esc \\\" \\\\ \\/ \\b \\f \\n \\r \\t\"",
+        "\"\\u0041\\u00e9\\u20ac\\ud83d\\ude00 x\"",
+        "\"caf\xc3\xa9 \xf0\x9f\x98\x80\"",
         "\"\\u007f\\u0080\\u07ff\\u0800\\uffff\\udbff\\udfff\"",
         "{\"a\":1,\"b\":[true,false,null],\"c\":{\"d\":\"e\",\"f\":{}},\"g\":[[],[{}]]}",
         "{\"k\\u00e9y\":\"v\",\"\":0,\"a/b~c\":[1]}",
@@ -87,6 +111,55 @@ static void test_edges(void **state)
     };
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
         check_text(texts[i]);
+}
+
+/* Numbers of every shape the fast path takes or leaves to strtod, bit for bit
+ * what cJSON reads: random digits, points and exponents. */
+static void test_numbers(void **state)
+{
+    (void)state;
+    srand(33);
+    char text[80];
+    for (int k = 0; k < 20000; k++) {
+        size_t n = 0;
+        if (rand() % 2)
+            text[n++] = '-';
+        int intd = 1 + rand() % 18;
+        text[n++] = (char)('1' + rand() % 9);
+        if (rand() % 5 == 0)
+            text[n - 1] = '0', intd = 1;
+        for (int i = 1; i < intd; i++)
+            text[n++] = (char)('0' + rand() % 10);
+        if (rand() % 2) {
+            text[n++] = '.';
+            int fd = 1 + rand() % 20;
+            for (int i = 0; i < fd; i++)
+                text[n++] = (char)('0' + rand() % 10);
+        }
+        if (rand() % 3 == 0) {
+            text[n++] = rand() % 2 ? 'e' : 'E';
+            int r = rand() % 3;
+            if (r == 1)
+                text[n++] = '-';
+            else if (r == 2)
+                text[n++] = '+';
+            n += (size_t)sprintf(text + n, "%d", rand() % (rand() % 4 == 0 ? 330 : 30));
+        }
+        text[n] = '\0';
+        /* Past a double's range or 63 characters the reader refuses it (and
+         * cJSON's value is infinite); everything else must agree. */
+        struct dc_error err;
+        cJSON *mine = NULL;
+        if (api_json_parse(text, n, 0, &mine, &err) == API_JSON_OK) {
+            cJSON_Delete(mine);
+            check_text(text);
+            continue;
+        }
+        cJSON *ref = cJSON_Parse(text);
+        if (n <= API_JSON_NUMBER_MAX_CHARS && isfinite(ref->valuedouble))
+            fail_msg("%s refused: %s", text, err.msg);
+        cJSON_Delete(ref);
+    }
 }
 
 /* Every workload of the decision table, compact and indented, and the batch of
@@ -129,8 +202,15 @@ static void test_doc_errors(void **state)
 {
     (void)state;
     static const char *const bad[] = {
-        "", "{", "{\"a\":1,\"a\":2}", "[1,]", "\"\\u0000\"", "[1e999]", "{\"x\":[1e400]}",
-        "\"\\udc00\"", "[1] 2",
+        "",
+        "{",
+        "{\"a\":1,\"a\":2}",
+        "[1,]",
+        "\"\\u0000\"",
+        "[1e999]",
+        "{\"x\":[1e400]}",
+        "\"\\udc00\"",
+        "[1] 2",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct dc_error e1, e2;
@@ -177,9 +257,8 @@ static void test_doc_large(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_edges),
-        cmocka_unit_test(test_decision_table),
-        cmocka_unit_test(test_doc_errors),
+        cmocka_unit_test(test_edges),          cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_decision_table), cmocka_unit_test(test_doc_errors),
         cmocka_unit_test(test_doc_large),
     };
     return cmocka_run_group_tests_name("api.json_build", tests, NULL, NULL);
