@@ -636,8 +636,10 @@ bool api__sch_check_array(struct api__sch_ctx *c, const struct api__sch_node *n,
 static size_t find_prop(const struct api__sch_node *n, const char *name)
 {
     if (n->prop_index == NULL) {
+        /* The first byte settles most misses without a call: an if-schema's
+         * one or two properties are looked up for every member. */
         for (size_t i = 0; i < n->nprops; i++) {
-            if (strcmp(n->props[i].name, name) == 0)
+            if (n->props[i].name[0] == name[0] && strcmp(n->props[i].name, name) == 0)
                 return i;
         }
         return SIZE_MAX;
