@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "dc/utf8.h"
+#include "json_build.h"
 
 /* ---- JSON Pointers ----------------------------------------------------------- */
 
@@ -150,6 +151,15 @@ static enum api_json_error check_utf8(struct scan *sc)
     size_t n = sc->len;
     size_t i = 0;
     while (i < n) {
+        /* Eight ASCII bytes at a time: request bodies are almost all ASCII. */
+        uint64_t w;
+        if (n - i >= sizeof(w)) {
+            memcpy(&w, s + i, sizeof(w));
+            if ((w & 0x8080808080808080ull) == 0) {
+                i += sizeof(w);
+                continue;
+            }
+        }
         if (s[i] < 0x80) {
             i++;
             continue;
@@ -458,28 +468,37 @@ static enum api_json_error dup_in_object(const cJSON *obj, const char **dup)
 }
 
 /* Walk the parsed tree (depth already bounded by the scan) for duplicate keys and
- * numbers that overflowed a double. */
-static enum api_json_error check_tree(const cJSON *node, char *path, size_t cap, size_t n,
-                                      struct dc_error *err)
+ * numbers that overflowed a double; on the first found (depth first, a node
+ * before its members), *at is its node and *dup the duplicate key (NULL for a
+ * number). No pointer is built on the way: only a body that fails needs one
+ * (path_to). */
+static enum api_json_error check_tree(const cJSON *node, const cJSON **at, const char **dup)
 {
     if (cJSON_IsNumber(node) && !isfinite(node->valuedouble)) {
-        dc_error_set(err, DC_EPARSE, path, "the number at \"%s\" is out of range", path);
+        *at = node;
         return API_JSON_MALFORMED;
     }
     if (cJSON_IsObject(node)) {
-        const char *dup = NULL;
-        enum api_json_error e = dup_in_object(node, &dup);
-        if (e == API_JSON_DUPLICATE_KEY) {
-            size_t m = n;
-            ptr_push(path, cap, &m, dup);
-            dc_error_set(err, DC_EPARSE, path, "duplicate key \"%.200s\" at \"%s\"", dup, path);
-            return e;
-        }
+        enum api_json_error e = dup_in_object(node, dup);
         if (e != API_JSON_OK) {
-            dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
+            *at = node;
             return e;
         }
     }
+    for (const cJSON *c = node->child; c != NULL; c = c->next) {
+        enum api_json_error e = check_tree(c, at, dup);
+        if (e != API_JSON_OK)
+            return e;
+    }
+    return API_JSON_OK;
+}
+
+/* The JSON Pointer of `target` under `node` into path[n..cap) (cut to fit);
+ * true when found. */
+static bool path_to(const cJSON *node, const cJSON *target, char *path, size_t cap, size_t n)
+{
+    if (node == target)
+        return true;
     size_t idx = 0;
     for (const cJSON *c = node->child; c != NULL; c = c->next, idx++) {
         size_t m = n;
@@ -490,20 +509,38 @@ static enum api_json_error check_tree(const cJSON *node, char *path, size_t cap,
             snprintf(tok, sizeof(tok), "%zu", idx);
             ptr_push(path, cap, &m, tok);
         }
-        enum api_json_error e = check_tree(c, path, cap, m, err);
+        if (path_to(c, target, path, cap, m))
+            return true;
         path[n] = '\0';
-        if (e != API_JSON_OK)
-            return e;
     }
-    return API_JSON_OK;
+    return false;
 }
 
-enum api_json_error api_json_parse(const char *data, size_t len, unsigned max_depth, cJSON **out,
-                                   struct dc_error *err)
+/* The error of check_tree's finding, with its pointer. */
+static void tree_error(const cJSON *root, enum api_json_error e, const cJSON *at, const char *dup,
+                       struct dc_error *err)
 {
     char path[DC_ERROR_WHERE_MAX];
-    if (out == NULL)
-        return API_JSON_MALFORMED;
+    if (e == API_JSON_NOMEM) {
+        dc_error_set(err, DC_ENOMEM, NULL, "out of memory");
+        return;
+    }
+    path[0] = '\0';
+    (void)path_to(root, at, path, sizeof(path), 0);
+    if (e != API_JSON_DUPLICATE_KEY) {
+        dc_error_set(err, DC_EPARSE, path, "the number at \"%s\" is out of range", path);
+        return;
+    }
+    size_t m = strlen(path);
+    ptr_push(path, sizeof(path), &m, dup);
+    dc_error_set(err, DC_EPARSE, path, "duplicate key \"%.200s\" at \"%s\"", dup, path);
+}
+
+/* The strict read of api_json_parse, its tree's nodes from `ar` (NULL: cJSON's
+ * allocator). On failure *out is NULL (a partial tree in `ar` stays there). */
+static enum api_json_error parse_tree(const char *data, size_t len, unsigned max_depth,
+                                      struct dc__arena *ar, cJSON **out, struct dc_error *err)
+{
     *out = NULL;
     if (data == NULL) {
         dc_error_set(err, DC_EINVAL, "", "no body");
@@ -519,21 +556,72 @@ enum api_json_error api_json_parse(const char *data, size_t len, unsigned max_de
         e = check_grammar(&sc, max_depth);
     if (e != API_JSON_OK)
         return e;
-    /* The scan proved one value, no NUL inside, and data[len] == '\0', so cJSON's
-     * strict mode (which wants the terminator inside the length) cannot disagree
-     * except by running out of memory. */
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(data, len + 1, &end, true);
+    /* The scan proved one value, no NUL inside, and data[len] == '\0': the
+     * build has nothing left to check and fails only out of memory. */
+    cJSON *root = api__json_build(data, len, ar);
     if (root == NULL) {
         dc_error_set(err, DC_ENOMEM, "", "out of memory while parsing the body");
         return API_JSON_NOMEM;
     }
-    path[0] = '\0';
-    e = check_tree(root, path, sizeof(path), 0, err);
+    const cJSON *at = NULL;
+    const char *dup = NULL;
+    e = check_tree(root, &at, &dup);
     if (e != API_JSON_OK) {
-        cJSON_Delete(root);
+        tree_error(root, e, at, dup, err);
+        if (ar == NULL)
+            cJSON_Delete(root);
         return e;
     }
     *out = root;
     return API_JSON_OK;
+}
+
+enum api_json_error api_json_parse(const char *data, size_t len, unsigned max_depth, cJSON **out,
+                                   struct dc_error *err)
+{
+    if (out == NULL)
+        return API_JSON_MALFORMED;
+    return parse_tree(data, len, max_depth, NULL, out, err);
+}
+
+/* A document and the first block of its arena, in one allocation. */
+struct api_json_doc {
+    struct dc__arena ar;
+    cJSON *root;
+    _Alignas(DC__ARENA_ALIGN) unsigned char first[API_JSON_DOC_FIRST_BLOCK];
+};
+
+enum api_json_error api_json_parse_doc(const char *data, size_t len, unsigned max_depth,
+                                       api_json_doc **out, struct dc_error *err)
+{
+    if (out == NULL)
+        return API_JSON_MALFORMED;
+    *out = NULL;
+    /* Not zeroed: the arena hands out its bytes and each node is cleared. */
+    api_json_doc *d = malloc(sizeof(*d));
+    if (d == NULL) {
+        dc_error_set(err, DC_ENOMEM, "", "out of memory while parsing the body");
+        return API_JSON_NOMEM;
+    }
+    dc__arena_init(&d->ar, d->first, sizeof(d->first), SIZE_MAX, NULL);
+    enum api_json_error e = parse_tree(data, len, max_depth, &d->ar, &d->root, err);
+    if (e != API_JSON_OK) {
+        api_json_doc_free(d);
+        return e;
+    }
+    *out = d;
+    return API_JSON_OK;
+}
+
+const cJSON *api_json_doc_root(const api_json_doc *d)
+{
+    return d != NULL ? d->root : NULL;
+}
+
+void api_json_doc_free(api_json_doc *d)
+{
+    if (d == NULL)
+        return;
+    dc__arena_release(&d->ar);
+    free(d);
 }

@@ -636,8 +636,10 @@ bool api__sch_check_array(struct api__sch_ctx *c, const struct api__sch_node *n,
 static size_t find_prop(const struct api__sch_node *n, const char *name)
 {
     if (n->prop_index == NULL) {
+        /* The first byte settles most misses without a call: an if-schema's
+         * one or two properties are looked up for every member. */
         for (size_t i = 0; i < n->nprops; i++) {
-            if (strcmp(n->props[i].name, name) == 0)
+            if (n->props[i].name[0] == name[0] && strcmp(n->props[i].name, name) == 0)
                 return i;
         }
         return SIZE_MAX;
@@ -723,6 +725,9 @@ bool api__sch_check_object(struct api__sch_ctx *c, const struct api__sch_node *n
             matched = true;
             if (n->additional->is_false) {
                 ok = false;
+                /* The first pass (anyOf's branches, say) only needs the answer. */
+                if (!keep_going(c))
+                    return false;
                 api__sch_quote(m->string, SCH_QUOTE_MAX, quoted, sizeof(quoted));
                 if (!fail(c, "additionalProperties", "unknown field %s", quoted))
                     return false;
@@ -747,6 +752,8 @@ bool api__sch_check_object(struct api__sch_ctx *c, const struct api__sch_node *n
                                         : has_member(v, n->required[i].name);
         if (!present) {
             ok = false;
+            if (!keep_going(c))
+                return false;
             api__sch_quote(n->required[i].name, SCH_QUOTE_MAX, quoted, sizeof(quoted));
             if (!fail(c, "required", "required field %s is missing", quoted))
                 return false;

@@ -48,16 +48,44 @@ bool svc_log_enabled(const char *level)
     return l >= log_level;
 }
 
+/* The text of the second a thread last formatted: every line of that second
+ * reuses it rather than calling gmtime_r and strftime again. */
+struct log_second {
+    time_t sec;
+    bool set;
+    char text[24]; /* 2025-01-02T03:04:05 */
+};
+static _Thread_local struct log_second last_second;
+
 void svc_log_time(char *buf, size_t len)
 {
     struct timespec ts;
-    struct tm tm;
     clock_gettime(CLOCK_REALTIME, &ts);
-    gmtime_r(&ts.tv_sec, &tm);
-    char base[24];
-    if (strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
-        base[0] = '\0';
-    snprintf(buf, len, "%s.%03uZ", base, (unsigned)(ts.tv_nsec / 1000000L) % 1000u);
+    struct log_second *c = &last_second;
+    if (!c->set || c->sec != ts.tv_sec) {
+        struct tm tm;
+        gmtime_r(&ts.tv_sec, &tm);
+        if (strftime(c->text, sizeof(c->text), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+            c->text[0] = '\0';
+        c->sec = ts.tv_sec;
+        c->set = true;
+    }
+    /* "%s.%03uZ" of the second and its milliseconds, cut to `len` as snprintf would. */
+    char t[32];
+    size_t n = strlen(c->text);
+    unsigned ms = (unsigned)(ts.tv_nsec / 1000000L) % 1000u;
+    memcpy(t, c->text, n);
+    t[n++] = '.';
+    t[n++] = (char)('0' + ms / 100);
+    t[n++] = (char)('0' + ms / 10 % 10);
+    t[n++] = (char)('0' + ms % 10);
+    t[n++] = 'Z';
+    if (len == 0)
+        return;
+    if (n > len - 1)
+        n = len - 1;
+    memcpy(buf, t, n);
+    buf[n] = '\0';
 }
 
 static void raw(struct svc_log_line *l, const char *s, size_t n)
@@ -85,6 +113,24 @@ static void json_str(struct svc_log_line *l, const char *s)
     for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
         char esc[8];
         size_t n = 1;
+        if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') {
+            /* A run of bytes written as they are: copied at once, as far as
+             * the line has room (the byte-by-byte rule below, in one step). */
+            size_t run = 1;
+            while (p[run] >= 0x20 && p[run] < 0x7f && p[run] != '"' && p[run] != '\\')
+                run++;
+            size_t room = l->len + RESERVE < sizeof(l->buf) ? sizeof(l->buf) - RESERVE - l->len : 0;
+            if (run > room) {
+                memcpy(l->buf + l->len, p, room);
+                l->len += room;
+                l->full = true;
+                break;
+            }
+            memcpy(l->buf + l->len, p, run);
+            l->len += run;
+            p += run - 1;
+            continue;
+        }
         if (*p >= 0x80) {
             uint32_t cp = 0;
             n = dc_utf8_seq(p, SIZE_MAX, &cp);
@@ -102,11 +148,9 @@ static void json_str(struct svc_log_line *l, const char *s)
         } else if (*p == '\n') {
             memcpy(esc, "\\n", 2);
             n = 2;
-        } else if (*p < 0x20 || *p == 0x7f) {
+        } else {
             snprintf(esc, sizeof(esc), "\\u%04x", *p);
             n = 6;
-        } else {
-            esc[0] = (char)*p;
         }
         if (l->len + n + RESERVE > sizeof(l->buf)) {
             l->full = true;
@@ -177,17 +221,45 @@ void svc_log_str(struct svc_log_line *l, const char *k, const char *val)
         json_str(l, val);
 }
 
+/* The decimal digits of `v`, as "%llu" writes them, at the end of out[0..24):
+ * returns where they start. */
+static char *uint_digits(unsigned long long v, char out[24])
+{
+    char *p = out + 24;
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    return p;
+}
+
+/* "%lld" of `v` into b (at least 24 bytes), NUL-terminated. */
+static void int_text(long long v, char *b)
+{
+    char d[24];
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    const char *p = uint_digits(u, d);
+    size_t n = (size_t)(d + sizeof(d) - p);
+    if (v < 0)
+        *b++ = '-';
+    memcpy(b, p, n);
+    b[n] = '\0';
+}
+
 void svc_log_int(struct svc_log_line *l, const char *k, long long val)
 {
     char b[32];
-    snprintf(b, sizeof(b), "%lld", val);
+    int_text(val, b);
     literal_field(l, k, b);
 }
 
 void svc_log_uint(struct svc_log_line *l, const char *k, unsigned long long val)
 {
-    char b[32];
-    snprintf(b, sizeof(b), "%llu", val);
+    char b[32], d[24];
+    const char *p = uint_digits(val, d);
+    size_t n = (size_t)(d + sizeof(d) - p);
+    memcpy(b, p, n);
+    b[n] = '\0';
     literal_field(l, k, b);
 }
 
@@ -245,6 +317,28 @@ void svc_log_end_msg(struct svc_log_line *l, const char *fmt, ...)
     va_start(ap, fmt);
     end_vmsg(l, fmt, ap);
     va_end(ap);
+}
+
+void svc_log_end_msg_words(struct svc_log_line *l, const char *a, const char *b, long long n)
+{
+    /* The message svc_log_end_msg(l, "%s %s %lld", a, b, n) writes, cut as
+     * end_vmsg's buffer would cut it. */
+    char msg[2048], num[32];
+    if (l->muted)
+        return;
+    int_text(n, num);
+    const char *parts[5] = {a, " ", b, " ", num};
+    size_t len = 0;
+    for (size_t i = 0; i < 5; i++) {
+        size_t m = strlen(parts[i]);
+        if (m > sizeof(msg) - 1 - len)
+            m = sizeof(msg) - 1 - len;
+        memcpy(msg + len, parts[i], m);
+        len += m;
+    }
+    msg[len] = '\0';
+    svc_log_str(l, "msg", msg);
+    svc_log_end(l);
 }
 
 void svc_log_msg(const char *level, const char *event, const char *fmt, ...)

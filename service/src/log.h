@@ -57,6 +57,11 @@ void svc_log_end(struct svc_log_line *l);
 /* Add "msg" (formatted), close the line and write it. */
 void svc_log_end_msg(struct svc_log_line *l, const char *fmt, ...) DC_PRINTF(2, 3);
 
+/* Add "msg" as svc_log_end_msg(l, "%s %s %lld", a, b, n) would, without
+ * printf (the access log's "POST /v1/recommendations 200"), close the line and
+ * write it. */
+void svc_log_end_msg_words(struct svc_log_line *l, const char *a, const char *b, long long n);
+
 /* One-call form: {"time","level","event","msg": formatted}. */
 void svc_log_msg(const char *level, const char *event, const char *fmt, ...) DC_PRINTF(3, 4);
 

@@ -564,8 +564,8 @@ static void finish_request(svc_server *s, struct req *r, struct svc_conn *conn, 
             svc_log_str(&l, "outcome", "request_timeout");
         else if (outcome != NULL)
             svc_log_str(&l, "outcome", outcome);
-        svc_log_end_msg(&l, "%s %s %d", svc_method_label(r->method), svc_route_label(r->route),
-                        r->status);
+        svc_log_end_msg_words(&l, svc_method_label(r->method), svc_route_label(r->route),
+                              r->status);
     }
     dc_ruleset_release(r->rs);
     drop_body(s, r);

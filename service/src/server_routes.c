@@ -178,17 +178,17 @@ static enum MHD_Result respond_internal(svc_server *s, struct MHD_Connection *c,
 
 /* ---- request bodies ----------------------------------------------------------------- */
 
-/* Parse the body; on failure queue the 400 (or 500) and return NULL with *res set. */
-static cJSON *parse_body(svc_server *s, struct MHD_Connection *c, struct req *r,
-                         enum MHD_Result *res)
+/* Parse the body into *doc (its tree in one arena, freed with the document);
+ * on failure queue the 400 (or 500) and return NULL with *res set. */
+static const cJSON *parse_body(svc_server *s, struct MHD_Connection *c, struct req *r,
+                               api_json_doc **doc, enum MHD_Result *res)
 {
     struct dc_error err;
-    cJSON *root = NULL;
     dc_error_clear(&err);
-    enum api_json_error e = api_json_parse(r->body != NULL ? r->body : "", r->body_len,
-                                           s->cfg.max_json_depth, &root, &err);
+    enum api_json_error e = api_json_parse_doc(r->body != NULL ? r->body : "", r->body_len,
+                                               s->cfg.max_json_depth, doc, &err);
     if (e == API_JSON_OK)
-        return root;
+        return api_json_doc_root(*doc);
     if (e == API_JSON_NOMEM) {
         *res = respond_internal(s, c, r, "parse", err.msg);
         return NULL;
@@ -435,7 +435,8 @@ static enum MHD_Result handle_recommend(svc_server *s, struct MHD_Connection *c,
         }
         atomic_fetch_add_explicit(&s->metrics.cache_misses, 1, memory_order_relaxed);
     }
-    cJSON *root = parse_body(s, c, r, &res);
+    api_json_doc *doc = NULL;
+    const cJSON *root = parse_body(s, c, r, &doc, &res);
     if (root == NULL)
         return res;
     /* The check `accel-advisor validate` runs too (workload_check.h): its
@@ -463,7 +464,7 @@ static enum MHD_Result handle_recommend(svc_server *s, struct MHD_Connection *c,
             res = respond_internal(s, c, r, "recommend", why);
     }
     api_schema_result_cleanup(&vr);
-    cJSON_Delete(root);
+    api_json_doc_free(doc);
     return res;
 }
 
@@ -526,7 +527,8 @@ static enum MHD_Result handle_batch(svc_server *s, struct MHD_Connection *c, str
     dc_error_clear(&err);
     if (!read_view(s, c, r, &res))
         return res;
-    cJSON *root = parse_body(s, c, r, &res);
+    api_json_doc *doc = NULL;
+    const cJSON *root = parse_body(s, c, r, &doc, &res);
     if (root == NULL)
         return res;
     const cJSON *workloads = cJSON_GetObjectItemCaseSensitive(root, "workloads");
@@ -591,7 +593,7 @@ static enum MHD_Result handle_batch(svc_server *s, struct MHD_Connection *c, str
 out:
     api_jw_discard(&out);
     api_schema_result_cleanup(&vr);
-    cJSON_Delete(root);
+    api_json_doc_free(doc);
     return res;
 }
 

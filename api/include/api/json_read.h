@@ -53,6 +53,25 @@ enum api_json_error {
 DC_API enum api_json_error api_json_parse(const char *data, size_t len, unsigned max_depth,
                                           cJSON **out, struct dc_error *err);
 
+/* A body parsed as api_json_parse parses it, its tree in one arena: no
+ * allocation per node, and freed at once (api_json_doc_free), never with
+ * cJSON_Delete; its nodes are only read (no cJSON function that frees,
+ * replaces or adds a node). For the server's request bodies. */
+typedef struct api_json_doc api_json_doc;
+
+/* Bytes of a document's first arena block, allocated with it: a workload's
+ * tree (a kilobyte of JSON) fits, a larger body takes more blocks. */
+#define API_JSON_DOC_FIRST_BLOCK 8192
+
+/* api_json_parse, the tree in a document (*out, freed by the caller with
+ * api_json_doc_free; NULL on failure). Same checks, errors and tree. */
+DC_API enum api_json_error api_json_parse_doc(const char *data, size_t len, unsigned max_depth,
+                                              api_json_doc **out, struct dc_error *err);
+/* The document's tree (borrowed, as long as the document lives). */
+DC_API const cJSON *api_json_doc_root(const api_json_doc *d);
+/* Free a document and its tree; NULL is a no-op. */
+DC_API void api_json_doc_free(api_json_doc *d);
+
 /* Name of a parse error as used in problem types ("malformed-json"). */
 DC_API const char *api_json_error_name(enum api_json_error e);
 

@@ -1,5 +1,6 @@
 /* tests/unit/service/test_log.c -- service/src/log.c: every line is one valid
  * JSON object, escaped, cut safely when too long. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -202,6 +203,63 @@ static void test_long_lines_stay_valid(void **state)
     free(big);
 }
 
+/* The writers that do without printf write what printf would: integers as
+ * "%lld" and "%llu", the access log's message as "%s %s %lld", a plain string
+ * cut at the same byte. */
+static void test_printf_free_writers(void **state)
+{
+    (void)state;
+    const long long ints[] = {0, 1, -1, 9, 10, 404, -404, 1234567890123LL, LLONG_MAX, LLONG_MIN};
+    for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+        struct svc_log_line l;
+        char want[64];
+        svc_log_begin(&l, "info", "n");
+        size_t start = l.len;
+        svc_log_int(&l, "n", ints[i]);
+        snprintf(want, sizeof(want), ",\"n\":%lld", ints[i]);
+        assert_int_equal(l.len - start, strlen(want));
+        assert_memory_equal(l.buf + start, want, strlen(want));
+        start = l.len;
+        svc_log_uint(&l, "u", (unsigned long long)ints[i]);
+        snprintf(want, sizeof(want), ",\"u\":%llu", (unsigned long long)ints[i]);
+        assert_int_equal(l.len - start, strlen(want));
+        assert_memory_equal(l.buf + start, want, strlen(want));
+        svc_log_end(&l);
+        cJSON_Delete(last_line());
+    }
+    const long long statuses[] = {0, 200, 404, -7, LLONG_MIN};
+    for (size_t i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
+        struct svc_log_line a, b;
+        svc_log_begin(&a, "info", "request");
+        svc_log_end_msg(&a, "%s %s %lld", "POST", "/v1/recommendations", statuses[i]);
+        svc_log_begin(&b, "info", "request");
+        svc_log_end_msg_words(&b, "POST", "/v1/recommendations", statuses[i]);
+        /* Past the time, which may differ by a millisecond. */
+        const char *ta = strstr(a.buf, "\"level\"");
+        const char *tb = strstr(b.buf, "\"level\"");
+        assert_int_equal(a.len - (size_t)(ta - a.buf), b.len - (size_t)(tb - b.buf));
+        assert_memory_equal(ta, tb, a.len - (size_t)(ta - a.buf));
+    }
+    cJSON_Delete(last_line());
+    char *big = malloc(SVC_LOG_LINE_MAX * 2);
+    memset(big, 'a', SVC_LOG_LINE_MAX * 2 - 1);
+    big[SVC_LOG_LINE_MAX * 2 - 1] = '\0';
+    struct svc_log_line l;
+    svc_log_begin(&l, "info", "long");
+    svc_log_str(&l, "s", big);
+    assert_true(l.full);
+    /* Byte by byte it stopped with 4 bytes kept for the end, then closed. */
+    assert_int_equal(l.len, SVC_LOG_LINE_MAX - 4 + 1);
+    assert_int_equal(l.buf[l.len - 1], '"');
+    free(big);
+    char t[32];
+    svc_log_time(t, sizeof(t));
+    assert_int_equal(strlen(t), 24);
+    svc_log_time(t, 11);
+    assert_int_equal(strlen(t), 10); /* cut as snprintf cuts: 2025-01-02 */
+    assert_int_equal(t[4], '-');
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_every_line_has_msg),
         cmocka_unit_test(test_levels),
         cmocka_unit_test(test_long_lines_stay_valid),
+        cmocka_unit_test(test_printf_free_writers),
     };
     return cmocka_run_group_tests_name("service.log", tests, setup, teardown);
 }
