@@ -176,16 +176,18 @@ static struct dc_reason mk_reason(const char *id, int impact, const char *msg, c
     return (struct dc_reason){.rule_id = id, .impact = impact, .message = msg, .source = source};
 }
 
-/* An array of `n` elements of `size` bytes in the arena, not zeroed: for the
- * arrays every element of which is written whole before it is read (a
- * candidate's reasons, the ranked copies), so zeroing tens of kilobytes a
- * request buys nothing. NULL on out of memory or overflow. */
+/* An array of `n` elements of `size` bytes in the arena, zeroed. Every element
+ * of these arrays (a candidate's reasons, the ranked copies) is written before
+ * it is read, but leaving them unzeroed made the server touch its arenas'
+ * pages a few at a time over hundreds of thousands of requests, and the soak's
+ * resident memory rose 1-2 MiB past its warm-up mark (bench/README.md, "Issue
+ * 33 after every branch of 2026-11-29's fourth session"). NULL on out of
+ * memory or overflow. */
 static void *arena_array(struct dc__arena *ar, size_t n, size_t size)
 {
-    void *p = NULL;
     if (size != 0 && n > SIZE_MAX / size)
         return NULL;
-    return dc__arena_take(ar, n * size, &p) == DC_OK ? p : NULL;
+    return dc__arena_alloc(ar, n * size);
 }
 
 static struct dc_reason *new_reason(struct dc__arena *ar, const char *id, const char *msg,

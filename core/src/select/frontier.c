@@ -24,8 +24,9 @@ static double shown_time(const struct dc_workload *w, const struct dc_sizing *z)
     return w->task == DC_TASK_INFERENCE && !(w->job_requests > 0) ? z->request_ms : z->hours;
 }
 
-static int by_cost(const struct cand *x, const struct cand *y)
+static int by_cost(const void *a, const void *b)
 {
+    const struct cand *x = a, *y = b;
     int c = dc__cmp_value(x->cost, y->cost);
     if (c == 0)
         c = dc__cmp_value(x->time, y->time);
@@ -34,34 +35,6 @@ static int by_cost(const struct cand *x, const struct cand *y)
     if (c == 0)
         c = x->p->z.chips < y->p->z.chips ? -1 : x->p->z.chips > y->p->z.chips ? 1 : 0;
     return c;
-}
-
-/* `v` in by_cost order, `tmp` room for n of them: the merge sort glibc's
- * qsort does for an array like this one (halves of n/2 and n - n/2, a tie
- * taken from the left), step for step, without its calls through a pointer
- * and its byte copies. Step for step because by_cost is no strict weak order
- * (dc__cmp_value's tolerance): another sort could order near-ties otherwise
- * and change which points stay. */
-static void sort_by_cost(struct cand *v, size_t n, struct cand *tmp)
-{
-    if (n <= 1)
-        return;
-    size_t n1 = n / 2, n2 = n - n1;
-    struct cand *b1 = v, *b2 = v + n1, *t = tmp;
-    sort_by_cost(b1, n1, tmp);
-    sort_by_cost(b2, n2, tmp);
-    while (n1 > 0 && n2 > 0) {
-        if (by_cost(b1, b2) <= 0) {
-            *t++ = *b1++;
-            n1--;
-        } else {
-            *t++ = *b2++;
-            n2--;
-        }
-    }
-    if (n1 > 0)
-        memcpy(t, b1, n1 * sizeof(*t));
-    memcpy(v, tmp, (n - n2) * sizeof(*v));
 }
 
 static bool same_config(const struct dc_candidate *c, const struct dc__point *p)
@@ -134,7 +107,7 @@ enum dc_status dc__frontier(const dc_ruleset *rs, struct dc_result *res,
 {
     const struct dc_workload *w = &res->workload;
     const struct dc_candidate *top = res->n_recommendations > 0 ? &res->recommendations[0] : NULL;
-    struct cand *v = malloc((2 * n + 1) * sizeof(*v)); /* the points, then sort_by_cost's room */
+    struct cand *v = calloc(n + 1, sizeof(*v));
     size_t *keep = calloc(DC_FRONTIER_MAX_POINTS + 1, sizeof(*keep));
     if (v == NULL || keep == NULL) {
         free(v);
@@ -143,7 +116,7 @@ enum dc_status dc__frontier(const dc_ruleset *rs, struct dc_result *res,
     }
     for (size_t i = 0; i < n; i++)
         v[i] = (struct cand){&pts[i], pts[i].z.cost_usd, shown_time(w, &pts[i].z)};
-    sort_by_cost(v, n, v + n);
+    qsort(v, n, sizeof(*v), by_cost);
     /* Ascending cost: a point stays when it is faster than every cheaper one. */
     size_t m = 0, pick = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
