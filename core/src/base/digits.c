@@ -117,9 +117,9 @@ void dc__fixed_put(double a, int decimals, int keep, bool group, char *out, size
     fixed_put_printf(a, decimals, keep, group, out, len);
 }
 
-size_t dc__uint_text(unsigned v, char out[static 11])
+size_t dc__uint_text(uint64_t v, char out[static 21])
 {
-    char rev[10];
+    char rev[20];
     size_t n = 0;
     do {
         rev[n++] = (char)('0' + v % 10);

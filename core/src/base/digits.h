@@ -1,6 +1,6 @@
 /* core/src/base/digits.h -- the two places the core turns a number into
- * decimal digits (owned by core; used by numfmt.c and sizing/shapes.c):
- * "%.*f" of a value (as numfmt.c shows it) and "%u" of a count, without
+ * decimal digits (owned by core; used by numfmt.c, sizing/shapes.c and
+ * logic/): "%.*f" of a value (as numfmt.c shows it) and "%" PRIu64 of a count, without
  * printf for the values a body holds. In a file of their own (digits.c), so that the byte-identity
  * test links printf's own in their place (tests/unit/api/extra.cmake,
  * tests/unit/api/reference_fmt.c). */
@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* "%.*f" of a finite a >= 0 with `decimals` places (at most 20), trailing
  * zeros past `keep` places and a bare point dropped, the integer part grouped
@@ -17,7 +18,7 @@
  * may be overwritten). */
 void dc__fixed_put(double a, int decimals, int keep, bool group, char *out, size_t len);
 
-/* As sprintf(out, "%u", v): returns the length (at most 10). */
-size_t dc__uint_text(unsigned v, char out[static 11]);
+/* As sprintf(out, "%" PRIu64, v): returns the length (at most 20). */
+size_t dc__uint_text(uint64_t v, char out[static 21]);
 
 #endif /* DC_DIGITS_H */

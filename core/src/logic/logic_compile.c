@@ -139,8 +139,8 @@ static size_t lc_push(struct lc *c, const char *tok)
 
 static size_t lc_push_index(struct lc *c, size_t i)
 {
-    char buf[24];
-    lg__fmt_u64(i, buf);
+    char buf[21];
+    dc__uint_text(i, buf);
     return lc_push(c, buf);
 }
 

@@ -58,6 +58,7 @@
 #include <cjson/cJSON.h>
 
 #include "arena.h"
+#include "digits.h"
 #include "logic_internal.h"
 
 /* ---- sizes ------------------------------------------------------------------ */
@@ -437,7 +438,6 @@ bool lg__u16_unit_at(const char *p, size_t len, size_t unit, struct lg_sv *out);
 void lg__u16_range(const char *p, size_t len, size_t u0, size_t u1, size_t *b0, size_t *b1,
                    bool *pre, bool *post);
 bool lg__contains(const char *h, size_t hl, const char *n, size_t nl);
-size_t lg__fmt_u64(uint64_t v, char *buf);
 double lg__to_number(const struct lv *v);
 double lg__parse_float(const struct lv *v);
 double lg__to_integer(double x);

@@ -238,20 +238,6 @@ bool lg__contains(const char *h, size_t hl, const char *n, size_t nl)
 
 /* ---- numbers ----------------------------------------------------------------- */
 
-size_t lg__fmt_u64(uint64_t v, char *buf)
-{
-    char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + (int)(v % 10));
-        v /= 10;
-    } while (v != 0);
-    for (size_t i = 0; i < n; i++)
-        buf[i] = tmp[n - 1 - i];
-    buf[n] = '\0';
-    return n;
-}
-
 /* Number::toString(x) of ECMAScript: the shortest digits that read back as
  * x, in plain notation from 1e-6 up to 1e21 and in exponent notation outside
  * ("1e+21", "1.5e-7"). Writes at most LG_NUMBUF bytes, NUL included. */
@@ -275,7 +261,7 @@ static size_t lg_fmt_num(double x, char *buf)
         return n + 8;
     }
     if (x < 9007199254740992.0 && x == floor(x))
-        return n + lg__fmt_u64((uint64_t)x, buf + n);
+        return n + dc__uint_text((uint64_t)x, buf + n);
 
     char tmp[40];
     for (int prec = 1;; prec++) {
@@ -323,7 +309,10 @@ static size_t lg_fmt_num(double x, char *buf)
         long ex = point - 1;
         buf[n++] = 'e';
         buf[n++] = ex < 0 ? '-' : '+';
-        n += lg__fmt_u64((uint64_t)(ex < 0 ? -ex : ex), buf + n);
+        char ed[21]; /* at most 3 digits, but dc__uint_text asks 21 bytes of room */
+        size_t ek = dc__uint_text((uint64_t)(ex < 0 ? -ex : ex), ed);
+        memcpy(buf + n, ed, ek);
+        n += ek;
     }
     buf[n] = '\0';
     return n;

@@ -103,7 +103,7 @@ const char *dc_shape_format(const struct dc_accelerator *a, const struct dc_shap
     /* Every candidate's sizing and frontier point names its shape: joined
      * without printf (core/src/base/textf.h says why). */
     const char *name = a->short_name != NULL ? a->short_name : a->id;
-    char units[16], per_unit[16];
+    char units[21], per_unit[21];
     dc__uint_text(s->units, units);
     dc__uint_text(s->per_unit, per_unit);
     if (s->slice != NULL && s->units == 1)

@@ -7,6 +7,7 @@
  * other line of the two programs is the product's, so any byte that differs
  * between their bodies is a fast primitive's. */
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -67,9 +68,9 @@ void dc__fixed_put(double a, int decimals, int keep, bool group, char *out, size
         out[k < len ? k : len - 1] = '\0';
 }
 
-size_t dc__uint_text(unsigned v, char out[static 11])
+size_t dc__uint_text(uint64_t v, char out[static 21])
 {
-    return (size_t)snprintf(out, 11, "%u", v);
+    return (size_t)snprintf(out, 21, "%" PRIu64, v);
 }
 
 int dc__textf(char *buf, size_t len, const char *fmt, ...)
