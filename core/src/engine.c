@@ -190,6 +190,21 @@ static void *arena_array(struct dc__arena *ar, size_t n, size_t size)
     return dc__arena_alloc(ar, n * size);
 }
 
+/* arena_array for an array whose first `filled` elements the caller writes
+ * whole at once (copies of candidates or reasons): only the rest is zeroed,
+ * so every byte is still written in the request that takes it (the soak's
+ * reason above) and none twice. */
+static void *arena_array_filled(struct dc__arena *ar, size_t n, size_t filled, size_t size)
+{
+    void *p = NULL;
+    if (size != 0 && n > SIZE_MAX / size)
+        return NULL;
+    if (dc__arena_take(ar, n * size, &p) != DC_OK)
+        return NULL;
+    memset((unsigned char *)p + filled * size, 0, (n - filled) * size);
+    return p;
+}
+
 static struct dc_reason *new_reason(struct dc__arena *ar, const char *id, const char *msg,
                                     const char *source)
 {
@@ -459,18 +474,12 @@ static enum dc_status sized_failure(struct rec *r, const struct dc__sized_eval *
 }
 
 /* Size the part's configurations and keep the objective's pick; its
- * reasons, and the first hard filter it fails. */
-static enum dc_status build_candidate(struct rec *r, size_t i)
+ * reasons (in c->reasons, room for every one), and the first hard filter
+ * it fails. */
+static enum dc_status size_candidate(struct rec *r, size_t i, struct dc_candidate *c)
 {
     const dc_ruleset *rs = r->rs;
     const struct dc_workload *w = &r->res->workload;
-    struct dc_candidate *c = &r->all[i];
-    c->acc = &rs->accs[i];
-    c->index_ = i;
-    c->reasons = arena_array(r->ar, r->n_hits + DC__MAX_SIZED_HITS + MAX_SIZING_REASONS,
-                             sizeof(*c->reasons));
-    if (c->reasons == NULL)
-        return DC_ENOMEM;
     const struct dc__rule *excl_rule = NULL;
     (void)rule_reasons(r, i, c, &excl_rule);
     bool oom = false;
@@ -507,6 +516,37 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
     if (c->excluded_by == NULL)
         sizing_reasons(r, c);
     return sized_failure(r, &e);
+}
+
+/* Reasons a candidate may gather, whose room build_candidate takes on its
+ * stack (bench_core's workloads hit some 20 rules, room for 43): a handful
+ * stay, so the arena keeps those alone, not room for all of them zeroed. */
+#define REASON_SCRATCH 96
+
+/* The candidate of catalog entry `i` (size_candidate), its reasons kept in
+ * the arena with room for soft_points' one more. */
+static enum dc_status build_candidate(struct rec *r, size_t i)
+{
+    struct dc_candidate *c = &r->all[i];
+    c->acc = &r->rs->accs[i];
+    c->index_ = i;
+    size_t room = r->n_hits + DC__MAX_SIZED_HITS + MAX_SIZING_REASONS;
+    struct dc_reason scratch[REASON_SCRATCH];
+    bool on_stack = room <= REASON_SCRATCH;
+    c->reasons = on_stack ? scratch : arena_array(r->ar, room, sizeof(*c->reasons));
+    if (c->reasons == NULL)
+        return DC_ENOMEM;
+    enum dc_status rc = size_candidate(r, i, c);
+    if (!on_stack)
+        return rc;
+    c->reasons = NULL;
+    if (rc != DC_OK)
+        return rc;
+    c->reasons = arena_array_filled(r->ar, c->n_reasons + 1, c->n_reasons, sizeof(*c->reasons));
+    if (c->reasons == NULL)
+        return DC_ENOMEM;
+    memcpy(c->reasons, scratch, c->n_reasons * sizeof(*c->reasons));
+    return DC_OK;
 }
 
 /* Part `i` as size_unlimited sizes it: max_accelerators and the budget
@@ -839,9 +879,13 @@ static enum dc_status rank(struct rec *r)
     }
     if (!apply_gates(r))
         return DC_ENOMEM;
-    res->recommendations = arena_array(r->ar, n_rec + 1, sizeof(*res->recommendations));
-    res->excluded = arena_array(r->ar, n - n_rec + 1, sizeof(*res->excluded));
-    struct dc_candidate *tmp = arena_array(r->ar, n_rec + 1, sizeof(*tmp));
+    /* Each is filled below (tmp by dc__rank) but for its one spare element. */
+    res->recommendations =
+        arena_array_filled(r->ar, n_rec + 1, n_rec, sizeof(*res->recommendations));
+    res->excluded = arena_array_filled(r->ar, n - n_rec + 1, n - n_rec, sizeof(*res->excluded));
+    struct dc_candidate *tmp = arena_array_filled(
+        r->ar, n_rec + 1, n_rec < DC_RULESET_MAX_ACCELERATORS ? n_rec : DC_RULESET_MAX_ACCELERATORS,
+        sizeof(*tmp));
     if (res->recommendations == NULL || res->excluded == NULL || tmp == NULL)
         return DC_ENOMEM;
     for (size_t i = 0; i < n; i++) {
