@@ -21,6 +21,7 @@
 #include "sizing.h"
 #include "reason_ids.h"
 #include "result_build.h"
+#include "textf.h"
 
 /* Reasons a candidate can carry besides its rules: memory, time or serving,
  * cost, a missed target, availability. */
@@ -250,19 +251,18 @@ static int rule_reasons(const struct rec *r, size_t idx, struct dc_candidate *c,
     *excl_rule = r->fam_excl_by[a->family];
     for (size_t h = 0; h < r->n_hits; h++) {
         const struct dc__rule *rule = r->hits[h];
-        bool touches = false;
-        int impact = dc__rule_impact(rule, idx, a->family, &touches);
-        touches |= (rule->rank_below_families & fam) != 0;
-        for (size_t k = 0; k < rule->n_rank_below_accs; k++)
-            touches |= rule->rank_below_accs[k] == idx;
-        for (size_t k = 0; *excl_rule == NULL && k < rule->n_exclude_accs; k++) {
-            if (rule->exclude_accs[k] == idx)
-                *excl_rule = rule;
-        }
-        if (touches)
-            c->reasons[c->n_reasons++] =
-                (struct dc_reason){rule->info.id,     impact,          rule->info.message,
-                                   rule->info.source, rule->info.fact, NULL};
+        /* What dc__rule_impact reaches (the family's impact, the part's
+         * own), or a rank_below that holds it. */
+        bool touches = ((rule->family_mask | rule->rank_below_families) & fam) != 0 ||
+                       dc__acc_bit(rule->touch_accs, idx);
+        if (*excl_rule == NULL && dc__acc_bit(rule->exclude_acc_bits, idx))
+            *excl_rule = rule;
+        if (!touches)
+            continue;
+        bool reaches = false;
+        int impact = dc__rule_impact(rule, idx, a->family, &reaches);
+        c->reasons[c->n_reasons++] = (struct dc_reason){
+            rule->info.id, impact, rule->info.message, rule->info.source, rule->info.fact, NULL};
     }
     count_facts_once(c, first);
     double score = r->rs->sizing.score_base;
@@ -964,9 +964,9 @@ static enum dc_status begin(struct rec *r, const cJSON *workload, struct dc_erro
         return rc;
     if (r->opts->prefer_available)
         res->workload.prefer_available = true;
-    snprintf(res->rules_version, sizeof(res->rules_version), "%s", r->rs->version);
+    dc__textf(res->rules_version, sizeof(res->rules_version), "%s", r->rs->version);
     if (r->opts->request_id != NULL)
-        snprintf(res->request_id, sizeof(res->request_id), "%s", r->opts->request_id);
+        dc__textf(res->request_id, sizeof(res->request_id), "%s", r->opts->request_id);
     dc__derive(r->rs, &res->workload, &r->d);
     res->warnings = dc__arena_alloc(r->ar, DC__MAX_WARNINGS * sizeof(*res->warnings));
     res->assumptions = dc__arena_alloc(r->ar, DC__MAX_ASSUMPTIONS * sizeof(*res->assumptions));
