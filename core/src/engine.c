@@ -7,6 +7,7 @@
  * a reference to) or in the result's arena, so freeing a result is one call. */
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -488,8 +489,10 @@ static enum dc_status size_candidate(struct rec *r, size_t i, struct dc_candidat
     c->excluded_by = filtered(r, i, c, excl_rule, &oom);
     if (oom)
         return DC_ENOMEM;
-    if (c->excluded_by != NULL)
+    if (c->excluded_by != NULL) {
+        memset(&c->sizing, 0, sizeof(c->sizing));
         return DC_OK;
+    }
     struct dc__part p;
     dc__part_init(&p, rs, w, &r->d, c->acc, perturbation(r->opts, i));
     struct dc__sized_eval e = {rs, r->facts, &r->steps_left, NULL, DC_OK};
@@ -528,6 +531,11 @@ static enum dc_status size_candidate(struct rec *r, size_t i, struct dc_candidat
 static enum dc_status build_candidate(struct rec *r, size_t i)
 {
     struct dc_candidate *c = &r->all[i];
+    /* Zeroed but for the sizing, which dc__configure writes whole, or
+     * size_candidate zeroes where the filters leave the part unsized. */
+    size_t at = offsetof(struct dc_candidate, sizing), past = at + sizeof(c->sizing);
+    memset(c, 0, at);
+    memset((unsigned char *)c + past, 0, sizeof(*c) - past);
     c->acc = &r->rs->accs[i];
     c->index_ = i;
     size_t room = r->n_hits + DC__MAX_SIZED_HITS + MAX_SIZING_REASONS;
@@ -631,9 +639,11 @@ static bool size_unlimited(void *ctx, size_t i, double below, struct dc_sizing *
 
 static enum dc_status build_candidates(struct rec *r)
 {
-    r->all = calloc(r->rs->n_accs + 1, sizeof(*r->all));
+    /* Each candidate is set whole by build_candidate; the spare one zeroed. */
+    r->all = malloc((r->rs->n_accs + 1) * sizeof(*r->all));
     if (r->all == NULL)
         return DC_ENOMEM;
+    memset(&r->all[r->rs->n_accs], 0, sizeof(*r->all));
     const struct dc_workload *w = &r->res->workload;
     if (w->task != DC_TASK_INFERENCE && !isfinite(w->max_accelerators) && !w->fleet_only) {
         r->lifted = malloc((r->rs->n_accs + 1) * sizeof(*r->lifted));
@@ -879,14 +889,11 @@ static enum dc_status rank(struct rec *r)
     }
     if (!apply_gates(r))
         return DC_ENOMEM;
-    /* Each is filled below (tmp by dc__rank) but for its one spare element. */
+    /* Each is filled below but for its one spare element. */
     res->recommendations =
         arena_array_filled(r->ar, n_rec + 1, n_rec, sizeof(*res->recommendations));
     res->excluded = arena_array_filled(r->ar, n - n_rec + 1, n - n_rec, sizeof(*res->excluded));
-    struct dc_candidate *tmp = arena_array_filled(
-        r->ar, n_rec + 1, n_rec < DC_RULESET_MAX_ACCELERATORS ? n_rec : DC_RULESET_MAX_ACCELERATORS,
-        sizeof(*tmp));
-    if (res->recommendations == NULL || res->excluded == NULL || tmp == NULL)
+    if (res->recommendations == NULL || res->excluded == NULL)
         return DC_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         struct dc_candidate *c = &r->all[i];
@@ -899,7 +906,7 @@ static enum dc_status rank(struct rec *r)
     dc__balance(r->rs, &res->workload, r->pts.v, r->pts.n, res->recommendations,
                 res->n_recommendations, finish_point, r);
     dc__rank(r->rs, &res->workload, r->pts.v, r->pts.n, res->recommendations,
-             res->n_recommendations, tmp);
+             res->n_recommendations);
     dc__shortfall(r->rs, res, r->all, n, size_unlimited, unlimited_floor, r);
     return DC_OK;
 }
