@@ -8,6 +8,7 @@
  * constant it uses comes from sizing.yaml or the catalog, each with a source. */
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -203,7 +204,11 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
                    struct dc__perturb k)
 {
     const struct dc_sizing_params *s = &rs->sizing;
-    memset(p, 0, sizeof(*p));
+    /* Zeroed but for `scaled`, a copy of the catalog's part written whole
+     * where it stands in for it and read nowhere else. */
+    size_t at = offsetof(struct dc__part, scaled), past = at + sizeof(p->scaled);
+    memset(p, 0, at);
+    memset((unsigned char *)p + past, 0, sizeof(*p) - past);
     p->rs = rs;
     p->s = s;
     p->w = w;
