@@ -839,11 +839,16 @@ static bool apply_gates(struct rec *r)
     return true;
 }
 
-/* A sizing reason's id: "sizing." and more (the first byte rejects most
- * others without a call; the sort compares each pair of a candidate's). */
+/* A sizing reason's id: "sizing." and more, byte by byte without a call
+ * (the sort compares each pair of a candidate's; a shorter id stops at the
+ * byte its NUL differs from). */
 static bool sizing_id(const char *id)
 {
-    return id[0] == 's' && strncmp(id, "sizing.", 7) == 0;
+    static const char prefix[] = "sizing.";
+    for (size_t i = 0; i + 1 < sizeof(prefix); i++)
+        if (id[i] != prefix[i])
+            return false;
+    return true;
 }
 
 static int reason_cmp(const void *a, const void *b)
