@@ -217,7 +217,7 @@ static enum dc_status keep_frontier(size_t idx, const struct dc_sizing *v, const
             continue;
         best = k[j].time;
         if (pts->n == pts->cap) {
-            size_t cap = pts->cap == 0 ? 64 : pts->cap * 2;
+            size_t cap = pts->cap == 0 ? 128 : pts->cap * 2;
             struct dc__point *grown = realloc(pts->v, cap * sizeof(*grown));
             if (grown == NULL)
                 return DC_ENOMEM;
