@@ -7,6 +7,7 @@
  * a reference to) or in the result's arena, so freeing a result is one call. */
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "sizing.h"
 #include "reason_ids.h"
 #include "result_build.h"
+#include "textf.h"
 
 /* Reasons a candidate can carry besides its rules: memory, time or serving,
  * cost, a missed target, availability. */
@@ -190,6 +192,21 @@ static void *arena_array(struct dc__arena *ar, size_t n, size_t size)
     return dc__arena_alloc(ar, n * size);
 }
 
+/* arena_array for an array whose first `filled` elements the caller writes
+ * whole at once (copies of candidates or reasons): only the rest is zeroed,
+ * so every byte is still written in the request that takes it (the soak's
+ * reason above) and none twice. */
+static void *arena_array_filled(struct dc__arena *ar, size_t n, size_t filled, size_t size)
+{
+    void *p = NULL;
+    if (size != 0 && n > SIZE_MAX / size)
+        return NULL;
+    if (dc__arena_take(ar, n * size, &p) != DC_OK)
+        return NULL;
+    memset((unsigned char *)p + filled * size, 0, (n - filled) * size);
+    return p;
+}
+
 static struct dc_reason *new_reason(struct dc__arena *ar, const char *id, const char *msg,
                                     const char *source)
 {
@@ -235,19 +252,18 @@ static int rule_reasons(const struct rec *r, size_t idx, struct dc_candidate *c,
     *excl_rule = r->fam_excl_by[a->family];
     for (size_t h = 0; h < r->n_hits; h++) {
         const struct dc__rule *rule = r->hits[h];
-        bool touches = false;
-        int impact = dc__rule_impact(rule, idx, a->family, &touches);
-        touches |= (rule->rank_below_families & fam) != 0;
-        for (size_t k = 0; k < rule->n_rank_below_accs; k++)
-            touches |= rule->rank_below_accs[k] == idx;
-        for (size_t k = 0; *excl_rule == NULL && k < rule->n_exclude_accs; k++) {
-            if (rule->exclude_accs[k] == idx)
-                *excl_rule = rule;
-        }
-        if (touches)
-            c->reasons[c->n_reasons++] =
-                (struct dc_reason){rule->info.id,     impact,          rule->info.message,
-                                   rule->info.source, rule->info.fact, NULL};
+        /* What dc__rule_impact reaches (the family's impact, the part's
+         * own), or a rank_below that holds it. */
+        bool touches = ((rule->family_mask | rule->rank_below_families) & fam) != 0 ||
+                       dc__acc_bit(rule->touch_accs, idx);
+        if (*excl_rule == NULL && dc__acc_bit(rule->exclude_acc_bits, idx))
+            *excl_rule = rule;
+        if (!touches)
+            continue;
+        bool reaches = false;
+        int impact = dc__rule_impact(rule, idx, a->family, &reaches);
+        c->reasons[c->n_reasons++] = (struct dc_reason){
+            rule->info.id, impact, rule->info.message, rule->info.source, rule->info.fact, NULL};
     }
     count_facts_once(c, first);
     double score = r->rs->sizing.score_base;
@@ -459,18 +475,12 @@ static enum dc_status sized_failure(struct rec *r, const struct dc__sized_eval *
 }
 
 /* Size the part's configurations and keep the objective's pick; its
- * reasons, and the first hard filter it fails. */
-static enum dc_status build_candidate(struct rec *r, size_t i)
+ * reasons (in c->reasons, room for every one), and the first hard filter
+ * it fails. */
+static enum dc_status size_candidate(struct rec *r, size_t i, struct dc_candidate *c)
 {
     const dc_ruleset *rs = r->rs;
     const struct dc_workload *w = &r->res->workload;
-    struct dc_candidate *c = &r->all[i];
-    c->acc = &rs->accs[i];
-    c->index_ = i;
-    c->reasons = arena_array(r->ar, r->n_hits + DC__MAX_SIZED_HITS + MAX_SIZING_REASONS,
-                             sizeof(*c->reasons));
-    if (c->reasons == NULL)
-        return DC_ENOMEM;
     const struct dc__rule *excl_rule = NULL;
     (void)rule_reasons(r, i, c, &excl_rule);
     bool oom = false;
@@ -479,8 +489,10 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
     c->excluded_by = filtered(r, i, c, excl_rule, &oom);
     if (oom)
         return DC_ENOMEM;
-    if (c->excluded_by != NULL)
+    if (c->excluded_by != NULL) {
+        memset(&c->sizing, 0, sizeof(c->sizing));
         return DC_OK;
+    }
     struct dc__part p;
     dc__part_init(&p, rs, w, &r->d, c->acc, perturbation(r->opts, i));
     struct dc__sized_eval e = {rs, r->facts, &r->steps_left, NULL, DC_OK};
@@ -507,6 +519,42 @@ static enum dc_status build_candidate(struct rec *r, size_t i)
     if (c->excluded_by == NULL)
         sizing_reasons(r, c);
     return sized_failure(r, &e);
+}
+
+/* Reasons a candidate may gather, whose room build_candidate takes on its
+ * stack (bench_core's workloads hit some 20 rules, room for 43): a handful
+ * stay, so the arena keeps those alone, not room for all of them zeroed. */
+#define REASON_SCRATCH 96
+
+/* The candidate of catalog entry `i` (size_candidate), its reasons kept in
+ * the arena with room for soft_points' one more. */
+static enum dc_status build_candidate(struct rec *r, size_t i)
+{
+    struct dc_candidate *c = &r->all[i];
+    /* Zeroed but for the sizing, which dc__configure writes whole, or
+     * size_candidate zeroes where the filters leave the part unsized. */
+    size_t at = offsetof(struct dc_candidate, sizing), past = at + sizeof(c->sizing);
+    memset(c, 0, at);
+    memset((unsigned char *)c + past, 0, sizeof(*c) - past);
+    c->acc = &r->rs->accs[i];
+    c->index_ = i;
+    size_t room = r->n_hits + DC__MAX_SIZED_HITS + MAX_SIZING_REASONS;
+    struct dc_reason scratch[REASON_SCRATCH];
+    bool on_stack = room <= REASON_SCRATCH;
+    c->reasons = on_stack ? scratch : arena_array(r->ar, room, sizeof(*c->reasons));
+    if (c->reasons == NULL)
+        return DC_ENOMEM;
+    enum dc_status rc = size_candidate(r, i, c);
+    if (!on_stack)
+        return rc;
+    c->reasons = NULL;
+    if (rc != DC_OK)
+        return rc;
+    c->reasons = arena_array_filled(r->ar, c->n_reasons + 1, c->n_reasons, sizeof(*c->reasons));
+    if (c->reasons == NULL)
+        return DC_ENOMEM;
+    memcpy(c->reasons, scratch, c->n_reasons * sizeof(*c->reasons));
+    return DC_OK;
 }
 
 /* Part `i` as size_unlimited sizes it: max_accelerators and the budget
@@ -591,9 +639,11 @@ static bool size_unlimited(void *ctx, size_t i, double below, struct dc_sizing *
 
 static enum dc_status build_candidates(struct rec *r)
 {
-    r->all = calloc(r->rs->n_accs + 1, sizeof(*r->all));
+    /* Each candidate is set whole by build_candidate; the spare one zeroed. */
+    r->all = malloc((r->rs->n_accs + 1) * sizeof(*r->all));
     if (r->all == NULL)
         return DC_ENOMEM;
+    memset(&r->all[r->rs->n_accs], 0, sizeof(*r->all));
     const struct dc_workload *w = &r->res->workload;
     if (w->task != DC_TASK_INFERENCE && !isfinite(w->max_accelerators) && !w->fleet_only) {
         r->lifted = malloc((r->rs->n_accs + 1) * sizeof(*r->lifted));
@@ -789,11 +839,16 @@ static bool apply_gates(struct rec *r)
     return true;
 }
 
-/* A sizing reason's id: "sizing." and more (the first byte rejects most
- * others without a call; the sort compares each pair of a candidate's). */
+/* A sizing reason's id: "sizing." and more, byte by byte without a call
+ * (the sort compares each pair of a candidate's; a shorter id stops at the
+ * byte its NUL differs from). */
 static bool sizing_id(const char *id)
 {
-    return id[0] == 's' && strncmp(id, "sizing.", 7) == 0;
+    static const char prefix[] = "sizing.";
+    for (size_t i = 0; i + 1 < sizeof(prefix); i++)
+        if (id[i] != prefix[i])
+            return false;
+    return true;
 }
 
 static int reason_cmp(const void *a, const void *b)
@@ -839,10 +894,11 @@ static enum dc_status rank(struct rec *r)
     }
     if (!apply_gates(r))
         return DC_ENOMEM;
-    res->recommendations = arena_array(r->ar, n_rec + 1, sizeof(*res->recommendations));
-    res->excluded = arena_array(r->ar, n - n_rec + 1, sizeof(*res->excluded));
-    struct dc_candidate *tmp = arena_array(r->ar, n_rec + 1, sizeof(*tmp));
-    if (res->recommendations == NULL || res->excluded == NULL || tmp == NULL)
+    /* Each is filled below but for its one spare element. */
+    res->recommendations =
+        arena_array_filled(r->ar, n_rec + 1, n_rec, sizeof(*res->recommendations));
+    res->excluded = arena_array_filled(r->ar, n - n_rec + 1, n - n_rec, sizeof(*res->excluded));
+    if (res->recommendations == NULL || res->excluded == NULL)
         return DC_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         struct dc_candidate *c = &r->all[i];
@@ -855,7 +911,7 @@ static enum dc_status rank(struct rec *r)
     dc__balance(r->rs, &res->workload, r->pts.v, r->pts.n, res->recommendations,
                 res->n_recommendations, finish_point, r);
     dc__rank(r->rs, &res->workload, r->pts.v, r->pts.n, res->recommendations,
-             res->n_recommendations, tmp);
+             res->n_recommendations);
     dc__shortfall(r->rs, res, r->all, n, size_unlimited, unlimited_floor, r);
     return DC_OK;
 }
@@ -920,9 +976,9 @@ static enum dc_status begin(struct rec *r, const cJSON *workload, struct dc_erro
         return rc;
     if (r->opts->prefer_available)
         res->workload.prefer_available = true;
-    snprintf(res->rules_version, sizeof(res->rules_version), "%s", r->rs->version);
+    dc__textf(res->rules_version, sizeof(res->rules_version), "%s", r->rs->version);
     if (r->opts->request_id != NULL)
-        snprintf(res->request_id, sizeof(res->request_id), "%s", r->opts->request_id);
+        dc__textf(res->request_id, sizeof(res->request_id), "%s", r->opts->request_id);
     dc__derive(r->rs, &res->workload, &r->d);
     res->warnings = dc__arena_alloc(r->ar, DC__MAX_WARNINGS * sizeof(*res->warnings));
     res->assumptions = dc__arena_alloc(r->ar, DC__MAX_ASSUMPTIONS * sizeof(*res->assumptions));

@@ -1,5 +1,6 @@
 /* core/src/base/arena.c -- the core's one bump allocator (arena.h). Owned by core/. */
 #include "arena.h"
+#include "textf.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -120,12 +121,31 @@ void dc__arena_free(struct dc__arena *a)
     free(a);
 }
 
+/* Whether every conversion of format `f` is "%s" or "%%": dc__textf's,
+ * whose text is snprintf's byte for byte. */
+static bool strings_only(const char *f)
+{
+    for (const char *p = strchr(f, '%'); p != NULL; p = strchr(p + 2, '%'))
+        if (p[1] != 's' && p[1] != '%')
+            return false;
+    return true;
+}
+
 char *dc__fmt(struct dc__arena *ar, const char *f, ...)
 {
     char buf[512];
     va_list ap;
     va_start(ap, f);
-    vsnprintf(buf, sizeof(buf), f, ap);
+    /* The decision's texts join words and numbers already written (the
+     * warnings of reasons/report.c and defaults.c): without printf's
+     * parse and locale. */
+    int n =
+        strings_only(f) ? dc__vtextf(buf, sizeof(buf), f, ap) : vsnprintf(buf, sizeof(buf), f, ap);
     va_end(ap);
-    return dc__arena_strdup(ar, buf);
+    size_t len = n < 0 ? strlen(buf) : (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+    void *p = NULL;
+    if (dc__arena_take(ar, len + 1, &p) != DC_OK)
+        return NULL;
+    memcpy(p, buf, len + 1);
+    return p;
 }

@@ -150,6 +150,13 @@ int dc__textf(char *buf, size_t len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    int k = dc__vtextf(buf, len, fmt, ap);
+    va_end(ap);
+    return k;
+}
+
+int dc__vtextf(char *buf, size_t len, const char *fmt, va_list ap)
+{
     size_t k = 0;
     const struct plan *p = plan_of(fmt);
     if (p->n_args == NO_PLAN) {
@@ -183,7 +190,6 @@ int dc__textf(char *buf, size_t len, const char *fmt, ...)
             append(buf, len, &k, fmt + p->off[p->n_args], p->len[p->n_args]);
         }
     }
-    va_end(ap);
     if (len > 0)
         buf[k < len ? k : len - 1] = '\0';
     return (int)k;

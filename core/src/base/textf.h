@@ -11,6 +11,7 @@
 #ifndef DC_TEXTF_H
 #define DC_TEXTF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* As snprintf(buf, len, fmt, ...) for a format holding only "%s" (each a
@@ -22,6 +23,13 @@
 int dc__textf(char *buf, size_t len, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* dc__textf with the arguments in `ap` (dc__fmt, core/src/base/arena.c). */
+int dc__vtextf(char *buf, size_t len, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 0)))
 #endif
     ;
 

@@ -14,6 +14,7 @@
 #include "sizing.h"
 #include "reason_ids.h"
 #include "result_build.h"
+#include "textf.h"
 
 static bool digit(char c)
 {
@@ -230,8 +231,8 @@ static enum dc_status unpriced_warning(struct dc_result *res)
             continue;
         }
         if (k < sizeof(names))
-            k += (size_t)snprintf(names + k, sizeof(names) - k, "%s%s", n_unpriced ? ", " : "",
-                                  c->acc->id);
+            k += (size_t)dc__textf(names + k, sizeof(names) - k, "%s%s", n_unpriced ? ", " : "",
+                                   c->acc->id);
         n_unpriced++;
     }
     if (n_priced == 0 || n_unpriced == 0)

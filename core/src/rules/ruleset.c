@@ -480,15 +480,30 @@ static bool compute_version(dc_ruleset *rs)
     return true;
 }
 
-/* rs->sized_rules: the rules that read sized.* facts, listed once. */
+static void set_acc_bit(uint64_t *bits, size_t idx)
+{
+    if (idx < DC__ACC_WORDS * 64)
+        bits[idx / 64] |= (uint64_t)1 << (idx % 64);
+}
+
+/* rs->sized_rules: the rules that read sized.* facts, listed once; and each
+ * rule's accelerators as bits (dc__rule.touch_accs). */
 static bool index_sized_rules(dc_ruleset *rs)
 {
     rs->sized_rules = calloc(rs->n_rules + 1, sizeof(*rs->sized_rules));
     if (rs->sized_rules == NULL)
         return false;
-    for (size_t i = 0; i < rs->n_rules; i++)
-        if (rs->rules[i].sized)
+    for (size_t i = 0; i < rs->n_rules; i++) {
+        struct dc__rule *r = &rs->rules[i];
+        if (r->sized)
             rs->sized_rules[rs->n_sized_rules++] = i;
+        for (size_t k = 0; k < r->n_acc_impacts; k++)
+            set_acc_bit(r->touch_accs, r->acc_impacts[k].acc);
+        for (size_t k = 0; k < r->n_rank_below_accs; k++)
+            set_acc_bit(r->touch_accs, r->rank_below_accs[k]);
+        for (size_t k = 0; k < r->n_exclude_accs; k++)
+            set_acc_bit(r->exclude_acc_bits, r->exclude_accs[k]);
+    }
     return true;
 }
 

@@ -14,6 +14,9 @@ struct dc__acc_impact {
     int impact;
 };
 
+/* Words of a bit per catalog accelerator (DC_RULESET_MAX_ACCELERATORS). */
+#define DC__ACC_WORDS ((DC_RULESET_MAX_ACCELERATORS + 63) / 64)
+
 struct dc__rule {
     struct dc_rule_info info;
     dc_logic *cond;
@@ -36,7 +39,19 @@ struct dc__rule {
      * sized in): evaluated per candidate after sizing, an exclusion as a
      * constraint on its configurations (docs/rules-format.md). */
     bool sized;
+    /* Catalog indices as bits (DC__ACC_BIT), set once the rules are read:
+     * the accelerators acc_impacts or rank_below_accs name (touch_accs) and
+     * those exclude_accs names, so that a request asks each hit rule of
+     * each candidate with a bit, not a walk of its lists. */
+    uint64_t touch_accs[DC__ACC_WORDS];
+    uint64_t exclude_acc_bits[DC__ACC_WORDS];
 };
+
+/* Whether catalog index `idx` is set in `bits` (touch_accs, exclude_acc_bits). */
+static inline bool dc__acc_bit(const uint64_t *bits, size_t idx)
+{
+    return idx < DC__ACC_WORDS * 64 && (bits[idx / 64] >> (idx % 64) & 1u) != 0;
+}
 
 struct dc_ruleset {
     atomic_uint refs;

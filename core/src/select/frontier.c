@@ -24,9 +24,8 @@ static double shown_time(const struct dc_workload *w, const struct dc_sizing *z)
     return w->task == DC_TASK_INFERENCE && !(w->job_requests > 0) ? z->request_ms : z->hours;
 }
 
-static int by_cost(const void *a, const void *b)
+static int by_cost(const struct cand *x, const struct cand *y)
 {
-    const struct cand *x = a, *y = b;
     int c = dc__cmp_value(x->cost, y->cost);
     if (c == 0)
         c = dc__cmp_value(x->time, y->time);
@@ -36,6 +35,38 @@ static int by_cost(const void *a, const void *b)
         c = x->p->z.chips < y->p->z.chips ? -1 : x->p->z.chips > y->p->z.chips ? 1 : 0;
     return c;
 }
+
+/* `v` in by_cost order, `tmp` room for n of them: the merge sort glibc's
+ * qsort does for an array like this one (halves of n/2 and n - n/2, a tie
+ * taken from the left), step for step, without its calls through a pointer
+ * and its byte copies. Step for step because by_cost is no strict weak order
+ * (dc__cmp_value's tolerance): another sort could order near-ties otherwise
+ * and change which points stay. */
+static void sort_by_cost(struct cand *v, size_t n, struct cand *tmp)
+{
+    if (n <= 1)
+        return;
+    size_t n1 = n / 2, n2 = n - n1;
+    struct cand *b1 = v, *b2 = v + n1, *t = tmp;
+    sort_by_cost(b1, n1, tmp);
+    sort_by_cost(b2, n2, tmp);
+    while (n1 > 0 && n2 > 0) {
+        if (by_cost(b1, b2) <= 0) {
+            *t++ = *b1++;
+            n1--;
+        } else {
+            *t++ = *b2++;
+            n2--;
+        }
+    }
+    if (n1 > 0)
+        memcpy(t, b1, n1 * sizeof(*t));
+    memcpy(v, tmp, (n - n2) * sizeof(*v));
+}
+
+/* Points sort_by_cost's room on the stack holds (bench_core's workloads
+ * have some 40); more take it from the heap, as qsort's own merge did. */
+#define SORT_ROOM 256
 
 static bool same_config(const struct dc_candidate *c, const struct dc__point *p)
 {
@@ -116,7 +147,16 @@ enum dc_status dc__frontier(const dc_ruleset *rs, struct dc_result *res,
     }
     for (size_t i = 0; i < n; i++)
         v[i] = (struct cand){&pts[i], pts[i].z.cost_usd, shown_time(w, &pts[i].z)};
-    qsort(v, n, sizeof(*v), by_cost);
+    struct cand room[SORT_ROOM];
+    struct cand *tmp = n <= SORT_ROOM ? room : malloc(n * sizeof(*tmp));
+    if (tmp == NULL) {
+        free(v);
+        free(keep);
+        return DC_ENOMEM;
+    }
+    sort_by_cost(v, n, tmp);
+    if (tmp != room)
+        free(tmp);
     /* Ascending cost: a point stays when it is faster than every cheaper one. */
     size_t m = 0, pick = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {

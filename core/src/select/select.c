@@ -547,8 +547,31 @@ static void breakevens(const dc_ruleset *rs, const struct dc_workload *w, const 
     }
 }
 
+/* v[i] = the candidate r[i] points to, for every i < n: the order moved
+ * into v in place, a cycle of the permutation at a time, each candidate
+ * copied once (and one of each cycle twice) rather than out and back. */
+static void permute(struct dc_candidate *v, const struct ranked *r, size_t n)
+{
+    size_t src[DC_RULESET_MAX_ACCELERATORS];
+    bool placed[DC_RULESET_MAX_ACCELERATORS] = {false};
+    for (size_t i = 0; i < n; i++)
+        src[i] = (size_t)(r[i].c - v);
+    for (size_t i = 0; i < n; i++) {
+        if (placed[i] || src[i] == i)
+            continue;
+        struct dc_candidate first = v[i];
+        size_t j = i;
+        for (; src[j] != i; j = src[j]) {
+            v[j] = v[src[j]];
+            placed[j] = true;
+        }
+        v[j] = first;
+        placed[j] = true;
+    }
+}
+
 void dc__rank(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
-              size_t n_pts, struct dc_candidate *v, size_t n, struct dc_candidate *tmp)
+              size_t n_pts, struct dc_candidate *v, size_t n)
 {
     struct point_memo all;
     memo_points(&all, rs, w, pts, n_pts, NULL, 0);
@@ -579,7 +602,5 @@ void dc__rank(const dc_ruleset *rs, const struct dc_workload *w, const struct dc
     order(w, &all, r, n);
     scores(rs, w, any_priced, r, n);
     breakevens(rs, w, r, n);
-    for (size_t i = 0; i < n; i++)
-        tmp[i] = *r[i].c;
-    memcpy(v, tmp, n * sizeof(*v));
+    permute(v, r, n);
 }

@@ -45,9 +45,9 @@ bool dc__may_be_picked(const struct dc_selection *s, bool any_priced);
 /* Order the candidates left, best first, and give each its objective value,
  * adjustment, scores and breakeven (select.c). `pts` (n_pts) are every
  * part's feasible priced configurations: none may dominate a candidate ranked
- * above its part. `tmp` holds n candidates. */
+ * above its part. */
 void dc__rank(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__point *pts,
-              size_t n_pts, struct dc_candidate *v, size_t n, struct dc_candidate *tmp);
+              size_t n_pts, struct dc_candidate *v, size_t n);
 
 /* Candidate `idx` sized with no chip limit and no budget (the serving fleet
  * uncapped) by the engine's own configurations and filters: false when no

@@ -33,6 +33,8 @@ bool dc__sized_rules_touch(const dc_ruleset *rs, size_t idx)
     return false;
 }
 
+static const char sized_key[] = "sized";
+
 /* The `sized` facts, in the order dc__sized_facts_add writes them and
  * set_sized reads them. */
 static const char *const sized_keys[] = {"memory_gb", "chips", "chips_per_replica", "replicas",
@@ -44,7 +46,7 @@ enum dc_status dc__sized_facts_add(const dc_ruleset *rs, struct dc__arena *ar, c
     if (rs->n_sized_rules == 0)
         return DC_OK;
     cJSON *sized = dc__facts_item(ar, cJSON_Object, 0, NULL);
-    if (sized == NULL || !cJSON_AddItemToObjectCS(facts, "sized", sized)) {
+    if (sized == NULL || !cJSON_AddItemToObjectCS(facts, sized_key, sized)) {
         if (ar == NULL)
             cJSON_Delete(sized);
         return DC_ENOMEM;
@@ -67,7 +69,8 @@ enum dc_status dc__sized_facts_add(const dc_ruleset *rs, struct dc__arena *ar, c
 static cJSON *sized_of(cJSON *facts)
 {
     cJSON *last = facts != NULL && facts->child != NULL ? facts->child->prev : NULL;
-    if (last != NULL && last->string != NULL && strcmp(last->string, "sized") == 0)
+    if (last != NULL && last->string != NULL &&
+        (last->string == sized_key || strcmp(last->string, sized_key) == 0))
         return last;
     return cJSON_GetObjectItemCaseSensitive(facts, "sized");
 }
@@ -81,10 +84,15 @@ static void set_sized(cJSON *s, const struct dc_sizing *z)
                                     z->batch_per_replica};
     cJSON *m = s->child;
     for (size_t k = 0; k < N_SIZED_KEYS; k++) {
-        if (m == NULL || m->string == NULL || strcmp(m->string, sized_keys[k]) != 0)
+        /* The key is the very string dc__sized_facts_add gave (a constant
+         * key), or one of the same text. */
+        if (m == NULL || (m->string != sized_keys[k] &&
+                          (m->string == NULL || strcmp(m->string, sized_keys[k]) != 0)))
             m = cJSON_GetObjectItemCaseSensitive(s, sized_keys[k]);
-        cJSON_SetNumberValue(m, v[k]);
-        m = m != NULL ? m->next : NULL;
+        if (m == NULL)
+            continue;
+        dc__facts_number(m, v[k]);
+        m = m->next;
     }
 }
 

@@ -217,14 +217,18 @@ static enum dc_status keep_frontier(size_t idx, const struct dc_sizing *v, const
             continue;
         best = k[j].time;
         if (pts->n == pts->cap) {
-            size_t cap = pts->cap == 0 ? 64 : pts->cap * 2;
+            size_t cap = pts->cap == 0 ? 128 : pts->cap * 2;
             struct dc__point *grown = realloc(pts->v, cap * sizeof(*grown));
             if (grown == NULL)
                 return DC_ENOMEM;
             pts->v = grown;
             pts->cap = cap;
         }
-        pts->v[pts->n++] = (struct dc__point){idx, v[k[j].i]}; /* not finished: dc__point */
+        /* Set field by field: one copy of the sizing, not one into a
+         * temporary and another out of it. Not finished: dc__point. */
+        pts->v[pts->n].acc = idx;
+        pts->v[pts->n].z = v[k[j].i];
+        pts->n++;
     }
     return DC_OK;
 }
@@ -456,15 +460,18 @@ static bool configure_training(const struct dc__part *p, size_t idx,
             cmp_config_within(p, &v[i], &f[i], true, &v[lifted], &f[lifted], true) < 0)
             lifted = i;
     }
-    if (keep_lifted != NULL) {
+    *pick = v[best];
+    pick->basis = training_basis(p, &t, pick);
+    dc__sizing_finish(p, pick);
+    if (keep_lifted != NULL && lifted == best && v[best].within_budget) {
+        /* The same configuration, within budget already: finished alike. */
+        *keep_lifted = *pick;
+    } else if (keep_lifted != NULL) {
         *keep_lifted = v[lifted];
         keep_lifted->within_budget = true;
         keep_lifted->basis = training_basis(p, &t, keep_lifted);
         dc__sizing_finish(p, keep_lifted);
     }
-    *pick = v[best];
-    pick->basis = training_basis(p, &t, pick);
-    dc__sizing_finish(p, pick);
     *rc = keep_frontier(idx, v, f, t.n, pts);
     return true;
 }

@@ -101,6 +101,70 @@ const struct dc_offer *dc__offer_for_shape(const struct dc_accelerator *a, const
     return best;
 }
 
+void dc__part_offers(struct dc__part *p)
+{
+    const struct dc_accelerator *a = p->a;
+    enum dc_pricing basis = p->w->pricing;
+    p->offers_listed = (unsigned)basis < DC_PRICING_COUNT;
+    p->n_offer_units = 0;
+    p->chip_offer = NULL;
+    for (size_t i = 0; p->offers_listed && i < a->n_offers; i++) {
+        const struct dc_offer *o = &a->offers[i];
+        if (!offer_allowed(o, basis, p->w->providers))
+            continue;
+        const struct dc_offer **slot = &p->chip_offer;
+        if (o->accelerators != 0) {
+            unsigned k = 0;
+            while (k < p->n_offer_units && p->offer_units[k] != o->accelerators)
+                k++;
+            if (k == DC__PART_OFFER_UNITS) {
+                p->offers_listed = false;
+                break;
+            }
+            if (k == p->n_offer_units) {
+                p->offer_units[k] = o->accelerators;
+                p->unit_offer[k] = NULL;
+                p->n_offer_units++;
+            }
+            slot = &p->unit_offer[k];
+        }
+        /* Cheaper per chip; on a tie the first in file order stays. */
+        if (*slot == NULL ||
+            o->price[basis].usd_per_chip_hour < (*slot)->price[basis].usd_per_chip_hour)
+            *slot = o;
+    }
+}
+
+/* dc__offer_for_shape(p->a, s, p->w's basis and providers, instances) from
+ * the part's list: of the offers renting shape s, the per-chip one (for a
+ * slice) and the one of its machine size, the cheaper, on a tie the first
+ * in file order. Every offer renting s takes s->units instances, so the
+ * fewer-instances tie-break of dc__offer_for_shape never decides. */
+static const struct dc_offer *part_offer(const struct dc__part *p, const struct dc_shape *s,
+                                         unsigned *instances)
+{
+    if (!p->offers_listed)
+        return dc__offer_for_shape(p->a, s, p->w->pricing, p->w->providers, instances);
+    *instances = 0;
+    if (s->per_unit == 0)
+        return NULL;
+    enum dc_pricing basis = p->w->pricing;
+    const struct dc_offer *best = s->slice != NULL ? p->chip_offer : NULL;
+    for (unsigned k = 0; k < p->n_offer_units; k++) {
+        if (p->offer_units[k] != s->per_unit)
+            continue;
+        const struct dc_offer *o = p->unit_offer[k];
+        double po = o->price[basis].usd_per_chip_hour;
+        double pb = best != NULL ? best->price[basis].usd_per_chip_hour : INFINITY;
+        if (best == NULL || po < pb || (po == pb && o < best))
+            best = o;
+        break;
+    }
+    if (best != NULL)
+        *instances = s->units;
+    return best;
+}
+
 unsigned dc__rentable_node_sizes(const struct dc_accelerator *a, enum dc_pricing basis,
                                  unsigned providers, unsigned *sizes, unsigned max)
 {
@@ -222,9 +286,12 @@ double dc__train_cost_floor(const struct dc__part *p)
     return chip_hours * rate * p->price_scale * (1 - 1e-9);
 }
 
-void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc_accelerator *a,
-              double price_scale, struct dc_sizing *z)
+void dc__cost(const struct dc__part *p, struct dc_sizing *z)
 {
+    const dc_ruleset *rs = p->rs;
+    const struct dc_workload *w = p->w;
+    const struct dc_accelerator *a = p->a;
+    double price_scale = p->price_scale;
     const struct dc_sizing_params *s = &rs->sizing;
     /* Serving is priced a month at a time; a training run or an offline
      * inference job (inference.job) for the hours it takes. */
@@ -236,7 +303,7 @@ void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc
     z->usd_per_chip_hour = NAN;
     z->energy_usd = NAN;
     if (w->deployment != DC_DEPLOY_ON_PREM) {
-        z->offer = dc__offer_for_shape(a, &z->shape, w->pricing, w->providers, &z->instances);
+        z->offer = part_offer(p, &z->shape, &z->instances);
         if (z->offer != NULL) {
             z->cost_basis = DC_COST_CLOUD;
             z->usd_per_chip_hour = z->offer->price[w->pricing].usd_per_chip_hour;

@@ -8,6 +8,7 @@
  * constant it uses comes from sizing.yaml or the catalog, each with a source. */
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -203,7 +204,11 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
                    struct dc__perturb k)
 {
     const struct dc_sizing_params *s = &rs->sizing;
-    memset(p, 0, sizeof(*p));
+    /* Zeroed but for `scaled`, a copy of the catalog's part written whole
+     * where it stands in for it and read nowhere else. */
+    size_t at = offsetof(struct dc__part, scaled), past = at + sizeof(p->scaled);
+    memset(p, 0, at);
+    memset((unsigned char *)p + past, 0, sizeof(*p) - past);
     p->rs = rs;
     p->s = s;
     p->w = w;
@@ -238,6 +243,7 @@ void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_wor
     }
     a = p->a;
     p->price_scale = k.price;
+    dc__part_offers(p);
     p->cap = dc__chip_cap(w, a);
     p->peak = dc__compute_peak(rs, a, w->precision);
     p->factor = arch_mfu_factor(s, w->architecture) * a->training_mfu_factor * moe_factor(s, d) *
@@ -418,7 +424,7 @@ void dc__train_at(const struct dc__part *p, const struct dc_shape *shape, unsign
     z->meets_deadline = !isfinite(w->deadline_hours) || z->hours <= w->deadline_hours * (1 + 1e-9);
     unsigned per = shape->per_unit > 0 ? shape->per_unit : 1;
     z->machines = (chips + per - 1) / per;
-    dc__cost(p->rs, w, p->a, p->price_scale, z);
+    dc__cost(p, z);
     withhold(p, z);
     dc__overheads(p, z);
 }
@@ -907,7 +913,7 @@ void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigne
             }
         }
     }
-    dc__cost(p->rs, w, p->a, p->price_scale, z);
+    dc__cost(p, z);
     withhold(p, z);
 }
 

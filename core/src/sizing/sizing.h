@@ -63,6 +63,9 @@ double dc__training_mfu(const dc_ruleset *rs, const struct dc_accelerator *a, un
 /* What sizing one workload on one part needs, computed once per part. The
  * struct holds the MFU-scaled copy of the part a robustness probe sizes
  * against, so it is never copied: `a` may point into it. */
+/* Machine sizes a part keeps its offers by (dc__part.offer_units). */
+#define DC__PART_OFFER_UNITS 16
+
 struct dc__part {
     const dc_ruleset *rs;
     const struct dc_sizing_params *s;
@@ -99,6 +102,17 @@ struct dc__part {
      * INFINITY when the audio arrives decoded or the host is not known */
     double host_audio_s;
     double startup_hours; /* dc__startup_hours, set by dc__overheads_init */
+    /* The offers dc__offer_for_shape picks on the workload's basis and
+     * providers, found once (dc__part_offers): the cheapest (first on a tie)
+     * of each machine size offers rent (offer_units[k] chips an instance),
+     * and of the per-chip ones, which rent slices; offers_listed is false
+     * when the sizes outnumber the room, and every shape asks
+     * dc__offer_for_shape. */
+    bool offers_listed;
+    unsigned n_offer_units;
+    unsigned offer_units[DC__PART_OFFER_UNITS];
+    const struct dc_offer *unit_offer[DC__PART_OFFER_UNITS];
+    const struct dc_offer *chip_offer;
 };
 
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
@@ -299,11 +313,16 @@ enum dc_status dc__size_workload_at(const dc_ruleset *rs, const cJSON *workload,
 void dc__size_pinned(const dc_ruleset *rs, const struct dc_workload *w, const struct dc__derived *d,
                      const struct dc_accelerator *a, unsigned pinned, struct dc_sizing *z);
 
-/* Price the sized configuration: cost_basis, offer, usd_per_chip_hour (times
- * `price_scale`, a robustness probe's factor, 1 otherwise), cost_usd,
- * cost_per_hour_usd, energy_usd and within_budget (core/src/sizing/cost.c). */
-void dc__cost(const dc_ruleset *rs, const struct dc_workload *w, const struct dc_accelerator *a,
-              double price_scale, struct dc_sizing *z);
+/* Price the sized configuration of part `p`: cost_basis, offer,
+ * usd_per_chip_hour (times p->price_scale, a robustness probe's factor, 1
+ * otherwise), cost_usd, cost_per_hour_usd, energy_usd and within_budget
+ * (core/src/sizing/cost.c). */
+void dc__cost(const struct dc__part *p, struct dc_sizing *z);
+
+/* Find the offers of p->a on p->w's basis and providers that
+ * dc__offer_for_shape picks for each machine size (dc__part.offer_units);
+ * dc__part_init's last step. */
+void dc__part_offers(struct dc__part *p);
 
 /* The least any training run of part `p` can cost, a little under it: its
  * compute at the family's MFU (dc__train_mfu never exceeds it: the scale,

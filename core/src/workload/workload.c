@@ -752,15 +752,14 @@ const char *dc_objective_name(enum dc_objective o)
  * number's valueint saturated as cJSON_CreateNumber sets it. */
 static cJSON *arena_item(struct dc__arena *ar, int type, double number, const char *string)
 {
-    cJSON *n = dc__arena_alloc(ar, sizeof(*n));
-    if (n == NULL)
+    void *at = NULL;
+    if (dc__arena_take(ar, sizeof(cJSON), &at) != DC_OK)
         return NULL;
+    cJSON *n = at;
+    *n = (cJSON){0}; /* in place: no call to zero 64 bytes */
     n->type = type;
     if (type == cJSON_Number) {
-        n->valuedouble = number;
-        n->valueint = number >= INT_MAX           ? INT_MAX
-                      : number <= (double)INT_MIN ? INT_MIN
-                                                  : (int)number;
+        dc__facts_number(n, number);
     } else if (type == cJSON_String) {
         n->type |= cJSON_IsReference;
         n->valuestring = (char *)(uintptr_t)string;
@@ -821,10 +820,33 @@ static cJSON *array(struct builder *b)
     return dc__facts_item(b->ar, cJSON_Array, 0, NULL);
 }
 
+/* cJSON_AddItemToObjectCS(parent, key, v) for nodes of an arena, without
+ * the library's call: the key kept as a constant, v appended as cJSON 1.7
+ * appends (the first child's prev is the last; sized_rules.c reads it so). */
+static bool add_member(struct builder *b, cJSON *parent, const char *key, cJSON *v)
+{
+    if (b->ar == NULL || parent == v)
+        return cJSON_AddItemToObjectCS(parent, key, v);
+    v->string = (char *)(uintptr_t)key;
+    v->type |= cJSON_StringIsConst;
+    cJSON *first = parent->child;
+    if (first == NULL) {
+        parent->child = v;
+        v->prev = v;
+        v->next = NULL;
+    } else {
+        cJSON *last = first->prev;
+        last->next = v;
+        v->prev = last;
+        first->prev = v;
+    }
+    return true;
+}
+
 static cJSON *obj(struct builder *b, cJSON *parent, const char *key)
 {
     cJSON *o = dc__facts_item(b->ar, cJSON_Object, 0, NULL);
-    if (o == NULL || !cJSON_AddItemToObjectCS(parent, key, o)) {
+    if (o == NULL || !add_member(b, parent, key, o)) {
         if (b->ar == NULL)
             cJSON_Delete(o);
         b->oom = true;
@@ -835,7 +857,7 @@ static cJSON *obj(struct builder *b, cJSON *parent, const char *key)
 
 static void put(struct builder *b, cJSON *parent, const char *key, cJSON *v)
 {
-    if (v == NULL || !cJSON_AddItemToObjectCS(parent, key, v)) {
+    if (v == NULL || !add_member(b, parent, key, v)) {
         if (b->ar == NULL)
             cJSON_Delete(v);
         b->oom = true;

@@ -6,6 +6,8 @@
 #ifndef DC_WORKLOAD_INTERNAL_H
 #define DC_WORKLOAD_INTERNAL_H
 
+#include <limits.h>
+
 #include "dc/workload.h"
 
 /* What kind of model it is, for its physics (docs/scoring.md, section 2). */
@@ -115,6 +117,14 @@ enum dc_status dc__facts_build(const dc_ruleset *rs, const struct dc_workload *w
  * cJSON_Object, cJSON_Array, cJSON_True, cJSON_False or cJSON_NULL; NULL on
  * out of memory. */
 cJSON *dc__facts_item(struct dc__arena *ar, int type, double number, const char *string);
+
+/* A number node's value as cJSON_SetNumberValue sets it (valueint saturated),
+ * without the library's call: each sized configuration sets five. */
+static inline void dc__facts_number(cJSON *n, double number)
+{
+    n->valueint = number >= INT_MAX ? INT_MAX : number <= (double)INT_MIN ? INT_MIN : (int)number;
+    n->valuedouble = number;
+}
 
 /* The values an enumerated workload field takes (NULL-terminated; the
  * contract's values, though not always in its order: precision lists tf32

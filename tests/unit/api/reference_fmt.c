@@ -81,3 +81,8 @@ int dc__textf(char *buf, size_t len, const char *fmt, ...)
     va_end(ap);
     return r;
 }
+
+int dc__vtextf(char *buf, size_t len, const char *fmt, va_list ap)
+{
+    return vsnprintf(buf, len, fmt, ap);
+}
