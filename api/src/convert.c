@@ -55,13 +55,13 @@ static void write_reason_message(struct api_jw *w, const struct dc_result *res,
  * formatted from (dc/numfmt.h), so bodies show no 17-digit noise and the text
  * beside a number always agrees with it: rounded and printed in one step
  * (api_jw_number_sig). */
-#define key_round4(w, k, d) (API_JW_KEY(w, k), api_jw_number_sig((w), (d), DC_JSON_SIGNIFICANT))
+#define key_round4(w, k, d) API_JW_MEMBER_SIG(w, k, d, DC_JSON_SIGNIFICANT)
 
 /* A member whose key is a string literal (API_JW_KEY: its text is made at
  * compile time) and its value. */
-#define key_string(w, k, s)         (API_JW_KEY(w, k), api_jw_string((w), (s)))
-#define key_number(w, k, d)         (API_JW_KEY(w, k), api_jw_number((w), (d)))
-#define key_bool(w, k, b)           (API_JW_KEY(w, k), api_jw_bool((w), (b)))
+#define key_string(w, k, s)         API_JW_MEMBER_STRING(w, k, s)
+#define key_number(w, k, d)         API_JW_MEMBER_NUMBER(w, k, d)
+#define key_bool(w, k, b)           API_JW_MEMBER_BOOL(w, k, b)
 #define key_string_or_null(w, k, s) (API_JW_KEY(w, k), api_jw_string_or_null((w), (s)))
 
 /* The price behind a cloud cost: which offer, how many of its instances, and

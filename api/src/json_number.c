@@ -435,6 +435,13 @@ size_t api_json_number(double d, char *buf, size_t cap)
  * and formatted as any number is. */
 size_t api_json_number_sig(double d, int digits, char *buf, size_t cap)
 {
+    /* No estimate (NaN, null) or none of it (zero): a third of a body's
+     * display figures. dc_round_sig gives them back as they are, so they
+     * print as api_json_number prints them, without a rounding that fails. */
+    if (!isfinite(d))
+        return copy_text(buf, cap, "null", 4);
+    if (d == 0)
+        return signbit(d) ? copy_text(buf, cap, "-0", 2) : copy_text(buf, cap, "0", 1);
     double m = 0;
     int s = 0;
     if (digits <= 15 && cap >= API_JSON_NUMBER_BUF && dc_round_sig_digits(d, digits, &m, &s) &&
@@ -449,7 +456,7 @@ size_t api_json_number_sig(double d, int digits, char *buf, size_t cap)
                 if (d < 0)
                     buf[n++] = '-';
                 put_digits(mi, nd, buf + n);
-                memset(buf + n + nd, '0', zeros);
+                memcpy(buf + n + nd, "000000000000000", 16); /* the zeros; buf has room */
                 n += nd + zeros;
                 buf[n] = '\0';
                 return n;

@@ -209,17 +209,13 @@ static char *put_escaped(const char *s, size_t n, size_t done, char *o)
     return o;
 }
 
-/* The string s of n bytes, quoted and escaped. Room for the worst case
- * (every byte a \\u escape) is reserved once. A string with nothing to
- * escape, nearly every one a body holds, is copied here: under 4 bytes byte
- * by byte, under 16 as two overlapping words, longer ones a block at a
- * time; one that needs escaping goes to put_escaped from where the plain
- * copy stopped. */
-static void put_string_n(struct api_jw *w, const char *s, size_t n)
+/* The string s of n bytes, quoted and escaped, at o (jsonw.h). A string
+ * with nothing to escape, nearly every one a body holds, is copied here:
+ * under 4 bytes byte by byte, under 16 as two overlapping words, longer ones
+ * a block at a time; one that needs escaping goes to put_escaped from where
+ * the plain copy stopped. */
+void api_jw__string_at(struct api_jw *w, char *o, const char *s, size_t n)
 {
-    if (n > (SIZE_MAX - 2) / 6 || !reserve(w, n * 6 + 2))
-        return;
-    char *o = w->p + w->len;
     const unsigned char *u = (const unsigned char *)s;
     *o++ = '"';
     size_t k = 0;
@@ -236,6 +232,15 @@ static void put_string_n(struct api_jw *w, const char *s, size_t n)
     o = k == n ? o + n : put_escaped(s, n, k, o);
     *o++ = '"';
     w->len = (size_t)(o - w->p);
+}
+
+/* The string s of n bytes, quoted and escaped: room for the worst case
+ * (every byte a \\u escape) reserved once. */
+static void put_string_n(struct api_jw *w, const char *s, size_t n)
+{
+    if (n > (SIZE_MAX - 2) / 6 || !reserve(w, n * 6 + 2))
+        return;
+    api_jw__string_at(w, w->p + w->len, s, n);
 }
 
 static void put_string(struct api_jw *w, const char *s)

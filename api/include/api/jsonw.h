@@ -112,6 +112,84 @@ DC_API size_t api_json_number(double d, char *buf, size_t cap);
  * json_number.c, which the byte-identity reference replaces too). */
 DC_API size_t api_json_number_sig(double d, int digits, char *buf, size_t cap);
 
+/* A member whose key is a string literal and whose value is a number
+ * (api_jw_number), a display figure (api_jw_number_sig) or a bool: while
+ * the buffer has room for the key and the widest value, both are written in
+ * one step, the number formatted in place (a body has about a thousand of
+ * them, and the key's inline copy and the value's call each checked the
+ * room and the comma again); otherwise as API_JW_KEY and the value's call. */
+#define API_JW_MEMBER_NUMBER(w, k, d) api_jw_member_number((w), "\"" k "\":", sizeof(k) + 2, (d), 0)
+#define API_JW_MEMBER_SIG(w, k, d, digits)                                                         \
+    api_jw_member_number((w), "\"" k "\":", sizeof(k) + 2, (d), (digits))
+#define API_JW_MEMBER_BOOL(w, k, b) api_jw_member_bool((w), "\"" k "\":", sizeof(k) + 2, (b))
+
+/* Where a member's value goes after its key (`len` bytes) and the comma
+ * before it, with room for `room` bytes of value and a NUL; NULL (nothing
+ * written) when the buffer lacks that room or the document failed. */
+static inline char *api_jw_member_at(struct api_jw *w, const char *key, size_t len, size_t room)
+{
+    if (w->failed || w->len + len + room + 2 > w->cap)
+        return NULL;
+    char *o = w->p + w->len;
+    *o = ',';
+    o += w->comma;
+    memcpy(o, key, len);
+    w->comma = true;
+    return o + len;
+}
+
+/* digits 0: api_jw_number's text; else api_jw_number_sig's with `digits`. */
+static inline void api_jw_member_number(struct api_jw *w, const char *key, size_t len, double d,
+                                        int digits)
+{
+    char *o = api_jw_member_at(w, key, len, API_JSON_NUMBER_BUF);
+    if (o == NULL) {
+        api_jw_key_text(w, key, len);
+        if (digits > 0)
+            api_jw_number_sig(w, d, digits);
+        else
+            api_jw_number(w, d);
+        return;
+    }
+    size_t n = digits > 0 ? api_json_number_sig(d, digits, o, API_JSON_NUMBER_BUF)
+                          : api_json_number(d, o, API_JSON_NUMBER_BUF);
+    w->len = (size_t)(o - w->p) + n;
+}
+
+static inline void api_jw_member_bool(struct api_jw *w, const char *key, size_t len, bool b)
+{
+    char *o = api_jw_member_at(w, key, len, 5);
+    if (o == NULL) {
+        api_jw_key_text(w, key, len);
+        api_jw_bool(w, b);
+        return;
+    }
+    memcpy(o, b ? "true " : "false", 5); /* the bytes past a "true" are free room */
+    w->len = (size_t)(o - w->p) + (b ? 4u : 5u);
+}
+
+/* The string s of n bytes, quoted and escaped, written at o, where the
+ * buffer has room for n * 6 + 2 bytes and a NUL; w->len set to its end.
+ * For the inline member writers here only. */
+DC_API void api_jw__string_at(struct api_jw *w, char *o, const char *s, size_t n);
+
+/* A member whose key is a string literal and whose value is a string
+ * (api_jw_string: NULL is ""), in one step as API_JW_MEMBER_NUMBER is. */
+#define API_JW_MEMBER_STRING(w, k, s) api_jw_member_string((w), "\"" k "\":", sizeof(k) + 2, (s))
+
+static inline void api_jw_member_string(struct api_jw *w, const char *key, size_t len,
+                                        const char *s)
+{
+    size_t n = s != NULL ? strlen(s) : 0;
+    char *o = n <= API_JW_MAX_BYTES / 6 ? api_jw_member_at(w, key, len, n * 6 + 2) : NULL;
+    if (o == NULL) {
+        api_jw_key_text(w, key, len);
+        api_jw_string(w, s);
+        return;
+    }
+    api_jw__string_at(w, o, s != NULL ? s : "", n);
+}
+
 /* Render `item` (borrowed) on one line, as cJSON_PrintUnformatted does. Returns
  * owned text (free()) of *len bytes, or NULL when out of memory or `item` is
  * NULL. `hint` is the expected size (0 for a default). Thread-safe. */
