@@ -62,7 +62,7 @@ static void write_reason_message(struct api_jw *w, const struct dc_result *res,
 #define key_string(w, k, s)         API_JW_MEMBER_STRING(w, k, s)
 #define key_number(w, k, d)         API_JW_MEMBER_NUMBER(w, k, d)
 #define key_bool(w, k, b)           API_JW_MEMBER_BOOL(w, k, b)
-#define key_string_or_null(w, k, s) (API_JW_KEY(w, k), api_jw_string_or_null((w), (s)))
+#define key_string_or_null(w, k, s) API_JW_MEMBER_STRING_OR_NULL(w, k, s)
 
 /* The price behind a cloud cost: which offer, how many of its instances, and
  * what they cost on the workload's basis. A per-chip TPU offer rents the
@@ -471,10 +471,10 @@ static void write_sizing(struct api_jw *w, const struct dc_result *res,
     key_round4(w, "request_ms", z->request_ms);
     key_round4(w, "throughput_rps", z->throughput_rps);
     key_round4(w, "tokens_per_second", z->tokens_per_second);
-    API_JW_KEY(w, "bound");
-    api_jw_string_or_null(w, !isfinite(z->decode_ms) ? NULL
-                             : z->compute_bound      ? "compute"
-                                                     : "memory-bandwidth");
+    key_string_or_null(w, "bound",
+                       !isfinite(z->decode_ms) ? NULL
+                       : z->compute_bound      ? "compute"
+                                               : "memory-bandwidth");
     key_bool(w, "meets_deadline", z->meets_deadline);
     key_bool(w, "meets_latency", z->meets_latency);
     key_bool(w, "meets_rate", z->meets_rate);
@@ -648,8 +648,7 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
     write_targets(w, res, c);
     write_sizing(w, res, c);
     write_candidate_price(w, res, c);
-    API_JW_KEY(w, "capped_by");
-    api_jw_string_or_null(w, c->capped_by != NULL ? c->capped_by->rule_id : NULL);
+    key_string_or_null(w, "capped_by", c->capped_by != NULL ? c->capped_by->rule_id : NULL);
     API_JW_KEY(w, "availability");
     write_availability(w, &c->availability);
     API_JW_KEY(w, "reasons");

@@ -291,29 +291,16 @@ static inline void sep(struct api_jw *w)
         putc1(w, ',');
 }
 
-void api_jw_object(struct api_jw *w)
+void api_jw__open(struct api_jw *w, char c)
 {
     sep(w);
-    putc1(w, '{');
+    putc1(w, c);
     w->comma = false;
 }
 
-void api_jw_object_end(struct api_jw *w)
+void api_jw__close(struct api_jw *w, char c)
 {
-    putc1(w, '}');
-    w->comma = true;
-}
-
-void api_jw_array(struct api_jw *w)
-{
-    sep(w);
-    putc1(w, '[');
-    w->comma = false;
-}
-
-void api_jw_array_end(struct api_jw *w)
-{
-    putc1(w, ']');
+    putc1(w, c);
     w->comma = true;
 }
 
@@ -428,7 +415,7 @@ void api_jw_bool(struct api_jw *w, bool b)
     w->comma = true;
 }
 
-void api_jw_null(struct api_jw *w)
+void api_jw__null(struct api_jw *w)
 {
     sep(w);
     put(w, "null", 4);

@@ -46,10 +46,52 @@ DC_API char *api_jw_finish(struct api_jw *w, size_t *len);
 /* Release the buffer of an abandoned document. */
 DC_API void api_jw_discard(struct api_jw *w);
 
-DC_API void api_jw_object(struct api_jw *w);
-DC_API void api_jw_object_end(struct api_jw *w);
-DC_API void api_jw_array(struct api_jw *w);
-DC_API void api_jw_array_end(struct api_jw *w);
+/* The slow halves of the inline writers below (the buffer grows first, or
+ * the document has failed): `c` opens or closes an object or array. */
+DC_API void api_jw__open(struct api_jw *w, char c);
+DC_API void api_jw__close(struct api_jw *w, char c);
+DC_API void api_jw__null(struct api_jw *w);
+
+/* `c` written inline while the buffer has room, after the comma a sibling
+ * needs when it opens (a body opens and closes some 700 objects and arrays,
+ * and a call each cost more than the byte); false, writing nothing, when
+ * the buffer has to grow or the document failed. */
+static inline bool api_jw__put1(struct api_jw *w, char c, bool open)
+{
+    if (w->failed || w->len + 3 > w->cap)
+        return false;
+    char *o = w->p + w->len;
+    *o = ',';
+    o += open && w->comma;
+    *o = c;
+    w->len = (size_t)(o + 1 - w->p);
+    w->comma = !open;
+    return true;
+}
+
+static inline void api_jw_object(struct api_jw *w)
+{
+    if (!api_jw__put1(w, '{', true))
+        api_jw__open(w, '{');
+}
+
+static inline void api_jw_object_end(struct api_jw *w)
+{
+    if (!api_jw__put1(w, '}', false))
+        api_jw__close(w, '}');
+}
+
+static inline void api_jw_array(struct api_jw *w)
+{
+    if (!api_jw__put1(w, '[', true))
+        api_jw__open(w, '[');
+}
+
+static inline void api_jw_array_end(struct api_jw *w)
+{
+    if (!api_jw__put1(w, ']', false))
+        api_jw__close(w, ']');
+}
 /* The key of the next member of the object being written. */
 DC_API void api_jw_key(struct api_jw *w, const char *key);
 /* A key given as its JSON text with the colon, `"name":` (`len` bytes, no
@@ -89,7 +131,20 @@ DC_API void api_jw_number(struct api_jw *w, double d);              /* not finit
 /* api_jw_number of dc_round_sig(d, digits) (api_json_number_sig). */
 DC_API void api_jw_number_sig(struct api_jw *w, double d, int digits);
 DC_API void api_jw_bool(struct api_jw *w, bool b);
-DC_API void api_jw_null(struct api_jw *w);
+
+static inline void api_jw_null(struct api_jw *w)
+{
+    if (w->failed || w->len + 6 > w->cap) {
+        api_jw__null(w);
+        return;
+    }
+    char *o = w->p + w->len;
+    *o = ',';
+    o += w->comma;
+    memcpy(o, "null", 4);
+    w->len = (size_t)(o + 4 - w->p);
+    w->comma = true;
+}
 /* `len` bytes of JSON text written as one value, verbatim (the caller vouches
  * that it is one valid value, such as a body api_result_render made). */
 DC_API void api_jw_raw(struct api_jw *w, const char *text, size_t len);
@@ -188,6 +243,27 @@ static inline void api_jw_member_string(struct api_jw *w, const char *key, size_
         return;
     }
     api_jw__string_at(w, o, s != NULL ? s : "", n);
+}
+
+/* As API_JW_MEMBER_STRING, with null for NULL (api_jw_string_or_null). */
+#define API_JW_MEMBER_STRING_OR_NULL(w, k, s)                                                      \
+    api_jw_member_string_or_null((w), "\"" k "\":", sizeof(k) + 2, (s))
+
+static inline void api_jw_member_string_or_null(struct api_jw *w, const char *key, size_t len,
+                                                const char *s)
+{
+    if (s != NULL) {
+        api_jw_member_string(w, key, len, s);
+        return;
+    }
+    char *o = api_jw_member_at(w, key, len, 4);
+    if (o == NULL) {
+        api_jw_key_text(w, key, len);
+        api_jw_null(w);
+        return;
+    }
+    memcpy(o, "null", 4);
+    w->len = (size_t)(o + 4 - w->p);
 }
 
 /* Render `item` (borrowed) on one line, as cJSON_PrintUnformatted does. Returns

@@ -388,6 +388,8 @@ static char *members(size_t hint, bool one_step)
         API_JW_MEMBER_STRING(&w, "s", "a \"long\" string\n, past one block");
         API_JW_MEMBER_STRING(&w, "null", NULL);
         API_JW_MEMBER_STRING(&w, "short", "ab");
+        API_JW_MEMBER_STRING_OR_NULL(&w, "on", "text");
+        API_JW_MEMBER_STRING_OR_NULL(&w, "off", NULL);
     } else {
         api_jw_key(&w, "n");
         api_jw_number(&w, 12);
@@ -413,6 +415,10 @@ static char *members(size_t hint, bool one_step)
         api_jw_string(&w, NULL);
         api_jw_key(&w, "short");
         api_jw_string(&w, "ab");
+        api_jw_key(&w, "on");
+        api_jw_string_or_null(&w, "text");
+        api_jw_key(&w, "off");
+        api_jw_string_or_null(&w, NULL);
     }
     api_jw_object_end(&w);
     return api_jw_finish(&w, NULL);
@@ -427,7 +433,7 @@ static void test_members(void **state)
     static const char want[] =
         "{\"n\":12,\"x\":0.1,\"nan\":null,\"sig\":1235,\"zero\":-0,\"none\":null,"
         "\"big\":123500000,\"t\":true,\"f\":false,\"s\":\"a \\\"long\\\" string\\n, past one "
-        "block\",\"null\":\"\",\"short\":\"ab\"}";
+        "block\",\"null\":\"\",\"short\":\"ab\",\"on\":\"text\",\"off\":null}";
     for (int one = 0; one < 2; one++) {
         for (size_t hint = 1; hint <= 1024; hint *= 4) {
             char *text = members(hint, one == 1);
