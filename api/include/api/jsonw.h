@@ -178,10 +178,15 @@ DC_API size_t api_json_number_sig(double d, int digits, char *buf, size_t cap);
     api_jw_member_number((w), "\"" k "\":", sizeof(k) + 2, (d), (digits))
 #define API_JW_MEMBER_BOOL(w, k, b) api_jw_member_bool((w), "\"" k "\":", sizeof(k) + 2, (b))
 
+/* The member writers are inlined at every call site whatever the
+ * compiler's budget: out of line, each would pay the call and the stores it
+ * saves (GCC 12 stopped inlining some as convert.c grew). */
+#define API_JW_INLINE static inline __attribute__((always_inline))
+
 /* Where a member's value goes after its key (`len` bytes) and the comma
  * before it, with room for `room` bytes of value and a NUL; NULL (nothing
  * written) when the buffer lacks that room or the document failed. */
-static inline char *api_jw_member_at(struct api_jw *w, const char *key, size_t len, size_t room)
+API_JW_INLINE char *api_jw_member_at(struct api_jw *w, const char *key, size_t len, size_t room)
 {
     if (w->failed || w->len + len + room + 2 > w->cap)
         return NULL;
@@ -194,7 +199,7 @@ static inline char *api_jw_member_at(struct api_jw *w, const char *key, size_t l
 }
 
 /* digits 0: api_jw_number's text; else api_jw_number_sig's with `digits`. */
-static inline void api_jw_member_number(struct api_jw *w, const char *key, size_t len, double d,
+API_JW_INLINE void api_jw_member_number(struct api_jw *w, const char *key, size_t len, double d,
                                         int digits)
 {
     char *o = api_jw_member_at(w, key, len, API_JSON_NUMBER_BUF);
@@ -211,7 +216,7 @@ static inline void api_jw_member_number(struct api_jw *w, const char *key, size_
     w->len = (size_t)(o - w->p) + n;
 }
 
-static inline void api_jw_member_bool(struct api_jw *w, const char *key, size_t len, bool b)
+API_JW_INLINE void api_jw_member_bool(struct api_jw *w, const char *key, size_t len, bool b)
 {
     char *o = api_jw_member_at(w, key, len, 5);
     if (o == NULL) {
@@ -232,7 +237,7 @@ DC_API void api_jw__string_at(struct api_jw *w, char *o, const char *s, size_t n
  * (api_jw_string: NULL is ""), in one step as API_JW_MEMBER_NUMBER is. */
 #define API_JW_MEMBER_STRING(w, k, s) api_jw_member_string((w), "\"" k "\":", sizeof(k) + 2, (s))
 
-static inline void api_jw_member_string(struct api_jw *w, const char *key, size_t len,
+API_JW_INLINE void api_jw_member_string(struct api_jw *w, const char *key, size_t len,
                                         const char *s)
 {
     size_t n = s != NULL ? strlen(s) : 0;
@@ -249,7 +254,7 @@ static inline void api_jw_member_string(struct api_jw *w, const char *key, size_
 #define API_JW_MEMBER_STRING_OR_NULL(w, k, s)                                                      \
     api_jw_member_string_or_null((w), "\"" k "\":", sizeof(k) + 2, (s))
 
-static inline void api_jw_member_string_or_null(struct api_jw *w, const char *key, size_t len,
+API_JW_INLINE void api_jw_member_string_or_null(struct api_jw *w, const char *key, size_t len,
                                                 const char *s)
 {
     if (s != NULL) {
