@@ -209,6 +209,17 @@ static char *put_escaped(const char *s, size_t n, size_t done, char *o)
     return o;
 }
 
+/* The rest of a string that needs escaping (api_jw__string_at), apart
+ * and out of line: the plain strings' path then saves and restores no
+ * registers for a call it does not make. */
+__attribute__((noinline, cold)) static void string_escaped_tail(struct api_jw *w, char *o,
+                                                                const char *s, size_t n, size_t k)
+{
+    o = put_escaped(s, n, k, o);
+    *o++ = '"';
+    w->len = (size_t)(o - w->p);
+}
+
 /* The string s of n bytes, quoted and escaped, at o (jsonw.h). A string
  * with nothing to escape, nearly every one a body holds, is copied here:
  * under 4 bytes byte by byte, under 16 as two overlapping words, longer ones
@@ -229,9 +240,12 @@ void api_jw__string_at(struct api_jw *w, char *o, const char *s, size_t n)
             k++;
         }
     }
-    o = k == n ? o + n : put_escaped(s, n, k, o);
-    *o++ = '"';
-    w->len = (size_t)(o - w->p);
+    if (k != n) {
+        string_escaped_tail(w, o, s, n, k);
+        return;
+    }
+    o[n] = '"';
+    w->len = (size_t)(o + n + 1 - w->p);
 }
 
 /* The string s of n bytes, quoted and escaped: room for the worst case
