@@ -203,6 +203,105 @@ static size_t put_g_fixed(bool negative, uint64_t digits, int p, int e, char *bu
     return put_scaled_digits(negative, digits, k, buf);
 }
 
+/* The digits of mi (nd of them, the last not 0) as "%g" writes them in its
+ * exponent form with decimal exponent x10: "d.ddde-05", "6.3e+23" (at least
+ * two digits of exponent); returns the length. */
+static size_t put_exponent_form(bool negative, uint64_t mi, size_t nd, int x10, char *buf)
+{
+    size_t n = 0;
+    if (negative)
+        buf[n++] = '-';
+    put_digits(mi, nd, buf + n + 1);
+    buf[n] = buf[n + 1];
+    if (nd > 1) {
+        buf[n + 1] = '.';
+        n += nd + 1;
+    } else {
+        n += 1;
+    }
+    buf[n++] = 'e';
+    buf[n++] = x10 < 0 ? '-' : '+';
+    unsigned ex = (unsigned)(x10 < 0 ? -x10 : x10);
+    if (ex >= 100)
+        buf[n++] = (char)('0' + ex / 100);
+    buf[n++] = (char)('0' + ex / 10 % 10);
+    buf[n++] = (char)('0' + ex % 10);
+    buf[n] = '\0';
+    return n;
+}
+
+/* The `p` significant digits (15 or 17) printf gives a finite 1e15 <= a <
+ * 1e34, exactly, as exact_digits gives them below: a = f * 2^up, and the
+ * digits are f * 2^up / 10^(e - p + 1) rounded half to even, numerator and
+ * divisor whole 128-bit numbers (f * 2^up * 10 < 2^117, 10^(e - p + 1) *
+ * 2^-up below 10^19 * 2^3). Sets *digits and *e = floor(log10 a). */
+static bool exact_digits_large(double a, int p, uint64_t *digits, int *e)
+{
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof(bits));
+    uint64_t f = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    int up = (int)((bits >> 52) & 0x7ff) - 1075; /* -3 <= up <= 60 here */
+    int ex = (binary_exponent(a) - 1) * 1233 >> 12;
+    for (int tries = 0; tries < 3; tries++) {
+        int k = ex - p + 1; /* -1 <= k <= 19: 17 digits below 1e16 take a tenth */
+        if (k < -1 || k > 19 || up < -3 || up > 60)
+            return false;
+        u128 num = ((u128)f << (up > 0 ? up : 0)) * (k < 0 ? 10u : 1u);
+        u128 div = (u128)pow10u[k < 0 ? 0 : k] << (up < 0 ? -up : 0);
+        u128 q = num / div, rem = num % div;
+        if (q >= pow10u[p]) {
+            ex++;
+            continue;
+        }
+        if (q < pow10u[p - 1]) {
+            ex--;
+            continue;
+        }
+        q += rem * 2 > div || (rem * 2 == div && (q & 1));
+        if (q == pow10u[p]) { /* rounded up into the next decade */
+            q = pow10u[p - 1];
+            ex++;
+        }
+        *digits = (uint64_t)q;
+        *e = ex;
+        return true;
+    }
+    return false;
+}
+
+/* "%1.15g" of d for 1e15 <= |d| < 1e34 (exponent notation: "6.3e+23"), or
+ * "%1.17g" when that does not read back close enough for cJSON (exponent
+ * notation from 1e17 on, fixed below), without printf: the FLOPs among a
+ * body's assumptions. The digits are exact (exact_digits_large) and the 15
+ * read back as strtod reads them: the digits times 10^(e - 14), one
+ * correctly rounded product of two exact doubles (e - 14 <= 22). 0 when
+ * printf must decide. */
+static size_t large_g(double d, char *buf)
+{
+    double a = fabs(d);
+    uint64_t m15 = 0, m17 = 0;
+    int e15 = 0, e17 = 0;
+    if (!exact_digits_large(a, 15, &m15, &e15) || e15 - 14 > 22)
+        return 0;
+    uint64_t m = m15;
+    int e = e15;
+    size_t nd = 15;
+    if (!close_enough((double)m15 * pow10_22(e15 - 14), a)) {
+        if (!exact_digits_large(a, 17, &m17, &e17))
+            return 0;
+        if (e17 < 17)
+            return put_g_fixed(d < 0, m17, 17, e17, buf);
+        m = m17;
+        e = e17;
+        nd = 17;
+    }
+    while (m % 10u == 0) {
+        m /= 10u;
+        nd--;
+    }
+    return put_exponent_form(d < 0, m, nd, e, buf);
+}
+
 /* "%1.15g" of d for 1e-4 <= |d| < 1e15 (fixed notation), or "%1.17g" when
  * that does not read back close enough for cJSON, without printf: the
  * digits are exact (exact_digits), and the 15 read back as strtod reads
@@ -281,29 +380,11 @@ static size_t short_exponent(double d, char *buf)
         mi /= 10u;
         k--;
     }
-    size_t nd = digit_count(mi), n = 0;
+    size_t nd = digit_count(mi);
     int x10 = (int)nd - 1 - k; /* the decimal exponent, below -4 */
     if (x10 >= -4)
         return 0;
-    if (d < 0)
-        buf[n++] = '-';
-    put_digits(mi, nd, buf + n + 1);
-    buf[n] = buf[n + 1];
-    if (nd > 1) {
-        buf[n + 1] = '.';
-        n += nd + 1;
-    } else {
-        n += 1;
-    }
-    buf[n++] = 'e';
-    buf[n++] = '-';
-    unsigned ex = (unsigned)-x10;
-    if (ex >= 100)
-        buf[n++] = (char)('0' + ex / 100);
-    buf[n++] = (char)('0' + ex / 10 % 10);
-    buf[n++] = (char)('0' + ex % 10);
-    buf[n] = '\0';
-    return n;
+    return put_exponent_form(d < 0, mi, nd, x10, buf);
 }
 
 /* As snprintf(buf, cap, "%s", text) for a text of n bytes. */
@@ -348,6 +429,11 @@ __attribute__((noinline)) static size_t number_general(double d, char *buf, size
     }
     if (a >= 1e-4 && a < 1e15 && cap >= API_JSON_NUMBER_BUF) {
         size_t n = exact_g(d, buf);
+        if (n > 0)
+            return n;
+    }
+    if (a >= 1e15 && a < 1e34 && cap >= API_JSON_NUMBER_BUF) {
+        size_t n = large_g(d, buf);
         if (n > 0)
             return n;
     }

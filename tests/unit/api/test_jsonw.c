@@ -128,6 +128,20 @@ static void test_json_numbers(void **state)
         double mag = pow(10, 3 - floor(log10(fabs(v) + 1e-300)));
         cJSON_AddItemToArray(arr, cJSON_CreateNumber(round(v * mag) / mag));
     }
+    /* The large exponent form: up to seven digits from 1e15 to 1e28, and
+     * past them; arbitrary doubles from 1e15 to 1e29, and ones of a few
+     * digits. */
+    static const double large[] = {
+        6.3e23, 1.5e15,      2.5e15, -3.2e20, 1234567e18,        12345678e17,
+        1e27,   9.999999e27, 1e28,   3e100,   9007199254740993e3};
+    for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(large[i]));
+    for (int i = 0; i < 20000; i++) {
+        double v = ((double)rand() / RAND_MAX + 0.05) * pow(10, rand() % 15 + 15);
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(i % 2 ? v : -v));
+        double mag = pow(10, (double)(rand() % 7) - floor(log10(v)));
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(round(v * mag) / mag));
+    }
     cJSON_AddItemToArray(arr, cJSON_CreateNumber(NAN));
     cJSON_AddItemToArray(arr, cJSON_CreateNumber(INFINITY));
     same_as_cjson(arr);
