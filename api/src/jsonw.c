@@ -359,6 +359,21 @@ char *api_jw_text_begin(struct api_jw *w, size_t max)
     return w->p + w->len + 1; /* after the opening quote */
 }
 
+/* A text written in place that needs escaping (api_jw_text_end), out of
+ * line like string_escaped_tail: from a copy, since the escaped text needs
+ * more room than the buffer may have where it lies. */
+__attribute__((noinline, cold)) static void text_escaped(struct api_jw *w, const char *at, size_t n)
+{
+    char *copy = malloc(n > 0 ? n : 1);
+    if (copy == NULL) {
+        w->failed = true;
+        return;
+    }
+    memcpy(copy, at, n);
+    put_string_n(w, copy, n);
+    free(copy);
+}
+
 void api_jw_text_end(struct api_jw *w, const char *text, size_t n)
 {
     w->comma = true;
@@ -377,16 +392,7 @@ void api_jw_text_end(struct api_jw *w, const char *text, size_t n)
             w->len += n + 2;
             return;
         }
-        /* Something to escape: from a copy, since the escaped text needs
-         * more room than the buffer may have where it lies. */
-        char *copy = malloc(n > 0 ? n : 1);
-        if (copy == NULL) {
-            w->failed = true;
-            return;
-        }
-        memcpy(copy, at, n);
-        put_string_n(w, copy, n);
-        free(copy);
+        text_escaped(w, at, n);
         return;
     }
     put_string_n(w, text, n);
