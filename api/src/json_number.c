@@ -448,37 +448,50 @@ __attribute__((noinline)) static size_t number_general(double d, char *buf, size
 /* put_scaled_digits of m / 10^s with m's trailing zeros past the point
  * dropped, for the four digits of m in [1000, 9999] and 0 <= s <= 7 (from
  * 1e-4 on: fixed notation), the display figures' case (some 450 a body):
- * the digits come as two pairs and the text is laid out in a 16-byte block
- * copied whole (buf has API_JSON_NUMBER_BUF bytes). */
+ * the digits are read once into registers and stored where they go, byte
+ * by byte (buf has API_JSON_NUMBER_BUF bytes). Laying the text out in a
+ * block on the stack and copying it whole stalled on every figure: a
+ * 16-byte load of bytes just stored in smaller pieces waits for them to
+ * reach the cache. */
 static size_t put_four_digits(bool negative, unsigned m, int s, char *buf)
 {
-    char d[8] = {0}, t[16] = {0}; /* d: four digits, room to copy them as one word */
-    memcpy(d, pairs + 2 * (m / 100), 2);
-    memcpy(d + 2, pairs + 2 * (m % 100), 2);
-    int keep = 4; /* digits shown: trailing zeros past the point dropped */
-    while (keep > 4 - s && d[keep - 1] == '0')
-        keep--;
+    const char *h = pairs + 2 * (m / 100), *l = pairs + 2 * (m % 100);
+    char d0 = h[0], d1 = h[1], d2 = l[0], d3 = l[1];
+    /* Digits shown: trailing zeros past the point dropped (d0 is not one). */
+    int keep = d3 != '0' ? 4 : d2 != '0' ? 3 : d1 != '0' ? 2 : 1;
+    if (keep < 4 - s)
+        keep = 4 - s;
+    char *o = buf;
+    *o = '-';
+    o += negative;
     size_t n;
-    if (s < 4) {
-        int whole = 4 - s;
-        memcpy(t, d, 4);
-        n = (size_t)whole;
-        if (keep > whole) {
-            t[whole] = '.';
-            memcpy(t + whole + 1, d + whole, 4); /* the decimals, and zeros past them */
-            n = (size_t)keep + 1;
-        }
-    } else {
-        memcpy(t, "0.000", 5); /* "0." and up to 3 zeros */
+    switch (s) {
+    case 0:
+        o[0] = d0, o[1] = d1, o[2] = d2, o[3] = d3;
+        n = 4;
+        break;
+    case 1:
+        o[0] = d0, o[1] = d1, o[2] = d2, o[3] = '.', o[4] = d3;
+        n = keep > 3 ? 5 : 3;
+        break;
+    case 2:
+        o[0] = d0, o[1] = d1, o[2] = '.', o[3] = d2, o[4] = d3;
+        n = keep > 2 ? (size_t)keep + 1 : 2;
+        break;
+    case 3:
+        o[0] = d0, o[1] = '.', o[2] = d1, o[3] = d2, o[4] = d3;
+        n = keep > 1 ? (size_t)keep + 1 : 1;
+        break;
+    default: { /* "0." and s - 4 zeros before the digits */
         size_t lead = 2 + (size_t)(s - 4);
-        memcpy(t + lead, d, 4);
+        o[0] = '0', o[1] = '.', o[2] = '0', o[3] = '0', o[4] = '0';
+        o[lead] = d0, o[lead + 1] = d1, o[lead + 2] = d2, o[lead + 3] = d3;
         n = lead + (size_t)keep;
+        break;
     }
-    size_t k = negative ? 1 : 0;
-    buf[0] = '-';
-    memcpy(buf + k, t, sizeof(t));
-    buf[k + n] = '\0';
-    return k + n;
+    }
+    o[n] = '\0';
+    return (size_t)(o - buf) + n;
 }
 
 size_t api_json_number(double d, char *buf, size_t cap)
