@@ -38,12 +38,44 @@ static size_t result_hint(bool summary)
     return hint > RESULT_HINT && hint < API_JW_MAX_BYTES ? hint : RESULT_HINT;
 }
 
+/* A candidate's missed targets whose message is a reason's text
+ * (dc_target_reason_id): where the body holds each, so that the reason of
+ * the same rule, written after the targets, copies it instead of building
+ * the same text again. */
+struct target_texts {
+    size_t n;
+    struct target_texts_kept {
+        const char *rule_id;
+        size_t off, len; /* the message's quoted text in the body */
+    } k[DC_MAX_TARGETS];
+};
+
+/* The kept text of a computed reason's rule, or NULL. */
+static const struct target_texts *target_text_of(const struct target_texts *tt,
+                                                 const struct dc_reason *r, size_t *at)
+{
+    for (size_t i = 0; tt != NULL && r->message == NULL && i < tt->n; i++) {
+        if (strcmp(tt->k[i].rule_id, r->rule_id) == 0) {
+            *at = i;
+            return tt;
+        }
+    }
+    return NULL;
+}
+
 /* A reason's or a target's message, its text formatted straight into the
- * body (api_jw_text_begin): built once, never copied from a buffer. */
+ * body (api_jw_text_begin): built once, never copied from a buffer, or
+ * copied from the body where a missed target already wrote it (tt). */
 static void write_reason_message(struct api_jw *w, const struct dc_result *res,
-                                 const struct dc_candidate *c, const struct dc_reason *r)
+                                 const struct dc_candidate *c, const struct dc_reason *r,
+                                 const struct target_texts *tt)
 {
     API_JW_KEY(w, "message");
+    size_t i = 0;
+    if (target_text_of(tt, r, &i) != NULL) {
+        api_jw_repeat(w, tt->k[i].off, tt->k[i].len);
+        return;
+    }
     char *at = api_jw_text_begin(w, DC_REASON_TEXT_MAX);
     if (at == NULL)
         return;
@@ -55,14 +87,14 @@ static void write_reason_message(struct api_jw *w, const struct dc_result *res,
  * formatted from (dc/numfmt.h), so bodies show no 17-digit noise and the text
  * beside a number always agrees with it: rounded and printed in one step
  * (api_jw_number_sig). */
-#define key_round4(w, k, d) (API_JW_KEY(w, k), api_jw_number_sig((w), (d), DC_JSON_SIGNIFICANT))
+#define key_round4(w, k, d) API_JW_MEMBER_SIG(w, k, d, DC_JSON_SIGNIFICANT)
 
 /* A member whose key is a string literal (API_JW_KEY: its text is made at
  * compile time) and its value. */
-#define key_string(w, k, s)         (API_JW_KEY(w, k), api_jw_string((w), (s)))
-#define key_number(w, k, d)         (API_JW_KEY(w, k), api_jw_number((w), (d)))
-#define key_bool(w, k, b)           (API_JW_KEY(w, k), api_jw_bool((w), (b)))
-#define key_string_or_null(w, k, s) (API_JW_KEY(w, k), api_jw_string_or_null((w), (s)))
+#define key_string(w, k, s)         API_JW_MEMBER_STRING(w, k, s)
+#define key_number(w, k, d)         API_JW_MEMBER_NUMBER(w, k, d)
+#define key_bool(w, k, b)           API_JW_MEMBER_BOOL(w, k, b)
+#define key_string_or_null(w, k, s) API_JW_MEMBER_STRING_OR_NULL(w, k, s)
 
 /* The price behind a cloud cost: which offer, how many of its instances, and
  * what they cost on the workload's basis. A per-chip TPU offer rents the
@@ -471,10 +503,10 @@ static void write_sizing(struct api_jw *w, const struct dc_result *res,
     key_round4(w, "request_ms", z->request_ms);
     key_round4(w, "throughput_rps", z->throughput_rps);
     key_round4(w, "tokens_per_second", z->tokens_per_second);
-    API_JW_KEY(w, "bound");
-    api_jw_string_or_null(w, !isfinite(z->decode_ms) ? NULL
-                             : z->compute_bound      ? "compute"
-                                                     : "memory-bandwidth");
+    key_string_or_null(w, "bound",
+                       !isfinite(z->decode_ms) ? NULL
+                       : z->compute_bound      ? "compute"
+                                               : "memory-bandwidth");
     key_bool(w, "meets_deadline", z->meets_deadline);
     key_bool(w, "meets_latency", z->meets_latency);
     key_bool(w, "meets_rate", z->meets_rate);
@@ -542,9 +574,10 @@ static void write_selection(struct api_jw *w, const struct dc_candidate *c)
     api_jw_object_end(w);
 }
 
-/* Each target of the workload, met or missed, and why (TargetCheck). */
+/* Each target of the workload, met or missed, and why (TargetCheck); the
+ * texts that are a reason's kept in tt (when not NULL) for write_reason_message. */
 static void write_targets(struct api_jw *w, const struct dc_result *res,
-                          const struct dc_candidate *c)
+                          const struct dc_candidate *c, struct target_texts *tt)
 {
     struct dc_target_status t[DC_MAX_TARGETS];
     size_t n = dc_candidate_targets(res, c, t);
@@ -555,10 +588,17 @@ static void write_targets(struct api_jw *w, const struct dc_result *res,
         key_string(w, "target", dc_target_name(t[i].kind));
         key_string(w, "state", dc_target_state_name(t[i].state));
         API_JW_KEY(w, "message");
+        size_t off = w->len;
         char *at = api_jw_text_begin(w, TARGET_TEXT_MAX);
         if (at != NULL) {
             const char *text = dc_target_text(res, c, &t[i], at, TARGET_TEXT_MAX);
-            api_jw_text_end(w, text, strlen(text));
+            size_t len = strlen(text);
+            api_jw_text_end(w, text, len);
+            /* Kept only whole: a text cut at TARGET_TEXT_MAX would not be
+             * the reason's, whose buffer is larger. */
+            const char *id = dc_target_reason_id(&t[i]);
+            if (tt != NULL && id != NULL && len + 1 < TARGET_TEXT_MAX && !w->failed)
+                tt->k[tt->n++] = (struct target_texts_kept){id, off, w->len - off};
         }
         api_jw_object_end(w);
     }
@@ -616,7 +656,7 @@ static const struct kept_reason *kept_reason(const struct kept_reasons *kr,
 /* A reason's message, source and fact, after its impact. */
 static void write_reason_tail(struct api_jw *w, const struct dc_result *res,
                               const struct dc_candidate *c, const struct dc_reason *r,
-                              struct kept_reasons *kr)
+                              struct kept_reasons *kr, const struct target_texts *tt)
 {
     const struct kept_reason *kept = r->message != NULL ? kept_reason(kr, r) : NULL;
     if (kept != NULL) {
@@ -624,7 +664,7 @@ static void write_reason_tail(struct api_jw *w, const struct dc_result *res,
         return;
     }
     size_t off = w->len;
-    write_reason_message(w, res, c, r);
+    write_reason_message(w, res, c, r, tt);
     key_string(w, "source", r->source != NULL ? r->source : "");
     key_string_or_null(w, "fact", r->fact);
     if (r->message != NULL && kr->n < KEPT_REASONS && !w->failed)
@@ -645,11 +685,12 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
     key_number(w, "objective_score", c->objective_score);
     key_round4(w, "target_met", c->target_met);
     write_selection(w, c);
-    write_targets(w, res, c);
+    struct target_texts tt;
+    tt.n = 0;
+    write_targets(w, res, c, &tt);
     write_sizing(w, res, c);
     write_candidate_price(w, res, c);
-    API_JW_KEY(w, "capped_by");
-    api_jw_string_or_null(w, c->capped_by != NULL ? c->capped_by->rule_id : NULL);
+    key_string_or_null(w, "capped_by", c->capped_by != NULL ? c->capped_by->rule_id : NULL);
     API_JW_KEY(w, "availability");
     write_availability(w, &c->availability);
     API_JW_KEY(w, "reasons");
@@ -659,7 +700,7 @@ static void write_candidate(struct api_jw *w, const struct dc_result *res,
         api_jw_object(w);
         key_string(w, "rule_id", r->rule_id);
         key_number(w, "impact", r->impact);
-        write_reason_tail(w, res, c, r, kr);
+        write_reason_tail(w, res, c, r, kr, &tt);
         key_string_or_null(w, "counted_with", r->counted_with);
         api_jw_object_end(w);
     }
@@ -763,7 +804,7 @@ static void write_excluded(struct api_jw *w, const struct dc_result *res)
         key_string(w, "name", c->acc->name);
         key_string(w, "family", dc_family_name(c->acc->family));
         key_string(w, "rule_id", c->excluded_by->rule_id);
-        write_reason_message(w, res, c, c->excluded_by);
+        write_reason_message(w, res, c, c->excluded_by, NULL);
         key_string(w, "source", c->excluded_by->source != NULL ? c->excluded_by->source : "");
         api_jw_object_end(w);
     }
@@ -814,7 +855,7 @@ static void write_candidate_summary(struct api_jw *w, const struct dc_result *re
     key_string(w, "vendor", c->acc->vendor);
     key_number(w, "score", c->score);
     key_round4(w, "target_met", c->target_met);
-    write_targets(w, res, c);
+    write_targets(w, res, c, NULL);
     API_JW_KEY(w, "sizing");
     api_jw_object(w);
     key_string(w, "shape", dc_shape_format(c->acc, &z->shape, shape, sizeof(shape)));

@@ -203,6 +203,105 @@ static size_t put_g_fixed(bool negative, uint64_t digits, int p, int e, char *bu
     return put_scaled_digits(negative, digits, k, buf);
 }
 
+/* The digits of mi (nd of them, the last not 0) as "%g" writes them in its
+ * exponent form with decimal exponent x10: "d.ddde-05", "6.3e+23" (at least
+ * two digits of exponent); returns the length. */
+static size_t put_exponent_form(bool negative, uint64_t mi, size_t nd, int x10, char *buf)
+{
+    size_t n = 0;
+    if (negative)
+        buf[n++] = '-';
+    put_digits(mi, nd, buf + n + 1);
+    buf[n] = buf[n + 1];
+    if (nd > 1) {
+        buf[n + 1] = '.';
+        n += nd + 1;
+    } else {
+        n += 1;
+    }
+    buf[n++] = 'e';
+    buf[n++] = x10 < 0 ? '-' : '+';
+    unsigned ex = (unsigned)(x10 < 0 ? -x10 : x10);
+    if (ex >= 100)
+        buf[n++] = (char)('0' + ex / 100);
+    buf[n++] = (char)('0' + ex / 10 % 10);
+    buf[n++] = (char)('0' + ex % 10);
+    buf[n] = '\0';
+    return n;
+}
+
+/* The `p` significant digits (15 or 17) printf gives a finite 1e15 <= a <
+ * 1e34, exactly, as exact_digits gives them below: a = f * 2^up, and the
+ * digits are f * 2^up / 10^(e - p + 1) rounded half to even, numerator and
+ * divisor whole 128-bit numbers (f * 2^up * 10 < 2^117, 10^(e - p + 1) *
+ * 2^-up below 10^19 * 2^3). Sets *digits and *e = floor(log10 a). */
+static bool exact_digits_large(double a, int p, uint64_t *digits, int *e)
+{
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof(bits));
+    uint64_t f = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    int up = (int)((bits >> 52) & 0x7ff) - 1075; /* -3 <= up <= 60 here */
+    int ex = (binary_exponent(a) - 1) * 1233 >> 12;
+    for (int tries = 0; tries < 3; tries++) {
+        int k = ex - p + 1; /* -1 <= k <= 19: 17 digits below 1e16 take a tenth */
+        if (k < -1 || k > 19 || up < -3 || up > 60)
+            return false;
+        u128 num = ((u128)f << (up > 0 ? up : 0)) * (k < 0 ? 10u : 1u);
+        u128 div = (u128)pow10u[k < 0 ? 0 : k] << (up < 0 ? -up : 0);
+        u128 q = num / div, rem = num % div;
+        if (q >= pow10u[p]) {
+            ex++;
+            continue;
+        }
+        if (q < pow10u[p - 1]) {
+            ex--;
+            continue;
+        }
+        q += rem * 2 > div || (rem * 2 == div && (q & 1));
+        if (q == pow10u[p]) { /* rounded up into the next decade */
+            q = pow10u[p - 1];
+            ex++;
+        }
+        *digits = (uint64_t)q;
+        *e = ex;
+        return true;
+    }
+    return false;
+}
+
+/* "%1.15g" of d for 1e15 <= |d| < 1e34 (exponent notation: "6.3e+23"), or
+ * "%1.17g" when that does not read back close enough for cJSON (exponent
+ * notation from 1e17 on, fixed below), without printf: the FLOPs among a
+ * body's assumptions. The digits are exact (exact_digits_large) and the 15
+ * read back as strtod reads them: the digits times 10^(e - 14), one
+ * correctly rounded product of two exact doubles (e - 14 <= 22). 0 when
+ * printf must decide. */
+static size_t large_g(double d, char *buf)
+{
+    double a = fabs(d);
+    uint64_t m15 = 0, m17 = 0;
+    int e15 = 0, e17 = 0;
+    if (!exact_digits_large(a, 15, &m15, &e15) || e15 - 14 > 22)
+        return 0;
+    uint64_t m = m15;
+    int e = e15;
+    size_t nd = 15;
+    if (!close_enough((double)m15 * pow10_22(e15 - 14), a)) {
+        if (!exact_digits_large(a, 17, &m17, &e17))
+            return 0;
+        if (e17 < 17)
+            return put_g_fixed(d < 0, m17, 17, e17, buf);
+        m = m17;
+        e = e17;
+        nd = 17;
+    }
+    while (m % 10u == 0) {
+        m /= 10u;
+        nd--;
+    }
+    return put_exponent_form(d < 0, m, nd, e, buf);
+}
+
 /* "%1.15g" of d for 1e-4 <= |d| < 1e15 (fixed notation), or "%1.17g" when
  * that does not read back close enough for cJSON, without printf: the
  * digits are exact (exact_digits), and the 15 read back as strtod reads
@@ -281,29 +380,11 @@ static size_t short_exponent(double d, char *buf)
         mi /= 10u;
         k--;
     }
-    size_t nd = digit_count(mi), n = 0;
+    size_t nd = digit_count(mi);
     int x10 = (int)nd - 1 - k; /* the decimal exponent, below -4 */
     if (x10 >= -4)
         return 0;
-    if (d < 0)
-        buf[n++] = '-';
-    put_digits(mi, nd, buf + n + 1);
-    buf[n] = buf[n + 1];
-    if (nd > 1) {
-        buf[n + 1] = '.';
-        n += nd + 1;
-    } else {
-        n += 1;
-    }
-    buf[n++] = 'e';
-    buf[n++] = '-';
-    unsigned ex = (unsigned)-x10;
-    if (ex >= 100)
-        buf[n++] = (char)('0' + ex / 100);
-    buf[n++] = (char)('0' + ex / 10 % 10);
-    buf[n++] = (char)('0' + ex % 10);
-    buf[n] = '\0';
-    return n;
+    return put_exponent_form(d < 0, mi, nd, x10, buf);
 }
 
 /* As snprintf(buf, cap, "%s", text) for a text of n bytes. */
@@ -351,6 +432,11 @@ __attribute__((noinline)) static size_t number_general(double d, char *buf, size
         if (n > 0)
             return n;
     }
+    if (a >= 1e15 && a < 1e34 && cap >= API_JSON_NUMBER_BUF) {
+        size_t n = large_g(d, buf);
+        if (n > 0)
+            return n;
+    }
     /* cJSON 1.7.15's own path. */
     int n = snprintf(buf, cap, "%1.15g", d);
     double back = strtod(buf, NULL);
@@ -362,37 +448,50 @@ __attribute__((noinline)) static size_t number_general(double d, char *buf, size
 /* put_scaled_digits of m / 10^s with m's trailing zeros past the point
  * dropped, for the four digits of m in [1000, 9999] and 0 <= s <= 7 (from
  * 1e-4 on: fixed notation), the display figures' case (some 450 a body):
- * the digits come as two pairs and the text is laid out in a 16-byte block
- * copied whole (buf has API_JSON_NUMBER_BUF bytes). */
+ * the digits are read once into registers and stored where they go, byte
+ * by byte (buf has API_JSON_NUMBER_BUF bytes). Laying the text out in a
+ * block on the stack and copying it whole stalled on every figure: a
+ * 16-byte load of bytes just stored in smaller pieces waits for them to
+ * reach the cache. */
 static size_t put_four_digits(bool negative, unsigned m, int s, char *buf)
 {
-    char d[8] = {0}, t[16] = {0}; /* d: four digits, room to copy them as one word */
-    memcpy(d, pairs + 2 * (m / 100), 2);
-    memcpy(d + 2, pairs + 2 * (m % 100), 2);
-    int keep = 4; /* digits shown: trailing zeros past the point dropped */
-    while (keep > 4 - s && d[keep - 1] == '0')
-        keep--;
+    const char *h = pairs + 2 * (m / 100), *l = pairs + 2 * (m % 100);
+    char d0 = h[0], d1 = h[1], d2 = l[0], d3 = l[1];
+    /* Digits shown: trailing zeros past the point dropped (d0 is not one). */
+    int keep = d3 != '0' ? 4 : d2 != '0' ? 3 : d1 != '0' ? 2 : 1;
+    if (keep < 4 - s)
+        keep = 4 - s;
+    char *o = buf;
+    *o = '-';
+    o += negative;
     size_t n;
-    if (s < 4) {
-        int whole = 4 - s;
-        memcpy(t, d, 4);
-        n = (size_t)whole;
-        if (keep > whole) {
-            t[whole] = '.';
-            memcpy(t + whole + 1, d + whole, 4); /* the decimals, and zeros past them */
-            n = (size_t)keep + 1;
-        }
-    } else {
-        memcpy(t, "0.000", 5); /* "0." and up to 3 zeros */
+    switch (s) {
+    case 0:
+        o[0] = d0, o[1] = d1, o[2] = d2, o[3] = d3;
+        n = 4;
+        break;
+    case 1:
+        o[0] = d0, o[1] = d1, o[2] = d2, o[3] = '.', o[4] = d3;
+        n = keep > 3 ? 5 : 3;
+        break;
+    case 2:
+        o[0] = d0, o[1] = d1, o[2] = '.', o[3] = d2, o[4] = d3;
+        n = keep > 2 ? (size_t)keep + 1 : 2;
+        break;
+    case 3:
+        o[0] = d0, o[1] = '.', o[2] = d1, o[3] = d2, o[4] = d3;
+        n = keep > 1 ? (size_t)keep + 1 : 1;
+        break;
+    default: { /* "0." and s - 4 zeros before the digits */
         size_t lead = 2 + (size_t)(s - 4);
-        memcpy(t + lead, d, 4);
+        o[0] = '0', o[1] = '.', o[2] = '0', o[3] = '0', o[4] = '0';
+        o[lead] = d0, o[lead + 1] = d1, o[lead + 2] = d2, o[lead + 3] = d3;
         n = lead + (size_t)keep;
+        break;
     }
-    size_t k = negative ? 1 : 0;
-    buf[0] = '-';
-    memcpy(buf + k, t, sizeof(t));
-    buf[k + n] = '\0';
-    return k + n;
+    }
+    o[n] = '\0';
+    return (size_t)(o - buf) + n;
 }
 
 size_t api_json_number(double d, char *buf, size_t cap)
@@ -435,6 +534,13 @@ size_t api_json_number(double d, char *buf, size_t cap)
  * and formatted as any number is. */
 size_t api_json_number_sig(double d, int digits, char *buf, size_t cap)
 {
+    /* No estimate (NaN, null) or none of it (zero): a third of a body's
+     * display figures. dc_round_sig gives them back as they are, so they
+     * print as api_json_number prints them, without a rounding that fails. */
+    if (!isfinite(d))
+        return copy_text(buf, cap, "null", 4);
+    if (d == 0)
+        return signbit(d) ? copy_text(buf, cap, "-0", 2) : copy_text(buf, cap, "0", 1);
     double m = 0;
     int s = 0;
     if (digits <= 15 && cap >= API_JSON_NUMBER_BUF && dc_round_sig_digits(d, digits, &m, &s) &&
@@ -449,7 +555,7 @@ size_t api_json_number_sig(double d, int digits, char *buf, size_t cap)
                 if (d < 0)
                     buf[n++] = '-';
                 put_digits(mi, nd, buf + n);
-                memset(buf + n + nd, '0', zeros);
+                memcpy(buf + n + nd, "000000000000000", 16); /* the zeros; buf has room */
                 n += nd + zeros;
                 buf[n] = '\0';
                 return n;

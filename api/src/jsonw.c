@@ -209,17 +209,24 @@ static char *put_escaped(const char *s, size_t n, size_t done, char *o)
     return o;
 }
 
-/* The string s of n bytes, quoted and escaped. Room for the worst case
- * (every byte a \\u escape) is reserved once. A string with nothing to
- * escape, nearly every one a body holds, is copied here: under 4 bytes byte
- * by byte, under 16 as two overlapping words, longer ones a block at a
- * time; one that needs escaping goes to put_escaped from where the plain
- * copy stopped. */
-static void put_string_n(struct api_jw *w, const char *s, size_t n)
+/* The rest of a string that needs escaping (api_jw__string_at), apart
+ * and out of line: the plain strings' path then saves and restores no
+ * registers for a call it does not make. */
+__attribute__((noinline, cold)) static void string_escaped_tail(struct api_jw *w, char *o,
+                                                                const char *s, size_t n, size_t k)
 {
-    if (n > (SIZE_MAX - 2) / 6 || !reserve(w, n * 6 + 2))
-        return;
-    char *o = w->p + w->len;
+    o = put_escaped(s, n, k, o);
+    *o++ = '"';
+    w->len = (size_t)(o - w->p);
+}
+
+/* The string s of n bytes, quoted and escaped, at o (jsonw.h). A string
+ * with nothing to escape, nearly every one a body holds, is copied here:
+ * under 4 bytes byte by byte, under 16 as two overlapping words, longer ones
+ * a block at a time; one that needs escaping goes to put_escaped from where
+ * the plain copy stopped. */
+void api_jw__string_at(struct api_jw *w, char *o, const char *s, size_t n)
+{
     const unsigned char *u = (const unsigned char *)s;
     *o++ = '"';
     size_t k = 0;
@@ -233,9 +240,21 @@ static void put_string_n(struct api_jw *w, const char *s, size_t n)
             k++;
         }
     }
-    o = k == n ? o + n : put_escaped(s, n, k, o);
-    *o++ = '"';
-    w->len = (size_t)(o - w->p);
+    if (k != n) {
+        string_escaped_tail(w, o, s, n, k);
+        return;
+    }
+    o[n] = '"';
+    w->len = (size_t)(o + n + 1 - w->p);
+}
+
+/* The string s of n bytes, quoted and escaped: room for the worst case
+ * (every byte a \\u escape) reserved once. */
+static void put_string_n(struct api_jw *w, const char *s, size_t n)
+{
+    if (n > (SIZE_MAX - 2) / 6 || !reserve(w, n * 6 + 2))
+        return;
+    api_jw__string_at(w, w->p + w->len, s, n);
 }
 
 static void put_string(struct api_jw *w, const char *s)
@@ -286,29 +305,16 @@ static inline void sep(struct api_jw *w)
         putc1(w, ',');
 }
 
-void api_jw_object(struct api_jw *w)
+void api_jw__open(struct api_jw *w, char c)
 {
     sep(w);
-    putc1(w, '{');
+    putc1(w, c);
     w->comma = false;
 }
 
-void api_jw_object_end(struct api_jw *w)
+void api_jw__close(struct api_jw *w, char c)
 {
-    putc1(w, '}');
-    w->comma = true;
-}
-
-void api_jw_array(struct api_jw *w)
-{
-    sep(w);
-    putc1(w, '[');
-    w->comma = false;
-}
-
-void api_jw_array_end(struct api_jw *w)
-{
-    putc1(w, ']');
+    putc1(w, c);
     w->comma = true;
 }
 
@@ -353,6 +359,21 @@ char *api_jw_text_begin(struct api_jw *w, size_t max)
     return w->p + w->len + 1; /* after the opening quote */
 }
 
+/* A text written in place that needs escaping (api_jw_text_end), out of
+ * line like string_escaped_tail: from a copy, since the escaped text needs
+ * more room than the buffer may have where it lies. */
+__attribute__((noinline, cold)) static void text_escaped(struct api_jw *w, const char *at, size_t n)
+{
+    char *copy = malloc(n > 0 ? n : 1);
+    if (copy == NULL) {
+        w->failed = true;
+        return;
+    }
+    memcpy(copy, at, n);
+    put_string_n(w, copy, n);
+    free(copy);
+}
+
 void api_jw_text_end(struct api_jw *w, const char *text, size_t n)
 {
     w->comma = true;
@@ -371,16 +392,7 @@ void api_jw_text_end(struct api_jw *w, const char *text, size_t n)
             w->len += n + 2;
             return;
         }
-        /* Something to escape: from a copy, since the escaped text needs
-         * more room than the buffer may have where it lies. */
-        char *copy = malloc(n > 0 ? n : 1);
-        if (copy == NULL) {
-            w->failed = true;
-            return;
-        }
-        memcpy(copy, at, n);
-        put_string_n(w, copy, n);
-        free(copy);
+        text_escaped(w, at, n);
         return;
     }
     put_string_n(w, text, n);
@@ -423,7 +435,7 @@ void api_jw_bool(struct api_jw *w, bool b)
     w->comma = true;
 }
 
-void api_jw_null(struct api_jw *w)
+void api_jw__null(struct api_jw *w)
 {
     sep(w);
     put(w, "null", 4);

@@ -46,10 +46,52 @@ DC_API char *api_jw_finish(struct api_jw *w, size_t *len);
 /* Release the buffer of an abandoned document. */
 DC_API void api_jw_discard(struct api_jw *w);
 
-DC_API void api_jw_object(struct api_jw *w);
-DC_API void api_jw_object_end(struct api_jw *w);
-DC_API void api_jw_array(struct api_jw *w);
-DC_API void api_jw_array_end(struct api_jw *w);
+/* The slow halves of the inline writers below (the buffer grows first, or
+ * the document has failed): `c` opens or closes an object or array. */
+DC_API void api_jw__open(struct api_jw *w, char c);
+DC_API void api_jw__close(struct api_jw *w, char c);
+DC_API void api_jw__null(struct api_jw *w);
+
+/* `c` written inline while the buffer has room, after the comma a sibling
+ * needs when it opens (a body opens and closes some 700 objects and arrays,
+ * and a call each cost more than the byte); false, writing nothing, when
+ * the buffer has to grow or the document failed. */
+static inline bool api_jw__put1(struct api_jw *w, char c, bool open)
+{
+    if (w->failed || w->len + 3 > w->cap)
+        return false;
+    char *o = w->p + w->len;
+    *o = ',';
+    o += open && w->comma;
+    *o = c;
+    w->len = (size_t)(o + 1 - w->p);
+    w->comma = !open;
+    return true;
+}
+
+static inline void api_jw_object(struct api_jw *w)
+{
+    if (!api_jw__put1(w, '{', true))
+        api_jw__open(w, '{');
+}
+
+static inline void api_jw_object_end(struct api_jw *w)
+{
+    if (!api_jw__put1(w, '}', false))
+        api_jw__close(w, '}');
+}
+
+static inline void api_jw_array(struct api_jw *w)
+{
+    if (!api_jw__put1(w, '[', true))
+        api_jw__open(w, '[');
+}
+
+static inline void api_jw_array_end(struct api_jw *w)
+{
+    if (!api_jw__put1(w, ']', false))
+        api_jw__close(w, ']');
+}
 /* The key of the next member of the object being written. */
 DC_API void api_jw_key(struct api_jw *w, const char *key);
 /* A key given as its JSON text with the colon, `"name":` (`len` bytes, no
@@ -89,7 +131,20 @@ DC_API void api_jw_number(struct api_jw *w, double d);              /* not finit
 /* api_jw_number of dc_round_sig(d, digits) (api_json_number_sig). */
 DC_API void api_jw_number_sig(struct api_jw *w, double d, int digits);
 DC_API void api_jw_bool(struct api_jw *w, bool b);
-DC_API void api_jw_null(struct api_jw *w);
+
+static inline void api_jw_null(struct api_jw *w)
+{
+    if (w->failed || w->len + 6 > w->cap) {
+        api_jw__null(w);
+        return;
+    }
+    char *o = w->p + w->len;
+    *o = ',';
+    o += w->comma;
+    memcpy(o, "null", 4);
+    w->len = (size_t)(o + 4 - w->p);
+    w->comma = true;
+}
 /* `len` bytes of JSON text written as one value, verbatim (the caller vouches
  * that it is one valid value, such as a body api_result_render made). */
 DC_API void api_jw_raw(struct api_jw *w, const char *text, size_t len);
@@ -111,6 +166,110 @@ DC_API size_t api_json_number(double d, char *buf, size_t cap);
  * display figures, without finding the rounded value's digits twice (in
  * json_number.c, which the byte-identity reference replaces too). */
 DC_API size_t api_json_number_sig(double d, int digits, char *buf, size_t cap);
+
+/* A member whose key is a string literal and whose value is a number
+ * (api_jw_number), a display figure (api_jw_number_sig) or a bool: while
+ * the buffer has room for the key and the widest value, both are written in
+ * one step, the number formatted in place (a body has about a thousand of
+ * them, and the key's inline copy and the value's call each checked the
+ * room and the comma again); otherwise as API_JW_KEY and the value's call. */
+#define API_JW_MEMBER_NUMBER(w, k, d) api_jw_member_number((w), "\"" k "\":", sizeof(k) + 2, (d), 0)
+#define API_JW_MEMBER_SIG(w, k, d, digits)                                                         \
+    api_jw_member_number((w), "\"" k "\":", sizeof(k) + 2, (d), (digits))
+#define API_JW_MEMBER_BOOL(w, k, b) api_jw_member_bool((w), "\"" k "\":", sizeof(k) + 2, (b))
+
+/* The member writers are inlined at every call site whatever the
+ * compiler's budget: out of line, each would pay the call and the stores it
+ * saves (GCC 12 stopped inlining some as convert.c grew). */
+#define API_JW_INLINE static inline __attribute__((always_inline))
+
+/* Where a member's value goes after its key (`len` bytes) and the comma
+ * before it, with room for `room` bytes of value and a NUL; NULL (nothing
+ * written) when the buffer lacks that room or the document failed. */
+API_JW_INLINE char *api_jw_member_at(struct api_jw *w, const char *key, size_t len, size_t room)
+{
+    if (w->failed || w->len + len + room + 2 > w->cap)
+        return NULL;
+    char *o = w->p + w->len;
+    *o = ',';
+    o += w->comma;
+    memcpy(o, key, len);
+    w->comma = true;
+    return o + len;
+}
+
+/* digits 0: api_jw_number's text; else api_jw_number_sig's with `digits`. */
+API_JW_INLINE void api_jw_member_number(struct api_jw *w, const char *key, size_t len, double d,
+                                        int digits)
+{
+    char *o = api_jw_member_at(w, key, len, API_JSON_NUMBER_BUF);
+    if (o == NULL) {
+        api_jw_key_text(w, key, len);
+        if (digits > 0)
+            api_jw_number_sig(w, d, digits);
+        else
+            api_jw_number(w, d);
+        return;
+    }
+    size_t n = digits > 0 ? api_json_number_sig(d, digits, o, API_JSON_NUMBER_BUF)
+                          : api_json_number(d, o, API_JSON_NUMBER_BUF);
+    w->len = (size_t)(o - w->p) + n;
+}
+
+API_JW_INLINE void api_jw_member_bool(struct api_jw *w, const char *key, size_t len, bool b)
+{
+    char *o = api_jw_member_at(w, key, len, 5);
+    if (o == NULL) {
+        api_jw_key_text(w, key, len);
+        api_jw_bool(w, b);
+        return;
+    }
+    memcpy(o, b ? "true " : "false", 5); /* the bytes past a "true" are free room */
+    w->len = (size_t)(o - w->p) + (b ? 4u : 5u);
+}
+
+/* The string s of n bytes, quoted and escaped, written at o, where the
+ * buffer has room for n * 6 + 2 bytes and a NUL; w->len set to its end.
+ * For the inline member writers here only. */
+DC_API void api_jw__string_at(struct api_jw *w, char *o, const char *s, size_t n);
+
+/* A member whose key is a string literal and whose value is a string
+ * (api_jw_string: NULL is ""), in one step as API_JW_MEMBER_NUMBER is. */
+#define API_JW_MEMBER_STRING(w, k, s) api_jw_member_string((w), "\"" k "\":", sizeof(k) + 2, (s))
+
+API_JW_INLINE void api_jw_member_string(struct api_jw *w, const char *key, size_t len,
+                                        const char *s)
+{
+    size_t n = s != NULL ? strlen(s) : 0;
+    char *o = n <= API_JW_MAX_BYTES / 6 ? api_jw_member_at(w, key, len, n * 6 + 2) : NULL;
+    if (o == NULL) {
+        api_jw_key_text(w, key, len);
+        api_jw_string(w, s);
+        return;
+    }
+    api_jw__string_at(w, o, s != NULL ? s : "", n);
+}
+
+/* As API_JW_MEMBER_STRING, with null for NULL (api_jw_string_or_null). */
+#define API_JW_MEMBER_STRING_OR_NULL(w, k, s)                                                      \
+    api_jw_member_string_or_null((w), "\"" k "\":", sizeof(k) + 2, (s))
+
+API_JW_INLINE void api_jw_member_string_or_null(struct api_jw *w, const char *key, size_t len,
+                                                const char *s)
+{
+    if (s != NULL) {
+        api_jw_member_string(w, key, len, s);
+        return;
+    }
+    char *o = api_jw_member_at(w, key, len, 4);
+    if (o == NULL) {
+        api_jw_key_text(w, key, len);
+        api_jw_null(w);
+        return;
+    }
+    memcpy(o, "null", 4);
+    w->len = (size_t)(o + 4 - w->p);
+}
 
 /* Render `item` (borrowed) on one line, as cJSON_PrintUnformatted does. Returns
  * owned text (free()) of *len bytes, or NULL when out of memory or `item` is

@@ -348,6 +348,13 @@ DC_API size_t dc_candidate_targets(const struct dc_result *res, const struct dc_
 DC_API const char *dc_target_text(const struct dc_result *res, const struct dc_candidate *c,
                                   const struct dc_target_status *t, char *buf, size_t len);
 
+/* The id of the rule whose reason text (dc_reason_text of a computed
+ * reason with that id) is target t's message: a missed target, or a budget
+ * with no cost to check, reads as the reason that ranks the candidate down.
+ * NULL when the message is the target's own (met, or no estimate). A writer
+ * that shows both can build that text once. */
+DC_API const char *dc_target_reason_id(const struct dc_target_status *t);
+
 /* When the top pick is not the candidate the objective alone would choose,
  * one sentence saying which that is and why it is not the pick (a target it
  * misses, a gate, the balanced band, the rules' points); NULL otherwise.

@@ -101,11 +101,22 @@ static void met_text(const struct dc_result *res, const struct dc_candidate *c,
     }
 }
 
-const char *dc_target_text(const struct dc_result *res, const struct dc_candidate *c,
-                           const struct dc_target_status *t, char *buf, size_t len)
+const char *dc_target_reason_id(const struct dc_target_status *t)
 {
     static const char *const rule[] = {DC__R_DEADLINE, DC__R_DEADLINE, DC__R_LATENCY, DC__R_RATE,
                                        DC__R_BUDGET};
+    if (t->state == DC_TARGET_MET || (unsigned)t->kind >= sizeof(rule) / sizeof(rule[0]))
+        return NULL;
+    /* A budget without a cost to check says why (reasons.c); the other
+     * targets need the estimate that is missing. */
+    if (t->state == DC_TARGET_UNKNOWN && t->kind != DC_TARGET_BUDGET)
+        return NULL;
+    return rule[t->kind];
+}
+
+const char *dc_target_text(const struct dc_result *res, const struct dc_candidate *c,
+                           const struct dc_target_status *t, char *buf, size_t len)
+{
     if (buf == NULL || len == 0)
         return buf;
     const struct dc_sizing *z = &c->sizing;
@@ -113,16 +124,15 @@ const char *dc_target_text(const struct dc_result *res, const struct dc_candidat
         met_text(res, c, t->kind, buf, len);
         return buf;
     }
-    /* A budget without a cost to check says why (reasons.c); the other
-     * targets need the estimate that is missing. */
-    if (t->state == DC_TARGET_UNKNOWN && t->kind != DC_TARGET_BUDGET) {
+    const char *id = dc_target_reason_id(t);
+    if (id == NULL) {
         if (z->estimate_withheld != NULL)
             dc__textf(buf, len, "Not known: no estimate without %s.", z->estimate_withheld);
         else
             dc__textf(buf, len, "Not known: %s has no estimate for this workload.", c->acc->id);
         return buf;
     }
-    struct dc_reason r = {.rule_id = rule[t->kind]};
+    struct dc_reason r = {.rule_id = id};
     const char *text = dc_reason_text(res, c, &r, buf, len);
     if (text != buf)
         dc__textf(buf, len, "%s", text);

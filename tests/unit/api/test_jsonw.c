@@ -128,6 +128,20 @@ static void test_json_numbers(void **state)
         double mag = pow(10, 3 - floor(log10(fabs(v) + 1e-300)));
         cJSON_AddItemToArray(arr, cJSON_CreateNumber(round(v * mag) / mag));
     }
+    /* The large exponent form: up to seven digits from 1e15 to 1e28, and
+     * past them; arbitrary doubles from 1e15 to 1e29, and ones of a few
+     * digits. */
+    static const double large[] = {
+        6.3e23, 1.5e15,      2.5e15, -3.2e20, 1234567e18,        12345678e17,
+        1e27,   9.999999e27, 1e28,   3e100,   9007199254740993e3};
+    for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(large[i]));
+    for (int i = 0; i < 20000; i++) {
+        double v = ((double)rand() / RAND_MAX + 0.05) * pow(10, rand() % 15 + 15);
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(i % 2 ? v : -v));
+        double mag = pow(10, (double)(rand() % 7) - floor(log10(v)));
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(round(v * mag) / mag));
+    }
     cJSON_AddItemToArray(arr, cJSON_CreateNumber(NAN));
     cJSON_AddItemToArray(arr, cJSON_CreateNumber(INFINITY));
     same_as_cjson(arr);
@@ -368,13 +382,99 @@ static void test_text_in_place(void **state)
     assert_null(api_jw_finish(&w, NULL));
 }
 
+/* The members of one object, written as key then value (hint: the
+ * buffer's first size) or in one step (API_JW_MEMBER_*). */
+static char *members(size_t hint, bool one_step)
+{
+    struct api_jw w;
+    api_jw_init(&w, hint);
+    api_jw_object(&w);
+    if (one_step) {
+        API_JW_MEMBER_NUMBER(&w, "n", 12);
+        API_JW_MEMBER_NUMBER(&w, "x", 0.1);
+        API_JW_MEMBER_NUMBER(&w, "nan", NAN);
+        API_JW_MEMBER_SIG(&w, "sig", 1234.5678, 4);
+        API_JW_MEMBER_SIG(&w, "zero", -0.0, 4);
+        API_JW_MEMBER_SIG(&w, "none", NAN, 4);
+        API_JW_MEMBER_SIG(&w, "big", 123456789, 4);
+        API_JW_MEMBER_BOOL(&w, "t", true);
+        API_JW_MEMBER_BOOL(&w, "f", false);
+        API_JW_MEMBER_STRING(&w, "s", "a \"long\" string\n, past one block");
+        API_JW_MEMBER_STRING(&w, "null", NULL);
+        API_JW_MEMBER_STRING(&w, "short", "ab");
+        API_JW_MEMBER_STRING_OR_NULL(&w, "on", "text");
+        API_JW_MEMBER_STRING_OR_NULL(&w, "off", NULL);
+    } else {
+        api_jw_key(&w, "n");
+        api_jw_number(&w, 12);
+        api_jw_key(&w, "x");
+        api_jw_number(&w, 0.1);
+        api_jw_key(&w, "nan");
+        api_jw_number(&w, NAN);
+        api_jw_key(&w, "sig");
+        api_jw_number_sig(&w, 1234.5678, 4);
+        api_jw_key(&w, "zero");
+        api_jw_number_sig(&w, -0.0, 4);
+        api_jw_key(&w, "none");
+        api_jw_number_sig(&w, NAN, 4);
+        api_jw_key(&w, "big");
+        api_jw_number_sig(&w, 123456789, 4);
+        api_jw_key(&w, "t");
+        api_jw_bool(&w, true);
+        api_jw_key(&w, "f");
+        api_jw_bool(&w, false);
+        api_jw_key(&w, "s");
+        api_jw_string(&w, "a \"long\" string\n, past one block");
+        api_jw_key(&w, "null");
+        api_jw_string(&w, NULL);
+        api_jw_key(&w, "short");
+        api_jw_string(&w, "ab");
+        api_jw_key(&w, "on");
+        api_jw_string_or_null(&w, "text");
+        api_jw_key(&w, "off");
+        api_jw_string_or_null(&w, NULL);
+    }
+    api_jw_object_end(&w);
+    return api_jw_finish(&w, NULL);
+}
+
+/* A member written in one step is the key and value written apart, byte
+ * for byte, whether the buffer has room for it (the one-step path) or has
+ * to grow first (each member's fallback); nothing once the document failed. */
+static void test_members(void **state)
+{
+    (void)state;
+    static const char want[] =
+        "{\"n\":12,\"x\":0.1,\"nan\":null,\"sig\":1235,\"zero\":-0,\"none\":null,"
+        "\"big\":123500000,\"t\":true,\"f\":false,\"s\":\"a \\\"long\\\" string\\n, past one "
+        "block\",\"null\":\"\",\"short\":\"ab\",\"on\":\"text\",\"off\":null}";
+    for (int one = 0; one < 2; one++) {
+        for (size_t hint = 1; hint <= 1024; hint *= 4) {
+            char *text = members(hint, one == 1);
+            assert_non_null(text);
+            assert_string_equal(text, want);
+            free(text);
+        }
+    }
+    struct api_jw w;
+    api_jw_init(&w, 0);
+    api_jw_object(&w);
+    api_jw_key(&w, "k");
+    assert_null(api_jw_text_begin(&w, (size_t)API_JW_MAX_BYTES + 1)); /* fails the document */
+    API_JW_MEMBER_NUMBER(&w, "n", 1);
+    API_JW_MEMBER_BOOL(&w, "b", true);
+    API_JW_MEMBER_STRING(&w, "s", "x");
+    assert_true(w.failed);
+    assert_null(api_jw_finish(&w, NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_numbers),        cmocka_unit_test(test_json_strings_and_shapes),
         cmocka_unit_test(test_json_random_strings), cmocka_unit_test(test_json_number_sig),
         cmocka_unit_test(test_json_real_bodies),    cmocka_unit_test(test_writer),
-        cmocka_unit_test(test_text_in_place),
+        cmocka_unit_test(test_text_in_place),       cmocka_unit_test(test_members),
     };
     return cmocka_run_group_tests_name("api.jsonw", tests, NULL, NULL);
 }

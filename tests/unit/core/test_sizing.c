@@ -676,6 +676,16 @@ static void test_shapes(void **state)
         assert_true(ok);
         assert_string_equal(dc_shape_format(cases[i].a, &s, buf, sizeof(buf)), cases[i].want);
     }
+    /* A machine's text joined in place when it fits, cut as snprintf cuts
+     * it when it does not, at every buffer length around its own. */
+    struct dc_shape two = {2, 8, NULL};
+    for (size_t len = 1; len <= 16; len++) {
+        char got[16], want[16];
+        memset(got, 'x', sizeof(got));
+        snprintf(want, len, "%u x %u %s", two.units, two.per_unit, g->id);
+        assert_ptr_equal(dc_shape_format(g, &two, got, len), got);
+        assert_string_equal(got, want);
+    }
 }
 
 /* dc_size_at: a published run's count, whatever the policy would choose. */

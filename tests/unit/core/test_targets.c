@@ -158,6 +158,38 @@ static void edges(void **state)
     core_done(&r);
 }
 
+/* A missed target's message is its reason's text, under the rule id
+ * dc_target_reason_id names (a writer copies one for the other); a met
+ * target, or one without an estimate, has its own words and no id. */
+static void reason_ids(void **state)
+{
+    (void)state;
+    struct run r = core_run(mini, "{\"task\":\"inference\",\"model\":{\"parameters\":7e9},"
+                                  "\"inference\":{\"requests_per_second\":1e5,"
+                                  "\"latency_ms_p99\":1000},"
+                                  "\"constraints\":{\"max_accelerators\":4,\"budget_usd\":1e9}}");
+    struct checked k = check(&r, "gpu-a");
+    assert_null(dc_target_reason_id(&k.t[0])); /* latency met */
+    assert_string_equal(dc_target_reason_id(&k.t[1]), "sizing.rate");
+    const struct dc_candidate *c = test_candidate(r.res, "gpu-a");
+    struct dc_reason rate = {.rule_id = "sizing.rate"};
+    char text[DC_REASON_TEXT_MAX];
+    assert_string_equal(dc_reason_text(r.res, c, &rate, text, sizeof(text)), k.text[1]);
+    k = check(&r, "tpu-b"); /* no price: the budget's state is unknown, in the reason's words */
+    assert_string_equal(dc_target_reason_id(&k.t[2]), "sizing.budget");
+    c = test_candidate(r.res, "tpu-b");
+    struct dc_reason budget = {.rule_id = "sizing.budget"};
+    assert_string_equal(dc_reason_text(r.res, c, &budget, text, sizeof(text)), k.text[2]);
+    core_done(&r);
+
+    struct dc_target_status unknown = {DC_TARGET_DEADLINE, DC_TARGET_UNKNOWN};
+    assert_null(dc_target_reason_id(&unknown));
+    struct dc_target_status missed = {DC_TARGET_RUN_TIME, DC_TARGET_MISSED};
+    assert_string_equal(dc_target_reason_id(&missed), "sizing.deadline");
+    struct dc_target_status bad = {(enum dc_target_kind)99, DC_TARGET_MISSED};
+    assert_null(dc_target_reason_id(&bad));
+}
+
 /* The pick note: none when the pick is the objective's best; otherwise the
  * best's name and the first reason that explains the order (a missed target, a
  * gate, the balanced band, the rules' points). The selection fields are set by
@@ -207,8 +239,9 @@ static void pick_note(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(training), cmocka_unit_test(serving), cmocka_unit_test(job),
-        cmocka_unit_test(withheld), cmocka_unit_test(edges),   cmocka_unit_test(pick_note),
+        cmocka_unit_test(training),   cmocka_unit_test(serving), cmocka_unit_test(job),
+        cmocka_unit_test(withheld),   cmocka_unit_test(edges),   cmocka_unit_test(pick_note),
+        cmocka_unit_test(reason_ids),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
