@@ -162,8 +162,10 @@ static const char *instance_text(const cJSON *v)
 
 static bool has_member(const cJSON *obj, const char *name)
 {
+    /* As find_prop: the first byte settles most members without a call
+     * (dependentSchemas and dependentRequired ask this of every object). */
     for (const cJSON *m = obj->child; m != NULL; m = m->next) {
-        if (m->string != NULL && strcmp(m->string, name) == 0)
+        if (m->string != NULL && m->string[0] == name[0] && strcmp(m->string, name) == 0)
             return true;
     }
     return false;
