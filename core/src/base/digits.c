@@ -99,7 +99,7 @@ __attribute__((noinline)) static void fixed_put_printf(double a, int decimals, i
  * and 20 places. */
 #define SHOWN_ROOM 32
 
-void dc__fixed_put(double a, int decimals, int keep, bool group, char *out, size_t len)
+size_t dc__fixed_put(double a, int decimals, int keep, bool group, char *out, size_t len)
 {
     if (decimals > 20)
         decimals = 20;
@@ -112,9 +112,10 @@ void dc__fixed_put(double a, int decimals, int keep, bool group, char *out, size
         size_t n = (size_t)(end - o);
         memcpy(out, o, SHOWN_ROOM);
         out[n] = '\0';
-        return;
+        return n;
     }
     fixed_put_printf(a, decimals, keep, group, out, len);
+    return len > 0 ? strlen(out) : 0;
 }
 
 size_t dc__uint_text(uint64_t v, char out[static 21])

@@ -15,8 +15,9 @@
  * zeros past `keep` places and a bare point dropped, the integer part grouped
  * by thousands when `group`: written into out (at most len bytes, cut short
  * and NUL-terminated when longer; the bytes of out past the NUL, up to len,
- * may be overwritten). */
-void dc__fixed_put(double a, int decimals, int keep, bool group, char *out, size_t len);
+ * may be overwritten). Returns the length of what it wrote (0 when len is
+ * 0), so a caller need not measure the bytes just stored. */
+size_t dc__fixed_put(double a, int decimals, int keep, bool group, char *out, size_t len);
 
 /* As sprintf(out, "%" PRIu64, v): returns the length (at most 20). */
 size_t dc__uint_text(uint64_t v, char out[static 21]);

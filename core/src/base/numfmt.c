@@ -152,11 +152,14 @@ bool dc_round_sig_digits(double v, int digits, double *mantissa, int *scale)
 }
 
 /* a, b and c one after another into out, as snprintf(out, len, "%s%s%s")
- * writes them (truncated, NUL-terminated), without printf. */
-static void concat3(char *out, size_t len, const char *a, const char *b, const char *c)
+ * writes them (truncated, NUL-terminated), without printf; returns the
+ * length written. The formatters below return their text's length this
+ * way, so the table of texts made (memo_put) does not measure bytes just
+ * stored one by one (a wide load of them waits for every store). */
+static size_t concat3(char *out, size_t len, const char *a, const char *b, const char *c)
 {
     if (out == NULL || len == 0)
-        return;
+        return 0;
     /* Byte by byte: the pieces are a few bytes, often none, where calls to
      * strlen and memcpy cost more than the copying. */
     const char *parts[3] = {a, b, c};
@@ -166,13 +169,14 @@ static void concat3(char *out, size_t len, const char *a, const char *b, const c
             *o++ = *s;
     }
     *o = '\0';
+    return (size_t)(o - out);
 }
 
 /* A rounded value `r` (> 0) to 3 significant digits, trailing zeros dropped. */
-static void put_sig3(double r, bool group, char *out, size_t len)
+static size_t put_sig3(double r, bool group, char *out, size_t len)
 {
     int d = 2 - exponent10(r);
-    dc__fixed_put(r, d < 0 ? 0 : d, 0, group, out, len);
+    return dc__fixed_put(r, d < 0 ? 0 : d, 0, group, out, len);
 }
 
 /* Room past which a number below 10^15 with no sign is written straight
@@ -182,14 +186,12 @@ static void put_sig3(double r, bool group, char *out, size_t len)
 #define DIRECT_ROOM 32
 
 /* Writes sign + body into buf, or "unknown" for a value that is not finite. */
-static const char *finish(const char *sign, const char *body, const char *suffix, char *buf,
-                          size_t len)
+static size_t finish(const char *sign, const char *body, const char *suffix, char *buf, size_t len)
 {
-    concat3(buf, len, sign, body, suffix);
-    return buf;
+    return concat3(buf, len, sign, body, suffix);
 }
 
-static const char *unknown(char *buf, size_t len)
+static size_t unknown(char *buf, size_t len)
 {
     return finish("", "unknown", "", buf, len);
 }
@@ -206,16 +208,16 @@ static const char *short_scale(double r, double *mantissa)
 }
 
 /* A value past a thousand with its suffix: "92.4k", "1.37M", "1,000T". */
-static void put_scaled(double r, char *out, size_t len)
+static size_t put_scaled(double r, char *out, size_t len)
 {
     double m = 0;
     const char *suffix = short_scale(r, &m);
     char body[48];
     put_sig3(dc_round_sig(m, 3), true, body, sizeof(body));
-    concat3(out, len, body, suffix, "");
+    return concat3(out, len, body, suffix, "");
 }
 
-static const char *fmt_money(double usd, enum dc_period per, char *buf, size_t len)
+static size_t fmt_money(double usd, enum dc_period per, char *buf, size_t len)
 {
     static const char *const suffix[] = {"", "/h", "/chip-hour", "/month", "/run", "/job"};
     if (!isfinite(usd))
@@ -241,7 +243,7 @@ static const char *fmt_money(double usd, enum dc_period per, char *buf, size_t l
 }
 
 /* A duration of `secs` (>= 0) in the largest unit it is at least one of. */
-static const char *duration_seconds(double secs, char *buf, size_t len)
+static size_t duration_seconds(double secs, char *buf, size_t len)
 {
     static const struct {
         double seconds;
@@ -263,13 +265,12 @@ static const char *duration_seconds(double secs, char *buf, size_t len)
         concat3(body, sizeof(body), "0", "", "");
     else
         put_sig3(v, true, body, sizeof(body));
-    concat3(buf, len, body, " ", v == 1 ? units[u].one : units[u].many);
-    return buf;
+    return concat3(buf, len, body, " ", v == 1 ? units[u].one : units[u].many);
 }
 
 /* A duration given in `unit_seconds` units, rounded in that unit first (the
  * JSON carries hours and milliseconds to 4 significant digits). */
-static const char *duration_in(double v, double unit_seconds, char *buf, size_t len)
+static size_t duration_in(double v, double unit_seconds, char *buf, size_t len)
 {
     if (!isfinite(v))
         return unknown(buf, len);
@@ -281,24 +282,24 @@ static const char *duration_in(double v, double unit_seconds, char *buf, size_t 
     return duration_seconds(dc_round_sig(v, DC_JSON_SIGNIFICANT) * unit_seconds, buf, len);
 }
 
-static const char *fmt_duration(double seconds, char *buf, size_t len)
+static size_t fmt_duration(double seconds, char *buf, size_t len)
 {
     return duration_in(seconds, 1, buf, len);
 }
 
-static const char *fmt_hours(double hours, char *buf, size_t len)
+static size_t fmt_hours(double hours, char *buf, size_t len)
 {
     return duration_in(hours, 3600, buf, len);
 }
 
-static const char *fmt_ms(double ms, char *buf, size_t len)
+static size_t fmt_ms(double ms, char *buf, size_t len)
 {
     return duration_in(ms, 0.001, buf, len);
 }
 
-static const char *fmt_quantity(double v, char *buf, size_t len);
+static size_t fmt_quantity(double v, char *buf, size_t len);
 
-static const char *fmt_count(double n, char *buf, size_t len)
+static size_t fmt_count(double n, char *buf, size_t len)
 {
     if (!isfinite(n))
         return unknown(buf, len);
@@ -306,8 +307,7 @@ static const char *fmt_count(double n, char *buf, size_t len)
     if (a >= 1e21)
         return fmt_quantity(n, buf, len);
     if (!(n < 0 && a > 0) && a < 1e15 && len >= DIRECT_ROOM) {
-        dc__fixed_put(a, 0, 0, true, buf, len);
-        return buf;
+        return dc__fixed_put(a, 0, 0, true, buf, len);
     }
     char body[64];
     dc__fixed_put(a, 0, 0, true, body, sizeof(body));
@@ -321,7 +321,7 @@ static double shown(double v)
     return dc_round_sig(dc_round_sig(fabs(v), DC_JSON_SIGNIFICANT), 3);
 }
 
-static const char *fmt_quantity(double v, char *buf, size_t len)
+static size_t fmt_quantity(double v, char *buf, size_t len)
 {
     if (!isfinite(v))
         return unknown(buf, len);
@@ -336,14 +336,13 @@ static const char *fmt_quantity(double v, char *buf, size_t len)
     return finish(v < 0 && r > 0 ? "-" : "", body, "", buf, len);
 }
 
-static const char *fmt_number(double v, char *buf, size_t len)
+static size_t fmt_number(double v, char *buf, size_t len)
 {
     if (!isfinite(v))
         return unknown(buf, len);
     double r = shown(v);
     if (r > 0 && !(v < 0) && r < 1e15 && len >= DIRECT_ROOM) {
-        put_sig3(r, true, buf, len);
-        return buf;
+        return put_sig3(r, true, buf, len);
     }
     char body[64];
     if (r == 0)
@@ -353,7 +352,7 @@ static const char *fmt_number(double v, char *buf, size_t len)
     return finish(v < 0 && r > 0 ? "-" : "", body, "", buf, len);
 }
 
-static const char *fmt_percent(double ratio, char *buf, size_t len)
+static size_t fmt_percent(double ratio, char *buf, size_t len)
 {
     if (!isfinite(ratio))
         return unknown(buf, len);
@@ -362,7 +361,7 @@ static const char *fmt_percent(double ratio, char *buf, size_t len)
     return finish("", body, "%", buf, len);
 }
 
-static const char *fmt_flop(double flop, char *buf, size_t len)
+static size_t fmt_flop(double flop, char *buf, size_t len)
 {
     static const char *const prefix[] = {"", "k", "M", "G", "T", "P", "E", "Z", "Y"};
     if (!isfinite(flop))
@@ -437,14 +436,14 @@ static inline const char *memo_get(unsigned kind, double v, char *buf, size_t le
     return buf;
 }
 
-/* Keeps the text a formatter just wrote to buf, unless it filled buf (it
- * may have been cut) or is too long for a slot. */
+/* Keeps the text of n bytes (the length its formatter returned) that a
+ * formatter just wrote to buf, unless it filled buf (it may have been cut)
+ * or is too long for a slot. */
 static inline const char *memo_put(struct memo_slot *m, unsigned kind, uint64_t bits,
-                                   const char *buf, size_t len)
+                                   const char *buf, size_t len, size_t n)
 {
     if (buf == NULL || len == 0)
         return buf;
-    size_t n = strlen(buf);
     if (n + 1 < len && n < MEMO_TEXT) {
         m->kind = kind;
         m->bits = bits;
@@ -460,8 +459,8 @@ static inline const char *memo_put(struct memo_slot *m, unsigned kind, uint64_t 
         uint64_t bits_;                                                                            \
         if (memo_get((kind), (v), buf, len, &slot_, &bits_) != NULL)                               \
             return buf;                                                                            \
-        call;                                                                                      \
-        return memo_put(slot_, (kind), bits_, buf, len);                                           \
+        size_t n_ = (call);                                                                        \
+        return memo_put(slot_, (kind), bits_, buf, len, n_);                                       \
     } while (0)
 
 const char *dc_fmt_money(double usd, enum dc_period per, char *buf, size_t len)

@@ -42,7 +42,7 @@ size_t api_json_number_sig(double d, int digits, char *buf, size_t cap)
 /* numfmt.c's fixed text as it was written before dc__fixed_put's own
  * digits: "%.*f", its trailing zeros past `keep` places and a bare point
  * dropped, then grouped by thousands. */
-void dc__fixed_put(double a, int decimals, int keep, bool group, char *out, size_t len)
+size_t dc__fixed_put(double a, int decimals, int keep, bool group, char *out, size_t len)
 {
     char digits[400];
     if (decimals > 20)
@@ -66,6 +66,7 @@ void dc__fixed_put(double a, int decimals, int keep, bool group, char *out, size
     }
     if (len > 0)
         out[k < len ? k : len - 1] = '\0';
+    return len > 0 ? strlen(out) : 0;
 }
 
 size_t dc__uint_text(uint64_t v, char out[static 21])

@@ -194,6 +194,66 @@ static void repeated_figures(void **state)
     }
 }
 
+/* Every formatter's text for values of every kind, at every buffer length
+ * from 1 to 48, made and then asked for again: the second comes from the
+ * table of texts kept (kept with the length its formatter returned), and
+ * must be the same text. */
+static void kept_texts_are_made_texts(void **state)
+{
+    (void)state;
+    static const double values[] = {0,      -0.0,   0.5,     -0.5,    0.00123, 1,     9.995,
+                                    99.95,  999.95, 1234.5,  -1234.5, 92412,   1.5e6, 2.25e9,
+                                    7.7e12, 5e15,   1.25e21, 3e24,    -7e18,   NAN,   INFINITY};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        for (size_t len = 1; len <= 48; len++) {
+            for (int f = 0; f < 10; f++) {
+                char made[48], again[48];
+                const char *a = NULL, *b = NULL;
+                double v = values[i];
+                switch (f) {
+                case 0:
+                    a = dc_fmt_number(v, made, len), b = dc_fmt_number(v, again, len);
+                    break;
+                case 1:
+                    a = dc_fmt_count(v, made, len), b = dc_fmt_count(v, again, len);
+                    break;
+                case 2:
+                    a = dc_fmt_quantity(v, made, len), b = dc_fmt_quantity(v, again, len);
+                    break;
+                case 3:
+                    a = dc_fmt_percent(v, made, len), b = dc_fmt_percent(v, again, len);
+                    break;
+                case 4:
+                    a = dc_fmt_flop(v, made, len), b = dc_fmt_flop(v, again, len);
+                    break;
+                case 5:
+                    a = dc_fmt_hours(v, made, len), b = dc_fmt_hours(v, again, len);
+                    break;
+                case 6:
+                    a = dc_fmt_ms(v, made, len), b = dc_fmt_ms(v, again, len);
+                    break;
+                case 7:
+                    a = dc_fmt_duration(v, made, len), b = dc_fmt_duration(v, again, len);
+                    break;
+                case 8:
+                    a = dc_fmt_money(v, DC_PER_MONTH, made, len);
+                    b = dc_fmt_money(v, DC_PER_MONTH, again, len);
+                    break;
+                default:
+                    a = dc_fmt_money(v, DC_PER_CHIP_HOUR, made, len);
+                    b = dc_fmt_money(v, DC_PER_CHIP_HOUR, again, len);
+                    break;
+                }
+                if ((strcmp(a, b) != 0 || strlen(a) >= len) && bad++ < 5)
+                    print_message("formatter %d, %g, %zu bytes: \"%s\" then \"%s\"\n", f, v, len, a,
+                                  b);
+            }
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
 /* dc__fixed_put as it was built on printf: "%.*f", trailing zeros past
  * `keep` places and a bare point dropped, grouped by thousands, cut to len. */
 static void fixed_put_printf(double a, int decimals, int keep, bool group, char *out, size_t len)
@@ -235,11 +295,12 @@ static int fixed_put_each(double a, bool all_lengths)
                                                                                        : 8) {
                     char got[64], want[64];
                     memset(got, 'x', sizeof(got));
-                    dc__fixed_put(a, d, keep, g, got, len);
+                    size_t n = dc__fixed_put(a, d, keep, g, got, len);
                     fixed_put_printf(a, d, keep, g, want, len);
-                    if (strcmp(got, want) != 0 && bad++ < 5)
-                        print_message("fixed_put(%.17g, %d, %d, %d, %zu): \"%s\", printf \"%s\"\n",
-                                      a, d, keep, g, len, got, want);
+                    if ((strcmp(got, want) != 0 || n != strlen(got)) && bad++ < 5)
+                        print_message("fixed_put(%.17g, %d, %d, %d, %zu): \"%s\" (%zu), printf "
+                                      "\"%s\"\n",
+                                      a, d, keep, g, len, got, n, want);
                 }
             }
         }
@@ -320,9 +381,13 @@ static void fixed_text_matches_printf(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(golden_cases),     cmocka_unit_test(text_agrees_with_json_rounding),
-        cmocka_unit_test(rounding),         cmocka_unit_test(short_buffers),
-        cmocka_unit_test(repeated_figures), cmocka_unit_test(fixed_text_matches_printf),
+        cmocka_unit_test(golden_cases),
+        cmocka_unit_test(text_agrees_with_json_rounding),
+        cmocka_unit_test(rounding),
+        cmocka_unit_test(short_buffers),
+        cmocka_unit_test(repeated_figures),
+        cmocka_unit_test(kept_texts_are_made_texts),
+        cmocka_unit_test(fixed_text_matches_printf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
