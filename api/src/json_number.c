@@ -150,6 +150,29 @@ static double round_whole(double x)
  * ten up to 10^20 stays below 2^120. */
 __extension__ typedef unsigned __int128 u128;
 
+/* The p digits of the quotient q (remainder rem of the divisor div), rounded
+ * half to even as glibc rounds a tie, when q has p digits: sets *digits and
+ * true (*ex one up when the rounding carries into the next decade); false,
+ * *ex corrected by one, when the exponent guessed for it was one off. */
+static bool settle_digits(u128 q, u128 rem, u128 div, int p, uint64_t *digits, int *ex)
+{
+    if (q >= pow10u[p]) {
+        ++*ex;
+        return false;
+    }
+    if (q < pow10u[p - 1]) {
+        --*ex;
+        return false;
+    }
+    q += rem * 2 > div || (rem * 2 == div && (q & 1));
+    if (q == pow10u[p]) { /* rounded up into the next decade */
+        q = pow10u[p - 1];
+        ++*ex;
+    }
+    *digits = (uint64_t)q;
+    return true;
+}
+
 /* The `p` significant digits (15 or 17) printf gives a finite 1e-4 <= a <
  * 1e15, exactly: a = f * 2^-sh, and the digits are a * 10^k = f * 10^k /
  * 2^sh, rounded half to even as glibc rounds a tie, with k = p - 1 - e and e
@@ -169,24 +192,11 @@ static bool exact_digits(double a, int p, uint64_t *digits, int *e)
         if (k < 0 || k > 20)
             return false;
         u128 x = (u128)f * pow10u[k < 19 ? k : 19] * (k == 20 ? 10u : 1u);
-        uint64_t q = (uint64_t)(x >> sh);
-        if (q >= pow10u[p]) {
-            ex++;
-            continue;
+        u128 div = (u128)1 << sh;
+        if (settle_digits(x >> sh, x & (div - 1), div, p, digits, &ex)) {
+            *e = ex;
+            return ex < 15;
         }
-        if (q < pow10u[p - 1]) {
-            ex--;
-            continue;
-        }
-        u128 rem = x & (((u128)1 << sh) - 1), half = (u128)1 << (sh - 1);
-        q += rem > half || (rem == half && (q & 1));
-        if (q == pow10u[p]) { /* rounded up into the next decade */
-            q = pow10u[p - 1];
-            ex++;
-        }
-        *digits = q;
-        *e = ex;
-        return ex < 15;
     }
     return false;
 }
@@ -248,23 +258,10 @@ static bool exact_digits_large(double a, int p, uint64_t *digits, int *e)
             return false;
         u128 num = ((u128)f << (up > 0 ? up : 0)) * (k < 0 ? 10u : 1u);
         u128 div = (u128)pow10u[k < 0 ? 0 : k] << (up < 0 ? -up : 0);
-        u128 q = num / div, rem = num % div;
-        if (q >= pow10u[p]) {
-            ex++;
-            continue;
+        if (settle_digits(num / div, num % div, div, p, digits, &ex)) {
+            *e = ex;
+            return true;
         }
-        if (q < pow10u[p - 1]) {
-            ex--;
-            continue;
-        }
-        q += rem * 2 > div || (rem * 2 == div && (q & 1));
-        if (q == pow10u[p]) { /* rounded up into the next decade */
-            q = pow10u[p - 1];
-            ex++;
-        }
-        *digits = (uint64_t)q;
-        *e = ex;
-        return true;
     }
     return false;
 }
