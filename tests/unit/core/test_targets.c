@@ -78,15 +78,18 @@ static void training(void **state)
     core_done(&r);
 }
 
+/* A serving workload with every target: a latency met, a rate, a budget. */
+static const char serving_workload[] =
+    "{\"task\":\"inference\",\"model\":{\"parameters\":7e9},"
+    "\"inference\":{\"requests_per_second\":1e5,\"latency_ms_p99\":1000},"
+    "\"constraints\":{\"max_accelerators\":4,\"budget_usd\":1e9}}";
+
 /* Serving: latency when given, the rate always, the budget when given; an
  * unpriced part's budget is unknown. */
 static void serving(void **state)
 {
     (void)state;
-    struct run r = core_run(mini, "{\"task\":\"inference\",\"model\":{\"parameters\":7e9},"
-                                  "\"inference\":{\"requests_per_second\":1e5,"
-                                  "\"latency_ms_p99\":1000},"
-                                  "\"constraints\":{\"max_accelerators\":4,\"budget_usd\":1e9}}");
+    struct run r = core_run(mini, serving_workload);
     struct checked k = check(&r, "gpu-a");
     assert_int_equal(k.n, 3);
     assert_int_equal(k.t[0].kind, DC_TARGET_LATENCY);
@@ -164,10 +167,7 @@ static void edges(void **state)
 static void reason_ids(void **state)
 {
     (void)state;
-    struct run r = core_run(mini, "{\"task\":\"inference\",\"model\":{\"parameters\":7e9},"
-                                  "\"inference\":{\"requests_per_second\":1e5,"
-                                  "\"latency_ms_p99\":1000},"
-                                  "\"constraints\":{\"max_accelerators\":4,\"budget_usd\":1e9}}");
+    struct run r = core_run(mini, serving_workload);
     struct checked k = check(&r, "gpu-a");
     assert_null(dc_target_reason_id(&k.t[0])); /* latency met */
     assert_string_equal(dc_target_reason_id(&k.t[1]), "sizing.rate");
