@@ -194,6 +194,33 @@ static void repeated_figures(void **state)
     }
 }
 
+/* Formatter `f` of the ten kept_texts_are_made_texts asks of each value. */
+static const char *format_as(int f, double v, char *buf, size_t len)
+{
+    switch (f) {
+    case 0:
+        return dc_fmt_number(v, buf, len);
+    case 1:
+        return dc_fmt_count(v, buf, len);
+    case 2:
+        return dc_fmt_quantity(v, buf, len);
+    case 3:
+        return dc_fmt_percent(v, buf, len);
+    case 4:
+        return dc_fmt_flop(v, buf, len);
+    case 5:
+        return dc_fmt_hours(v, buf, len);
+    case 6:
+        return dc_fmt_ms(v, buf, len);
+    case 7:
+        return dc_fmt_duration(v, buf, len);
+    case 8:
+        return dc_fmt_money(v, DC_PER_MONTH, buf, len);
+    default:
+        return dc_fmt_money(v, DC_PER_CHIP_HOUR, buf, len);
+    }
+}
+
 /* Every formatter's text for values of every kind, at every buffer length
  * from 1 to 48, made and then asked for again: the second comes from the
  * table of texts kept (kept with the length its formatter returned), and
@@ -209,42 +236,8 @@ static void kept_texts_are_made_texts(void **state)
         for (size_t len = 1; len <= 48; len++) {
             for (int f = 0; f < 10; f++) {
                 char made[48], again[48];
-                const char *a = NULL, *b = NULL;
                 double v = values[i];
-                switch (f) {
-                case 0:
-                    a = dc_fmt_number(v, made, len), b = dc_fmt_number(v, again, len);
-                    break;
-                case 1:
-                    a = dc_fmt_count(v, made, len), b = dc_fmt_count(v, again, len);
-                    break;
-                case 2:
-                    a = dc_fmt_quantity(v, made, len), b = dc_fmt_quantity(v, again, len);
-                    break;
-                case 3:
-                    a = dc_fmt_percent(v, made, len), b = dc_fmt_percent(v, again, len);
-                    break;
-                case 4:
-                    a = dc_fmt_flop(v, made, len), b = dc_fmt_flop(v, again, len);
-                    break;
-                case 5:
-                    a = dc_fmt_hours(v, made, len), b = dc_fmt_hours(v, again, len);
-                    break;
-                case 6:
-                    a = dc_fmt_ms(v, made, len), b = dc_fmt_ms(v, again, len);
-                    break;
-                case 7:
-                    a = dc_fmt_duration(v, made, len), b = dc_fmt_duration(v, again, len);
-                    break;
-                case 8:
-                    a = dc_fmt_money(v, DC_PER_MONTH, made, len);
-                    b = dc_fmt_money(v, DC_PER_MONTH, again, len);
-                    break;
-                default:
-                    a = dc_fmt_money(v, DC_PER_CHIP_HOUR, made, len);
-                    b = dc_fmt_money(v, DC_PER_CHIP_HOUR, again, len);
-                    break;
-                }
+                const char *a = format_as(f, v, made, len), *b = format_as(f, v, again, len);
                 if ((strcmp(a, b) != 0 || strlen(a) >= len) && bad++ < 5)
                     print_message("formatter %d, %g, %zu bytes: \"%s\" then \"%s\"\n", f, v, len, a,
                                   b);
