@@ -35,8 +35,11 @@ struct rec {
     struct dc_result *res;
     struct dc__arena *ar;
     struct dc__derived d;
-    cJSON *facts;                 /* its nodes in facts_ar */
-    struct dc__arena facts_ar;    /* its first block on dc_recommend's stack */
+    cJSON *facts;              /* its nodes in facts_ar */
+    struct dc__arena facts_ar; /* its first block on dc_recommend's stack */
+    /* The facts' members the conditions read, each found once a request:
+     * the facts only have numbers set in place once built (sized_rules.c). */
+    struct dc_logic_var_cache vc;
     const struct dc__rule **hits; /* rules whose condition held */
     size_t n_hits;
     int fam_score[DC_FAMILY_COUNT];
@@ -116,8 +119,8 @@ static enum dc_status evaluate_rules(struct rec *r)
         bool hit = false;
         uint64_t spent = 0;
         struct dc_error cerr;
-        enum dc_status crc =
-            dc_logic_eval_truthy_within(rule->cond, r->facts, r->steps_left, &spent, &hit, &cerr);
+        enum dc_status crc = dc_logic_eval_truthy_cached(rule->cond, r->facts, &r->vc,
+                                                         r->steps_left, &spent, &hit, &cerr);
         r->steps_left -= spent < r->steps_left ? spent : r->steps_left;
         if (crc != DC_OK) {
             enum dc_status rc = DC_OK;
@@ -495,7 +498,7 @@ static enum dc_status size_candidate(struct rec *r, size_t i, struct dc_candidat
     }
     struct dc__part p;
     dc__part_init(&p, rs, w, &r->d, c->acc, perturbation(r->opts, i));
-    struct dc__sized_eval e = {rs, r->facts, &r->steps_left, NULL, DC_OK};
+    struct dc__sized_eval e = {rs, r->facts, &r->vc, &r->steps_left, NULL, DC_OK};
     /* fleet_has_free passed, so a fleet_only part has an availability entry. */
     struct config_check check = {dc__sized_rules_touch(rs, i) ? &e : NULL, i,
                                  w->fleet_only ? availability_of(r, i) : NULL};
@@ -630,7 +633,7 @@ static bool size_unlimited(void *ctx, size_t i, double below, struct dc_sizing *
     const struct dc__part *p = unlimited_part(r, i, &spare);
     if (p->w->task != DC_TASK_INFERENCE && dc__train_cost_floor(p) > below)
         return false;
-    struct dc__sized_eval e = {r->rs, r->facts, &r->steps_left, NULL, DC_OK};
+    struct dc__sized_eval e = {r->rs, r->facts, &r->vc, &r->steps_left, NULL, DC_OK};
     struct config_check check = {dc__sized_rules_touch(r->rs, i) ? &e : NULL, i, NULL};
     struct dc__config_filter filter = {config_ok, &check, NULL};
     enum dc_status rc = DC_OK;
@@ -985,7 +988,10 @@ static enum dc_status begin(struct rec *r, const cJSON *workload, struct dc_erro
     if (res->warnings == NULL || res->assumptions == NULL)
         return DC_ENOMEM;
     rc = dc__facts_build(r->rs, &res->workload, &r->d, &r->facts_ar, &r->facts);
-    return rc == DC_OK ? dc__sized_facts_add(r->rs, &r->facts_ar, r->facts) : rc;
+    if (rc == DC_OK)
+        rc = dc__sized_facts_add(r->rs, &r->facts_ar, r->facts);
+    r->vc.data = r->facts; /* whole now: its members do not move from here on */
+    return rc;
 }
 
 enum dc_status dc_recommend(const dc_ruleset *rs, const cJSON *workload,
@@ -1002,6 +1008,12 @@ enum dc_status dc_recommend(const dc_ruleset *rs, const cJSON *workload,
      * so that building it takes no malloc and freeing it no free. */
     double facts_buf[1536];
     dc__arena_init(&r.facts_ar, facts_buf, sizeof(facts_buf), SIZE_MAX, NULL);
+    /* The var cache's entries, as many as the rule set numbered; on the
+     * stack, and only the states cleared. */
+    unsigned char vc_state[DC__VAR_SLOTS_MAX];
+    const cJSON *vc_member[DC__VAR_SLOTS_MAX];
+    memset(vc_state, 0, rs->n_var_slots);
+    r.vc = (struct dc_logic_var_cache){NULL, rs->n_var_slots, vc_state, vc_member};
     enum dc_status rc = begin(&r, workload, err);
     if (rc == DC_OK)
         rc = evaluate_rules(&r);

@@ -61,6 +61,36 @@ DC_API DC_NODISCARD enum dc_status dc_logic_eval_truthy_within(const dc_logic *l
                                                                uint64_t max_steps, uint64_t *steps,
                                                                bool *out, struct dc_error *err);
 
+/* What one caller's evaluations of many programs over one document share:
+ * the member each var path names, found once (a rule set's conditions read
+ * some 25 paths a hundred times a request). Entries are numbered by
+ * dc_logic_number_vars; `state` and `member` hold `n` of them, state 0
+ * (not yet found) to start with. Valid while no member is added to,
+ * removed from or moved in the document; the values of members (a number
+ * set in place) are read when evaluated. */
+struct dc_logic_var_cache {
+    const cJSON *data;    /* the document the entries are of */
+    size_t n;             /* entries */
+    unsigned char *state; /* 0 not yet found, 1 found (member), 2 absent */
+    const cJSON **member; /* found members */
+};
+
+/* Numbers the var paths the rule reads of its data (those of
+ * dc_logic_foreach_var that are a var's own): number(path, ctx) gives each an
+ * entry of a dc_logic_var_cache, or UINT32_MAX for none. Call before the
+ * program is shared between threads (a rule set does so as it loads). */
+DC_API void dc_logic_number_vars(dc_logic *logic, uint32_t (*number)(const char *path, void *ctx),
+                                 void *ctx);
+
+/* dc_logic_eval_truthy_within reading var paths through `cache` (may be
+ * NULL) where it is of `data`: a path found once is not looked up again.
+ * The result and the steps spent are those of dc_logic_eval_truthy_within. */
+DC_API DC_NODISCARD enum dc_status dc_logic_eval_truthy_cached(const dc_logic *logic,
+                                                               const cJSON *data,
+                                                               struct dc_logic_var_cache *cache,
+                                                               uint64_t max_steps, uint64_t *steps,
+                                                               bool *out, struct dc_error *err);
+
 /* Every `var` path the rule reads, for linting rules against the workload
  * schema: calls fn(path, ctx) once per distinct literal path ("model.parameters").
  * Dynamic paths (a var whose argument is itself an operation) are skipped. */

@@ -68,6 +68,15 @@ struct lc_paths {
     size_t cap;
 };
 
+/* The var nodes that read the rule's data (outside map/filter/... bodies),
+ * for dc_logic_number_vars. */
+struct lc_vars {
+    struct lg_node **v;
+    const char **path;
+    size_t n;
+    size_t cap;
+};
+
 struct lc {
     struct lg_ctx *cx;
     cJSON *objects;
@@ -76,6 +85,7 @@ struct lc {
     unsigned nodes;
     unsigned scoped; /* > 0 inside a map/filter/reduce/all/none/some body */
     struct lc_paths paths;
+    struct lc_vars vars;
     char where[DC_ERROR_WHERE_MAX]; /* JSON Pointer of the node being compiled */
     size_t wlen;
 };
@@ -410,6 +420,33 @@ static enum dc_status lc_add_key_path(struct lc *c, const struct lv *key)
     return lc_add_path(c, s);
 }
 
+/* Remember var node `n`, which reads `path` of the rule's data. */
+static enum dc_status lc_add_var(struct lc *c, struct lg_node *n, const char *path)
+{
+    struct lc_vars *vs = &c->vars;
+    if (c->scoped > 0)
+        return DC_OK;
+    if (vs->n == vs->cap) {
+        size_t cap = vs->cap == 0 ? 8 : vs->cap * 2;
+        void *mv = NULL, *mp = NULL;
+        enum dc_status rc = lg__alloc(c->cx, cap * sizeof(*vs->v), &mv);
+        if (rc == DC_OK)
+            rc = lg__alloc(c->cx, cap * sizeof(*vs->path), &mp);
+        if (rc != DC_OK)
+            return rc;
+        if (vs->n > 0) {
+            memcpy(mv, (const void *)vs->v, vs->n * sizeof(*vs->v));
+            memcpy(mp, (const void *)vs->path, vs->n * sizeof(*vs->path));
+        }
+        vs->v = mv;
+        vs->path = mp;
+        vs->cap = cap;
+    }
+    vs->v[vs->n] = n;
+    vs->path[vs->n++] = path;
+    return DC_OK;
+}
+
 /* var with a constant path is split once here; "" and null mean the whole
  * data. A computed path stays an argument (OP_VAR_DYN). */
 static enum dc_status lc_var(struct lc *c, struct lg_node *n)
@@ -418,6 +455,7 @@ static enum dc_status lc_var(struct lc *c, struct lg_node *n)
     enum dc_status rc;
     n->u.var.seg = NULL;
     n->u.var.nseg = 0;
+    n->u.var.slot = LG_NO_SLOT;
     if (n->argc == 0)
         return DC_OK;
     if (n->kids[0].op != OP_CONST) {
@@ -460,7 +498,8 @@ static enum dc_status lc_var(struct lc *c, struct lg_node *n)
     }
     n->u.var.seg = seg;
     n->u.var.nseg = nseg;
-    return lc_add_path(c, path);
+    rc = lc_add_var(c, n, path);
+    return rc == DC_OK ? lc_add_path(c, path) : rc;
 }
 
 /* Literal keys of missing and missing_some are paths the rule reads too. */
@@ -537,6 +576,7 @@ enum dc_status dc_logic_compile_stats(const cJSON *rule, const struct dc_logic_l
     cx.max_steps = UINT64_MAX;
     cx.serial = 0;
     cx.err = err;
+    cx.vc = NULL;
     c.cx = &cx;
 
     c.objects = cJSON_CreateArray();
@@ -560,6 +600,9 @@ enum dc_status dc_logic_compile_stats(const cJSON *rule, const struct dc_logic_l
     }
     prog->paths = c.paths.v;
     prog->npaths = np;
+    prog->vars = c.vars.v;
+    prog->var_paths = c.vars.path;
+    prog->nvars = c.vars.n;
     prog->max_steps =
         limits != NULL && limits->max_steps != 0 ? limits->max_steps : DC_LOGIC_MAX_STEPS_DEFAULT;
     prog->arena = cx.arena;
@@ -578,6 +621,15 @@ out:
         stats->alloc_bytes = count.alloc_bytes;
     }
     return rc;
+}
+
+void dc_logic_number_vars(dc_logic *logic, uint32_t (*number)(const char *path, void *ctx),
+                          void *ctx)
+{
+    if (logic == NULL || number == NULL)
+        return;
+    for (size_t i = 0; i < logic->nvars; i++)
+        logic->vars[i]->u.var.slot = number(logic->var_paths[i], ctx);
 }
 
 /* The paths were collected at compile time, sorted and made distinct. They

@@ -271,15 +271,33 @@ static LG_NOINLINE enum dc_status lg_op_var(struct lg_ctx *cx, const struct lg_n
     end = seg + n->u.var.nseg;
     if (data->kind == LV_JSON) {
         const cJSON *j = data->u.j;
+        /* The caller's cache of the paths of this data: a path found (or
+         * found absent) by a walk over objects alone is not walked again. */
+        struct dc_logic_var_cache *vc = cx->vc;
+        uint32_t slot = n->u.var.slot;
+        bool cached = vc != NULL && slot < vc->n && vc->data == j;
+        if (cached && vc->state[slot] == 1) {
+            *out = lv_from_json(vc->member[slot]);
+            return DC_OK;
+        }
+        if (cached && vc->state[slot] == 2)
+            goto not_found;
         while (LG_JTYPE(j) == cJSON_Object) {
             const char *p = seg->p;
             const cJSON *c = j->child;
             while (c != NULL && (c->string == NULL || !lg_key_eqz(c->string, p)))
                 c = c->next;
-            if (c == NULL)
+            if (c == NULL) {
+                if (cached)
+                    vc->state[slot] = 2;
                 goto not_found;
+            }
             j = c;
             if (++seg == end) {
+                if (cached) {
+                    vc->member[slot] = j;
+                    vc->state[slot] = 1;
+                }
                 *out = lv_from_json(j);
                 return DC_OK;
             }
@@ -1102,6 +1120,7 @@ enum dc_status dc_logic_eval(const dc_logic *logic, const cJSON *data, cJSON **o
     cx.max_steps = logic->max_steps;
     cx.serial = 0;
     cx.err = err;
+    cx.vc = NULL;
     rc = lg_run(logic, data, &cx, &res);
     if (rc == DC_OK)
         rc = lg__to_cjson(&cx, &res, &json);
@@ -1113,7 +1132,8 @@ enum dc_status dc_logic_eval(const dc_logic *logic, const cJSON *data, cJSON **o
 
 /* Truthiness within `max_steps` steps (0: the rule's own limit; a larger value
  * never raises it), the steps spent in *steps also when the limit was hit. */
-static enum dc_status truthy(const dc_logic *logic, const cJSON *data, uint64_t max_steps,
+static enum dc_status truthy(const dc_logic *logic, const cJSON *data,
+                             struct dc_logic_var_cache *vc, uint64_t max_steps,
                              struct dc_logic_stats *stats, uint64_t *steps, bool *out,
                              struct dc_error *err)
 {
@@ -1134,6 +1154,7 @@ static enum dc_status truthy(const dc_logic *logic, const cJSON *data, uint64_t 
     cx.max_steps = max_steps != 0 && max_steps < logic->max_steps ? max_steps : logic->max_steps;
     cx.serial = 0;
     cx.err = err;
+    cx.vc = vc;
     rc = lg_run(logic, data, &cx, &res);
     bool truthy = rc == DC_OK && lv_truthy(&res);
     dc__arena_release(&cx.arena);
@@ -1154,13 +1175,13 @@ enum dc_status dc_logic_eval_truthy_stats(const dc_logic *logic, const cJSON *da
                                           struct dc_logic_stats *stats, bool *out,
                                           struct dc_error *err)
 {
-    return truthy(logic, data, 0, stats, NULL, out, err);
+    return truthy(logic, data, NULL, 0, stats, NULL, out, err);
 }
 
 enum dc_status dc_logic_eval_truthy(const dc_logic *logic, const cJSON *data, bool *out,
                                     struct dc_error *err)
 {
-    return truthy(logic, data, 0, NULL, NULL, out, err);
+    return truthy(logic, data, NULL, 0, NULL, NULL, out, err);
 }
 
 enum dc_status dc_logic_eval_truthy_within(const dc_logic *logic, const cJSON *data,
@@ -1169,5 +1190,14 @@ enum dc_status dc_logic_eval_truthy_within(const dc_logic *logic, const cJSON *d
 {
     if (steps != NULL)
         *steps = 0;
-    return truthy(logic, data, max_steps, NULL, steps, out, err);
+    return truthy(logic, data, NULL, max_steps, NULL, steps, out, err);
+}
+
+enum dc_status dc_logic_eval_truthy_cached(const dc_logic *logic, const cJSON *data,
+                                           struct dc_logic_var_cache *cache, uint64_t max_steps,
+                                           uint64_t *steps, bool *out, struct dc_error *err)
+{
+    if (steps != NULL)
+        *steps = 0;
+    return truthy(logic, data, cache, max_steps, NULL, steps, out, err);
 }

@@ -215,13 +215,19 @@ struct lg_node {
         struct lv k; /* OP_CONST */
         struct {
             const struct lg_seg *seg;
-            size_t nseg; /* 0: the whole data */
+            size_t nseg;   /* 0: the whole data */
+            uint32_t slot; /* its entry in a dc_logic_var_cache, or LG_NO_SLOT */
         } var;
     } u;
 };
 
+#define LG_NO_SLOT UINT32_MAX
+
 struct dc_logic {
     struct lg_node root;
+    struct lg_node **vars;  /* the var nodes that read the data's own paths */
+    const char **var_paths; /* each one's path */
+    size_t nvars;
     struct dc__arena arena; /* owns every node, segment, constant and string */
     cJSON *objects;         /* owns copies of the constant objects of the rule */
     const char **paths;     /* distinct literal var paths, sorted */
@@ -236,6 +242,7 @@ struct lg_ctx {
     uint64_t max_steps;
     uint32_t serial; /* identities of empty arrays built by this evaluation */
     struct dc_error *err;
+    struct dc_logic_var_cache *vc; /* NULL, or the caller's, of the data being read */
 };
 
 /* A growable string in the arena; p[len] is always NUL once p is set. */

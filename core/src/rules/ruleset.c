@@ -507,6 +507,36 @@ static bool index_sized_rules(dc_ruleset *rs)
     return true;
 }
 
+/* The distinct var paths numbered so far while a set loads. */
+struct var_numbers {
+    const char *path[DC__VAR_SLOTS_MAX];
+    size_t n;
+};
+
+static uint32_t number_path(const char *path, void *ctx)
+{
+    struct var_numbers *vn = ctx;
+    for (size_t i = 0; i < vn->n; i++)
+        if (strcmp(vn->path[i], path) == 0)
+            return (uint32_t)i;
+    if (vn->n == DC__VAR_SLOTS_MAX)
+        return UINT32_MAX;
+    vn->path[vn->n] = path; /* the program's own copy, which outlives this */
+    return (uint32_t)vn->n++;
+}
+
+/* Each distinct path the conditions read one entry of a request's var cache
+ * (engine.c): the facts' members each rule reads are then looked up once a
+ * request, not once a rule. */
+static void number_vars(dc_ruleset *rs)
+{
+    struct var_numbers vn;
+    vn.n = 0;
+    for (size_t i = 0; i < rs->n_rules; i++)
+        dc_logic_number_vars(rs->rules[i].cond, number_path, &vn);
+    rs->n_var_slots = vn.n;
+}
+
 /* ---- lifecycle ----------------------------------------------------------------- */
 
 static void ruleset_destroy(dc_ruleset *rs)
@@ -660,6 +690,7 @@ static enum dc_status load_files(const struct dc_source_file *files, size_t n, c
     }
     if (!index_sized_rules(rs) || !compute_version(rs))
         goto oom;
+    number_vars(rs);
     *out = rs;
     rs = NULL;
     goto out;

@@ -17,6 +17,10 @@ struct dc__acc_impact {
 /* Words of a bit per catalog accelerator (DC_RULESET_MAX_ACCELERATORS). */
 #define DC__ACC_WORDS ((DC_RULESET_MAX_ACCELERATORS + 63) / 64)
 
+/* Entries of a request's var cache (dc_logic_var_cache): a rule set's
+ * conditions read some 25 distinct paths of the facts. */
+#define DC__VAR_SLOTS_MAX 256
+
 struct dc__rule {
     struct dc_rule_info info;
     dc_logic *cond;
@@ -74,6 +78,10 @@ struct dc_ruleset {
      * asks after. */
     size_t *sized_rules;
     size_t n_sized_rules;
+    /* The distinct paths the conditions' var nodes read of the facts, each
+     * numbered for a request's dc_logic_var_cache (at most
+     * DC__VAR_SLOTS_MAX; a path past them is looked up where read). */
+    size_t n_var_slots;
     struct dc_sizing_params sizing;
     /* models.yaml (core/src/rules/models.c); none when the set has no such file. */
     struct dc_model_info *models;

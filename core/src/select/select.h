@@ -87,6 +87,7 @@ struct dc__rule;
 struct dc__sized_eval {
     const dc_ruleset *rs;
     cJSON *facts;
+    struct dc_logic_var_cache *vc; /* of facts, or NULL */
     uint64_t *steps_left;
     const struct dc__rule *failed;
     enum dc_status rc;

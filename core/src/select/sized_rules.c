@@ -104,8 +104,8 @@ static bool holds(struct dc__sized_eval *e, const struct dc__rule *rule)
     bool hit = false;
     uint64_t spent = 0;
     struct dc_error err;
-    enum dc_status rc =
-        dc_logic_eval_truthy_within(rule->cond, e->facts, *e->steps_left, &spent, &hit, &err);
+    enum dc_status rc = dc_logic_eval_truthy_cached(rule->cond, e->facts, e->vc, *e->steps_left,
+                                                    &spent, &hit, &err);
     *e->steps_left -= spent < *e->steps_left ? spent : *e->steps_left;
     if (rc != DC_OK) {
         if (e->failed == NULL)

@@ -33,7 +33,7 @@ double dc__config_spend(const struct dc_sizing_params *s, const struct dc_worklo
                         const struct dc_sizing *z)
 {
     if (isfinite(z->cost_usd))
-        return fmax(z->cost_usd, s->negligible_cost_usd);
+        return dc__fmax(z->cost_usd, s->negligible_cost_usd);
     /* Chips a team owns cost the same idle or busy: on premises without a
      * list price, and with the count it owns (max_accelerators), time
      * decides. */
@@ -51,7 +51,7 @@ double dc__config_time(const struct dc_sizing_params *s, const struct dc_workloa
     /* Runs shorter than min_run_hours count as that long: minutes apart are no
      * reason to buy more chips. A run's start-up is part of its time. */
     double start = isfinite(z->overheads.startup_hours) ? z->overheads.startup_hours : 0;
-    return isfinite(z->hours) ? fmax(z->hours + start, s->min_run_hours.value) : NAN;
+    return isfinite(z->hours) ? dc__fmax(z->hours + start, s->min_run_hours.value) : NAN;
 }
 
 int dc__cmp_machines(const struct dc_sizing *x, const struct dc_sizing *y)

@@ -19,7 +19,7 @@
  * time a CPU with no listed bandwidth on its FLOPs alone). */
 static double max_known(double a, double b)
 {
-    return isnan(a) || isnan(b) ? NAN : fmax(a, b);
+    return isnan(a) || isnan(b) ? NAN : dc__fmax(a, b);
 }
 
 /* ceil(v) as a chip count, saturating; 0 for v <= 0 or NAN. */

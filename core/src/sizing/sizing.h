@@ -381,6 +381,24 @@ double dc__config_spend(const struct dc_sizing_params *s, const struct dc_worklo
 double dc__config_time(const struct dc_sizing_params *s, const struct dc_workload *w,
                        const struct dc_sizing *z);
 
+/* fmax(x, y) without the call (GCC does not inline fmax, for its NaN and
+ * signed-zero rules): the one that is not a NaN, else the larger, and y when
+ * they compare equal, as glibc's x86-64 fmax does (maxsd's rule,
+ * sysdeps/x86_64/fpu/s_fmax.S). Which zero fmax(0.0, -0.0) gives already
+ * depended on the order GCC passed them in (fmax is commutative to it); the
+ * callers' values are positive, or (the all-reduce's exposed time) added to
+ * a positive step, where a zero's sign does not show. Where the sizing calls
+ * it for every configuration or count it probes (some 700 times a
+ * recommendation). */
+static inline double dc__fmax(double x, double y)
+{
+    if (isnan(x))
+        return isnan(y) ? x + y : y;
+    if (isnan(y))
+        return x;
+    return x > y ? x : y;
+}
+
 /* Two objective values within this share of each other are a tie. */
 #define DC__TIE 1e-9
 /* -1 when x < y beyond a tie, 1 when x > y, 0 on a tie; an unknown value

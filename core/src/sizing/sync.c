@@ -103,11 +103,11 @@ double dc__sync_factor(const struct dc__part *p, unsigned chips, double mfu)
     double step_flops = p->step_flops;
     if (w->global_batch_defaulted) {
         double replicas = (double)chips / p->replica_chips;
-        double batch = fmax(w->global_batch_size, replicas * p->s->micro_batch.value);
+        double batch = dc__fmax(w->global_batch_size, replicas * p->s->micro_batch.value);
         step_flops = p->d->training_flops * batch * w->sequence_length / w->tokens;
     }
     double rate = (double)chips * p->peak * mfu * p->factor / p->s->goodput.value;
     double step = step_flops / rate;
-    double exposed = fmax(0.0, sync - p->s->sync_overlap.value * step);
+    double exposed = dc__fmax(0.0, sync - p->s->sync_overlap.value * step);
     return step / (step + exposed);
 }

@@ -716,6 +716,98 @@ static const struct error_case compile_errors[] = {
     {"{'and':[{'==':[1,1],'!':true}]}", DC_EPARSE, "/and/0", "has 2 keys"},
 };
 
+/* Numbers every path it is asked of in order, as a rule set does. */
+struct numbering {
+    const char *path[8];
+    size_t n;
+};
+
+static uint32_t number_in_order(const char *path, void *ctx)
+{
+    struct numbering *nb = ctx;
+    for (size_t i = 0; i < nb->n; i++)
+        if (strcmp(nb->path[i], path) == 0)
+            return (uint32_t)i;
+    assert_true(nb->n < 8);
+    nb->path[nb->n] = path;
+    return (uint32_t)nb->n++;
+}
+
+/* Truthiness and steps of `logic` on `data`, through `vc` and without; both
+ * must agree. */
+static bool cached_truthy(const dc_logic *logic, const cJSON *data, struct dc_logic_var_cache *vc)
+{
+    bool plain = false, cached = true;
+    uint64_t plain_steps = 0, cached_steps = 0;
+    assert_int_equal(dc_logic_eval_truthy_within(logic, data, 0, &plain_steps, &plain, NULL),
+                     DC_OK);
+    assert_int_equal(dc_logic_eval_truthy_cached(logic, data, vc, 0, &cached_steps, &cached, NULL),
+                     DC_OK);
+    assert_int_equal(plain, cached);
+    assert_int_equal(plain_steps, cached_steps);
+    return cached;
+}
+
+/* A var cache (dc_logic_var_cache) answers what the walk would: a member
+ * found once is read again with the value it has then, an absent one takes
+ * the default, paths through arrays and strings and var inside a map body
+ * are not cached, and the cache of another document is not used. */
+static void test_var_cache(void **state)
+{
+    (void)state;
+    cJSON *rule = q2json("{'and':[{'==':[{'var':'m.b'},2]},{'==':[{'var':['m.z','none']},'none']},"
+                         "{'==':[{'var':'list.1'},5]},{'==':[{'var':'m.s.length'},3]},"
+                         "{'some':[{'var':'list'},{'==':[{'var':'b'},9]}]}]}");
+    dc_logic *logic = NULL;
+    assert_int_equal(dc_logic_compile(rule, NULL, &logic, NULL), DC_OK);
+    struct numbering nb = {.n = 0};
+    dc_logic_number_vars(logic, number_in_order, &nb);
+    /* var paths of the data itself, not the map body's "b" */
+    assert_int_equal(nb.n, 5);
+    assert_string_equal(nb.path[0], "m.b");
+    assert_string_equal(nb.path[1], "m.z");
+    assert_string_equal(nb.path[2], "list.1");
+    assert_string_equal(nb.path[3], "m.s.length");
+    assert_string_equal(nb.path[4], "list");
+
+    cJSON *data = q2json("{'m':{'a':1,'b':2,'s':'abc'},'list':[4,5,{'b':9}]}");
+    unsigned char st[5] = {0};
+    const cJSON *member[5];
+    struct dc_logic_var_cache vc = {data, 5, st, member};
+    assert_true(cached_truthy(logic, data, &vc));
+    assert_int_equal(st[0], 1); /* found */
+    assert_int_equal(st[1], 2); /* absent: the default */
+    assert_int_equal(st[2], 0); /* through an array: walked each time */
+    assert_int_equal(st[3], 0); /* a string's length: walked each time */
+    assert_int_equal(st[4], 1);
+    assert_ptr_equal(member[0], cJSON_GetObjectItem(cJSON_GetObjectItem(data, "m"), "b"));
+    assert_true(cached_truthy(logic, data, &vc)); /* from the cache */
+    /* A value set in place is read as it is now. */
+    cJSON_SetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(data, "m"), "b"), 3);
+    assert_false(cached_truthy(logic, data, &vc));
+    cJSON_SetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(data, "m"), "b"), 2);
+    assert_true(cached_truthy(logic, data, &vc));
+
+    /* Another document: the cache (of `data`) is not read or written. */
+    cJSON *other = q2json("{'m':{'b':2,'z':'x','s':'abc'},'list':[4,5,{'b':9}]}");
+    unsigned char before[5];
+    memcpy(before, st, sizeof(st));
+    assert_false(cached_truthy(logic, other, &vc));
+    assert_memory_equal(before, st, sizeof(st));
+    /* A cache with fewer entries than the paths: the rest are walked. */
+    struct dc_logic_var_cache small = {other, 1, st, member};
+    memset(st, 0, sizeof(st));
+    assert_false(cached_truthy(logic, other, &small));
+    assert_int_equal(st[0], 1);
+    assert_int_equal(st[1], 0);
+    assert_false(cached_truthy(logic, other, NULL));
+
+    cJSON_Delete(other);
+    cJSON_Delete(data);
+    dc_logic_free(logic);
+    cJSON_Delete(rule);
+}
+
 static void test_compile_errors(void **state)
 {
     (void)state;
@@ -1303,6 +1395,7 @@ int main(void)
         cmocka_unit_test(test_out_of_memory_arena),
         cmocka_unit_test(test_out_of_memory_cjson),
         cmocka_unit_test(test_two_threads),
+        cmocka_unit_test(test_var_cache),
     };
     return cmocka_run_group_tests_name("logic", tests, NULL, NULL);
 }
