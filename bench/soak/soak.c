@@ -22,8 +22,9 @@
  *
  * A pass fails when any response has another status, a malformed or truncated
  * response, or a connection drops; when the server answers any 5xx, logs an
- * error or dies; when resident memory at the end is more than
- * --rss-tolerance-kib (1024) above or below its value at the warm-up mark; when
+ * error or dies; when resident memory's level at the end is more than
+ * --rss-tolerance-kib (1024) above or below its level at the warm-up (the
+ * median of the last three marks against the first three, rss_levels); when
  * the open file descriptors are not the same at every mark; when the server's
  * own accel_advisor_http_requests_total per status, or its access-log line
  * count, differs from what the clients received; or when SIGTERM does not end it
@@ -1015,6 +1016,34 @@ static pthread_mutex_t sample_mu = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool sampler_stop;
 static double pass_t0;
 
+/* The middle one of three. */
+static long median3(long a, long b, long c)
+{
+    long lo = a < b ? a : b, hi = a < b ? b : a;
+    return c < lo ? lo : c > hi ? hi : c;
+}
+
+/* Resident memory's level at the start and at the end of a pass, the two the
+ * memory check compares. With six marks or more: the median of the first three
+ * (the warm-up mark and the two after it) and of the last three. The heap
+ * wanders from mark to mark with no trend (bench/soak/README.md: a band of up
+ * to 2 MiB with the 8 MiB response cache, the whole band inside one run), so
+ * the warm-up mark against the end alone reads that band as a move about as
+ * often as not; a leak grows with every request and moves both medians apart
+ * all the same. With fewer marks (soak.short): the warm-up mark and the end.
+ * Returns whether the medians were taken. */
+static bool rss_levels(const long *rss, unsigned n, long *start, long *end)
+{
+    if (n < 6) {
+        *start = rss[0];
+        *end = rss[n - 1];
+        return false;
+    }
+    *start = median3(rss[0], rss[1], rss[2]);
+    *end = median3(rss[n - 3], rss[n - 2], rss[n - 1]);
+    return true;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -1213,6 +1242,8 @@ static bool run_pass(const char *label, const char *cache_entries)
     }
     long rss_mark = rss_m[0], fds_mark = fds_m[0], cache_mark = cache_m[0];
     long rss_end = rss_m[n_marks - 1], fds_end = fds_m[n_marks - 1];
+    long level_start = 0, level_end = 0;
+    bool levels = rss_levels(rss_m, n_marks, &level_start, &level_end);
     long cache_end = cache_m[n_marks - 1];
     atomic_store(&finished, true);
     pthread_barrier_wait(&start_barrier);
@@ -1268,6 +1299,10 @@ static bool run_pass(const char *label, const char *cache_entries)
     printf("  RSS          %ld KiB at start, %ld KiB at %u%% (warm-up), %ld KiB at the end: "
            "%+ld KiB (tolerance %ld)\n",
            rss0, rss_mark, opt_warmup_pct, rss_end, rss_end - rss_mark, opt_rss_tol_kib);
+    if (levels)
+        printf("  RSS level    %ld KiB over the first three marks, %ld KiB over the last three "
+               "(medians): %+ld KiB (tolerance %ld)\n",
+               level_start, level_end, level_end - level_start, opt_rss_tol_kib);
     if (cache_mark >= 0 && cache_end >= 0)
         printf("  cache        %ld KiB at %u%%, %ld KiB at the end: %+ld KiB\n", cache_mark / 1024,
                opt_warmup_pct, cache_end / 1024, (cache_end - cache_mark) / 1024);
@@ -1336,10 +1371,12 @@ static bool run_pass(const char *label, const char *cache_entries)
                exit_status);
     }
     if (opt_rss_tol_kib >= 0 &&
-        (rss_end - rss_mark > opt_rss_tol_kib || rss_mark - rss_end > opt_rss_tol_kib)) {
+        (level_end - level_start > opt_rss_tol_kib || level_start - level_end > opt_rss_tol_kib)) {
         ok = false;
-        printf("FAIL: resident memory moved %+ld KiB after the warm-up (tolerance %ld KiB)\n",
-               rss_end - rss_mark, opt_rss_tol_kib);
+        printf("FAIL: resident memory moved %+ld KiB after the warm-up%s (tolerance %ld KiB)\n",
+               level_end - level_start,
+               levels ? " (median of the last three marks against the first three)" : "",
+               opt_rss_tol_kib);
     }
     if (!fds_flat) {
         ok = false;
