@@ -491,6 +491,25 @@ double dc__decode_hbm_scale(const struct dc__part *p, double rows)
     return (e_large - (e_large - e_1) / rows) / e_large;
 }
 
+/* What a generative replica's prompts add once its step (r->step_s at
+ * r->batch, in r's layout) is known: each request's prefill, its wait and
+ * the replica's time per batch (every request's prompt, the stages, or the
+ * expert-parallel chips, working on as many prompts at once, then the
+ * steps); left unset (NAN) without `prompts`. */
+static void replica_prompts(const struct dc__part *p, const struct dc__replica_chips *c,
+                            bool prompts, struct dc__replica *r)
+{
+    if (!prompts) {
+        r->prefill_s = r->request_s = r->rps = NAN;
+        return;
+    }
+    const struct dc__derived *d = p->d;
+    double at_once = r->expert_parallel ? (double)c->chips : c->stages;
+    r->prefill_s = r->expert_parallel ? c->ep_prefill_s : c->tp_prefill_s;
+    r->request_s = r->prefill_s + d->decode_steps * r->step_s;
+    r->rps = r->batch / (r->batch * r->prefill_s / at_once + d->decode_steps * r->step_s);
+}
+
 /* A decode step and the prompts of a batch on a replica laid out tensor
  * parallel: a step reads every weight a token of the batch touches (a
  * mixture of experts reads more experts as the batch grows) and each
@@ -519,15 +538,7 @@ static void decode_tensor_parallel(const struct dc__part *p, const struct dc__re
     double w_s = ((weights - experts) / tp_bw + experts / bw) / e;
     r->step_s = decode_kernels_s(p, batch, chips, w_s, kv / (bw * e), &r->compute_bound) + sync_s;
     r->expert_parallel = false;
-    if (!prompts) {
-        r->prefill_s = r->request_s = r->rps = NAN;
-        return;
-    }
-    r->prefill_s = c->tp_prefill_s;
-    r->request_s = r->prefill_s + d->decode_steps * r->step_s;
-    /* The replica's time per batch: every request's prompt (the stages
-     * work on as many prompts at once), then the steps. */
-    r->rps = batch / (batch * r->prefill_s / stages + d->decode_steps * r->step_s);
+    replica_prompts(p, c, prompts, r);
 }
 
 /* The same on a replica laid out expert parallel with its attention data
@@ -550,13 +561,7 @@ static void decode_expert_parallel(const struct dc__part *p, const struct dc__re
     r->step_s = decode_kernels_s(p, batch, chips, w_s, kv / (bw * e), &r->compute_bound) +
                 dc__ep_sync_s(p, chips, batch * d->tokens_per_request_step);
     r->expert_parallel = true;
-    if (!prompts) {
-        r->prefill_s = r->request_s = r->rps = NAN;
-        return;
-    }
-    r->prefill_s = c->ep_prefill_s;
-    r->request_s = r->prefill_s + d->decode_steps * r->step_s;
-    r->rps = batch / (batch * r->prefill_s / chips + d->decode_steps * r->step_s);
+    replica_prompts(p, c, prompts, r);
 }
 
 /* Whether a replica of `chips` may lay a mixture of experts out expert
@@ -665,6 +670,13 @@ unsigned dc__replica_chips_cap(const struct dc__replica_chips *c)
     return c->tp_cap > c->ep_cap ? c->tp_cap : c->ep_cap;
 }
 
+/* Speech: no more clips a second than the host decodes. */
+static void host_audio_cap(const struct dc__part *p, struct dc__replica *r)
+{
+    if (isfinite(p->host_audio_s))
+        r->rps = fmin(r->rps, r->chips * p->host_audio_s / p->d->audio_seconds);
+}
+
 /* dc__replica_at; without `prompts` only the step (step_s, compute_bound,
  * the layout) is worked out, the prompts' prefill and what follows from it
  * (request_s, rps) left unset: all a latency test reads under a latency
@@ -698,9 +710,7 @@ static void replica_at(const struct dc__part *p, const struct dc__replica_chips 
             if (better)
                 *r = ep;
         }
-        /* Speech: no more clips a second than the host decodes. */
-        if (isfinite(p->host_audio_s))
-            r->rps = fmin(r->rps, chips * p->host_audio_s / d->audio_seconds);
+        host_audio_cap(p, r);
     } else {
         double mem_s = dc__step_weight_bytes(d, batch) / c->tp_bw;
         double cmp_s = batch * d->flops_per_request / c->fl;
@@ -715,9 +725,24 @@ static void replica_at(const struct dc__part *p, const struct dc__replica_chips 
     }
 }
 
-void dc__replica_with(const struct dc__part *p, const struct dc__replica_chips *c, unsigned batch,
-                      struct dc__replica *r)
+void dc__replica_probed(const struct dc__part *p, const struct dc__replica_chips *c, unsigned batch,
+                        const struct dc__step_probes *probed, struct dc__replica *r)
 {
+    /* Under a latency target replica_at picks the layout by the step alone,
+     * so a step the search probed at this batch is that layout's step: only
+     * what the prompts add is left (what replica_at adds after it). */
+    if (probed != NULL && isfinite(p->w->latency_ms_p99)) {
+        for (size_t i = 0; i < probed->n; i++) {
+            if (probed->batch[i] != batch)
+                continue;
+            *r = probed->step[i];
+            if (p->d->generative) {
+                replica_prompts(p, c, true, r);
+                host_audio_cap(p, r);
+            }
+            return;
+        }
+    }
     replica_at(p, c, batch, true, r);
 }
 
@@ -746,9 +771,21 @@ unsigned dc__serve_batch_cap(const struct dc__part *p, unsigned chips)
     return tp > ep ? tp : ep;
 }
 
-unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__replica_chips *c,
-                                  unsigned cap)
+/* Keeps the step-only replica `r` probed at `batch` in `probed` (if any). */
+static void keep_probe(struct dc__step_probes *probed, unsigned batch, const struct dc__replica *r)
 {
+    if (probed == NULL)
+        return;
+    size_t i = probed->n < 2 ? probed->n++ : 1;
+    probed->batch[i] = batch;
+    probed->step[i] = *r;
+}
+
+unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__replica_chips *c,
+                                  unsigned cap, struct dc__step_probes *probed)
+{
+    if (probed != NULL)
+        probed->n = 0;
     /* Without a latency target every batch meets it: the cap (the search
      * below would probe its way up to it). */
     if (!isfinite(p->w->latency_ms_p99))
@@ -757,6 +794,7 @@ unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__rep
      * prompts' prefill out. */
     struct dc__replica r;
     replica_at(p, c, 1, false, &r);
+    keep_probe(probed, 1, &r);
     if (!dc__replica_latency_ok(p, &r))
         return 1;
     /* Steps grow with the batch, so the test holds up to one batch and fails
@@ -765,17 +803,21 @@ unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__rep
      * cap, is the common case). */
     if (cap > 1) {
         replica_at(p, c, cap, false, &r);
-        if (dc__replica_latency_ok(p, &r))
+        if (dc__replica_latency_ok(p, &r)) {
+            keep_probe(probed, cap, &r);
             return cap;
+        }
     }
     unsigned lo = 1, hi = cap > 1 ? cap - 1 : cap; /* lo meets the target */
     while (lo < hi) {
         unsigned mid = lo + (hi - lo + 1) / 2;
         replica_at(p, c, mid, false, &r);
-        if (dc__replica_latency_ok(p, &r))
+        if (dc__replica_latency_ok(p, &r)) {
             lo = mid;
-        else
+            keep_probe(probed, mid, &r);
+        } else {
             hi = mid - 1;
+        }
     }
     return lo;
 }
@@ -784,7 +826,7 @@ unsigned dc__serve_latency_batch(const struct dc__part *p, unsigned chips, unsig
 {
     struct dc__replica_chips c;
     dc__replica_chips_init(p, chips, false, &c);
-    return dc__serve_latency_within(p, &c, cap);
+    return dc__serve_latency_within(p, &c, cap, NULL);
 }
 
 unsigned dc__replicas_for(const struct dc__part *p, const struct dc__replica *r)
