@@ -516,7 +516,7 @@ static bool serve_config(const struct dc__part *p, const struct dc__replica_chip
     if ((unsigned long long)n * chips > p->fleet_cap)
         n = p->fleet_cap / chips;
     struct dc_shape buy;
-    if (n == 0 || !dc__serve_buy(p->a, chips, n, &buy))
+    if (n == 0 || !dc__serve_buy(c, n, &buy))
         return false;
     *z = *fresh;
     z->fits = true;

@@ -649,6 +649,8 @@ static double ep_prefill_s(const struct dc__part *p, const struct dc__replica_ch
            dc__ep_sync_s(p, c->chips, p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate));
 }
 
+static void serve_buy_init(const struct dc_accelerator *a, struct dc__replica_chips *c);
+
 void dc__replica_chips_init(const struct dc__part *p, unsigned chips, bool prompts,
                             struct dc__replica_chips *c)
 {
@@ -663,6 +665,7 @@ void dc__replica_chips_init(const struct dc__part *p, unsigned chips, bool promp
     bool generative = p->d->generative;
     c->tp_prefill_s = prompts && generative ? tp_prefill_s(p, c) : NAN;
     c->ep_prefill_s = prompts && generative && c->ep_cap > 0 ? ep_prefill_s(p, c) : NAN;
+    serve_buy_init(p->a, c);
 }
 
 unsigned dc__replica_chips_cap(const struct dc__replica_chips *c)
@@ -880,29 +883,33 @@ unsigned dc__replica_holding(const struct dc__part *p, double batch)
     return replica_size_from(p->a, least > 0 ? least : 1);
 }
 
-bool dc__serve_buy(const struct dc_accelerator *a, unsigned replica_chips, unsigned n,
-                   struct dc_shape *out)
+/* How replicas of c's chips are bought, worked out once a size for the
+ * counts dc__serve_buy asks of it: a TPU replica is its own slice; a replica
+ * larger than the largest machine takes whole machines of it; else the
+ * smallest machine a whole number of replicas fills. buy_per 0: none. */
+static void serve_buy_init(const struct dc_accelerator *a, struct dc__replica_chips *c)
 {
+    unsigned replica_chips = c->chips;
+    c->buy_per = c->buy_fit = c->buy_take = 0;
+    c->buy_name = NULL;
     if (a->n_slices > 0) {
         for (size_t i = 0; i < a->n_slices; i++) {
             if (a->slices[i].chips == replica_chips) {
-                *out = (struct dc_shape){n, replica_chips, a->slices[i].name};
-                return true;
+                c->buy_per = replica_chips;
+                c->buy_fit = 1;
+                c->buy_name = a->slices[i].name;
+                return;
             }
         }
-        return false;
+        return;
     }
-    /* The smallest machine a whole number of replicas fills; a replica larger
-     * than the largest machine takes whole machines of it. */
     unsigned unit = dc__unit_chips(a);
     if (replica_chips > unit) {
-        if (replica_chips % unit != 0)
-            return false;
-        unsigned long long machines = (unsigned long long)n * (replica_chips / unit);
-        if (machines > UINT_MAX)
-            return false;
-        *out = (struct dc_shape){(unsigned)machines, unit, NULL};
-        return true;
+        if (replica_chips % unit == 0) {
+            c->buy_per = unit;
+            c->buy_take = replica_chips / unit;
+        }
+        return;
     }
     size_t k = a->n_node_sizes;
     for (size_t i = 0; i < a->n_node_sizes; i++) {
@@ -913,9 +920,23 @@ bool dc__serve_buy(const struct dc_accelerator *a, unsigned replica_chips, unsig
     }
     unsigned per = k < a->n_node_sizes ? a->node_sizes[k] : (a->n_node_sizes == 0 ? 1 : 0);
     if (per == 0 || per % replica_chips != 0)
+        return;
+    c->buy_per = per;
+    c->buy_fit = per / replica_chips;
+}
+
+bool dc__serve_buy(const struct dc__replica_chips *c, unsigned n, struct dc_shape *out)
+{
+    if (c->buy_per == 0)
         return false;
-    unsigned fit = per / replica_chips;
-    *out = (struct dc_shape){(n + fit - 1) / fit, per, NULL};
+    if (c->buy_take > 0) {
+        unsigned long long machines = (unsigned long long)n * c->buy_take;
+        if (machines > UINT_MAX)
+            return false;
+        *out = (struct dc_shape){(unsigned)machines, c->buy_per, NULL};
+        return true;
+    }
+    *out = (struct dc_shape){(n + c->buy_fit - 1) / c->buy_fit, c->buy_per, c->buy_name};
     return true;
 }
 

@@ -240,6 +240,11 @@ struct dc__replica_chips {
     double bw, tp_bw, fl; /* the replica's and a tensor-parallel group's rates */
     double tp_prefill_s;  /* a prompt's prefill, per layout; NAN without prompts */
     double ep_prefill_s;
+    /* How its replicas are bought (dc__serve_buy): units of buy_per chips
+     * (0: no shape holds one), buy_fit replicas a unit, or buy_take units a
+     * replica where it is larger than a machine; a TPU slice's name. */
+    unsigned buy_per, buy_fit, buy_take;
+    const char *buy_name;
 };
 
 /* The first replica size after `prev` chips (0: the first): a tensor-parallel
@@ -288,11 +293,11 @@ unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__rep
                                   unsigned cap, struct dc__step_probes *probed);
 /* Replicas `r` needs for the workload's rate (at least 1). */
 unsigned dc__replicas_for(const struct dc__part *p, const struct dc__replica *r);
-/* Machines for `n` replicas of `r`: GPUs and CPUs come as whole machines the
- * replicas fill (a replica larger than a machine takes whole machines), each
- * TPU replica is its own slice. False when no shape holds one replica. */
-bool dc__serve_buy(const struct dc_accelerator *a, unsigned replica_chips, unsigned n,
-                   struct dc_shape *out);
+/* Machines for `n` replicas of c's chips: GPUs and CPUs come as whole
+ * machines the replicas fill (a replica larger than a machine takes whole
+ * machines), each TPU replica is its own slice. False when no shape holds
+ * one replica. */
+bool dc__serve_buy(const struct dc__replica_chips *c, unsigned n, struct dc_shape *out);
 /* Size and price `n` replicas of `r` bought as `buy`; dc__sizing_finish
  * completes it. */
 void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigned n,
