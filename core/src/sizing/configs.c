@@ -480,15 +480,17 @@ static bool configure_training(const struct dc__part *p, size_t idx,
 
 /* The batches worth trying on `chips` chips: the workload's own, or the
  * largest that meets the latency target and a few smaller ones (lower
- * latency, more replicas). Returns how many. */
+ * latency, more replicas). Returns how many; `probed` keeps the steps the
+ * latency search worked out (none without one). */
 static size_t batch_options(const struct dc__part *p, const struct dc__replica_chips *c,
-                            unsigned cap, unsigned *out)
+                            unsigned cap, unsigned *out, struct dc__step_probes *probed)
 {
+    probed->n = 0;
     if (isfinite(p->w->batch_size)) {
         out[0] = (unsigned)p->w->batch_size;
         return out[0] <= cap ? 1 : 0;
     }
-    unsigned b = dc__serve_latency_within(p, c, cap);
+    unsigned b = dc__serve_latency_within(p, c, cap, probed);
     size_t n = 0;
     for (unsigned div = 1; n < SERVE_BATCHES; div *= 4) {
         unsigned x = n + 1 == SERVE_BATCHES ? 1 : b / div;
@@ -501,18 +503,20 @@ static size_t batch_options(const struct dc__part *p, const struct dc__replica_c
 }
 
 /* Size `n` replicas of `chips` at `batch` for the rate, capped by the fleet;
- * `fresh` is the part's initial sizing (dc__sizing_init). */
+ * `fresh` is the part's initial sizing (dc__sizing_init), `probed` the steps
+ * batch_options' search kept. */
 static bool serve_config(const struct dc__part *p, const struct dc__replica_chips *c,
-                         unsigned batch, const struct dc_sizing *fresh, struct dc_sizing *z)
+                         unsigned batch, const struct dc__step_probes *probed,
+                         const struct dc_sizing *fresh, struct dc_sizing *z)
 {
     unsigned chips = c->chips;
     struct dc__replica r;
-    dc__replica_with(p, c, batch, &r);
+    dc__replica_probed(p, c, batch, probed, &r);
     unsigned n = dc__replicas_for(p, &r);
     if ((unsigned long long)n * chips > p->fleet_cap)
         n = p->fleet_cap / chips;
     struct dc_shape buy;
-    if (n == 0 || !dc__serve_buy(p->a, chips, n, &buy))
+    if (n == 0 || !dc__serve_buy(c, n, &buy))
         return false;
     *z = *fresh;
     z->fits = true;
@@ -556,17 +560,18 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
          t != 0 && t <= p->cap && sizes < SERVE_SIZES_PAST_FIT && passes < 4 * SERVE_SIZES_PAST_FIT;
          t = dc__next_replica_size(p->a, t), passes++) {
         unsigned batches[SERVE_BATCHES];
+        struct dc__step_probes probed;
         /* What the size is whatever the batch, once for the batches below. */
         struct dc__replica_chips c;
         dc__replica_chips_init(p, t, true, &c);
         unsigned cap = dc__replica_chips_cap(&c);
-        size_t nb = cap > 0 ? batch_options(p, &c, cap, batches) : 0;
+        size_t nb = cap > 0 ? batch_options(p, &c, cap, batches, &probed) : 0;
         if (nb == 0)
             continue;
         sizes++;
         first_fit = first_fit == 0 ? t : first_fit;
         for (size_t b = 0; b < nb; b++) {
-            if (!serve_config(p, &c, batches[b], &fresh, &v[n]))
+            if (!serve_config(p, &c, batches[b], &probed, &fresh, &v[n]))
                 continue;
             v[n].chips_for_memory = first_fit;
             figures_of(p, &v[n], filter == NULL || filter->ok(filter->ctx, p, &v[n]), 0, &f[n]);

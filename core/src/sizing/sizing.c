@@ -491,6 +491,25 @@ double dc__decode_hbm_scale(const struct dc__part *p, double rows)
     return (e_large - (e_large - e_1) / rows) / e_large;
 }
 
+/* What a generative replica's prompts add once its step (r->step_s at
+ * r->batch, in r's layout) is known: each request's prefill, its wait and
+ * the replica's time per batch (every request's prompt, the stages, or the
+ * expert-parallel chips, working on as many prompts at once, then the
+ * steps); left unset (NAN) without `prompts`. */
+static void replica_prompts(const struct dc__part *p, const struct dc__replica_chips *c,
+                            bool prompts, struct dc__replica *r)
+{
+    if (!prompts) {
+        r->prefill_s = r->request_s = r->rps = NAN;
+        return;
+    }
+    const struct dc__derived *d = p->d;
+    double at_once = r->expert_parallel ? (double)c->chips : c->stages;
+    r->prefill_s = r->expert_parallel ? c->ep_prefill_s : c->tp_prefill_s;
+    r->request_s = r->prefill_s + d->decode_steps * r->step_s;
+    r->rps = r->batch / (r->batch * r->prefill_s / at_once + d->decode_steps * r->step_s);
+}
+
 /* A decode step and the prompts of a batch on a replica laid out tensor
  * parallel: a step reads every weight a token of the batch touches (a
  * mixture of experts reads more experts as the batch grows) and each
@@ -519,15 +538,7 @@ static void decode_tensor_parallel(const struct dc__part *p, const struct dc__re
     double w_s = ((weights - experts) / tp_bw + experts / bw) / e;
     r->step_s = decode_kernels_s(p, batch, chips, w_s, kv / (bw * e), &r->compute_bound) + sync_s;
     r->expert_parallel = false;
-    if (!prompts) {
-        r->prefill_s = r->request_s = r->rps = NAN;
-        return;
-    }
-    r->prefill_s = c->tp_prefill_s;
-    r->request_s = r->prefill_s + d->decode_steps * r->step_s;
-    /* The replica's time per batch: every request's prompt (the stages
-     * work on as many prompts at once), then the steps. */
-    r->rps = batch / (batch * r->prefill_s / stages + d->decode_steps * r->step_s);
+    replica_prompts(p, c, prompts, r);
 }
 
 /* The same on a replica laid out expert parallel with its attention data
@@ -550,13 +561,7 @@ static void decode_expert_parallel(const struct dc__part *p, const struct dc__re
     r->step_s = decode_kernels_s(p, batch, chips, w_s, kv / (bw * e), &r->compute_bound) +
                 dc__ep_sync_s(p, chips, batch * d->tokens_per_request_step);
     r->expert_parallel = true;
-    if (!prompts) {
-        r->prefill_s = r->request_s = r->rps = NAN;
-        return;
-    }
-    r->prefill_s = c->ep_prefill_s;
-    r->request_s = r->prefill_s + d->decode_steps * r->step_s;
-    r->rps = batch / (batch * r->prefill_s / chips + d->decode_steps * r->step_s);
+    replica_prompts(p, c, prompts, r);
 }
 
 /* Whether a replica of `chips` may lay a mixture of experts out expert
@@ -644,6 +649,8 @@ static double ep_prefill_s(const struct dc__part *p, const struct dc__replica_ch
            dc__ep_sync_s(p, c->chips, p->w->input_tokens * (1.0 - p->w->prefix_cache_hit_rate));
 }
 
+static void serve_buy_init(const struct dc_accelerator *a, struct dc__replica_chips *c);
+
 void dc__replica_chips_init(const struct dc__part *p, unsigned chips, bool prompts,
                             struct dc__replica_chips *c)
 {
@@ -658,11 +665,19 @@ void dc__replica_chips_init(const struct dc__part *p, unsigned chips, bool promp
     bool generative = p->d->generative;
     c->tp_prefill_s = prompts && generative ? tp_prefill_s(p, c) : NAN;
     c->ep_prefill_s = prompts && generative && c->ep_cap > 0 ? ep_prefill_s(p, c) : NAN;
+    serve_buy_init(p->a, c);
 }
 
 unsigned dc__replica_chips_cap(const struct dc__replica_chips *c)
 {
     return c->tp_cap > c->ep_cap ? c->tp_cap : c->ep_cap;
+}
+
+/* Speech: no more clips a second than the host decodes. */
+static void host_audio_cap(const struct dc__part *p, struct dc__replica *r)
+{
+    if (isfinite(p->host_audio_s))
+        r->rps = fmin(r->rps, r->chips * p->host_audio_s / p->d->audio_seconds);
 }
 
 /* dc__replica_at; without `prompts` only the step (step_s, compute_bound,
@@ -698,9 +713,7 @@ static void replica_at(const struct dc__part *p, const struct dc__replica_chips 
             if (better)
                 *r = ep;
         }
-        /* Speech: no more clips a second than the host decodes. */
-        if (isfinite(p->host_audio_s))
-            r->rps = fmin(r->rps, chips * p->host_audio_s / d->audio_seconds);
+        host_audio_cap(p, r);
     } else {
         double mem_s = dc__step_weight_bytes(d, batch) / c->tp_bw;
         double cmp_s = batch * d->flops_per_request / c->fl;
@@ -715,9 +728,24 @@ static void replica_at(const struct dc__part *p, const struct dc__replica_chips 
     }
 }
 
-void dc__replica_with(const struct dc__part *p, const struct dc__replica_chips *c, unsigned batch,
-                      struct dc__replica *r)
+void dc__replica_probed(const struct dc__part *p, const struct dc__replica_chips *c, unsigned batch,
+                        const struct dc__step_probes *probed, struct dc__replica *r)
 {
+    /* Under a latency target replica_at picks the layout by the step alone,
+     * so a step the search probed at this batch is that layout's step: only
+     * what the prompts add is left (what replica_at adds after it). */
+    if (probed != NULL && isfinite(p->w->latency_ms_p99)) {
+        for (size_t i = 0; i < probed->n; i++) {
+            if (probed->batch[i] != batch)
+                continue;
+            *r = probed->step[i];
+            if (p->d->generative) {
+                replica_prompts(p, c, true, r);
+                host_audio_cap(p, r);
+            }
+            return;
+        }
+    }
     replica_at(p, c, batch, true, r);
 }
 
@@ -746,9 +774,21 @@ unsigned dc__serve_batch_cap(const struct dc__part *p, unsigned chips)
     return tp > ep ? tp : ep;
 }
 
-unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__replica_chips *c,
-                                  unsigned cap)
+/* Keeps the step-only replica `r` probed at `batch` in `probed` (if any). */
+static void keep_probe(struct dc__step_probes *probed, unsigned batch, const struct dc__replica *r)
 {
+    if (probed == NULL)
+        return;
+    size_t i = probed->n < 2 ? probed->n++ : 1;
+    probed->batch[i] = batch;
+    probed->step[i] = *r;
+}
+
+unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__replica_chips *c,
+                                  unsigned cap, struct dc__step_probes *probed)
+{
+    if (probed != NULL)
+        probed->n = 0;
     /* Without a latency target every batch meets it: the cap (the search
      * below would probe its way up to it). */
     if (!isfinite(p->w->latency_ms_p99))
@@ -757,6 +797,7 @@ unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__rep
      * prompts' prefill out. */
     struct dc__replica r;
     replica_at(p, c, 1, false, &r);
+    keep_probe(probed, 1, &r);
     if (!dc__replica_latency_ok(p, &r))
         return 1;
     /* Steps grow with the batch, so the test holds up to one batch and fails
@@ -765,17 +806,21 @@ unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__rep
      * cap, is the common case). */
     if (cap > 1) {
         replica_at(p, c, cap, false, &r);
-        if (dc__replica_latency_ok(p, &r))
+        if (dc__replica_latency_ok(p, &r)) {
+            keep_probe(probed, cap, &r);
             return cap;
+        }
     }
     unsigned lo = 1, hi = cap > 1 ? cap - 1 : cap; /* lo meets the target */
     while (lo < hi) {
         unsigned mid = lo + (hi - lo + 1) / 2;
         replica_at(p, c, mid, false, &r);
-        if (dc__replica_latency_ok(p, &r))
+        if (dc__replica_latency_ok(p, &r)) {
             lo = mid;
-        else
+            keep_probe(probed, mid, &r);
+        } else {
             hi = mid - 1;
+        }
     }
     return lo;
 }
@@ -784,7 +829,7 @@ unsigned dc__serve_latency_batch(const struct dc__part *p, unsigned chips, unsig
 {
     struct dc__replica_chips c;
     dc__replica_chips_init(p, chips, false, &c);
-    return dc__serve_latency_within(p, &c, cap);
+    return dc__serve_latency_within(p, &c, cap, NULL);
 }
 
 unsigned dc__replicas_for(const struct dc__part *p, const struct dc__replica *r)
@@ -838,29 +883,33 @@ unsigned dc__replica_holding(const struct dc__part *p, double batch)
     return replica_size_from(p->a, least > 0 ? least : 1);
 }
 
-bool dc__serve_buy(const struct dc_accelerator *a, unsigned replica_chips, unsigned n,
-                   struct dc_shape *out)
+/* How replicas of c's chips are bought, worked out once a size for the
+ * counts dc__serve_buy asks of it: a TPU replica is its own slice; a replica
+ * larger than the largest machine takes whole machines of it; else the
+ * smallest machine a whole number of replicas fills. buy_per 0: none. */
+static void serve_buy_init(const struct dc_accelerator *a, struct dc__replica_chips *c)
 {
+    unsigned replica_chips = c->chips;
+    c->buy_per = c->buy_fit = c->buy_take = 0;
+    c->buy_name = NULL;
     if (a->n_slices > 0) {
         for (size_t i = 0; i < a->n_slices; i++) {
             if (a->slices[i].chips == replica_chips) {
-                *out = (struct dc_shape){n, replica_chips, a->slices[i].name};
-                return true;
+                c->buy_per = replica_chips;
+                c->buy_fit = 1;
+                c->buy_name = a->slices[i].name;
+                return;
             }
         }
-        return false;
+        return;
     }
-    /* The smallest machine a whole number of replicas fills; a replica larger
-     * than the largest machine takes whole machines of it. */
     unsigned unit = dc__unit_chips(a);
     if (replica_chips > unit) {
-        if (replica_chips % unit != 0)
-            return false;
-        unsigned long long machines = (unsigned long long)n * (replica_chips / unit);
-        if (machines > UINT_MAX)
-            return false;
-        *out = (struct dc_shape){(unsigned)machines, unit, NULL};
-        return true;
+        if (replica_chips % unit == 0) {
+            c->buy_per = unit;
+            c->buy_take = replica_chips / unit;
+        }
+        return;
     }
     size_t k = a->n_node_sizes;
     for (size_t i = 0; i < a->n_node_sizes; i++) {
@@ -871,9 +920,23 @@ bool dc__serve_buy(const struct dc_accelerator *a, unsigned replica_chips, unsig
     }
     unsigned per = k < a->n_node_sizes ? a->node_sizes[k] : (a->n_node_sizes == 0 ? 1 : 0);
     if (per == 0 || per % replica_chips != 0)
+        return;
+    c->buy_per = per;
+    c->buy_fit = per / replica_chips;
+}
+
+bool dc__serve_buy(const struct dc__replica_chips *c, unsigned n, struct dc_shape *out)
+{
+    if (c->buy_per == 0)
         return false;
-    unsigned fit = per / replica_chips;
-    *out = (struct dc_shape){(n + fit - 1) / fit, per, NULL};
+    if (c->buy_take > 0) {
+        unsigned long long machines = (unsigned long long)n * c->buy_take;
+        if (machines > UINT_MAX)
+            return false;
+        *out = (struct dc_shape){(unsigned)machines, c->buy_per, NULL};
+        return true;
+    }
+    *out = (struct dc_shape){(n + c->buy_fit - 1) / c->buy_fit, c->buy_per, c->buy_name};
     return true;
 }
 

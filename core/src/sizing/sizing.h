@@ -240,6 +240,11 @@ struct dc__replica_chips {
     double bw, tp_bw, fl; /* the replica's and a tensor-parallel group's rates */
     double tp_prefill_s;  /* a prompt's prefill, per layout; NAN without prompts */
     double ep_prefill_s;
+    /* How its replicas are bought (dc__serve_buy): units of buy_per chips
+     * (0: no shape holds one), buy_fit replicas a unit, or buy_take units a
+     * replica where it is larger than a machine; a TPU slice's name. */
+    unsigned buy_per, buy_fit, buy_take;
+    const char *buy_name;
 };
 
 /* The first replica size after `prev` chips (0: the first): a tensor-parallel
@@ -261,9 +266,18 @@ void dc__replica_chips_init(const struct dc__part *p, unsigned chips, bool promp
                             struct dc__replica_chips *c);
 /* dc__serve_batch_cap of c's chips. */
 unsigned dc__replica_chips_cap(const struct dc__replica_chips *c);
-/* dc__replica_at on c's chips (initialised with prompts). */
-void dc__replica_with(const struct dc__part *p, const struct dc__replica_chips *c, unsigned batch,
-                      struct dc__replica *r);
+/* The step-only replicas a latency search kept (dc__serve_latency_within):
+ * at batch 1 and at the batch it found, by the batch asked for (a replica's
+ * own batch may be the smaller its tensor-parallel layout holds). */
+struct dc__step_probes {
+    size_t n;
+    unsigned batch[2];
+    struct dc__replica step[2];
+};
+/* dc__replica_at on c's chips (initialised with prompts); a step `probed`
+ * (may be NULL) kept at `batch` is finished, not worked out again. */
+void dc__replica_probed(const struct dc__part *p, const struct dc__replica_chips *c, unsigned batch,
+                        const struct dc__step_probes *probed, struct dc__replica *r);
 /* Time per output token: one decode step over the tokens a step yields
  * (more than one under speculative decoding), or one batch for a model that
  * generates no tokens; what latency_ms_p99 and decode_ms are. */
@@ -273,16 +287,17 @@ bool dc__replica_latency_ok(const struct dc__part *p, const struct dc__replica *
 /* The largest batch in [1, cap] whose step meets the latency target (1 when
  * even batch 1 misses). */
 unsigned dc__serve_latency_batch(const struct dc__part *p, unsigned chips, unsigned cap);
-/* The same on c's chips. */
+/* The same on c's chips; `probed` (may be NULL) keeps its step-only
+ * replicas at batch 1 and at the batch returned, where it probed them. */
 unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__replica_chips *c,
-                                  unsigned cap);
+                                  unsigned cap, struct dc__step_probes *probed);
 /* Replicas `r` needs for the workload's rate (at least 1). */
 unsigned dc__replicas_for(const struct dc__part *p, const struct dc__replica *r);
-/* Machines for `n` replicas of `r`: GPUs and CPUs come as whole machines the
- * replicas fill (a replica larger than a machine takes whole machines), each
- * TPU replica is its own slice. False when no shape holds one replica. */
-bool dc__serve_buy(const struct dc_accelerator *a, unsigned replica_chips, unsigned n,
-                   struct dc_shape *out);
+/* Machines for `n` replicas of c's chips: GPUs and CPUs come as whole
+ * machines the replicas fill (a replica larger than a machine takes whole
+ * machines), each TPU replica is its own slice. False when no shape holds
+ * one replica. */
+bool dc__serve_buy(const struct dc__replica_chips *c, unsigned n, struct dc_shape *out);
 /* Size and price `n` replicas of `r` bought as `buy`; dc__sizing_finish
  * completes it. */
 void dc__serve_at(const struct dc__part *p, const struct dc__replica *r, unsigned n,
