@@ -60,12 +60,12 @@ double dc__training_mfu(const dc_ruleset *rs, const struct dc_accelerator *a, un
 
 /* ---- one part, one configuration (sizing.c) ------------------------------------- */
 
-/* What sizing one workload on one part needs, computed once per part. The
- * struct holds the MFU-scaled copy of the part a robustness probe sizes
- * against, so it is never copied: `a` may point into it. */
 /* Machine sizes a part keeps its offers by (dc__part.offer_units). */
 #define DC__PART_OFFER_UNITS 16
 
+/* What sizing one workload on one part needs, computed once per part. The
+ * struct holds the MFU-scaled copy of the part a robustness probe sizes
+ * against, so it is never copied: `a` may point into it. */
 struct dc__part {
     const dc_ruleset *rs;
     const struct dc_sizing_params *s;
@@ -260,7 +260,7 @@ unsigned dc__replica_holding(const struct dc__part *p, double batch);
 unsigned dc__serve_batch_cap(const struct dc__part *p, unsigned chips);
 void dc__replica_at(const struct dc__part *p, unsigned chips, unsigned batch,
                     struct dc__replica *r);
-/* `c` for `chips` chips; with `prompts` the prefill too (dc__replica_with
+/* `c` for `chips` chips; with `prompts` the prefill too (dc__replica_probed
  * reads it, dc__serve_latency_within does not). */
 void dc__replica_chips_init(const struct dc__part *p, unsigned chips, bool prompts,
                             struct dc__replica_chips *c);
