@@ -221,29 +221,25 @@ void svc_log_str(struct svc_log_line *l, const char *k, const char *val)
         json_str(l, val);
 }
 
-/* The decimal digits of `v`, as "%llu" writes them, at the end of out[0..24):
- * returns where they start. */
-static char *uint_digits(unsigned long long v, char out[24])
+/* "%llu" of `v` into b (at least 21 bytes), NUL-terminated. */
+static void uint_text(unsigned long long v, char *b)
 {
-    char *p = out + 24;
+    char d[20], *p = d + sizeof(d);
     do {
         *--p = (char)('0' + v % 10);
         v /= 10;
     } while (v != 0);
-    return p;
-}
-
-/* "%lld" of `v` into b (at least 24 bytes), NUL-terminated. */
-static void int_text(long long v, char *b)
-{
-    char d[24];
-    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    const char *p = uint_digits(u, d);
     size_t n = (size_t)(d + sizeof(d) - p);
-    if (v < 0)
-        *b++ = '-';
     memcpy(b, p, n);
     b[n] = '\0';
+}
+
+/* "%lld" of `v` into b (at least 22 bytes), NUL-terminated. */
+static void int_text(long long v, char *b)
+{
+    if (v < 0)
+        *b++ = '-';
+    uint_text(v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, b);
 }
 
 void svc_log_int(struct svc_log_line *l, const char *k, long long val)
@@ -255,11 +251,8 @@ void svc_log_int(struct svc_log_line *l, const char *k, long long val)
 
 void svc_log_uint(struct svc_log_line *l, const char *k, unsigned long long val)
 {
-    char b[32], d[24];
-    const char *p = uint_digits(val, d);
-    size_t n = (size_t)(d + sizeof(d) - p);
-    memcpy(b, p, n);
-    b[n] = '\0';
+    char b[32];
+    uint_text(val, b);
     literal_field(l, k, b);
 }
 
