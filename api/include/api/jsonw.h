@@ -97,6 +97,27 @@ DC_API void api_jw_key(struct api_jw *w, const char *key);
 /* A key given as its JSON text with the colon, `"name":` (`len` bytes, no
  * escaping needed), written as it is. */
 DC_API void api_jw_key_text(struct api_jw *w, const char *text, size_t len);
+
+/* The member writers are inlined at every call site whatever the
+ * compiler's budget: out of line, each would pay the call and the stores it
+ * saves (GCC 12 stopped inlining some as convert.c grew). */
+#define API_JW_INLINE static inline __attribute__((always_inline))
+
+/* Where a member's value goes after its key (`len` bytes) and the comma
+ * before it, with room for `room` bytes of value and a NUL; NULL (nothing
+ * written) when the buffer lacks that room or the document failed. */
+API_JW_INLINE char *api_jw_member_at(struct api_jw *w, const char *key, size_t len, size_t room)
+{
+    if (w->failed || w->len + len + room + 2 > w->cap)
+        return NULL;
+    char *o = w->p + w->len;
+    *o = ',';
+    o += w->comma;
+    memcpy(o, key, len);
+    w->comma = true;
+    return o + len;
+}
+
 /* A key that is a string literal with nothing to escape: its text is made
  * at compile time, so no key is measured or scanned per body, and while the
  * buffer has room it is copied inline (a body has two thousand keys). */
@@ -104,15 +125,13 @@ DC_API void api_jw_key_text(struct api_jw *w, const char *text, size_t len);
 
 static inline void api_jw_key_inline(struct api_jw *w, const char *text, size_t len)
 {
-    if (!w->failed && w->len + len + 2 <= w->cap) {
-        if (w->comma)
-            w->p[w->len++] = ',';
-        memcpy(w->p + w->len, text, len);
-        w->len += len;
-        w->comma = false;
+    char *o = api_jw_member_at(w, text, len, 0);
+    if (o == NULL) {
+        api_jw_key_text(w, text, len);
         return;
     }
-    api_jw_key_text(w, text, len);
+    w->len = (size_t)(o - w->p);
+    w->comma = false; /* the value comes next */
 }
 DC_API void api_jw_string(struct api_jw *w, const char *s); /* NULL: "" as cJSON does */
 /* A string of `n` bytes whose length the caller knows (no strlen). */
@@ -177,26 +196,6 @@ DC_API size_t api_json_number_sig(double d, int digits, char *buf, size_t cap);
 #define API_JW_MEMBER_SIG(w, k, d, digits)                                                         \
     api_jw_member_number((w), "\"" k "\":", sizeof(k) + 2, (d), (digits))
 #define API_JW_MEMBER_BOOL(w, k, b) api_jw_member_bool((w), "\"" k "\":", sizeof(k) + 2, (b))
-
-/* The member writers are inlined at every call site whatever the
- * compiler's budget: out of line, each would pay the call and the stores it
- * saves (GCC 12 stopped inlining some as convert.c grew). */
-#define API_JW_INLINE static inline __attribute__((always_inline))
-
-/* Where a member's value goes after its key (`len` bytes) and the comma
- * before it, with room for `room` bytes of value and a NUL; NULL (nothing
- * written) when the buffer lacks that room or the document failed. */
-API_JW_INLINE char *api_jw_member_at(struct api_jw *w, const char *key, size_t len, size_t room)
-{
-    if (w->failed || w->len + len + room + 2 > w->cap)
-        return NULL;
-    char *o = w->p + w->len;
-    *o = ',';
-    o += w->comma;
-    memcpy(o, key, len);
-    w->comma = true;
-    return o + len;
-}
 
 /* digits 0: api_jw_number's text; else api_jw_number_sig's with `digits`. */
 API_JW_INLINE void api_jw_member_number(struct api_jw *w, const char *key, size_t len, double d,
