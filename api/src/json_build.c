@@ -21,6 +21,7 @@
 
 #include "api/json_read.h"
 #include "dc/common.h"
+#include "dc/utf8.h"
 
 struct jb {
     const unsigned char *s;
@@ -73,23 +74,7 @@ static size_t jb_unicode(const unsigned char *p, unsigned char **out)
         cp = 0x10000 + (((cp & 0x3FF) << 10) | (jb_hex4(p + 8) & 0x3FF));
         used = 12;
     }
-    unsigned char *o = *out;
-    if (cp < 0x80) {
-        *o++ = (unsigned char)cp;
-    } else if (cp < 0x800) {
-        *o++ = (unsigned char)(0xC0 | (cp >> 6));
-        *o++ = (unsigned char)(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        *o++ = (unsigned char)(0xE0 | (cp >> 12));
-        *o++ = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        *o++ = (unsigned char)(0x80 | (cp & 0x3F));
-    } else {
-        *o++ = (unsigned char)(0xF0 | (cp >> 18));
-        *o++ = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-        *o++ = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        *o++ = (unsigned char)(0x80 | (cp & 0x3F));
-    }
-    *out = o;
+    *out += dc_utf8_put((char *)*out, cp);
     return used;
 }
 

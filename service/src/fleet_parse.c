@@ -165,31 +165,6 @@ static int hex4(const char *p)
     return v;
 }
 
-/* Write code point `cp` as UTF-8 at out; returns the bytes written. */
-static size_t put_utf8(char *out, uint32_t cp)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* One \u escape (at r->i, past the backslash and the u) into *cp, a surrogate
  * pair read whole. */
 static bool rd_unicode(struct rd *r, uint32_t *cp)
@@ -258,7 +233,7 @@ static bool rd_string(struct rd *r, char **out)
         else if (!rd_unicode(r, &cp))
             return false;
         else
-            w += put_utf8(w, cp); /* never longer than its escape */
+            w += dc_utf8_put(w, cp); /* never longer than its escape */
     }
 }
 

@@ -1,7 +1,8 @@
 /* core/include/dc/utf8.h -- UTF-8, once for every layer: the strict check of
  * RFC 3629 (https://www.rfc-editor.org/rfc/rfc3629#section-4) that request
  * bodies, logs, YAML output, the fleet reader and the probe's snapshot use; the
- * lenient decoder the JSON Schema validator matches characters with; and the
+ * lenient decoder the JSON Schema validator matches characters with; the
+ * encoder the JSON readers write a \u escape's code point with; and the
  * one character count (dc_utf8_count) of a workload's name, the schema's
  * minLength and maxLength and the CLI's table columns. Owned by core/. Header-only
  * (static inline), so probe/, which links nothing of core, uses it too.
@@ -134,6 +135,32 @@ static inline size_t dc_utf8_count(const char *s)
         n++;
     }
     return n;
+}
+
+/* Code point `cp` (at most U+10FFFF) written as UTF-8 at out, 1 to 4 bytes;
+ * returns how many. */
+static inline size_t dc_utf8_put(char *out, uint32_t cp)
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
 }
 
 #endif /* DC_UTF8_H */
