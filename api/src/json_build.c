@@ -56,22 +56,14 @@ static void jb_ws(struct jb *b)
     }
 }
 
-static unsigned jb_hex4(const unsigned char *p)
-{
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++)
-        v = v * 16 + (unsigned)dc_hex_digit(p[i]);
-    return v;
-}
-
 /* A \u escape (or a surrogate pair of them) at p as UTF-8 at *out; returns
  * the escape's length in the text. */
 static size_t jb_unicode(const unsigned char *p, unsigned char **out)
 {
-    uint32_t cp = jb_hex4(p + 2);
+    uint32_t cp = (uint32_t)dc_hex4((const char *)p + 2);
     size_t used = 6;
     if (cp >= 0xD800 && cp <= 0xDBFF) {
-        cp = 0x10000 + (((cp & 0x3FF) << 10) | (jb_hex4(p + 8) & 0x3FF));
+        cp = 0x10000 + (((cp & 0x3FF) << 10) | ((uint32_t)dc_hex4((const char *)p + 8) & 0x3FF));
         used = 12;
     }
     *out += dc_utf8_put((char *)*out, cp);

@@ -186,14 +186,7 @@ static long hex4(const struct scan *sc, size_t pos)
 {
     if (sc->len - pos < 4 || pos > sc->len)
         return -1;
-    long v = 0;
-    for (size_t i = 0; i < 4; i++) {
-        int h = dc_hex_digit((unsigned char)sc->s[pos + i]);
-        if (h < 0)
-            return -1;
-        v = v * 16 + h;
-    }
-    return v;
+    return dc_hex4((const char *)sc->s + pos);
 }
 
 /* A string starting at the opening quote; sc->pos ends past the closing one. */

@@ -149,27 +149,11 @@ static bool rd_eat(struct rd *r, char c)
     return false;
 }
 
-static int hex4(const char *p)
-{
-    int v = 0;
-    for (int k = 0; k < 4; k++) {
-        char c = p[k];
-        int d = c >= '0' && c <= '9'   ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                       : -1;
-        if (d < 0)
-            return -1;
-        v = v * 16 + d;
-    }
-    return v;
-}
-
 /* One \u escape (at r->i, past the backslash and the u) into *cp, a surrogate
  * pair read whole. */
 static bool rd_unicode(struct rd *r, uint32_t *cp)
 {
-    int hi = r->i + 4 <= r->len ? hex4(r->s + r->i) : -1;
+    int hi = r->i + 4 <= r->len ? dc_hex4(r->s + r->i) : -1;
     if (hi < 0)
         return rd_fail(r, "a \\u escape without four hex digits");
     r->i += 4;
@@ -182,7 +166,7 @@ static bool rd_unicode(struct rd *r, uint32_t *cp)
         return true;
     }
     int lo = r->i + 6 <= r->len && r->s[r->i] == '\\' && r->s[r->i + 1] == 'u'
-                 ? hex4(r->s + r->i + 2)
+                 ? dc_hex4(r->s + r->i + 2)
                  : -1;
     if (lo < 0xDC00 || lo > 0xDFFF)
         return rd_fail(r, "a high surrogate escape without its low half");

@@ -79,4 +79,18 @@ static inline int dc_hex_digit(int c)
     return -1;
 }
 
+/* The four hexadecimal digits at p (a JSON \u escape's) as a number, 0 to
+ * 0xFFFF, or -1 when one of them is not a hex digit. */
+static inline int dc_hex4(const char *p)
+{
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = dc_hex_digit((unsigned char)p[i]);
+        if (h < 0)
+            return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
 #endif /* DC_COMMON_H */
