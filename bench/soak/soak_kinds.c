@@ -726,4 +726,5 @@ const struct kind kinds[N_KINDS] = {
     {"header line of 40-60 KB", 3, 431, NULL, false, b_long_header, NULL},
     {"4000-5000 headers", 2, 431, NULL, false, b_many_headers, NULL},
     {"URI of 40-60 KB", 2, 414, NULL, false, b_long_uri, NULL},
-};_Static_assert(sizeof(kinds) / sizeof(kinds[0]) == N_KINDS, "N_KINDS counts the table");
+};
+_Static_assert(sizeof(kinds) / sizeof(kinds[0]) == N_KINDS, "N_KINDS counts the table");

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -34,12 +33,6 @@
 #include "harness.h"
 
 static cJSON *g_data; /* the ConfigMap's data: key -> file content */
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 static int load_configmap(void)
 {
@@ -157,7 +150,7 @@ static bool wait_new_version(struct server *s, const char *from, struct rules_vi
     for (int waited = 0; waited <= timeout_ms; waited += 50) {
         if (get_rules(s, v) && strcmp(v->version, from) != 0)
             return true;
-        sleep_ms(50);
+        h_sleep_ms(50);
     }
     return false;
 }

@@ -34,6 +34,11 @@ struct server {
 extern const char *h_binary;
 extern const char *h_source_dir;
 
+/* The monotonic clock in milliseconds, and a sleep of `ms` (waits in tests are
+ * bounded by these, never by the wall clock). */
+long h_now_ms(void);
+void h_sleep_ms(long ms);
+
 /* The start of every driver's main(argc, argv): expects `BINARY SOURCE_DIR`,
  * sets h_binary and h_source_dir, ignores SIGPIPE and starts libcurl. Returns 0,
  * or 2 after printing the usage. */

@@ -26,7 +26,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
 #include <arpa/inet.h>
@@ -53,19 +52,6 @@ static const char one_node_job[] = "{\"task\":\"training\",\"model\":{\"paramete
 static const char two_node_job[] = "{\"task\":\"training\",\"model\":{\"parameters\":7e10},"
                                    "\"constraints\":{\"deployment\":\"on-prem\","
                                    "\"max_accelerators\":16},\"prefer_available\":true}";
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 static int free_port(void)
 {
@@ -135,7 +121,7 @@ static cJSON *fleet(struct server *s)
 static cJSON *await_fleet(struct server *s, bool (*ok)(const cJSON *, const void *),
                           const void *arg, const char *what)
 {
-    long end = now_ms() + CAP_MS;
+    long end = h_now_ms() + CAP_MS;
     cJSON *last = NULL;
     for (;;) {
         cJSON *f = fleet(s);
@@ -147,14 +133,14 @@ static cJSON *await_fleet(struct server *s, bool (*ok)(const cJSON *, const void
             cJSON_Delete(last);
             last = f;
         }
-        if (now_ms() > end) {
+        if (h_now_ms() > end) {
             char *text = last != NULL ? cJSON_Print(last) : NULL;
             fprintf(stderr, "last GET /v1/fleet: %s\n", text != NULL ? text : "(503)");
             free(text);
             server_log_dump(s);
             fail_msg("GET /v1/fleet never showed %s within %d ms", what, CAP_MS);
         }
-        sleep_ms(POLL_MS);
+        h_sleep_ms(POLL_MS);
     }
 }
 
@@ -191,13 +177,13 @@ static double metric(struct server *s, const char *series)
 /* Poll GET /metrics until `series` reaches `at_least`. */
 static void await_metric(struct server *s, const char *series, double at_least)
 {
-    long end = now_ms() + CAP_MS;
+    long end = h_now_ms() + CAP_MS;
     while (metric(s, series) < at_least) {
-        if (now_ms() > end) {
+        if (h_now_ms() > end) {
             server_log_dump(s);
             fail_msg("%s never reached %g within %d ms", series, at_least, CAP_MS);
         }
-        sleep_ms(POLL_MS);
+        h_sleep_ms(POLL_MS);
     }
 }
 
@@ -234,7 +220,7 @@ static void prom_start(struct prom *p, const char *dir, const char *config)
         _exit(127);
     }
     struct server at = {.port = p->port};
-    long end = now_ms() + CAP_MS;
+    long end = h_now_ms() + CAP_MS;
     for (;;) {
         struct resp r;
         int st = 0;
@@ -246,9 +232,9 @@ static void prom_start(struct prom *p, const char *dir, const char *config)
         resp_free(&r);
         if (ready)
             return;
-        if (now_ms() > end)
+        if (h_now_ms() > end)
             fail_msg("prometheus not ready within %d ms (see %s)", CAP_MS, log);
-        sleep_ms(POLL_MS);
+        h_sleep_ms(POLL_MS);
     }
 }
 
@@ -258,14 +244,14 @@ static void prom_stop(struct prom *p)
         return;
     kill(p->pid, SIGTERM);
     int st = 0;
-    long end = now_ms() + CAP_MS;
+    long end = h_now_ms() + CAP_MS;
     while (waitpid(p->pid, &st, WNOHANG) != p->pid) {
-        if (now_ms() > end) {
+        if (h_now_ms() > end) {
             kill(p->pid, SIGKILL);
             waitpid(p->pid, &st, 0);
             break;
         }
-        sleep_ms(POLL_MS);
+        h_sleep_ms(POLL_MS);
     }
     p->pid = 0;
 }
@@ -426,9 +412,9 @@ static void test_prometheus(void **state)
     /* prefer_available: the one-node job's H100 configuration is free now (a whole
      * node); the two-node job's is not (one whole free node). */
     cJSON *rec = NULL;
-    for (long end = now_ms() + CAP_MS; rec == NULL || !named_free(rec); sleep_ms(POLL_MS)) {
+    for (long end = h_now_ms() + CAP_MS; rec == NULL || !named_free(rec); h_sleep_ms(POLL_MS)) {
         cJSON_Delete(rec);
-        if (now_ms() > end)
+        if (h_now_ms() > end)
             fail_msg("no recommendation named the free H100 within %d ms", CAP_MS);
         rec = recommend(&s, one_node_job);
     }
@@ -548,7 +534,7 @@ static void hostile(struct server *s, struct stub *prom, int status, const char 
              "accel_advisor_fleet_query_errors_total{source=\"agent\",kind=\"%s\"}", kind);
     double before = metric(s, series);
     stub_rule(prom, 0, "accel_advisor_probe_device_free", status, ctype, body, len, delay_ms);
-    for (long end = now_ms() + CAP_MS;; sleep_ms(POLL_MS)) {
+    for (long end = h_now_ms() + CAP_MS;; h_sleep_ms(POLL_MS)) {
         cJSON *f = fleet(s);
         assert_non_null(f);
         const cJSON *h100 = find(get(f, "accelerators"), "accelerator", "h100");
@@ -558,7 +544,7 @@ static void hostile(struct server *s, struct stub *prom, int status, const char 
         cJSON_Delete(f);
         if (strstr(last, why) != NULL && metric(s, series) >= before + 1)
             break;
-        if (now_ms() > end)
+        if (h_now_ms() > end)
             fail_msg("%s: no error counted saying \"%s\" within %d ms; last_error \"%s\"", kind,
                      why, CAP_MS, last);
     }
@@ -646,13 +632,13 @@ static void test_hostile(void **state)
 #endif
 
     /* A stalled Prometheus: the query times out, and answers do not wait for it. */
-    long stalled_end = now_ms() + CAP_MS;
+    long stalled_end = h_now_ms() + CAP_MS;
     stub_rule(&prom, 0, "accel_advisor_probe_device_free", 200, "application/json", good, len,
               60000);
     while (stub_held(&prom) == 0) {
-        if (now_ms() > stalled_end)
+        if (h_now_ms() > stalled_end)
             fail_msg("the service never asked the stalled Prometheus");
-        sleep_ms(POLL_MS);
+        h_sleep_ms(POLL_MS);
     }
     cJSON *rec = recommend(&s, one_node_job); /* while its query hangs */
     assert_non_null(rec_candidate(rec, "h100"));
@@ -846,7 +832,7 @@ static void test_warming_and_fleet_only(void **state)
     /* Empty again (the agents went away): empty, not warming. */
     stub_rule(&prom, 0, "accel_advisor_probe_device_free", 200, "application/json", EMPTY,
               strlen(EMPTY), 0);
-    for (long end = now_ms() + CAP_MS;; sleep_ms(POLL_MS)) {
+    for (long end = h_now_ms() + CAP_MS;; h_sleep_ms(POLL_MS)) {
         f = fleet(&s);
         bool empty = cJSON_GetArraySize(get(f, "accelerators")) == 0;
         bool warming = cJSON_IsTrue(get(f, "warming"));
@@ -855,7 +841,7 @@ static void test_warming_and_fleet_only(void **state)
             assert_false(warming);
             break;
         }
-        if (now_ms() > end)
+        if (h_now_ms() > end)
             fail_msg("GET /v1/fleet never emptied within %d ms", CAP_MS);
     }
     assert_true(metric(&s, "accel_advisor_fleet_warming") == 0);
