@@ -9,6 +9,7 @@
  * reference in its place. */
 #include "api/jsonw.h"
 
+#include "dc/decimal.h"
 #include "dc/numfmt.h"
 
 #include <float.h>
@@ -18,72 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const uint64_t pow10u[] = {1ull,
-                                  10ull,
-                                  100ull,
-                                  1000ull,
-                                  10000ull,
-                                  100000ull,
-                                  1000000ull,
-                                  10000000ull,
-                                  100000000ull,
-                                  1000000000ull,
-                                  10000000000ull,
-                                  100000000000ull,
-                                  1000000000000ull,
-                                  10000000000000ull,
-                                  100000000000000ull,
-                                  1000000000000000ull,
-                                  10000000000000000ull,
-                                  100000000000000000ull,
-                                  1000000000000000000ull,
-                                  10000000000000000000ull};
-
-static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,
-                               1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19};
-
-/* 10^k (0 <= k <= 22), each exact. */
-static double pow10_22(int k)
-{
-    static const double p[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+/* 10^k (0 <= k <= 22), each exact in a double. */
+static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    return p[k];
-}
-
-/* The digits 00 to 99, two a pair: the digits of a number are written two at
- * a time, from its end. */
-static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233"
-                            "34353637383940414243444546474849505152535455565758596061626364656667"
-                            "6869707172737475767778798081828384858687888990919293949596979899";
-
-/* How many decimal digits v has (1 for 0): from its bit length, t =
- * floor(bits * log10 2) (1233 / 4096 is close enough below 2^64) is the
- * count or one more, and one comparison settles which. */
-static size_t digit_count(uint64_t v)
-{
-    int bits = 64 - __builtin_clzll(v | 1);
-    size_t t = (size_t)((bits * 1233) >> 12);
-    return t + 1 - ((v | 1) < pow10u[t]);
-}
-
-/* The n decimal digits of v (n = digit_count(v)) at out. */
-static void put_digits(uint64_t v, size_t n, char *out)
-{
-    char *o = out + n;
-    while (v >= 100) {
-        uint64_t r = v % 100;
-        v /= 100;
-        o -= 2;
-        memcpy(o, pairs + 2 * r, 2);
-    }
-    if (v >= 10) {
-        o -= 2;
-        memcpy(o, pairs + 2 * v, 2);
-    } else {
-        *--o = (char)('0' + v);
-    }
-}
 
 /* cJSON 1.7's approximate equality used to accept "%1.15g". */
 static bool close_enough(double a, double b)
@@ -96,16 +35,16 @@ static bool close_enough(double a, double b)
  * terminated; returns its length. */
 static size_t put_scaled_digits(bool negative, uint64_t m, int k, char *buf)
 {
-    size_t nd = digit_count(m), n = 0, dec = (size_t)k;
+    size_t nd = dc_uint_digits(m), n = 0, dec = (size_t)k;
     if (negative)
         buf[n++] = '-';
     if (dec == 0) {
-        put_digits(m, nd, buf + n);
+        dc_uint_put(m, nd, buf + n);
         n += nd;
     } else if (nd > dec) {
         /* The digits one place on, then the integer part moved back over
          * the gap to leave it for the point. */
-        put_digits(m, nd, buf + n + 1);
+        dc_uint_put(m, nd, buf + n + 1);
         for (size_t i = 0; i < nd - dec; i++)
             buf[n + i] = buf[n + 1 + i];
         buf[n + nd - dec] = '.';
@@ -115,7 +54,7 @@ static size_t put_scaled_digits(bool negative, uint64_t m, int k, char *buf)
         buf[n++] = '.';
         for (size_t z = nd; z < dec; z++)
             buf[n++] = '0';
-        put_digits(m, nd, buf + n);
+        dc_uint_put(m, nd, buf + n);
         n += nd;
     }
     buf[n] = '\0';
@@ -156,17 +95,17 @@ __extension__ typedef unsigned __int128 u128;
  * *ex corrected by one, when the exponent guessed for it was one off. */
 static bool settle_digits(u128 q, u128 rem, u128 div, int p, uint64_t *digits, int *ex)
 {
-    if (q >= pow10u[p]) {
+    if (q >= dc_pow10u[p]) {
         ++*ex;
         return false;
     }
-    if (q < pow10u[p - 1]) {
+    if (q < dc_pow10u[p - 1]) {
         --*ex;
         return false;
     }
     q += rem * 2 > div || (rem * 2 == div && (q & 1));
-    if (q == pow10u[p]) { /* rounded up into the next decade */
-        q = pow10u[p - 1];
+    if (q == dc_pow10u[p]) { /* rounded up into the next decade */
+        q = dc_pow10u[p - 1];
         ++*ex;
     }
     *digits = (uint64_t)q;
@@ -191,7 +130,7 @@ static bool exact_digits(double a, int p, uint64_t *digits, int *e)
         int k = p - 1 - ex;
         if (k < 0 || k > 20)
             return false;
-        u128 x = (u128)f * pow10u[k < 19 ? k : 19] * (k == 20 ? 10u : 1u);
+        u128 x = (u128)f * dc_pow10u[k < 19 ? k : 19] * (k == 20 ? 10u : 1u);
         u128 div = (u128)1 << sh;
         if (settle_digits(x >> sh, x & (div - 1), div, p, digits, &ex)) {
             *e = ex;
@@ -221,7 +160,7 @@ static size_t put_exponent_form(bool negative, uint64_t mi, size_t nd, int x10, 
     size_t n = 0;
     if (negative)
         buf[n++] = '-';
-    put_digits(mi, nd, buf + n + 1);
+    dc_uint_put(mi, nd, buf + n + 1);
     buf[n] = buf[n + 1];
     if (nd > 1) {
         buf[n + 1] = '.';
@@ -257,7 +196,7 @@ static bool exact_digits_large(double a, int p, uint64_t *digits, int *e)
         if (k < -1 || k > 19 || up < -3 || up > 60)
             return false;
         u128 num = ((u128)f << (up > 0 ? up : 0)) * (k < 0 ? 10u : 1u);
-        u128 div = (u128)pow10u[k < 0 ? 0 : k] << (up < 0 ? -up : 0);
+        u128 div = (u128)dc_pow10u[k < 0 ? 0 : k] << (up < 0 ? -up : 0);
         if (settle_digits(num / div, num % div, div, p, digits, &ex)) {
             *e = ex;
             return true;
@@ -283,7 +222,7 @@ static size_t large_g(double d, char *buf)
     uint64_t m = m15;
     int e = e15;
     size_t nd = 15;
-    if (!close_enough((double)m15 * pow10_22(e15 - 14), a)) {
+    if (!close_enough((double)m15 * pow10[e15 - 14], a)) {
         if (!exact_digits_large(a, 17, &m17, &e17))
             return 0;
         if (e17 < 17)
@@ -369,7 +308,7 @@ static size_t short_exponent(double d, char *buf)
     if (!(x < 1e7))
         return 0;
     double m = round_whole(x);
-    double p = k <= 22 ? pow10_22(k) : 0;
+    double p = k <= 22 ? pow10[k] : 0;
     if (m == 0 || p == 0 || m / p != a)
         return 0;
     uint64_t mi = (uint64_t)m;
@@ -377,7 +316,7 @@ static size_t short_exponent(double d, char *buf)
         mi /= 10u;
         k--;
     }
-    size_t nd = digit_count(mi);
+    size_t nd = dc_uint_digits(mi);
     int x10 = (int)nd - 1 - k; /* the decimal exponent, below -4 */
     if (x10 >= -4)
         return 0;
@@ -407,10 +346,10 @@ __attribute__((noinline)) static size_t number_general(double d, char *buf, size
     /* Integers below 10^15: "%1.15g" prints their digits. */
     if (a < 1e15 && (double)(uint64_t)a == a && cap > 17) {
         uint64_t v = (uint64_t)a;
-        size_t n = 0, nd = digit_count(v);
+        size_t n = 0, nd = dc_uint_digits(v);
         if (d < 0)
             buf[n++] = '-';
-        put_digits(v, nd, buf + n);
+        dc_uint_put(v, nd, buf + n);
         buf[n + nd] = '\0';
         return n + nd;
     }
@@ -452,7 +391,7 @@ __attribute__((noinline)) static size_t number_general(double d, char *buf, size
  * reach the cache. */
 static size_t put_four_digits(bool negative, unsigned m, int s, char *buf)
 {
-    const char *h = pairs + 2 * (m / 100), *l = pairs + 2 * (m % 100);
+    const char *h = dc_digit_pairs + 2 * (m / 100), *l = dc_digit_pairs + 2 * (m % 100);
     char d0 = h[0], d1 = h[1], d2 = l[0], d3 = l[1];
     /* Digits shown: trailing zeros past the point dropped (d0 is not one). */
     int keep = d3 != '0' ? 4 : d2 != '0' ? 3 : d1 != '0' ? 2 : 1;
@@ -503,15 +442,15 @@ size_t api_json_number(double d, char *buf, size_t cap)
             buf[0] = (char)('0' + v);
             n = 1;
         } else if (v < 100) {
-            memcpy(buf, pairs + 2 * v, 2);
+            memcpy(buf, dc_digit_pairs + 2 * v, 2);
             n = 2;
         } else if (v < 1000) {
             buf[0] = (char)('0' + v / 100);
-            memcpy(buf + 1, pairs + 2 * (v % 100), 2);
+            memcpy(buf + 1, dc_digit_pairs + 2 * (v % 100), 2);
             n = 3;
         } else {
-            memcpy(buf, pairs + 2 * (v / 100), 2);
-            memcpy(buf + 2, pairs + 2 * (v % 100), 2);
+            memcpy(buf, dc_digit_pairs + 2 * (v / 100), 2);
+            memcpy(buf + 2, dc_digit_pairs + 2 * (v % 100), 2);
             n = 4;
         }
         buf[n] = '\0';
@@ -547,11 +486,11 @@ size_t api_json_number_sig(double d, int digits, char *buf, size_t cap)
         if (mi >= 1000 && mi <= 9999 && s >= 0 && s <= 7)
             return put_four_digits(d < 0, (unsigned)mi, s, buf);
         if (s < 0) {
-            size_t nd = digit_count(mi), zeros = (size_t)-s;
+            size_t nd = dc_uint_digits(mi), zeros = (size_t)-s;
             if (nd + zeros <= 15) {
                 if (d < 0)
                     buf[n++] = '-';
-                put_digits(mi, nd, buf + n);
+                dc_uint_put(mi, nd, buf + n);
                 memcpy(buf + n + nd, "000000000000000", 16); /* the zeros; buf has room */
                 n += nd + zeros;
                 buf[n] = '\0';
@@ -563,7 +502,7 @@ size_t api_json_number_sig(double d, int digits, char *buf, size_t cap)
                 s--;
             }
             /* From 1e-4 on "%1.15g" is in fixed notation: m >= 10^(s - 4). */
-            if (s < 4 || mi >= pow10u[s - 4])
+            if (s < 4 || mi >= dc_pow10u[s - 4])
                 return put_scaled_digits(d < 0, mi, s, buf);
         }
     }

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dc/decimal.h"
 #include "dc/utf8.h"
 
 /* Set once in main before any thread starts, read-only afterwards. */
@@ -221,25 +222,12 @@ void svc_log_str(struct svc_log_line *l, const char *k, const char *val)
         json_str(l, val);
 }
 
-/* "%llu" of `v` into b (at least 21 bytes), NUL-terminated. */
-static void uint_text(unsigned long long v, char *b)
-{
-    char d[20], *p = d + sizeof(d);
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    size_t n = (size_t)(d + sizeof(d) - p);
-    memcpy(b, p, n);
-    b[n] = '\0';
-}
-
 /* "%lld" of `v` into b (at least 22 bytes), NUL-terminated. */
 static void int_text(long long v, char *b)
 {
     if (v < 0)
         *b++ = '-';
-    uint_text(v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, b);
+    dc_uint_text(v < 0 ? 0ull - (uint64_t)v : (uint64_t)v, b);
 }
 
 void svc_log_int(struct svc_log_line *l, const char *k, long long val)
@@ -252,7 +240,7 @@ void svc_log_int(struct svc_log_line *l, const char *k, long long val)
 void svc_log_uint(struct svc_log_line *l, const char *k, unsigned long long val)
 {
     char b[32];
-    uint_text(val, b);
+    dc_uint_text(val, b);
     literal_field(l, k, b);
 }
 

@@ -118,16 +118,10 @@ size_t dc__fixed_put(double a, int decimals, int keep, bool group, char *out, si
     return len > 0 ? strlen(out) : 0;
 }
 
-size_t dc__uint_text(uint64_t v, char out[static 21])
+size_t dc_uint_text(uint64_t v, char out[static 21])
 {
-    char rev[20];
-    size_t n = 0;
-    do {
-        rev[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    for (size_t i = 0; i < n; i++)
-        out[i] = rev[n - 1 - i];
+    size_t n = dc_uint_digits(v);
+    dc_uint_put(v, n, out);
     out[n] = '\0';
     return n;
 }

@@ -150,7 +150,7 @@ static size_t lc_push(struct lc *c, const char *tok)
 static size_t lc_push_index(struct lc *c, size_t i)
 {
     char buf[21];
-    dc__uint_text(i, buf);
+    dc_uint_text(i, buf);
     return lc_push(c, buf);
 }
 

@@ -261,7 +261,7 @@ static size_t lg_fmt_num(double x, char *buf)
         return n + 8;
     }
     if (x < 9007199254740992.0 && x == floor(x))
-        return n + dc__uint_text((uint64_t)x, buf + n);
+        return n + dc_uint_text((uint64_t)x, buf + n);
 
     char tmp[40];
     for (int prec = 1;; prec++) {
@@ -309,8 +309,8 @@ static size_t lg_fmt_num(double x, char *buf)
         long ex = point - 1;
         buf[n++] = 'e';
         buf[n++] = ex < 0 ? '-' : '+';
-        char ed[21]; /* at most 3 digits, but dc__uint_text asks 21 bytes of room */
-        size_t ek = dc__uint_text((uint64_t)(ex < 0 ? -ex : ex), ed);
+        char ed[21]; /* at most 3 digits, but dc_uint_text asks 21 bytes of room */
+        size_t ek = dc_uint_text((uint64_t)(ex < 0 ? -ex : ex), ed);
         memcpy(buf + n, ed, ek);
         n += ek;
     }

@@ -107,8 +107,8 @@ const char *dc_shape_format(const struct dc_accelerator *a, const struct dc_shap
      * arguments and pieces cost three times the copying). */
     const char *name = a->short_name != NULL ? a->short_name : a->id;
     char units[21], per_unit[21];
-    size_t nu = dc__uint_text(s->units, units);
-    size_t np = dc__uint_text(s->per_unit, per_unit);
+    size_t nu = dc_uint_text(s->units, units);
+    size_t np = dc_uint_text(s->per_unit, per_unit);
     if (s->slice == NULL && buf != NULL) {
         size_t nn = strlen(name);
         if (nu + np + nn + 4 < len) {

@@ -2,7 +2,7 @@
 # twice from the same source, once against the product's libraries alone and
 # once with tests/unit/api/reference_fmt.c ahead of them, whose printf-family
 # definitions of the digit and text primitives (api_json_number,
-# dc__fixed_put, dc__uint_text, dc__textf) take the place of the product's:
+# dc__fixed_put, dc_uint_text, dc__textf) take the place of the product's:
 # their files hold nothing else, so the archives' copies are never pulled in,
 # and everything else (the rules, the decision, the texts, the writer's order)
 # is the same code. body_identical.sh compares the two dumps of the decision

@@ -69,7 +69,7 @@ size_t dc__fixed_put(double a, int decimals, int keep, bool group, char *out, si
     return len > 0 ? strlen(out) : 0;
 }
 
-size_t dc__uint_text(uint64_t v, char out[static 21])
+size_t dc_uint_text(uint64_t v, char out[static 21])
 {
     return (size_t)snprintf(out, 21, "%" PRIu64, v);
 }

@@ -3,7 +3,9 @@
  * held to), and the properties the texts rely on: a number formats alike
  * before and after the JSON's rounding to 4 significant digits, rounding is
  * idempotent, and nothing the formatters write has an exponent; and the
- * fixed text under them (digits.h) against printf's "%.*f" on many values. */
+ * fixed text under them (digits.h) against printf's "%.*f" on many values,
+ * and a whole number's digits (dc/decimal.h) against its "%" PRIu64. */
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
+#include "dc/decimal.h"
 #include "dc/numfmt.h"
 #include "digits.h"
 #include "read_file.h"
@@ -371,6 +374,45 @@ static void fixed_text_matches_printf(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* A whole number's digits (dc/decimal.h) against printf's "%" PRIu64: every
+ * power of ten and its neighbours (where the digit count changes), the ends
+ * of the range, and a spread of values from a fixed generator. */
+static void check_uint(uint64_t v)
+{
+    char want[32], got[32], put[32];
+    snprintf(want, sizeof(want), "%" PRIu64, v);
+    memset(got, 'x', sizeof(got));
+    size_t n = dc_uint_text(v, got);
+    assert_int_equal(n, strlen(want));
+    assert_string_equal(got, want);
+    assert_int_equal(dc_uint_digits(v), n);
+    memset(put, 'x', sizeof(put));
+    dc_uint_put(v, n, put + 1);
+    assert_memory_equal(put + 1, want, n);
+    assert_true(put[0] == 'x' && put[n + 1] == 'x'); /* nothing written outside */
+}
+
+static void uint_text_matches_printf(void **state)
+{
+    (void)state;
+    check_uint(0);
+    check_uint(UINT64_MAX);
+    check_uint(UINT64_MAX - 1);
+    for (int k = 0; k < 20; k++) {
+        uint64_t p = dc_pow10u[k];
+        check_uint(p - 1);
+        check_uint(p);
+        check_uint(p + 1);
+    }
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 100000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        check_uint(x >> (i % 64)); /* every length, not only 19 and 20 digits */
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -381,6 +423,7 @@ int main(void)
         cmocka_unit_test(repeated_figures),
         cmocka_unit_test(kept_texts_are_made_texts),
         cmocka_unit_test(fixed_text_matches_printf),
+        cmocka_unit_test(uint_text_matches_printf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
