@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "dc/logic.h"
+#include "logic_q.h"
 #include "read_file.h"
 
 #ifndef AA_CONFORMANCE_DIR
@@ -21,39 +22,6 @@
 #define SUITE_PATH AA_CONFORMANCE_DIR "/jsonlogic/tests.json"
 /* tests.json is about 15 KB; anything far larger is not the suite. */
 #define SUITE_MAX_BYTES (16u << 20)
-
-/* Deep equality of JSON values: numbers by value, objects as key sets. */
-static bool json_equal(const cJSON *a, const cJSON *b)
-{
-    if (cJSON_IsBool(a) || cJSON_IsBool(b))
-        return cJSON_IsBool(a) && cJSON_IsBool(b) && cJSON_IsTrue(a) == cJSON_IsTrue(b);
-    if ((a->type & 0xFF) != (b->type & 0xFF))
-        return false;
-    if (cJSON_IsNumber(a))
-        return a->valuedouble == b->valuedouble;
-    if (cJSON_IsString(a))
-        return strcmp(a->valuestring, b->valuestring) == 0;
-    if (cJSON_IsArray(a)) {
-        const cJSON *x = a->child;
-        const cJSON *y = b->child;
-        for (; x != NULL && y != NULL; x = x->next, y = y->next) {
-            if (!json_equal(x, y))
-                return false;
-        }
-        return x == NULL && y == NULL;
-    }
-    if (cJSON_IsObject(a)) {
-        if (cJSON_GetArraySize(a) != cJSON_GetArraySize(b))
-            return false;
-        for (const cJSON *x = a->child; x != NULL; x = x->next) {
-            const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
-            if (y == NULL || !json_equal(x, y))
-                return false;
-        }
-        return true;
-    }
-    return true; /* null */
-}
 
 static void print_failure(int index, const cJSON *rule, const cJSON *data, const char *what)
 {

@@ -1,5 +1,6 @@
 /* tests/support/logic_q.h -- JSON written with single quotes, for the JSONLogic
- * tests' tables (no escaping in C), and a deep comparison of two JSON values. */
+ * tests' tables (no escaping in C), and the deep comparison of two JSON values
+ * that they and the public JSONLogic suite (tests/conformance/jsonlogic.c) use. */
 #ifndef AA_TEST_LOGIC_Q_H
 #define AA_TEST_LOGIC_Q_H
 
@@ -30,6 +31,7 @@ static inline cJSON *q2json(const char *text)
     return j;
 }
 
+/* Deep equality of JSON values: numbers by value, objects as key sets. */
 static inline bool json_equal(const cJSON *a, const cJSON *b)
 {
     if (cJSON_IsBool(a) || cJSON_IsBool(b))
@@ -40,18 +42,26 @@ static inline bool json_equal(const cJSON *a, const cJSON *b)
         return a->valuedouble == b->valuedouble;
     if (cJSON_IsString(a))
         return strcmp(a->valuestring, b->valuestring) == 0;
-    if (cJSON_IsArray(a) || cJSON_IsObject(a)) {
-        if (cJSON_GetArraySize(a) != cJSON_GetArraySize(b))
-            return false;
+    if (cJSON_IsArray(a)) {
+        const cJSON *x = a->child;
         const cJSON *y = b->child;
-        for (const cJSON *x = a->child; x != NULL; x = x->next, y = y->next) {
-            const cJSON *other =
-                cJSON_IsObject(a) ? cJSON_GetObjectItemCaseSensitive(b, x->string) : y;
-            if (other == NULL || !json_equal(x, other))
+        for (; x != NULL && y != NULL; x = x->next, y = y->next) {
+            if (!json_equal(x, y))
                 return false;
         }
+        return x == NULL && y == NULL;
     }
-    return true;
+    if (cJSON_IsObject(a)) {
+        if (cJSON_GetArraySize(a) != cJSON_GetArraySize(b))
+            return false;
+        for (const cJSON *x = a->child; x != NULL; x = x->next) {
+            const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
+            if (y == NULL || !json_equal(x, y))
+                return false;
+        }
+        return true;
+    }
+    return true; /* null */
 }
 
 #endif
