@@ -188,48 +188,57 @@ static int print_result(const struct dc_result *res, const struct dc_explanation
     return rc == DC_OK ? 0 : 2;
 }
 
-int cmd_recommend(int argc, char **argv)
-{
+/* What the command line asks of a run. */
+struct recommend_args {
     struct svc_probe_settings ps;
-    svc_probe_settings_init(&ps);
-    bool probe = false;
-    const char *rules = NULL;
-    struct svc_document_edit model = {NULL, NULL};
-    struct svc_output_opts output = {SVC_OUTPUT_JSON, false, false, NULL};
-    bool prefer = false;
-    bool why_not = false;
-    struct api_view view = {false, 0, API_FRONTIER_DEFAULT};
+    bool probe;   /* --probe */
+    bool prefer;  /* --prefer-available */
+    bool why_not; /* --why-not */
+    const char *rules;
+    const char *file; /* the workload; NULL with --model alone */
+    struct svc_document_edit model;
+    struct svc_output_opts output;
+    struct api_view view;
+};
+
+/* Reads argv into *a. Returns -1 when the run goes on, otherwise its exit
+ * status: 0 after --help, 2 after a message. */
+static int parse_args(int argc, char **argv, struct recommend_args *a)
+{
+    *a = (struct recommend_args){.output = {SVC_OUTPUT_JSON, false, false, NULL},
+                                 .view = {false, 0, API_FRONTIER_DEFAULT}};
+    svc_probe_settings_init(&a->ps);
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", cmd_recommend_options, NULL)) != -1) {
-        if (svc_probe_settings_option(&ps, c, optarg))
+        if (svc_probe_settings_option(&a->ps, c, optarg))
             continue;
         switch (c) {
         case 'b':
-            probe = true;
+            a->probe = true;
             break;
         case 'r':
-            rules = optarg;
+            a->rules = optarg;
             break;
         case 'm':
-            model = (struct svc_document_edit){set_model_name, optarg};
+            a->model = (struct svc_document_edit){set_model_name, optarg};
             break;
         case 'o':
         case 'p':
         case 'H':
-            if (!svc_output_option("recommend", c, optarg, SVC_OUTPUT_NAMED, &output))
+            if (!svc_output_option("recommend", c, optarg, SVC_OUTPUT_NAMED, &a->output))
                 return 2;
             break;
         case 'a':
-            prefer = true;
+            a->prefer = true;
             break;
         case 'w':
-            why_not = true;
+            a->why_not = true;
             break;
         case 0x100:
         case 0x101:
         case 0x102:
-            if (!view_option(c, optarg, &view))
+            if (!view_option(c, optarg, &a->view))
                 return 2;
             break;
         case 'h':
@@ -242,53 +251,35 @@ int cmd_recommend(int argc, char **argv)
         }
     }
     /* --model alone: that model served, every other field at its default. */
-    const char *file = optind == argc - 1 ? argv[optind] : "--model";
-    if (optind != argc - 1 && !(optind == argc && model.apply != NULL)) {
+    if (optind != argc - 1 && !(optind == argc && a->model.apply != NULL)) {
         help(stderr);
         return 2;
     }
-    if (prefer && !probe) {
+    a->file = optind == argc - 1 ? argv[optind] : NULL;
+    if (a->prefer && !a->probe) {
         fprintf(stderr, "recommend: --prefer-available needs --probe\n");
         return 2;
     }
+    return -1;
+}
+
+/* The decision of a checked `workload` under `rs`, with this host's
+ * availability when a->probe, explained as the server explains it and printed
+ * as a->output asks. Returns the exit status: 0, 1 when the core refuses the
+ * workload, 2 on any other failure (after a message). */
+static int decide_and_print(const struct recommend_args *a, const char *file, const dc_ruleset *rs,
+                            const cJSON *workload)
+{
     int status = 2;
-    char *text = NULL;
-    size_t len = 0;
-    cJSON *workload = NULL;
-    dc_ruleset *rs = NULL;
     struct dc_result *res = NULL;
     struct dc_explanation *expl = NULL;
     const struct probe_snapshot *snap = NULL;
     struct dc_availability *avail = NULL;
     size_t n_avail = 0;
-    struct dc_diags diags;
-    dc_diags_init(&diags);
-    struct dc_error rerr;
-    if (optind == argc) {
-        text = strdup("{\"task\":\"inference\"}");
-        len = text != NULL ? strlen(text) : 0;
-    } else if (svc_read_input(file, SVC_MAX_INPUT_BYTES, &text, &len, &rerr) != DC_OK) {
-        fprintf(stderr, "recommend: %s\n", rerr.msg);
-        goto out;
-    }
-    if (svc_ruleset_load(rules, &rs, &diags) != DC_OK) {
-        fprintf(stderr, "recommend: the rule set %s does not load:\n",
-                rules != NULL ? rules : "(embedded)");
-        svc_print_diags(stderr, &diags);
-        goto out;
-    }
-    if (text == NULL) {
-        fprintf(stderr, "recommend: out of memory\n");
-        goto out;
-    }
-    status = check_workload(rs, file, text, len, &model, &workload);
-    if (status != 0)
-        goto out;
-    status = 2;
     struct dc_error err;
     dc_error_clear(&err);
-    if (probe) {
-        if (svc_inventory_probe_once(rs, &ps, &snap, &err) != DC_OK) {
+    if (a->probe) {
+        if (svc_inventory_probe_once(rs, &a->ps, &snap, &err) != DC_OK) {
             fprintf(stderr, "recommend: probe: %s\n", err.msg);
             goto out;
         }
@@ -301,8 +292,8 @@ int cmd_recommend(int argc, char **argv)
      * would make one, so no document carries an empty request_id. */
     char request_id[SVC_REQUEST_ID_GENERATED_LEN + 1];
     svc_request_id_generate(request_id);
-    struct dc_recommend_opts ropts = {.prefer_available = prefer,
-                                      .probe_enabled = probe,
+    struct dc_recommend_opts ropts = {.prefer_available = a->prefer,
+                                      .probe_enabled = a->probe,
                                       .availability = avail,
                                       .n_availability = n_avail,
                                       .request_id = request_id};
@@ -320,12 +311,13 @@ int cmd_recommend(int argc, char **argv)
     /* The same explanations the server computes, without its wall-clock cap:
      * the evaluation budget alone keeps a run of the CLI reproducible. */
     struct dc_explain_opts eopts = {
-        res->workload.explain | (why_not ? DC_EXPLAIN_CHANGES | DC_EXPLAIN_ROBUSTNESS : 0u), 0, 0};
+        res->workload.explain | (a->why_not ? DC_EXPLAIN_CHANGES | DC_EXPLAIN_ROBUSTNESS : 0u), 0,
+        0};
     if (eopts.kinds != 0 && dc_explain(rs, workload, &ropts, res, &eopts, &expl, &err) != DC_OK) {
         fprintf(stderr, "recommend: %s\n", err.msg);
         goto out;
     }
-    if (print_result(res, expl, &output, &view) != 0)
+    if (print_result(res, expl, &a->output, &a->view) != 0)
         goto out;
     status = fflush(stdout) == 0 ? 0 : 2;
 out:
@@ -333,6 +325,45 @@ out:
     dc_result_free(res);
     free(avail);
     probe_snapshot_release(snap);
+    return status;
+}
+
+int cmd_recommend(int argc, char **argv)
+{
+    struct recommend_args a;
+    int status = parse_args(argc, argv, &a);
+    if (status >= 0)
+        return status;
+    status = 2;
+    const char *file = a.file != NULL ? a.file : "--model";
+    char *text = NULL;
+    size_t len = 0;
+    cJSON *workload = NULL;
+    dc_ruleset *rs = NULL;
+    struct dc_diags diags;
+    dc_diags_init(&diags);
+    struct dc_error rerr;
+    if (a.file == NULL) {
+        text = strdup("{\"task\":\"inference\"}");
+        len = text != NULL ? strlen(text) : 0;
+    } else if (svc_read_input(file, SVC_MAX_INPUT_BYTES, &text, &len, &rerr) != DC_OK) {
+        fprintf(stderr, "recommend: %s\n", rerr.msg);
+        goto out;
+    }
+    if (svc_ruleset_load(a.rules, &rs, &diags) != DC_OK) {
+        fprintf(stderr, "recommend: the rule set %s does not load:\n",
+                a.rules != NULL ? a.rules : "(embedded)");
+        svc_print_diags(stderr, &diags);
+        goto out;
+    }
+    if (text == NULL) {
+        fprintf(stderr, "recommend: out of memory\n");
+        goto out;
+    }
+    status = check_workload(rs, file, text, len, &a.model, &workload);
+    if (status == 0)
+        status = decide_and_print(&a, file, rs, workload);
+out:
     cJSON_Delete(workload);
     dc_ruleset_release(rs);
     dc_diags_cleanup(&diags);
