@@ -397,6 +397,297 @@ static bool scrape_requests_total(uint64_t *by_code, uint64_t *total)
 
 /* ---- one pass --------------------------------------------------------------------------- */
 
+/* What one pass did and measured, for its report and verdict. */
+struct pass {
+    struct worker *ws;
+    pthread_t sampler;
+    /* The marks: the warm-up one, then opt_marks more up to the end. */
+    unsigned n_marks;
+    uint64_t *bounds;              /* the requests sent by each mark */
+    long *rss_m, *fds_m, *cache_m; /* at each mark; cache -1 when off */
+    long rss0, fds0;               /* before the first request */
+    long level_start, level_end;   /* rss_levels() */
+    bool levels;
+    double t_run, wall;
+    /* Totals of the clients, and what the server says. */
+    uint64_t sent, failures, app_total, s5xx;
+    uint64_t status[MAX_STATUS], app_status[MAX_STATUS];
+    uint64_t *ksent, *kfail;
+    uint64_t m_by_code[MAX_STATUS], m_total;
+    bool scraped, alive;
+    int exit_status;
+};
+
+/* The clients and the sampler, started, waiting at the start barrier. */
+static void start_clients(struct pass *p)
+{
+    p->ws = calloc(opt_clients, sizeof(*p->ws));
+    for (unsigned t = 0; t < opt_clients; t++) {
+        p->ws[t].id = t;
+        rh_init(&p->ws[t].conn, srv.port);
+        p->ws[t].kind_sent = calloc(N_KINDS, sizeof(uint64_t));
+        p->ws[t].kind_failed = calloc(N_KINDS, sizeof(uint64_t));
+    }
+    pthread_barrier_init(&start_barrier, NULL, opt_clients + 1);
+    pthread_barrier_init(&done_barrier, NULL, opt_clients + 1);
+    atomic_store(&finished, false);
+    atomic_store(&total_failures, 0);
+    mark_scrapes = 0;
+    for (unsigned t = 0; t < opt_clients; t++)
+        pthread_create(&p->ws[t].thread, NULL, worker_main, &p->ws[t]);
+    n_samples = 0;
+    atomic_store(&sampler_stop, false);
+    atomic_store(&next_index, 0);
+    pass_t0 = now_s();
+    pthread_create(&p->sampler, NULL, sampler_main, NULL);
+}
+
+/* The requests, phase by phase, each mark taken with every client connection
+ * closed and the server settled. */
+static void run_marks(struct pass *p)
+{
+    p->n_marks = opt_marks + 1;
+    p->bounds = calloc(p->n_marks, sizeof(uint64_t));
+    p->rss_m = calloc(p->n_marks, sizeof(long));
+    p->fds_m = calloc(p->n_marks, sizeof(long));
+    p->cache_m = calloc(p->n_marks, sizeof(long));
+    settle(&p->rss0, &p->fds0);
+    uint64_t mark = opt_requests * opt_warmup_pct / 100;
+    for (unsigned k = 0; k < p->n_marks; k++)
+        p->bounds[k] = mark + (opt_requests - mark) * k / opt_marks;
+    for (unsigned ph = 0; ph < p->n_marks; ph++) {
+        atomic_store(&next_index, ph == 0 ? 0 : p->bounds[ph - 1]);
+        phase_end = p->bounds[ph];
+        double t0 = now_s();
+        pthread_barrier_wait(&start_barrier);
+        pthread_barrier_wait(&done_barrier);
+        p->t_run += now_s() - t0;
+        settle(&p->rss_m[ph], &p->fds_m[ph]);
+        /* Then (after RSS and descriptors are read) the response cache's size,
+         * which accounts for part of any move of RSS. */
+        char *m = scrape();
+        p->cache_m[ph] = gauge(m, "accel_advisor_recommendation_cache_bytes");
+        mark_scrapes += m != NULL;
+        free(m);
+        char cache_text[48] = "off";
+        if (p->cache_m[ph] >= 0)
+            snprintf(cache_text, sizeof(cache_text), "%ld KiB", p->cache_m[ph] / 1024);
+        printf("  mark %-8s %9" PRIu64 " requests: RSS %6ld KiB, %3ld fds (no client "
+               "connection open), response cache %s\n",
+               ph == 0                ? "warm-up"
+               : ph + 1 == p->n_marks ? "end"
+                                      : "",
+               p->bounds[ph], p->rss_m[ph], p->fds_m[ph], cache_text);
+        fflush(stdout);
+    }
+    p->levels = rss_levels(p->rss_m, p->n_marks, &p->level_start, &p->level_end);
+}
+
+/* The clients and the sampler, ended. */
+static void stop_clients(struct pass *p)
+{
+    atomic_store(&finished, true);
+    pthread_barrier_wait(&start_barrier);
+    for (unsigned t = 0; t < opt_clients; t++)
+        pthread_join(p->ws[t].thread, NULL);
+    atomic_store(&sampler_stop, true);
+    pthread_join(p->sampler, NULL);
+}
+
+/* The clients' counts added up. */
+static void sum_totals(struct pass *p)
+{
+    p->ksent = calloc(N_KINDS, sizeof(uint64_t));
+    p->kfail = calloc(N_KINDS, sizeof(uint64_t));
+    for (unsigned t = 0; t < opt_clients; t++) {
+        const struct worker *w = &p->ws[t];
+        p->sent += w->sent;
+        p->failures += w->failures;
+        for (int s = 0; s < MAX_STATUS; s++) {
+            p->status[s] += w->status[s];
+            p->app_status[s] += w->app_status[s];
+        }
+        for (size_t k = 0; k < N_KINDS; k++) {
+            p->ksent[k] += w->kind_sent[k];
+            p->kfail[k] += w->kind_failed[k];
+        }
+    }
+    p->app_status[200] += mark_scrapes; /* the scrapes at the marks */
+    for (int s = 0; s < MAX_STATUS; s++) {
+        p->app_total += p->app_status[s];
+        if (s >= 500)
+            p->s5xx += p->status[s];
+    }
+}
+
+/* Whether the descriptors were the same at every mark. */
+static bool fds_flat(const struct pass *p)
+{
+    for (unsigned k = 0; k < p->n_marks; k++) {
+        if (p->fds_m[k] != p->fds_m[0] || p->fds_m[k] < 0)
+            return false;
+    }
+    return true;
+}
+
+/* The marks' and the samples' memory and descriptors. */
+static void print_memory(const struct pass *p)
+{
+    unsigned last = p->n_marks - 1;
+    printf("  RSS          %ld KiB at start, %ld KiB at %u%% (warm-up), %ld KiB at the end: "
+           "%+ld KiB (tolerance %ld)\n",
+           p->rss0, p->rss_m[0], opt_warmup_pct, p->rss_m[last], p->rss_m[last] - p->rss_m[0],
+           opt_rss_tol_kib);
+    if (p->levels)
+        printf("  RSS level    %ld KiB over the first three marks, %ld KiB over the last three "
+               "(medians): %+ld KiB (tolerance %ld)\n",
+               p->level_start, p->level_end, p->level_end - p->level_start, opt_rss_tol_kib);
+    if (p->cache_m[0] >= 0 && p->cache_m[last] >= 0)
+        printf("  cache        %ld KiB at %u%%, %ld KiB at the end: %+ld KiB\n",
+               p->cache_m[0] / 1024, opt_warmup_pct, p->cache_m[last] / 1024,
+               (p->cache_m[last] - p->cache_m[0]) / 1024);
+    long lo = p->rss_m[0], hi = p->rss_m[0];
+    for (unsigned k = 0; k < p->n_marks; k++) {
+        lo = p->rss_m[k] < lo ? p->rss_m[k] : lo;
+        hi = p->rss_m[k] > hi ? p->rss_m[k] : hi;
+    }
+    if (p->n_marks > 2)
+        printf("  marks        %u after the warm-up: RSS %ld..%ld KiB\n", opt_marks, lo, hi);
+    bool flat = fds_flat(p);
+    printf("  fds          %ld at start, %ld at %u%%, %ld at the end%s\n", p->fds0, p->fds_m[0],
+           opt_warmup_pct, p->fds_m[last],
+           flat ? (p->n_marks > 2 ? " (the same at every mark)" : "")
+                : " (NOT the same at every mark)");
+    long rmin = -1, rmax = -1, fmin = -1, fmax = -1;
+    for (size_t s = 0; s < n_samples; s++) {
+        if (rmin < 0 || samples[s].rss_kib < rmin)
+            rmin = samples[s].rss_kib;
+        if (samples[s].rss_kib > rmax)
+            rmax = samples[s].rss_kib;
+        if (fmin < 0 || samples[s].fds < fmin)
+            fmin = samples[s].fds;
+        if (samples[s].fds > fmax)
+            fmax = samples[s].fds;
+    }
+    if (n_samples > 0)
+        printf("  under load   %zu samples every %u s: RSS %ld..%ld KiB, fds %ld..%ld\n", n_samples,
+               opt_sample_s, rmin, rmax, fmin, fmax);
+}
+
+/* What the pass sent and got, its memory, the server's log and metrics. */
+static void print_report(const struct pass *p)
+{
+    printf("  requests     %" PRIu64 " in %.1f s: %.0f requests/s (%u client connections)\n",
+           p->sent, p->t_run, (double)p->sent / p->t_run, opt_clients);
+    printf("  statuses    ");
+    for (int s = 0; s < MAX_STATUS; s++) {
+        if (p->status[s] > 0)
+            printf(" %d: %" PRIu64, s, p->status[s]);
+    }
+    printf("\n  kinds (sent, failed):\n");
+    for (size_t k = 0; k < N_KINDS; k++)
+        printf("    %-38s %3d %9" PRIu64 " %4" PRIu64 "\n", kinds[k].name, kinds[k].status,
+               p->ksent[k], p->kfail[k]);
+    print_memory(p);
+    printf("  access log   %" PRIu64 " request lines, the final scrape included (%" PRIu64
+           " without a status, %" PRIu64 " 5xx, %" PRIu64 " with an outcome), %" PRIu64
+           " error lines\n",
+           (uint64_t)atomic_load(&logst.requests), (uint64_t)atomic_load(&logst.status0),
+           (uint64_t)atomic_load(&logst.s5xx), (uint64_t)atomic_load(&logst.outcomes),
+           (uint64_t)atomic_load(&logst.errors));
+    printf("  metrics      accel_advisor_http_requests_total %" PRIu64
+           ", service responses received %" PRIu64 " (%" PRIu64 " of them scrapes at the marks)\n",
+           p->m_total, p->app_total, mark_scrapes);
+    printf("  shutdown     SIGTERM: exit status %d\n", p->exit_status);
+}
+
+/* The pass's verdict: each failure said in a FAIL line. */
+static bool verdict(const struct pass *p)
+{
+    bool ok = true;
+    if (p->failures > 0) {
+        ok = false;
+        printf("FAIL: %" PRIu64 " requests failed; the first ones:\n", p->failures);
+        for (unsigned t = 0; t < opt_clients; t++) {
+            for (unsigned f = 0; f < p->ws[t].n_failure; f++)
+                printf("  %s\n", p->ws[t].failure[f]);
+        }
+    }
+    if (p->sent != opt_requests) {
+        ok = false;
+        printf("FAIL: %" PRIu64 " requests sent, want %" PRIu64 "\n", p->sent, opt_requests);
+    }
+    if (p->s5xx > 0 || atomic_load(&logst.s5xx) > 0) {
+        ok = false;
+        printf("FAIL: 5xx responses\n");
+    }
+    if (atomic_load(&logst.errors) > 0) {
+        ok = false;
+        printf("FAIL: the server logged errors\n");
+    }
+    if (!p->alive || p->exit_status != 0) {
+        ok = false;
+        printf("FAIL: the server %s (exit status %d)\n", p->alive ? "did not stop cleanly" : "died",
+               p->exit_status);
+    }
+    long moved = p->level_end - p->level_start;
+    if (opt_rss_tol_kib >= 0 && (moved > opt_rss_tol_kib || -moved > opt_rss_tol_kib)) {
+        ok = false;
+        printf("FAIL: resident memory moved %+ld KiB after the warm-up%s (tolerance %ld KiB)\n",
+               moved, p->levels ? " (median of the last three marks against the first three)" : "",
+               opt_rss_tol_kib);
+    }
+    if (!fds_flat(p)) {
+        ok = false;
+        printf("FAIL: open file descriptors %ld at the warm-up mark, %ld at the end (and not "
+               "the same at every mark)\n",
+               p->fds_m[0], p->fds_m[p->n_marks - 1]);
+    }
+    if (!p->scraped) {
+        ok = false;
+        printf("FAIL: GET /metrics at the end failed\n");
+    } else {
+        for (int s = 0; s < MAX_STATUS; s++) {
+            if (p->m_by_code[s] != p->app_status[s]) {
+                ok = false;
+                printf("FAIL: the server counted %" PRIu64 " responses %d, the clients got %" PRIu64
+                       "\n",
+                       p->m_by_code[s], s, p->app_status[s]);
+            }
+        }
+    }
+    /* The server has exited: its log is complete, the final scrape included. */
+    if (atomic_load(&logst.requests) != p->app_total + 1 || atomic_load(&logst.status0) != 0) {
+        ok = false;
+        printf("FAIL: %" PRIu64 " access-log lines (%" PRIu64 " without a status) for %" PRIu64
+               " service responses and the final scrape\n",
+               (uint64_t)atomic_load(&logst.requests), (uint64_t)atomic_load(&logst.status0),
+               p->app_total);
+    }
+    return ok;
+}
+
+static void free_pass(struct pass *p)
+{
+    for (unsigned t = 0; t < opt_clients; t++) {
+        rh_free(&p->ws[t].conn);
+        rh_buf_free(&p->ws[t].req);
+        rh_buf_free(&p->ws[t].body);
+        free(p->ws[t].kind_sent);
+        free(p->ws[t].kind_failed);
+    }
+    free(p->ws);
+    free(p->ksent);
+    free(p->kfail);
+    free(p->bounds);
+    free(p->rss_m);
+    free(p->fds_m);
+    free(p->cache_m);
+    free(p);
+    pthread_barrier_destroy(&start_barrier);
+    pthread_barrier_destroy(&done_barrier);
+}
+
 static bool run_pass(const char *label, const char *cache_entries)
 {
     const char *args[] = {"--threads",
@@ -423,247 +714,28 @@ static bool run_pass(const char *label, const char *cache_entries)
            opt_server_threads, (int)srv.pid, srv.port);
     fflush(stdout);
 
-    struct worker *ws = calloc(opt_clients, sizeof(*ws));
-    for (unsigned t = 0; t < opt_clients; t++) {
-        ws[t].id = t;
-        rh_init(&ws[t].conn, srv.port);
-        ws[t].kind_sent = calloc(N_KINDS, sizeof(uint64_t));
-        ws[t].kind_failed = calloc(N_KINDS, sizeof(uint64_t));
+    struct pass *p = calloc(1, sizeof(*p));
+    if (p == NULL) {
+        fprintf(stderr, "soak: out of memory\n");
+        server_stop(&srv, SIGTERM);
+        return false;
     }
-    pthread_barrier_init(&start_barrier, NULL, opt_clients + 1);
-    pthread_barrier_init(&done_barrier, NULL, opt_clients + 1);
-    atomic_store(&finished, false);
-    atomic_store(&total_failures, 0);
-    mark_scrapes = 0;
-    for (unsigned t = 0; t < opt_clients; t++)
-        pthread_create(&ws[t].thread, NULL, worker_main, &ws[t]);
-    n_samples = 0;
-    atomic_store(&sampler_stop, false);
-    atomic_store(&next_index, 0);
-    pass_t0 = now_s();
-    pthread_t sampler;
-    pthread_create(&sampler, NULL, sampler_main, NULL);
-
-    /* Marks: the warm-up one, then opt_marks more up to the end, each taken with
-     * every client connection closed and the server settled. */
-    unsigned n_marks = opt_marks + 1;
-    uint64_t *bounds = calloc(n_marks, sizeof(uint64_t));
-    long *rss_m = calloc(n_marks, sizeof(long)), *fds_m = calloc(n_marks, sizeof(long));
-    long *cache_m = calloc(n_marks, sizeof(long));
-    long rss0, fds0;
-    settle(&rss0, &fds0);
-    uint64_t mark = opt_requests * opt_warmup_pct / 100;
-    for (unsigned k = 0; k < n_marks; k++)
-        bounds[k] = mark + (opt_requests - mark) * k / opt_marks;
-    double t_start = now_s(), t_run = 0;
-    for (unsigned ph = 0; ph < n_marks; ph++) {
-        atomic_store(&next_index, ph == 0 ? 0 : bounds[ph - 1]);
-        phase_end = bounds[ph];
-        double t0 = now_s();
-        pthread_barrier_wait(&start_barrier);
-        pthread_barrier_wait(&done_barrier);
-        t_run += now_s() - t0;
-        settle(&rss_m[ph], &fds_m[ph]);
-        /* Then (after RSS and descriptors are read) the response cache's size,
-         * which accounts for part of any move of RSS. */
-        char *m = scrape();
-        cache_m[ph] = gauge(m, "accel_advisor_recommendation_cache_bytes");
-        mark_scrapes += m != NULL;
-        free(m);
-        char cache_text[48] = "off";
-        if (cache_m[ph] >= 0)
-            snprintf(cache_text, sizeof(cache_text), "%ld KiB", cache_m[ph] / 1024);
-        printf("  mark %-8s %9" PRIu64 " requests: RSS %6ld KiB, %3ld fds (no client "
-               "connection open), response cache %s\n",
-               ph == 0             ? "warm-up"
-               : ph + 1 == n_marks ? "end"
-                                   : "",
-               bounds[ph], rss_m[ph], fds_m[ph], cache_text);
-        fflush(stdout);
-    }
-    long rss_mark = rss_m[0], fds_mark = fds_m[0], cache_mark = cache_m[0];
-    long rss_end = rss_m[n_marks - 1], fds_end = fds_m[n_marks - 1];
-    long level_start = 0, level_end = 0;
-    bool levels = rss_levels(rss_m, n_marks, &level_start, &level_end);
-    long cache_end = cache_m[n_marks - 1];
-    atomic_store(&finished, true);
-    pthread_barrier_wait(&start_barrier);
-    for (unsigned t = 0; t < opt_clients; t++)
-        pthread_join(ws[t].thread, NULL);
-    atomic_store(&sampler_stop, true);
-    pthread_join(sampler, NULL);
-    double wall = now_s() - t_start;
-
-    /* Totals. */
-    uint64_t sent = 0, failures = 0, status[MAX_STATUS] = {0}, app_status[MAX_STATUS] = {0};
-    uint64_t *ksent = calloc(N_KINDS, sizeof(uint64_t)), *kfail = calloc(N_KINDS, sizeof(uint64_t));
-    for (unsigned t = 0; t < opt_clients; t++) {
-        sent += ws[t].sent;
-        failures += ws[t].failures;
-        for (int s = 0; s < MAX_STATUS; s++) {
-            status[s] += ws[t].status[s];
-            app_status[s] += ws[t].app_status[s];
-        }
-        for (size_t k = 0; k < N_KINDS; k++) {
-            ksent[k] += ws[t].kind_sent[k];
-            kfail[k] += ws[t].kind_failed[k];
-        }
-    }
-    app_status[200] += mark_scrapes; /* the scrapes at the marks */
-    uint64_t app_total = 0, s5xx = 0;
-    for (int s = 0; s < MAX_STATUS; s++) {
-        app_total += app_status[s];
-        if (s >= 500)
-            s5xx += status[s];
-    }
-
-    uint64_t m_by_code[MAX_STATUS], m_total = 0;
-    bool scraped = scrape_requests_total(m_by_code, &m_total);
-    bool alive = server_alive();
-    if (failures > 0 || s5xx > 0 || atomic_load(&logst.errors) > 0 || !alive)
+    start_clients(p);
+    double t_start = now_s();
+    run_marks(p);
+    stop_clients(p);
+    p->wall = now_s() - t_start;
+    sum_totals(p);
+    p->scraped = scrape_requests_total(p->m_by_code, &p->m_total);
+    p->alive = server_alive();
+    if (p->failures > 0 || p->s5xx > 0 || atomic_load(&logst.errors) > 0 || !p->alive)
         server_log_dump(&srv); /* its lines other than the access log */
-    int exit_status = server_stop(&srv, SIGTERM);
-
-    /* Report. */
-    bool ok = true;
-    printf("  requests     %" PRIu64 " in %.1f s: %.0f requests/s (%u client connections)\n", sent,
-           t_run, (double)sent / t_run, opt_clients);
-    printf("  statuses    ");
-    for (int s = 0; s < MAX_STATUS; s++) {
-        if (status[s] > 0)
-            printf(" %d: %" PRIu64, s, status[s]);
-    }
-    printf("\n  kinds (sent, failed):\n");
-    for (size_t k = 0; k < N_KINDS; k++)
-        printf("    %-38s %3d %9" PRIu64 " %4" PRIu64 "\n", kinds[k].name, kinds[k].status,
-               ksent[k], kfail[k]);
-    printf("  RSS          %ld KiB at start, %ld KiB at %u%% (warm-up), %ld KiB at the end: "
-           "%+ld KiB (tolerance %ld)\n",
-           rss0, rss_mark, opt_warmup_pct, rss_end, rss_end - rss_mark, opt_rss_tol_kib);
-    if (levels)
-        printf("  RSS level    %ld KiB over the first three marks, %ld KiB over the last three "
-               "(medians): %+ld KiB (tolerance %ld)\n",
-               level_start, level_end, level_end - level_start, opt_rss_tol_kib);
-    if (cache_mark >= 0 && cache_end >= 0)
-        printf("  cache        %ld KiB at %u%%, %ld KiB at the end: %+ld KiB\n", cache_mark / 1024,
-               opt_warmup_pct, cache_end / 1024, (cache_end - cache_mark) / 1024);
-    long mark_rss_min = rss_m[0], mark_rss_max = rss_m[0];
-    bool fds_flat = true;
-    for (unsigned k = 0; k < n_marks; k++) {
-        mark_rss_min = rss_m[k] < mark_rss_min ? rss_m[k] : mark_rss_min;
-        mark_rss_max = rss_m[k] > mark_rss_max ? rss_m[k] : mark_rss_max;
-        fds_flat = fds_flat && fds_m[k] == fds_m[0] && fds_m[k] >= 0;
-    }
-    if (n_marks > 2)
-        printf("  marks        %u after the warm-up: RSS %ld..%ld KiB\n", opt_marks, mark_rss_min,
-               mark_rss_max);
-    printf("  fds          %ld at start, %ld at %u%%, %ld at the end%s\n", fds0, fds_mark,
-           opt_warmup_pct, fds_end,
-           fds_flat ? (n_marks > 2 ? " (the same at every mark)" : "")
-                    : " (NOT the same at every mark)");
-    long rmin = -1, rmax = -1, fmin = -1, fmax = -1;
-    for (size_t s = 0; s < n_samples; s++) {
-        if (rmin < 0 || samples[s].rss_kib < rmin)
-            rmin = samples[s].rss_kib;
-        if (samples[s].rss_kib > rmax)
-            rmax = samples[s].rss_kib;
-        if (fmin < 0 || samples[s].fds < fmin)
-            fmin = samples[s].fds;
-        if (samples[s].fds > fmax)
-            fmax = samples[s].fds;
-    }
-    if (n_samples > 0)
-        printf("  under load   %zu samples every %u s: RSS %ld..%ld KiB, fds %ld..%ld\n", n_samples,
-               opt_sample_s, rmin, rmax, fmin, fmax);
-    printf("  access log   %" PRIu64 " request lines, the final scrape included (%" PRIu64
-           " without a status, %" PRIu64 " 5xx, %" PRIu64 " with an outcome), %" PRIu64
-           " error lines\n",
-           (uint64_t)atomic_load(&logst.requests), (uint64_t)atomic_load(&logst.status0),
-           (uint64_t)atomic_load(&logst.s5xx), (uint64_t)atomic_load(&logst.outcomes),
-           (uint64_t)atomic_load(&logst.errors));
-    printf("  metrics      accel_advisor_http_requests_total %" PRIu64
-           ", service responses received %" PRIu64 " (%" PRIu64 " of them scrapes at the marks)\n",
-           m_total, app_total, mark_scrapes);
-    printf("  shutdown     SIGTERM: exit status %d\n", exit_status);
-
-    if (failures > 0) {
-        ok = false;
-        printf("FAIL: %" PRIu64 " requests failed; the first ones:\n", failures);
-        for (unsigned t = 0; t < opt_clients; t++) {
-            for (unsigned f = 0; f < ws[t].n_failure; f++)
-                printf("  %s\n", ws[t].failure[f]);
-        }
-    }
-    if (sent != opt_requests) {
-        ok = false;
-        printf("FAIL: %" PRIu64 " requests sent, want %" PRIu64 "\n", sent, opt_requests);
-    }
-    if (s5xx > 0 || atomic_load(&logst.s5xx) > 0) {
-        ok = false;
-        printf("FAIL: 5xx responses\n");
-    }
-    if (atomic_load(&logst.errors) > 0) {
-        ok = false;
-        printf("FAIL: the server logged errors\n");
-    }
-    if (!alive || exit_status != 0) {
-        ok = false;
-        printf("FAIL: the server %s (exit status %d)\n", alive ? "did not stop cleanly" : "died",
-               exit_status);
-    }
-    if (opt_rss_tol_kib >= 0 &&
-        (level_end - level_start > opt_rss_tol_kib || level_start - level_end > opt_rss_tol_kib)) {
-        ok = false;
-        printf("FAIL: resident memory moved %+ld KiB after the warm-up%s (tolerance %ld KiB)\n",
-               level_end - level_start,
-               levels ? " (median of the last three marks against the first three)" : "",
-               opt_rss_tol_kib);
-    }
-    if (!fds_flat) {
-        ok = false;
-        printf("FAIL: open file descriptors %ld at the warm-up mark, %ld at the end (and not "
-               "the same at every mark)\n",
-               fds_mark, fds_end);
-    }
-    if (!scraped) {
-        ok = false;
-        printf("FAIL: GET /metrics at the end failed\n");
-    } else {
-        for (int s = 0; s < MAX_STATUS; s++) {
-            if (m_by_code[s] != app_status[s]) {
-                ok = false;
-                printf("FAIL: the server counted %" PRIu64 " responses %d, the clients got %" PRIu64
-                       "\n",
-                       m_by_code[s], s, app_status[s]);
-            }
-        }
-    }
-    /* The server has exited: its log is complete, the final scrape included. */
-    if (atomic_load(&logst.requests) != app_total + 1 || atomic_load(&logst.status0) != 0) {
-        ok = false;
-        printf("FAIL: %" PRIu64 " access-log lines (%" PRIu64 " without a status) for %" PRIu64
-               " service responses and the final scrape\n",
-               (uint64_t)atomic_load(&logst.requests), (uint64_t)atomic_load(&logst.status0),
-               app_total);
-    }
-    printf("  result       %s (%.1f s)\n", ok ? "PASS" : "FAIL", wall);
+    p->exit_status = server_stop(&srv, SIGTERM);
+    print_report(p);
+    bool ok = verdict(p);
+    printf("  result       %s (%.1f s)\n", ok ? "PASS" : "FAIL", p->wall);
     fflush(stdout);
-    for (unsigned t = 0; t < opt_clients; t++) {
-        rh_free(&ws[t].conn);
-        rh_buf_free(&ws[t].req);
-        rh_buf_free(&ws[t].body);
-        free(ws[t].kind_sent);
-        free(ws[t].kind_failed);
-    }
-    free(ws);
-    free(ksent);
-    free(kfail);
-    free(bounds);
-    free(rss_m);
-    free(fds_m);
-    free(cache_m);
-    pthread_barrier_destroy(&start_barrier);
-    pthread_barrier_destroy(&done_barrier);
+    free_pass(p);
     return ok;
 }
 
