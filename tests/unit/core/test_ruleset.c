@@ -168,7 +168,8 @@ static void expect_prices_edit(const char *from, const char *to, const char *exp
     free(pr);
 }
 
-/* prices.yaml: every field checked, with file:line and the accelerator. */
+/* prices.yaml: every field of an offer checked, with file:line and the
+ * accelerator (the TPU, unpriced entries and limits follow). */
 static void test_price_errors(void **state)
 {
     (void)state;
@@ -258,6 +259,13 @@ static void test_price_errors(void **state)
                        "    source: https://example.com/q\n    confidence: low\n"
                        "    spot: {usd_per_hour: 1, as_of: \"2025-01\"}\n",
                        "prices.yaml:11: gpu-z: unknown accelerator \"gpu-z\"");
+}
+
+/* prices.yaml: a TPU priced per chip, and unpriced entries (why a part has no
+ * price, part-wide or on one provider). */
+static void test_price_tpu_and_unpriced(void **state)
+{
+    (void)state;
     /* A TPU is priced per chip, without an instance size. */
     expect_prices_edit("hardware: []\n",
                        "  - accelerator: tpu-b\n    provider: gcp\n    region: us-central1\n"
@@ -338,6 +346,13 @@ static void test_price_errors(void **state)
                        "unpriced:\n  - {accelerator: gpu-a, provider: gcp, reason: a, checked: "
                        "[]}\nhardware: []\n",
                        "prices.yaml:12: gpu-a: \"checked\" must name the sources looked at");
+}
+
+/* prices.yaml: the named limits of unpriced entries, hardware list prices, and
+ * what the catalog may not hold. */
+static void test_price_limits(void **state)
+{
+    (void)state;
     /* A reason is quoted whole in a recommendation: it has a named limit. */
     char reason[DC_RULESET_MAX_UNPRICED_REASON + 2], entry[sizeof(reason) + 200], want[96];
     memset(reason, 'x', sizeof(reason) - 1);
@@ -1049,14 +1064,24 @@ static void test_load_embedded(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_load_ok),         cmocka_unit_test(test_version_is_canonical),
-        cmocka_unit_test(test_rule_errors),     cmocka_unit_test(test_catalog_and_sizing_errors),
-        cmocka_unit_test(test_shape_errors),    cmocka_unit_test(test_param_errors),
-        cmocka_unit_test(test_issue17_errors),  cmocka_unit_test(test_price_errors),
-        cmocka_unit_test(test_capacity_errors), cmocka_unit_test(test_buying_catalog_errors),
-        cmocka_unit_test(test_capacity_limit),  cmocka_unit_test(test_bad_arguments_and_limits),
-        cmocka_unit_test(test_load_dir),        cmocka_unit_test(test_load_dir_entries),
-        cmocka_unit_test(test_default_rules),   cmocka_unit_test(test_load_embedded),
+        cmocka_unit_test(test_load_ok),
+        cmocka_unit_test(test_version_is_canonical),
+        cmocka_unit_test(test_rule_errors),
+        cmocka_unit_test(test_catalog_and_sizing_errors),
+        cmocka_unit_test(test_shape_errors),
+        cmocka_unit_test(test_param_errors),
+        cmocka_unit_test(test_issue17_errors),
+        cmocka_unit_test(test_price_errors),
+        cmocka_unit_test(test_price_tpu_and_unpriced),
+        cmocka_unit_test(test_price_limits),
+        cmocka_unit_test(test_capacity_errors),
+        cmocka_unit_test(test_buying_catalog_errors),
+        cmocka_unit_test(test_capacity_limit),
+        cmocka_unit_test(test_bad_arguments_and_limits),
+        cmocka_unit_test(test_load_dir),
+        cmocka_unit_test(test_load_dir_entries),
+        cmocka_unit_test(test_default_rules),
+        cmocka_unit_test(test_load_embedded),
     };
     return cmocka_run_group_tests_name("ruleset", tests, NULL, NULL);
 }
