@@ -374,10 +374,12 @@ static void join(char *buf, const char *dir, const char *rel)
     FUZZ_CHECK(n > 0 && n < PATH_MAX, "path %s/%s too long", dir, rel);
 }
 
-static void probe_fake_host(const struct field *f)
+/* The fake host's three trees under g_base/host (sys, dev and proc, each
+ * PATH_MAX bytes), its one PCI device's files written from the fields.
+ * Returns the device directory's name. */
+static const char *build_fake_host(const struct field *f, char *sys, char *dev, char *proc)
 {
-    char root[PATH_MAX], sys[PATH_MAX], dev[PATH_MAX], proc[PATH_MAX], path[PATH_MAX];
-    char devices[PATH_MAX], pcidir[PATH_MAX], fd[PATH_MAX];
+    char root[PATH_MAX], path[PATH_MAX], devices[PATH_MAX], pcidir[PATH_MAX], fd[PATH_MAX];
     join(root, g_base, "host");
     rm_tree(root);
     make_dir(root);
@@ -423,21 +425,76 @@ static void probe_fake_host(const struct field *f)
     join(fd, path, "fd");
     make_dir(fd);
     write_link(fd, "3", &f[F_FD_LINK]);
+    return name;
+}
 
-    struct probe_config cfg = {
-        .sysfs_root = sys,
-        .dev_root = dev,
-        .proc_root = proc,
-        .nvml_mode = PROBE_NVML_OFF,
-        .ids = ids,
-        .n_ids = sizeof(ids) / sizeof(ids[0]),
-    };
-    const struct probe_snapshot *snap = NULL;
-    struct dc_error err;
-    dc_error_clear(&err);
-    enum dc_status rc = probe_run(&cfg, &snap, &err);
-    FUZZ_CHECK(rc == DC_OK && snap != NULL, "probe_run: %s: %s", dc_status_name(rc), err.msg);
+/* An AMD device's memory and utilisation against its files (a total the
+ * catalog gives when the file does not). */
+static void check_amd(const struct field *f, const struct probe_device *d,
+                      const struct probe_pci_id *id)
+{
+    uint64_t total = 0, used = 0, busy = 0;
+    bool total_ok = attr_u64(&f[F_VRAM_TOTAL], &total);
+    bool has_total = total_ok || (id != NULL && id->memory_bytes > 0);
+    if (!total_ok && has_total)
+        total = id->memory_bytes;
+    bool used_ok = attr_u64(&f[F_VRAM_USED], &used) && !(has_total && used > total);
+    bool busy_ok = attr_u64(&f[F_BUSY], &busy) && busy <= 100;
+    FUZZ_CHECK(d->has_memory_total == has_total && (!has_total || d->memory_total_bytes == total),
+               "memory total %d %llu, expected %d %llu", (int)d->has_memory_total,
+               (unsigned long long)d->memory_total_bytes, (int)has_total,
+               (unsigned long long)total);
+    FUZZ_CHECK(d->has_memory_used == used_ok && (!used_ok || d->memory_used_bytes == used),
+               "memory used %d %llu, expected %d %llu", (int)d->has_memory_used,
+               (unsigned long long)d->memory_used_bytes, (int)used_ok, (unsigned long long)used);
+    FUZZ_CHECK(d->has_utilization == busy_ok && (!busy_ok || d->utilization_percent == busy),
+               "utilisation %d %u, expected %d %llu", (int)d->has_utilization,
+               d->utilization_percent, (int)busy_ok, (unsigned long long)busy);
+}
 
+/* A TPU's generation, node and holder against its files. */
+static void check_tpu(const struct field *f, const struct probe_device *d,
+                      const struct probe__tpu_generation *gen)
+{
+    /* The chip's node: accel<index> for v2-v4, vfio/<IOMMU group> for v5e on
+     * (index 0 when the group link is unusable). A holder is a process
+     * whose fd link (read into 64 bytes) names that node. */
+    FUZZ_CHECK(d->index == 0, "TPU index %d", d->index);
+    FUZZ_CHECK(d->generation != NULL && strcmp(d->generation, gen->name) == 0,
+               "generation %s, expected %s", d->generation != NULL ? d->generation : "(null)",
+               gen->name);
+    unsigned long node = 0;
+    const struct field *io = &f[F_IOMMU];
+    if (gen->kind == PROBE_TPU_NODE_VFIO && link_usable(io)) {
+        const char *base = strrchr(io->p, '/');
+        base = base != NULL ? base + 1 : io->p;
+        uint64_t g = 0;
+        if (ref_u64(base, strlen(base), &g) && g <= (uint64_t)LONG_MAX)
+            node = (unsigned long)g;
+    }
+    bool held = false;
+    const struct field *fl = &f[F_FD_LINK];
+    if (link_usable(fl)) {
+        char target[TPU_LINK_MAX];
+        snprintf(target, sizeof(target), "%s", fl->p);
+        int kind = -1;
+        unsigned long num = 0;
+        held = ref_tpu_node(target, &kind, &num) && kind == (int)gen->kind && num == node;
+    }
+    FUZZ_CHECK(d->in_use == (held ? PROBE_IN_USE_YES : PROBE_IN_USE_NO),
+               "TPU in_use %d, expected held %d (node %lu)", (int)d->in_use, (int)held, node);
+    FUZZ_CHECK(held ? (d->n_pids == 1 && d->pids[0] == HOLDER_PID) : d->n_pids == 0,
+               "TPU holders: %zu pids", d->n_pids);
+    bool node_exists = node == 0;
+    FUZZ_CHECK(d->n_nodes == (node_exists ? 1u : 0u), "TPU nodes %zu, node %lu exists %d",
+               d->n_nodes, node, (int)node_exists);
+}
+
+/* The snapshot's device (or its absence) against what the reference parsers
+ * read from the files. */
+static void check_device(const struct field *f, const char *name, const struct probe_config *cfg,
+                         const struct probe_snapshot *snap)
+{
     /* What the files say, by the reference parsers. */
     struct probe_pci_addr addr;
     char canon[PROBE_PCI_ADDRESS_SIZE];
@@ -477,69 +534,24 @@ static void probe_fake_host(const struct field *f)
         FUZZ_CHECK(d->vendor != NULL && d->family != NULL && d->name != NULL,
                    "device without vendor, family or name");
         const struct probe_pci_id *id =
-            probe__ids_lookup(&cfg, (uint16_t)vendor, (uint16_t)device, sub_ok, (uint16_t)sub);
+            probe__ids_lookup(cfg, (uint16_t)vendor, (uint16_t)device, sub_ok, (uint16_t)sub);
         FUZZ_CHECK(d->unknown == (id == NULL) &&
                        (id == NULL || strcmp(d->catalog_id, id->catalog_id) == 0),
                    "catalog id %s, table says %s", d->catalog_id != NULL ? d->catalog_id : "(null)",
                    id != NULL ? id->catalog_id : "(none)");
-        if (vendor == PROBE_PCI_VENDOR_AMD) {
-            uint64_t total = 0, used = 0, busy = 0;
-            bool total_ok = attr_u64(&f[F_VRAM_TOTAL], &total);
-            bool has_total = total_ok || (id != NULL && id->memory_bytes > 0);
-            if (!total_ok && has_total)
-                total = id->memory_bytes;
-            bool used_ok = attr_u64(&f[F_VRAM_USED], &used) && !(has_total && used > total);
-            bool busy_ok = attr_u64(&f[F_BUSY], &busy) && busy <= 100;
-            FUZZ_CHECK(d->has_memory_total == has_total &&
-                           (!has_total || d->memory_total_bytes == total),
-                       "memory total %d %llu, expected %d %llu", (int)d->has_memory_total,
-                       (unsigned long long)d->memory_total_bytes, (int)has_total,
-                       (unsigned long long)total);
-            FUZZ_CHECK(d->has_memory_used == used_ok && (!used_ok || d->memory_used_bytes == used),
-                       "memory used %d %llu, expected %d %llu", (int)d->has_memory_used,
-                       (unsigned long long)d->memory_used_bytes, (int)used_ok,
-                       (unsigned long long)used);
-            FUZZ_CHECK(d->has_utilization == busy_ok &&
-                           (!busy_ok || d->utilization_percent == busy),
-                       "utilisation %d %u, expected %d %llu", (int)d->has_utilization,
-                       d->utilization_percent, (int)busy_ok, (unsigned long long)busy);
-        }
-        if (gen != NULL) {
-            /* The chip's node: accel<index> for v2-v4, vfio/<IOMMU group> for v5e on
-             * (index 0 when the group link is unusable). A holder is a process
-             * whose fd link (read into 64 bytes) names that node. */
-            FUZZ_CHECK(d->index == 0, "TPU index %d", d->index);
-            FUZZ_CHECK(d->generation != NULL && strcmp(d->generation, gen->name) == 0,
-                       "generation %s, expected %s",
-                       d->generation != NULL ? d->generation : "(null)", gen->name);
-            unsigned long node = 0;
-            const struct field *io = &f[F_IOMMU];
-            if (gen->kind == PROBE_TPU_NODE_VFIO && link_usable(io)) {
-                const char *base = strrchr(io->p, '/');
-                base = base != NULL ? base + 1 : io->p;
-                uint64_t g = 0;
-                if (ref_u64(base, strlen(base), &g) && g <= (uint64_t)LONG_MAX)
-                    node = (unsigned long)g;
-            }
-            bool held = false;
-            const struct field *fl = &f[F_FD_LINK];
-            if (link_usable(fl)) {
-                char target[TPU_LINK_MAX];
-                snprintf(target, sizeof(target), "%s", fl->p);
-                int kind = -1;
-                unsigned long num = 0;
-                held = ref_tpu_node(target, &kind, &num) && kind == (int)gen->kind && num == node;
-            }
-            FUZZ_CHECK(d->in_use == (held ? PROBE_IN_USE_YES : PROBE_IN_USE_NO),
-                       "TPU in_use %d, expected held %d (node %lu)", (int)d->in_use, (int)held,
-                       node);
-            FUZZ_CHECK(held ? (d->n_pids == 1 && d->pids[0] == HOLDER_PID) : d->n_pids == 0,
-                       "TPU holders: %zu pids", d->n_pids);
-            bool node_exists = node == 0;
-            FUZZ_CHECK(d->n_nodes == (node_exists ? 1u : 0u), "TPU nodes %zu, node %lu exists %d",
-                       d->n_nodes, node, (int)node_exists);
-        }
+        if (vendor == PROBE_PCI_VENDOR_AMD)
+            check_amd(f, d, id);
+        if (gen != NULL)
+            check_tpu(f, d, gen);
     }
+}
+
+/* The snapshot's warnings, its JSON (which must parse back) and its tables. */
+static void check_outputs(const struct probe_snapshot *snap)
+{
+    struct dc_error err;
+    dc_error_clear(&err);
+    enum dc_status rc;
     for (size_t i = 0; i < snap->n_warnings; i++)
         FUZZ_CHECK(snap->warnings[i] != NULL && snap->warnings[i][0] != '\0', "empty warning %zu",
                    i);
@@ -563,7 +575,30 @@ static void probe_fake_host(const struct field *f)
         FUZZ_CHECK(rc == DC_OK, "probe_snapshot_format_table: %s", dc_status_name(rc));
     }
     fclose(null);
+}
+
+static void probe_fake_host(const struct field *f)
+{
+    char sys[PATH_MAX], dev[PATH_MAX], proc[PATH_MAX], root[PATH_MAX];
+    const char *name = build_fake_host(f, sys, dev, proc);
+    struct probe_config cfg = {
+        .sysfs_root = sys,
+        .dev_root = dev,
+        .proc_root = proc,
+        .nvml_mode = PROBE_NVML_OFF,
+        .ids = ids,
+        .n_ids = sizeof(ids) / sizeof(ids[0]),
+    };
+    const struct probe_snapshot *snap = NULL;
+    struct dc_error err;
+    dc_error_clear(&err);
+    enum dc_status rc = probe_run(&cfg, &snap, &err);
+    FUZZ_CHECK(rc == DC_OK && snap != NULL, "probe_run: %s: %s", dc_status_name(rc), err.msg);
+
+    check_device(f, name, &cfg, snap);
+    check_outputs(snap);
     probe_snapshot_release(snap);
+    join(root, g_base, "host");
     rm_tree(root);
 }
 
