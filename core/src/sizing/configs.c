@@ -8,8 +8,10 @@
  * and the exact counts that first meet the deadline (or default target) and
  * min_run_hours. Serving tries replica sizes from the fewest chips that hold
  * the weights, and for each the largest batch the latency target allows and a
- * few smaller ones, with the replicas the request rate needs. Every search is
- * bounded by a named limit, whatever the workload asks. */
+ * few smaller ones, with the replicas the request rate needs; where no size
+ * meets the latency target, the cheapest whose step is within the rules'
+ * near_miss_tolerance of the fastest (near_pick). Every search is bounded by a
+ * named limit, whatever the workload asks. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -630,7 +632,8 @@ static void near_refine(const struct serve_search *q, double near_ms, struct dc_
  * with the fastest step (`best`, by cmp_config while no step is near) is the
  * nearest miss of the latency target; but a step within near_miss_tolerance
  * of it is as near for a buyer, so the objective chooses among those
- * (docs/scoring.md, section 10): a step 1% slower on 16 chips, not 312.
+ * (docs/scoring.md, sections 5 and 10): 16 H200 for Llama 3.1 405B at 18 ms,
+ * not the 312 whose step was 2% shorter.
  * Returns the pick (configurations near_refine adds are appended to v), and
  * keeps the fastest step in *fastest_ms (NAN where the pick is no such
  * miss). */

@@ -37,8 +37,8 @@ static const char LLAMA_405B[] =
  * (owned), or NULL when it does not load. */
 static dc_ruleset *shipped_with(const char *from, const char *to)
 {
-    static const char *const names[] = {"catalog.yaml", "models.yaml", "prices.yaml",
-                                        "rules.yaml", "sizing.yaml"};
+    static const char *const names[] = {"catalog.yaml", "models.yaml", "prices.yaml", "rules.yaml",
+                                        "sizing.yaml"};
     enum { N = sizeof(names) / sizeof(names[0]) };
     struct dc_source_file files[N];
     char *data[N] = {NULL};
