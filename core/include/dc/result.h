@@ -112,14 +112,18 @@ struct dc_sizing {
     unsigned batch_per_replica; /* inference: concurrent requests one replica holds */
     double prefill_ms;          /* inference: one request's prompt; NAN when unknown */
     double decode_ms;           /* inference: one decode step (one batch for non-generative) */
-    double request_ms;          /* inference: prefill + output tokens x decode step */
-    double throughput_rps;      /* inference: requests/s all replicas serve; NAN unknown */
-    double tokens_per_second;   /* inference: generated tokens/s, all replicas; NAN */
-    bool compute_bound;         /* inference: the decode step is limited by FLOPs, not HBM */
-    bool meets_deadline;        /* true when no deadline */
-    bool meets_latency;         /* true when no latency target */
-    bool meets_rate;            /* inference: throughput_rps >= requests_per_second */
-    bool within_budget;         /* true when no budget or cost unknown */
+    /* inference missing its latency target while serving the rate: the
+     * fastest step the part's search reached; decode_ms is within the rules'
+     * near_miss_tolerance of it (NAN otherwise) */
+    double fastest_decode_ms;
+    double request_ms;        /* inference: prefill + output tokens x decode step */
+    double throughput_rps;    /* inference: requests/s all replicas serve; NAN unknown */
+    double tokens_per_second; /* inference: generated tokens/s, all replicas; NAN */
+    bool compute_bound;       /* inference: the decode step is limited by FLOPs, not HBM */
+    bool meets_deadline;      /* true when no deadline */
+    bool meets_latency;       /* true when no latency target */
+    bool meets_rate;          /* inference: throughput_rps >= requests_per_second */
+    bool within_budget;       /* true when no budget or cost unknown */
     /* The model field whose absence leaves time and cost off by more than 3x
      * ("model.flops_per_sample"): they are then not estimated (NAN); NULL. */
     const char *estimate_withheld;

@@ -350,6 +350,11 @@ struct dc_sizing_params {
     const char *kv_source;
     double hours_per_month;
     struct dc_param serving_max_chips; /* all replicas together, without max_accelerators */
+    /* When no configuration meets a serving latency target: a decode step
+     * within this share of the fastest the search reaches is as near, and the
+     * objective chooses among those (core/src/sizing/configs.c, near_pick);
+     * value NAN when sizing.yaml gives none (then the fastest outright). */
+    struct dc_param near_miss_tolerance;
     /* A diffusion network's speed at 8 bits or fewer over its 16-bit speed
      * (NAN: the part's listed low-precision peak). */
     struct dc_param diffusion_8bit_gain;

@@ -59,6 +59,33 @@ void dc__target_words(const struct dc_result *res, char *buf, size_t len)
                                h, sizeof(h)));
 }
 
+/* reasons.h: how a serving step misses the latency target. */
+const char *dc__latency_missed_words(const struct dc_result *res, const struct dc_sizing *z,
+                                     bool fastest, char *buf, size_t len)
+{
+    const struct dc_workload *w = &res->workload;
+    char n1[NUM], n2[NUM], n3[NUM], n4[NUM];
+    dc_fmt_ms(z->decode_ms, n1, sizeof(n1));
+    dc_fmt_ms(w->latency_ms_p99, n2, sizeof(n2));
+    dc_fmt_count(z->batch_per_replica, n3, sizeof(n3));
+    if (z->batch_per_replica <= 1)
+        dc__textf(buf, len, "about %s even at batch 1, over the %s p99 target", n1, n2);
+    else if (isfinite(w->batch_size))
+        dc__textf(buf, len, "about %s at the batch of %s asked, over the %s p99 target", n1, n3,
+                  n2);
+    else if (fastest && z->fastest_decode_ms < z->decode_ms)
+        dc__textf(buf, len,
+                  "about %s at batch %s, over the %s p99 target, which no size meets even at "
+                  "batch 1 (the fastest step reached is about %s)",
+                  n1, n3, n2, dc_fmt_ms(z->fastest_decode_ms, n4, sizeof(n4)));
+    else
+        dc__textf(buf, len,
+                  "about %s at batch %s, over the %s p99 target, which no size meets even at "
+                  "batch 1",
+                  n1, n3, n2);
+    return buf;
+}
+
 /* reasons.h: what caps a serving fleet, naming where it is set. */
 const char *dc__fleet_limit_words(const struct dc_sizing_params *s, const struct dc_workload *w,
                                   char *buf, size_t len)
@@ -95,7 +122,16 @@ static const char *basis_text(const struct dc_result *res, const struct dc_sizin
         dc__textf(buf, len, "the fewest that finish within %s, and the cheapest that do", target);
         break;
     case DC_BASIS_CHEAPEST:
-        if (w->task == DC_TASK_INFERENCE)
+        if (w->task == DC_TASK_INFERENCE && !z->meets_latency && dc__near_miss_slack(s) > 0)
+            dc__textf(buf, len,
+                      "the cheapest layout that serves the rate with a step within %s of the "
+                      "fastest reached, as none meets the latency target",
+                      dc_fmt_percent(dc__near_miss_slack(s), n1, sizeof(n1)));
+        else if (w->task == DC_TASK_INFERENCE && !z->meets_latency)
+            dc__textf(buf, len,
+                      "the cheapest layout that serves the rate with the fastest step reached, "
+                      "as none meets the latency target");
+        else if (w->task == DC_TASK_INFERENCE)
             dc__textf(buf, len,
                       "the cheapest layout that serves the rate and meets the latency target");
         else
@@ -463,12 +499,12 @@ static void target_text(const struct dc_result *res, const struct dc_candidate *
                   "Not every provider in constraints.providers rents %s on the %s basis, and "
                   "the answer must run on each of them (constraints.portable).",
                   c->acc->name, dc__pricing_words(w->pricing));
-    else if (strcmp(id, DC__R_LATENCY) == 0)
-        dc__textf(buf, len, "%s takes about %s even at batch 1, over the %s p99 target.",
+    else if (strcmp(id, DC__R_LATENCY) == 0) {
+        char words[200];
+        dc__textf(buf, len, "%s takes %s.",
                   isfinite(z->prefill_ms) ? "Each output token" : "One batch",
-                  dc_fmt_ms(z->decode_ms, n1, sizeof(n1)),
-                  dc_fmt_ms(w->latency_ms_p99, n2, sizeof(n2)));
-    else
+                  dc__latency_missed_words(res, z, false, words, sizeof(words)));
+    } else
         dc__textf(buf, len,
                   "Serves about %s of the %s requests/s asked: %s replicas of %s chips are all "
                   "%s allows.",

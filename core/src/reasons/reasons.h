@@ -21,6 +21,14 @@
  * rules/sizing.yaml)"); written into buf (reasons.c). */
 const char *dc__fleet_limit_words(const struct dc_sizing_params *s, const struct dc_workload *w,
                                   char *buf, size_t len);
+/* How z's step misses the latency target: "about 19.5 ms at batch 15, over
+ * the 18 ms p99 target, which no size meets even at batch 1", with
+ * `fastest` " (the fastest step reached is about 19 ms)" where a near miss
+ * took a slower one (a number the JSON body does not carry, so a reason
+ * leaves it to the warning and the status message), or "about 25 ms even at
+ * batch 1, over ..."; written into buf (reasons.c). */
+const char *dc__latency_missed_words(const struct dc_result *res, const struct dc_sizing *z,
+                                     bool fastest, char *buf, size_t len);
 /* What a candidate's cost is per: a month of serving, an offline job, a run. */
 enum dc_period dc__cost_period(const struct dc_workload *w);
 /* The time target in words: "the deadline of 30 days", "the default 1 day

@@ -143,14 +143,13 @@ static enum dc_status target_warnings(const dc_ruleset *rs, struct dc_result *re
                                      dc_fmt_hours(z->hours, n1, sizeof(n1)),
                                      dc_fmt_count(z->chips, n2, sizeof(n2)),
                                      dc_fmt_hours(deadline, n3, sizeof(n3))));
-    if (rc == DC_OK && !z->meets_latency)
+    if (rc == DC_OK && !z->meets_latency) {
+        char words[200];
         rc = dc__add_warning(res, "latency_not_met",
-                             dc__fmt(ar,
-                                     "%s of the top recommendation takes about %s even "
-                                     "at batch 1, over the %s p99 target.",
+                             dc__fmt(ar, "%s of the top recommendation takes %s.",
                                      isfinite(z->prefill_ms) ? "Each output token" : "One batch",
-                                     dc_fmt_ms(z->decode_ms, n1, sizeof(n1)),
-                                     dc_fmt_ms(w->latency_ms_p99, n2, sizeof(n2))));
+                                     dc__latency_missed_words(res, z, true, words, sizeof(words))));
+    }
     if (rc == DC_OK && !z->meets_rate)
         rc = dc__add_warning(res, "rate_not_met",
                              dc__fmt(ar,
@@ -519,6 +518,9 @@ static void inference_assumptions(const struct dc_sizing_params *s, struct dc_re
                  &s->audio_decode_s_per_vcpu, "s/s");
     if (!isfinite(w->max_accelerators))
         add_param(res, "serving_max_chips", &s->serving_max_chips, "chips");
+    /* What a near miss of a latency target is, should nothing meet it. */
+    add_optional(res, isfinite(w->latency_ms_p99), "near_miss_tolerance", &s->near_miss_tolerance,
+                 "ratio");
     static const char *const names[DC_FAMILY_COUNT] = {"mfu_inference_gpu", "mfu_inference_tpu",
                                                        "mfu_inference_cpu", "mfu_inference_asic"};
     for (size_t f = 0; f < DC_FAMILY_COUNT; f++)

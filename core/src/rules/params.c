@@ -141,26 +141,14 @@ static void load_tp_params(const struct dc__where *t, struct dc_sizing_params *s
 
 static void load_inference_params(const struct dc__where *z, struct dc_sizing_params *s)
 {
-    static const char *const keys[] = {"bytes_per_parameter",
-                                       "overhead_factor",
-                                       "context_tokens",
-                                       "output_tokens",
-                                       "max_batch",
-                                       "hbm_efficiency",
-                                       "hbm_efficiency_batch1",
-                                       "kv_source",
-                                       "hours_per_month",
-                                       "serving_max_chips",
-                                       "tp_allreduce_us",
-                                       "tp_activation_bytes",
-                                       "network_hop_us",
-                                       "network_gbps",
-                                       "gather_efficiency",
-                                       "diffusion_8bit_gain",
-                                       "attention_dp_batch",
-                                       "audio_decode_s_per_vcpu",
-                                       "moe_expert_width",
-                                       NULL};
+    static const char *const keys[] = {
+        "bytes_per_parameter",     "overhead_factor",     "context_tokens",
+        "output_tokens",           "max_batch",           "hbm_efficiency",
+        "hbm_efficiency_batch1",   "kv_source",           "hours_per_month",
+        "serving_max_chips",       "near_miss_tolerance", "tp_allreduce_us",
+        "tp_activation_bytes",     "network_hop_us",      "network_gbps",
+        "gather_efficiency",       "diffusion_8bit_gain", "attention_dp_batch",
+        "audio_decode_s_per_vcpu", "moe_expert_width",    NULL};
     const cJSON *inf = dc__get_obj(z, "inference", true);
     if (inf == NULL)
         return;
@@ -189,6 +177,9 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
     s->kv_source = dc__get_url(&t, "kv_source", true);
     s->hours_per_month = dc__get_num(&t, "hours_per_month", true, 1, 744);
     s->serving_max_chips = dc__get_param(&t, "serving_max_chips", 1, 1e6);
+    /* 0: the fastest step outright; past a half, a step half again as long
+     * as the fastest is no near miss. */
+    s->near_miss_tolerance = optional_param(&t, "near_miss_tolerance", 0, 0.5);
     s->diffusion_8bit_gain = optional_param(&t, "diffusion_8bit_gain", 1, 4);
     s->audio_decode_s_per_vcpu = optional_param(&t, "audio_decode_s_per_vcpu", 1, 1e6);
     load_tp_params(&t, s);

@@ -308,6 +308,24 @@ static enum dc_target_kind worst_target(const struct dc_result *res, const struc
     return k;
 }
 
+/* Why the nearest miss of a latency target is not the fastest step reached:
+ * ", the cheapest within 5% of the fastest step it reaches (about 19 ms)"
+ * (near_miss_tolerance, core/src/sizing/configs.c); "" where it is the
+ * fastest. */
+static const char *near_words(const struct dc_result *res, const struct dc_sizing *z, char *buf,
+                              size_t len)
+{
+    if (!(z->fastest_decode_ms < z->decode_ms))
+        return "";
+    char t[NUM], f[NUM];
+    snprintf(
+        buf, len, ", the %s within %s of the fastest step it reaches (about %s)",
+        res->workload.objective == DC_OBJECTIVE_TIME ? "quickest requests" : "cheapest",
+        dc_fmt_percent(dc_ruleset_sizing(res->ruleset)->near_miss_tolerance.value, t, sizeof(t)),
+        dc_fmt_ms(z->fastest_decode_ms, f, sizeof(f)));
+    return buf;
+}
+
 /* What nothing meets, and how near the nearest comes. */
 static void missed_text(const struct dc_result *res, char *buf, size_t len)
 {
@@ -331,10 +349,11 @@ static void missed_text(const struct dc_result *res, char *buf, size_t len)
     case DC_TARGET_LATENCY:
         snprintf(buf, len,
                  "No configuration meets the %s p99 latency target: the nearest, %s on %s chips, "
-                 "takes about %s a %s (%s of the target).",
+                 "takes about %s a %s (%s of the target)%s.",
                  dc_fmt_ms(w->latency_ms_p99, target, sizeof(target)), c->acc->name, n,
                  dc_fmt_ms(z->decode_ms, a, sizeof(a)),
-                 isfinite(z->prefill_ms) ? "decode step" : "batch", b);
+                 isfinite(z->prefill_ms) ? "decode step" : "batch", b,
+                 near_words(res, z, lim, sizeof(lim)));
         break;
     default:
         dc__target_words(res, target, sizeof(target));

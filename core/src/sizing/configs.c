@@ -8,11 +8,14 @@
  * and the exact counts that first meet the deadline (or default target) and
  * min_run_hours. Serving tries replica sizes from the fewest chips that hold
  * the weights, and for each the largest batch the latency target allows and a
- * few smaller ones, with the replicas the request rate needs. Every search is
- * bounded by a named limit, whatever the workload asks. */
+ * few smaller ones, with the replicas the request rate needs; where no size
+ * meets the latency target, the cheapest whose step is within the rules'
+ * near_miss_tolerance of the fastest (near_pick). Every search is bounded by a
+ * named limit, whatever the workload asks. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ruleset_internal.h"
@@ -23,10 +26,11 @@
  * five exact counts (memory, target, limit, minimum run, fast domain). */
 #define TRAIN_MAX_CONFIGS (DC_ACC_MAX_SLICES + 33 + 5)
 /* Serving: replica sizes tried past the first that holds one request, and
- * batches per size (the latency-bound one, a quarter, a sixteenth, one). */
+ * batches per size (the latency-bound one, a quarter, a sixteenth, one, and
+ * where nothing meets the latency target two more, near_refine's). */
 #define SERVE_SIZES_PAST_FIT 4
 #define SERVE_BATCHES        4
-#define SERVE_MAX_CONFIGS    (SERVE_SIZES_PAST_FIT * SERVE_BATCHES)
+#define SERVE_MAX_CONFIGS    (SERVE_SIZES_PAST_FIT * (SERVE_BATCHES + 2))
 #define TIE                  DC__TIE
 
 double dc__config_spend(const struct dc_sizing_params *s, const struct dc_workload *w,
@@ -85,30 +89,42 @@ bool dc__meets_targets(const struct dc__part *p, const struct dc_sizing *z)
     return meets_targets_at(p, z, p->w->task == DC_TASK_INFERENCE ? 0 : dc__startup_hours(p));
 }
 
-/* Of two configurations that both miss a target, the one nearer to it. */
-static int cmp_near(const struct dc__part *p, const struct dc_sizing *x, const struct dc_sizing *y)
+/* What the comparisons read of one sized configuration, worked out once:
+ * whether the filter keeps it (portable), whether it meets every target, its
+ * spend and its time (dc__config_spend, dc__config_time), and whether its
+ * step is as near a latency miss as the fastest (near_pick; false until
+ * then). */
+struct figures {
+    bool port, met, near;
+    double spend, time;
+};
+
+/* Of two configurations that both miss a target, the one nearer to it:
+ * training's shorter run; serving's that meets the latency target (short of
+ * the rate), then that serves the rate, then the more requests/s short of
+ * it, then the shorter step, where two steps near_pick found as near are
+ * alike and the objective decides. */
+static int cmp_near(const struct dc__part *p, const struct dc_sizing *x, const struct figures *fx,
+                    const struct dc_sizing *y, const struct figures *fy)
 {
     if (p->w->task != DC_TASK_INFERENCE)
         return dc__cmp_value(x->hours, y->hours);
     if (x->meets_latency != y->meets_latency)
         return x->meets_latency ? -1 : 1;
-    int c = dc__cmp_value(-x->throughput_rps, -y->throughput_rps);
-    return c != 0 ? c : dc__cmp_value(x->decode_ms, y->decode_ms);
+    if (x->meets_rate != y->meets_rate)
+        return x->meets_rate ? -1 : 1;
+    int c = x->meets_rate ? 0 : dc__cmp_value(-x->throughput_rps, -y->throughput_rps);
+    if (c != 0 || (fx->near && fy->near))
+        return c;
+    return dc__cmp_value(x->decode_ms, y->decode_ms);
 }
-
-/* What the comparisons read of one sized configuration, worked out once:
- * whether the filter keeps it (portable), whether it meets every target, its
- * spend and its time (dc__config_spend, dc__config_time). */
-struct figures {
-    bool port, met;
-    double spend, time;
-};
 
 static void figures_of(const struct dc__part *p, const struct dc_sizing *z, bool port,
                        double startup, struct figures *f)
 {
     f->port = port;
     f->met = meets_targets_at(p, z, startup);
+    f->near = false;
     f->spend = dc__config_spend(p->s, p->w, z);
     f->time = dc__config_time(p->s, p->w, z);
 }
@@ -134,7 +150,7 @@ static int cmp_config_within(const struct dc__part *p, const struct dc_sizing *x
     if (mx != my)
         return mx ? -1 : 1;
     if (!mx) {
-        int c = cmp_near(p, x, y);
+        int c = cmp_near(p, x, fx, y, fy);
         if (c != 0)
             return c;
     }
@@ -490,7 +506,7 @@ static size_t batch_options(const struct dc__part *p, const struct dc__replica_c
         out[0] = (unsigned)p->w->batch_size;
         return out[0] <= cap ? 1 : 0;
     }
-    unsigned b = dc__serve_latency_within(p, c, cap, probed);
+    unsigned b = dc__serve_latency_within(p, c, cap, dc__near_miss_slack(p->s), probed);
     size_t n = 0;
     for (unsigned div = 1; n < SERVE_BATCHES; div *= 4) {
         unsigned x = n + 1 == SERVE_BATCHES ? 1 : b / div;
@@ -541,23 +557,144 @@ static enum dc_chips_basis serving_basis(const struct dc__part *p, const struct 
     return p->w->objective == DC_OBJECTIVE_TIME ? DC_BASIS_FASTEST : DC_BASIS_CHEAPEST;
 }
 
+/* A serving search: its part and filter, the part's initial sizing
+ * (dc__sizing_init), the first size that holds a request, and each size it
+ * tried with the largest batch tried there (`top`) and where that is in the
+ * configurations (SIZE_MAX: none bought). */
+struct serve_search {
+    const struct dc__part *p;
+    const struct dc__config_filter *filter;
+    struct dc_sizing fresh;
+    unsigned first_fit;
+    size_t sizes;
+    struct {
+        unsigned chips, top;
+        size_t at;
+    } tried[SERVE_SIZES_PAST_FIT];
+};
+
+/* Size `batch` on c's chips into *z with its figures; false when no replica
+ * of it can be bought. */
+static bool add_serving(const struct serve_search *q, const struct dc__replica_chips *c,
+                        unsigned batch, const struct dc__step_probes *probed, struct dc_sizing *z,
+                        struct figures *f)
+{
+    if (!serve_config(q->p, c, batch, probed, &q->fresh, z))
+        return false;
+    z->chips_for_memory = q->first_fit;
+    figures_of(q->p, z, q->filter == NULL || q->filter->ok(q->filter->ctx, q->p, z), 0, f);
+    return true;
+}
+
+/* Append batch `batch` on c's chips to v (n of them), marked near where its
+ * step is within near_ms; false when no replica of it can be bought. */
+static bool add_near(const struct serve_search *q, const struct dc__replica_chips *c,
+                     unsigned batch, const struct dc__step_probes *probed, double near_ms,
+                     struct dc_sizing *v, struct figures *f, size_t *n)
+{
+    if (!add_serving(q, c, batch, probed, &v[*n], &f[*n]))
+        return false;
+    f[*n].near = v[*n].decode_ms <= near_ms;
+    (*n)++;
+    return true;
+}
+
+/* With the bound of a near step known (`near_ms`), on each size: the largest
+ * batch within it, where the largest tried is slower (a size's own search
+ * bounded its steps by its batch 1's, dc__serve_latency_within, which
+ * another size or batch may beat); then the replicas that batch needs, each
+ * at the smallest batch that still serves the rate on them (as many chips, a
+ * shorter step): b x rate / throughput requests each, since a smaller batch
+ * takes no longer a request. Appended to v, at most two a size. */
+static void near_refine(const struct serve_search *q, double near_ms, struct dc_sizing *v,
+                        struct figures *f, size_t *n)
+{
+    for (size_t i = 0; i < q->sizes; i++) {
+        unsigned top = q->tried[i].top;
+        size_t at = q->tried[i].at;
+        struct dc__replica_chips c;
+        dc__replica_chips_init(q->p, q->tried[i].chips, true, &c);
+        if (at == SIZE_MAX || !(v[at].decode_ms <= near_ms)) {
+            struct dc__step_probes probed;
+            unsigned b = top > 1 ? dc__serve_batch_within(q->p, &c, top - 1, near_ms, &probed) : 0;
+            if (b <= 1 || !add_near(q, &c, b, &probed, near_ms, v, f, n))
+                continue;
+            at = *n - 1;
+        }
+        double fill =
+            ceil(v[at].batch_per_replica * q->p->w->requests_per_second / v[at].throughput_rps);
+        if (fill >= 1 && fill < v[at].batch_per_replica)
+            (void)add_near(q, &c, (unsigned)fill, NULL, near_ms, v, f, n);
+    }
+}
+
+/* When no configuration meets every target, the one that serves the rate
+ * with the fastest step (`best`, by cmp_config while no step is near) is the
+ * nearest miss of the latency target; but a step within near_miss_tolerance
+ * of it is as near for a buyer, so the objective chooses among those
+ * (docs/scoring.md, sections 5 and 10): 16 H200 for Llama 3.1 405B at 18 ms,
+ * not the 312 whose step was 2% shorter.
+ * Returns the pick (configurations near_refine adds are appended to v), and
+ * keeps the fastest step in *fastest_ms (NAN where the pick is no such
+ * miss). */
+static size_t near_pick(const struct serve_search *q, struct dc_sizing *v, struct figures *f,
+                        size_t *n, size_t best, double *fastest_ms)
+{
+    const struct dc_sizing *b = &v[best];
+    *fastest_ms = NAN;
+    if (f[best].met || b->meets_latency || !b->meets_rate)
+        return best;
+    *fastest_ms = b->decode_ms;
+    double slack = dc__near_miss_slack(q->p->s);
+    if (!(slack > 0))
+        return best;
+    double near_ms = b->decode_ms * (1 + slack);
+    for (size_t i = 0; i < *n; i++)
+        f[i].near = v[i].decode_ms <= near_ms;
+    if (!isfinite(q->p->w->batch_size))
+        near_refine(q, near_ms, v, f, n);
+    size_t pick = best;
+    for (size_t i = 0; i < *n; i++)
+        if (cmp_config(q->p, &v[i], &f[i], &v[pick], &f[pick]) < 0)
+            pick = i;
+    return pick;
+}
+
+/* No size holds a request: the pick says how many chips hold the weights. */
+static void serving_unfit(const struct dc__part *p, struct dc_sizing *pick)
+{
+    dc__sizing_init(p, pick);
+    double batch = isfinite(p->w->batch_size) ? p->w->batch_size : 1.0;
+    pick->memory_need_gb =
+        p->d->weights_gb * p->s->infer_overhead.value + p->d->kv_cache_gb * batch;
+    unsigned t = dc__replica_holding(p, 1.0);
+    t = t != 0 && dc__serve_batch_cap(p, t) > 0 ? t : 0;
+    pick->chips_for_memory = t;
+    pick->chips = pick->chips_per_replica = t;
+    if (t > 0)
+        (void)dc_shape_at_least(p->a, t, UINT_MAX, &pick->shape);
+}
+
 static bool configure_serving(const struct dc__part *p, size_t idx,
                               const struct dc__config_filter *filter, struct dc__points *pts,
                               struct dc_sizing *pick, enum dc_status *rc)
 {
     struct dc_sizing v[SERVE_MAX_CONFIGS];
     struct figures f[SERVE_MAX_CONFIGS];
-    size_t n = 0, best = 0, sizes = 0;
-    unsigned first_fit = 0;
-    struct dc_sizing fresh;
-    dc__sizing_init(p, &fresh);
+    size_t n = 0, best = 0;
+    struct serve_search q; /* set field by field: dc__sizing_init zeroes `fresh` */
+    q.p = p;
+    q.filter = filter;
+    q.first_fit = 0;
+    q.sizes = 0;
+    dc__sizing_init(p, &q.fresh);
     /* Sizes below the one that holds the first batch are skipped in one jump;
      * past it memory only grows, so the loop ends after a few sizes (the
      * bound on passes guards against rounding). */
     unsigned start = dc__replica_holding(p, isfinite(p->w->batch_size) ? p->w->batch_size : 1.0);
     unsigned passes = 0;
-    for (unsigned t = start;
-         t != 0 && t <= p->cap && sizes < SERVE_SIZES_PAST_FIT && passes < 4 * SERVE_SIZES_PAST_FIT;
+    for (unsigned t = start; t != 0 && t <= p->cap && q.sizes < SERVE_SIZES_PAST_FIT &&
+                             passes < 4 * SERVE_SIZES_PAST_FIT;
          t = dc__next_replica_size(p->a, t), passes++) {
         unsigned batches[SERVE_BATCHES];
         struct dc__step_probes probed;
@@ -568,34 +705,31 @@ static bool configure_serving(const struct dc__part *p, size_t idx,
         size_t nb = cap > 0 ? batch_options(p, &c, cap, batches, &probed) : 0;
         if (nb == 0)
             continue;
-        sizes++;
-        first_fit = first_fit == 0 ? t : first_fit;
+        q.first_fit = q.first_fit == 0 ? t : q.first_fit;
+        q.tried[q.sizes].chips = t;
+        q.tried[q.sizes].top = batches[0];
+        q.tried[q.sizes].at = SIZE_MAX;
         for (size_t b = 0; b < nb; b++) {
-            if (!serve_config(p, &c, batches[b], &probed, &fresh, &v[n]))
+            if (!add_serving(&q, &c, batches[b], &probed, &v[n], &f[n]))
                 continue;
-            v[n].chips_for_memory = first_fit;
-            figures_of(p, &v[n], filter == NULL || filter->ok(filter->ctx, p, &v[n]), 0, &f[n]);
+            if (b == 0)
+                q.tried[q.sizes].at = n;
             if (n > 0 && cmp_config(p, &v[n], &f[n], &v[best], &f[best]) < 0)
                 best = n;
             n++;
         }
+        q.sizes++;
     }
     if (n == 0) {
-        dc__sizing_init(p, pick);
-        double batch = isfinite(p->w->batch_size) ? p->w->batch_size : 1.0;
-        pick->memory_need_gb =
-            p->d->weights_gb * p->s->infer_overhead.value + p->d->kv_cache_gb * batch;
-        unsigned t = dc__replica_holding(p, 1.0);
-        t = t != 0 && dc__serve_batch_cap(p, t) > 0 ? t : 0;
-        pick->chips_for_memory = t;
-        pick->chips = pick->chips_per_replica = t;
-        if (t > 0)
-            (void)dc_shape_at_least(p->a, t, UINT_MAX, &pick->shape);
+        serving_unfit(p, pick);
         return false;
     }
+    double fastest_ms;
+    best = near_pick(&q, v, f, &n, best, &fastest_ms);
     for (size_t i = 0; i < n; i++)
-        v[i].basis = serving_basis(p, &v[i], first_fit);
+        v[i].basis = serving_basis(p, &v[i], q.first_fit);
     *pick = v[best];
+    pick->fastest_decode_ms = fastest_ms;
     dc__sizing_finish(p, pick);
     *rc = keep_frontier(idx, v, f, n, pts);
     return true;

@@ -281,6 +281,7 @@ void dc__sizing_init(const struct dc__part *p, struct dc_sizing *z)
     z->energy_usd = NAN;
     z->prefill_ms = NAN;
     z->decode_ms = NAN;
+    z->fastest_decode_ms = NAN;
     z->request_ms = NAN;
     z->throughput_rps = NAN;
     z->tokens_per_second = NAN;
@@ -784,38 +785,34 @@ static void keep_probe(struct dc__step_probes *probed, unsigned batch, const str
     probed->step[i] = *r;
 }
 
-unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__replica_chips *c,
-                                  unsigned cap, struct dc__step_probes *probed)
+/* Whether the time per output token of `r` is at most `limit_ms`. */
+static bool token_within(const struct dc__part *p, const struct dc__replica *r, double limit_ms)
 {
-    if (probed != NULL)
-        probed->n = 0;
-    /* Without a latency target every batch meets it: the cap (the search
-     * below would probe its way up to it). */
-    if (!isfinite(p->w->latency_ms_p99))
-        return cap > 0 ? cap : 1;
-    /* Under one the test reads the step alone, so the probes leave the
-     * prompts' prefill out. */
-    struct dc__replica r;
-    replica_at(p, c, 1, false, &r);
-    keep_probe(probed, 1, &r);
-    if (!dc__replica_latency_ok(p, &r))
-        return 1;
+    return dc__replica_token_s(p, r) * 1000.0 <= limit_ms;
+}
+
+/* The largest batch in [1, cap] whose time per output token is at most
+ * `limit` ms, the caller having found batch 1's within it. */
+static unsigned largest_within(const struct dc__part *p, const struct dc__replica_chips *c,
+                               unsigned cap, double limit, struct dc__step_probes *probed)
+{
     /* Steps grow with the batch, so the test holds up to one batch and fails
-     * past it: where the cap meets the target it is that batch, the search
+     * past it: where the cap meets the limit it is that batch, the search
      * below would have probed its way up to it (a loose target, or a small
      * cap, is the common case). */
+    struct dc__replica r;
     if (cap > 1) {
         replica_at(p, c, cap, false, &r);
-        if (dc__replica_latency_ok(p, &r)) {
+        if (token_within(p, &r, limit)) {
             keep_probe(probed, cap, &r);
             return cap;
         }
     }
-    unsigned lo = 1, hi = cap > 1 ? cap - 1 : cap; /* lo meets the target */
+    unsigned lo = 1, hi = cap > 1 ? cap - 1 : cap; /* lo meets the limit */
     while (lo < hi) {
         unsigned mid = lo + (hi - lo + 1) / 2;
         replica_at(p, c, mid, false, &r);
-        if (dc__replica_latency_ok(p, &r)) {
+        if (token_within(p, &r, limit)) {
             lo = mid;
             keep_probe(probed, mid, &r);
         } else {
@@ -825,11 +822,47 @@ unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__rep
     return lo;
 }
 
+unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__replica_chips *c,
+                                  unsigned cap, double slack, struct dc__step_probes *probed)
+{
+    if (probed != NULL)
+        probed->n = 0;
+    /* Without a latency target every batch meets it: the cap (the search
+     * would probe its way up to it). */
+    if (!isfinite(p->w->latency_ms_p99))
+        return cap > 0 ? cap : 1;
+    /* Under one the test reads the step alone, so the probes leave the
+     * prompts' prefill out. */
+    struct dc__replica r;
+    replica_at(p, c, 1, false, &r);
+    keep_probe(probed, 1, &r);
+    double limit = p->w->latency_ms_p99;
+    if (!token_within(p, &r, limit)) {
+        /* Even batch 1 misses: the batches whose step stays within `slack`
+         * of batch 1's serve the rate on fewer replicas, as near a miss. */
+        if (!(slack > 0))
+            return 1;
+        limit = dc__replica_token_s(p, &r) * 1000.0 * (1 + slack);
+    }
+    return largest_within(p, c, cap, limit, probed);
+}
+
+unsigned dc__serve_batch_within(const struct dc__part *p, const struct dc__replica_chips *c,
+                                unsigned cap, double limit_ms, struct dc__step_probes *probed)
+{
+    if (probed != NULL)
+        probed->n = 0;
+    struct dc__replica r;
+    replica_at(p, c, 1, false, &r);
+    keep_probe(probed, 1, &r);
+    return token_within(p, &r, limit_ms) ? largest_within(p, c, cap, limit_ms, probed) : 0;
+}
+
 unsigned dc__serve_latency_batch(const struct dc__part *p, unsigned chips, unsigned cap)
 {
     struct dc__replica_chips c;
     dc__replica_chips_init(p, chips, false, &c);
-    return dc__serve_latency_within(p, &c, cap, NULL);
+    return dc__serve_latency_within(p, &c, cap, 0, NULL);
 }
 
 unsigned dc__replicas_for(const struct dc__part *p, const struct dc__replica *r)

@@ -287,10 +287,22 @@ bool dc__replica_latency_ok(const struct dc__part *p, const struct dc__replica *
 /* The largest batch in [1, cap] whose step meets the latency target (1 when
  * even batch 1 misses). */
 unsigned dc__serve_latency_batch(const struct dc__part *p, unsigned chips, unsigned cap);
-/* The same on c's chips; `probed` (may be NULL) keeps its step-only
- * replicas at batch 1 and at the batch returned, where it probed them. */
+/* The rules' near_miss_tolerance, 0 where they give none. */
+static inline double dc__near_miss_slack(const struct dc_sizing_params *s)
+{
+    return isfinite(s->near_miss_tolerance.value) ? s->near_miss_tolerance.value : 0;
+}
+/* The same on c's chips, except that where even batch 1 misses the target
+ * and `slack` > 0 it is the largest batch whose step is within `slack` of
+ * batch 1's (near_miss_tolerance: as near a miss, on fewer replicas);
+ * `probed` (may be NULL) keeps its step-only replicas at batch 1 and at the
+ * batch returned, where it probed them. */
 unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__replica_chips *c,
-                                  unsigned cap, struct dc__step_probes *probed);
+                                  unsigned cap, double slack, struct dc__step_probes *probed);
+/* The largest batch in [1, cap] on c's chips whose time per output token is
+ * at most `limit_ms` (0 when batch 1's is not), probed as the above. */
+unsigned dc__serve_batch_within(const struct dc__part *p, const struct dc__replica_chips *c,
+                                unsigned cap, double limit_ms, struct dc__step_probes *probed);
 /* Replicas `r` needs for the workload's rate (at least 1). */
 unsigned dc__replicas_for(const struct dc__part *p, const struct dc__replica *r);
 /* Machines for `n` replicas of c's chips: GPUs and CPUs come as whole

@@ -458,6 +458,25 @@ static void test_param_errors(void **state)
                        "sizing.yaml:32: unknown key \"speed\" in an mfu family");
     expect_sizing_edit("    gpu: {training: 0.5,", "    npu: {training: 0.5,",
                        "sizing.yaml:32: unknown key \"npu\" in sizing.mfu");
+    /* The near miss of a serving latency target (optional, as sizing_ok
+     * leaves it out): a share of the fastest step, 0 to a half. */
+    static const char fleet[] = "    serving_max_chips: {value: 4096, source: convention}\n";
+    expect_sizing_edit(fleet,
+                       "    serving_max_chips: {value: 4096, source: convention}\n"
+                       "    near_miss_tolerance: {value: 0.7, source: convention}\n",
+                       "sizing.yaml:31: \"value\" must be between 0 and 0.5, got 0.7");
+    expect_sizing_edit(fleet,
+                       "    serving_max_chips: {value: 4096, source: convention}\n"
+                       "    near_miss_tolerance: {value: -0.05, source: convention}\n",
+                       "sizing.yaml:31: \"value\" must be between 0 and 0.5, got -0.05");
+    expect_sizing_edit(fleet,
+                       "    serving_max_chips: {value: 4096, source: convention}\n"
+                       "    near_miss_tolerance: 0.05\n",
+                       "sizing.yaml:31: \"near_miss_tolerance\" must be a mapping");
+    expect_sizing_edit(fleet,
+                       "    serving_max_chips: {value: 4096, source: convention}\n"
+                       "    near_miss_tolerance: {value: 0.05, source: folklore}\n",
+                       "sizing.yaml:31: \"source\" must be a public http(s) URL or \"convention\"");
     expect_sizing_edit("int4: 0.5, source: https://blog.eleuther.ai/transformer-math/}",
                        "int4: 0.5, int2: 0.25, source: https://blog.eleuther.ai/transformer-math/}",
                        "sizing.yaml:22: unknown key \"int2\" in bytes_per_parameter");
