@@ -1,11 +1,11 @@
 /* core/src/sizing/sizing.h -- the physics model behind every number a result prints:
  * shapes that can be bought and the rates of a part (shapes.c), one
- * configuration of a part sized (sizing.c: training time, serving replicas,
- * latency and rate), and the configurations a part is offered in, of which the
- * objective keeps one (configs.c). What a workload needs before any part is
- * considered is derive.c. Method for users: docs/scoring.md, section 5;
- * calibration against published runs: docs/calibration.md. Not part of the
- * public API. */
+ * configuration of a part (struct dc__part, part.h) sized (sizing.c: training
+ * time, serving replicas, latency and rate), and the configurations a part is
+ * offered in, of which the objective keeps one (configs.c). What a workload
+ * needs before any part is considered is derive.c. Method for users:
+ * docs/scoring.md, section 5; calibration against published runs:
+ * docs/calibration.md. Not part of the public API. */
 #ifndef DC_SIZING_H
 #define DC_SIZING_H
 
@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "dc/result.h"
+#include "part.h"
 #include "workload_internal.h"
 
 #define DC__GB               1e9
@@ -59,61 +60,6 @@ double dc__listed_peak(const struct dc_accelerator *a, enum dc_precision p);
 double dc__training_mfu(const dc_ruleset *rs, const struct dc_accelerator *a, unsigned chips);
 
 /* ---- one part, one configuration (sizing.c) ------------------------------------- */
-
-/* Machine sizes a part keeps its offers by (dc__part.offer_units). */
-#define DC__PART_OFFER_UNITS 16
-
-/* What sizing one workload on one part needs, computed once per part. The
- * struct holds the MFU-scaled copy of the part a robustness probe sizes
- * against, so it is never copied: `a` may point into it. */
-struct dc__part {
-    const dc_ruleset *rs;
-    const struct dc_sizing_params *s;
-    const struct dc_workload *w;
-    const struct dc__derived *d;
-    const struct dc_accelerator *a;
-    struct dc_accelerator scaled;
-    double price_scale;
-    unsigned cap; /* most chips of one job (training) or one replica (serving) */
-    /* training */
-    double peak;   /* FLOP/s per chip at the precision, before MFU; NAN unknown */
-    double factor; /* the architecture's MFU factor x the part's x goodput */
-    /* serving */
-    unsigned fleet_cap; /* most chips of all replicas together */
-    double bandwidth;   /* bytes/s per chip achieved */
-    double flops;       /* FLOP/s per chip achieved */
-    double attn_flops;  /* the same for attention over the KV cache (16-bit) */
-    /* the links a replica's chips meet over (serve_tp.c) */
-    double allreduce_s; /* fixed latency of one all-reduce; 0 when none is counted */
-    double link_bps;    /* bytes/s one chip sends over the fast link; NAN unknown */
-    double hop_s;       /* fixed latency of a pipeline hop between machines */
-    double net_bps;     /* bytes/s one chip sends over the network; NAN unknown */
-    double act_bytes;   /* bytes of one activation element exchanged */
-    /* training: the data-parallel gradient all-reduce (sync.c) */
-    double replica_chips; /* chips holding one copy of the model's state */
-    double sync_bytes;    /* gradient bytes each chip all-reduces a step; 0: none */
-    double domain_bps;    /* bytes/s each chip sends within the fast domain */
-    double network_bps;   /* bytes/s each chip sends between domains */
-    double step_flops;    /* one step's FLOPs at the workload's global batch */
-    /* a recommender's tables (embed.c) */
-    double gather_bps; /* bytes/s of table rows one chip gathers; 0: not timed */
-    double peer_s;     /* latency each peer on another machine adds to an all-to-all */
-    /* speech: seconds of audio the host's vCPUs decode a second for one chip;
-     * INFINITY when the audio arrives decoded or the host is not known */
-    double host_audio_s;
-    double startup_hours; /* dc__startup_hours, set by dc__overheads_init */
-    /* The offers dc__offer_for_shape picks on the workload's basis and
-     * providers, found once (dc__part_offers): the cheapest (first on a tie)
-     * of each machine size offers rent (offer_units[k] chips an instance),
-     * and of the per-chip ones, which rent slices; offers_listed is false
-     * when the sizes outnumber the room, and every shape asks
-     * dc__offer_for_shape. */
-    bool offers_listed;
-    unsigned n_offer_units;
-    unsigned offer_units[DC__PART_OFFER_UNITS];
-    const struct dc_offer *unit_offer[DC__PART_OFFER_UNITS];
-    const struct dc_offer *chip_offer;
-};
 
 void dc__part_init(struct dc__part *p, const dc_ruleset *rs, const struct dc_workload *w,
                    const struct dc__derived *d, const struct dc_accelerator *a,
@@ -407,24 +353,6 @@ double dc__config_spend(const struct dc_sizing_params *s, const struct dc_worklo
  * unknown. */
 double dc__config_time(const struct dc_sizing_params *s, const struct dc_workload *w,
                        const struct dc_sizing *z);
-
-/* fmax(x, y) without the call (GCC does not inline fmax, for its NaN and
- * signed-zero rules): the one that is not a NaN, else the larger, and y when
- * they compare equal, as glibc's x86-64 fmax does (maxsd's rule,
- * sysdeps/x86_64/fpu/s_fmax.S). Which zero fmax(0.0, -0.0) gives already
- * depended on the order GCC passed them in (fmax is commutative to it); the
- * callers' values are positive, or (the all-reduce's exposed time) added to
- * a positive step, where a zero's sign does not show. Where the sizing calls
- * it for every configuration or count it probes (some 700 times a
- * recommendation). */
-static inline double dc__fmax(double x, double y)
-{
-    if (isnan(x))
-        return isnan(y) ? x + y : y;
-    if (isnan(y))
-        return x;
-    return x > y ? x : y;
-}
 
 /* Two objective values within this share of each other are a tie. */
 #define DC__TIE 1e-9

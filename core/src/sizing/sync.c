@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <math.h>
 
+#include "part.h"
 #include "sizing.h"
 
 /* Gradients the run all-reduces, bytes: the policy's parameters (the ones a
