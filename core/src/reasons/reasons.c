@@ -125,7 +125,7 @@ static const char *basis_text(const struct dc_result *res, const struct dc_sizin
         if (w->task == DC_TASK_INFERENCE && !z->meets_latency && dc__near_miss_slack(s) > 0)
             dc__textf(buf, len,
                       "the cheapest layout that serves the rate with a step within %s of the "
-                      "fastest reached, as none meets the latency target",
+                      "target of the fastest reached, as none meets the latency target",
                       dc_fmt_percent(dc__near_miss_slack(s), n1, sizeof(n1)));
         else if (w->task == DC_TASK_INFERENCE && !z->meets_latency)
             dc__textf(buf, len,

@@ -9,8 +9,8 @@
  * min_run_hours. Serving tries replica sizes from the fewest chips that hold
  * the weights, and for each the largest batch the latency target allows and a
  * few smaller ones, with the replicas the request rate needs; where no size
- * meets the latency target, the cheapest whose step is within the rules'
- * near_miss_tolerance of the fastest (near_pick). Every search is bounded by a
+ * meets the latency target, the cheapest whose step comes as near the target
+ * as the fastest within the rules' near_miss_tolerance (near_pick). Every search is bounded by a
  * named limit, whatever the workload asks. */
 #include <limits.h>
 #include <math.h>
@@ -630,8 +630,9 @@ static void near_refine(const struct serve_search *q, double near_ms, struct dc_
 
 /* When no configuration meets every target, the one that serves the rate
  * with the fastest step (`best`, by cmp_config while no step is near) is the
- * nearest miss of the latency target; but a step within near_miss_tolerance
- * of it is as near for a buyer, so the objective chooses among those
+ * nearest miss of the latency target; but a step whose share of the target
+ * is within near_miss_tolerance of its (dc__near_miss_limit_ms) is as near
+ * for a buyer, so the objective chooses among those
  * (docs/scoring.md, sections 5 and 10): 16 H200 for Llama 3.1 405B at 18 ms,
  * not the 312 whose step was 2% shorter.
  * Returns the pick (configurations near_refine adds are appended to v), and
@@ -648,7 +649,7 @@ static size_t near_pick(const struct serve_search *q, struct dc_sizing *v, struc
     double slack = dc__near_miss_slack(q->p->s);
     if (!(slack > 0))
         return best;
-    double near_ms = b->decode_ms * (1 + slack);
+    double near_ms = dc__near_miss_limit_ms(slack, q->p->w->latency_ms_p99, b->decode_ms);
     for (size_t i = 0; i < *n; i++)
         f[i].near = v[i].decode_ms <= near_ms;
     if (!isfinite(q->p->w->batch_size))

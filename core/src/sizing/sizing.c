@@ -838,11 +838,11 @@ unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__rep
     keep_probe(probed, 1, &r);
     double limit = p->w->latency_ms_p99;
     if (!token_within(p, &r, limit)) {
-        /* Even batch 1 misses: the batches whose step stays within `slack`
-         * of batch 1's serve the rate on fewer replicas, as near a miss. */
+        /* Even batch 1 misses: the batches whose step is as near the target
+         * within `slack` serve the rate on fewer replicas, as near a miss. */
         if (!(slack > 0))
             return 1;
-        limit = dc__replica_token_s(p, &r) * 1000.0 * (1 + slack);
+        limit = dc__near_miss_limit_ms(slack, limit, dc__replica_token_s(p, &r) * 1000.0);
     }
     return largest_within(p, c, cap, limit, probed);
 }

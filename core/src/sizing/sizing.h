@@ -238,9 +238,22 @@ static inline double dc__near_miss_slack(const struct dc_sizing_params *s)
 {
     return isfinite(s->near_miss_tolerance.value) ? s->near_miss_tolerance.value : 0;
 }
+/* The slowest step as near a missed latency target `target_ms` as a step of
+ * `step_ms` (> target_ms): one whose share of the target (target / step, what
+ * a no-fit answer ranks by, docs/scoring.md section 10) is at most `slack`
+ * below that step's. Near the target that is about `slack` of the step
+ * (18 ms missed by 19 ms: up to 20.1 ms); on a far miss it is more (50 ms
+ * missed by 123 ms: up to 140 ms), where a buyer weighs cost over a step the
+ * target misses by half; INFINITY when any step is as near. */
+static inline double dc__near_miss_limit_ms(double slack, double target_ms, double step_ms)
+{
+    double share = target_ms / step_ms - slack;
+    return share > 0 ? target_ms / share : INFINITY;
+}
 /* The same on c's chips, except that where even batch 1 misses the target
- * and `slack` > 0 it is the largest batch whose step is within `slack` of
- * batch 1's (near_miss_tolerance: as near a miss, on fewer replicas);
+ * and `slack` > 0 it is the largest batch whose step is as near the target
+ * as batch 1's within `slack` (dc__near_miss_limit_ms; near_miss_tolerance:
+ * as near a miss, on fewer replicas);
  * `probed` (may be NULL) keeps its step-only replicas at batch 1 and at the
  * batch returned, where it probed them. */
 unsigned dc__serve_latency_within(const struct dc__part *p, const struct dc__replica_chips *c,
