@@ -308,48 +308,73 @@ static struct dc_recommend_opts fleet_opts(const cJSON *c, struct dc_availabilit
     return o;
 }
 
-static int check_case(const cJSON *c)
+/* One case being checked: its name and fact for the messages, and the
+ * failures counted so far. */
+struct case_check {
+    const char *name;
+    const cJSON *fact;
+    int failures;
+};
+
+static void fail_case(struct case_check *k, const char *fmt, ...) CMOCKA_PRINTF_ATTRIBUTE(2, 3);
+
+static void fail_case(struct case_check *k, const char *fmt, ...)
 {
-    const char *name = cJSON_GetObjectItem(c, "name")->valuestring;
-    const cJSON *fact = cJSON_GetObjectItem(c, "fact");
-    const cJSON *expect = cJSON_GetObjectItem(c, "expect");
-    struct dc_result *r = NULL;
-    struct dc_error err;
-    dc_error_clear(&err);
-    int failures = 0;
-    struct dc_availability av[8];
-    struct dc_recommend_opts opts = fleet_opts(c, av, 8);
-    if (dc_recommend(rules, cJSON_GetObjectItem(c, "workload"), &opts, &r, &err) != DC_OK) {
-        print_error("case %s: recommend failed: %s %s\n", name, err.where, err.msg);
-        return 1;
-    }
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        print_error("case %s (%s): ", name, cJSON_IsString(fact) ? fact->valuestring : "?");       \
-        print_error(__VA_ARGS__);                                                                  \
-        failures++;                                                                                \
-    } while (0)
+    print_error("case %s (%s): ", k->name, cJSON_IsString(k->fact) ? k->fact->valuestring : "?");
+    va_list ap;
+    va_start(ap, fmt);
+    vprint_error(fmt, ap);
+    va_end(ap);
+    k->failures++;
+}
+
+/* "top_family", "top" and "status": what the answer picks, and whether it
+ * has a pick at all. */
+static void check_pick(struct case_check *k, const cJSON *expect, const struct dc_result *r)
+{
     const cJSON *top = cJSON_GetObjectItem(expect, "top_family");
     if (cJSON_IsString(top)) {
         if (r->n_recommendations == 0)
-            FAIL("expected top family %s, got no recommendation\n", top->valuestring);
+            fail_case(k, "expected top family %s, got no recommendation\n", top->valuestring);
         else if (strcmp(dc_family_name(r->recommendations[0].acc->family), top->valuestring) != 0)
-            FAIL("expected top family %s, got %s (%s, score %d)\n", top->valuestring,
-                 dc_family_name(r->recommendations[0].acc->family), r->recommendations[0].acc->id,
-                 r->recommendations[0].score);
+            fail_case(k, "expected top family %s, got %s (%s, score %d)\n", top->valuestring,
+                      dc_family_name(r->recommendations[0].acc->family),
+                      r->recommendations[0].acc->id, r->recommendations[0].score);
     }
+    const cJSON *pick = cJSON_GetObjectItem(expect, "top");
+    if (cJSON_IsString(pick) && (r->n_recommendations == 0 ||
+                                 strcmp(r->recommendations[0].acc->id, pick->valuestring) != 0))
+        fail_case(k, "expected top pick %s, got %s\n", pick->valuestring,
+                  r->n_recommendations > 0 ? r->recommendations[0].acc->id : "nothing");
+    /* "status": the result's status; unless "ok", no candidate looks like a
+     * pick (none scores 100). */
+    const cJSON *status = cJSON_GetObjectItem(expect, "status");
+    if (cJSON_IsString(status)) {
+        if (strcmp(dc_answer_status_name(r->status), status->valuestring) != 0)
+            fail_case(k, "expected status %s, got %s\n", status->valuestring,
+                      dc_answer_status_name(r->status));
+        for (size_t i = 0; r->status != DC_ANSWER_OK && i < r->n_recommendations; i++)
+            if (r->recommendations[i].score >= 100)
+                fail_case(k, "%s scores %d with status %s\n", r->recommendations[i].acc->id,
+                          r->recommendations[i].score, dc_answer_status_name(r->status));
+    }
+}
+
+/* "excluded", "not_excluded", "warnings" and "absent_warnings". */
+static void check_exclusions(struct case_check *k, const cJSON *expect, const struct dc_result *r)
+{
     const cJSON *it = NULL;
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "excluded"))
     {
         if (!is_excluded(r, it->valuestring))
-            FAIL("expected %s to be excluded\n", it->valuestring);
+            fail_case(k, "expected %s to be excluded\n", it->valuestring);
     }
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "not_excluded"))
     {
         for (size_t i = 0; i < r->n_excluded; i++) {
             if (matches(&r->excluded[i], it->valuestring))
-                FAIL("expected %s not to be excluded (by %s)\n", r->excluded[i].acc->id,
-                     r->excluded[i].excluded_by->rule_id);
+                fail_case(k, "expected %s not to be excluded (by %s)\n", r->excluded[i].acc->id,
+                          r->excluded[i].excluded_by->rule_id);
         }
     }
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "warnings"))
@@ -358,26 +383,29 @@ static int check_case(const cJSON *c)
         for (size_t i = 0; i < r->n_warnings; i++)
             found = found || strcmp(r->warnings[i].code, it->valuestring) == 0;
         if (!found)
-            FAIL("expected warning %s\n", it->valuestring);
+            fail_case(k, "expected warning %s\n", it->valuestring);
     }
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "absent_warnings"))
     {
         for (size_t i = 0; i < r->n_warnings; i++) {
             if (strcmp(r->warnings[i].code, it->valuestring) == 0)
-                FAIL("unexpected warning %s: %s\n", it->valuestring, r->warnings[i].message);
+                fail_case(k, "unexpected warning %s: %s\n", it->valuestring,
+                          r->warnings[i].message);
         }
     }
-    const cJSON *pick = cJSON_GetObjectItem(expect, "top");
-    if (cJSON_IsString(pick) && (r->n_recommendations == 0 ||
-                                 strcmp(r->recommendations[0].acc->id, pick->valuestring) != 0))
-        FAIL("expected top pick %s, got %s\n", pick->valuestring,
-             r->n_recommendations > 0 ? r->recommendations[0].acc->id : "nothing");
+}
+
+/* "reasons", "capped", "uncapped", "counted" and "before": why each part
+ * ranks where it does. */
+static void check_ranking(struct case_check *k, const cJSON *expect, const struct dc_result *r)
+{
+    const cJSON *it = NULL;
     /* "reasons": {"acc": "rule-id"}: the rule is among acc's reasons (or excluded it). */
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "reasons"))
     {
         const struct dc_candidate *cand = any_candidate(r, it->string);
         if (cand == NULL || !has_reason(cand, it->valuestring))
-            FAIL("expected reason %s on %s\n", it->valuestring, it->string);
+            fail_case(k, "expected reason %s on %s\n", it->valuestring, it->string);
     }
     /* "capped": {"acc": "rule-id"}: a ranking gate holds acc below another. */
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "capped"))
@@ -385,16 +413,16 @@ static int check_case(const cJSON *c)
         const struct dc_candidate *cand = candidate(r, it->string);
         if (cand == NULL || cand->capped_by == NULL ||
             strcmp(cand->capped_by->rule_id, it->valuestring) != 0)
-            FAIL("expected %s capped by %s, got %s\n", it->string, it->valuestring,
-                 cand == NULL || cand->capped_by == NULL ? "none" : cand->capped_by->rule_id);
+            fail_case(k, "expected %s capped by %s, got %s\n", it->string, it->valuestring,
+                      cand == NULL || cand->capped_by == NULL ? "none" : cand->capped_by->rule_id);
     }
     /* "uncapped": ["acc"]: no ranking gate holds acc (a gate's exception). */
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "uncapped"))
     {
         const struct dc_candidate *cand = candidate(r, it->valuestring);
         if (cand == NULL || cand->capped_by != NULL)
-            FAIL("expected %s recommended and not capped (%s)\n", it->valuestring,
-                 cand == NULL ? "not recommended" : cand->capped_by->rule_id);
+            fail_case(k, "expected %s recommended and not capped (%s)\n", it->valuestring,
+                      cand == NULL ? "not recommended" : cand->capped_by->rule_id);
     }
     /* "counted": {"acc": "rule-id"}: the rule's bonus on acc shares its fact with a
      * larger one, so it counts 0 and names that rule. */
@@ -407,55 +435,70 @@ static int check_case(const cJSON *c)
                 why = &cand->reasons[i];
         }
         if (why == NULL || why->counted_with == NULL || why->impact != 0)
-            FAIL("expected %s's bonus on %s counted once with another rule\n", it->valuestring,
-                 it->string);
+            fail_case(k, "expected %s's bonus on %s counted once with another rule\n",
+                      it->valuestring, it->string);
     }
     /* "before": {"a": "b"}: a is recommended and ranks above b (or b is not). */
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "before"))
     {
         size_t ra = rank_of(r, it->string), rb = rank_of(r, it->valuestring);
         if (ra == 0 || (rb != 0 && rb < ra))
-            FAIL("expected %s above %s (ranks %zu and %zu)\n", it->string, it->valuestring, ra, rb);
+            fail_case(k, "expected %s above %s (ranks %zu and %zu)\n", it->string, it->valuestring,
+                      ra, rb);
     }
-    /* "status": the result's status; unless "ok", no candidate looks like a
-     * pick (none scores 100). */
-    const cJSON *status = cJSON_GetObjectItem(expect, "status");
-    if (cJSON_IsString(status)) {
-        if (strcmp(dc_answer_status_name(r->status), status->valuestring) != 0)
-            FAIL("expected status %s, got %s\n", status->valuestring,
-                 dc_answer_status_name(r->status));
-        for (size_t i = 0; r->status != DC_ANSWER_OK && i < r->n_recommendations; i++)
-            if (r->recommendations[i].score >= 100)
-                FAIL("%s scores %d with status %s\n", r->recommendations[i].acc->id,
-                     r->recommendations[i].score, dc_answer_status_name(r->status));
-    }
+}
+
+/* "would_meet", "frontier_pick", "breakeven" and "sizing": what the answer
+ * buys and says would meet the targets. */
+static void check_purchase(struct case_check *k, const cJSON *expect, const struct dc_result *r)
+{
+    const cJSON *it = NULL;
     const cJSON *wm = cJSON_GetObjectItem(expect, "would_meet");
     char wm_why[256] = "";
     if (wm != NULL && !would_meet_matches(r, wm, wm_why, sizeof(wm_why)))
-        FAIL("would_meet: %s\n", wm_why);
+        fail_case(k, "would_meet: %s\n", wm_why);
     /* "frontier_pick": true: the top pick's configuration is on the frontier. */
     const cJSON *fp = cJSON_GetObjectItem(expect, "frontier_pick");
     if (cJSON_IsTrue(fp) && !pick_on_frontier(r))
-        FAIL("expected the top pick on the frontier (%zu points)\n", r->n_frontier);
+        fail_case(k, "expected the top pick on the frontier (%zu points)\n", r->n_frontier);
     /* "breakeven": {"acc": true}: an unpriced part says what price would do. */
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "breakeven"))
     {
         const struct dc_candidate *cand = candidate(r, it->string);
         if (cand == NULL || !(cand->selection.breakeven_usd_per_chip_hour > 0))
-            FAIL("expected a breakeven price on %s\n", it->string);
+            fail_case(k, "expected a breakeven price on %s\n", it->string);
     }
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(expect, "sizing"))
     {
         const struct dc_candidate *cand = candidate(r, it->string);
         char why[512] = "";
         if (cand == NULL)
-            FAIL("expected %s among the candidates\n", it->string);
+            fail_case(k, "expected %s among the candidates\n", it->string);
         else if (!sizing_matches(cand, it, why, sizeof(why)))
-            FAIL("%s: %s\n", it->string, why);
+            fail_case(k, "%s: %s\n", it->string, why);
     }
-#undef FAIL
+}
+
+static int check_case(const cJSON *c)
+{
+    struct case_check k = {cJSON_GetObjectItem(c, "name")->valuestring,
+                           cJSON_GetObjectItem(c, "fact"), 0};
+    const cJSON *expect = cJSON_GetObjectItem(c, "expect");
+    struct dc_result *r = NULL;
+    struct dc_error err;
+    dc_error_clear(&err);
+    struct dc_availability av[8];
+    struct dc_recommend_opts opts = fleet_opts(c, av, 8);
+    if (dc_recommend(rules, cJSON_GetObjectItem(c, "workload"), &opts, &r, &err) != DC_OK) {
+        print_error("case %s: recommend failed: %s %s\n", k.name, err.where, err.msg);
+        return 1;
+    }
+    check_pick(&k, expect, r);
+    check_exclusions(&k, expect, r);
+    check_ranking(&k, expect, r);
+    check_purchase(&k, expect, r);
     dc_result_free(r);
-    return failures;
+    return k.failures;
 }
 
 static void test_decision_table(void **state)
