@@ -485,153 +485,157 @@ static void test_defaults_warned(void **state)
 
 /* ---- the fields' checks -------------------------------------------------------------- */
 
+/* Workloads the core refuses: the JSON Pointer of the field and what the
+ * message says. */
+static const struct {
+    const char *json;
+    const char *where;
+    const char *says;
+} field_errors[] = {
+    {"{\"task\":\"training\",\"precision\":\"int4\",\"model\":{\"parameters\":1e9}}", "/precision",
+     "not a precision to train in"},
+    {"{\"task\":\"fine-tuning\",\"quantization\":\"awq\",\"model\":{\"parameters\":1e9}}",
+     "/quantization", "training.method qlora"},
+    {"{\"task\":\"inference\",\"quantization\":\"gptq\",\"precision\":\"int4\","
+     "\"model\":{\"parameters\":1e9}}",
+     "/precision", "with quantization gptq"},
+    {"{\"task\":\"inference\",\"quantization\":\"fp2\",\"model\":{\"parameters\":1e9}}",
+     "/quantization", "unknown value"},
+    {"{\"task\":\"fine-tuning\",\"model\":{\"parameters\":1e9},\"training\":{\"rl\":{}}}",
+     "/training/rl", "set training.method to rl"},
+    {"{\"task\":\"fine-tuning\",\"model\":{\"parameters\":1e9},\"training\":{\"method\":"
+     "\"rl\"}}",
+     "/training/rl/rollout_share", "gives no rl_rollout_share"},
+    {"{\"task\":\"fine-tuning\",\"model\":{\"parameters\":1e9},\"training\":{\"method\":"
+     "\"rl\",\"rl\":{\"rollout_share\":1}}}",
+     "/training/rl/rollout_share", "out of range"},
+    {"{\"task\":\"fine-tuning\",\"model\":{\"parameters\":1e9},\"training\":{\"method\":"
+     "\"rl\",\"rl\":{\"algorithm\":\"dqn\"}}}",
+     "/training/rl/algorithm", "unknown value"},
+    {"{\"task\":\"fine-tuning\",\"model\":{\"parameters\":1e9},\"training\":{\"method\":"
+     "\"rl\",\"rl\":{\"critic\":1}}}",
+     "/training/rl/critic", "unknown field"},
+    {"{\"task\":\"fine-tuning\",\"model\":{\"parameters\":1e9},\"training\":{\"rl\":3}}",
+     "/training/rl", "must be an object"},
+    {"{\"task\":\"inference\",\"model\":{\"architecture\":\"cnn\",\"parameters\":1e9},"
+     "\"inference\":{\"speculative\":{\"draft_parameters\":1e8,\"draft_tokens\":4,"
+     "\"acceptance_rate\":0.7}}}",
+     "/inference/speculative", "drafts tokens for a decoder"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"speculative\":"
+     "{\"draft_tokens\":4,\"acceptance_rate\":0.7}}}",
+     "/inference/speculative/draft_model", "needs its draft"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"speculative\":"
+     "{\"draft_model\":\"x\",\"draft_parameters\":1e8,\"draft_tokens\":4,"
+     "\"acceptance_rate\":0.7}}}",
+     "/inference/speculative/draft_parameters", "not both"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"speculative\":"
+     "{\"draft_model\":\"x\",\"draft_tokens\":4,\"acceptance_rate\":0.7}}}",
+     "/inference/speculative/draft_model", "no model registry"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"speculative\":"
+     "{\"draft_parameters\":2e9,\"draft_tokens\":4,\"acceptance_rate\":0.7}}}",
+     "/inference/speculative/draft_parameters", "must be smaller"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"speculative\":"
+     "{\"draft_parameters\":1e8,\"acceptance_rate\":0.7}}}",
+     "/inference/speculative/draft_tokens", "needs draft_tokens"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"speculative\":"
+     "{\"draft_parameters\":1e8,\"draft_tokens\":17,\"acceptance_rate\":0.7}}}",
+     "/inference/speculative/draft_tokens", "out of range"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"job\":{"
+     "\"requests\":10,\"tokens\":100,\"deadline_hours\":1}}}",
+     "/inference/job", "one of them"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"job\":{"
+     "\"deadline_hours\":1}}}",
+     "/inference/job", "one of them"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"job\":{"
+     "\"requests\":10}}}",
+     "/inference/job/deadline_hours", "required"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{"
+     "\"requests_per_second\":3,\"job\":{\"requests\":10,\"deadline_hours\":1}}}",
+     "/inference/requests_per_second", "leave requests_per_second out"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"job\":{"
+     "\"requests\":1e15,\"deadline_hours\":0.01}}}",
+     "/inference/job", "over the limit"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"job\":{"
+     "\"requests\":1.5,\"deadline_hours\":1}}}",
+     "/inference/job/requests", "integer"},
+    {"{\"task\":\"inference\",\"model\":{\"architecture\":\"encoder\",\"parameters\":1e9},"
+     "\"inference\":{\"prefix_cache_hit_rate\":0.5}}",
+     "/inference/prefix_cache_hit_rate", "prefix caching"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"context_length\":1024},"
+     "\"inference\":{\"input_tokens\":1000,\"output_tokens\":100}}",
+     "/inference/input_tokens", "exceed the 1024"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"context_length\":1024},"
+     "\"inference\":{\"context_tokens\":2000}}",
+     "/inference/context_tokens", "exceed the 1024"},
+    {"{\"task\":\"inference\",\"model\":{\"architecture\":\"encoder-decoder\","
+     "\"parameters\":1e9,\"context_length\":448},\"inference\":{\"output_tokens\":500}}",
+     "/inference/output_tokens", "decoder holds"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"experts\":8,"
+     "\"experts_per_token\":2}}",
+     "/model/experts", "applies to moe"},
+    {"{\"task\":\"inference\",\"model\":{\"architecture\":\"moe\",\"parameters\":1e9,"
+     "\"experts\":8}}",
+     "/model/experts_per_token", "go together"},
+    {"{\"task\":\"inference\",\"model\":{\"architecture\":\"moe\",\"parameters\":1e9,"
+     "\"experts\":2,\"experts_per_token\":4}}",
+     "/model/experts_per_token", "exceeds experts"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"encoder_layers\":4}}",
+     "/model/encoder_layers", "applies to encoder-decoder"},
+    {"{\"task\":\"inference\",\"model\":{\"architecture\":\"cnn\",\"parameters\":1e9,"
+     "\"denoising_steps\":4}}",
+     "/model/denoising_steps", "applies to diffusion"},
+    {"{\"task\":\"inference\",\"model\":{\"architecture\":\"diffusion\",\"parameters\":1e9,"
+     "\"guidance_passes\":5}}",
+     "/model/guidance_passes", "out of range"},
+    {"{\"task\":\"inference\",\"model\":{\"architecture\":\"cnn\",\"parameters\":1e9,"
+     "\"vae_flops_per_sample\":1e12}}",
+     "/model/vae_flops_per_sample", "applies to diffusion"},
+    {"{\"task\":\"inference\",\"model\":{\"architecture\":\"diffusion\",\"parameters\":1e9,"
+     "\"vae_flops_per_sample\":0}}",
+     "/model/vae_flops_per_sample", "out of range"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"tokens_per_sample\":4}}",
+     "/model/tokens_per_sample", "applies to encoder-decoder and vit"},
+    {"{\"task\":\"inference\",\"model\":{\"architecture\":\"recommender\",\"parameters\":1e9,"
+     "\"embedding_dim\":64}}",
+     "/model/lookups_per_sample", "go together"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"lookups_per_sample\":3}}",
+     "/model/lookups_per_sample", "applies to recommender"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"attention\":\"sliding_window\"}}",
+     "/model/sliding_window", "needs sliding_window"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"attention\":\"mla\"}}",
+     "/model/kv_latent_dim", "needs kv_latent_dim"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"attention\":\"full\","
+     "\"sliding_window\":512}}",
+     "/model/sliding_window", "not full"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"attention\":\"full\","
+     "\"full_attention_every\":2}}",
+     "/model/full_attention_every", "not full"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"sliding_window\":512,"
+     "\"kv_latent_dim\":512}}",
+     "/model/kv_latent_dim", "applies to attention mla"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"attention\":\"local\"}}",
+     "/model/attention", "unknown value"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"full_attention_every\":1,"
+     "\"sliding_window\":9}}",
+     "/model/full_attention_every", "out of range"},
+    {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"head_dim\":0.5}}", "/model/head_dim",
+     "out of range"},
+};
+
 static void test_field_errors(void **state)
 {
     (void)state;
-    static const struct {
-        const char *json;
-        const char *where;
-        const char *says;
-    } cases[] = {
-        {"{\"task\":\"training\",\"precision\":\"int4\",\"model\":{\"parameters\":1e9}}",
-         "/precision", "not a precision to train in"},
-        {"{\"task\":\"fine-tuning\",\"quantization\":\"awq\",\"model\":{\"parameters\":1e9}}",
-         "/quantization", "training.method qlora"},
-        {"{\"task\":\"inference\",\"quantization\":\"gptq\",\"precision\":\"int4\","
-         "\"model\":{\"parameters\":1e9}}",
-         "/precision", "with quantization gptq"},
-        {"{\"task\":\"inference\",\"quantization\":\"fp2\",\"model\":{\"parameters\":1e9}}",
-         "/quantization", "unknown value"},
-        {"{\"task\":\"fine-tuning\",\"model\":{\"parameters\":1e9},\"training\":{\"rl\":{}}}",
-         "/training/rl", "set training.method to rl"},
-        {"{\"task\":\"fine-tuning\",\"model\":{\"parameters\":1e9},\"training\":{\"method\":"
-         "\"rl\"}}",
-         "/training/rl/rollout_share", "gives no rl_rollout_share"},
-        {"{\"task\":\"fine-tuning\",\"model\":{\"parameters\":1e9},\"training\":{\"method\":"
-         "\"rl\",\"rl\":{\"rollout_share\":1}}}",
-         "/training/rl/rollout_share", "out of range"},
-        {"{\"task\":\"fine-tuning\",\"model\":{\"parameters\":1e9},\"training\":{\"method\":"
-         "\"rl\",\"rl\":{\"algorithm\":\"dqn\"}}}",
-         "/training/rl/algorithm", "unknown value"},
-        {"{\"task\":\"fine-tuning\",\"model\":{\"parameters\":1e9},\"training\":{\"method\":"
-         "\"rl\",\"rl\":{\"critic\":1}}}",
-         "/training/rl/critic", "unknown field"},
-        {"{\"task\":\"fine-tuning\",\"model\":{\"parameters\":1e9},\"training\":{\"rl\":3}}",
-         "/training/rl", "must be an object"},
-        {"{\"task\":\"inference\",\"model\":{\"architecture\":\"cnn\",\"parameters\":1e9},"
-         "\"inference\":{\"speculative\":{\"draft_parameters\":1e8,\"draft_tokens\":4,"
-         "\"acceptance_rate\":0.7}}}",
-         "/inference/speculative", "drafts tokens for a decoder"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"speculative\":"
-         "{\"draft_tokens\":4,\"acceptance_rate\":0.7}}}",
-         "/inference/speculative/draft_model", "needs its draft"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"speculative\":"
-         "{\"draft_model\":\"x\",\"draft_parameters\":1e8,\"draft_tokens\":4,"
-         "\"acceptance_rate\":0.7}}}",
-         "/inference/speculative/draft_parameters", "not both"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"speculative\":"
-         "{\"draft_model\":\"x\",\"draft_tokens\":4,\"acceptance_rate\":0.7}}}",
-         "/inference/speculative/draft_model", "no model registry"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"speculative\":"
-         "{\"draft_parameters\":2e9,\"draft_tokens\":4,\"acceptance_rate\":0.7}}}",
-         "/inference/speculative/draft_parameters", "must be smaller"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"speculative\":"
-         "{\"draft_parameters\":1e8,\"acceptance_rate\":0.7}}}",
-         "/inference/speculative/draft_tokens", "needs draft_tokens"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"speculative\":"
-         "{\"draft_parameters\":1e8,\"draft_tokens\":17,\"acceptance_rate\":0.7}}}",
-         "/inference/speculative/draft_tokens", "out of range"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"job\":{"
-         "\"requests\":10,\"tokens\":100,\"deadline_hours\":1}}}",
-         "/inference/job", "one of them"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"job\":{"
-         "\"deadline_hours\":1}}}",
-         "/inference/job", "one of them"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"job\":{"
-         "\"requests\":10}}}",
-         "/inference/job/deadline_hours", "required"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{"
-         "\"requests_per_second\":3,\"job\":{\"requests\":10,\"deadline_hours\":1}}}",
-         "/inference/requests_per_second", "leave requests_per_second out"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"job\":{"
-         "\"requests\":1e15,\"deadline_hours\":0.01}}}",
-         "/inference/job", "over the limit"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9},\"inference\":{\"job\":{"
-         "\"requests\":1.5,\"deadline_hours\":1}}}",
-         "/inference/job/requests", "integer"},
-        {"{\"task\":\"inference\",\"model\":{\"architecture\":\"encoder\",\"parameters\":1e9},"
-         "\"inference\":{\"prefix_cache_hit_rate\":0.5}}",
-         "/inference/prefix_cache_hit_rate", "prefix caching"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"context_length\":1024},"
-         "\"inference\":{\"input_tokens\":1000,\"output_tokens\":100}}",
-         "/inference/input_tokens", "exceed the 1024"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"context_length\":1024},"
-         "\"inference\":{\"context_tokens\":2000}}",
-         "/inference/context_tokens", "exceed the 1024"},
-        {"{\"task\":\"inference\",\"model\":{\"architecture\":\"encoder-decoder\","
-         "\"parameters\":1e9,\"context_length\":448},\"inference\":{\"output_tokens\":500}}",
-         "/inference/output_tokens", "decoder holds"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"experts\":8,"
-         "\"experts_per_token\":2}}",
-         "/model/experts", "applies to moe"},
-        {"{\"task\":\"inference\",\"model\":{\"architecture\":\"moe\",\"parameters\":1e9,"
-         "\"experts\":8}}",
-         "/model/experts_per_token", "go together"},
-        {"{\"task\":\"inference\",\"model\":{\"architecture\":\"moe\",\"parameters\":1e9,"
-         "\"experts\":2,\"experts_per_token\":4}}",
-         "/model/experts_per_token", "exceeds experts"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"encoder_layers\":4}}",
-         "/model/encoder_layers", "applies to encoder-decoder"},
-        {"{\"task\":\"inference\",\"model\":{\"architecture\":\"cnn\",\"parameters\":1e9,"
-         "\"denoising_steps\":4}}",
-         "/model/denoising_steps", "applies to diffusion"},
-        {"{\"task\":\"inference\",\"model\":{\"architecture\":\"diffusion\",\"parameters\":1e9,"
-         "\"guidance_passes\":5}}",
-         "/model/guidance_passes", "out of range"},
-        {"{\"task\":\"inference\",\"model\":{\"architecture\":\"cnn\",\"parameters\":1e9,"
-         "\"vae_flops_per_sample\":1e12}}",
-         "/model/vae_flops_per_sample", "applies to diffusion"},
-        {"{\"task\":\"inference\",\"model\":{\"architecture\":\"diffusion\",\"parameters\":1e9,"
-         "\"vae_flops_per_sample\":0}}",
-         "/model/vae_flops_per_sample", "out of range"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"tokens_per_sample\":4}}",
-         "/model/tokens_per_sample", "applies to encoder-decoder and vit"},
-        {"{\"task\":\"inference\",\"model\":{\"architecture\":\"recommender\",\"parameters\":1e9,"
-         "\"embedding_dim\":64}}",
-         "/model/lookups_per_sample", "go together"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"lookups_per_sample\":3}}",
-         "/model/lookups_per_sample", "applies to recommender"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"attention\":\"sliding_window\"}}",
-         "/model/sliding_window", "needs sliding_window"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"attention\":\"mla\"}}",
-         "/model/kv_latent_dim", "needs kv_latent_dim"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"attention\":\"full\","
-         "\"sliding_window\":512}}",
-         "/model/sliding_window", "not full"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"attention\":\"full\","
-         "\"full_attention_every\":2}}",
-         "/model/full_attention_every", "not full"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"sliding_window\":512,"
-         "\"kv_latent_dim\":512}}",
-         "/model/kv_latent_dim", "applies to attention mla"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"attention\":\"local\"}}",
-         "/model/attention", "unknown value"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"full_attention_every\":1,"
-         "\"sliding_window\":9}}",
-         "/model/full_attention_every", "out of range"},
-        {"{\"task\":\"inference\",\"model\":{\"parameters\":1e9,\"head_dim\":0.5}}",
-         "/model/head_dim", "out of range"},
-    };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        cJSON *w = cJSON_Parse(cases[i].json);
+    for (size_t i = 0; i < sizeof(field_errors) / sizeof(field_errors[0]); i++) {
+        cJSON *w = cJSON_Parse(field_errors[i].json);
         assert_non_null(w);
         struct dc_result *r = NULL;
         struct dc_error err;
         dc_error_clear(&err);
         assert_int_equal(dc_recommend(mini, w, NULL, &r, &err), DC_EINVAL);
         assert_null(r);
-        if (strcmp(err.where, cases[i].where) != 0 || strstr(err.msg, cases[i].says) == NULL)
-            fail_msg("%s: got %s: %s", cases[i].json, err.where, err.msg);
+        if (strcmp(err.where, field_errors[i].where) != 0 ||
+            strstr(err.msg, field_errors[i].says) == NULL)
+            fail_msg("%s: got %s: %s", field_errors[i].json, err.where, err.msg);
         cJSON_Delete(w);
     }
 }
