@@ -635,6 +635,111 @@ static void check_network_policy(struct problems *P, const cJSON *np, const cJSO
         problem(P, "NetworkPolicy: the listening port %d is not open to every client", listen_port);
 }
 
+/* docker/Dockerfile's ENTRYPOINT (exec form) ends in `serve`, so the
+ * Deployment's args are serve flags. */
+static void check_entrypoint(struct problems *P, const struct world *w)
+{
+    const char *ep = dockerfile_last(w->dockerfile, "ENTRYPOINT");
+    cJSON *epj = ep != NULL ? cJSON_Parse(ep) : NULL;
+    const cJSON *last =
+        cJSON_IsArray(epj) ? cJSON_GetArrayItem(epj, cJSON_GetArraySize(epj) - 1) : NULL;
+    if (!cJSON_IsString(last) || strcmp(last->valuestring, "serve") != 0)
+        problem(P, "docker/Dockerfile: the ENTRYPOINT (exec form) does not end in `serve`, so "
+                   "the Deployment's args would not be serve flags");
+    cJSON_Delete(epj);
+}
+
+/* Service links (<NAME>_SERVICE_HOST, <NAME>_PORT...) stay out of the
+ * server's ACCEL_ADVISOR_* namespace. */
+static void check_service_links(struct problems *P, const cJSON *pod, const cJSON *svc)
+{
+    if (!false_at(pod, "enableServiceLinks")) {
+        /* Service links are <NAME>_SERVICE_HOST, <NAME>_PORT...: inside the
+         * server's ACCEL_ADVISOR_* namespace for a Service named accel-advisor*. */
+        char env[128];
+        const char *sname = str_at(svc, "metadata.name");
+        snprintf(env, sizeof(env), "%s_SERVICE_HOST", sname != NULL ? sname : "");
+        for (char *q = env; *q != '\0'; q++)
+            *q = *q == '-' ? '_' : (char)toupper((unsigned char)*q);
+        if (strncmp(env, "ACCEL_ADVISOR_", 14) == 0)
+            problem(P,
+                    "Deployment: enableServiceLinks is not false: Service %s would inject "
+                    "ACCEL_ADVISOR_* variables the server warns about",
+                    sname);
+    }
+}
+
+/* The Service selects the pods and targets the listening port. */
+static void check_service(struct problems *P, const cJSON *svc, const cJSON *pod_labels,
+                          const cJSON *c, int listen_port)
+{
+    if (!selects(at(svc, "spec.selector"), pod_labels))
+        problem(P, "Service: its selector does not match the Deployment's pod labels");
+    const cJSON *sp = NULL;
+    size_t nports = 0;
+    cJSON_ArrayForEach(sp, at(svc, "spec.ports"))
+    {
+        nports++;
+        const cJSON *tp = at(sp, "targetPort");
+        double port = 0;
+        int target = tp != NULL ? resolve_port(at(c, "ports"), tp)
+                                : (num_at(sp, "port", &port) ? (int)port : 0);
+        if (target == 0 || target != listen_port)
+            problem(P,
+                    "Service: targetPort of port %s does not name the listening container "
+                    "port %d",
+                    str_at(sp, "name") != NULL ? str_at(sp, "name") : "?", listen_port);
+    }
+    if (nports == 0)
+        problem(P, "Service: no ports");
+}
+
+/* The HorizontalPodAutoscaler scales the Deployment on CPU, from at least two
+ * replicas. Returns its minReplicas. */
+static double check_hpa(struct problems *P, const cJSON *hpa, const char *dep_name)
+{
+    const char *tk = str_at(hpa, "spec.scaleTargetRef.kind");
+    const char *tn = str_at(hpa, "spec.scaleTargetRef.name");
+    const char *ta = str_at(hpa, "spec.scaleTargetRef.apiVersion");
+    if (tk == NULL || strcmp(tk, "Deployment") != 0 || tn == NULL || dep_name == NULL ||
+        strcmp(tn, dep_name) != 0 || ta == NULL || strcmp(ta, "apps/v1") != 0)
+        problem(P, "HorizontalPodAutoscaler: scaleTargetRef is not apps/v1 Deployment %s",
+                dep_name != NULL ? dep_name : "?");
+    double minr = 1, maxr = 0;
+    num_at(hpa, "spec.minReplicas", &minr);
+    num_at(hpa, "spec.maxReplicas", &maxr);
+    if (minr < 2 || maxr < minr)
+        problem(P, "HorizontalPodAutoscaler: replicas %.0f..%.0f (want 2 <= min <= max)", minr,
+                maxr);
+    bool cpu = false;
+    const cJSON *m = NULL;
+    cJSON_ArrayForEach(m, at(hpa, "spec.metrics"))
+    {
+        const char *t = str_at(m, "type"), *n = str_at(m, "resource.name");
+        if (t != NULL && strcmp(t, "Resource") == 0 && n != NULL && strcmp(n, "cpu") == 0)
+            cpu = true;
+    }
+    if (!cpu)
+        problem(P, "HorizontalPodAutoscaler: no CPU resource metric");
+    return minr;
+}
+
+/* The PodDisruptionBudget selects the pods and leaves room for a disruption. */
+static void check_pdb(struct problems *P, const cJSON *pdb, const cJSON *pod_labels,
+                      double replicas, double minr)
+{
+    if (!selects(at(pdb, "spec.selector.matchLabels"), pod_labels))
+        problem(P, "PodDisruptionBudget: its selector does not match the Deployment's pod labels");
+    double mina = 0;
+    if (num_at(pdb, "spec.minAvailable", &mina) && (mina >= replicas || mina >= minr))
+        problem(P,
+                "PodDisruptionBudget: minAvailable %.0f leaves no disruption at %.0f "
+                "replicas",
+                mina, replicas < minr ? replicas : minr);
+    if (at(pdb, "spec.minAvailable") == NULL && at(pdb, "spec.maxUnavailable") == NULL)
+        problem(P, "PodDisruptionBudget: neither minAvailable nor maxUnavailable");
+}
+
 static void check_all(const struct world *w, struct problems *P)
 {
     static const char *const kinds[] = {
@@ -674,14 +779,7 @@ static void check_all(const struct world *w, struct problems *P)
     struct settings args;
     check_args(P, w, c, &args);
 
-    const char *ep = dockerfile_last(w->dockerfile, "ENTRYPOINT");
-    cJSON *epj = ep != NULL ? cJSON_Parse(ep) : NULL;
-    const cJSON *last =
-        cJSON_IsArray(epj) ? cJSON_GetArrayItem(epj, cJSON_GetArraySize(epj) - 1) : NULL;
-    if (!cJSON_IsString(last) || strcmp(last->valuestring, "serve") != 0)
-        problem(P, "docker/Dockerfile: the ENTRYPOINT (exec form) does not end in `serve`, so "
-                   "the Deployment's args would not be serve flags");
-    cJSON_Delete(epj);
+    check_entrypoint(P, w);
 
     /* Listening address: all interfaces, on a declared container port. */
     char listen[256];
@@ -707,79 +805,11 @@ static void check_all(const struct world *w, struct problems *P)
     check_security(P, w, pod, c);
     check_resources(P, c, &args);
     check_grace(P, w, pod, c, &args);
-    if (!false_at(pod, "enableServiceLinks")) {
-        /* Service links are <NAME>_SERVICE_HOST, <NAME>_PORT...: inside the
-         * server's ACCEL_ADVISOR_* namespace for a Service named accel-advisor*. */
-        char env[128];
-        const char *sname = str_at(svc, "metadata.name");
-        snprintf(env, sizeof(env), "%s_SERVICE_HOST", sname != NULL ? sname : "");
-        for (char *q = env; *q != '\0'; q++)
-            *q = *q == '-' ? '_' : (char)toupper((unsigned char)*q);
-        if (strncmp(env, "ACCEL_ADVISOR_", 14) == 0)
-            problem(P,
-                    "Deployment: enableServiceLinks is not false: Service %s would inject "
-                    "ACCEL_ADVISOR_* variables the server warns about",
-                    sname);
-    }
+    check_service_links(P, pod, svc);
 
-    /* Service. */
-    if (!selects(at(svc, "spec.selector"), pod_labels))
-        problem(P, "Service: its selector does not match the Deployment's pod labels");
-    const cJSON *sp = NULL;
-    size_t nports = 0;
-    cJSON_ArrayForEach(sp, at(svc, "spec.ports"))
-    {
-        nports++;
-        const cJSON *tp = at(sp, "targetPort");
-        double port = 0;
-        int target = tp != NULL ? resolve_port(at(c, "ports"), tp)
-                                : (num_at(sp, "port", &port) ? (int)port : 0);
-        if (target == 0 || target != listen_port)
-            problem(P,
-                    "Service: targetPort of port %s does not name the listening container "
-                    "port %d",
-                    str_at(sp, "name") != NULL ? str_at(sp, "name") : "?", listen_port);
-    }
-    if (nports == 0)
-        problem(P, "Service: no ports");
-
-    /* HorizontalPodAutoscaler. */
-    const char *tk = str_at(hpa, "spec.scaleTargetRef.kind");
-    const char *tn = str_at(hpa, "spec.scaleTargetRef.name");
-    const char *ta = str_at(hpa, "spec.scaleTargetRef.apiVersion");
-    if (tk == NULL || strcmp(tk, "Deployment") != 0 || tn == NULL || dep_name == NULL ||
-        strcmp(tn, dep_name) != 0 || ta == NULL || strcmp(ta, "apps/v1") != 0)
-        problem(P, "HorizontalPodAutoscaler: scaleTargetRef is not apps/v1 Deployment %s",
-                dep_name != NULL ? dep_name : "?");
-    double minr = 1, maxr = 0;
-    num_at(hpa, "spec.minReplicas", &minr);
-    num_at(hpa, "spec.maxReplicas", &maxr);
-    if (minr < 2 || maxr < minr)
-        problem(P, "HorizontalPodAutoscaler: replicas %.0f..%.0f (want 2 <= min <= max)", minr,
-                maxr);
-    bool cpu = false;
-    const cJSON *m = NULL;
-    cJSON_ArrayForEach(m, at(hpa, "spec.metrics"))
-    {
-        const char *t = str_at(m, "type"), *n = str_at(m, "resource.name");
-        if (t != NULL && strcmp(t, "Resource") == 0 && n != NULL && strcmp(n, "cpu") == 0)
-            cpu = true;
-    }
-    if (!cpu)
-        problem(P, "HorizontalPodAutoscaler: no CPU resource metric");
-
-    /* PodDisruptionBudget. */
-    if (!selects(at(pdb, "spec.selector.matchLabels"), pod_labels))
-        problem(P, "PodDisruptionBudget: its selector does not match the Deployment's pod labels");
-    double mina = 0;
-    if (num_at(pdb, "spec.minAvailable", &mina) && (mina >= replicas || mina >= minr))
-        problem(P,
-                "PodDisruptionBudget: minAvailable %.0f leaves no disruption at %.0f "
-                "replicas",
-                mina, replicas < minr ? replicas : minr);
-    if (at(pdb, "spec.minAvailable") == NULL && at(pdb, "spec.maxUnavailable") == NULL)
-        problem(P, "PodDisruptionBudget: neither minAvailable nor maxUnavailable");
-
+    check_service(P, svc, pod_labels, c, listen_port);
+    double minr = check_hpa(P, hpa, dep_name);
+    check_pdb(P, pdb, pod_labels, replicas, minr);
     /* ConfigMap. */
     check_configmap(P, pod, c, cm, &args);
     check_network_policy(P, np, pod_labels, c, listen_port, probe_port);
