@@ -113,8 +113,8 @@ struct dc_sizing {
     double prefill_ms;          /* inference: one request's prompt; NAN when unknown */
     double decode_ms;           /* inference: one decode step (one batch for non-generative) */
     /* inference missing its latency target while serving the rate: the
-     * fastest step the part's search reached; decode_ms is within the rules'
-     * near_miss_tolerance of it (NAN otherwise) */
+     * fastest step the part's search reached; decode_ms's share of the
+     * target is within the rules' near_miss_tolerance of its (NAN otherwise) */
     double fastest_decode_ms;
     double request_ms;        /* inference: prefill + output tokens x decode step */
     double throughput_rps;    /* inference: requests/s all replicas serve; NAN unknown */

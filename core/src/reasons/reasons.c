@@ -122,24 +122,24 @@ static const char *basis_text(const struct dc_result *res, const struct dc_sizin
         dc__textf(buf, len, "the fewest that finish within %s, and the cheapest that do", target);
         break;
     case DC_BASIS_CHEAPEST:
-        if (w->task == DC_TASK_INFERENCE && !z->meets_latency && dc__near_miss_slack(s) > 0)
-            dc__textf(buf, len,
-                      "the cheapest layout that serves the rate with a step within %s of the "
-                      "target of the fastest reached, as none meets the latency target",
-                      dc_fmt_percent(dc__near_miss_slack(s), n1, sizeof(n1)));
-        else if (w->task == DC_TASK_INFERENCE && !z->meets_latency)
-            dc__textf(buf, len,
-                      "the cheapest layout that serves the rate with the fastest step reached, "
-                      "as none meets the latency target");
-        else if (w->task == DC_TASK_INFERENCE)
-            dc__textf(buf, len,
-                      "the cheapest layout that serves the rate and meets the latency target");
-        else
+        if (w->task != DC_TASK_INFERENCE)
             dc__textf(buf, len,
                       "the cheapest count that finishes within %s, the fastest of those that "
                       "cost the same; more chips cost more per run once the job leaves one fast "
                       "domain",
                       target);
+        else if (z->meets_latency)
+            dc__textf(buf, len,
+                      "the cheapest layout that serves the rate and meets the latency target");
+        else if (dc__near_miss_slack(s) > 0)
+            dc__textf(buf, len,
+                      "the cheapest layout that serves the rate with a step within %s of the "
+                      "target of the fastest reached, as none meets the latency target",
+                      dc_fmt_percent(dc__near_miss_slack(s), n1, sizeof(n1)));
+        else
+            dc__textf(buf, len,
+                      "the cheapest layout that serves the rate with the fastest step reached, "
+                      "as none meets the latency target");
         break;
     case DC_BASIS_FASTEST:
         if (w->task == DC_TASK_INFERENCE) {

@@ -177,8 +177,8 @@ static void load_inference_params(const struct dc__where *z, struct dc_sizing_pa
     s->kv_source = dc__get_url(&t, "kv_source", true);
     s->hours_per_month = dc__get_num(&t, "hours_per_month", true, 1, 744);
     s->serving_max_chips = dc__get_param(&t, "serving_max_chips", 1, 1e6);
-    /* 0: the fastest step outright; past a half, a step half again as long
-     * as the fastest is no near miss. */
+    /* 0: the fastest step outright; at most half of the target: past that
+     * nearly every step of a far miss would count as near. */
     s->near_miss_tolerance = optional_param(&t, "near_miss_tolerance", 0, 0.5);
     s->diffusion_8bit_gain = optional_param(&t, "diffusion_8bit_gain", 1, 4);
     s->audio_decode_s_per_vcpu = optional_param(&t, "audio_decode_s_per_vcpu", 1, 1e6);

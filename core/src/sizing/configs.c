@@ -10,8 +10,8 @@
  * the weights, and for each the largest batch the latency target allows and a
  * few smaller ones, with the replicas the request rate needs; where no size
  * meets the latency target, the cheapest whose step comes as near the target
- * as the fastest within the rules' near_miss_tolerance (near_pick). Every search is bounded by a
- * named limit, whatever the workload asks. */
+ * as the fastest within the rules' near_miss_tolerance (near_pick). Every
+ * search is bounded by a named limit, whatever the workload asks. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
