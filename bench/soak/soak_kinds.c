@@ -233,17 +233,7 @@ static void b_options(struct worker *w, uint64_t i, uint64_t v)
     get(w, "OPTIONS", p[v % 4]);
 }
 
-/* Bodies that may hold NUL bytes. */
-struct bytes {
-    const char *p;
-    size_t len;
-};
-#define B(s)                                                                                       \
-    {                                                                                              \
-        s, sizeof(s) - 1                                                                           \
-    }
-
-static void bad_body(struct worker *w, const struct bytes *variants, size_t n, uint64_t v)
+static void bad_body(struct worker *w, const struct rh_bytes *variants, size_t n, uint64_t v)
 {
     rh_buf_add(&w->body, variants[v % n].p, variants[v % n].len);
     post_json(w, (v / n) % 4 == 3 ? "/v1/recommendations:batch" : "/v1/recommendations");
@@ -252,22 +242,22 @@ static void bad_body(struct worker *w, const struct bytes *variants, size_t n, u
 static void b_malformed(struct worker *w, uint64_t i, uint64_t v)
 {
     (void)i;
-    static const struct bytes b[] = {
-        B("{\"task\":\"inference\",}"),
-        B("{\"task\":\"inference\",\"model\":{\"parameters\":1}} x"),
-        B(""),
-        B("{'task':1}"),
-        B("{\"task\":\"inference\""),
-        B("[1,2,]"),
-        B("tru"),
-        B("{\"a\":01}"),
-        B("{\"a\":1.}"),
-        B("{\"a\":.5}"),
-        B("{\"a\":+1}"),
-        B("{\"a\":\"x\ty\"}"),
-        B("{\"a\":\"\\x\"}"),
-        B("{]"),
-        B("{\"a\"}"),
+    static const struct rh_bytes b[] = {
+        RH_BYTES("{\"task\":\"inference\",}"),
+        RH_BYTES("{\"task\":\"inference\",\"model\":{\"parameters\":1}} x"),
+        RH_BYTES(""),
+        RH_BYTES("{'task':1}"),
+        RH_BYTES("{\"task\":\"inference\""),
+        RH_BYTES("[1,2,]"),
+        RH_BYTES("tru"),
+        RH_BYTES("{\"a\":01}"),
+        RH_BYTES("{\"a\":1.}"),
+        RH_BYTES("{\"a\":.5}"),
+        RH_BYTES("{\"a\":+1}"),
+        RH_BYTES("{\"a\":\"x\ty\"}"),
+        RH_BYTES("{\"a\":\"\\x\"}"),
+        RH_BYTES("{]"),
+        RH_BYTES("{\"a\"}"),
     };
     bad_body(w, b, sizeof(b) / sizeof(b[0]), v);
 }
@@ -275,15 +265,16 @@ static void b_malformed(struct worker *w, uint64_t i, uint64_t v)
 static void b_bad_utf8(struct worker *w, uint64_t i, uint64_t v)
 {
     (void)i;
-    static const struct bytes b[] = {
-        B("{\"task\":\"inference\",\"name\":\"\xc3\x28\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"name\":\"\xff\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"name\":\"\xc0\xaf\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"name\":\"\xed\xa0\x80\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"name\":\"\xe2\x82\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"name\":\"\xf4\x90\x80\x80\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"name\":\"\\ud800\",\"model\":{\"parameters\":1}}"),
-        B("{\"\x80\":1}"),
+    static const struct rh_bytes b[] = {
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"\xc3\x28\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"\xff\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"\xc0\xaf\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"\xed\xa0\x80\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"\xe2\x82\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES(
+            "{\"task\":\"inference\",\"name\":\"\xf4\x90\x80\x80\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"\\ud800\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"\x80\":1}"),
     };
     bad_body(w, b, sizeof(b) / sizeof(b[0]), v);
 }
@@ -291,12 +282,12 @@ static void b_bad_utf8(struct worker *w, uint64_t i, uint64_t v)
 static void b_nul(struct worker *w, uint64_t i, uint64_t v)
 {
     (void)i;
-    static const struct bytes b[] = {
-        B("{\"task\":\0\"inference\"}"),
-        B("{\"task\":\"infe\0rence\"}"),
-        B("{\"task\":\"inference\",\"model\":{\"parameters\":1}}\0"),
-        B("\0"),
-        B("{\"task\":\"inference\",\"model\":{\"parameters\":1\0}}"),
+    static const struct rh_bytes b[] = {
+        RH_BYTES("{\"task\":\0\"inference\"}"),
+        RH_BYTES("{\"task\":\"infe\0rence\"}"),
+        RH_BYTES("{\"task\":\"inference\",\"model\":{\"parameters\":1}}\0"),
+        RH_BYTES("\0"),
+        RH_BYTES("{\"task\":\"inference\",\"model\":{\"parameters\":1\0}}"),
     };
     bad_body(w, b, sizeof(b) / sizeof(b[0]), v);
 }
@@ -304,9 +295,9 @@ static void b_nul(struct worker *w, uint64_t i, uint64_t v)
 static void b_nul_escape(struct worker *w, uint64_t i, uint64_t v)
 {
     (void)i;
-    static const struct bytes b[] = {
-        B("{\"task\":\"inference\",\"name\":\"a\\u0000b\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\\u0000\":\"inference\",\"model\":{\"parameters\":1}}"),
+    static const struct rh_bytes b[] = {
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"a\\u0000b\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\\u0000\":\"inference\",\"model\":{\"parameters\":1}}"),
     };
     bad_body(w, b, sizeof(b) / sizeof(b[0]), v);
 }
@@ -314,11 +305,12 @@ static void b_nul_escape(struct worker *w, uint64_t i, uint64_t v)
 static void b_dup(struct worker *w, uint64_t i, uint64_t v)
 {
     (void)i;
-    static const struct bytes b[] = {
-        B("{\"task\":\"inference\",\"task\":\"training\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"model\":{\"parameters\":1,\"parameters\":2}}"),
-        B("{\"task\":\"inference\",\"model\":{\"parameters\":1},\"model\":{\"parameters\":1}}"),
-        B("{\"workloads\":[{\"a\":1,\"b\":2,\"a\":3}],\"x\":1}"),
+    static const struct rh_bytes b[] = {
+        RH_BYTES("{\"task\":\"inference\",\"task\":\"training\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\":\"inference\",\"model\":{\"parameters\":1,\"parameters\":2}}"),
+        RH_BYTES(
+            "{\"task\":\"inference\",\"model\":{\"parameters\":1},\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"workloads\":[{\"a\":1,\"b\":2,\"a\":3}],\"x\":1}"),
     };
     bad_body(w, b, sizeof(b) / sizeof(b[0]), v);
 }

@@ -37,6 +37,17 @@ enum rh_status {
     RH_ENOMEM = -6,
 };
 
+/* Bytes that may hold NUL, for tables of hostile bodies: RH_BYTES("...")
+ * keeps a literal's whole length. */
+struct rh_bytes {
+    const char *p;
+    size_t len;
+};
+#define RH_BYTES(s)                                                                                \
+    {                                                                                              \
+        s, sizeof(s) - 1                                                                           \
+    }
+
 /* A growable byte buffer for building requests. */
 struct rh_buf {
     char *p;

@@ -231,30 +231,23 @@ static void test_deep_nesting(void **state)
     still_up();
 }
 
-struct bytes {
-    const char *p;
-    size_t len;
-};
-#define B(s)                                                                                       \
-    {                                                                                              \
-        s, sizeof(s) - 1                                                                           \
-    }
-
 static void test_invalid_utf8(void **state)
 {
     (void)state;
-    static const struct bytes bodies[] = {
-        B("{\"task\":\"inference\",\"name\":\"\xc3\x28\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"name\":\"\xff\xfe\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"name\":\"\xc0\xaf\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"name\":\"\xe0\x80\xaf\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"name\":\"\xed\xa0\x80\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"name\":\"\xe2\x82\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"name\":\"\xf4\x90\x80\x80\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"name\":\"\\ud800\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"inference\",\"name\":\"\\udc00\\ud800\",\"model\":{\"parameters\":1}}"),
-        B("{\"\x80\":1}"),
-        B("\xef\xbb\xbf{\"task\":\"inference\",\"model\":{\"parameters\":1}}\xc3"),
+    static const struct rh_bytes bodies[] = {
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"\xc3\x28\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"\xff\xfe\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"\xc0\xaf\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"\xe0\x80\xaf\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"\xed\xa0\x80\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"\xe2\x82\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES(
+            "{\"task\":\"inference\",\"name\":\"\xf4\x90\x80\x80\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"\\ud800\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES(
+            "{\"task\":\"inference\",\"name\":\"\\udc00\\ud800\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"\x80\":1}"),
+        RH_BYTES("\xef\xbb\xbf{\"task\":\"inference\",\"model\":{\"parameters\":1}}\xc3"),
     };
     for (size_t i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
         post_expect("/v1/recommendations", bodies[i].p, bodies[i].len, 400, "invalid-utf8", NULL);
@@ -267,13 +260,13 @@ static void test_invalid_utf8(void **state)
 static void test_nul_bytes(void **state)
 {
     (void)state;
-    static const struct bytes bodies[] = {
-        B("{\"task\":\0\"inference\",\"model\":{\"parameters\":1}}"), /* between tokens */
-        B("{\"task\":\"infe\0rence\",\"model\":{\"parameters\":1}}"), /* inside a string */
-        B("{\"task\":\"inference\",\"model\":{\"parameters\":1}}\0"), /* after the value */
-        B("{\"task\":\"inference\",\"model\":{\"parameters\":1\0}}"), /* inside a number */
-        B("\0{\"task\":\"inference\",\"model\":{\"parameters\":1}}"), /* before it */
-        B("\0\0\0\0"),
+    static const struct rh_bytes bodies[] = {
+        RH_BYTES("{\"task\":\0\"inference\",\"model\":{\"parameters\":1}}"), /* between tokens */
+        RH_BYTES("{\"task\":\"infe\0rence\",\"model\":{\"parameters\":1}}"), /* inside a string */
+        RH_BYTES("{\"task\":\"inference\",\"model\":{\"parameters\":1}}\0"), /* after the value */
+        RH_BYTES("{\"task\":\"inference\",\"model\":{\"parameters\":1\0}}"), /* inside a number */
+        RH_BYTES("\0{\"task\":\"inference\",\"model\":{\"parameters\":1}}"), /* before it */
+        RH_BYTES("\0\0\0\0"),
     };
     for (size_t i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
         post_expect("/v1/recommendations", bodies[i].p, bodies[i].len, 400, "malformed-json", NULL);
@@ -282,11 +275,11 @@ static void test_nul_bytes(void **state)
     }
     /* Escaped NULs are JSON (RFC 8259) but would cut C strings short, so they have
      * their own problem type: in a value, in a key, in a batch item. */
-    static const struct bytes escaped[] = {
-        B("{\"task\":\"inference\",\"name\":\"a\\u0000b\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\":\"training\\u0000x\",\"model\":{\"parameters\":1}}"),
-        B("{\"task\\u0000\":\"inference\",\"model\":{\"parameters\":1}}"),
-        B("{\"workloads\":[{\"task\":\"inference\\u0000\",\"model\":{\"parameters\":1}}]}"),
+    static const struct rh_bytes escaped[] = {
+        RH_BYTES("{\"task\":\"inference\",\"name\":\"a\\u0000b\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\":\"training\\u0000x\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"task\\u0000\":\"inference\",\"model\":{\"parameters\":1}}"),
+        RH_BYTES("{\"workloads\":[{\"task\":\"inference\\u0000\",\"model\":{\"parameters\":1}}]}"),
     };
     for (size_t i = 0; i < sizeof(escaped) / sizeof(escaped[0]); i++) {
         post_expect("/v1/recommendations", escaped[i].p, escaped[i].len, 400, "nul-in-string",
