@@ -302,8 +302,7 @@ static void *sampler_main(void *arg)
     (void)arg;
     double last = now_s();
     while (!atomic_load(&sampler_stop)) {
-        struct timespec ts = {0, 100 * 1000000L};
-        nanosleep(&ts, NULL);
+        h_sleep_ms(100);
         if (now_s() - last < (double)opt_sample_s)
             continue;
         last = now_s();
@@ -335,8 +334,7 @@ static void settle(long *rss, long *fds)
         } else if (now_s() - since >= 0.3) {
             break;
         }
-        struct timespec ts = {0, 20 * 1000000L};
-        nanosleep(&ts, NULL);
+        h_sleep_ms(20);
     }
     *fds = server_fd_count(&srv);
     *rss = server_rss_kib(&srv);

@@ -14,18 +14,12 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "harness.h"
 
 #define MAX_HEADER_BYTES   (256u * 1024u)
 #define MAX_RESPONSE_BYTES (64u * 1024u * 1024u)
-
-long rh_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 const char *rh_strerror(int e)
 {
@@ -179,7 +173,7 @@ int rh_read(struct rh_conn *c, bool head, int timeout_ms, struct rh_resp *r)
 {
     memset(r, 0, sizeof(*r));
     c->len = 0;
-    long end = rh_now_ms() + timeout_ms;
+    long end = h_now_ms() + timeout_ms;
     size_t hdr_end = 0, searched = 0;
     long clen = -1;
     for (;;) {
@@ -214,7 +208,7 @@ int rh_read(struct rh_conn *c, bool head, int timeout_ms, struct rh_resp *r)
                 return RH_OK;
             }
         }
-        long left = end - rh_now_ms();
+        long left = end - h_now_ms();
         if (left <= 0)
             return RH_ETIMEOUT;
         struct pollfd pf = {c->fd, POLLIN, 0};
@@ -267,10 +261,10 @@ int rh_exchange(struct rh_conn *c, const void *req, size_t len, bool head, int t
 
 size_t rh_read_to_close(struct rh_conn *c, char *buf, size_t cap, int timeout_ms, bool *closed)
 {
-    long t0 = rh_now_ms();
+    long t0 = h_now_ms();
     size_t got = 0;
     *closed = false;
-    while (!*closed && got + 1 < cap && rh_now_ms() - t0 < timeout_ms) {
+    while (!*closed && got + 1 < cap && h_now_ms() - t0 < timeout_ms) {
         struct pollfd pf = {c->fd, POLLIN, 0};
         if (poll(&pf, 1, 100) <= 0)
             continue;

@@ -92,7 +92,4 @@ bool rh_buf_request(struct rh_buf *b, const char *method, const char *path, cons
 /* Append a batch body: {"workloads":[...]} of `n` copies of `workload`. */
 bool rh_buf_batch(struct rh_buf *b, const char *workload, int n);
 
-/* Milliseconds on the monotonic clock. */
-long rh_now_ms(void);
-
 #endif /* AA_TEST_RAWHTTP_H */

@@ -64,9 +64,9 @@ static int get_status(int port, const char *path)
 /* Until /healthz on `port` is answered 200 (bounded). */
 static void await_200(int port)
 {
-    long until = rh_now_ms() + READ_MS;
+    long until = h_now_ms() + READ_MS;
     while (get_status(port, "/healthz") != 200)
-        assert_true(rh_now_ms() < until);
+        assert_true(h_now_ms() < until);
 }
 
 static int open_conn(int port)
@@ -138,7 +138,7 @@ static void test_request_time_limit(void **state)
     static const char head[] = "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaa"
                                "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
     int fd = open_conn(a.port);
-    long t0 = rh_now_ms();
+    long t0 = h_now_ms();
     bool closed = false;
     for (size_t i = 0; i < sizeof(head) - 1 && !closed; i++) {
         if (send(fd, head + i, 1, MSG_NOSIGNAL) != 1) {
@@ -153,7 +153,7 @@ static void test_request_time_limit(void **state)
             assert_true(n <= 0);
         }
     }
-    long took = rh_now_ms() - t0;
+    long took = h_now_ms() - t0;
     close(fd);
     fprintf(stderr, "a slow header was cut off after %ld ms\n", took);
     assert_true(closed);

@@ -241,8 +241,8 @@ static void test_admin_slow_clients(void **state)
      * that had waited longest. Its count holds those it accepted and the
      * library has not yet started. */
     long open = -1, queued = -1;
-    for (long t0 = rh_now_ms();
-         rh_now_ms() - t0 < WAIT_MS && (queued != 0 || open < 0 || open > LIMIT);) {
+    for (long t0 = h_now_ms();
+         h_now_ms() - t0 < WAIT_MS && (queued != 0 || open < 0 || open > LIMIT);) {
         queued = tcp_accept_queue(srv.admin_port);
         open = scrape_metric(srv.port, "accel_advisor_admin_open_connections");
         if (queued != 0 || open < 0 || open > LIMIT)
@@ -360,7 +360,7 @@ static void test_send_buffers(void **state)
     }
     /* Every answer is queued (the budget counts them) and none is read. */
     long queued = 0;
-    for (long t0 = rh_now_ms(); queued < READERS * 1000000L && rh_now_ms() - t0 < WAIT_MS;) {
+    for (long t0 = h_now_ms(); queued < READERS * 1000000L && h_now_ms() - t0 < WAIT_MS;) {
         usleep(50000);
         queued = scrape_metric(srv.port, "accel_advisor_queued_response_bytes");
     }

@@ -465,7 +465,7 @@ static void expect_library_status(const char *what, const char *req, size_t len,
     struct rh_conn c;
     rh_init(&c, srv.port);
     assert_int_equal(rh_connect(&c), RH_OK);
-    long t0 = rh_now_ms();
+    long t0 = h_now_ms();
     (void)rh_send(&c, req, len); /* it may close before reading everything */
     size_t cap = 65536;
     char *buf = malloc(cap);
@@ -475,7 +475,7 @@ static void expect_library_status(const char *what, const char *req, size_t len,
     snprintf(want, sizeof(want), "HTTP/1.1 %d ", status);
     size_t heads = rh_status_lines(buf);
     fprintf(stderr, "%s: \"%.*s\" in %ld ms, %s, %zu status line%s\n", what,
-            (int)strcspn(buf, "\r"), buf, rh_now_ms() - t0, eof ? "closed" : "still open", heads,
+            (int)strcspn(buf, "\r"), buf, h_now_ms() - t0, eof ? "closed" : "still open", heads,
             heads == 1 ? "" : "s");
     assert_true(strncmp(buf, want, strlen(want)) == 0);
     assert_true(eof);

@@ -350,7 +350,7 @@ static void test_worst_case(void **state)
      * the held bodies' headers (each body is reserved whole then) and queued the
      * slow readers' answers, the parsers running all the while (the bound only
      * tells a hang: an ASan build on a loaded machine is slow). */
-    for (long w0 = rh_now_ms(); rh_now_ms() - w0 < MEMORY_HANG_MS;) {
+    for (long w0 = h_now_ms(); h_now_ms() - w0 < MEMORY_HANG_MS;) {
         if (scrape_metric(srv.admin_port, "accel_advisor_open_connections") >= L.hard - 8 &&
             scrape_metric(srv.admin_port, "accel_advisor_queued_response_bytes") >
                 L.resp_budget / 2 &&
@@ -359,9 +359,9 @@ static void test_worst_case(void **state)
             break;
         usleep(50000);
     }
-    long peak = 0, kernel = 0, t0 = rh_now_ms(), parsed_at_t0 = atomic_load(&parsed);
-    while (rh_now_ms() - t0 < MEASURE_MS || atomic_load(&parsed) < parsed_at_t0 + L.threads) {
-        if (rh_now_ms() - t0 > MEMORY_HANG_MS)
+    long peak = 0, kernel = 0, t0 = h_now_ms(), parsed_at_t0 = atomic_load(&parsed);
+    while (h_now_ms() - t0 < MEASURE_MS || atomic_load(&parsed) < parsed_at_t0 + L.threads) {
+        if (h_now_ms() - t0 > MEMORY_HANG_MS)
             fail_msg("the parsers parsed %ld arrays in %d ms", atomic_load(&parsed) - parsed_at_t0,
                      MEMORY_HANG_MS);
         long rss = server_rss_kib(&srv), tx = tcp_send_queue_bytes(srv.port);

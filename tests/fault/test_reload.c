@@ -149,9 +149,9 @@ static void *client_main(void *arg)
  * `ok_before` answers in all: the load really runs on every version. */
 static void wait_client(struct client *c, const char *version, unsigned long ok_before)
 {
-    for (long t0 = rh_now_ms();
-         !versions_has(&c->seen, version) || atomic_load(&c->ok) <= ok_before; usleep(2000)) {
-        if (rh_now_ms() - t0 > HANG_MS)
+    for (long t0 = h_now_ms(); !versions_has(&c->seen, version) || atomic_load(&c->ok) <= ok_before;
+         usleep(2000)) {
+        if (h_now_ms() - t0 > HANG_MS)
             fail_msg("client %d never had an answer from version %s (%lu answers, %lu failed)",
                      c->id, version, atomic_load(&c->ok), c->failed);
     }
@@ -235,7 +235,7 @@ static void test_reloads_under_load(void **state)
     }
     wait_client(&clients[0], current, 0);
     int successes = 0, failures = 0;
-    long t0 = rh_now_ms();
+    long t0 = h_now_ms();
     for (int n = 1; n <= RELOADS; n++) {
         bool ok_set = n % 2 == 1;
         size_t len = 0;
@@ -271,7 +271,7 @@ static void test_reloads_under_load(void **state)
          * before the next reload. */
         wait_client(&clients[0], current, atomic_load(&clients[0].ok));
     }
-    long took = rh_now_ms() - t0;
+    long took = h_now_ms() - t0;
     atomic_store(&stop, true);
     unsigned long ok = 0, failed = 0;
     size_t distinct = 0;
@@ -459,7 +459,7 @@ static void test_writer_in_place(void **state)
     assert_true(reload_line(at_log, line, sizeof(line), HANG_MS));
     if (strstr(line, "\"result\":\"success\"") == NULL)
         fail_msg("the first reload after the write began: %s", line);
-    for (long t0 = rh_now_ms(); rh_now_ms() - t0 < HANG_MS && strcmp(v1, v0) == 0;)
+    for (long t0 = h_now_ms(); h_now_ms() - t0 < HANG_MS && strcmp(v1, v0) == 0;)
         (void)served_rules(v1);
     assert_string_not_equal(v1, v0);
     assert_int_equal(served_rules(v1), rules);

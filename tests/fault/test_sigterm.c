@@ -252,11 +252,11 @@ static void sigterm_under_load(int inflight)
     }
     /* The load is on: well over 100 requests answered before the signal (a
      * bound for a hang, however slow the machine or the build). */
-    for (long t0 = rh_now_ms(); atomic_load(&answered_whole) < 200 && rh_now_ms() - t0 < HANG_MS;)
+    for (long t0 = h_now_ms(); atomic_load(&answered_whole) < 200 && h_now_ms() - t0 < HANG_MS;)
         usleep(10000);
     size_t mark = server_log_len(&srv);
     atomic_store(&signalled, true);
-    long t_term = rh_now_ms();
+    long t_term = h_now_ms();
     assert_int_equal(kill(srv.pid, SIGTERM), 0);
     assert_true(server_log_wait(&srv, mark, "\"event\":\"draining\"", HANG_MS));
     /* The in-flight requests finish their bodies after the signal: answered. */
@@ -272,7 +272,7 @@ static void sigterm_under_load(int inflight)
         rh_free(&slow[i]);
     }
     int st = server_wait(&srv, GRACE_S * 1000 + HANG_MS);
-    long took = rh_now_ms() - t_term;
+    long took = h_now_ms() - t_term;
     atomic_store(&stop_clients, true);
     for (int i = 0; i < CLIENTS; i++)
         pthread_join(clients[i].thread, NULL);
@@ -362,10 +362,10 @@ static void test_grace_period_cuts_off(void **state)
     /* Wait until the server counts it in flight (the scrape is the other). */
     assert_true(metrics_wait(srv.port, "\naccel_advisor_inflight_requests 2\n", HANG_MS));
     size_t mark = server_log_len(&srv);
-    long t0 = rh_now_ms();
+    long t0 = h_now_ms();
     assert_int_equal(kill(srv.pid, SIGTERM), 0);
     int st = server_wait(&srv, HANG_MS);
-    long took = rh_now_ms() - t0;
+    long took = h_now_ms() - t0;
     fprintf(stderr, "a stuck request: exit status %d after %ld ms (grace 2 s)\n", st, took);
     assert_int_equal(st, 0);
     /* Not before the grace period; the upper bound only tells a hang. */

@@ -71,10 +71,10 @@ static void prompt(struct server *s, const char *method, const char *path, const
                    long status)
 {
     struct resp r;
-    long t0 = rh_now_ms();
+    long t0 = h_now_ms();
     int rc = http(s, method, path, body != NULL ? "application/json" : NULL, body,
                   body != NULL ? strlen(body) : 0, NULL, &r);
-    long took = rh_now_ms() - t0;
+    long took = h_now_ms() - t0;
     fprintf(stderr, "  normal client: %s %s -> %ld in %ld ms\n", method, path, r.status, took);
     assert_int_equal(rc, 0);
     assert_int_equal(r.status, status);
@@ -126,21 +126,21 @@ static void test_slowloris(void **state)
     long *sent_at = calloc((size_t)n, sizeof(long));
     assert_non_null(fds);
     assert_non_null(sent_at);
-    long t_open = rh_now_ms();
+    long t_open = h_now_ms();
     for (int i = 0; i < n; i++) {
         fds[i] = raw_connect(&srv);
         if (fds[i] < 0)
             fail_msg("connection %d of %d refused", i, n);
         const char *p = partial[i % 4];
         assert_int_equal(raw_send(fds[i], p, strlen(p)), 0);
-        sent_at[i] = rh_now_ms();
+        sent_at[i] = h_now_ms();
     }
-    fprintf(stderr, "  %d connections opened and stalled in %ld ms\n", n, rh_now_ms() - t_open);
+    fprintf(stderr, "  %d connections opened and stalled in %ld ms\n", n, h_now_ms() - t_open);
 
     /* The server holds them all (its count includes the scrape's own), and a
      * normal client is served beside them. */
     long open_now = -1;
-    while (open_now <= (long)n && rh_now_ms() - sent_at[n - 1] < IDLE_TIMEOUT_S * 1000L) {
+    while (open_now <= (long)n && h_now_ms() - sent_at[n - 1] < IDLE_TIMEOUT_S * 1000L) {
         open_now = scrape_metric(srv.port, "accel_advisor_open_connections");
         if (open_now <= (long)n)
             usleep(20000);
@@ -154,7 +154,7 @@ static void test_slowloris(void **state)
     /* None closed before its timeout: one seen closed now, less than the timeout
      * after its last byte went out, was closed early. */
     for (int i = 0; i < n; i++) {
-        long now = rh_now_ms();
+        long now = h_now_ms();
         if (peer_closed(fds[i]) && now - sent_at[i] < IDLE_TIMEOUT_S * 1000L)
             fail_msg("idle connection %d was closed before its timeout (after %ld ms)", i,
                      now - sent_at[i]);
@@ -163,7 +163,7 @@ static void test_slowloris(void **state)
     /* The timeout closes every one of them. */
     long deadline = t_open + IDLE_TIMEOUT_S * 1000L + HANG_MS;
     int open_left = n;
-    while (open_left > 0 && rh_now_ms() < deadline) {
+    while (open_left > 0 && h_now_ms() < deadline) {
         usleep(100000);
         open_left = 0;
         for (int i = 0; i < n; i++) {
@@ -177,7 +177,7 @@ static void test_slowloris(void **state)
             }
         }
     }
-    long closed_after = rh_now_ms() - t_open;
+    long closed_after = h_now_ms() - t_open;
     fprintf(stderr, "  %d of %d closed by the server %ld ms after they stalled\n", n - open_left, n,
             closed_after);
     if (open_left > 0)
@@ -221,13 +221,13 @@ static void test_slow_body(void **state)
      * before the timeout. */
     size_t sent = 1;
     struct rh_conn c = start_upload(&srv, sent);
-    long t_last = rh_now_ms();
+    long t_last = h_now_ms();
     bool closed = false;
-    while (!closed && rh_now_ms() - t_last < 2000 + HANG_MS) {
+    while (!closed && h_now_ms() - t_last < 2000 + HANG_MS) {
         usleep(50000);
         closed = peer_closed(c.fd);
     }
-    long after = rh_now_ms() - t_last;
+    long after = h_now_ms() - t_last;
     fprintf(stderr, "slow body: closed after %zu of %zu bytes, %ld ms after the last byte\n", sent,
             strlen(workload), after);
     assert_true(closed);
@@ -262,10 +262,10 @@ static void test_slow_body(void **state)
     rh_init(&h, srv.port);
     assert_int_equal(rh_connect(&h), RH_OK);
     assert_true(rh_send(&h, "GET /healthz HTTP/1.1\r\nHo", 25));
-    long t0 = rh_now_ms();
-    while (!peer_closed(h.fd) && rh_now_ms() - t0 < 2000 + HANG_MS)
+    long t0 = h_now_ms();
+    while (!peer_closed(h.fd) && h_now_ms() - t0 < 2000 + HANG_MS)
         usleep(50000);
-    long took = rh_now_ms() - t0;
+    long took = h_now_ms() - t0;
     fprintf(stderr, "stalled header: closed after %ld ms\n", took);
     if (took < 1500 || took > 2000 + HANG_MS)
         fail_msg("a stalled header was closed after %ld ms; the timeout is 2 s", took);
@@ -309,20 +309,20 @@ static void test_request_timeout(void **state)
         assert_int_equal(rh_connect(&c), RH_OK);
         if (phase == 1)
             assert_true(rh_send(&c, body_head, strlen(body_head)));
-        long t0 = rh_now_ms();
+        long t0 = h_now_ms();
         size_t sent = 0;
         bool closed = false;
         while (!closed && sent < strlen(text) &&
-               rh_now_ms() - t0 < REQUEST_TIMEOUT_S * 1000L + HANG_MS) {
+               h_now_ms() - t0 < REQUEST_TIMEOUT_S * 1000L + HANG_MS) {
             if (!rh_send(&c, text + sent, 1))
                 break;
             sent++;
-            for (long w = rh_now_ms(); !closed && rh_now_ms() - w < PAUSE_MS;) {
+            for (long w = h_now_ms(); !closed && h_now_ms() - w < PAUSE_MS;) {
                 usleep(50000);
                 closed = peer_closed(c.fd);
             }
         }
-        long took = rh_now_ms() - t0;
+        long took = h_now_ms() - t0;
         fprintf(stderr, "request timeout (%s): closed after %zu bytes, %ld ms\n",
                 phase == 0 ? "header" : "body", sent, took);
         if (!closed || sent >= strlen(text))

@@ -81,8 +81,7 @@ static cJSON *inventory(struct server *s, int timeout_ms)
         resp_free(&r);
         if (waited >= timeout_ms)
             fail_msg("no snapshot after %d ms", timeout_ms);
-        struct timespec ts = {0, 50 * 1000000L};
-        nanosleep(&ts, NULL);
+        h_sleep_ms(50);
     }
 }
 
@@ -370,8 +369,7 @@ static void test_stale_probe(void **state)
         cJSON_Delete(rec);
         if (waited > 60000)
             fail_msg("the availability never turned stale");
-        struct timespec ts = {0, 50 * 1000000L};
-        nanosleep(&ts, NULL);
+        h_sleep_ms(50);
     }
     const cJSON *av = get(candidate(rec, "h100"), "availability");
     assert_true(num(av, "age_seconds") > 0.2);
@@ -419,8 +417,7 @@ static void test_reload_while_probing(void **state)
             break;
         if (waited >= HANG_MS)
             fail_msg("no probe counted after the reload in %d ms", HANG_MS);
-        struct timespec ts = {0, 50 * 1000000L};
-        nanosleep(&ts, NULL);
+        h_sleep_ms(50);
     }
     assert_int_equal(server_stop(&s, SIGTERM), 0);
     remove_tree(dir);
