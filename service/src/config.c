@@ -83,8 +83,9 @@ static const struct setting settings[] = {
      "Retry-After past it)"},
     {"send_buffer_bytes", T_BYTES, OFF(send_buffer_bytes), 0, SVC_MAX_SEND_BUFFER_BYTES, "64KiB",
      "BYTES",
-     "kernel send buffer of each client connection (SO_SNDBUF; the kernel doubles it): bounds "
-     "the kernel memory a client that does not read can hold; 0 = the kernel's autotuning"},
+     "kernel send buffer of each client connection (SO_SNDBUF): a client that does not read "
+     "makes the kernel hold at most twice it and one segment (64 KiB); 0 = the kernel's "
+     "autotuning"},
     {"shutdown_grace_s", T_UINT, OFF(shutdown_grace_s), 0, 3600, XSTR(SVC_DEFAULT_SHUTDOWN_GRACE_S),
      "SECONDS", "on SIGTERM/SIGINT, how long in-flight requests may take to finish"},
     {"api_keys_file", T_STR, OFF(api_keys_file), 0, 0, "", "FILE",

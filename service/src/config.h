@@ -32,7 +32,9 @@
 #define SVC_DEFAULT_CACHE_ENTRIES             1024
 #define SVC_DEFAULT_CACHE_MAX_BYTES           (8u << 20)
 /* The kernel's send buffer of each connection (SO_SNDBUF): what a client that
- * does not read can hold in kernel memory is twice it (socket(7)). At 32 KiB
+ * does not read can hold in kernel memory is twice it (socket(7)) and the
+ * segment the kernel was filling, at most 64 KiB (docs/operations.md,
+ * "send_buffer_bytes"). At 32 KiB
  * (64 KiB in the kernel, less than two of loopback's 65,483-byte segments) the
  * receiver's delayed ACK paced every buffer: an 8.4 MB answer took 5 s to
  * reach a loopback client (a sidecar proxy is one) instead of 0.4 s

@@ -325,8 +325,9 @@ static int accept_some(svc_server *s, struct svc_listener *l)
             continue;
         }
         /* The kernel's memory for what this connection has not yet sent is
-         * bounded (socket(7): it doubles the value for its bookkeeping) instead
-         * of growing to tcp_wmem's maximum for a client that does not read. */
+         * bounded (twice the value, socket(7), and the segment it fills past
+         * it: docs/operations.md) instead of growing to tcp_wmem's maximum for
+         * a client that does not read. */
         if (s->cfg.send_buffer_bytes > 0) {
             int sndbuf = (int)s->cfg.send_buffer_bytes;
             (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));

@@ -24,7 +24,8 @@
  * measured; the measure lasts until a parse per worker thread has ended in it.
  * Peak resident memory (VmHWM) plus the most the kernel may hold in the send
  * buffers of the server's connections (every connection up to both hard limits,
- * twice send_buffer_bytes each: socket(7)), both charged to the pod's memory,
+ * each twice send_buffer_bytes and a 64 KiB segment: harness.h's
+ * kernel_send_bound), both charged to the pod's memory,
  * must stay under the Deployment's memory limit; the send queues measured at the
  * peak (/proc/net/tcp) must be within that bound. Every figure is printed for
  * docs/operations.md. Under the sanitizers the
@@ -364,7 +365,7 @@ static void test_worst_case(void **state)
         if (h_now_ms() - t0 > MEMORY_HANG_MS)
             fail_msg("the parsers parsed %ld arrays in %d ms", atomic_load(&parsed) - parsed_at_t0,
                      MEMORY_HANG_MS);
-        long rss = server_rss_kib(&srv), tx = tcp_send_queue_bytes(srv.port);
+        long rss = server_rss_kib(&srv), tx = tcp_send_queue_bytes(srv.port, NULL);
         peak = rss > peak ? rss : peak;
         kernel = tx > kernel ? tx : kernel;
         usleep(100000);
@@ -372,7 +373,7 @@ static void test_worst_case(void **state)
     /* The kernel's share, bounded per connection: the API's and the admin
      * listener's hard limits (ADMIN_MAX_CONNECTIONS 64 and its margin). */
     long sndbuf = setting("send_buffer_bytes");
-    long kernel_bound_kib = (L.hard + 64 + 64 / 8 + 16) * 2 * sndbuf / 1024;
+    long kernel_bound_kib = (L.hard + 64 + 64 / 8 + 16) * kernel_send_bound(sndbuf) / 1024;
     long held = scrape_metric(srv.admin_port, "accel_advisor_buffered_body_bytes");
     long cached = scrape_metric(srv.admin_port, "accel_advisor_recommendation_cache_bytes");
     long queued = scrape_metric(srv.admin_port, "accel_advisor_queued_response_bytes");

@@ -648,11 +648,11 @@ double server_cpu_ms(const struct server *s)
 
 /* Sum a queue column of the /proc/net/tcp and tcp6 rows whose local port is
  * `port`: rx_queue (`rx_column`) or tx_queue, of LISTEN rows only (`listen`) or
- * of all; -1 when no row matched. */
-static long tcp_queue(int port, bool rx_column, bool listen)
+ * of all; -1 when no row matched. The largest single row in *most. */
+static long tcp_queue(int port, bool rx_column, bool listen, long *most)
 {
     static const char *const files[] = {"/proc/net/tcp", "/proc/net/tcp6"};
-    long total = 0;
+    long total = 0, top = 0;
     bool found = false;
     for (size_t f = 0; f < 2; f++) {
         FILE *fp = fopen(files[f], "r");
@@ -668,23 +668,32 @@ static long tcp_queue(int port, bool rx_column, bool listen)
                 (listen && state != 0x0A)) /* TCP_LISTEN */
                 continue;
             found = true;
-            total += (long)(rx_column ? rx : tx);
+            long v = (long)(rx_column ? rx : tx);
+            total += v;
+            top = v > top ? v : top;
         }
         if (fp != NULL)
             fclose(fp);
     }
+    if (most != NULL)
+        *most = top;
     return found ? total : -1;
 }
 
-long tcp_send_queue_bytes(int port)
+long tcp_send_queue_bytes(int port, long *most)
 {
-    long v = tcp_queue(port, false, false);
+    long v = tcp_queue(port, false, false, most);
     return v < 0 ? 0 : v;
+}
+
+long kernel_send_bound(long send_buffer_bytes)
+{
+    return 2 * send_buffer_bytes + 65536;
 }
 
 long tcp_accept_queue(int port)
 {
-    return tcp_queue(port, true, true);
+    return tcp_queue(port, true, true, NULL);
 }
 
 bool server_running(const struct server *s)

@@ -84,8 +84,17 @@ long server_fd_wait(const struct server *s, long at_most, int timeout_ms);
 double server_cpu_ms(const struct server *s);
 /* Bytes the kernel holds in the send queues of the sockets whose local port is
  * `port` (the server's side of its connections there): the tx_queue column of
- * /proc/net/tcp and tcp6. */
-long tcp_send_queue_bytes(int port);
+ * /proc/net/tcp and tcp6, summed; in *most (when not NULL) the largest of one
+ * connection. */
+long tcp_send_queue_bytes(int port, long *most);
+/* The most the kernel holds unsent for one connection whose SO_SNDBUF is
+ * `send_buffer_bytes`: twice that (socket(7)) before it starts a segment, plus
+ * the segment it then fills. tcp_sendmsg_locked appends to the unsent tail
+ * segment up to its size goal without looking at the buffer
+ * (https://github.com/torvalds/linux/blob/master/net/ipv4/tcp.c), and the goal
+ * is at most the device's GSO maximum, 64 KiB unless raised (BIG TCP), reached
+ * when the client once offered a window of twice that. */
+long kernel_send_bound(long send_buffer_bytes);
 /* Connections waiting in the kernel's accept queue of the listening socket on
  * `port` (not yet taken by the server): the rx_queue column of its LISTEN row in
  * /proc/net/tcp and tcp6; -1 when there is no such socket. */
