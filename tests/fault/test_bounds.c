@@ -354,7 +354,8 @@ static void test_send_buffers(void **state)
                    body.len);
     /* Half the readers offer a window of a few KiB, half the kernel's default:
      * the kernel fills its last segment up to half the largest window offered,
-     * so those pass twice SO_SNDBUF by most of a segment. */
+     * so those can pass twice SO_SNDBUF (by up to 29,696 bytes on this
+     * project's machine; docs/operations.md, "Memory"). */
     static struct rh_conn readers[READERS];
     for (int i = 0; i < READERS; i++) {
         rh_init(&readers[i], srv.port);
